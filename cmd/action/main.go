@@ -1,0 +1,91 @@
+// Command action is the accuracy harness's command line and the entry point
+// of the GitHub Action. Subcommands:
+//
+//	score          score a simulator build against the ledger and print the table
+//	merge          combine the outputs of sharded score runs into one
+//	ledger import  turn InferenceX / inference-perf artifacts into a ledger
+//	github-action  run inside GitHub Actions (pull-request check, comment, merge)
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		if !errors.Is(err, errUsageShown) {
+			fmt.Fprintln(os.Stderr, "error:", err)
+		}
+		os.Exit(exitCode(err))
+	}
+}
+
+// errUsageShown is returned after help was printed because of a usage error.
+var errUsageShown = errors.New("usage error")
+
+// exitError carries a specific exit code.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func exitCode(err error) int {
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	if errors.Is(err, errUsageShown) {
+		return 2
+	}
+	return 1
+}
+
+const usage = `Usage: action <command> [flags]
+
+Commands:
+  score          score a simulator build against the ledger and print the accuracy table
+  merge          combine the outputs of sharded score runs into one summary
+  ledger import  turn InferenceX and inference-perf artifacts into a ledger
+  github-action  run inside GitHub Actions (reads the action's inputs from the environment)
+
+Run 'action <command> --help' for the flags of a command.
+`
+
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return errUsageShown
+	}
+	switch args[0] {
+	case "score":
+		return runScore(ctx, args[1:], getenv, stdout, stderr)
+	case "merge":
+		return runMerge(ctx, args[1:], getenv, stdout, stderr)
+	case "ledger":
+		if len(args) < 2 || args[1] != "import" {
+			fmt.Fprint(stderr, "Usage: action ledger import --out DIR SOURCE...\n")
+			return errUsageShown
+		}
+		return runLedgerImport(ctx, args[2:], getenv, stdout, stderr)
+	case "github-action":
+		return runGitHubAction(ctx, args[1:], getenv, stdout, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	default:
+		fmt.Fprintf(stderr, "unknown command %q\n\n%s", args[0], usage)
+		return errUsageShown
+	}
+}

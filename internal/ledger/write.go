@@ -1,0 +1,131 @@
+package ledger
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+)
+
+// Marshal renders v as the ledger's canonical JSON: two-space indent, fields
+// in declaration order, a trailing newline. Same value, same bytes.
+func Marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// WriteDir validates the ledger and writes it as a directory at dir: the
+// manifest and one file per unit. The ledger is first written complete into a
+// temporary sibling directory and then renamed into place, so dir never holds
+// a half-written ledger. An existing dir is replaced only when it is a ledger
+// (holds ledger.json) or empty; anything else is refused.
+func WriteDir(dir string, m Manifest, units []Unit) error {
+	if m.SchemaVersion == 0 {
+		m.SchemaVersion = SchemaVersion
+	}
+	if err := m.validate(); err != nil {
+		return fmt.Errorf("write ledger: manifest: %w", err)
+	}
+	sorted := append([]Unit(nil), units...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].ID < sorted[j].ID })
+	var errs []error
+	for i := range sorted {
+		if sorted[i].SchemaVersion == 0 {
+			sorted[i].SchemaVersion = SchemaVersion
+		}
+		if err := sorted[i].Validate(); err != nil {
+			errs = append(errs, fmt.Errorf("unit %s: %w", sorted[i].ID, err))
+		}
+		if i > 0 && sorted[i].ID == sorted[i-1].ID {
+			errs = append(errs, fmt.Errorf("unit %s: duplicate id", sorted[i].ID))
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("write ledger: %w", errors.Join(errs...))
+	}
+	if err := checkReplaceable(dir); err != nil {
+		return err
+	}
+
+	parent := filepath.Dir(filepath.Clean(dir))
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return fmt.Errorf("write ledger: %w", err)
+	}
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".tmp-")
+	if err != nil {
+		return fmt.Errorf("write ledger: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	if err := writeJSON(filepath.Join(tmp, ManifestFile), m); err != nil {
+		return err
+	}
+	for i := range sorted {
+		p := filepath.Join(tmp, filepath.FromSlash(UnitPath(sorted[i].ID)))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return fmt.Errorf("write ledger: %w", err)
+		}
+		if err := writeJSON(p, &sorted[i]); err != nil {
+			return err
+		}
+	}
+	return ReplaceDir(dir, tmp)
+}
+
+// ReplaceDir moves the complete directory tmp to dir, replacing what was
+// there, so that a reader sees either the old or the new content.
+func ReplaceDir(dir, tmp string) error {
+	old := ""
+	if _, err := os.Stat(dir); err == nil {
+		old = tmp + ".old"
+		if err := os.Rename(dir, old); err != nil {
+			return fmt.Errorf("replace %s: %w", dir, err)
+		}
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		if old != "" {
+			_ = os.Rename(old, dir)
+		}
+		return fmt.Errorf("replace %s: %w", dir, err)
+	}
+	if old != "" {
+		return os.RemoveAll(old)
+	}
+	return nil
+}
+
+func checkReplaceable(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("write ledger: %w", err)
+	}
+	if len(entries) == 0 {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(dir, ManifestFile)); err != nil {
+		return fmt.Errorf("write ledger: %s exists and is not a ledger (no %s); refusing to replace it", dir, ManifestFile)
+	}
+	return nil
+}
+
+func writeJSON(path string, v any) error {
+	b, err := Marshal(v)
+	if err != nil {
+		return fmt.Errorf("write ledger %s: %w", path, err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		return fmt.Errorf("write ledger: %w", err)
+	}
+	return nil
+}

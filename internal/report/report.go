@@ -1,0 +1,210 @@
+// Package report defines the harness's published outputs: summary.json (the
+// accuracy figures with their provenance, label and coverage) and points.json
+// (one entry per corpus point). Both are plain data: the harness produces
+// them, internal/render turns them into Markdown, the Action compares two of
+// them and the bot publishes them. The JSON shape is fixed by
+// schemas/summary.v1.json and schemas/points.v1.json; Validate checks a
+// document against them.
+package report
+
+// SchemaVersion is the version of summary.json and points.json written here.
+const SchemaVersion = 1
+
+// Labels.
+const (
+	// LabelExperimental marks figures that cannot be regenerated from
+	// releases alone: the simulator or some data is not a release.
+	LabelExperimental = "experimental"
+	// LabelRelease marks figures from a released simulator on released data.
+	LabelRelease = "release"
+)
+
+// Tier names.
+const (
+	TierAll              = "all"
+	TierMeasuredResolved = "measured_resolved"
+)
+
+// ShapeDefinition names the shape metric used (accuracy-metrics.md).
+const ShapeDefinition = "anchored at each sweep's lowest load, anchor excluded, sweeps of at least 3 points (cmd/metricscore)"
+
+// Summary is summary.json: everything a reader needs to trust one run's figures.
+type Summary struct {
+	SchemaVersion int `json:"schema_version"`
+	// Label is LabelExperimental or LabelRelease.
+	Label string `json:"label"`
+	// LabelReasons say why the run is experimental (empty for a release).
+	LabelReasons []string   `json:"label_reasons"`
+	Provenance   Provenance `json:"provenance"`
+	Coverage     Coverage   `json:"coverage"`
+	// Tiers holds the headline figures over the whole corpus.
+	Tiers Tiers `json:"tiers"`
+	// Groups holds the same figures by model × hardware, sorted by model then hardware.
+	Groups []Group `json:"groups"`
+	// ShapeDefinition states which shape definition the figures use.
+	ShapeDefinition string `json:"shape_definition"`
+	// Shard is set when this summary covers one slice of the corpus.
+	Shard *Shard `json:"shard,omitempty"`
+}
+
+// Shard is slice Index (1-based) of Count.
+type Shard struct {
+	Index int `json:"index"`
+	Count int `json:"count"`
+}
+
+// Provenance is where every figure came from.
+type Provenance struct {
+	Harness   Harness      `json:"harness"`
+	Simulator Simulator    `json:"simulator"`
+	Ledger    DataVersion  `json:"ledger"`
+	Catalog   *DataVersion `json:"catalog"`
+	Registry  *DataVersion `json:"registry"`
+}
+
+// How the harness commit is known.
+const (
+	// HarnessCheckout: read from the HEAD of a clean git checkout that is the
+	// harness's own top level.
+	HarnessCheckout = "checkout"
+	// HarnessAssertion: stated by a HARNESS_COMMIT file in a copy without git history.
+	HarnessAssertion = "assertion"
+)
+
+// Harness identifies the harness that produced the figures.
+type Harness struct {
+	Commit string `json:"commit"`
+	// Source is HarnessCheckout or HarnessAssertion.
+	Source string `json:"source"`
+	// Version is the release tag naming Commit, when one does ("" otherwise).
+	Version string `json:"version"`
+}
+
+// Simulator identifies the simulator build that was scored.
+type Simulator struct {
+	// Repo is the repository it was built from ("" for --sim-bin).
+	Repo string `json:"repo"`
+	// Ref is what the user asked for: a tag or a 40-hex commit ("" for --sim-bin).
+	Ref string `json:"ref"`
+	// Commit is the exact commit built ("" when unknown, for --sim-bin).
+	Commit string `json:"commit"`
+	// Tag is the release tag naming Commit, "" when none does.
+	Tag string `json:"tag"`
+	// Release is true when Tag names Commit.
+	Release bool `json:"release"`
+	// BuiltByHarness is false when a prebuilt binary was handed in.
+	BuiltByHarness bool `json:"built_by_harness"`
+	// Driver is how the harness drove this build (see internal/harness).
+	Driver string `json:"driver"`
+}
+
+// DataVersion identifies one data set handed to the harness or the simulator.
+type DataVersion struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+	// Digest is "sha256:<hex>" of the content.
+	Digest  string `json:"digest"`
+	Release bool   `json:"release"`
+}
+
+// Coverage accounts for every corpus point: Scored + NotScored == CorpusPoints.
+type Coverage struct {
+	CorpusPoints      int            `json:"corpus_points"`
+	Scored            int            `json:"scored"`
+	NotScored         int            `json:"not_scored"`
+	NotScoredByReason map[string]int `json:"not_scored_by_reason"`
+}
+
+// Balanced reports whether every point is scored or not scored, once.
+func (c Coverage) Balanced() bool {
+	sum := 0
+	for _, n := range c.NotScoredByReason {
+		sum += n
+	}
+	return c.Scored+c.NotScored == c.CorpusPoints && sum == c.NotScored && c.Scored >= 0 && c.NotScored >= 0
+}
+
+// Tiers holds the figures of the two tiers.
+type Tiers struct {
+	All              TierScores `json:"all"`
+	MeasuredResolved TierScores `json:"measured_resolved"`
+}
+
+// TierScores holds one tier's figures per metric.
+type TierScores struct {
+	TTFT Metric `json:"ttft"`
+	TPOT Metric `json:"tpot"`
+}
+
+// Metric is one metric's accuracy over a population, in percent. Nil values
+// mean "no data" (N or ShapeN is zero) and are written as null.
+type Metric struct {
+	// MAPE is the mean absolute percentage error over N scored points.
+	MAPE *float64 `json:"mape"`
+	// Bias is the signed mean error, 100·mean(p/m − 1): positive = over-prediction.
+	Bias *float64 `json:"bias"`
+	// MedianAPE is the median absolute percentage error.
+	MedianAPE *float64 `json:"median_ape"`
+	// Worst is the point with the largest absolute percentage error.
+	Worst *Worst `json:"worst"`
+	N     int    `json:"n"`
+	// Shape is the mean normalized-curve error over ShapeN non-anchor points.
+	Shape  *float64 `json:"shape"`
+	ShapeN int      `json:"shape_n"`
+}
+
+// Worst names the worst point of a population.
+type Worst struct {
+	Point string  `json:"point"`
+	APE   float64 `json:"ape"`
+}
+
+// Group is the figures of one model on one hardware.
+type Group struct {
+	Model    string `json:"model"`
+	Hardware string `json:"hardware"`
+	Tiers    Tiers  `json:"tiers"`
+}
+
+// Point is one entry of points.json.
+type Point struct {
+	// ID is "<unit>@<load key>", unique in the corpus.
+	ID       string `json:"id"`
+	Unit     string `json:"unit"`
+	Model    string `json:"model"`
+	Hardware string `json:"hardware"`
+	Load     Load   `json:"load"`
+	// Tier is the weakest evidence behind the point's settings:
+	// "measured", "resolved" or "assumed".
+	Tier   string `json:"tier"`
+	Scored bool   `json:"scored"`
+	// Reason is the not-scored reason code ("" when scored); Detail says more,
+	// including the simulator's own message where it gave one.
+	Reason    string     `json:"reason"`
+	Detail    string     `json:"detail"`
+	Measured  Latencies  `json:"measured"`
+	Predicted *Latencies `json:"predicted"`
+}
+
+// Load is a point's offered load: concurrency (closed loop) or rate (req/s).
+type Load struct {
+	Concurrency int     `json:"concurrency,omitempty"`
+	Rate        float64 `json:"rate,omitempty"`
+}
+
+// Value is the load as one number.
+func (l Load) Value() float64 {
+	if l.Concurrency > 0 {
+		return float64(l.Concurrency)
+	}
+	return l.Rate
+}
+
+// Latencies are mean TTFT and mean TPOT in milliseconds.
+type Latencies struct {
+	TTFTMs float64 `json:"ttft_ms"`
+	TPOTMs float64 `json:"tpot_ms"`
+}
+
+// InMeasuredResolved reports whether a point tier belongs to tier measured_resolved.
+func InMeasuredResolved(tier string) bool { return tier == "measured" || tier == "resolved" }
