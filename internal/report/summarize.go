@@ -1,0 +1,166 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/score"
+)
+
+// Summarize computes the summary of a run from its points and provenance. It
+// is a pure function of its inputs: the same points (in any order) and
+// provenance give the same summary, which is what makes a merge of shards
+// identical to an unsharded run. It fails when coverage does not balance.
+func Summarize(points []Point, prov Provenance, shard *Shard) (Summary, error) {
+	ps := SortPoints(points)
+	cov := Coverage{CorpusPoints: len(ps), NotScoredByReason: map[string]int{}}
+	seen := make(map[string]bool, len(ps))
+	for _, p := range ps {
+		if seen[p.ID] {
+			return Summary{}, fmt.Errorf("summarize: point %s appears twice", p.ID)
+		}
+		seen[p.ID] = true
+		switch {
+		case p.Scored && p.Reason == "" && p.Predicted != nil:
+			cov.Scored++
+		case !p.Scored && p.Reason != "":
+			cov.NotScored++
+			cov.NotScoredByReason[p.Reason]++
+		default:
+			return Summary{}, fmt.Errorf("summarize: point %s is neither scored nor not scored with one reason (scored=%v, reason=%q)", p.ID, p.Scored, p.Reason)
+		}
+	}
+	if !cov.Balanced() {
+		return Summary{}, fmt.Errorf("summarize: coverage does not balance: scored %d + not scored %d != corpus points %d", cov.Scored, cov.NotScored, cov.CorpusPoints)
+	}
+	label, reasons := Label(prov)
+	s := Summary{
+		SchemaVersion:   SchemaVersion,
+		Label:           label,
+		LabelReasons:    reasons,
+		Provenance:      prov,
+		Coverage:        cov,
+		Tiers:           tiers(ps),
+		Groups:          []Group{},
+		ShapeDefinition: ShapeDefinition,
+		Shard:           shard,
+	}
+	type key struct{ model, hw string }
+	byGroup := map[key][]Point{}
+	for _, p := range ps {
+		k := key{p.Model, p.Hardware}
+		byGroup[k] = append(byGroup[k], p)
+	}
+	keys := make([]key, 0, len(byGroup))
+	for k := range byGroup {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].model != keys[j].model {
+			return keys[i].model < keys[j].model
+		}
+		return keys[i].hw < keys[j].hw
+	})
+	for _, k := range keys {
+		s.Groups = append(s.Groups, Group{Model: k.model, Hardware: k.hw, Tiers: tiers(byGroup[k])})
+	}
+	return s, nil
+}
+
+// SortPoints returns a copy of points sorted by unit, then load, then ID.
+func SortPoints(points []Point) []Point {
+	ps := append([]Point(nil), points...)
+	sort.Slice(ps, func(i, j int) bool {
+		if ps[i].Unit != ps[j].Unit {
+			return ps[i].Unit < ps[j].Unit
+		}
+		if li, lj := ps[i].Load.Value(), ps[j].Load.Value(); li != lj {
+			return li < lj
+		}
+		return ps[i].ID < ps[j].ID
+	})
+	return ps
+}
+
+// Label decides the run's label from its provenance: release only when the
+// simulator build is a release the harness built itself and every data set
+// handed in is a release. The reasons say what kept it experimental.
+func Label(p Provenance) (string, []string) {
+	reasons := []string{}
+	sim := p.Simulator
+	switch {
+	case !sim.BuiltByHarness:
+		reasons = append(reasons, "the simulator binary was handed in (--sim-bin), not built by the harness from a release tag")
+	case !sim.Release:
+		reasons = append(reasons, fmt.Sprintf("simulator commit %s is not named by a release tag", short(sim.Commit)))
+	}
+	data := []struct {
+		what string
+		v    *DataVersion
+	}{{"ledger", &p.Ledger}, {"catalog", p.Catalog}, {"registry", p.Registry}}
+	for _, d := range data {
+		if d.v != nil && !d.v.Release {
+			reasons = append(reasons, fmt.Sprintf("%s %s is not a release", d.what, d.v.Version))
+		}
+	}
+	if len(reasons) > 0 {
+		return LabelExperimental, reasons
+	}
+	return LabelRelease, reasons
+}
+
+func short(c string) string {
+	if len(c) > 12 {
+		return c[:12]
+	}
+	if c == "" {
+		return "(unknown)"
+	}
+	return c
+}
+
+func tiers(ps []Point) Tiers {
+	var all, mr []Point
+	for _, p := range ps {
+		all = append(all, p)
+		if InMeasuredResolved(p.Tier) {
+			mr = append(mr, p)
+		}
+	}
+	return Tiers{All: tierScores(all), MeasuredResolved: tierScores(mr)}
+}
+
+func tierScores(ps []Point) TierScores {
+	ttft := make([]score.Sample, 0, len(ps))
+	tpot := make([]score.Sample, 0, len(ps))
+	for _, p := range ps {
+		t := score.Sample{Point: p.ID, Sweep: p.Unit, Load: p.Load.Value(), Scored: p.Scored && p.Predicted != nil}
+		o := t
+		if t.Scored {
+			t.Measured, t.Predicted = p.Measured.TTFTMs, p.Predicted.TTFTMs
+			o.Measured, o.Predicted = p.Measured.TPOTMs, p.Predicted.TPOTMs
+		}
+		ttft = append(ttft, t)
+		tpot = append(tpot, o)
+	}
+	return TierScores{TTFT: metric(score.Compute(ttft)), TPOT: metric(score.Compute(tpot))}
+}
+
+func metric(r score.Result) Metric {
+	m := Metric{N: r.N, ShapeN: r.ShapeN, MAPE: round(r.MAPE), Bias: round(r.Bias), MedianAPE: round(r.MedianAPE), Shape: round(r.Shape)}
+	if r.WorstAPE != nil {
+		m.Worst = &Worst{Point: r.WorstPoint, APE: *round(r.WorstAPE)}
+	}
+	return m
+}
+
+// round keeps 6 decimals of a percentage: far below any meaningful
+// difference, and it keeps summary.json readable.
+func round(x *float64) *float64 {
+	if x == nil {
+		return nil
+	}
+	r := math.Round(*x*1e6) / 1e6
+	return &r
+}

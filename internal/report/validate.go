@@ -1,0 +1,107 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/inference-sim/accuracy-dashboard/schemas"
+)
+
+// Schema file names inside package schemas.
+const (
+	SummarySchemaFile = "summary.v1.json"
+	PointsSchemaFile  = "points.v1.json"
+)
+
+var compiled struct {
+	once    sync.Once
+	summary *jsonschema.Schema
+	points  *jsonschema.Schema
+	err     error
+}
+
+func loadSchemas() (*jsonschema.Schema, *jsonschema.Schema, error) {
+	compiled.once.Do(func() {
+		c := jsonschema.NewCompiler()
+		ids := map[string]string{}
+		for _, name := range []string{SummarySchemaFile, PointsSchemaFile} {
+			raw, err := fs.ReadFile(schemas.FS, name)
+			if err != nil {
+				compiled.err = err
+				return
+			}
+			doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+			if err != nil {
+				compiled.err = fmt.Errorf("schema %s: %w", name, err)
+				return
+			}
+			id := "mem:///" + name
+			if err := c.AddResource(id, doc); err != nil {
+				compiled.err = fmt.Errorf("schema %s: %w", name, err)
+				return
+			}
+			ids[name] = id
+		}
+		compiled.summary, compiled.err = c.Compile(ids[SummarySchemaFile])
+		if compiled.err == nil {
+			compiled.points, compiled.err = c.Compile(ids[PointsSchemaFile])
+		}
+	})
+	return compiled.summary, compiled.points, compiled.err
+}
+
+// ValidateSummary checks raw summary.json bytes against schemas/summary.v1.json
+// and checks that its coverage balances.
+func ValidateSummary(raw []byte) error {
+	sum, _, err := loadSchemas()
+	if err != nil {
+		return err
+	}
+	if err := validate(sum, raw); err != nil {
+		return fmt.Errorf("summary.json: %w", err)
+	}
+	var s Summary
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&s); err != nil {
+		return fmt.Errorf("summary.json: %w", err)
+	}
+	if !s.Coverage.Balanced() {
+		c := s.Coverage
+		return fmt.Errorf("summary.json: coverage does not balance: scored %d + not scored %d != corpus points %d", c.Scored, c.NotScored, c.CorpusPoints)
+	}
+	return nil
+}
+
+// ValidatePoints checks raw points.json bytes against schemas/points.v1.json.
+func ValidatePoints(raw []byte) error {
+	_, pts, err := loadSchemas()
+	if err != nil {
+		return err
+	}
+	if err := validate(pts, raw); err != nil {
+		return fmt.Errorf("points.json: %w", err)
+	}
+	return nil
+}
+
+func validate(s *jsonschema.Schema, raw []byte) error {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return fmt.Errorf("not JSON: %w", err)
+	}
+	if err := s.Validate(doc); err != nil {
+		var ve *jsonschema.ValidationError
+		if errors.As(err, &ve) {
+			return fmt.Errorf("does not match its schema: %s", ve.Error())
+		}
+		return err
+	}
+	return nil
+}
