@@ -1,0 +1,284 @@
+package pin
+
+import (
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+const (
+	oldCommit = "0123456789abcdef0123456789abcdef01234567"
+	newCommit = "89abcdef0123456789abcdef0123456789abcdef"
+	newTag    = "v1.3.0"
+)
+
+func TestParse(t *testing.T) {
+	t.Parallel()
+	got, err := Parse([]byte(`# comment
+harness:
+  repository: inference-sim/accuracy-dashboard   # owner/name
+  tag: v1.2.0-rc.1
+  commit: 0123456789abcdef0123456789abcdef01234567
+data:
+  ledger: bench/ledger
+  registry: bundled
+`), "pin.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Pin{
+		Harness: Harness{Repository: "inference-sim/accuracy-dashboard", Tag: "v1.2.0-rc.1", Commit: oldCommit},
+		Data:    Data{Ledger: "bench/ledger", Catalog: Bundled, Registry: Bundled},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("Parse (-want +got):\n%s", d)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	t.Parallel()
+	const head = "harness:\n  repository: o/r\n"
+	const tag = "  tag: v1.2.0\n"
+	const commit = "  commit: " + oldCommit + "\n"
+	tests := []struct {
+		name, src string
+		line      int
+		msg       string
+	}{
+		{"empty", "", 0, "empty file"},
+		{"only comments", "# nothing\n", 0, "empty file"},
+		{"not a mapping", "- a\n", 1, "the file: want a mapping"},
+		{"unknown top key", head + tag + commit + "extra: 1\n", 5, `unknown key "extra"`},
+		{"unknown harness key", head + tag + commit + "  branch: main\n", 5, `unknown key "harness.branch"`},
+		{"unknown data key", head + tag + commit + "data:\n  coefficients: x\n", 6, `unknown key "data.coefficients"`},
+		{"duplicate key", head + tag + tag + commit, 4, `duplicate key "harness.tag" (first at line 3)`},
+		{"missing commit", head + tag, 0, "missing harness.commit"},
+		{"missing harness", "data:\n  ledger: bundled\n", 0, "missing harness.repository"},
+		{"short commit", head + tag + "  commit: 0123456\n", 4, "has 7 hex digits; want the full 40-digit commit id"},
+		{"non-hex commit", head + tag + "  commit: main\n", 4, `harness.commit: "main" is not a hexadecimal commit id`},
+		{"upper-case commit", head + tag + "  commit: " + strings.ToUpper(oldCommit) + "\n", 4, "must be lowercase"},
+		{"branch as tag", head + "  tag: main\n" + commit, 3, `harness.tag: "main" is not a release tag`},
+		{"moving major tag", head + "  tag: v1\n" + commit, 3, `"v1" is not a release tag`},
+		{"bad repository", "harness:\n  repository: just-a-name\n" + tag + commit, 2, `"just-a-name" is not owner/name, a URL or a local path`},
+		{"data escapes", head + tag + commit + "data:\n  ledger: ../other\n", 6, `"../other" leaves the repository`},
+		{"data absolute", head + tag + commit + "data:\n  catalog: /etc\n", 6, `data.catalog: "/etc"`},
+		{"block scalar", head + "  tag: |\n    v1.2.0\n" + commit, 3, "harness.tag: want a single-line value"},
+		{"alias", "x: &a o/r\nharness:\n  repository: *a\n", 1, `unknown key "x"`},
+		{"alias value", "harness: &h\n  repository: o/r\ndata: *h\n", 3, "data: aliases are not allowed"},
+		{"harness not mapping", "harness: o/r\n", 1, "harness: want a mapping"},
+		{"invalid yaml", "harness:\n  tag: [\n", 2, "invalid YAML"},
+		{"two documents", head + tag + commit + "---\nharness: {}\n", 5, "more than one YAML document"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := Parse([]byte(tt.src), ".github/accuracy-harness.yaml")
+			var pe *Error
+			if !errors.As(err, &pe) {
+				t.Fatalf("Parse error = %v, want *Error", err)
+			}
+			if pe.File != ".github/accuracy-harness.yaml" || pe.Line != tt.line || !strings.Contains(pe.Msg, tt.msg) {
+				t.Errorf("Parse error = %q (line %d), want line %d containing %q", err, pe.Line, tt.line, tt.msg)
+			}
+			if !strings.HasPrefix(err.Error(), ".github/accuracy-harness.yaml") {
+				t.Errorf("error %q does not name the file", err)
+			}
+		})
+	}
+}
+
+func TestCloneURLAndSameRepository(t *testing.T) {
+	t.Parallel()
+	h := Harness{Repository: "inference-sim/accuracy-dashboard"}
+	if got, want := h.CloneURL("https://ghe.example.com/"), "https://ghe.example.com/inference-sim/accuracy-dashboard.git"; got != want {
+		t.Errorf("CloneURL = %q, want %q", got, want)
+	}
+	h.Repository = "/tmp/harness"
+	if got := h.CloneURL("https://github.com"); got != "/tmp/harness" {
+		t.Errorf("CloneURL of a path = %q", got)
+	}
+	same := [][2]string{
+		{"Inference-Sim/Accuracy-Dashboard", "inference-sim/accuracy-dashboard"},
+		{"https://github.com/inference-sim/accuracy-dashboard.git", "inference-sim/accuracy-dashboard"},
+	}
+	for _, p := range same {
+		if !SameRepository(p[0], p[1]) {
+			t.Errorf("SameRepository(%q, %q) = false", p[0], p[1])
+		}
+	}
+	if SameRepository("inference-sim/accuracy-dashboard", "inference-sim/inference-sim") {
+		t.Error("different repositories compare equal")
+	}
+}
+
+func TestSetHarnessGolden(t *testing.T) {
+	t.Parallel()
+	files, _ := filepath.Glob("testdata/set-harness/*.yaml")
+	if len(files) == 0 {
+		t.Fatal("no test files")
+	}
+	for _, in := range files {
+		t.Run(filepath.Base(in), func(t *testing.T) {
+			t.Parallel()
+			src, err := os.ReadFile(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			before, err := Parse(src, in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := SetHarness(src, newTag, newCommit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden(t, in+".golden", out)
+
+			after, err := Parse(out, in)
+			if err != nil {
+				t.Fatalf("edited file does not parse: %v", err)
+			}
+			want := before
+			want.Harness.Tag, want.Harness.Commit = newTag, newCommit
+			if d := cmp.Diff(want, after); d != "" {
+				t.Errorf("edited pin (-want +got):\n%s", d)
+			}
+			// Undoing the two values gives back the input byte for byte.
+			undo := strings.NewReplacer(newTag, before.Harness.Tag, newCommit, before.Harness.Commit).Replace(string(out))
+			if undo != string(src) {
+				t.Errorf("edit changed more than the two values:\n%s", cmp.Diff(string(src), undo))
+			}
+			// A second edit to the same values changes nothing.
+			again, err := SetHarness(out, newTag, newCommit)
+			if err != nil || string(again) != string(out) {
+				t.Errorf("second SetHarness changed the file (err %v)", err)
+			}
+		})
+	}
+}
+
+func TestSetHarnessRefuses(t *testing.T) {
+	t.Parallel()
+	src := []byte("harness:\n  repository: o/r\n  tag: v1.2.0\n  commit: " + oldCommit + "\n")
+	tests := []struct {
+		name        string
+		src         []byte
+		tag, commit string
+		msg         string
+	}{
+		{"branch", src, "main", newCommit, "not a release tag"},
+		{"short commit", src, newTag, "89abcdef", "40-digit"},
+		{"invalid pin", []byte("harness:\n  repository: o/r\n  tag: v1\n  commit: " + oldCommit + "\n"), newTag, newCommit, "not a release tag"},
+		{"escaped value", []byte("harness:\n  repository: o/r\n  tag: \"v1.2\\x2E0\"\n  commit: " + oldCommit + "\n"), newTag, newCommit, "harness.tag: value is not written literally"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			out, err := SetHarness(tt.src, tt.tag, tt.commit)
+			if err == nil || !strings.Contains(err.Error(), tt.msg) {
+				t.Errorf("SetHarness = %q, %v; want error containing %q", out, err, tt.msg)
+			}
+		})
+	}
+}
+
+func TestBumpUsesGolden(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		file    string
+		changed bool
+	}{
+		{"workflow.yml", true},
+		{"action.yml", false},
+		{"other.yml", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			t.Parallel()
+			in := filepath.Join("testdata/bump-uses", tt.file)
+			src, err := os.ReadFile(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, changed, err := BumpUses(src, "inference-sim/accuracy-dashboard", newTag, newCommit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if changed != tt.changed {
+				t.Errorf("changed = %v, want %v", changed, tt.changed)
+			}
+			if !changed && string(out) != string(src) {
+				t.Error("unchanged file has different bytes")
+			}
+			golden(t, in+".golden", out)
+			again, changed2, err := BumpUses(out, "inference-sim/accuracy-dashboard", newTag, newCommit)
+			if err != nil || changed2 || string(again) != string(out) {
+				t.Errorf("second BumpUses: changed=%v err=%v", changed2, err)
+			}
+		})
+	}
+}
+
+func TestFindUses(t *testing.T) {
+	t.Parallel()
+	src, err := os.ReadFile("testdata/bump-uses/workflow.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := FindUses(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Uses{
+		{Line: 9, Repo: "actions/checkout", Ref: "b4ffde65f46336ab88eb53be808477a3936bae11", Comment: "v4.1.1"},
+		{Line: 10, Repo: "inference-sim/accuracy-dashboard", Ref: oldCommit, Comment: "v1.2.0"},
+		{Line: 13, Repo: "Inference-Sim/Accuracy-Dashboard", Path: "sub/action", Ref: oldCommit},
+		{Line: 14, Repo: "inference-sim/accuracy-dashboard", Ref: oldCommit, Comment: "pinned"},
+		{Line: 15, Repo: "inference-sim/accuracy-dashboard", Ref: "v1", Comment: "moving"},
+		{Line: 18, Repo: "inference-sim/accuracy-dashboard", Ref: oldCommit, Comment: "1.2.0"},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("FindUses (-want +got):\n%s", d)
+	}
+}
+
+func TestBumpUsesRefuses(t *testing.T) {
+	t.Parallel()
+	flow := []byte("steps: [{uses: o/r@" + oldCommit + "}]\n")
+	if _, _, err := BumpUses(flow, "o/r", newTag, newCommit); err == nil || !strings.Contains(err.Error(), "version comment") {
+		t.Errorf("flow-style uses: err = %v, want a version comment error", err)
+	}
+	if _, _, err := BumpUses([]byte("a: [\n"), "o/r", newTag, newCommit); err == nil {
+		t.Error("invalid YAML accepted")
+	}
+	if _, _, err := BumpUses(flow, "o/r", "main", newCommit); err == nil {
+		t.Error("branch accepted as tag")
+	}
+	if _, _, err := BumpUses(flow, "https://github.com/o/r", newTag, newCommit); err == nil {
+		t.Error("URL accepted as repository")
+	}
+}
+
+func golden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update)", err)
+	}
+	if d := cmp.Diff(string(want), string(got)); d != "" {
+		t.Errorf("%s mismatch (-want +got):\n%s", path, d)
+	}
+}
