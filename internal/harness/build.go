@@ -1,0 +1,270 @@
+package harness
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// DefaultSimRepo is where the BLIS simulator lives.
+const DefaultSimRepo = "https://github.com/inference-sim/inference-sim"
+
+// Build is a simulator build ready to run.
+type Build struct {
+	// Binary is the simulator executable.
+	Binary string
+	// DataDir is the working directory of every run: the simulator's source
+	// tree, where it finds defaults.yaml, model_configs/ and hardware_config.json.
+	DataDir string
+	Repo    string
+	Ref     string
+	// Commit is the exact commit built ("" for a binary handed in).
+	Commit string
+	// Tag is the release tag naming Commit ("" when none does).
+	Tag            string
+	BuiltByHarness bool
+	// Cached is true when the build came from the cache, not a fresh go build.
+	Cached bool
+}
+
+// Builder builds simulators from source, caching mirrors and builds under CacheDir.
+type Builder struct {
+	CacheDir string
+	// GoCommand is the go tool to build with ("go" when empty).
+	GoCommand string
+	Log       *slog.Logger
+}
+
+// DefaultRef returns the newest release tag (vX.Y.Z) of repo.
+func (b *Builder) DefaultRef(ctx context.Context, repo string) (string, error) {
+	mirror, err := b.mirror(ctx, repo)
+	if err != nil {
+		return "", err
+	}
+	out, err := git(ctx, mirror, "tag", "--list")
+	if err != nil {
+		return "", err
+	}
+	tag := NewestRelease(strings.Split(out, "\n"))
+	if tag == "" {
+		return "", fmt.Errorf("simulator repository %s has no release tag (vX.Y.Z); pass --sim", repo)
+	}
+	return tag, nil
+}
+
+// Build resolves ref in repo to an exact commit and builds the simulator
+// there, or returns the cached build of that commit. ref must be a tag or a
+// full 40-hex commit; a branch or anything else is refused (ErrNotPinned).
+func (b *Builder) Build(ctx context.Context, repo, ref string) (*Build, error) {
+	if err := checkRefSyntax(ref); err != nil {
+		return nil, err
+	}
+	mirror, err := b.mirror(ctx, repo)
+	if err != nil {
+		return nil, err
+	}
+	commit, err := resolveRef(ctx, mirror, repo, ref)
+	if err != nil {
+		return nil, err
+	}
+	tags, err := git(ctx, mirror, "tag", "--points-at", commit)
+	if err != nil {
+		return nil, err
+	}
+	bld := &Build{Repo: repo, Ref: ref, Commit: commit, Tag: NewestRelease(strings.Split(tags, "\n")), BuiltByHarness: true}
+
+	final := filepath.Join(b.CacheDir, "builds", commit)
+	bld.Binary = filepath.Join(final, "blis")
+	bld.DataDir = filepath.Join(final, "src")
+	if _, err := os.Stat(filepath.Join(final, ".complete")); err == nil {
+		bld.Cached = true
+		b.log().Info("simulator build cache hit", "ref", ref, "commit", commit)
+		return bld, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(final), commit+".tmp-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	src := filepath.Join(tmp, "src")
+	if err := exportCommit(ctx, mirror, commit, src); err != nil {
+		return nil, fmt.Errorf("export simulator %s (%s): %w", ref, commit, err)
+	}
+	b.log().Info("building simulator", "ref", ref, "commit", commit)
+	goCmd := b.GoCommand
+	if goCmd == "" {
+		goCmd = "go"
+	}
+	cmd := exec.CommandContext(ctx, goCmd, "build", "-o", filepath.Join(tmp, "blis"), "main.go")
+	cmd.Dir = src
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("build simulator %s (commit %s): go build failed: %v\n%s", ref, commit, err, strings.TrimSpace(out.String()))
+	}
+	if err := os.WriteFile(filepath.Join(tmp, ".complete"), []byte(commit+"\n"), 0o644); err != nil {
+		return nil, err
+	}
+	if err := os.Rename(tmp, final); err != nil {
+		// Another run finished the same build first: use it.
+		if _, statErr := os.Stat(filepath.Join(final, ".complete")); statErr == nil {
+			bld.Cached = true
+			return bld, nil
+		}
+		return nil, fmt.Errorf("cache simulator build: %w", err)
+	}
+	return bld, nil
+}
+
+func (b *Builder) log() *slog.Logger {
+	if b.Log != nil {
+		return b.Log
+	}
+	return slog.New(slog.NewTextHandler(io.Discard, nil))
+}
+
+// mirror returns a bare mirror of repo in the cache, created or refreshed.
+// A refresh that fails (offline) is tolerated when the mirror exists.
+func (b *Builder) mirror(ctx context.Context, repo string) (string, error) {
+	if repo == "" {
+		return "", errors.New("simulator repository is empty")
+	}
+	if !strings.Contains(repo, "://") && !strings.HasPrefix(repo, "git@") {
+		abs, err := filepath.Abs(repo)
+		if err != nil {
+			return "", err
+		}
+		if _, err := os.Stat(abs); err != nil {
+			return "", fmt.Errorf("simulator repository %s: %w", repo, err)
+		}
+		repo = abs
+	}
+	sum := sha256.Sum256([]byte(repo))
+	dir := filepath.Join(b.CacheDir, "repos", hex.EncodeToString(sum[:8])+".git")
+	if _, err := os.Stat(filepath.Join(dir, "HEAD")); err == nil {
+		if _, err := git(ctx, dir, "fetch", "--quiet", "--prune", "--force", "--tags", repo, "+refs/heads/*:refs/heads/*"); err != nil {
+			b.log().Warn("could not refresh simulator mirror; using what it has", "repo", repo, "err", err)
+		}
+		return dir, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return "", err
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), "mirror.tmp-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
+	b.log().Info("cloning simulator repository", "repo", repo)
+	if _, err := git(ctx, filepath.Dir(dir), "clone", "--quiet", "--bare", repo, tmp); err != nil {
+		return "", fmt.Errorf("clone simulator repository %s: %w", repo, err)
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		if _, statErr := os.Stat(filepath.Join(dir, "HEAD")); statErr == nil {
+			return dir, nil
+		}
+		return "", err
+	}
+	return dir, nil
+}
+
+func resolveRef(ctx context.Context, mirror, repo, ref string) (string, error) {
+	if IsCommit(ref) {
+		if _, err := git(ctx, mirror, "cat-file", "-e", ref+"^{commit}"); err == nil {
+			return ref, nil
+		}
+		if _, err := git(ctx, mirror, "fetch", "--quiet", repo, ref); err == nil {
+			if _, err := git(ctx, mirror, "cat-file", "-e", ref+"^{commit}"); err == nil {
+				return ref, nil
+			}
+		}
+		return "", fmt.Errorf("simulator commit %s is not in %s", ref, repo)
+	}
+	if c, err := git(ctx, mirror, "rev-parse", "-q", "--verify", "refs/tags/"+ref+"^{commit}"); err == nil && c != "" {
+		return c, nil
+	}
+	if _, err := git(ctx, mirror, "rev-parse", "-q", "--verify", "refs/heads/"+ref); err == nil {
+		return "", fmt.Errorf("simulator ref %q is a branch of %s; a branch moves, so its figures could not be regenerated: give a release tag or a 40-hex commit: %w", ref, repo, ErrNotPinned)
+	}
+	return "", fmt.Errorf("simulator ref %q is neither a tag of %s nor a 40-hex commit: %w", ref, repo, ErrNotPinned)
+}
+
+// exportCommit writes the tree of commit into dir (no .git).
+func exportCommit(ctx context.Context, mirror, commit, dir string) error {
+	cmd := exec.CommandContext(ctx, "git", "archive", "--format=tar", commit)
+	cmd.Dir = mirror
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	exErr := extractTar(out, dir)
+	if err := cmd.Wait(); err != nil {
+		return fmt.Errorf("git archive: %v: %s", err, strings.TrimSpace(errb.String()))
+	}
+	return exErr
+}
+
+func extractTar(r io.Reader, dir string) error {
+	tr := tar.NewReader(r)
+	root := filepath.Clean(dir) + string(filepath.Separator)
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dir, filepath.FromSlash(h.Name))
+		if !strings.HasPrefix(target+string(filepath.Separator), root) {
+			return fmt.Errorf("archive entry %q escapes the export directory", h.Name)
+		}
+		switch h.Typeflag {
+		case tar.TypeDir:
+			if err := os.MkdirAll(target, 0o755); err != nil {
+				return err
+			}
+		case tar.TypeReg:
+			if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+				return err
+			}
+			f, err := os.OpenFile(target, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, os.FileMode(h.Mode)&0o755|0o644)
+			if err != nil {
+				return err
+			}
+			if _, err := io.Copy(f, tr); err != nil {
+				f.Close()
+				return err
+			}
+			if err := f.Close(); err != nil {
+				return err
+			}
+		case tar.TypeSymlink:
+			if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+				return err
+			}
+			if err := os.Symlink(h.Linkname, target); err != nil {
+				return err
+			}
+		}
+	}
+}

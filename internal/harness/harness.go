@@ -1,0 +1,335 @@
+// Package harness scores a simulator build against the measured corpus: it
+// builds BLIS at an exact tag or commit (never a branch), probes how the
+// build can be driven, regenerates the exact workload of every measured
+// point, runs the points through the simulator in a bounded worker pool, and
+// turns the per-request output into client-side mean TTFT and mean TPOT. The
+// result is plain data (report.Point, report.Summary) with full provenance;
+// rendering and writing are the caller's.
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"log/slog"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
+	"github.com/inference-sim/accuracy-dashboard/internal/report"
+)
+
+// Options is everything one scoring run needs. Data directories are already
+// resolved to paths; their versions are recorded as given.
+type Options struct {
+	// HarnessDir is the harness's own directory (see HarnessIdentity).
+	HarnessDir string
+
+	// SimRepo and SimRef select a build from source; SimRef "" means the
+	// newest release tag of SimRepo.
+	SimRepo string
+	SimRef  string
+	// SimBin, when set, is a prebuilt simulator run instead of a build; it
+	// runs in SimDataDir (default: its own directory). Its figures are
+	// experimental.
+	SimBin     string
+	SimDataDir string
+
+	Ledger        *ledger.Ledger
+	LedgerVersion report.DataVersion
+	// Catalog and Registry are handed to the simulator ("" for none).
+	Catalog         string
+	CatalogVersion  *report.DataVersion
+	Registry        string
+	RegistryVersion *report.DataVersion
+
+	// Units selects units by id, glob (path.Match) or id prefix; empty = all.
+	Units []string
+	// Shard, when set, keeps only the points of slice Index of Count.
+	Shard *report.Shard
+	// Jobs is the number of simulations run at once (default: CPU count).
+	Jobs int
+	// PointTimeout bounds one simulation (default DefaultPointTimeout).
+	PointTimeout time.Duration
+
+	// CacheDir keeps simulator mirrors and builds between runs.
+	CacheDir string
+	// WorkDir holds per-point run directories (default: a temp dir).
+	WorkDir string
+	// KeepRuns leaves per-point run directories for inspection.
+	KeepRuns bool
+
+	// Progress receives one line per finished point batch (nil: none).
+	Progress io.Writer
+	Log      *slog.Logger
+	// Now is the clock for progress estimates (default time.Now).
+	Now func() time.Time
+}
+
+// Result is one scoring run.
+type Result struct {
+	Summary report.Summary
+	Points  []report.Point
+	Build   *Build
+	Caps    Capabilities
+}
+
+// Score runs the whole pipeline. It fails, rather than return figures, when
+// the harness checkout is dirty, the simulator ref is not pinned or does not
+// build, or coverage does not balance; a point that cannot be simulated is
+// not scored with a reason.
+func Score(ctx context.Context, o Options) (*Result, error) {
+	log := o.Log
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if o.Ledger == nil {
+		return nil, errors.New("score: no ledger")
+	}
+	harnessID, err := HarnessIdentity(ctx, o.HarnessDir)
+	if err != nil {
+		return nil, fmt.Errorf("score: %w", err)
+	}
+	units, err := SelectUnits(o.Ledger.Units, o.Units)
+	if err != nil {
+		return nil, fmt.Errorf("score: %w", err)
+	}
+
+	var bld *Build
+	if o.SimBin != "" {
+		bld, err = prebuilt(o.SimBin, o.SimDataDir)
+	} else {
+		b := &Builder{CacheDir: o.CacheDir, Log: log}
+		ref := o.SimRef
+		if ref == "" {
+			if ref, err = b.DefaultRef(ctx, o.SimRepo); err != nil {
+				return nil, fmt.Errorf("score: %w", err)
+			}
+			log.Info("no --sim given; using the newest release tag", "tag", ref)
+		}
+		bld, err = b.Build(ctx, o.SimRepo, ref)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("score: %w", err)
+	}
+	caps, err := Probe(ctx, bld.Binary, bld.DataDir)
+	if err != nil {
+		return nil, fmt.Errorf("score: %w", err)
+	}
+	log.Info("simulator ready", "commit", bld.Commit, "tag", bld.Tag, "driver", caps.Driver, "cached", bld.Cached)
+
+	work := o.WorkDir
+	if work == "" {
+		if work, err = os.MkdirTemp("", "accuracy-harness-"); err != nil {
+			return nil, err
+		}
+		if !o.KeepRuns {
+			defer os.RemoveAll(work)
+		}
+	} else if err := os.MkdirAll(work, 0o755); err != nil {
+		return nil, err
+	}
+	runner := &Runner{Build: bld, Caps: caps, Catalog: o.Catalog, Registry: o.Registry, Timeout: o.PointTimeout, WorkDir: work, Keep: o.KeepRuns}
+
+	jobs := planJobs(units, o.Shard)
+	points := runAll(ctx, runner, jobs, o.Jobs, progressPrinter(o.Progress, len(jobs), o.Now))
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("score: %w", err)
+	}
+
+	prov := report.Provenance{
+		Harness: harnessID,
+		Simulator: report.Simulator{Repo: bld.Repo, Ref: bld.Ref, Commit: bld.Commit, Tag: bld.Tag,
+			Release: bld.Tag != "" && bld.BuiltByHarness, BuiltByHarness: bld.BuiltByHarness, Driver: caps.Driver},
+		Ledger:   o.LedgerVersion,
+		Catalog:  o.CatalogVersion,
+		Registry: o.RegistryVersion,
+	}
+	sum, err := report.Summarize(points, prov, o.Shard)
+	if err != nil {
+		return nil, fmt.Errorf("score: %w", err)
+	}
+	if sum.Coverage.CorpusPoints != len(jobs) {
+		return nil, fmt.Errorf("score: coverage does not balance: %d points accounted for, %d in the corpus selection", sum.Coverage.CorpusPoints, len(jobs))
+	}
+	return &Result{Summary: sum, Points: report.SortPoints(points), Build: bld, Caps: caps}, nil
+}
+
+func prebuilt(bin, dataDir string) (*Build, error) {
+	abs, err := filepath.Abs(bin)
+	if err != nil {
+		return nil, err
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return nil, fmt.Errorf("--sim-bin %s: %w", bin, err)
+	}
+	if st.IsDir() || st.Mode()&0o111 == 0 {
+		return nil, fmt.Errorf("--sim-bin %s: not an executable file", bin)
+	}
+	if dataDir == "" {
+		dataDir = filepath.Dir(abs)
+	}
+	return &Build{Binary: abs, DataDir: dataDir, BuiltByHarness: false}, nil
+}
+
+// SelectUnits keeps the units matching any selector: an exact id, a glob
+// (path.Match, where * stays within one segment) or an id prefix ending at a
+// segment boundary. No selectors keeps every unit. A selector that matches
+// nothing is an error.
+func SelectUnits(units []ledger.Unit, selectors []string) ([]ledger.Unit, error) {
+	if len(selectors) == 0 {
+		return units, nil
+	}
+	var out []ledger.Unit
+	used := make([]bool, len(selectors))
+	for _, u := range units {
+		keep := false
+		for k, s := range selectors {
+			ok, err := path.Match(s, u.ID)
+			if err != nil {
+				return nil, fmt.Errorf("--units %q: %w", s, err)
+			}
+			if ok || strings.HasPrefix(u.ID, strings.TrimSuffix(s, "/")+"/") {
+				keep, used[k] = true, true
+			}
+		}
+		if keep {
+			out = append(out, u)
+		}
+	}
+	var unused []string
+	for k, s := range selectors {
+		if !used[k] {
+			unused = append(unused, s)
+		}
+	}
+	if len(unused) > 0 {
+		return nil, fmt.Errorf("--units %s matches no unit of the ledger", strings.Join(unused, ", "))
+	}
+	return out, nil
+}
+
+type job struct {
+	unit  *ledger.Unit
+	index int
+}
+
+// InShard reports whether the point with this id belongs to shard s: points
+// are spread by a hash of their id, so a shard's slice does not depend on
+// which other points exist.
+func InShard(pointID string, s *report.Shard) bool {
+	if s == nil || s.Count <= 1 {
+		return true
+	}
+	h := fnv.New32a()
+	h.Write([]byte(pointID))
+	return int(h.Sum32()%uint32(s.Count)) == s.Index-1
+}
+
+func planJobs(units []ledger.Unit, shard *report.Shard) []job {
+	var jobs []job
+	for ui := range units {
+		u := &units[ui]
+		for i := range u.Points {
+			if InShard(u.PointID(i), shard) {
+				jobs = append(jobs, job{unit: u, index: i})
+			}
+		}
+	}
+	return jobs
+}
+
+// runAll runs every job in a pool of n workers and returns one point per job.
+func runAll(ctx context.Context, r *Runner, jobs []job, n int, done func(scored bool)) []report.Point {
+	if n <= 0 {
+		n = runtime.NumCPU()
+	}
+	out := make([]report.Point, len(jobs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for w := 0; w < n; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range next {
+				j := jobs[k]
+				oc := r.RunPoint(ctx, j.unit, j.index)
+				out[k] = toPoint(j.unit, j.index, oc)
+				mu.Lock()
+				done(oc.Predicted != nil)
+				mu.Unlock()
+			}
+		}()
+	}
+	for k := range jobs {
+		select {
+		case next <- k:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	close(next)
+	wg.Wait()
+	return out
+}
+
+func toPoint(u *ledger.Unit, i int, oc Outcome) report.Point {
+	p := u.Points[i]
+	rp := report.Point{
+		ID: u.PointID(i), Unit: u.ID, Model: u.Deployment.Model, Hardware: u.Deployment.Hardware,
+		Load:     report.Load{Concurrency: p.Load.Concurrency, Rate: p.Load.Rate},
+		Tier:     string(u.Evidence(i)),
+		Measured: report.Latencies{TTFTMs: p.Measured.TTFTMs, TPOTMs: p.Measured.TPOTMs},
+	}
+	if oc.Predicted != nil {
+		rp.Scored, rp.Predicted = true, oc.Predicted
+		return rp
+	}
+	rp.Reason, rp.Detail = oc.Reason, oc.Detail
+	if rp.Reason == "" {
+		rp.Reason, rp.Detail = ReasonRunError, "no outcome"
+	}
+	return rp
+}
+
+// progressPrinter reports points done / total with an estimate of the time
+// left, at most every two seconds and always at the end.
+func progressPrinter(w io.Writer, total int, now func() time.Time) func(bool) {
+	if w == nil {
+		return func(bool) {}
+	}
+	if now == nil {
+		now = time.Now
+	}
+	start := now()
+	var last time.Time
+	done, scored := 0, 0
+	return func(ok bool) {
+		done++
+		if ok {
+			scored++
+		}
+		t := now()
+		if done < total && t.Sub(last) < 2*time.Second {
+			return
+		}
+		last = t
+		el := t.Sub(start)
+		eta := "?"
+		if done > 0 {
+			eta = (time.Duration(float64(el) / float64(done) * float64(total-done))).Round(time.Second).String()
+		}
+		fmt.Fprintf(w, "progress: %d/%d points (%d scored), %s elapsed, ~%s left\n", done, total, scored, el.Round(time.Second), eta)
+	}
+}

@@ -1,0 +1,207 @@
+package harness
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/report"
+)
+
+// ModulePath is the harness's Go module path; its go.mod marks the harness's
+// own directory.
+const ModulePath = "github.com/inference-sim/accuracy-dashboard"
+
+// HarnessCommitFile states the harness commit in a copy without git history.
+const HarnessCommitFile = "HARNESS_COMMIT"
+
+// ErrDirtyHarness is returned when the harness checkout has tracked files
+// that differ from its HEAD: figures from it could not be regenerated.
+var ErrDirtyHarness = errors.New("harness checkout has uncommitted changes")
+
+// FindHarnessDir walks up from start to the directory whose go.mod declares
+// the harness module.
+func FindHarnessDir(start string) (string, error) {
+	dir, err := filepath.Abs(start)
+	if err != nil {
+		return "", err
+	}
+	for {
+		if f, err := os.Open(filepath.Join(dir, "go.mod")); err == nil {
+			sc := bufio.NewScanner(f)
+			for sc.Scan() {
+				if fields := strings.Fields(sc.Text()); len(fields) == 2 && fields[0] == "module" && fields[1] == ModulePath {
+					f.Close()
+					return dir, nil
+				}
+			}
+			f.Close()
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("no harness directory (a go.mod declaring %s) at or above %s: run from the harness checkout or pass --harness-dir", ModulePath, start)
+		}
+		dir = parent
+	}
+}
+
+// HarnessIdentity determines the commit of the harness in dir: the HEAD of a
+// clean git checkout whose top level is dir itself; or, for a copy without
+// git history, the commit stated in its HARNESS_COMMIT file (by assertion).
+// A checkout with tracked changes is refused (ErrDirtyHarness); a directory
+// inside another repository is not a checkout of the harness.
+func HarnessIdentity(ctx context.Context, dir string) (report.Harness, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return report.Harness{}, err
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	top, gitErr := git(ctx, abs, "rev-parse", "--show-toplevel")
+	if gitErr == nil {
+		if realTop, err := filepath.EvalSymlinks(top); err == nil {
+			top = realTop
+		}
+	}
+	if gitErr == nil && top == abs {
+		if _, err := git(ctx, abs, "update-index", "-q", "--refresh"); err != nil {
+			return report.Harness{}, err
+		}
+		status, err := git(ctx, abs, "status", "--porcelain", "--untracked-files=no")
+		if err != nil {
+			return report.Harness{}, err
+		}
+		if status != "" {
+			return report.Harness{}, fmt.Errorf("%w in %s (commit or revert them):\n%s", ErrDirtyHarness, abs, status)
+		}
+		head, err := git(ctx, abs, "rev-parse", "HEAD")
+		if err != nil {
+			return report.Harness{}, fmt.Errorf("harness checkout %s: %w", abs, err)
+		}
+		tags, _ := git(ctx, abs, "tag", "--points-at", head)
+		return report.Harness{Commit: head, Source: report.HarnessCheckout, Version: NewestRelease(strings.Split(tags, "\n"))}, nil
+	}
+	raw, err := os.ReadFile(filepath.Join(abs, HarnessCommitFile))
+	if err != nil {
+		why := "it is not a git checkout"
+		if gitErr == nil {
+			why = fmt.Sprintf("it lies inside another repository (%s), so it is not a checkout of the harness", top)
+		}
+		return report.Harness{}, fmt.Errorf("cannot tell the harness commit of %s: %s, and it has no %s file", abs, why, HarnessCommitFile)
+	}
+	c := strings.TrimSpace(string(raw))
+	if !IsCommit(c) {
+		return report.Harness{}, fmt.Errorf("%s: %q is not a 40-hex commit", filepath.Join(abs, HarnessCommitFile), c)
+	}
+	return report.Harness{Commit: c, Source: report.HarnessAssertion}, nil
+}
+
+// DigestFS is "sha256:<hex>" over every regular file of fsys: its path,
+// size and bytes, in path order.
+func DigestFS(fsys fs.FS) (string, error) {
+	var paths []string
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type().IsRegular() {
+			paths = append(paths, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	sort.Strings(paths)
+	h := sha256.New()
+	for _, p := range paths {
+		f, err := fsys.Open(p)
+		if err != nil {
+			return "", err
+		}
+		st, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return "", err
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00", p, st.Size())
+		_, err = io.Copy(h, f)
+		f.Close()
+		if err != nil {
+			return "", err
+		}
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// DirVersion identifies a data directory handed in by path. It is a release
+// only when it is a clean git checkout (its own top level) whose HEAD a tag
+// names; its version is then the tag, else the commit or, outside git, the
+// content digest.
+func DirVersion(ctx context.Context, name, dir string) (report.DataVersion, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return report.DataVersion{}, err
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return report.DataVersion{}, fmt.Errorf("%s %s: %w", name, dir, err)
+	}
+	if !st.IsDir() {
+		return report.DataVersion{}, fmt.Errorf("%s %s: not a directory", name, dir)
+	}
+	digest, err := DigestFS(os.DirFS(abs))
+	if err != nil {
+		return report.DataVersion{}, fmt.Errorf("%s %s: %w", name, dir, err)
+	}
+	v := report.DataVersion{Name: name + " " + abs, Version: digest[:len("sha256:")+12], Digest: digest}
+	real := abs
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		real = r
+	}
+	top, err := git(ctx, abs, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return v, nil
+	}
+	if r, err := filepath.EvalSymlinks(top); err == nil {
+		top = r
+	}
+	if top != real {
+		return v, nil
+	}
+	head, err := git(ctx, abs, "rev-parse", "HEAD")
+	if err != nil {
+		return v, nil
+	}
+	v.Version = head
+	status, err := git(ctx, abs, "status", "--porcelain")
+	if err != nil || status != "" {
+		v.Version = head + "+modified"
+		return v, nil
+	}
+	tags, _ := git(ctx, abs, "tag", "--points-at", head)
+	if t := firstLine(tags); t != "" {
+		if rel := NewestRelease(strings.Split(tags, "\n")); rel != "" {
+			t = rel
+		}
+		v.Version, v.Release = t, true
+	}
+	return v, nil
+}
+
+func firstLine(s string) string {
+	if k := strings.IndexByte(s, '\n'); k >= 0 {
+		return strings.TrimSpace(s[:k])
+	}
+	return strings.TrimSpace(s)
+}

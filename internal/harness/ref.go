@@ -1,0 +1,72 @@
+package harness
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+var (
+	commitRe  = regexp.MustCompile(`^[0-9a-f]{40}$`)
+	releaseRe = regexp.MustCompile(`^v(\d+)\.(\d+)\.(\d+)$`)
+)
+
+// ErrNotPinned is returned for a simulator ref that is neither a tag nor a
+// full commit: a branch moves, so figures from it could not be regenerated.
+var ErrNotPinned = errors.New("not a release tag or a 40-hex commit")
+
+// IsCommit reports whether s is a full 40-hex (lowercase) commit id.
+func IsCommit(s string) bool { return commitRe.MatchString(s) }
+
+// IsReleaseTag reports whether s looks like a release tag: vMAJOR.MINOR.PATCH.
+func IsReleaseTag(s string) bool { return releaseRe.MatchString(s) }
+
+// NewestRelease returns the highest vX.Y.Z tag of tags by version order, or
+// "" when none is a release tag.
+func NewestRelease(tags []string) string {
+	rel := ReleaseTags(tags)
+	if len(rel) == 0 {
+		return ""
+	}
+	return rel[0]
+}
+
+// ReleaseTags returns the vX.Y.Z tags among tags, newest version first.
+func ReleaseTags(tags []string) []string {
+	var rel []string
+	for _, t := range tags {
+		if IsReleaseTag(strings.TrimSpace(t)) {
+			rel = append(rel, strings.TrimSpace(t))
+		}
+	}
+	sort.Slice(rel, func(i, j int) bool { return versionLess(rel[j], rel[i]) })
+	return rel
+}
+
+func versionLess(a, b string) bool {
+	ma, mb := releaseRe.FindStringSubmatch(a), releaseRe.FindStringSubmatch(b)
+	for k := 1; k <= 3; k++ {
+		x, _ := strconv.Atoi(ma[k])
+		y, _ := strconv.Atoi(mb[k])
+		if x != y {
+			return x < y
+		}
+	}
+	return a < b
+}
+
+// checkRefSyntax refuses refs that can never be pinned, before any git work.
+func checkRefSyntax(ref string) error {
+	switch {
+	case ref == "":
+		return fmt.Errorf("simulator ref is empty: %w", ErrNotPinned)
+	case len(ref) == 40 && strings.ToLower(ref) != ref && commitRe.MatchString(strings.ToLower(ref)):
+		return fmt.Errorf("simulator ref %q: write the commit in lowercase hex", ref)
+	case strings.HasPrefix(ref, "-") || strings.ContainsAny(ref, " \t\n~^:?*[\\"):
+		return fmt.Errorf("simulator ref %q: %w", ref, ErrNotPinned)
+	}
+	return nil
+}

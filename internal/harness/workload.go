@@ -1,0 +1,187 @@
+package harness
+
+import (
+	"bufio"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"math/rand/v2"
+	"os"
+	"strconv"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
+)
+
+// Request is one request the benchmark client sent at a point.
+type Request struct {
+	// ID is the request's index in the trace, 0-based.
+	ID int
+	// Session and Round place a closed-loop request: session "s<k>", its
+	// round-th request. Session is "" for open-loop requests.
+	Session string
+	Round   int
+	// PrefixGroup names the shared prefix the request starts with ("" for
+	// none) and PrefixLength its length in tokens.
+	PrefixGroup  string
+	PrefixLength int
+	InputTokens  int
+	OutputTokens int
+	// ArrivalUs is when an open-loop request is sent; 0 for closed loop.
+	ArrivalUs int64
+	// Warmup requests are sent but excluded from the means, as the client does.
+	Warmup bool
+}
+
+// Trace is the workload of one point, ready to write as a BLIS trace.
+type Trace struct {
+	ClosedLoop bool
+	// Concurrency is the number of closed-loop sessions (0 for open loop).
+	Concurrency int
+	Requests    []Request
+	// HorizonUs is the simulated time limit handed to the simulator.
+	HorizonUs int64
+}
+
+// Measured returns how many requests count for the means (not warm-ups).
+func (t *Trace) Measured() int {
+	n := 0
+	for _, r := range t.Requests {
+		if !r.Warmup {
+			n++
+		}
+	}
+	return n
+}
+
+// Horizon policy: closed-loop follow-up rounds carry a 300 s deadline in
+// BLIS, so no round can legitimately outlast it; open-loop requests get ten
+// minutes past the last arrival to drain.
+const (
+	roundDeadlineUs = 300_000_000
+	drainUs         = 600_000_000
+)
+
+// Generate regenerates exactly the requests the benchmark client sent at
+// point i of u. The same unit and point always give the same requests: the
+// random lengths come from a generator seeded with the unit's seed and the
+// point's load.
+func Generate(u *ledger.Unit, i int) (Trace, error) {
+	p := u.Points[i]
+	h := fnv.New64a()
+	h.Write([]byte(p.Load.Key()))
+	rng := rand.New(rand.NewPCG(u.Workload.Seed, h.Sum64()))
+	switch u.Workload.Client {
+	case ledger.ClientInferenceX:
+		return inferenceX(u.Workload.InferenceX, p.Load.Concurrency, rng)
+	case ledger.ClientInferencePerf:
+		return inferencePerf(u.Workload.InferencePerf, p.Load.Rate, p.Load.DurationS)
+	default:
+		return Trace{}, fmt.Errorf("unit %s: no request generator for client %q", u.ID, u.Workload.Client)
+	}
+}
+
+// inferenceX: benchmark_serving.py --dataset-name random with
+// --random-range-ratio r: input and output lengths drawn independently and
+// uniformly from [floor(r·L), L]; --num-prompts P·C behind a semaphore of C
+// (closed loop: C sessions whose next round starts when the previous one
+// completes), after W·C warm-up requests under the same semaphore.
+func inferenceX(w *ledger.InferenceXWorkload, c int, rng *rand.Rand) (Trace, error) {
+	if w == nil || c <= 0 {
+		return Trace{}, fmt.Errorf("inferencex point needs a workload and a positive concurrency")
+	}
+	draw := func(l int) int {
+		lo := int(math.Floor(w.RangeRatio * float64(l)))
+		if lo < 1 {
+			lo = 1
+		}
+		return lo + rng.IntN(l-lo+1)
+	}
+	warm := w.WarmupsPerConcurrency * c
+	total := warm + w.PromptsPerConcurrency*c
+	t := Trace{ClosedLoop: true, Concurrency: c}
+	for k := 0; k < total; k++ {
+		in := draw(w.InputLen)
+		out := draw(w.OutputLen)
+		t.Requests = append(t.Requests, Request{
+			ID: k, Session: "s" + strconv.Itoa(k%c), Round: k / c,
+			InputTokens: in, OutputTokens: out, Warmup: k < warm,
+		})
+	}
+	rounds := (total + c - 1) / c
+	t.HorizonUs = int64(rounds+1) * roundDeadlineUs
+	return t, nil
+}
+
+// inferencePerf: a constant load sends rate·duration requests evenly spaced
+// at 1/rate s. The shared_prefix data set has G system prompts of
+// system_prompt_len tokens, each with U users asking question_len-token
+// questions; requests cycle through the G·U users, so users of one group share
+// their system prompt as a prefix. With ignore_eos every answer is output_len
+// tokens.
+func inferencePerf(w *ledger.InferencePerfWorkload, rate, duration float64) (Trace, error) {
+	if w == nil || !(rate > 0) || !(duration > 0) {
+		return Trace{}, fmt.Errorf("inference-perf point needs a workload, a positive rate and duration")
+	}
+	n := int(math.Round(rate * duration))
+	users := w.NumUniqueSystemPrompts * w.NumUsersPerSystemPrompt
+	t := Trace{}
+	var last int64
+	for k := 0; k < n; k++ {
+		u := k % users
+		g := u / w.NumUsersPerSystemPrompt
+		arr := int64(math.Round(float64(k) / rate * 1e6))
+		t.Requests = append(t.Requests, Request{
+			ID: k, PrefixGroup: "sys" + strconv.Itoa(g), PrefixLength: w.SystemPromptLen,
+			InputTokens: w.SystemPromptLen + w.QuestionLen, OutputTokens: w.OutputLen, ArrivalUs: arr,
+		})
+		last = arr
+	}
+	t.HorizonUs = last + drainUs
+	return t, nil
+}
+
+// traceColumns are the 27 positional columns of a BLIS trace v2 data file.
+var traceColumns = []string{"request_id", "client_id", "tenant_id", "slo_class", "session_id", "round_index", "prefix_group", "prefix_length", "streaming", "input_tokens", "output_tokens", "text_tokens", "image_tokens", "audio_tokens", "video_tokens", "reason_ratio", "model", "deadline_us", "server_input_tokens", "arrival_time_us", "send_time_us", "first_chunk_time_us", "last_chunk_time_us", "num_chunks", "status", "error_message", "finish_reason"}
+
+// WriteTrace writes t as a BLIS trace v2: a header YAML and a data CSV.
+func WriteTrace(t Trace, headerPath, dataPath string) error {
+	header := "trace_version: 2\ntime_unit: microseconds\nmode: generated\nwarm_up_requests: 0\n"
+	if err := os.WriteFile(headerPath, []byte(header), 0o644); err != nil {
+		return err
+	}
+	f, err := os.Create(dataPath)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	for k, c := range traceColumns {
+		if k > 0 {
+			w.WriteByte(',')
+		}
+		w.WriteString(c)
+	}
+	w.WriteByte('\n')
+	for _, r := range t.Requests {
+		round := ""
+		if r.Session != "" {
+			round = strconv.Itoa(r.Round)
+		}
+		in, out := strconv.Itoa(r.InputTokens), strconv.Itoa(r.OutputTokens)
+		fields := []string{
+			strconv.Itoa(r.ID), "client0", "", "", r.Session, round, r.PrefixGroup, strconv.Itoa(r.PrefixLength), "true",
+			in, out, in, "0", "0", "0", "0", "", "0", "0", strconv.FormatInt(r.ArrivalUs, 10), "0", "0", "0", "0", "", "", "",
+		}
+		for k, v := range fields {
+			if k > 0 {
+				w.WriteByte(',')
+			}
+			w.WriteString(v)
+		}
+		w.WriteByte('\n')
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

@@ -1,0 +1,175 @@
+// Package render turns harness results into Markdown. It is pure: the same
+// summary gives the same bytes, tested against golden files (go test
+// ./internal/render -update rewrites them). Untrusted text (model names,
+// unit ids, simulator messages) goes through Cell.
+package render
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/report"
+)
+
+// Summary renders one run's accuracy table: label, headline table, the table
+// by model × hardware, coverage with reasons, and the provenance footer.
+func Summary(s report.Summary) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## BLIS simulator accuracy: %s\n\n", labelText(s.Label))
+	if s.Label != report.LabelRelease {
+		fmt.Fprintf(&b, "> [!WARNING]\n> **Experimental figures.** %s.\n\n", Cell(strings.Join(s.LabelReasons, "; ")))
+	}
+	if s.Shard != nil {
+		fmt.Fprintf(&b, "Shard %d of %d: these figures cover only this slice of the corpus.\n\n", s.Shard.Index, s.Shard.Count)
+	}
+
+	tierName, tier, fellBack := HeadlineTier(s.Tiers)
+	fmt.Fprintf(&b, "### Headline (tier `%s`)\n\n", tierName)
+	if fellBack {
+		b.WriteString("Tier `measured_resolved` has no scored point, so this table falls back to tier `all`, which includes points whose engine settings had to be assumed.\n\n")
+	}
+	b.WriteString("| Metric | MAPE | Shape | Bias | Median APE | Worst point | Points (shape) |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---|---:|\n")
+	for _, m := range []struct {
+		name string
+		m    report.Metric
+	}{{"Mean TTFT", tier.TTFT}, {"Mean TPOT", tier.TPOT}} {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %d (%d) |\n", m.name, Pct(m.m.MAPE), Pct(m.m.Shape), SignedPct(m.m.Bias), Pct(m.m.MedianAPE), worst(m.m.Worst), m.m.N, m.m.ShapeN)
+	}
+	if !fellBack {
+		other := s.Tiers.All
+		fmt.Fprintf(&b, "\nTier `all` (every scored point): TTFT MAPE %s, shape %s over %d points; TPOT MAPE %s, shape %s over %d points.\n",
+			Pct(other.TTFT.MAPE), Pct(other.TTFT.Shape), other.TTFT.N, Pct(other.TPOT.MAPE), Pct(other.TPOT.Shape), other.TPOT.N)
+	}
+
+	if len(s.Groups) > 0 {
+		fmt.Fprintf(&b, "\n### By model × hardware (tier `%s`)\n\n", tierName)
+		b.WriteString("| Model | Hardware | TTFT MAPE | TTFT shape | TTFT bias | TPOT MAPE | TPOT shape | TPOT bias | Points |\n")
+		b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|\n")
+		for _, g := range s.Groups {
+			t := g.Tiers.All
+			if tierName == report.TierMeasuredResolved {
+				t = g.Tiers.MeasuredResolved
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %d |\n", Cell(g.Model), Cell(g.Hardware),
+				Pct(t.TTFT.MAPE), Pct(t.TTFT.Shape), SignedPct(t.TTFT.Bias), Pct(t.TPOT.MAPE), Pct(t.TPOT.Shape), SignedPct(t.TPOT.Bias), t.TTFT.N)
+		}
+	}
+
+	b.WriteString("\n")
+	b.WriteString(Coverage(s.Coverage))
+	b.WriteString("\n")
+	b.WriteString(Provenance(s))
+	return b.String()
+}
+
+// HeadlineTier picks the tier the headline shows: measured_resolved, or all
+// when measured_resolved has no scored point (fellBack).
+func HeadlineTier(t report.Tiers) (name string, scores report.TierScores, fellBack bool) {
+	if t.MeasuredResolved.TTFT.N > 0 || t.MeasuredResolved.TPOT.N > 0 {
+		return report.TierMeasuredResolved, t.MeasuredResolved, false
+	}
+	return report.TierAll, t.All, true
+}
+
+// Coverage renders the coverage section: counts and reasons, most common first.
+func Coverage(c report.Coverage) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "### Coverage\n\n%d corpus points: %d scored, %d not scored.\n", c.CorpusPoints, c.Scored, c.NotScored)
+	if len(c.NotScoredByReason) > 0 {
+		type kv struct {
+			reason string
+			n      int
+		}
+		var rs []kv
+		for r, n := range c.NotScoredByReason {
+			rs = append(rs, kv{r, n})
+		}
+		sort.Slice(rs, func(i, j int) bool {
+			if rs[i].n != rs[j].n {
+				return rs[i].n > rs[j].n
+			}
+			return rs[i].reason < rs[j].reason
+		})
+		b.WriteString("\n| Not scored because | Points |\n|---|---:|\n")
+		for _, r := range rs {
+			fmt.Fprintf(&b, "| %s | %d |\n", Cell(r.reason), r.n)
+		}
+	}
+	return b.String()
+}
+
+// Provenance renders the footer: where every figure came from.
+func Provenance(s report.Summary) string {
+	p := s.Provenance
+	var b strings.Builder
+	b.WriteString("<details><summary>Provenance</summary>\n\n")
+	src := "clean checkout"
+	if p.Harness.Source == report.HarnessAssertion {
+		src = "by assertion (HARNESS_COMMIT file)"
+	}
+	ver := ""
+	if p.Harness.Version != "" {
+		ver = " (" + Cell(p.Harness.Version) + ")"
+	}
+	fmt.Fprintf(&b, "- Harness: `%s`%s, %s\n", p.Harness.Commit, ver, src)
+	sim := p.Simulator
+	if sim.BuiltByHarness {
+		tag := "no release tag"
+		if sim.Tag != "" {
+			tag = "release " + Cell(sim.Tag)
+		}
+		fmt.Fprintf(&b, "- Simulator: %s at `%s` (%s), built by the harness from ref %s; driver `%s`\n", Cell(sim.Repo), sim.Commit, tag, Cell(sim.Ref), sim.Driver)
+	} else {
+		fmt.Fprintf(&b, "- Simulator: a prebuilt binary (commit unknown to the harness); driver `%s`\n", sim.Driver)
+	}
+	fmt.Fprintf(&b, "- Ledger: %s\n", dataVersion(&p.Ledger))
+	fmt.Fprintf(&b, "- Catalog: %s\n", dataVersion(p.Catalog))
+	fmt.Fprintf(&b, "- Registry: %s\n", dataVersion(p.Registry))
+	fmt.Fprintf(&b, "- Shape: %s\n", s.ShapeDefinition)
+	fmt.Fprintf(&b, "- Label: **%s**\n", s.Label)
+	b.WriteString("\n</details>\n")
+	return b.String()
+}
+
+func dataVersion(v *report.DataVersion) string {
+	if v == nil {
+		return "none"
+	}
+	rel := "not a release"
+	if v.Release {
+		rel = "release"
+	}
+	return fmt.Sprintf("%s %s (%s, `%s`)", Cell(v.Name), Cell(v.Version), rel, v.Digest)
+}
+
+func labelText(l string) string {
+	if l == report.LabelRelease {
+		return "release"
+	}
+	return "EXPERIMENTAL"
+}
+
+// Pct formats a percentage with one decimal, "n/a" when absent.
+func Pct(x *float64) string {
+	if x == nil {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.1f%%", *x)
+}
+
+// SignedPct formats a signed percentage with its sign, "n/a" when absent.
+func SignedPct(x *float64) string {
+	if x == nil {
+		return "n/a"
+	}
+	return fmt.Sprintf("%+.1f%%", *x)
+}
+
+func worst(w *report.Worst) string {
+	if w == nil {
+		return "n/a"
+	}
+	return fmt.Sprintf("%s (%.1f%%)", Cell(w.Point), w.APE)
+}
