@@ -1,0 +1,179 @@
+// Package bot is the bot's pure core. It decides, from plain data, what a
+// harness release changes in each consumer repository (BumpPlan), whether a
+// summary may be published (Gate) and which files a published snapshot
+// writes to the dashboard repository (PlanSnapshot); Bumper and Publisher
+// carry those decisions out through the narrow GitHub interfaces declared
+// here, which internal/github implements and tests fake. Nothing here
+// imports go-github or knows about HTTP.
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Sentinel outcomes the GitHub interfaces report; callers branch on them
+// with errors.Is.
+var (
+	// ErrNotFound: the repository, ref, file, release or artifact does not exist.
+	ErrNotFound = errors.New("not found")
+	// ErrConflict: a ref update was not a fast-forward, or the ref already exists.
+	ErrConflict = errors.New("conflict")
+)
+
+// Repo names a repository.
+type Repo struct {
+	Owner, Name string
+}
+
+// String returns "owner/name".
+func (r Repo) String() string { return r.Owner + "/" + r.Name }
+
+// ParseRepo parses "owner/name".
+func ParseRepo(s string) (Repo, error) {
+	owner, name, ok := strings.Cut(s, "/")
+	if !ok || owner == "" || name == "" || strings.Contains(name, "/") {
+		return Repo{}, fmt.Errorf("repository %q is not owner/name", s)
+	}
+	return Repo{Owner: owner, Name: name}, nil
+}
+
+// Same reports whether two repositories are the same (GitHub compares
+// names case-insensitively).
+func (r Repo) Same(o Repo) bool {
+	return strings.EqualFold(r.Owner, o.Owner) && strings.EqualFold(r.Name, o.Name)
+}
+
+// Release is a release of the harness, as a webhook or the API reports it.
+type Release struct {
+	Repo       Repo
+	Tag        string
+	Name       string
+	Notes      string
+	Draft      bool
+	Prerelease bool
+	// URL is the release's web page.
+	URL string
+}
+
+// Run is a completed workflow run.
+type Run struct {
+	Repo Repo
+	ID   int64
+	// WorkflowPath is the workflow file, e.g. ".github/workflows/publish.yml".
+	WorkflowPath string
+	// Event is what triggered the run (push, schedule, workflow_dispatch, …).
+	Event      string
+	Status     string
+	Conclusion string
+	HeadSHA    string
+	HeadBranch string
+	// HeadRepo is the repository the run's head commit came from (a fork
+	// for pull requests from forks).
+	HeadRepo Repo
+	// URL is the run's web page.
+	URL       string
+	UpdatedAt time.Time
+}
+
+// Commit is a git commit as the git data API reports it.
+type Commit struct {
+	SHA         string
+	Message     string
+	AuthorName  string
+	AuthorEmail string
+	Parents     []string
+}
+
+// Pull is an open pull request.
+type Pull struct {
+	Number int
+	Title  string
+	Body   string
+	// Head is the head branch (in the same repository) and Base the base branch.
+	Head string
+	Base string
+	// Author is the login of the user who opened it.
+	Author string
+	URL    string
+}
+
+// Identity is the App's own bot user, as its commits and pull requests show it.
+type Identity struct {
+	// Login is e.g. "accuracy-bot[bot]".
+	Login string
+	// Email is the commit author email of the bot user; empty when unknown.
+	Email string
+}
+
+// RepoReader reads repository content. Implementations translate a missing
+// repository, branch or path into ErrNotFound.
+type RepoReader interface {
+	// DefaultBranch returns the repository's default branch name.
+	DefaultBranch(ctx context.Context, repo Repo) (string, error)
+	// BranchHead returns the commit a branch points at.
+	BranchHead(ctx context.Context, repo Repo, branch string) (string, error)
+	// GetCommit returns one commit.
+	GetCommit(ctx context.Context, repo Repo, sha string) (Commit, error)
+	// ReadFile returns a file's content at a commit.
+	ReadFile(ctx context.Context, repo Repo, ref, path string) ([]byte, error)
+	// ListDir returns the names (not paths) of the files directly in dir at
+	// a commit, sorted.
+	ListDir(ctx context.Context, repo Repo, ref, dir string) ([]string, error)
+}
+
+// Committer writes commits through the git data API.
+type Committer interface {
+	// CreateCommit creates one commit whose tree is parent's tree with files
+	// (path → content) replaced or added, and returns its SHA. Nothing is
+	// visible on any branch until a ref is moved to it.
+	CreateCommit(ctx context.Context, repo Repo, parent string, files map[string][]byte, message string) (string, error)
+	// CreateBranch creates a branch at sha; ErrConflict if it exists.
+	CreateBranch(ctx context.Context, repo Repo, branch, sha string) error
+	// UpdateBranch moves a branch to sha. Without force, a move that is not
+	// a fast-forward fails with ErrConflict.
+	UpdateBranch(ctx context.Context, repo Repo, branch, sha string, force bool) error
+}
+
+// Pulls manages pull requests and comments.
+type Pulls interface {
+	// OpenPulls lists every open pull request (all pages).
+	OpenPulls(ctx context.Context, repo Repo) ([]Pull, error)
+	// CreatePull opens a pull request from head into base.
+	CreatePull(ctx context.Context, repo Repo, head, base, title, body string) (Pull, error)
+	// EditPull sets a pull request's title and body.
+	EditPull(ctx context.Context, repo Repo, number int, title, body string) error
+	// ClosePull comments on a pull request, then closes it.
+	ClosePull(ctx context.Context, repo Repo, number int, comment string) error
+	// CommentCommit comments on a commit.
+	CommentCommit(ctx context.Context, repo Repo, sha, body string) error
+}
+
+// Releases reads the harness's releases and history.
+type Releases interface {
+	// ResolveTag returns the commit a tag points at, peeling annotated tags.
+	ResolveTag(ctx context.Context, repo Repo, tag string) (string, error)
+	// GetRelease returns the published release of a tag; ErrNotFound for
+	// none (drafts are not releases).
+	GetRelease(ctx context.Context, repo Repo, tag string) (Release, error)
+	// IsAncestor reports whether commit is reachable from branch.
+	IsAncestor(ctx context.Context, repo Repo, commit, branch string) (bool, error)
+}
+
+// Installations lists where the App is installed.
+type Installations interface {
+	// InstalledRepos lists every repository of every installation of the App.
+	InstalledRepos(ctx context.Context) ([]Repo, error)
+	// Identity returns the App's bot user.
+	Identity(ctx context.Context) (Identity, error)
+}
+
+// Artifacts downloads workflow run artifacts.
+type Artifacts interface {
+	// RunArtifact returns the zip archive of the run's artifact called name;
+	// ErrNotFound if the run has none (or it expired).
+	RunArtifact(ctx context.Context, repo Repo, runID int64, name string) ([]byte, error)
+}

@@ -1,0 +1,318 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path"
+	"strings"
+)
+
+// BumpGitHub is what Bumper needs from GitHub.
+type BumpGitHub interface {
+	RepoReader
+	Committer
+	Pulls
+	Releases
+	Installations
+}
+
+// BumpConfig configures Bumper.
+type BumpConfig struct {
+	// Harness is the harness repository whose releases are pinned.
+	Harness Repo
+	// PinFile is the pin file's path in consumer repositories.
+	PinFile string
+	// Branch is the stable bump branch, one per consumer repository.
+	Branch string
+	// AllowPrereleases makes prereleases bump too.
+	AllowPrereleases bool
+	// Repositories limits the repositories served; empty means every
+	// repository the App is installed on.
+	Repositories []Repo
+	// WebURL is the GitHub web root for links, e.g. https://github.com.
+	WebURL string
+	// DryRun plans without writing anything.
+	DryRun bool
+}
+
+// Bumper moves consumer repositories' harness pins to a release.
+type Bumper struct {
+	GH  BumpGitHub
+	Cfg BumpConfig
+	Log *slog.Logger
+}
+
+// What happened to one repository.
+const (
+	OutcomeCreated   = "created"   // new branch and pull request
+	OutcomeUpdated   = "updated"   // existing bump pull request moved to this version
+	OutcomeUnchanged = "unchanged" // the bump pull request already says exactly this
+	OutcomeSkipped   = "skipped"   // see Reason
+	OutcomePlanned   = "planned"   // dry run
+)
+
+// RepoOutcome is what a bump did (or, in a dry run, would do) in one repository.
+type RepoOutcome struct {
+	Repo    Repo
+	Outcome string
+	Reason  string
+	// Pull is the bump pull request's number (0 when none, or in a dry run).
+	Pull int
+	// Closed are the superseded pull requests closed.
+	Closed []int
+	Plan   *BumpPlan
+}
+
+// ReleaseDecision says whether a release should bump pins ("" when it should).
+func ReleaseDecision(rel Release, harness Repo, allowPrereleases bool) string {
+	switch {
+	case !rel.Repo.Same(harness):
+		return fmt.Sprintf("release of %s, not of the harness %s", rel.Repo, harness)
+	case rel.Draft:
+		return "draft release"
+	case rel.Prerelease && !allowPrereleases:
+		return "prerelease (allow_prereleases is off)"
+	case rel.Tag == "":
+		return "release without a tag"
+	}
+	return ""
+}
+
+// OwnedByBot reports whether a branch head commit is the bot's own: its
+// message carries BumpTrailer and, when the bot's email is known, the bot
+// authored it. Anything else means a human pushed to the branch.
+func OwnedByBot(c Commit, id Identity) bool {
+	if !strings.Contains(c.Message, BumpTrailer) {
+		return false
+	}
+	return id.Email == "" || strings.EqualFold(c.AuthorEmail, id.Email)
+}
+
+// Superseded returns the open pull requests the bot opened for an earlier
+// bump on another branch: authored by the bot and carrying BumpMarker.
+func Superseded(pulls []Pull, id Identity, branch string) []Pull {
+	var out []Pull
+	for _, p := range pulls {
+		if p.Head != branch && strings.EqualFold(p.Author, id.Login) && strings.HasPrefix(p.Body, BumpMarker) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// BumpTag bumps to the published release of tag (the one-shot CLI's path).
+func (b *Bumper) BumpTag(ctx context.Context, tag string) ([]RepoOutcome, error) {
+	rel, err := b.GH.GetRelease(ctx, b.Cfg.Harness, tag)
+	if err != nil {
+		return nil, fmt.Errorf("release %s of %s: %w", tag, b.Cfg.Harness, err)
+	}
+	rel.Repo = b.Cfg.Harness
+	if reason := ReleaseDecision(rel, b.Cfg.Harness, b.Cfg.AllowPrereleases); reason != "" {
+		return nil, fmt.Errorf("release %s: %s", tag, reason)
+	}
+	return b.BumpRelease(ctx, rel)
+}
+
+// BumpRelease bumps every served repository that pins the harness to rel.
+// A release that should not bump (ReleaseDecision) does nothing. Every
+// repository is tried; the errors of those that failed are joined.
+// Running it again for the same release changes nothing.
+func (b *Bumper) BumpRelease(ctx context.Context, rel Release) ([]RepoOutcome, error) {
+	log := b.logger().With("release", rel.Tag)
+	if reason := ReleaseDecision(rel, b.Cfg.Harness, b.Cfg.AllowPrereleases); reason != "" {
+		log.Info("release ignored", "reason", reason)
+		return nil, nil
+	}
+	commit, err := b.GH.ResolveTag(ctx, b.Cfg.Harness, rel.Tag)
+	if err != nil {
+		return nil, fmt.Errorf("resolve tag %s of %s: %w", rel.Tag, b.Cfg.Harness, err)
+	}
+	t := Target{Harness: b.Cfg.Harness, Tag: rel.Tag, Commit: commit, Release: rel, WebURL: b.Cfg.WebURL}
+	id, err := b.GH.Identity(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("app identity: %w", err)
+	}
+	repos := b.Cfg.Repositories
+	if len(repos) == 0 {
+		if repos, err = b.GH.InstalledRepos(ctx); err != nil {
+			return nil, fmt.Errorf("installed repositories: %w", err)
+		}
+	}
+	var outcomes []RepoOutcome
+	var errs []error
+	for _, repo := range repos {
+		o, err := b.bumpRepo(ctx, repo, t, id)
+		rlog := log.With("repository", repo.String())
+		if err != nil {
+			rlog.Error("bump failed", "err", err)
+			errs = append(errs, fmt.Errorf("%s: %w", repo, err))
+			continue
+		}
+		rlog.Info("bump", "outcome", o.Outcome, "reason", o.Reason, "pull", o.Pull, "closed", o.Closed)
+		outcomes = append(outcomes, o)
+	}
+	return outcomes, errors.Join(errs...)
+}
+
+func (b *Bumper) logger() *slog.Logger {
+	if b.Log == nil {
+		return slog.Default()
+	}
+	return b.Log
+}
+
+func (b *Bumper) readConsumer(ctx context.Context, repo Repo, ref string) (ConsumerFiles, error) {
+	files := ConsumerFiles{PinPath: b.Cfg.PinFile, Workflows: map[string][]byte{}}
+	src, err := b.GH.ReadFile(ctx, repo, ref, b.Cfg.PinFile)
+	switch {
+	case err == nil:
+		files.Pin = src
+	case !errors.Is(err, ErrNotFound):
+		return files, fmt.Errorf("read %s: %w", b.Cfg.PinFile, err)
+	}
+	names, err := b.GH.ListDir(ctx, repo, ref, WorkflowDir)
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return files, fmt.Errorf("list %s: %w", WorkflowDir, err)
+	}
+	for _, name := range names {
+		if !isWorkflowFile(name) {
+			continue
+		}
+		p := path.Join(WorkflowDir, name)
+		src, err := b.GH.ReadFile(ctx, repo, ref, p)
+		if err != nil {
+			return files, fmt.Errorf("read %s: %w", p, err)
+		}
+		files.Workflows[p] = src
+	}
+	return files, nil
+}
+
+func (b *Bumper) bumpRepo(ctx context.Context, repo Repo, t Target, id Identity) (RepoOutcome, error) {
+	out := RepoOutcome{Repo: repo}
+	base, err := b.GH.DefaultBranch(ctx, repo)
+	if err != nil {
+		return out, fmt.Errorf("default branch: %w", err)
+	}
+	baseSHA, err := b.GH.BranchHead(ctx, repo, base)
+	if err != nil {
+		return out, fmt.Errorf("branch %s: %w", base, err)
+	}
+	files, err := b.readConsumer(ctx, repo, baseSHA)
+	if err != nil {
+		return out, err
+	}
+	plan, err := PlanBump(files, t)
+	var skip SkipReason
+	if errors.As(err, &skip) {
+		out.Outcome, out.Reason = OutcomeSkipped, string(skip)
+		return out, nil
+	}
+	if err != nil {
+		// A broken pin file is the repository owner's to fix: report, skip.
+		out.Outcome, out.Reason = OutcomeSkipped, err.Error()
+		return out, nil
+	}
+	out.Plan = &plan
+	branchSHA, err := b.GH.BranchHead(ctx, repo, b.Cfg.Branch)
+	exists := err == nil
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return out, fmt.Errorf("branch %s: %w", b.Cfg.Branch, err)
+	}
+	upToDate := false
+	if exists {
+		head, err := b.GH.GetCommit(ctx, repo, branchSHA)
+		if err != nil {
+			return out, fmt.Errorf("branch %s head: %w", b.Cfg.Branch, err)
+		}
+		if !OwnedByBot(head, id) {
+			out.Outcome = OutcomeSkipped
+			out.Reason = fmt.Sprintf("branch %s has commits not made by the bot (head %s); left alone", b.Cfg.Branch, short(branchSHA))
+			return out, nil
+		}
+		if upToDate, err = b.branchHas(ctx, repo, branchSHA, plan.Files); err != nil {
+			return out, err
+		}
+	}
+	pulls, err := b.GH.OpenPulls(ctx, repo)
+	if err != nil {
+		return out, fmt.Errorf("list pull requests: %w", err)
+	}
+	var current *Pull
+	for i := range pulls {
+		if pulls[i].Head == b.Cfg.Branch {
+			current = &pulls[i]
+		}
+	}
+	if b.Cfg.DryRun {
+		out.Outcome = OutcomePlanned
+		return out, nil
+	}
+	if !upToDate {
+		sha, err := b.GH.CreateCommit(ctx, repo, baseSHA, plan.Files, plan.Message)
+		if err != nil {
+			return out, fmt.Errorf("create commit: %w", err)
+		}
+		if exists {
+			// The branch is the bot's own: move it onto the new commit.
+			err = b.GH.UpdateBranch(ctx, repo, b.Cfg.Branch, sha, true)
+		} else {
+			err = b.GH.CreateBranch(ctx, repo, b.Cfg.Branch, sha)
+		}
+		if err != nil {
+			return out, fmt.Errorf("branch %s: %w", b.Cfg.Branch, err)
+		}
+	}
+	switch {
+	case current == nil:
+		pr, err := b.GH.CreatePull(ctx, repo, b.Cfg.Branch, base, plan.Title, plan.Body)
+		if err != nil {
+			return out, fmt.Errorf("create pull request: %w", err)
+		}
+		out.Outcome, out.Pull = OutcomeCreated, pr.Number
+	case current.Title != plan.Title || current.Body != plan.Body:
+		if err := b.GH.EditPull(ctx, repo, current.Number, plan.Title, plan.Body); err != nil {
+			return out, fmt.Errorf("edit pull request #%d: %w", current.Number, err)
+		}
+		out.Outcome, out.Pull = OutcomeUpdated, current.Number
+	case !upToDate:
+		out.Outcome, out.Pull = OutcomeUpdated, current.Number
+	default:
+		out.Outcome, out.Pull = OutcomeUnchanged, current.Number
+	}
+	for _, old := range Superseded(pulls, id, b.Cfg.Branch) {
+		msg := fmt.Sprintf("Superseded by #%d, which bumps the accuracy harness to `%s`.", out.Pull, t.Tag)
+		if err := b.GH.ClosePull(ctx, repo, old.Number, msg); err != nil {
+			return out, fmt.Errorf("close superseded pull request #%d: %w", old.Number, err)
+		}
+		out.Closed = append(out.Closed, old.Number)
+	}
+	return out, nil
+}
+
+// branchHas reports whether every planned file already has its planned
+// content at sha.
+func (b *Bumper) branchHas(ctx context.Context, repo Repo, sha string, files map[string][]byte) (bool, error) {
+	for p, want := range files {
+		got, err := b.GH.ReadFile(ctx, repo, sha, p)
+		if errors.Is(err, ErrNotFound) {
+			return false, nil
+		}
+		if err != nil {
+			return false, fmt.Errorf("read %s on the bump branch: %w", p, err)
+		}
+		if string(got) != string(want) {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}

@@ -1,0 +1,274 @@
+package bot
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+const (
+	harnessName = "inference-sim/accuracy-dashboard"
+	oldCommit   = "0123456789abcdef0123456789abcdef01234567"
+	bumpBranch  = "accuracy-bot/harness"
+)
+
+var pinV100 = `# The accuracy harness this repository's PR checks run.
+harness:
+  repository: inference-sim/accuracy-dashboard
+  tag: v1.0.0   # bumped by the bot
+  commit: ` + oldCommit + `
+data:
+  ledger: bundled
+`
+
+var workflowV100 = `name: accuracy
+on: pull_request
+jobs:
+  accuracy:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - uses: inference-sim/accuracy-dashboard@` + oldCommit + ` # v1.0.0
+        with:
+          mode: pr
+`
+
+type bumpWorld struct {
+	gh                              *fakeGitHub
+	harness, app, lib, plain, newer Repo
+	bumper                          *Bumper
+}
+
+func newBumpWorld(t *testing.T) *bumpWorld {
+	gh := newFake(t)
+	w := &bumpWorld{gh: gh}
+	w.harness = gh.addRepo(harnessName, map[string]string{"go.mod": "module x\n"}, false)
+	w.app = gh.addRepo("org/app", map[string]string{
+		".github/accuracy-harness.yaml":  pinV100,
+		".github/workflows/accuracy.yml": workflowV100,
+		".github/workflows/notes.txt":    "not a workflow",
+	}, true)
+	w.lib = gh.addRepo("org/lib", map[string]string{".github/workflows/ci.yaml": workflowV100}, true)
+	w.plain = gh.addRepo("org/plain", map[string]string{"README.md": "hi\n"}, true)
+	w.newer = gh.addRepo("org/newer", map[string]string{
+		".github/accuracy-harness.yaml": strings.Replace(pinV100, "v1.0.0", "v9.0.0", 1),
+	}, true)
+	w.bumper = &Bumper{GH: gh, Cfg: BumpConfig{
+		Harness: w.harness, PinFile: ".github/accuracy-harness.yaml", Branch: bumpBranch, WebURL: "https://github.com",
+	}}
+	return w
+}
+
+func outcomes(os []RepoOutcome) map[string]string {
+	m := map[string]string{}
+	for _, o := range os {
+		m[o.Repo.String()] = o.Outcome
+	}
+	return m
+}
+
+func TestBumpReleaseOnePullPerPinningRepository(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newBumpWorld(t)
+	rel, sha := w.gh.release(w.harness, "v1.1.0", "Faster scoring. Thanks @alice, fixes #12.")
+	got, err := w.bumper.BumpRelease(ctx, rel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"org/app": OutcomeCreated, "org/lib": OutcomeCreated, "org/plain": OutcomeSkipped, "org/newer": OutcomeSkipped}
+	if d := cmp.Diff(want, outcomes(got)); d != "" {
+		t.Errorf("outcomes (-want +got):\n%s", d)
+	}
+	for _, repo := range []Repo{w.app, w.lib} {
+		pulls := w.gh.openPulls(repo)
+		if len(pulls) != 1 {
+			t.Fatalf("%s: %d open pull requests, want 1", repo, len(pulls))
+		}
+		p := pulls[0]
+		if p.Title != "Bump accuracy harness to v1.1.0" || p.Head != bumpBranch || p.Base != "main" {
+			t.Errorf("%s: pull = %+v", repo, p)
+		}
+		for _, want := range []string{BumpMarker, "https://github.com/" + harnessName + "/compare/v1.0.0...v1.1.0", "@\u200dalice", "#\u200d12", sha} {
+			if !strings.Contains(p.Body, want) {
+				t.Errorf("%s: body lacks %q:\n%s", repo, want, p.Body)
+			}
+		}
+		files := w.gh.tip(repo, bumpBranch)
+		for path, content := range files {
+			if strings.Contains(string(content), oldCommit) {
+				t.Errorf("%s: %s on the bump branch still pins the old commit", repo, path)
+			}
+		}
+	}
+	wantWF := strings.Replace(strings.Replace(workflowV100, oldCommit, sha, 1), "# v1.0.0", "# v1.1.0", 1)
+	if d := cmp.Diff(wantWF, string(w.gh.tip(w.lib, bumpBranch)[".github/workflows/ci.yaml"])); d != "" {
+		t.Errorf("bumped workflow (-want +got):\n%s", d)
+	}
+	wantPin := strings.Replace(strings.Replace(pinV100, oldCommit, sha, 1), "tag: v1.0.0", "tag: v1.1.0", 1)
+	if d := cmp.Diff(wantPin, string(w.gh.tip(w.app, bumpBranch)[".github/accuracy-harness.yaml"])); d != "" {
+		t.Errorf("bumped pin file (-want +got):\n%s", d)
+	}
+	if n := w.gh.countWrites("CreateCommit"); n != 2 {
+		t.Errorf("%d commits, want one per pinning repository (2)", n)
+	}
+
+	// A redelivered event changes nothing.
+	before := len(w.gh.writes)
+	again, err := w.bumper.BumpRelease(ctx, rel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if extra := w.gh.writes[before:]; len(extra) != 0 {
+		t.Errorf("redelivery wrote %v, want nothing", extra)
+	}
+	if o := outcomes(again); o["org/app"] != OutcomeUnchanged || o["org/lib"] != OutcomeUnchanged {
+		t.Errorf("redelivery outcomes = %v", o)
+	}
+}
+
+func TestBumpUpdatesInPlaceClosesSupersededAndRespectsHumans(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newBumpWorld(t)
+	// An older bump PR on another branch, opened by the bot.
+	w.gh.push(w.app, "accuracy-bot/harness-v0.9.0", map[string]string{"x": "y"}, "old bump\n\n"+BumpTrailer, w.gh.id)
+	old, _ := w.gh.CreatePull(ctx, w.app, "accuracy-bot/harness-v0.9.0", "main", "Bump accuracy harness to v0.9.0", BumpMarker+"\nold")
+	// A human's PR that mentions the marker is not the bot's.
+	w.gh.push(w.app, "feature", map[string]string{"f": "1"}, "feature", Identity{Login: "human"})
+	w.gh.mu.Lock()
+	w.gh.repos["org/app"].pulls = append(w.gh.repos["org/app"].pulls, &fakePull{Pull: Pull{Number: 99, Head: "feature", Base: "main", Author: "human", Body: BumpMarker}})
+	w.gh.mu.Unlock()
+
+	rel1, _ := w.gh.release(w.harness, "v1.1.0", "one")
+	if _, err := w.bumper.BumpRelease(ctx, rel1); err != nil {
+		t.Fatal(err)
+	}
+	first := w.gh.openPulls(w.app)
+	var bump Pull
+	for _, p := range first {
+		if p.Head == bumpBranch {
+			bump = p
+		}
+		if p.Number == old.Number {
+			t.Errorf("superseded pull request #%d still open", old.Number)
+		}
+	}
+	if len(first) != 2 {
+		t.Errorf("open pulls = %+v, want the bump and the human's", first)
+	}
+
+	rel2, sha2 := w.gh.release(w.harness, "v1.2.0", "two")
+	got, err := w.bumper.BumpRelease(ctx, rel2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range got {
+		if o.Repo == w.app && (o.Outcome != OutcomeUpdated || o.Pull != bump.Number) {
+			t.Errorf("app outcome = %+v, want pull #%d updated in place", o, bump.Number)
+		}
+	}
+	now := w.gh.openPulls(w.app)
+	if len(now) != 2 {
+		t.Fatalf("open pulls after the second release = %+v", now)
+	}
+	for _, p := range now {
+		if p.Head == bumpBranch && (p.Number != bump.Number || p.Title != "Bump accuracy harness to v1.2.0" || !strings.Contains(p.Body, "compare/v1.0.0...v1.2.0")) {
+			t.Errorf("bump pull not updated in place: %+v", p)
+		}
+	}
+	if !strings.Contains(string(w.gh.tip(w.app, bumpBranch)[".github/workflows/accuracy.yml"]), sha2+" # v1.2.0") {
+		t.Error("bump branch not moved to v1.2.0")
+	}
+
+	// A human pushes to the bump branch of lib: the bot leaves it alone.
+	humanSHA := w.gh.push(w.lib, bumpBranch, map[string]string{"tweak": "1"}, "tweak", Identity{Login: "human", Email: "h@example.com"})
+	rel3, _ := w.gh.release(w.harness, "v1.3.0", "three")
+	got, err = w.bumper.BumpRelease(ctx, rel3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range got {
+		if o.Repo == w.lib && (o.Outcome != OutcomeSkipped || !strings.Contains(o.Reason, "not made by the bot")) {
+			t.Errorf("lib outcome = %+v, want skipped for a human push", o)
+		}
+		if o.Repo == w.app && o.Outcome != OutcomeUpdated {
+			t.Errorf("app outcome = %+v, want updated", o)
+		}
+	}
+	if head, _ := w.gh.BranchHead(ctx, w.lib, bumpBranch); head != humanSHA {
+		t.Errorf("lib bump branch moved from the human's commit")
+	}
+}
+
+func TestBumpReleaseIgnoresDraftsPrereleasesAndOtherRepos(t *testing.T) {
+	t.Parallel()
+	h := Repo{"inference-sim", "accuracy-dashboard"}
+	for _, tc := range []struct {
+		rel      Release
+		allowPre bool
+		want     string
+	}{
+		{Release{Repo: h, Tag: "v1.0.0"}, false, ""},
+		{Release{Repo: Repo{"Inference-Sim", "Accuracy-Dashboard"}, Tag: "v1.0.0"}, false, ""},
+		{Release{Repo: h, Tag: "v1.0.0", Draft: true}, true, "draft release"},
+		{Release{Repo: h, Tag: "v1.0.0-rc.1", Prerelease: true}, false, "prerelease (allow_prereleases is off)"},
+		{Release{Repo: h, Tag: "v1.0.0-rc.1", Prerelease: true}, true, ""},
+		{Release{Repo: Repo{"o", "r"}, Tag: "v1.0.0"}, false, "release of o/r, not of the harness inference-sim/accuracy-dashboard"},
+	} {
+		if got := ReleaseDecision(tc.rel, h, tc.allowPre); got != tc.want {
+			t.Errorf("ReleaseDecision(%+v, %v) = %q, want %q", tc.rel, tc.allowPre, got, tc.want)
+		}
+	}
+	// An ignored release makes no call at all (the fake would fail on an unknown repo).
+	b := &Bumper{GH: newFake(t), Cfg: BumpConfig{Harness: h}}
+	if out, err := b.BumpRelease(context.Background(), Release{Repo: h, Tag: "v1", Draft: true}); err != nil || out != nil {
+		t.Errorf("draft: %v, %v", out, err)
+	}
+}
+
+func TestBumpDryRunWritesNothing(t *testing.T) {
+	t.Parallel()
+	w := newBumpWorld(t)
+	w.bumper.Cfg.DryRun = true
+	rel, _ := w.gh.release(w.harness, "v1.1.0", "")
+	got, err := w.bumper.BumpRelease(context.Background(), rel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(w.gh.writes) != 0 {
+		t.Errorf("dry run wrote %v", w.gh.writes)
+	}
+	planned := 0
+	for _, o := range got {
+		if o.Outcome == OutcomePlanned {
+			planned++
+			if o.Plan == nil || len(o.Plan.Files) == 0 {
+				t.Errorf("%s: planned without files", o.Repo)
+			}
+		}
+	}
+	if planned != 2 {
+		t.Errorf("%d repositories planned, want 2", planned)
+	}
+}
+
+func TestCompareVersions(t *testing.T) {
+	t.Parallel()
+	ordered := []string{"v0.9.0", "v1.0.0-alpha", "v1.0.0-alpha.1", "v1.0.0-alpha.beta", "v1.0.0-beta.2", "v1.0.0-beta.11", "v1.0.0-rc.1", "v1.0.0", "v1.0.1", "v1.10.0", "v2.0.0"}
+	for i := range ordered {
+		for j := range ordered {
+			want := 0
+			if i < j {
+				want = -1
+			} else if i > j {
+				want = 1
+			}
+			if got := CompareVersions(ordered[i], ordered[j]); got != want {
+				t.Errorf("CompareVersions(%s, %s) = %d, want %d", ordered[i], ordered[j], got, want)
+			}
+		}
+	}
+}

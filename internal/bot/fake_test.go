@@ -1,0 +1,465 @@
+package bot
+
+import (
+	"context"
+	"crypto/sha1"
+	"encoding/hex"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// fakeGitHub is an in-memory GitHub: repositories of commits (full file
+// snapshots), branches, pull requests, releases and artifacts. It fails the
+// test on any call about a repository it was not given, and records every
+// mutating call so tests can assert exactly what was written.
+type fakeGitHub struct {
+	t  *testing.T
+	mu sync.Mutex
+
+	repos     map[string]*fakeRepo
+	installed []Repo
+	id        Identity
+	// artifacts maps "owner/name#runID/name" to a zip archive.
+	artifacts map[string][]byte
+
+	// conflicts makes the next n non-forced UpdateBranch calls fail with
+	// ErrConflict after moving the branch (as a concurrent writer would).
+	conflicts int
+	// onConflict is what the concurrent writer commits.
+	onConflict map[string][]byte
+
+	writes   []string // "CreateCommit owner/name", …
+	comments []string // commit comments: "owner/name@sha: body"
+	nextPull int
+}
+
+type fakeRepo struct {
+	defaultBranch string
+	branches      map[string]string
+	commits       map[string]fakeCommit
+	pulls         []*fakePull
+	releases      map[string]Release // by tag
+	tags          map[string]string  // tag → commit
+}
+
+type fakeCommit struct {
+	Commit
+	files map[string][]byte
+}
+
+type fakePull struct {
+	Pull
+	closed   bool
+	comments []string
+}
+
+func newFake(t *testing.T) *fakeGitHub {
+	return &fakeGitHub{t: t, repos: map[string]*fakeRepo{}, artifacts: map[string][]byte{},
+		id: Identity{Login: "accuracy-bot[bot]", Email: "1+accuracy-bot[bot]@users.noreply.github.com"}, nextPull: 1}
+}
+
+// addRepo creates a repository whose main branch holds files in one commit.
+func (f *fakeGitHub) addRepo(name string, files map[string]string, installed bool) Repo {
+	repo, err := ParseRepo(name)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	r := &fakeRepo{defaultBranch: "main", branches: map[string]string{}, commits: map[string]fakeCommit{},
+		releases: map[string]Release{}, tags: map[string]string{}}
+	f.repos[strings.ToLower(name)] = r
+	fs := map[string][]byte{}
+	for k, v := range files {
+		fs[k] = []byte(v)
+	}
+	r.branches["main"] = f.commitLocked(r, "", fs, "initial", Identity{Login: "human", Email: "human@example.com"})
+	if installed {
+		f.installed = append(f.installed, repo)
+	}
+	return repo
+}
+
+func (f *fakeGitHub) repo(repo Repo) (*fakeRepo, error) {
+	r, ok := f.repos[strings.ToLower(repo.String())]
+	if !ok {
+		f.t.Errorf("fake GitHub: call about unknown repository %s", repo)
+		return nil, fmt.Errorf("fake: repository %s: %w", repo, ErrNotFound)
+	}
+	return r, nil
+}
+
+func (f *fakeGitHub) commitLocked(r *fakeRepo, parent string, files map[string][]byte, msg string, author Identity) string {
+	h := sha1.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%d", parent, msg, len(r.commits))
+	keys := make([]string, 0, len(files))
+	for k := range files {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(h, "%s\x00%s\x00", k, files[k])
+	}
+	sha := hex.EncodeToString(h.Sum(nil))
+	var parents []string
+	if parent != "" {
+		parents = []string{parent}
+	}
+	r.commits[sha] = fakeCommit{Commit: Commit{SHA: sha, Message: msg, AuthorName: author.Login, AuthorEmail: author.Email, Parents: parents}, files: files}
+	return sha
+}
+
+// push commits files on top of a branch as author (a human or a racing writer).
+func (f *fakeGitHub) push(repo Repo, branch string, files map[string]string, msg string, author Identity) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	r, _ := f.repo(repo)
+	parent := r.branches[branch]
+	fs := map[string][]byte{}
+	if parent != "" {
+		for k, v := range r.commits[parent].files {
+			fs[k] = v
+		}
+	} else {
+		for k, v := range r.commits[r.branches[r.defaultBranch]].files {
+			fs[k] = v
+		}
+	}
+	for k, v := range files {
+		fs[k] = []byte(v)
+	}
+	sha := f.commitLocked(r, parent, fs, msg, author)
+	r.branches[branch] = sha
+	return sha
+}
+
+// tip returns the files at a branch head.
+func (f *fakeGitHub) tip(repo Repo, branch string) map[string][]byte {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	r, _ := f.repo(repo)
+	sha, ok := r.branches[branch]
+	if !ok {
+		return nil
+	}
+	return r.commits[sha].files
+}
+
+func (f *fakeGitHub) openPulls(repo Repo) []Pull {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	r, _ := f.repo(repo)
+	var out []Pull
+	for _, p := range r.pulls {
+		if !p.closed {
+			out = append(out, p.Pull)
+		}
+	}
+	return out
+}
+
+func (f *fakeGitHub) countWrites(prefix string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for _, w := range f.writes {
+		if strings.HasPrefix(w, prefix) {
+			n++
+		}
+	}
+	return n
+}
+
+func (f *fakeGitHub) DefaultBranch(_ context.Context, repo Repo) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	r, err := f.repo(repo)
+	if err != nil {
+		return "", err
+	}
+	return r.defaultBranch, nil
+}
+
+func (f *fakeGitHub) BranchHead(_ context.Context, repo Repo, branch string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	r, err := f.repo(repo)
+	if err != nil {
+		return "", err
+	}
+	sha, ok := r.branches[branch]
+	if !ok {
+		return "", fmt.Errorf("branch %s: %w", branch, ErrNotFound)
+	}
+	return sha, nil
+}
+
+func (f *fakeGitHub) GetCommit(_ context.Context, repo Repo, sha string) (Commit, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	r, err := f.repo(repo)
+	if err != nil {
+		return Commit{}, err
+	}
+	c, ok := r.commits[sha]
+	if !ok {
+		return Commit{}, fmt.Errorf("commit %s: %w", sha, ErrNotFound)
+	}
+	return c.Commit, nil
+}
+
+func (f *fakeGitHub) ReadFile(_ context.Context, repo Repo, ref, p string) ([]byte, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	r, err := f.repo(repo)
+	if err != nil {
+		return nil, err
+	}
+	c, ok := r.commits[ref]
+	if !ok {
+		f.t.Errorf("fake GitHub: ReadFile at %q, which is not a commit SHA", ref)
+		return nil, ErrNotFound
+	}
+	data, ok := c.files[p]
+	if !ok {
+		return nil, fmt.Errorf("%s: %w", p, ErrNotFound)
+	}
+	return data, nil
+}
+
+func (f *fakeGitHub) ListDir(_ context.Context, repo Repo, ref, dir string) ([]string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	r, err := f.repo(repo)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for p := range r.commits[ref].files {
+		if path.Dir(p) == dir {
+			names = append(names, path.Base(p))
+		}
+	}
+	if names == nil {
+		return nil, fmt.Errorf("%s: %w", dir, ErrNotFound)
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+func (f *fakeGitHub) CreateCommit(_ context.Context, repo Repo, parent string, files map[string][]byte, message string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	r, err := f.repo(repo)
+	if err != nil {
+		return "", err
+	}
+	pc, ok := r.commits[parent]
+	if !ok {
+		f.t.Errorf("fake GitHub: CreateCommit on unknown parent %s", parent)
+		return "", ErrNotFound
+	}
+	fs := map[string][]byte{}
+	for k, v := range pc.files {
+		fs[k] = v
+	}
+	for k, v := range files {
+		fs[k] = v
+	}
+	f.writes = append(f.writes, "CreateCommit "+repo.String())
+	return f.commitLocked(r, parent, fs, message, f.id), nil
+}
+
+func (f *fakeGitHub) CreateBranch(_ context.Context, repo Repo, branch, sha string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	r, err := f.repo(repo)
+	if err != nil {
+		return err
+	}
+	if _, ok := r.branches[branch]; ok {
+		return fmt.Errorf("branch %s exists: %w", branch, ErrConflict)
+	}
+	f.writes = append(f.writes, "CreateBranch "+repo.String()+" "+branch)
+	r.branches[branch] = sha
+	return nil
+}
+
+func (f *fakeGitHub) UpdateBranch(_ context.Context, repo Repo, branch, sha string, force bool) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	r, err := f.repo(repo)
+	if err != nil {
+		return err
+	}
+	old, ok := r.branches[branch]
+	if !ok {
+		return fmt.Errorf("branch %s: %w", branch, ErrNotFound)
+	}
+	if !force && f.conflicts > 0 {
+		f.conflicts--
+		// A concurrent writer moves the branch first.
+		fs := map[string][]byte{}
+		for k, v := range r.commits[old].files {
+			fs[k] = v
+		}
+		for k, v := range f.onConflict {
+			fs[k] = v
+		}
+		r.branches[branch] = f.commitLocked(r, old, fs, "concurrent write", Identity{Login: "other"})
+		return fmt.Errorf("update %s: %w", branch, ErrConflict)
+	}
+	if !force && !(len(r.commits[sha].Parents) == 1 && r.commits[sha].Parents[0] == old) {
+		return fmt.Errorf("update %s: not a fast-forward: %w", branch, ErrConflict)
+	}
+	f.writes = append(f.writes, "UpdateBranch "+repo.String()+" "+branch)
+	r.branches[branch] = sha
+	return nil
+}
+
+func (f *fakeGitHub) OpenPulls(_ context.Context, repo Repo) ([]Pull, error) {
+	return f.openPulls(repo), nil
+}
+
+func (f *fakeGitHub) CreatePull(_ context.Context, repo Repo, head, base, title, body string) (Pull, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	r, err := f.repo(repo)
+	if err != nil {
+		return Pull{}, err
+	}
+	if _, ok := r.branches[head]; !ok {
+		f.t.Errorf("fake GitHub: CreatePull from missing branch %s", head)
+	}
+	p := &fakePull{Pull: Pull{Number: f.nextPull, Title: title, Body: body, Head: head, Base: base, Author: f.id.Login}}
+	f.nextPull++
+	r.pulls = append(r.pulls, p)
+	f.writes = append(f.writes, "CreatePull "+repo.String())
+	return p.Pull, nil
+}
+
+func (f *fakeGitHub) pull(repo Repo, number int) (*fakePull, error) {
+	r, err := f.repo(repo)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range r.pulls {
+		if p.Number == number {
+			return p, nil
+		}
+	}
+	f.t.Errorf("fake GitHub: no pull request #%d in %s", number, repo)
+	return nil, ErrNotFound
+}
+
+func (f *fakeGitHub) EditPull(_ context.Context, repo Repo, number int, title, body string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	p, err := f.pull(repo, number)
+	if err != nil {
+		return err
+	}
+	p.Title, p.Body = title, body
+	f.writes = append(f.writes, "EditPull "+repo.String())
+	return nil
+}
+
+func (f *fakeGitHub) ClosePull(_ context.Context, repo Repo, number int, comment string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	p, err := f.pull(repo, number)
+	if err != nil {
+		return err
+	}
+	p.closed = true
+	p.comments = append(p.comments, comment)
+	f.writes = append(f.writes, "ClosePull "+repo.String())
+	return nil
+}
+
+func (f *fakeGitHub) CommentCommit(_ context.Context, repo Repo, sha, body string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, err := f.repo(repo); err != nil {
+		return err
+	}
+	f.comments = append(f.comments, repo.String()+"@"+sha+": "+body)
+	f.writes = append(f.writes, "CommentCommit "+repo.String())
+	return nil
+}
+
+func (f *fakeGitHub) ResolveTag(_ context.Context, repo Repo, tag string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	r, err := f.repo(repo)
+	if err != nil {
+		return "", err
+	}
+	sha, ok := r.tags[tag]
+	if !ok {
+		return "", fmt.Errorf("tag %s: %w", tag, ErrNotFound)
+	}
+	return sha, nil
+}
+
+func (f *fakeGitHub) GetRelease(_ context.Context, repo Repo, tag string) (Release, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	r, err := f.repo(repo)
+	if err != nil {
+		return Release{}, err
+	}
+	rel, ok := r.releases[tag]
+	if !ok {
+		return Release{}, fmt.Errorf("release %s: %w", tag, ErrNotFound)
+	}
+	return rel, nil
+}
+
+func (f *fakeGitHub) IsAncestor(_ context.Context, repo Repo, commit, branch string) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	r, err := f.repo(repo)
+	if err != nil {
+		return false, err
+	}
+	for sha := r.branches[branch]; sha != ""; {
+		if sha == commit {
+			return true, nil
+		}
+		c := r.commits[sha]
+		if len(c.Parents) == 0 {
+			break
+		}
+		sha = c.Parents[0]
+	}
+	return false, nil
+}
+
+func (f *fakeGitHub) InstalledRepos(context.Context) ([]Repo, error) { return f.installed, nil }
+
+func (f *fakeGitHub) Identity(context.Context) (Identity, error) { return f.id, nil }
+
+func (f *fakeGitHub) RunArtifact(_ context.Context, repo Repo, runID int64, name string) ([]byte, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	data, ok := f.artifacts[fmt.Sprintf("%s#%d/%s", repo, runID, name)]
+	if !ok {
+		return nil, fmt.Errorf("artifact %s: %w", name, ErrNotFound)
+	}
+	return data, nil
+}
+
+// release publishes a release of the harness: the tag points at a new commit on main.
+func (f *fakeGitHub) release(repo Repo, tag, notes string) (Release, string) {
+	sha := f.push(repo, "main", map[string]string{"VERSION": tag}, "release "+tag, Identity{Login: "maintainer"})
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	r, _ := f.repo(repo)
+	r.tags[tag] = sha
+	rel := Release{Repo: repo, Tag: tag, Name: tag, Notes: notes, URL: "https://github.com/" + repo.String() + "/releases/tag/" + tag}
+	r.releases[tag] = rel
+	return rel, sha
+}

@@ -1,0 +1,80 @@
+package bot
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/pin"
+	"github.com/inference-sim/accuracy-dashboard/internal/report"
+)
+
+// HarnessCheck is what GitHub says about the harness commit a summary names;
+// the gate needs it only for a commit known by assertion.
+type HarnessCheck struct {
+	// ReachableFromMain: the commit is an ancestor of the harness's default branch.
+	ReachableFromMain bool
+	// ReleaseTag is the tag of a published release that points at the
+	// commit ("" when none does).
+	ReleaseTag string
+}
+
+// Gate returns the reasons a summary may not be published, or nil when it
+// may. Published figures must be regenerable from releases: the label is
+// not experimental (and the provenance agrees), the harness commit was read
+// from a checkout — or, by assertion, is reachable from the harness's main
+// and named by a release — the summary covers the whole corpus, and its
+// coverage balances.
+func Gate(s report.Summary, h HarnessCheck) []string {
+	var reasons []string
+	if s.SchemaVersion != report.SchemaVersion {
+		reasons = append(reasons, fmt.Sprintf("schema_version %d, want %d", s.SchemaVersion, report.SchemaVersion))
+	}
+	if s.Label != report.LabelRelease {
+		r := fmt.Sprintf("label is %q, not %q", s.Label, report.LabelRelease)
+		if len(s.LabelReasons) > 0 {
+			r += ": " + strings.Join(s.LabelReasons, "; ")
+		}
+		reasons = append(reasons, r)
+	} else if label, why := report.Label(s.Provenance); label != report.LabelRelease {
+		reasons = append(reasons, fmt.Sprintf("label says %q but the provenance does not: %s", s.Label, strings.Join(why, "; ")))
+	}
+	if s.Provenance.Simulator.Tag == "" {
+		reasons = append(reasons, "simulator build is not named by a release tag")
+	}
+	hc := s.Provenance.Harness
+	if err := pin.CheckCommit(hc.Commit); err != nil {
+		reasons = append(reasons, fmt.Sprintf("harness commit: %v", err))
+	}
+	switch hc.Source {
+	case report.HarnessCheckout:
+	case report.HarnessAssertion:
+		if !h.ReachableFromMain {
+			reasons = append(reasons, fmt.Sprintf("harness commit %s is asserted but not reachable from the harness's main branch", short(hc.Commit)))
+		}
+		if h.ReleaseTag == "" {
+			reasons = append(reasons, fmt.Sprintf("harness commit %s is asserted but no release names it", short(hc.Commit)))
+		}
+	default:
+		reasons = append(reasons, fmt.Sprintf("harness commit source %q is neither %q nor %q", hc.Source, report.HarnessCheckout, report.HarnessAssertion))
+	}
+	if s.Shard != nil {
+		reasons = append(reasons, fmt.Sprintf("summary covers shard %d/%d only", s.Shard.Index, s.Shard.Count))
+	}
+	c := s.Coverage
+	if !c.Balanced() {
+		reasons = append(reasons, fmt.Sprintf("coverage does not balance: scored %d + not scored %d (by reason: %d) != corpus points %d",
+			c.Scored, c.NotScored, sumReasons(c.NotScoredByReason), c.CorpusPoints))
+	}
+	if c.Scored == 0 {
+		reasons = append(reasons, "no point was scored")
+	}
+	return reasons
+}
+
+func sumReasons(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}

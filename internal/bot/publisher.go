@@ -1,0 +1,415 @@
+package bot
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"path"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/render"
+	"github.com/inference-sim/accuracy-dashboard/internal/report"
+)
+
+// PublishGitHub is what Publisher needs from GitHub.
+type PublishGitHub interface {
+	RepoReader
+	Committer
+	Pulls
+	Releases
+	Artifacts
+}
+
+// PublishConfig configures Publisher.
+type PublishConfig struct {
+	// Dashboard receives the snapshots, on its default branch.
+	Dashboard Repo
+	// Harness is the harness repository (for asserted harness commits).
+	Harness Repo
+	// Workflow is the publishing workflow: its repository and file path.
+	WorkflowRepo Repo
+	WorkflowPath string
+	// Artifact is the name of the run's report artifact.
+	Artifact string
+	// MaxAttempts bounds the rebuild-and-retry loop on ref-update conflicts
+	// (DefaultMaxAttempts if 0).
+	MaxAttempts int
+	// DryRun plans without writing anything.
+	DryRun bool
+}
+
+// DefaultMaxAttempts is how often a publish is rebuilt on a moved head.
+const DefaultMaxAttempts = 5
+
+// Limits on an artifact.
+const (
+	MaxArtifactBytes = 50 << 20
+	MaxSummaryBytes  = 10 << 20
+)
+
+// Publisher publishes gated summaries to the dashboard repository.
+type Publisher struct {
+	GH  PublishGitHub
+	Cfg PublishConfig
+	Log *slog.Logger
+	// Render renders summary.md (render.Summary in production).
+	Render func(report.Summary) ([]byte, error)
+	// Validate checks raw summary.json against the schema
+	// (report.ValidateSummary in production).
+	Validate func([]byte) error
+	// Now is the clock, for snapshots without a run time.
+	Now func() time.Time
+}
+
+// Publish outcomes.
+const (
+	PublishPublished = "published"
+	PublishUnchanged = "unchanged"
+	PublishRefused   = "refused"
+	PublishIgnored   = "ignored"
+	PublishPlanned   = "planned"
+)
+
+// PublishResult is what a publish did (or would do).
+type PublishResult struct {
+	Outcome string
+	// Reasons say why a summary was refused or a run ignored.
+	Reasons []string
+	ID      string
+	// Commit is the dashboard commit made ("" unless published).
+	Commit string
+	// Files and Message are the planned commit.
+	Files    map[string][]byte
+	Message  string
+	Attempts int
+}
+
+// RunDecision says whether a completed run should be published ("" when it
+// should): the configured workflow of the configured repository, a success,
+// not triggered by a pull request and not from a fork.
+func RunDecision(run Run, repo Repo, workflow string) string {
+	wf, _, _ := strings.Cut(run.WorkflowPath, "@")
+	switch {
+	case !run.Repo.Same(repo):
+		return fmt.Sprintf("run of %s, not of %s", run.Repo, repo)
+	case wf != workflow:
+		return fmt.Sprintf("workflow %s is not the publishing workflow %s", wf, workflow)
+	case run.Status != "" && run.Status != "completed":
+		return fmt.Sprintf("run status %q is not completed", run.Status)
+	case run.Conclusion != "success":
+		return fmt.Sprintf("run concluded %q, not success", run.Conclusion)
+	case strings.HasPrefix(run.Event, "pull_request"):
+		return fmt.Sprintf("run triggered by %s", run.Event)
+	case run.HeadRepo != (Repo{}) && !run.HeadRepo.Same(run.Repo):
+		return fmt.Sprintf("run of a commit from %s", run.HeadRepo)
+	}
+	return ""
+}
+
+func (p *Publisher) logger() *slog.Logger {
+	if p.Log == nil {
+		return slog.Default()
+	}
+	return p.Log
+}
+
+// PublishRun publishes the report artifact of a completed run. A run that
+// is not the publishing workflow's success is ignored. A refused artifact
+// (missing, malformed, invalid or gated) gets its reasons logged and
+// commented on the run's head commit; a refusal is an outcome, not an error.
+func (p *Publisher) PublishRun(ctx context.Context, run Run) (PublishResult, error) {
+	log := p.logger().With("run", run.ID, "workflow", run.WorkflowPath)
+	if reason := RunDecision(run, p.Cfg.WorkflowRepo, p.Cfg.WorkflowPath); reason != "" {
+		log.Info("run ignored", "reason", reason)
+		return PublishResult{Outcome: PublishIgnored, Reasons: []string{reason}}, nil
+	}
+	res, err := p.publishRun(ctx, run)
+	if err != nil {
+		return res, err
+	}
+	if res.Outcome == PublishRefused {
+		log.Warn("artifact refused", "reasons", res.Reasons)
+		if !p.Cfg.DryRun {
+			if err := p.GH.CommentCommit(ctx, run.Repo, run.HeadSHA, RefusalComment(run, p.Cfg.Artifact, res.Reasons)); err != nil {
+				return res, fmt.Errorf("comment the refusal on %s: %w", short(run.HeadSHA), err)
+			}
+		}
+		return res, nil
+	}
+	log.Info("publish", "outcome", res.Outcome, "snapshot", res.ID, "commit", res.Commit, "attempts", res.Attempts)
+	return res, nil
+}
+
+func (p *Publisher) publishRun(ctx context.Context, run Run) (PublishResult, error) {
+	zipped, err := p.GH.RunArtifact(ctx, run.Repo, run.ID, p.Cfg.Artifact)
+	if errors.Is(err, ErrNotFound) {
+		return refused(fmt.Sprintf("run %d has no artifact named %q", run.ID, p.Cfg.Artifact)), nil
+	}
+	if err != nil {
+		return PublishResult{}, fmt.Errorf("download artifact %s: %w", p.Cfg.Artifact, err)
+	}
+	raw, err := SummaryFromArtifact(zipped)
+	if err != nil {
+		return refused(fmt.Sprintf("artifact %q: %v", p.Cfg.Artifact, err)), nil
+	}
+	when := run.UpdatedAt
+	if when.IsZero() {
+		when = p.now()
+	}
+	return p.Publish(ctx, raw, when, run.URL)
+}
+
+func (p *Publisher) now() time.Time {
+	if p.Now == nil {
+		return time.Now()
+	}
+	return p.Now()
+}
+
+func refused(reasons ...string) PublishResult {
+	return PublishResult{Outcome: PublishRefused, Reasons: reasons}
+}
+
+// SummaryFromArtifact returns summary.json from an artifact's zip archive:
+// the one entry named summary.json (at any depth). Sizes are capped.
+func SummaryFromArtifact(zipped []byte) ([]byte, error) {
+	if len(zipped) > MaxArtifactBytes {
+		return nil, fmt.Errorf("archive is larger than %d bytes", MaxArtifactBytes)
+	}
+	zr, err := zip.NewReader(bytes.NewReader(zipped), int64(len(zipped)))
+	if err != nil {
+		return nil, fmt.Errorf("not a zip archive: %w", err)
+	}
+	var found *zip.File
+	for _, f := range zr.File {
+		if path.Base(f.Name) != report.SummaryFile || f.FileInfo().IsDir() {
+			continue
+		}
+		if found != nil {
+			return nil, fmt.Errorf("more than one %s (%s, %s)", report.SummaryFile, found.Name, f.Name)
+		}
+		found = f
+	}
+	if found == nil {
+		return nil, fmt.Errorf("no %s in the archive", report.SummaryFile)
+	}
+	rc, err := found.Open()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", found.Name, err)
+	}
+	defer rc.Close()
+	raw, err := io.ReadAll(io.LimitReader(rc, MaxSummaryBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", found.Name, err)
+	}
+	if len(raw) > MaxSummaryBytes {
+		return nil, fmt.Errorf("%s is larger than %d bytes", found.Name, MaxSummaryBytes)
+	}
+	return raw, nil
+}
+
+// Publish validates raw summary.json, applies the gate and writes one
+// commit to the dashboard repository's default branch. When the branch
+// moves meanwhile (ErrConflict on the non-forced ref update) the commit is
+// rebuilt on the new head and retried, up to MaxAttempts times. A refused
+// summary is PublishRefused with its reasons and a nil error.
+func (p *Publisher) Publish(ctx context.Context, raw []byte, publishedAt time.Time, source string) (PublishResult, error) {
+	if p.Validate != nil {
+		if err := p.Validate(raw); err != nil {
+			return refused(fmt.Sprintf("schema: %v", err)), nil
+		}
+	}
+	var s report.Summary
+	if err := decodeStrict(raw, &s); err != nil {
+		return refused(fmt.Sprintf("summary.json: %v", err)), nil
+	}
+	check, err := p.checkHarness(ctx, s)
+	if err != nil {
+		return PublishResult{}, err
+	}
+	if reasons := Gate(s, check); len(reasons) > 0 {
+		return refused(reasons...), nil
+	}
+	md, err := p.Render(s)
+	if err != nil {
+		return PublishResult{}, fmt.Errorf("render summary.md: %w", err)
+	}
+	snap := Snapshot{Summary: s, Markdown: md, PublishedAt: publishedAt, Source: source}
+	id := SnapshotID(s)
+	res := PublishResult{ID: id, Message: snapshotMessage(s, id, source)}
+	branch, err := p.GH.DefaultBranch(ctx, p.Cfg.Dashboard)
+	if err != nil {
+		return res, fmt.Errorf("dashboard %s: %w", p.Cfg.Dashboard, err)
+	}
+	attempts := p.Cfg.MaxAttempts
+	if attempts <= 0 {
+		attempts = DefaultMaxAttempts
+	}
+	for res.Attempts = 1; res.Attempts <= attempts; res.Attempts++ {
+		head, err := p.GH.BranchHead(ctx, p.Cfg.Dashboard, branch)
+		if err != nil {
+			return res, fmt.Errorf("dashboard %s branch %s: %w", p.Cfg.Dashboard, branch, err)
+		}
+		dash, err := p.readDashboard(ctx, head, id)
+		if err != nil {
+			return res, err
+		}
+		files, err := PlanSnapshot(snap, dash)
+		switch {
+		case errors.Is(err, ErrUnchanged):
+			res.Outcome = PublishUnchanged
+			return res, nil
+		case errors.Is(err, ErrImmutable):
+			res.Outcome, res.Reasons = PublishRefused, []string{err.Error()}
+			return res, nil
+		case err != nil:
+			return res, fmt.Errorf("dashboard %s: %w", p.Cfg.Dashboard, err)
+		}
+		res.Files = files
+		if p.Cfg.DryRun {
+			res.Outcome = PublishPlanned
+			return res, nil
+		}
+		sha, err := p.GH.CreateCommit(ctx, p.Cfg.Dashboard, head, files, res.Message)
+		if err != nil {
+			return res, fmt.Errorf("create commit: %w", err)
+		}
+		err = p.GH.UpdateBranch(ctx, p.Cfg.Dashboard, branch, sha, false)
+		if errors.Is(err, ErrConflict) {
+			p.logger().Info("dashboard moved; rebuilding the commit", "attempt", res.Attempts, "snapshot", id)
+			continue
+		}
+		if err != nil {
+			return res, fmt.Errorf("update branch %s: %w", branch, err)
+		}
+		res.Outcome, res.Commit = PublishPublished, sha
+		return res, nil
+	}
+	return res, fmt.Errorf("dashboard branch %s kept moving: gave up after %d attempts", branch, attempts)
+}
+
+// checkHarness asks GitHub about an asserted harness commit; a checked one
+// needs nothing.
+func (p *Publisher) checkHarness(ctx context.Context, s report.Summary) (HarnessCheck, error) {
+	h := s.Provenance.Harness
+	var check HarnessCheck
+	if h.Source != report.HarnessAssertion || h.Commit == "" {
+		return check, nil
+	}
+	main, err := p.GH.DefaultBranch(ctx, p.Cfg.Harness)
+	if err != nil {
+		return check, fmt.Errorf("harness %s: %w", p.Cfg.Harness, err)
+	}
+	check.ReachableFromMain, err = p.GH.IsAncestor(ctx, p.Cfg.Harness, h.Commit, main)
+	if errors.Is(err, ErrNotFound) {
+		check.ReachableFromMain, err = false, nil
+	}
+	if err != nil {
+		return check, fmt.Errorf("harness commit %s on %s: %w", short(h.Commit), main, err)
+	}
+	if h.Version == "" {
+		return check, nil
+	}
+	if _, err := p.GH.GetRelease(ctx, p.Cfg.Harness, h.Version); errors.Is(err, ErrNotFound) {
+		return check, nil
+	} else if err != nil {
+		return check, fmt.Errorf("harness release %s: %w", h.Version, err)
+	}
+	commit, err := p.GH.ResolveTag(ctx, p.Cfg.Harness, h.Version)
+	if errors.Is(err, ErrNotFound) {
+		return check, nil
+	}
+	if err != nil {
+		return check, fmt.Errorf("harness tag %s: %w", h.Version, err)
+	}
+	if commit == h.Commit {
+		check.ReleaseTag = h.Version
+	}
+	return check, nil
+}
+
+func (p *Publisher) readDashboard(ctx context.Context, head, id string) (Dashboard, error) {
+	var d Dashboard
+	for _, f := range []struct {
+		path string
+		dst  *[]byte
+	}{
+		{IndexPath, &d.Index},
+		{LastRunPath, &d.LastRun},
+		{ReadmePath, &d.Readme},
+		{SnapshotsDir + "/" + id + "/" + report.SummaryFile, &d.Existing},
+	} {
+		data, err := p.GH.ReadFile(ctx, p.Cfg.Dashboard, head, f.path)
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return d, fmt.Errorf("read %s of %s: %w", f.path, p.Cfg.Dashboard, err)
+		}
+		*f.dst = data
+	}
+	return d, nil
+}
+
+func snapshotMessage(s report.Summary, id, source string) string {
+	var data []string
+	for _, d := range DataRefs(s) {
+		data = append(data, d.Name+" "+d.Version)
+	}
+	harness := s.Provenance.Harness.Version
+	if harness == "" {
+		harness = s.Provenance.Harness.Commit
+	}
+	msg := fmt.Sprintf("Publish accuracy snapshot %s\n\nSimulator %s (%s), %s, harness %s.\n",
+		id, s.Provenance.Simulator.Tag, short(s.Provenance.Simulator.Commit), strings.Join(data, ", "), harness)
+	if source != "" {
+		msg += "Source: " + source + "\n"
+	}
+	return msg
+}
+
+// RefusalComment is the comment left on a refused run's head commit.
+func RefusalComment(run Run, artifact string, reasons []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "**Accuracy snapshot not published.** The report artifact `%s` of run %s was refused:\n\n", artifact, runLink(run))
+	for _, r := range reasons {
+		fmt.Fprintf(&b, "- %s\n", oneLine(r))
+	}
+	return b.String()
+}
+
+func runLink(run Run) string {
+	if run.URL == "" {
+		return fmt.Sprintf("%d", run.ID)
+	}
+	return fmt.Sprintf("[%d](%s)", run.ID, run.URL)
+}
+
+func oneLine(s string) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	s = strings.ReplaceAll(s, "<", "&lt;")
+	return render.Defuse(strings.TrimSpace(s))
+}
+
+// MarshalPlan renders a planned commit for --dry-run output: message, then
+// each file path with its size, sorted.
+func MarshalPlan(files map[string][]byte, message string) string {
+	var b strings.Builder
+	b.WriteString(message)
+	b.WriteString("\n")
+	paths := make([]string, 0, len(files))
+	for p := range files {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		fmt.Fprintf(&b, "  %s (%d bytes)\n", p, len(files[p]))
+	}
+	return b.String()
+}

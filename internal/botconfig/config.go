@@ -1,0 +1,281 @@
+// Package botconfig holds the bot's configuration: one typed struct filled, in
+// this order of precedence, from defaults, an optional strict YAML file, the
+// BOT_* environment variables and command-line flags. Load is the only place
+// that precedence is written down; Validate says what each mode needs before
+// the bot may start.
+package botconfig
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Defaults.
+const (
+	DefaultListenAddr      = ":8080"
+	DefaultHarnessRepo     = "inference-sim/accuracy-dashboard"
+	DefaultPinFile         = ".github/accuracy-harness.yaml"
+	DefaultPublishWorkflow = ".github/workflows/publish.yml"
+	DefaultArtifactName    = "accuracy-report"
+	DefaultBumpBranch      = "accuracy-bot/harness"
+	DefaultQueueSize       = 64
+	DefaultWorkers         = 2
+	DefaultMaxBodyBytes    = 25 << 20 // GitHub caps payloads at 25 MB.
+)
+
+// Environment variable names.
+const (
+	EnvConfigFile      = "BOT_CONFIG"
+	EnvAppID           = "BOT_APP_ID"
+	EnvPrivateKeyFile  = "BOT_PRIVATE_KEY_FILE"
+	EnvWebhookSecret   = "BOT_WEBHOOK_SECRET"
+	EnvListenAddr      = "BOT_LISTEN_ADDR"
+	EnvGitHubURL       = "BOT_GITHUB_URL"
+	EnvHarnessRepo     = "BOT_HARNESS_REPO"
+	EnvDashboardRepo   = "BOT_DASHBOARD_REPO"
+	EnvPublishRepo     = "BOT_PUBLISH_REPO"
+	EnvPublishWorkflow = "BOT_PUBLISH_WORKFLOW"
+	EnvAllowPrerelease = "BOT_ALLOW_PRERELEASES"
+	EnvRepositories    = "BOT_REPOSITORIES"
+)
+
+// Config is everything the bot needs. Field names in YAML are snake_case.
+type Config struct {
+	// AppID is the GitHub App's numeric id.
+	AppID int64 `yaml:"app_id"`
+	// PrivateKeyFile is the path of the App's PEM private key.
+	PrivateKeyFile string `yaml:"private_key_file"`
+	// WebhookSecret is the secret the App's webhooks are signed with. Only
+	// the environment sets it (a secret does not belong in a config file).
+	WebhookSecret string `yaml:"-"`
+	// ListenAddr is the server's address (host:port).
+	ListenAddr string `yaml:"listen_addr"`
+	// GitHubURL is the REST API base URL of a GitHub Enterprise Server,
+	// e.g. https://ghe.example.com/api/v3/; empty means api.github.com.
+	GitHubURL string `yaml:"github_url"`
+	// HarnessRepo is the harness repository (owner/name) whose releases are
+	// pinned by consumers.
+	HarnessRepo string `yaml:"harness_repo"`
+	// PinFile is the path of the pin file in consumer repositories.
+	PinFile string `yaml:"pin_file"`
+	// BumpBranch is the stable branch the bot pushes pin bumps to.
+	BumpBranch string `yaml:"bump_branch"`
+	// DashboardRepo (owner/name) receives published snapshots; empty
+	// disables publishing.
+	DashboardRepo string `yaml:"dashboard_repo"`
+	// PublishRepo (owner/name) is where the publishing workflow runs;
+	// default the harness repository.
+	PublishRepo string `yaml:"publish_repo"`
+	// PublishWorkflow is the path of the publishing workflow file in PublishRepo.
+	PublishWorkflow string `yaml:"publish_workflow"`
+	// ArtifactName is the name of the publishing run's report artifact.
+	ArtifactName string `yaml:"artifact_name"`
+	// AllowPrereleases makes prereleases of the harness bump pins too.
+	AllowPrereleases bool `yaml:"allow_prereleases"`
+	// Repositories (owner/name) limits the repositories served; empty means
+	// every repository the App is installed on.
+	Repositories []string `yaml:"repositories"`
+	// QueueSize bounds the webhook queue; a full queue answers 503.
+	QueueSize int `yaml:"queue_size"`
+	// Workers is the number of deliveries processed concurrently.
+	Workers int `yaml:"workers"`
+	// MaxBodyBytes caps a webhook body.
+	MaxBodyBytes int64 `yaml:"max_body_bytes"`
+}
+
+// Default returns the configuration before any source is applied.
+func Default() Config {
+	return Config{
+		ListenAddr:      DefaultListenAddr,
+		HarnessRepo:     DefaultHarnessRepo,
+		PinFile:         DefaultPinFile,
+		BumpBranch:      DefaultBumpBranch,
+		PublishWorkflow: DefaultPublishWorkflow,
+		ArtifactName:    DefaultArtifactName,
+		QueueSize:       DefaultQueueSize,
+		Workers:         DefaultWorkers,
+		MaxBodyBytes:    DefaultMaxBodyBytes,
+	}
+}
+
+// Flags are the command-line overrides; nil (or empty) means "not given".
+type Flags struct {
+	ConfigFile     string
+	AppID          string
+	PrivateKeyFile string
+	ListenAddr     string
+	GitHubURL      string
+}
+
+// Load builds the configuration. Precedence, lowest first: Default, the YAML
+// file (flag --config, else $BOT_CONFIG; optional), the environment, the
+// flags. readFile reads the config file (os.ReadFile in production). The
+// result is not validated: call Validate for the mode at hand.
+func Load(getenv func(string) string, flags Flags, readFile func(string) ([]byte, error)) (Config, error) {
+	cfg := Default()
+	path := flags.ConfigFile
+	if path == "" {
+		path = getenv(EnvConfigFile)
+	}
+	if path != "" {
+		data, err := readFile(path)
+		if err != nil {
+			return Config{}, fmt.Errorf("config file: %w", err)
+		}
+		if err := decodeFile(data, &cfg); err != nil {
+			return Config{}, fmt.Errorf("config file %s: %w", path, err)
+		}
+	}
+	if err := applyEnv(getenv, &cfg); err != nil {
+		return Config{}, err
+	}
+	if flags.AppID != "" {
+		id, err := parseAppID(flags.AppID)
+		if err != nil {
+			return Config{}, fmt.Errorf("flag --app-id: %w", err)
+		}
+		cfg.AppID = id
+	}
+	set(&cfg.PrivateKeyFile, flags.PrivateKeyFile)
+	set(&cfg.ListenAddr, flags.ListenAddr)
+	set(&cfg.GitHubURL, flags.GitHubURL)
+	if cfg.PublishRepo == "" {
+		cfg.PublishRepo = cfg.HarnessRepo
+	}
+	return cfg, nil
+}
+
+func set(dst *string, v string) {
+	if v != "" {
+		*dst = v
+	}
+}
+
+// decodeFile decodes YAML strictly: unknown keys and trailing documents are errors.
+func decodeFile(data []byte, cfg *Config) error {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(cfg); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil // an empty file changes nothing
+		}
+		return err
+	}
+	var extra any
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		return errors.New("more than one YAML document")
+	}
+	return nil
+}
+
+func applyEnv(getenv func(string) string, cfg *Config) error {
+	if v := getenv(EnvAppID); v != "" {
+		id, err := parseAppID(v)
+		if err != nil {
+			return fmt.Errorf("%s: %w", EnvAppID, err)
+		}
+		cfg.AppID = id
+	}
+	set(&cfg.PrivateKeyFile, getenv(EnvPrivateKeyFile))
+	set(&cfg.WebhookSecret, getenv(EnvWebhookSecret))
+	set(&cfg.ListenAddr, getenv(EnvListenAddr))
+	set(&cfg.GitHubURL, getenv(EnvGitHubURL))
+	set(&cfg.HarnessRepo, getenv(EnvHarnessRepo))
+	set(&cfg.DashboardRepo, getenv(EnvDashboardRepo))
+	set(&cfg.PublishRepo, getenv(EnvPublishRepo))
+	set(&cfg.PublishWorkflow, getenv(EnvPublishWorkflow))
+	if v := getenv(EnvAllowPrerelease); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("%s: %q is not true or false", EnvAllowPrerelease, v)
+		}
+		cfg.AllowPrereleases = b
+	}
+	if v := getenv(EnvRepositories); v != "" {
+		cfg.Repositories = nil
+		for _, r := range strings.Split(v, ",") {
+			if r = strings.TrimSpace(r); r != "" {
+				cfg.Repositories = append(cfg.Repositories, r)
+			}
+		}
+	}
+	return nil
+}
+
+func parseAppID(s string) (int64, error) {
+	id, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	if err != nil || id <= 0 {
+		return 0, fmt.Errorf("app id %q is not a positive integer", s)
+	}
+	return id, nil
+}
+
+// Mode is what the configuration is validated for.
+type Mode int
+
+const (
+	// ModeServe runs the webhook server: needs app id, key and webhook secret.
+	ModeServe Mode = iota
+	// ModeCLI runs one bump or publish: needs app id and key.
+	ModeCLI
+)
+
+var repoRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]{0,38}/[A-Za-z0-9._-]{1,100}$`)
+
+// Validate reports every problem that keeps the bot from starting in mode,
+// joined into one error.
+func (c Config) Validate(mode Mode) error {
+	var errs []error
+	if c.AppID <= 0 {
+		errs = append(errs, fmt.Errorf("app id is required (%s)", EnvAppID))
+	}
+	if c.PrivateKeyFile == "" {
+		errs = append(errs, fmt.Errorf("private key file is required (%s)", EnvPrivateKeyFile))
+	}
+	if mode == ModeServe {
+		if c.WebhookSecret == "" {
+			errs = append(errs, fmt.Errorf("webhook secret is required (%s)", EnvWebhookSecret))
+		}
+		if c.ListenAddr == "" {
+			errs = append(errs, errors.New("listen address is empty"))
+		}
+	}
+	if c.GitHubURL != "" {
+		u, err := url.Parse(c.GitHubURL)
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			errs = append(errs, fmt.Errorf("github url %q is not an http(s) URL", c.GitHubURL))
+		}
+	}
+	check := func(name, v string, required bool) {
+		if v == "" && !required {
+			return
+		}
+		if !repoRe.MatchString(v) {
+			errs = append(errs, fmt.Errorf("%s %q is not owner/name", name, v))
+		}
+	}
+	check("harness repo", c.HarnessRepo, true)
+	check("dashboard repo", c.DashboardRepo, false)
+	check("publish repo", c.PublishRepo, false)
+	for _, r := range c.Repositories {
+		check("repository", r, true)
+	}
+	if c.PinFile == "" || strings.HasPrefix(c.PinFile, "/") {
+		errs = append(errs, fmt.Errorf("pin file %q must be a relative path", c.PinFile))
+	}
+	if c.BumpBranch == "" {
+		errs = append(errs, errors.New("bump branch is empty"))
+	}
+	if c.QueueSize < 1 || c.Workers < 1 || c.MaxBodyBytes < 1 {
+		errs = append(errs, errors.New("queue_size, workers and max_body_bytes must be positive"))
+	}
+	return errors.Join(errs...)
+}

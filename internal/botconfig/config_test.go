@@ -1,0 +1,118 @@
+package botconfig
+
+import (
+	"errors"
+	"io/fs"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func files(m map[string]string) func(string) ([]byte, error) {
+	return func(p string) ([]byte, error) {
+		s, ok := m[p]
+		if !ok {
+			return nil, fs.ErrNotExist
+		}
+		return []byte(s), nil
+	}
+}
+
+func TestLoadPrecedence(t *testing.T) {
+	t.Parallel()
+	fileYAML := `
+app_id: 11
+private_key_file: /file/key.pem
+listen_addr: ":1111"
+dashboard_repo: org/dash
+repositories: [org/a, org/b]
+allow_prereleases: true
+`
+	cfg, err := Load(env(map[string]string{
+		EnvConfigFile:      "/etc/bot.yaml",
+		EnvAppID:           "22",
+		EnvWebhookSecret:   "s3cret",
+		EnvListenAddr:      ":2222",
+		EnvRepositories:    " org/c , org/d,",
+		EnvGitHubURL:       "https://ghe.example.com/api/v3/",
+		EnvAllowPrerelease: "false",
+	}), Flags{ListenAddr: ":3333"}, files(map[string]string{"/etc/bot.yaml": fileYAML}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Default()
+	want.AppID = 22                       // env over file
+	want.PrivateKeyFile = "/file/key.pem" // file over default
+	want.WebhookSecret = "s3cret"
+	want.ListenAddr = ":3333" // flag over env over file
+	want.GitHubURL = "https://ghe.example.com/api/v3/"
+	want.DashboardRepo = "org/dash"
+	want.PublishRepo = DefaultHarnessRepo // defaults to the harness repository
+	want.Repositories = []string{"org/c", "org/d"}
+	want.AllowPrereleases = false
+	if d := cmp.Diff(want, cfg); d != "" {
+		t.Errorf("config (-want +got):\n%s", d)
+	}
+	if err := cfg.Validate(ModeServe); err != nil {
+		t.Errorf("Validate: %v", err)
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		env   map[string]string
+		flags Flags
+		file  string
+		want  string
+	}{
+		{name: "unknown key", env: map[string]string{EnvConfigFile: "c.yaml"}, file: "app_id: 1\napp_idd: 2\n", want: "c.yaml"},
+		{name: "secret in file refused", env: map[string]string{EnvConfigFile: "c.yaml"}, file: "webhook_secret: x\n", want: "field webhook_secret not found"},
+		{name: "two documents", env: map[string]string{EnvConfigFile: "c.yaml"}, file: "app_id: 1\n---\napp_id: 2\n", want: "more than one YAML document"},
+		{name: "missing file", flags: Flags{ConfigFile: "nope.yaml"}, want: "config file"},
+		{name: "bad app id env", env: map[string]string{EnvAppID: "abc"}, want: EnvAppID},
+		{name: "bad app id flag", flags: Flags{AppID: "-3"}, want: "--app-id"},
+		{name: "bad bool", env: map[string]string{EnvAllowPrerelease: "maybe"}, want: EnvAllowPrerelease},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := Load(env(tc.env), tc.flags, files(map[string]string{"c.yaml": tc.file}))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Load error = %v, want it to mention %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestValidateRefusesToStartWithoutCredentials(t *testing.T) {
+	t.Parallel()
+	cfg, err := Load(env(nil), Flags{}, files(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = cfg.Validate(ModeServe)
+	for _, want := range []string{EnvAppID, EnvPrivateKeyFile, EnvWebhookSecret} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Validate(ModeServe) = %v, want it to name %s", err, want)
+		}
+	}
+	cfg.AppID, cfg.PrivateKeyFile = 1, "k.pem"
+	if err := cfg.Validate(ModeCLI); err != nil {
+		t.Errorf("Validate(ModeCLI) without a secret = %v, want nil", err)
+	}
+	if err := cfg.Validate(ModeServe); err == nil || !strings.Contains(err.Error(), EnvWebhookSecret) {
+		t.Errorf("Validate(ModeServe) = %v, want a missing secret", err)
+	}
+	cfg.WebhookSecret = "x"
+	cfg.GitHubURL = "ftp://x"
+	cfg.Repositories = []string{"not a repo"}
+	err = cfg.Validate(ModeServe)
+	var joined interface{ Unwrap() []error }
+	if !errors.As(err, &joined) || len(joined.Unwrap()) != 2 {
+		t.Errorf("Validate = %v, want two joined problems (url, repository)", err)
+	}
+}
