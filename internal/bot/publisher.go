@@ -58,11 +58,6 @@ type Publisher struct {
 	GH  PublishGitHub
 	Cfg PublishConfig
 	Log *slog.Logger
-	// Render renders summary.md (render.Summary in production).
-	Render func(report.Summary) ([]byte, error)
-	// Validate checks raw summary.json against the schema
-	// (report.ValidateSummary in production).
-	Validate func([]byte) error
 	// Now is the clock, for snapshots without a run time.
 	Now func() time.Time
 }
@@ -214,16 +209,14 @@ func SummaryFromArtifact(zipped []byte) ([]byte, error) {
 	return raw, nil
 }
 
-// Publish validates raw summary.json, applies the gate and writes one
+// Publish validates raw summary.json against the summary schema, applies the gate and writes one
 // commit to the dashboard repository's default branch. When the branch
 // moves meanwhile (ErrConflict on the non-forced ref update) the commit is
 // rebuilt on the new head and retried, up to MaxAttempts times. A refused
 // summary is PublishRefused with its reasons and a nil error.
 func (p *Publisher) Publish(ctx context.Context, raw []byte, publishedAt time.Time, source string) (PublishResult, error) {
-	if p.Validate != nil {
-		if err := p.Validate(raw); err != nil {
-			return refused(fmt.Sprintf("schema: %v", err)), nil
-		}
+	if err := report.ValidateSummary(raw); err != nil {
+		return refused(err.Error()), nil
 	}
 	var s report.Summary
 	if err := decodeStrict(raw, &s); err != nil {
@@ -236,11 +229,7 @@ func (p *Publisher) Publish(ctx context.Context, raw []byte, publishedAt time.Ti
 	if reasons := Gate(s, check); len(reasons) > 0 {
 		return refused(reasons...), nil
 	}
-	md, err := p.Render(s)
-	if err != nil {
-		return PublishResult{}, fmt.Errorf("render summary.md: %w", err)
-	}
-	snap := Snapshot{Summary: s, Markdown: md, PublishedAt: publishedAt, Source: source}
+	snap := Snapshot{Summary: s, Markdown: []byte(render.Summary(s)), PublishedAt: publishedAt, Source: source}
 	id := SnapshotID(s)
 	res := PublishResult{ID: id, Message: snapshotMessage(s, id, source)}
 	branch, err := p.GH.DefaultBranch(ctx, p.Cfg.Dashboard)

@@ -201,10 +201,7 @@ func PlanSnapshot(snap Snapshot, dash Dashboard) (map[string][]byte, error) {
 }
 
 func indexEntry(s report.Summary, id, published, source string) IndexEntry {
-	tier, scores := report.TierMeasuredResolved, s.Tiers.MeasuredResolved
-	if scores.TTFT.N == 0 && scores.TPOT.N == 0 {
-		tier, scores = report.TierAll, s.Tiers.All
-	}
+	tier, scores, _ := render.HeadlineTier(s.Tiers)
 	harness := s.Provenance.Harness.Version
 	if harness == "" {
 		harness = short(s.Provenance.Harness.Commit)
@@ -265,20 +262,13 @@ func Table(entries []IndexEntry) string {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %d / %d | [%s](%s) |\n",
 			render.Cell(dateOf(e.PublishedAt)), render.Cell(e.Simulator), render.Cell(strings.Join(data, ", ")),
-			render.Cell(e.Harness), percent(e.TTFTMAPE), percent(e.TPOTMAPE), render.Cell(e.Tier),
+			render.Cell(e.Harness), render.Pct(e.TTFTMAPE), render.Pct(e.TPOTMAPE), render.Cell(e.Tier),
 			e.Scored, e.CorpusPoints, render.Cell(e.ID), e.Path+"summary.md")
 	}
 	if len(entries) > ReadmeRows {
 		fmt.Fprintf(&b, "\n%d older snapshots are listed in [%s](%s).\n", len(entries)-ReadmeRows, IndexPath, IndexPath)
 	}
 	return b.String()
-}
-
-func percent(v *float64) string {
-	if v == nil {
-		return "–"
-	}
-	return fmt.Sprintf("%.1f%%", *v)
 }
 
 // ReplaceTable puts table between TableStart and TableEnd in readme,

@@ -1,0 +1,53 @@
+package bot
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/report"
+)
+
+func TestGate(t *testing.T) {
+	t.Parallel()
+	ok := HarnessCheck{ReachableFromMain: true, ReleaseTag: "v1.1.0"}
+	for _, tc := range []struct {
+		name  string
+		edit  func(*report.Summary)
+		check HarnessCheck
+		want  []string // substrings, one per reason; nil = publishable
+	}{
+		{name: "release from a checkout", edit: func(*report.Summary) {}},
+		{name: "asserted, reachable and released", edit: func(s *report.Summary) { s.Provenance.Harness.Source = report.HarnessAssertion }, check: ok},
+		{name: "experimental", edit: func(s *report.Summary) {
+			s.Provenance.Simulator.Release, s.Provenance.Simulator.Tag = false, ""
+			s.Label, s.LabelReasons = report.Label(s.Provenance)
+		}, want: []string{`label is "experimental"`, "simulator build is not named by a release tag"}},
+		{name: "label lies", edit: func(s *report.Summary) { s.Provenance.Ledger.Release = false },
+			want: []string{`label says "release" but the provenance does not`}},
+		{name: "asserted, not reachable", edit: func(s *report.Summary) { s.Provenance.Harness.Source = report.HarnessAssertion },
+			check: HarnessCheck{ReleaseTag: "v1.1.0"}, want: []string{"not reachable from the harness's main"}},
+		{name: "asserted, no release", edit: func(s *report.Summary) { s.Provenance.Harness.Source = report.HarnessAssertion },
+			check: HarnessCheck{ReachableFromMain: true}, want: []string{"no release names it"}},
+		{name: "unknown source", edit: func(s *report.Summary) { s.Provenance.Harness.Source = "copy" }, want: []string{`source "copy"`}},
+		{name: "shard", edit: func(s *report.Summary) { s.Shard = &report.Shard{Index: 1, Count: 2} }, want: []string{"shard 1/2"}},
+		{name: "unbalanced", edit: func(s *report.Summary) { s.Coverage.CorpusPoints++ }, want: []string{"coverage does not balance"}},
+		{name: "nothing scored", edit: func(s *report.Summary) {
+			s.Coverage = report.Coverage{CorpusPoints: 1, NotScored: 1, NotScoredByReason: map[string]int{"timeout": 1}}
+		}, want: []string{"no point was scored"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := releaseSummary(t, "v0.7.15", "v1.0.0")
+			tc.edit(&s)
+			got := Gate(s, tc.check)
+			if len(got) != len(tc.want) {
+				t.Fatalf("Gate = %q, want %d reasons like %q", got, len(tc.want), tc.want)
+			}
+			for i := range got {
+				if !strings.Contains(got[i], tc.want[i]) {
+					t.Errorf("reason %d = %q, want it to contain %q", i, got[i], tc.want[i])
+				}
+			}
+		})
+	}
+}

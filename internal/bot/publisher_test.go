@@ -1,0 +1,241 @@
+package bot
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/report"
+)
+
+const runID = 4242
+
+type publishWorld struct {
+	gh        *fakeGitHub
+	dashboard Repo
+	harness   Repo
+	pub       *Publisher
+	run       Run
+}
+
+func newPublishWorld(t *testing.T) *publishWorld {
+	gh := newFake(t)
+	w := &publishWorld{gh: gh}
+	w.harness = gh.addRepo(harnessName, map[string]string{"go.mod": "module x\n"}, false)
+	w.dashboard = gh.addRepo("inference-sim/accuracy-data", map[string]string{"README.md": "# Data\n"}, false)
+	w.pub = &Publisher{GH: gh, Cfg: PublishConfig{
+		Dashboard: w.dashboard, Harness: w.harness, WorkflowRepo: w.harness,
+		WorkflowPath: ".github/workflows/publish.yml", Artifact: "accuracy-report",
+	}, Now: func() time.Time { return t0 }}
+	w.run = Run{Repo: w.harness, ID: runID, WorkflowPath: ".github/workflows/publish.yml", Event: "schedule", Status: "completed",
+		Conclusion: "success", HeadSHA: strings.Repeat("d", 40), HeadBranch: "main", HeadRepo: w.harness,
+		URL: "https://github.com/" + harnessName + "/actions/runs/4242", UpdatedAt: t0}
+	return w
+}
+
+func (w *publishWorld) artifact(t *testing.T, files map[string][]byte) {
+	w.gh.artifacts[harnessName+"#4242/accuracy-report"] = zipOf(t, files)
+}
+
+func TestPublishRunOneCommitWithEveryFile(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newPublishWorld(t)
+	s := releaseSummary(t, "v0.7.15", "v1.0.0")
+	w.artifact(t, map[string][]byte{"out/summary.json": encode(t, s), "out/points.json": []byte("[]")})
+	before, _ := w.gh.BranchHead(ctx, w.dashboard, "main")
+	res, err := w.pub.PublishRun(ctx, w.run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != PublishPublished {
+		t.Fatalf("outcome %s %v", res.Outcome, res.Reasons)
+	}
+	if n := w.gh.countWrites("CreateCommit"); n != 1 {
+		t.Errorf("%d commits, want 1", n)
+	}
+	head, _ := w.gh.BranchHead(ctx, w.dashboard, "main")
+	c, _ := w.gh.GetCommit(ctx, w.dashboard, head)
+	if head != res.Commit || len(c.Parents) != 1 || c.Parents[0] != before {
+		t.Errorf("main is %s (parents %v), want the one commit %s on %s", head, c.Parents, res.Commit, before)
+	}
+	files := w.gh.tip(w.dashboard, "main")
+	id := "v0.7.15_ledger-v1.0.0"
+	for _, p := range []string{"data/snapshots/" + id + "/summary.json", "data/snapshots/" + id + "/summary.md",
+		"data/latest/summary.json", "data/latest/summary.md", IndexPath, LastRunPath} {
+		if len(files[p]) == 0 {
+			t.Errorf("%s missing from the commit", p)
+		}
+	}
+	if md := string(files["data/snapshots/"+id+"/summary.md"]); !strings.Contains(md, "v0.7.15") {
+		t.Errorf("summary.md does not look rendered:\n%s", md)
+	}
+	if r := string(files[ReadmePath]); !strings.HasPrefix(r, "# Data\n") || !strings.Contains(r, TableStart) || !strings.Contains(r, id) {
+		t.Errorf("README.md:\n%s", r)
+	}
+
+	// The same run again (a redelivery) or a later run on the same pair: no-op.
+	res, err = w.pub.PublishRun(ctx, w.run)
+	if err != nil || res.Outcome != PublishUnchanged {
+		t.Errorf("again: %+v, %v; want unchanged", res, err)
+	}
+	if n := w.gh.countWrites("CreateCommit"); n != 1 {
+		t.Errorf("%d commits after the repeat, want 1", n)
+	}
+}
+
+func TestPublishRefusals(t *testing.T) {
+	t.Parallel()
+	experimental := func(t *testing.T) []byte {
+		s := releaseSummary(t, "v0.7.15", "v1.0.0")
+		s.Provenance.Simulator.Release, s.Provenance.Simulator.Tag = false, ""
+		s.Label, s.LabelReasons = report.Label(s.Provenance)
+		return encode(t, s)
+	}
+	unbalanced := func(t *testing.T) []byte {
+		s := releaseSummary(t, "v0.7.15", "v1.0.0")
+		s.Coverage.CorpusPoints = 10
+		return encode(t, s)
+	}
+	for _, tc := range []struct {
+		name     string
+		artifact func(t *testing.T) map[string][]byte // nil: no artifact
+		want     string
+	}{
+		{"experimental", func(t *testing.T) map[string][]byte { return map[string][]byte{"summary.json": experimental(t)} }, `label is "experimental"`},
+		{"unbalanced", func(t *testing.T) map[string][]byte { return map[string][]byte{"summary.json": unbalanced(t)} }, "coverage does not balance"},
+		{"missing artifact", nil, `no artifact named "accuracy-report"`},
+		{"no summary in artifact", func(*testing.T) map[string][]byte { return map[string][]byte{"points.json": []byte("[]")} }, "no summary.json"},
+		{"malformed json", func(*testing.T) map[string][]byte { return map[string][]byte{"summary.json": []byte("{")} }, "summary.json"},
+		{"schema", func(*testing.T) map[string][]byte {
+			return map[string][]byte{"summary.json": []byte(`{"schema_version":1,"label":"release"}`)}
+		}, "summary.json"},
+		{"asserted harness not released", func(t *testing.T) map[string][]byte {
+			s := releaseSummary(t, "v0.7.15", "v1.0.0")
+			s.Provenance.Harness.Source = report.HarnessAssertion
+			return map[string][]byte{"summary.json": encode(t, s)}
+		}, "not reachable from the harness's main"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			w := newPublishWorld(t)
+			if tc.artifact != nil {
+				w.artifact(t, tc.artifact(t))
+			}
+			res, err := w.pub.PublishRun(ctx, w.run)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Outcome != PublishRefused || !strings.Contains(strings.Join(res.Reasons, "\n"), tc.want) {
+				t.Fatalf("result %+v, want refused for %q", res, tc.want)
+			}
+			if n := w.gh.countWrites("CreateCommit"); n != 0 {
+				t.Errorf("a refused artifact made %d commits", n)
+			}
+			if len(w.gh.comments) != 1 || !strings.HasPrefix(w.gh.comments[0], harnessName+"@"+w.run.HeadSHA+": ") ||
+				!strings.Contains(w.gh.comments[0], tc.want) {
+				t.Errorf("comments = %q, want one on the run's commit naming the reason", w.gh.comments)
+			}
+		})
+	}
+}
+
+func TestPublishAssertedHarnessAccepted(t *testing.T) {
+	t.Parallel()
+	w := newPublishWorld(t)
+	rel, sha := w.gh.release(w.harness, "v1.1.0", "")
+	_ = rel
+	s := releaseSummary(t, "v0.7.15", "v1.0.0")
+	s.Provenance.Harness = report.Harness{Commit: sha, Source: report.HarnessAssertion, Version: "v1.1.0"}
+	res, err := w.pub.Publish(context.Background(), encode(t, s), t0, "")
+	if err != nil || res.Outcome != PublishPublished {
+		t.Fatalf("%+v, %v", res, err)
+	}
+	// The same commit under a tag that does not name it is refused.
+	w2 := newPublishWorld(t)
+	w2.gh.release(w2.harness, "v1.1.0", "")
+	_, other := w2.gh.release(w2.harness, "v1.2.0", "")
+	s.Provenance.Harness.Commit = other
+	s.Provenance.Harness.Version = "v1.1.0"
+	res, err = w2.pub.Publish(context.Background(), encode(t, s), t0, "")
+	if err != nil || res.Outcome != PublishRefused || !strings.Contains(res.Reasons[0], "no release names it") {
+		t.Fatalf("%+v, %v; want refused: no release names it", res, err)
+	}
+}
+
+func TestPublishRebuildsOnConflict(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newPublishWorld(t)
+	// Another publisher lands a different snapshot first, twice.
+	w.gh.conflicts = 2
+	w.gh.onConflict = map[string][]byte{"data/other.txt": []byte("concurrent\n")}
+	s := releaseSummary(t, "v0.7.15", "v1.0.0")
+	res, err := w.pub.Publish(ctx, encode(t, s), t0, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != PublishPublished || res.Attempts != 3 {
+		t.Errorf("outcome %s after %d attempts, want published after 3", res.Outcome, res.Attempts)
+	}
+	files := w.gh.tip(w.dashboard, "main")
+	if string(files["data/other.txt"]) != "concurrent\n" || files[IndexPath] == nil {
+		t.Error("the concurrent write or the snapshot was lost")
+	}
+
+	// A branch that never stops moving is an error, not a silent loss.
+	w2 := newPublishWorld(t)
+	w2.gh.conflicts = 100
+	w2.pub.Cfg.MaxAttempts = 3
+	if _, err := w2.pub.Publish(ctx, encode(t, s), t0, ""); err == nil || !strings.Contains(err.Error(), "gave up after 3 attempts") {
+		t.Errorf("endless conflicts: %v", err)
+	}
+}
+
+func TestRunDecision(t *testing.T) {
+	t.Parallel()
+	w := newPublishWorld(t)
+	base := w.run
+	for _, tc := range []struct {
+		edit func(*Run)
+		want string
+	}{
+		{func(*Run) {}, ""},
+		{func(r *Run) { r.WorkflowPath += "@refs/heads/main" }, ""},
+		{func(r *Run) { r.Conclusion = "failure" }, `concluded "failure"`},
+		{func(r *Run) { r.WorkflowPath = ".github/workflows/ci.yml" }, "not the publishing workflow"},
+		{func(r *Run) { r.Event = "pull_request" }, "triggered by pull_request"},
+		{func(r *Run) { r.HeadRepo = Repo{"fork", "x"} }, "from fork/x"},
+		{func(r *Run) { r.Repo = Repo{"o", "r"} }, "run of o/r"},
+	} {
+		r := base
+		tc.edit(&r)
+		got := RunDecision(r, w.harness, ".github/workflows/publish.yml")
+		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+			t.Errorf("RunDecision(%+v) = %q, want %q", r, got, tc.want)
+		}
+	}
+	// An ignored run makes no GitHub call.
+	r := base
+	r.Conclusion = "cancelled"
+	if res, err := w.pub.PublishRun(context.Background(), r); err != nil || res.Outcome != PublishIgnored {
+		t.Errorf("%+v %v", res, err)
+	}
+}
+
+func TestSummaryFromArtifactLimits(t *testing.T) {
+	t.Parallel()
+	if _, err := SummaryFromArtifact([]byte("not a zip")); err == nil || !strings.Contains(err.Error(), "not a zip") {
+		t.Errorf("garbage: %v", err)
+	}
+	two := zipOf(t, map[string][]byte{"a/summary.json": []byte("{}"), "b/summary.json": []byte("{}")})
+	if _, err := SummaryFromArtifact(two); err == nil || !strings.Contains(err.Error(), "more than one") {
+		t.Errorf("two summaries: %v", err)
+	}
+	big := zipOf(t, map[string][]byte{"summary.json": make([]byte, MaxSummaryBytes+1)})
+	if _, err := SummaryFromArtifact(big); err == nil || !strings.Contains(err.Error(), "larger than") {
+		t.Errorf("oversized summary: %v", err)
+	}
+}

@@ -1,0 +1,138 @@
+package bot
+
+import (
+	"errors"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var t0 = time.Date(2026, 8, 22, 6, 0, 0, 0, time.UTC)
+
+func TestPlanSnapshotFirstAndNext(t *testing.T) {
+	t.Parallel()
+	s1 := releaseSummary(t, "v0.7.15", "v1.0.0")
+	files, err := PlanSnapshot(Snapshot{Summary: s1, Markdown: []byte("# one\n"), PublishedAt: t0, Source: "https://example.com/run/1"}, Dashboard{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id1 := "v0.7.15_ledger-v1.0.0"
+	want := []string{
+		"README.md",
+		"data/index.json",
+		"data/latest/summary.json",
+		"data/latest/summary.md",
+		"data/snapshots/" + id1 + "/summary.json",
+		"data/snapshots/" + id1 + "/summary.md",
+		"state/last-run.json",
+	}
+	if d := cmp.Diff(want, keys(files)); d != "" {
+		t.Fatalf("files (-want +got):\n%s", d)
+	}
+	if string(files["data/snapshots/"+id1+"/summary.json"]) != string(encode(t, s1)) {
+		t.Error("snapshot summary.json is not the canonical encoding of the summary")
+	}
+
+	// The next release goes on top; the README keeps its own text.
+	s2 := releaseSummary(t, "v0.8.0", "v1.0.0")
+	dash := Dashboard{Index: files[IndexPath], LastRun: files[LastRunPath],
+		Readme: []byte("# Dashboard\n\nIntro.\n\n" + TableStart + "\nold\n" + TableEnd + "\n\nFooter.\n")}
+	files2, err := PlanSnapshot(Snapshot{Summary: s2, Markdown: []byte("# two\n"), PublishedAt: t0.Add(24 * time.Hour)}, dash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "index.json", files2[IndexPath])
+	golden(t, "last-run.json", files2[LastRunPath])
+	golden(t, "README.md", files2[ReadmePath])
+	if string(files2["data/latest/summary.md"]) != "# two\n" {
+		t.Error("data/latest is not the newest snapshot")
+	}
+
+	// The unchanged pair is a no-op.
+	_, err = PlanSnapshot(Snapshot{Summary: s2, Markdown: []byte("# two\n"), PublishedAt: t0.Add(48 * time.Hour)},
+		Dashboard{Index: files2[IndexPath], LastRun: files2[LastRunPath]})
+	if !errors.Is(err, ErrUnchanged) {
+		t.Errorf("same pair again: %v, want ErrUnchanged", err)
+	}
+
+	// A late publish of an older pair keeps data/latest on the newest.
+	s0 := releaseSummary(t, "v0.7.0", "v1.0.0")
+	files3, err := PlanSnapshot(Snapshot{Summary: s0, Markdown: []byte("# zero\n"), PublishedAt: t0.Add(-time.Hour)},
+		Dashboard{Index: files2[IndexPath], LastRun: files2[LastRunPath]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := files3["data/latest/summary.json"]; ok {
+		t.Error("an older snapshot replaced data/latest")
+	}
+	var idx Index
+	if err := decodeStrict(files3[IndexPath], &idx); err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for _, e := range idx.Snapshots {
+		order = append(order, e.Simulator)
+	}
+	if d := cmp.Diff([]string{"v0.8.0", "v0.7.15", "v0.7.0"}, order); d != "" {
+		t.Errorf("index order (-want +got):\n%s", d)
+	}
+}
+
+func TestPlanSnapshotRefusesAndErrors(t *testing.T) {
+	t.Parallel()
+	s := releaseSummary(t, "v0.7.15", "v1.0.0")
+	snap := Snapshot{Summary: s, Markdown: []byte("x"), PublishedAt: t0}
+	other := releaseSummary(t, "v0.7.15", "v1.0.0")
+	other.Coverage.Scored = 2
+	if _, err := PlanSnapshot(snap, Dashboard{Existing: encode(t, other)}); !errors.Is(err, ErrImmutable) {
+		t.Errorf("existing id with other content: %v, want ErrImmutable", err)
+	}
+	if _, err := PlanSnapshot(snap, Dashboard{Existing: encode(t, s)}); err != nil {
+		t.Errorf("existing id with the same content: %v, want it rewritten idempotently", err)
+	}
+	for name, dash := range map[string]Dashboard{
+		IndexPath:   {Index: []byte(`{"version":1,"snapshots":[],"extra":1}`)},
+		LastRunPath: {LastRun: []byte(`[`)},
+		ReadmePath:  {Readme: []byte(TableEnd + "\n" + TableStart + "\n")},
+	} {
+		if _, err := PlanSnapshot(snap, dash); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("malformed %s: error %v, want it named", name, err)
+		}
+	}
+}
+
+func TestReplaceTable(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, in, want string }{
+		{"no markers", "# X\ntext", "# X\ntext\n\n## Accuracy\n\n" + TableStart + "\nT\n" + TableEnd + "\n"},
+		{"markers", "a\n" + TableStart + "\nold\n" + TableEnd + "\nb\n", "a\n" + TableStart + "\nT\n" + TableEnd + "\nb\n"},
+	} {
+		got, err := ReplaceTable([]byte(tc.in), "T\n")
+		if err != nil || string(got) != tc.want {
+			t.Errorf("%s: got %q, %v; want %q", tc.name, got, err, tc.want)
+		}
+	}
+	if _, err := ReplaceTable([]byte(TableStart+TableStart+TableEnd), "T\n"); err == nil {
+		t.Error("repeated marker accepted")
+	}
+}
+
+func TestSnapshotIDIsSafe(t *testing.T) {
+	t.Parallel()
+	s := releaseSummary(t, "v0.7.15", "../../etc passwd")
+	if id := SnapshotID(s); strings.ContainsAny(id, "/\\ ") || strings.HasPrefix(id, ".") {
+		t.Errorf("SnapshotID = %q, want no path separators", id)
+	}
+}
+
+func keys(m map[string][]byte) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,99 @@
+package bot
+
+import (
+	"archive/zip"
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/report"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+const (
+	harnessCommit = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	simCommit     = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+)
+
+// releaseSummary builds a publishable summary through report.Summarize:
+// released simulator v0.7.15, released ledger, three scored points and
+// one not scored.
+func releaseSummary(t *testing.T, simTag, ledgerVersion string) report.Summary {
+	t.Helper()
+	prov := report.Provenance{
+		Harness:   report.Harness{Commit: harnessCommit, Source: report.HarnessCheckout, Version: "v1.1.0"},
+		Simulator: report.Simulator{Repo: "https://github.com/inference-sim/inference-sim", Ref: simTag, Commit: simCommit, Tag: simTag, Release: true, BuiltByHarness: true, Driver: "replay"},
+		Ledger:    report.DataVersion{Name: "ledger", Version: ledgerVersion, Digest: "sha256:" + strings.Repeat("c", 64), Release: true},
+	}
+	var points []report.Point
+	for i, m := range []float64{100, 120, 150, 200} {
+		p := report.Point{ID: "qwen-h100@c=" + string(rune('1'+i)), Unit: "qwen-h100", Model: "Qwen/Qwen3-8B", Hardware: "H100",
+			Load: report.Load{Concurrency: 1 << i}, Tier: "measured", Measured: report.Latencies{TTFTMs: m, TPOTMs: m / 10}}
+		if i < 3 {
+			p.Scored = true
+			p.Predicted = &report.Latencies{TTFTMs: m * 1.1, TPOTMs: m / 10 * 0.95}
+		} else {
+			p.Reason, p.Detail = "timeout", "simulator did not finish"
+		}
+		points = append(points, p)
+	}
+	s, err := report.Summarize(points, prov, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Label != report.LabelRelease {
+		t.Fatalf("fixture labelled %s: %v", s.Label, s.LabelReasons)
+	}
+	return s
+}
+
+func encode(t *testing.T, s report.Summary) []byte {
+	t.Helper()
+	b, err := report.EncodeJSON(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// zipOf builds an artifact archive holding the given files.
+func zipOf(t *testing.T, files map[string][]byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for name, data := range files {
+		w, err := zw.Create(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(data)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if d := cmp.Diff(string(want), string(got)); d != "" {
+		t.Errorf("%s (-want +got):\n%s", name, d)
+	}
+}
