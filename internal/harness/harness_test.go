@@ -1,0 +1,355 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/report"
+)
+
+// standinPrediction is the stand-in simulator's latency model applied to the
+// regenerated trace, computed here independently of the harness's parsing.
+func standinPrediction(t *testing.T, tr Trace) report.Latencies {
+	t.Helper()
+	conc := 1.0
+	if tr.ClosedLoop {
+		conc = float64(tr.Concurrency)
+	}
+	sum, n := 0.0, 0
+	for _, r := range tr.Requests {
+		if r.Warmup {
+			continue
+		}
+		sum += 9 + 0.02*float64(r.InputTokens)*(1+0.04*(conc-1))
+		n++
+	}
+	return report.Latencies{TTFTMs: sum / float64(n), TPOTMs: 4 + 0.08*(conc-1)}
+}
+
+func scoreOpts(t *testing.T, ledgerName, simRef string) Options {
+	t.Helper()
+	repo := newStandinRepo(t)
+	hdir, _ := harnessCheckout(t)
+	l := testLedger(t, ledgerName)
+	return Options{
+		HarnessDir: hdir, SimRepo: repo.dir, SimRef: simRef,
+		Ledger:        l,
+		LedgerVersion: report.DataVersion{Name: l.Manifest.Name, Version: l.Manifest.Version, Digest: l.Digest, Release: l.Manifest.Release},
+		Jobs:          2, CacheDir: sharedCache(t), PointTimeout: time.Minute,
+	}
+}
+
+var cacheDir string
+
+// sharedCache is one build cache for the whole test binary, so the stand-in
+// is compiled once per commit.
+func sharedCache(t *testing.T) string {
+	if cacheDir == "" {
+		d, err := os.MkdirTemp("", "harness-cache-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cacheDir = d
+	}
+	return cacheDir
+}
+
+func pointsByID(ps []report.Point) map[string]report.Point {
+	m := map[string]report.Point{}
+	for _, p := range ps {
+		m[p.ID] = p
+	}
+	return m
+}
+
+func TestScoreWithMetricsDriver(t *testing.T) {
+	o := scoreOpts(t, "ledger", "v0.2.0")
+	res, err := Score(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Caps.Driver != DriverReplayMetrics {
+		t.Fatalf("driver = %s, want %s", res.Caps.Driver, DriverReplayMetrics)
+	}
+	s := res.Summary
+	c := s.Coverage
+	if c.CorpusPoints != 10 || c.Scored != 8 || c.NotScored != 2 {
+		t.Fatalf("coverage = %+v, want 10 points: 8 scored, 2 not", c)
+	}
+	if c.NotScoredByReason["speculative decoding without an acceptance rate"] != 1 || c.NotScoredByReason[ReasonUnknownHardware] != 1 {
+		t.Errorf("reasons = %v", c.NotScoredByReason)
+	}
+	pts := pointsByID(res.Points)
+	h200 := pts["test/ix/test-model-7b/h200@c=1"]
+	if h200.Scored || !strings.Contains(h200.Detail, `GPU "H200" not found`) {
+		t.Errorf("H200 point = %+v, want not scored with the simulator's own message", h200)
+	}
+
+	// Every scored prediction equals the stand-in's model over the
+	// regenerated requests, warm-ups excluded.
+	for ui := range o.Ledger.Units {
+		u := &o.Ledger.Units[ui]
+		for i := range u.Points {
+			p := pts[u.PointID(i)]
+			if !p.Scored {
+				continue
+			}
+			tr, _ := Generate(u, i)
+			want := standinPrediction(t, tr)
+			if math.Abs(p.Predicted.TTFTMs-want.TTFTMs) > 1e-6 || math.Abs(p.Predicted.TPOTMs-want.TPOTMs) > 1e-6 {
+				t.Errorf("%s predicted %+v, want %+v", p.ID, *p.Predicted, want)
+			}
+		}
+	}
+
+	// Tiers: the A100 sweep's max_num_seqs is assumed, so it is only in tier all.
+	if s.Tiers.All.TTFT.N != 8 || s.Tiers.MeasuredResolved.TTFT.N != 5 {
+		t.Errorf("tier n: all %d, measured_resolved %d; want 8 and 5", s.Tiers.All.TTFT.N, s.Tiers.MeasuredResolved.TTFT.N)
+	}
+	if got := pts["test/ix/test-model-7b/a100-assumed@c=1"].Tier; got != "assumed" {
+		t.Errorf("a100 tier = %q, want assumed", got)
+	}
+	// Shape: the H100 sweep has 3 scored points (anchor + 2), the A100 one 3.
+	if s.Tiers.All.TTFT.ShapeN != 4 {
+		t.Errorf("shape n = %d, want 4", s.Tiers.All.TTFT.ShapeN)
+	}
+	p := s.Provenance
+	if p.Simulator.Commit != newStandinRepo(t).v020 || p.Simulator.Tag != "v0.2.0" || !p.Simulator.Release || p.Harness.Source != report.HarnessCheckout {
+		t.Errorf("provenance = %+v", p)
+	}
+	if s.Label != report.LabelRelease {
+		t.Errorf("label = %s %v, want release (released simulator, released data)", s.Label, s.LabelReasons)
+	}
+}
+
+func TestScoreIsDeterministicAcrossJobs(t *testing.T) {
+	o := scoreOpts(t, "ledger", "v0.2.0")
+	o.Jobs = 1
+	a, err := Score(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Jobs = 4
+	b, err := Score(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []struct{ a, b any }{{a.Summary, b.Summary}, {a.Points, b.Points}} {
+		ja, _ := report.EncodeJSON(v.a)
+		jb, _ := report.EncodeJSON(v.b)
+		if !bytes.Equal(ja, jb) {
+			t.Fatalf("outputs differ between --jobs 1 and --jobs 4:\n%s\n---\n%s", ja, jb)
+		}
+	}
+}
+
+func TestShardsMergeToTheUnshardedRun(t *testing.T) {
+	o := scoreOpts(t, "ledger", "v0.2.0")
+	whole, err := Score(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var parts []report.Part
+	total := 0
+	for k := 1; k <= 3; k++ {
+		o.Shard = &report.Shard{Index: k, Count: 3}
+		r, err := Score(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += r.Summary.Coverage.CorpusPoints
+		parts = append(parts, report.Part{Name: "shard", Summary: r.Summary, Points: r.Points})
+	}
+	if total != whole.Summary.Coverage.CorpusPoints {
+		t.Fatalf("shards hold %d points, the corpus %d", total, whole.Summary.Coverage.CorpusPoints)
+	}
+	s, p, err := report.Merge(parts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ja, _ := report.EncodeJSON(whole.Summary)
+	jb, _ := report.EncodeJSON(s)
+	if !bytes.Equal(ja, jb) {
+		t.Errorf("merged summary differs from the unsharded one:\n%s\n---\n%s", ja, jb)
+	}
+	pa, _ := report.EncodeJSON(whole.Points)
+	pb, _ := report.EncodeJSON(p)
+	if !bytes.Equal(pa, pb) {
+		t.Error("merged points differ from the unsharded ones")
+	}
+	if _, _, err := report.Merge(parts[:2]); err == nil || !strings.Contains(err.Error(), "missing") {
+		t.Errorf("merge of 2 of 3 shards: err = %v, want missing shards", err)
+	}
+}
+
+func TestScoreWithResultsDriver(t *testing.T) {
+	o := scoreOpts(t, "ledger", "v0.1.0")
+	res, err := Score(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Caps.Driver != DriverReplayResults {
+		t.Fatalf("driver = %s, want %s", res.Caps.Driver, DriverReplayResults)
+	}
+	pts := pointsByID(res.Points)
+	for id, p := range pts {
+		closed := p.Load.Concurrency > 0
+		switch {
+		case closed && p.Reason == ReasonUnknownHardware, closed && strings.HasPrefix(p.Reason, "speculative"):
+		case closed:
+			if p.Scored || p.Reason != ReasonUnsupportedBuild || !strings.Contains(p.Detail, "--results-path") {
+				t.Errorf("%s = %+v, want not scored: closed loop needs --metrics-path", id, p)
+			}
+		default:
+			if !p.Scored {
+				t.Errorf("%s not scored (%s: %s), want scored through --results-path", id, p.Reason, p.Detail)
+				continue
+			}
+			if math.Abs(p.Predicted.TTFTMs-12) > 1e-3 || math.Abs(p.Predicted.TPOTMs-4) > 1e-3 {
+				t.Errorf("%s predicted %+v, want ttft 12, tpot 4", id, *p.Predicted)
+			}
+		}
+	}
+	if res.Summary.Coverage.Scored != 2 {
+		t.Errorf("scored = %d, want the 2 rate points", res.Summary.Coverage.Scored)
+	}
+}
+
+func TestSimulatorFaultsAreNotScored(t *testing.T) {
+	o := scoreOpts(t, "faults", "v0.2.0")
+	o.PointTimeout = 3 * time.Second
+	res, err := Score(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]struct{ reason, detail string }{
+		"fault/crash@c=2":      {ReasonRunError, "simulated crash"},
+		"fault/hang@c=2":       {ReasonTimeout, "killed"},
+		"fault/garbage@c=2":    {ReasonBadOutput, "not the expected JSON"},
+		"fault/incomplete@c=2": {ReasonIncomplete, "completed"},
+	}
+	for _, p := range res.Points {
+		w, ok := want[p.ID]
+		if !ok {
+			t.Errorf("unexpected point %s", p.ID)
+			continue
+		}
+		if p.Scored || p.Predicted != nil || p.Reason != w.reason || !strings.Contains(p.Detail, w.detail) {
+			t.Errorf("%s = scored %v reason %q detail %q; want reason %q with %q", p.ID, p.Scored, p.Reason, p.Detail, w.reason, w.detail)
+		}
+	}
+	if c := res.Summary.Coverage; c.Scored != 0 || c.NotScored != 4 || !c.Balanced() {
+		t.Errorf("coverage = %+v", c)
+	}
+	if res.Summary.Label != report.LabelExperimental {
+		t.Errorf("label = %s, want experimental (the fault ledger is not a release)", res.Summary.Label)
+	}
+}
+
+func TestBuildWithoutUsableDriver(t *testing.T) {
+	o := scoreOpts(t, "ledger", "")
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "blis")
+	os.WriteFile(bin, []byte("#!/bin/sh\necho 'Usage: blis run [flags]'\necho '      --model string   LLM name'\n"), 0o755)
+	o.SimBin = bin
+	res, err := Score(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range res.Points {
+		if p.Scored || (p.Reason != ReasonUnsupportedBuild && !strings.HasPrefix(p.Reason, "speculative")) {
+			t.Errorf("%s = %+v, want not scored as unsupported", p.ID, p)
+		}
+		if p.Reason == ReasonUnsupportedBuild && !strings.Contains(p.Detail, "--trace-header") {
+			t.Errorf("%s detail %q does not name what is missing", p.ID, p.Detail)
+		}
+	}
+	s := res.Summary
+	if s.Label != report.LabelExperimental || s.Provenance.Simulator.BuiltByHarness || !strings.Contains(strings.Join(s.LabelReasons, " "), "--sim-bin") {
+		t.Errorf("prebuilt binary: label %s reasons %v", s.Label, s.LabelReasons)
+	}
+}
+
+func TestScoreRefusesBranchAndDirtyHarness(t *testing.T) {
+	o := scoreOpts(t, "ledger", "feature")
+	if _, err := Score(context.Background(), o); !errors.Is(err, ErrNotPinned) {
+		t.Errorf("Score(--sim feature) error = %v, want ErrNotPinned", err)
+	}
+	o = scoreOpts(t, "ledger", "v0.2.0")
+	os.WriteFile(filepath.Join(o.HarnessDir, "README.md"), []byte("edited\n"), 0o644)
+	if _, err := Score(context.Background(), o); !errors.Is(err, ErrDirtyHarness) || !strings.Contains(err.Error(), "README.md") {
+		t.Errorf("dirty harness: error = %v, want ErrDirtyHarness naming README.md", err)
+	}
+}
+
+func TestHarnessIdentity(t *testing.T) {
+	ctx := context.Background()
+	dir, commit := harnessCheckout(t)
+	h, err := HarnessIdentity(ctx, dir)
+	if err != nil || h.Commit != commit || h.Source != report.HarnessCheckout {
+		t.Fatalf("clean checkout: %+v, %v", h, err)
+	}
+	run(t, dir, "git", "tag", "v1.2.3")
+	if h, _ := HarnessIdentity(ctx, dir); h.Version != "v1.2.3" {
+		t.Errorf("version = %q, want v1.2.3", h.Version)
+	}
+	// Untracked files do not make a checkout dirty.
+	os.WriteFile(filepath.Join(dir, "scratch.txt"), []byte("x"), 0o644)
+	if _, err := HarnessIdentity(ctx, dir); err != nil {
+		t.Errorf("untracked file: %v", err)
+	}
+
+	// A copy without git history, stating its commit.
+	cp := t.TempDir()
+	os.WriteFile(filepath.Join(cp, HarnessCommitFile), []byte(commit+"\n"), 0o644)
+	h, err = HarnessIdentity(ctx, cp)
+	if err != nil || h.Commit != commit || h.Source != report.HarnessAssertion {
+		t.Errorf("copy with HARNESS_COMMIT: %+v, %v", h, err)
+	}
+	os.WriteFile(filepath.Join(cp, HarnessCommitFile), []byte("main\n"), 0o644)
+	if _, err := HarnessIdentity(ctx, cp); err == nil || !strings.Contains(err.Error(), "40-hex") {
+		t.Errorf("HARNESS_COMMIT=main: err = %v", err)
+	}
+
+	// A directory unpacked inside another repository is not a checkout.
+	nested := filepath.Join(dir, "vendor", "harness")
+	os.MkdirAll(nested, 0o755)
+	if _, err := HarnessIdentity(ctx, nested); err == nil || !strings.Contains(err.Error(), "inside another repository") {
+		t.Errorf("nested directory: err = %v, want refusal", err)
+	}
+}
+
+func TestSelectUnits(t *testing.T) {
+	t.Parallel()
+	l := testLedger(t, "ledger")
+	ids := func(sel ...string) string {
+		us, err := SelectUnits(l.Units, sel)
+		if err != nil {
+			return "error: " + err.Error()
+		}
+		var out []string
+		for _, u := range us {
+			out = append(out, u.ID)
+		}
+		return strings.Join(out, " ")
+	}
+	if got := ids("test/ix/test-model-7b/h100"); got != "test/ix/test-model-7b/h100" {
+		t.Errorf("exact id: %s", got)
+	}
+	if got := ids("test/ix/*/h*"); got != "test/ix/test-model-7b/h100 test/ix/test-model-7b/h200" {
+		t.Errorf("glob: %s", got)
+	}
+	if got := ids("test/ip"); got != "test/ip/test-model-7b/h100" {
+		t.Errorf("prefix: %s", got)
+	}
+	if got := ids("nope/*"); !strings.Contains(got, "matches no unit") {
+		t.Errorf("no match: %s", got)
+	}
+}

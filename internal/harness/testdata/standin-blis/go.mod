@@ -1,0 +1,3 @@
+module example.com/standin-blis
+
+go 1.22
