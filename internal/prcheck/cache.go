@@ -1,0 +1,207 @@
+package prcheck
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/report"
+)
+
+// CacheKey identifies one harness result: the same key means the same
+// figures, so a cached result can stand in for a new run.
+type CacheKey struct {
+	// HarnessCommit is the pinned harness commit (it also fixes the
+	// bundled data).
+	HarnessCommit string
+	// SimCommit is the simulator commit scored.
+	SimCommit string
+	// Data maps "ledger", "catalog", "registry" to "bundled" or the digest
+	// of the directory handed in (see DirDigest).
+	Data map[string]string
+	// Shard is "k/n" for a slice, "" for the whole corpus.
+	Shard string
+}
+
+// String is the key's stable hex name.
+func (k CacheKey) String() string {
+	h := sha256.New()
+	fmt.Fprintf(h, "accuracy-dashboard result v1\nharness %s\nsimulator %s\nshard %s\n", k.HarnessCommit, k.SimCommit, k.Shard)
+	names := make([]string, 0, len(k.Data))
+	for n := range k.Data {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(h, "data %s %s\n", n, k.Data[n])
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// DirDigest is "sha256:<hex>" over the names and contents of the regular
+// files in fsys, in lexical order. Symbolic links and other special files
+// are refused.
+func DirDigest(fsys fs.FS) (string, error) {
+	h := sha256.New()
+	err := fs.WalkDir(fsys, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return fmt.Errorf("%s: not a regular file", path)
+		}
+		b, err := fs.ReadFile(fsys, path)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(b)
+		fmt.Fprintf(h, "%s\x00%x\n", path, sum)
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("digest: %w", err)
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// Cache keeps harness results in a directory that actions/cache can save
+// and restore: Dir/results/<key>/{summary.json,points.json,summary.md}.
+// Entries are written atomically (a temporary directory renamed into
+// place) and never modified.
+type Cache struct {
+	Dir string
+}
+
+// resultFiles are the files of a harness result.
+var resultFiles = []string{"summary.json", "points.json", "summary.md"}
+
+// Lookup returns the directory holding the result for key, and whether
+// there is one. An entry is used only when its files are all present and its
+// summary names the key's harness and simulator commits.
+func (c Cache) Lookup(key CacheKey) (string, bool) {
+	dir := filepath.Join(c.Dir, "results", key.String())
+	for _, f := range resultFiles {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			return "", false
+		}
+	}
+	s, err := readSummary(filepath.Join(dir, "summary.json"))
+	if err != nil || s.Provenance.Harness.Commit != key.HarnessCommit || s.Provenance.Simulator.Commit != key.SimCommit {
+		return "", false
+	}
+	return dir, true
+}
+
+// Store copies the result in src into the cache under key. An entry that
+// already exists is left as it is.
+func (c Cache) Store(key CacheKey, src string) error {
+	results := filepath.Join(c.Dir, "results")
+	if err := os.MkdirAll(results, 0o755); err != nil {
+		return fmt.Errorf("cache: %w", err)
+	}
+	final := filepath.Join(results, key.String())
+	if _, err := os.Stat(final); err == nil {
+		return nil
+	}
+	tmp, err := os.MkdirTemp(results, ".tmp-")
+	if err != nil {
+		return fmt.Errorf("cache: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	for _, f := range resultFiles {
+		b, err := os.ReadFile(filepath.Join(src, f))
+		if err != nil {
+			return fmt.Errorf("cache: %w", err)
+		}
+		if err := os.WriteFile(filepath.Join(tmp, f), b, 0o644); err != nil {
+			return fmt.Errorf("cache: %w", err)
+		}
+	}
+	if err := os.Rename(tmp, final); err != nil {
+		if _, statErr := os.Stat(final); statErr == nil {
+			return nil // another run stored it first
+		}
+		return fmt.Errorf("cache: %w", err)
+	}
+	return nil
+}
+
+// CopyResult copies a harness result (summary.json, points.json,
+// summary.md) from src to dst, creating dst.
+func CopyResult(src, dst string) error {
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return err
+	}
+	for _, f := range resultFiles {
+		b, err := os.ReadFile(filepath.Join(src, f))
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dst, f), b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func readSummary(path string) (report.Summary, error) {
+	var s report.Summary
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return s, err
+	}
+	if err := strictJSON(b, &s); err != nil {
+		return s, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
+
+// ReadRun reads summary.json and points.json from dir, strictly (unknown
+// fields are errors), and checks that the summary's coverage balances and
+// matches the points.
+func ReadRun(dir string) (Run, error) {
+	s, err := readSummary(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		return Run{}, fmt.Errorf("read result: %w", err)
+	}
+	var pts []report.Point
+	path := filepath.Join(dir, "points.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Run{}, fmt.Errorf("read result: %w", err)
+	}
+	if err := strictJSON(b, &pts); err != nil {
+		return Run{}, fmt.Errorf("read result: %s: %w", path, err)
+	}
+	if s.SchemaVersion != report.SchemaVersion {
+		return Run{}, fmt.Errorf("read result: %s: schema_version %d, want %d", dir, s.SchemaVersion, report.SchemaVersion)
+	}
+	if !s.Coverage.Balanced() {
+		return Run{}, fmt.Errorf("read result: %s: coverage does not balance (%d scored + %d not scored != %d points)", dir, s.Coverage.Scored, s.Coverage.NotScored, s.Coverage.CorpusPoints)
+	}
+	if len(pts) != s.Coverage.CorpusPoints {
+		return Run{}, fmt.Errorf("read result: %s: %d points in points.json, summary says %d", dir, len(pts), s.Coverage.CorpusPoints)
+	}
+	return Run{Summary: s, Points: pts}, nil
+}
+
+func strictJSON(b []byte, v any) error {
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return fmt.Errorf("trailing data after JSON value")
+	}
+	return nil
+}

@@ -1,0 +1,151 @@
+package prcheck
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/inference-sim/accuracy-dashboard/internal/render"
+	"github.com/inference-sim/accuracy-dashboard/internal/report"
+)
+
+// Hand-computed case. Tier measured points a1, a2 are scored by both runs;
+// a3 only by head, a4 only by base; r1 (resolved) by both; x1 (assumed) by
+// both, so it counts in tier all only.
+//
+//	TTFT APE  head: a1 10, a2 20, a3 50, r1 0,  x1 40
+//	          base: a1 20, a2 5,  a4 30, r1 10, x1 40
+//	measured_resolved common {a1,a2,r1}: head (10+20+0)/3 = 10, base (20+5+10)/3 = 35/3
+//	all common {a1,a2,r1,x1}: head 70/4 = 17.5, base 75/4 = 18.75
+func comparePair() (Run, Run) {
+	head := mkRun(headSHA,
+		pt{"a1", "measured", 1, 100, 10, 110, 10},
+		pt{"a2", "measured", 2, 100, 10, 80, 10},
+		pt{"a3", "measured", 4, 100, 10, 150, 10},
+		pt{"a4", "measured", 8, 100, 10, 0, 0},
+		pt{"r1", "resolved", 1, 200, 20, 200, 22},
+		pt{"x1", "assumed", 1, 50, 5, 70, 5},
+	)
+	base := mkRun(baseSHA,
+		pt{"a1", "measured", 1, 100, 10, 120, 10},
+		pt{"a2", "measured", 2, 100, 10, 95, 10},
+		pt{"a3", "measured", 4, 100, 10, 0, 0},
+		pt{"a4", "measured", 8, 100, 10, 130, 10},
+		pt{"r1", "resolved", 1, 200, 20, 220, 20},
+		pt{"x1", "assumed", 1, 50, 5, 70, 5},
+	)
+	return head, base
+}
+
+func TestCompare(t *testing.T) {
+	t.Parallel()
+	head, base := comparePair()
+	c := Compare(head, &base)
+	if len(c.Rows) != 4 {
+		t.Fatalf("%d rows, want 4", len(c.Rows))
+	}
+	type row struct {
+		Tier, Metric              string
+		Common                    int
+		HeadMAPE, BaseMAPE, Delta float64
+		HeadBias, BaseBias        float64
+	}
+	var got []row
+	for _, r := range c.Rows {
+		got = append(got, row{r.Tier, r.Metric, r.Common, *r.HeadMAPE, *r.BaseMAPE, *r.Delta, *r.HeadBias, *r.BaseBias})
+	}
+	want := []row{
+		// TTFT signed errors head a1 +10 a2 -20 r1 0 x1 +40; base a1 +20 a2 -5 r1 +10 x1 +40.
+		{report.TierMeasuredResolved, "TTFT", 3, 10, 35.0 / 3, 10 - 35.0/3, -10.0 / 3, 25.0 / 3},
+		// TPOT APE head: r1 10, others 0; base: all 0.
+		{report.TierMeasuredResolved, "TPOT", 3, 10.0 / 3, 0, 10.0 / 3, 10.0 / 3, 0},
+		{report.TierAll, "TTFT", 4, 17.5, 18.75, -1.25, 30.0 / 4, 65.0 / 4},
+		{report.TierAll, "TPOT", 4, 2.5, 0, 2.5, 2.5, 0},
+	}
+	approx := cmp.Comparer(func(a, b float64) bool { return math.Abs(a-b) < 1e-9 })
+	if d := cmp.Diff(want, got, approx); d != "" {
+		t.Errorf("rows (-want +got):\n%s", d)
+	}
+	// The head's own figures are over all its scored points (a3 included).
+	if h := c.Rows[0].Head; h.N != 4 || math.Abs(*h.MAPE-20) > 1e-9 {
+		t.Errorf("head own TTFT measured_resolved = %v over %d, want 20 over 4", *h.MAPE, h.N)
+	}
+	// Movers: largest |Δ APE| first: a2 TTFT 15, a1 TTFT 10, r1 TTFT 10, r1 TPOT 10.
+	var ids []string
+	for _, m := range c.Movers {
+		ids = append(ids, m.ID+" "+m.Metric)
+	}
+	if d := cmp.Diff([]string{"a2 TTFT", "a1 TTFT", "r1 TPOT", "r1 TTFT"}, ids); d != "" {
+		t.Errorf("movers (-want +got):\n%s", d)
+	}
+}
+
+func TestCompareNoBaseline(t *testing.T) {
+	t.Parallel()
+	head, _ := comparePair()
+	c := Compare(head, nil)
+	if c.Base != nil || len(c.Movers) != 0 {
+		t.Error("baseline data without a baseline")
+	}
+	for _, r := range c.Rows {
+		if r.Delta != nil || r.Common != 0 {
+			t.Errorf("row %s %s has a delta without a baseline", r.Tier, r.Metric)
+		}
+	}
+	if v := Evaluate(c, Thresholds{Alert: f64(0), Fail: f64(0)}); len(v.Alerts)+len(v.Failures) != 0 {
+		t.Errorf("thresholds fired without a baseline: %+v", v)
+	}
+}
+
+func TestEvaluate(t *testing.T) {
+	t.Parallel()
+	head, base := comparePair()
+	c := Compare(head, &base)
+	// Headline tier measured_resolved: TTFT Δ −1.67, TPOT Δ +3.33.
+	tests := []struct {
+		name             string
+		th               Thresholds
+		alerts, failures int
+	}{
+		{"off", Thresholds{}, 0, 0},
+		{"alert only", Thresholds{Alert: f64(1)}, 1, 0},
+		{"alert and fail", Thresholds{Alert: f64(1), Fail: f64(3)}, 1, 1},
+		{"fail above delta", Thresholds{Fail: f64(3.34)}, 0, 0},
+		{"improvement never fires", Thresholds{Alert: f64(-100)}, 2, 0},
+	}
+	for _, tt := range tests {
+		v := Evaluate(c, tt.th)
+		if len(v.Alerts) != tt.alerts || len(v.Failures) != tt.failures {
+			t.Errorf("%s: %d alerts, %d failures; want %d, %d (%v)", tt.name, len(v.Alerts), len(v.Failures), tt.alerts, tt.failures, v)
+		}
+	}
+	v := Evaluate(c, Thresholds{Fail: f64(3)})
+	if !strings.Contains(v.Failures[0], "TPOT MAPE (measured_resolved tier) rose by 3.33 pp") {
+		t.Errorf("failure text %q", v.Failures[0])
+	}
+}
+
+func TestHeadlineTierFallsBack(t *testing.T) {
+	t.Parallel()
+	head := mkRun(headSHA, pt{"x1", "assumed", 1, 50, 5, 60, 5})
+	base := mkRun(baseSHA, pt{"x1", "assumed", 1, 50, 5, 55, 5})
+	c := Compare(head, &base)
+	if got := HeadlineTier(c); got != report.TierAll {
+		t.Errorf("HeadlineTier = %s, want all", got)
+	}
+	v := Evaluate(c, Thresholds{Alert: f64(5)})
+	if len(v.Alerts) != 1 || !strings.Contains(v.Alerts[0], "(all tier)") {
+		t.Errorf("alerts = %v, want one on tier all (TTFT +10 pp)", v.Alerts)
+	}
+}
+
+func TestCompareRendersEscaped(t *testing.T) {
+	t.Parallel()
+	head := mkRun(headSHA, pt{"a|@evil", "measured", 1, 100, 10, 110, 10})
+	base := mkRun(baseSHA, pt{"a|@evil", "measured", 1, 100, 10, 150, 10})
+	md := render.CompareMarkdown(Compare(head, &base))
+	if strings.Contains(md, "a|@evil") || !strings.Contains(md, `a\|@`+"\u200d"+"evil") {
+		t.Errorf("point id not escaped:\n%s", md)
+	}
+}

@@ -1,0 +1,247 @@
+package prcheck
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/inference-sim/accuracy-dashboard/internal/report"
+)
+
+func TestTruncate(t *testing.T) {
+	t.Parallel()
+	if got := Truncate("short", 100, "NOTE"); got != "short" {
+		t.Errorf("short text changed: %q", got)
+	}
+	var b strings.Builder
+	b.WriteString("<!-- marker -->\n<details><summary>x</summary>\n\n")
+	for b.Len() < 5000 {
+		b.WriteString("| Δ row ☕ | 1 |\n")
+	}
+	for _, limit := range []int{200, 1000, 4097} {
+		got := Truncate(b.String(), limit, "**Truncated**")
+		if len(got) > limit {
+			t.Errorf("limit %d: got %d bytes", limit, len(got))
+		}
+		if !utf8.ValidString(got) || !strings.HasPrefix(got, "<!-- marker -->\n") || !strings.HasSuffix(got, "**Truncated**\n") {
+			t.Errorf("limit %d: bad truncation %q", limit, got)
+		}
+		if strings.Count(got, "<details>") != strings.Count(got, "</details>") {
+			t.Errorf("limit %d: details left open", limit)
+		}
+	}
+	if got := Truncate(strings.Repeat("é", 100), 7, "ééé note"); len(got) > 7 || !utf8.ValidString(got) {
+		t.Errorf("tiny limit: %q", got)
+	}
+}
+
+func TestDecideComment(t *testing.T) {
+	t.Parallel()
+	const marker = "<!-- m -->"
+	body := marker + "\nnew"
+	tests := []struct {
+		name     string
+		existing []Comment
+		want     Decision
+	}{
+		{"none", nil, Decision{Op: OpCreate}},
+		{"marker pasted by someone else", []Comment{{ID: 1, Author: "alice", Body: marker + " copy"}}, Decision{Op: OpCreate}},
+		{"ours without marker", []Comment{{ID: 1, Author: "github-actions[bot]", Body: "hello"}}, Decision{Op: OpCreate}},
+		{"ours", []Comment{{ID: 5, Author: "GitHub-Actions[bot]", Body: marker + "\nold", URL: "u5"}}, Decision{Op: OpUpdate, ID: 5, URL: "u5"}},
+		{"unchanged", []Comment{{ID: 5, Author: "github-actions[bot]", Body: body, URL: "u5"}}, Decision{Op: OpKeep, ID: 5, URL: "u5"}},
+		{"duplicates from a race", []Comment{
+			{ID: 9, Author: "github-actions[bot]", Body: marker},
+			{ID: 3, Author: "github-actions[bot]", Body: marker, URL: "u3"},
+			{ID: 7, Author: "github-actions[bot]", Body: marker},
+		}, Decision{Op: OpUpdate, ID: 3, URL: "u3", Duplicates: []int64{7, 9}}},
+	}
+	for _, tt := range tests {
+		got := DecideComment(tt.existing, "github-actions[bot]", marker, body)
+		if d := cmp.Diff(tt.want, got); d != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.name, d)
+		}
+	}
+}
+
+func TestCacheKey(t *testing.T) {
+	t.Parallel()
+	base := CacheKey{HarnessCommit: harnessCommit, SimCommit: headSHA, Data: map[string]string{"ledger": "bundled", "catalog": "sha256:1"}}
+	seen := map[string]string{base.String(): "base"}
+	variants := map[string]CacheKey{
+		"harness": {HarnessCommit: baseSHA, SimCommit: headSHA, Data: base.Data},
+		"sim":     {HarnessCommit: harnessCommit, SimCommit: baseSHA, Data: base.Data},
+		"data":    {HarnessCommit: harnessCommit, SimCommit: headSHA, Data: map[string]string{"ledger": "bundled", "catalog": "sha256:2"}},
+		"shard":   {HarnessCommit: harnessCommit, SimCommit: headSHA, Data: base.Data, Shard: "1/2"},
+	}
+	for name, k := range variants {
+		if prev, dup := seen[k.String()]; dup {
+			t.Errorf("key of %s equals key of %s", name, prev)
+		}
+		seen[k.String()] = name
+	}
+	same := CacheKey{HarnessCommit: harnessCommit, SimCommit: headSHA, Data: map[string]string{"catalog": "sha256:1", "ledger": "bundled"}}
+	if same.String() != base.String() {
+		t.Error("key depends on map order")
+	}
+}
+
+func TestDirDigest(t *testing.T) {
+	t.Parallel()
+	a := fstest.MapFS{"x/a.yaml": {Data: []byte("1")}, "b.yaml": {Data: []byte("2")}}
+	d1, err := DirDigest(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(d1, "sha256:") {
+		t.Errorf("digest %q", d1)
+	}
+	changed := fstest.MapFS{"x/a.yaml": {Data: []byte("1")}, "b.yaml": {Data: []byte("3")}}
+	renamed := fstest.MapFS{"y/a.yaml": {Data: []byte("1")}, "b.yaml": {Data: []byte("2")}}
+	for name, fsys := range map[string]fstest.MapFS{"changed": changed, "renamed": renamed} {
+		d, err := DirDigest(fsys)
+		if err != nil || d == d1 {
+			t.Errorf("%s: digest %q (err %v) equals the original", name, d, err)
+		}
+	}
+	if again, _ := DirDigest(a); again != d1 {
+		t.Error("digest not deterministic")
+	}
+}
+
+func TestCacheStoreLookup(t *testing.T) {
+	t.Parallel()
+	c := Cache{Dir: t.TempDir()}
+	key := CacheKey{HarnessCommit: harnessCommit, SimCommit: headSHA}
+	if _, ok := c.Lookup(key); ok {
+		t.Fatal("hit in an empty cache")
+	}
+	src := filepath.Join(t.TempDir(), "r")
+	writeRun(t, src, mkRun(headSHA, pt{"a1", "measured", 1, 100, 10, 110, 10}))
+	if err := c.Store(key, src); err != nil {
+		t.Fatal(err)
+	}
+	dir, ok := c.Lookup(key)
+	if !ok {
+		t.Fatal("miss after store")
+	}
+	if _, err := ReadRun(dir); err != nil {
+		t.Errorf("cached result unreadable: %v", err)
+	}
+	// A result filed under the wrong key is not used.
+	wrong := CacheKey{HarnessCommit: harnessCommit, SimCommit: baseSHA}
+	if err := c.Store(wrong, src); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := c.Lookup(wrong); ok {
+		t.Error("entry whose summary names another simulator commit was used")
+	}
+	entries, _ := os.ReadDir(filepath.Join(c.Dir, "results"))
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".tmp") {
+			t.Errorf("temporary directory left: %s", e.Name())
+		}
+	}
+}
+
+func TestReadRunRefuses(t *testing.T) {
+	t.Parallel()
+	r := mkRun(headSHA, pt{"a1", "measured", 1, 100, 10, 110, 10}, pt{"a2", "measured", 2, 100, 10, 0, 0})
+	unbalanced := r
+	unbalanced.Summary.Coverage.Scored = 2
+	short := r
+	short.Points = r.Points[:1]
+	for name, run := range map[string]Run{"unbalanced": unbalanced, "points missing": short} {
+		dir := filepath.Join(t.TempDir(), "r")
+		writeRun(t, dir, run)
+		if _, err := ReadRun(dir); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	dir := filepath.Join(t.TempDir(), "r")
+	writeRun(t, dir, r)
+	os.WriteFile(filepath.Join(dir, "summary.json"), []byte(`{"schema_version":1,"surprise":true}`), 0o644)
+	if _, err := ReadRun(dir); err == nil || !strings.Contains(err.Error(), "surprise") {
+		t.Errorf("unknown field: err = %v", err)
+	}
+}
+
+func TestParseShard(t *testing.T) {
+	t.Parallel()
+	if s, err := ParseShard(""); s != nil || err != nil {
+		t.Errorf("empty: %v %v", s, err)
+	}
+	s, err := ParseShard("2/4")
+	if err != nil || s.Index != 2 || s.Count != 4 || FormatShard(s) != "2/4" {
+		t.Errorf("2/4: %+v %v", s, err)
+	}
+	for _, bad := range []string{"0/4", "5/4", "1/0", "x/2", "2", "1/2/3", "-1/2"} {
+		if _, err := ParseShard(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+func TestPlanMerge(t *testing.T) {
+	t.Parallel()
+	shardRun := func(k, n int) Run {
+		r := mkRun(headSHA, pt{"a1", "measured", 1, 100, 10, 110, 10})
+		r.Summary.Shard = mustShard(t, k, n)
+		return r
+	}
+	t.Run("complete", func(t *testing.T) {
+		dir := t.TempDir()
+		for k := 1; k <= 3; k++ {
+			name := filepath.Join(dir, "accuracy-shard-"+string(rune('0'+k)))
+			writeRun(t, filepath.Join(name, "head"), shardRun(k, 3))
+			writeRun(t, filepath.Join(name, "base"), shardRun(k, 3))
+		}
+		set, err := PlanMerge(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(set.Head) != 3 || len(set.Base) != 3 || !strings.HasSuffix(set.Head[2], "accuracy-shard-3/head") {
+			t.Errorf("set = %+v", set)
+		}
+	})
+	bad := map[string]func(dir string){
+		"missing": func(dir string) {
+			writeRun(t, filepath.Join(dir, "s1", "head"), shardRun(1, 3))
+			writeRun(t, filepath.Join(dir, "s3", "head"), shardRun(3, 3))
+		},
+		"duplicate": func(dir string) {
+			writeRun(t, filepath.Join(dir, "s1", "head"), shardRun(1, 2))
+			writeRun(t, filepath.Join(dir, "s1b", "head"), shardRun(1, 2))
+		},
+		"mixed counts": func(dir string) {
+			writeRun(t, filepath.Join(dir, "s1", "head"), shardRun(1, 2))
+			writeRun(t, filepath.Join(dir, "s2", "head"), shardRun(2, 3))
+		},
+		"partial base": func(dir string) {
+			writeRun(t, filepath.Join(dir, "s1", "head"), shardRun(1, 2))
+			writeRun(t, filepath.Join(dir, "s1", "base"), shardRun(1, 2))
+			writeRun(t, filepath.Join(dir, "s2", "head"), shardRun(2, 2))
+		},
+		"not a shard": func(dir string) {
+			writeRun(t, filepath.Join(dir, "s1", "head"), mkRun(headSHA, pt{"a1", "measured", 1, 100, 10, 110, 10}))
+		},
+		"empty": func(string) {},
+	}
+	for name, setup := range bad {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			setup(dir)
+			if set, err := PlanMerge(dir); err == nil {
+				t.Errorf("accepted: %+v", set)
+			}
+		})
+	}
+}
+
+func mustShard(t *testing.T, k, n int) *report.Shard {
+	t.Helper()
+	return &report.Shard{Index: k, Count: n}
+}

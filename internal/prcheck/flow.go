@@ -1,0 +1,384 @@
+package prcheck
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/render"
+	"github.com/inference-sim/accuracy-dashboard/internal/report"
+)
+
+// Scorer runs the pinned harness.
+type Scorer interface {
+	// Score scores simulator commit sim (a 40-hex commit present in the
+	// simulator repository) into dir, writing summary.json, points.json and
+	// summary.md. shard nil scores the whole corpus.
+	Score(ctx context.Context, sim string, shard *report.Shard, dir string) error
+	// Merge combines the result directories of the shards of one run into
+	// dir, as if the run had not been sharded.
+	Merge(ctx context.Context, dir string, shards []string) error
+}
+
+// Commenter reaches the comments of the pull request at hand. Implementations
+// wrap errors of a token that may not write (HTTP 403 "Resource not
+// accessible by integration", as on a pull request from a fork) so that
+// errors.Is(err, ErrReadOnly) holds, and retry transient errors themselves.
+type Commenter interface {
+	// Self is the login the token acts as.
+	Self(ctx context.Context) (string, error)
+	// ListComments returns every comment of the pull request (all pages).
+	ListComments(ctx context.Context) ([]Comment, error)
+	CreateComment(ctx context.Context, body string) (Comment, error)
+	UpdateComment(ctx context.Context, id int64, body string) (Comment, error)
+	DeleteComment(ctx context.Context, id int64) error
+}
+
+// PullRequests reads pull requests of the repository at hand.
+type PullRequests interface {
+	// PullRequestHead returns the head commit of pull request number.
+	PullRequestHead(ctx context.Context, number int) (string, error)
+}
+
+// ErrReadOnly marks an error caused by a token that may not write.
+var ErrReadOnly = errors.New("the token may not write to this repository")
+
+// DefaultBotLogin is the identity assumed for a token that cannot read its
+// own user: the GITHUB_TOKEN of a workflow run, whose comments are authored
+// by github-actions[bot].
+const DefaultBotLogin = "github-actions[bot]"
+
+// Flow runs one Action invocation. Its fields are set once by cmd/action.
+type Flow struct {
+	Scorer Scorer
+	// Comments is nil when the run must not comment.
+	Comments Commenter
+	// Cache is nil when results are not cached.
+	Cache *Cache
+	// Key holds the harness commit and data versions; Flow fills in the
+	// simulator commit and shard of each run.
+	Key CacheKey
+	// Log receives workflow commands (groups, annotations).
+	Log io.Writer
+	// Summary appends Markdown to the job summary.
+	Summary func(markdown string) error
+	// OutDir receives head/, base/, comparison.md and pr.json.
+	OutDir string
+	// DetailsURL links this run (job summary), "" for none.
+	DetailsURL string
+	Thresholds Thresholds
+}
+
+// PR is the pull request a run is about.
+type PR struct {
+	Number  int    `json:"number"`
+	HeadSHA string `json:"head_sha"`
+	BaseSHA string `json:"base_sha"`
+}
+
+// Outcome is what a run produced.
+type Outcome struct {
+	// HeadDir and BaseDir hold the results ("" BaseDir without baseline).
+	HeadDir, BaseDir string
+	// Markdown is the full comparison; MarkdownPath is where it was written.
+	Markdown     string
+	MarkdownPath string
+	Comparison   render.Comparison
+	Verdict      Verdict
+	// CommentURL is the sticky comment's address ("" when none was posted).
+	CommentURL string
+	// ReadOnly is true when commenting was skipped for a read-only token.
+	ReadOnly bool
+}
+
+// Failed reports whether the run must exit non-zero (fail threshold).
+func (o Outcome) Failed() bool { return len(o.Verdict.Failures) > 0 }
+
+// RunPR scores the pull request's head and, with baseline, its base, then
+// reports. With shard set it scores that slice of both and stops: the merge
+// job reports. A base that cannot be scored degrades to no baseline, with a
+// warning; a head that cannot be scored is an error.
+func (f *Flow) RunPR(ctx context.Context, pr PR, baseline bool, shard *report.Shard) (Outcome, error) {
+	out := Outcome{HeadDir: filepath.Join(f.OutDir, "head")}
+	if err := f.writePR(pr); err != nil {
+		return out, err
+	}
+	var notes []string
+	if cached, err := f.score(ctx, "head", pr.HeadSHA, shard, out.HeadDir); err != nil {
+		return out, err
+	} else if cached {
+		notes = append(notes, "Head result reused from the cache (same harness, simulator commit and data).")
+	}
+	if baseline {
+		dir := filepath.Join(f.OutDir, "base")
+		cached, err := f.score(ctx, "base", pr.BaseSHA, shard, dir)
+		switch {
+		case err != nil && shard != nil:
+			return out, err // a merge needs every shard's base
+		case err != nil:
+			Warning(f.Log, fmt.Sprintf("The base commit could not be scored; reporting without a baseline: %v", err))
+			notes = append(notes, "The base commit "+pr.BaseSHA+" could not be scored, so there is no baseline.")
+			os.RemoveAll(dir)
+		default:
+			out.BaseDir = dir
+			if cached {
+				notes = append(notes, "Base result reused from the cache (same harness, simulator commit and data).")
+			}
+		}
+	}
+	if shard != nil {
+		md := fmt.Sprintf("Accuracy shard %s scored (head %s). The merge job posts the report.\n", FormatShard(shard), pr.HeadSHA)
+		out.Markdown = md
+		return out, f.writeSummary(md)
+	}
+	return f.report(ctx, out, notes, pr)
+}
+
+// RunMerge combines the shard outputs found under shardsDir (see PlanMerge)
+// into OutDir/head and OutDir/base and reports.
+func (f *Flow) RunMerge(ctx context.Context, pr PR, shardsDir string) (Outcome, error) {
+	set, err := PlanMerge(shardsDir)
+	if err != nil {
+		return Outcome{}, err
+	}
+	if err := f.writePR(pr); err != nil {
+		return Outcome{}, err
+	}
+	out := Outcome{HeadDir: filepath.Join(f.OutDir, "head")}
+	Group(f.Log, fmt.Sprintf("Merge %d shards", len(set.Head)))
+	err = f.Scorer.Merge(ctx, out.HeadDir, set.Head)
+	if err == nil && len(set.Base) > 0 {
+		out.BaseDir = filepath.Join(f.OutDir, "base")
+		err = f.Scorer.Merge(ctx, out.BaseDir, set.Base)
+	}
+	EndGroup(f.Log)
+	if err != nil {
+		return out, fmt.Errorf("merge: %w", err)
+	}
+	return f.report(ctx, out, nil, pr)
+}
+
+// RunComment posts the report of another (untrusted) run, whose artifact was
+// downloaded to reportDir, on behalf of a trusted workflow_run job. The
+// artifact is data, not Markdown to paste: its pr.json must name a pull
+// request whose head is headSHA (the commit the untrusted run was for, from
+// the workflow_run event), its head result must be for headSHA, and the
+// comment is rendered again here from the validated results.
+func (f *Flow) RunComment(ctx context.Context, reportDir, headSHA string, prs PullRequests) (Outcome, error) {
+	var pr PR
+	b, err := os.ReadFile(filepath.Join(reportDir, "pr.json"))
+	if err != nil {
+		return Outcome{}, fmt.Errorf("comment: report artifact: %w", err)
+	}
+	if err := strictJSON(b, &pr); err != nil {
+		return Outcome{}, fmt.Errorf("comment: report artifact pr.json: %w", err)
+	}
+	if pr.Number <= 0 {
+		return Outcome{}, fmt.Errorf("comment: report artifact pr.json: no pull request number")
+	}
+	if pr.HeadSHA != headSHA {
+		return Outcome{}, fmt.Errorf("comment: report is for commit %q but the workflow run is for %s", pr.HeadSHA, headSHA)
+	}
+	actual, err := prs.PullRequestHead(ctx, pr.Number)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("comment: pull request #%d: %w", pr.Number, err)
+	}
+	if actual != headSHA {
+		return Outcome{}, fmt.Errorf("comment: pull request #%d is at %s, not %s (the report is stale or not for this pull request)", pr.Number, actual, headSHA)
+	}
+	out := Outcome{HeadDir: filepath.Join(reportDir, "head")}
+	if _, err := os.Stat(filepath.Join(reportDir, "base", "summary.json")); err == nil {
+		out.BaseDir = filepath.Join(reportDir, "base")
+	}
+	return f.report(ctx, out, nil, pr)
+}
+
+// report reads the results, checks they are what was asked for, renders,
+// writes comparison.md and the job summary, comments, and applies the
+// thresholds.
+func (f *Flow) report(ctx context.Context, out Outcome, notes []string, pr PR) (Outcome, error) {
+	head, err := f.readChecked(out.HeadDir, pr.HeadSHA)
+	if err != nil {
+		return out, err
+	}
+	var base *Run
+	if out.BaseDir != "" {
+		b, err := f.readChecked(out.BaseDir, pr.BaseSHA)
+		if err != nil {
+			return out, err
+		}
+		base = &b
+	}
+	c := Compare(head, base)
+	out.Verdict = Evaluate(c, f.Thresholds)
+	c.Alerts = append(append([]string{}, out.Verdict.Failures...), out.Verdict.Alerts...)
+	c.Notes = notes
+	c.DetailsURL = f.DetailsURL
+	out.Comparison = c
+	out.Markdown = render.CompareMarkdown(c)
+	out.MarkdownPath = filepath.Join(f.OutDir, "comparison.md")
+	if err := os.MkdirAll(f.OutDir, 0o755); err != nil {
+		return out, fmt.Errorf("output directory: %w", err)
+	}
+	if err := writeFileAtomic(out.MarkdownPath, []byte(out.Markdown)); err != nil {
+		return out, fmt.Errorf("write comparison: %w", err)
+	}
+	if err := f.writeSummary(out.Markdown); err != nil {
+		return out, err
+	}
+	for _, a := range out.Verdict.Alerts {
+		Warning(f.Log, a)
+	}
+	for _, a := range out.Verdict.Failures {
+		ErrorAnnotation(f.Log, a)
+	}
+	if f.Comments != nil && pr.Number > 0 {
+		url, readOnly, err := f.post(ctx, out.Markdown)
+		if err != nil {
+			return out, err
+		}
+		out.CommentURL, out.ReadOnly = url, readOnly
+	}
+	return out, nil
+}
+
+// readChecked reads a result and checks it is for sim (when known) and, when
+// a pin is in force, from the pinned harness commit.
+func (f *Flow) readChecked(dir, sim string) (Run, error) {
+	r, err := ReadRun(dir)
+	if err != nil {
+		return r, err
+	}
+	p := r.Summary.Provenance
+	if sim != "" && p.Simulator.Commit != sim {
+		return r, fmt.Errorf("%s: result is for simulator commit %q, want %s", dir, p.Simulator.Commit, sim)
+	}
+	if f.Key.HarnessCommit != "" && p.Harness.Commit != f.Key.HarnessCommit {
+		return r, fmt.Errorf("%s: result is from harness commit %q, want the pinned %s", dir, p.Harness.Commit, f.Key.HarnessCommit)
+	}
+	return r, nil
+}
+
+// post creates or updates the sticky comment. A read-only token is not an
+// error: the report stays in the job summary and a notice says why.
+func (f *Flow) post(ctx context.Context, markdown string) (url string, readOnly bool, err error) {
+	note := "**Truncated:** a comment holds at most 65 536 characters; the full report is in the job summary"
+	if f.DetailsURL != "" {
+		note += " of [this run](" + f.DetailsURL + ")"
+	}
+	body := Truncate(markdown, MaxCommentBytes, note+".")
+	degrade := func(err error) (string, bool, error) {
+		if errors.Is(err, ErrReadOnly) {
+			Notice(f.Log, "Not commenting: the token is read-only (a pull request from a fork?). The report is in the job summary. To comment on fork pull requests, use the pull_request + workflow_run pair (docs/ACTION.md).")
+			return "", true, nil
+		}
+		return "", false, fmt.Errorf("comment: %w", err)
+	}
+	self, err := f.Comments.Self(ctx)
+	if errors.Is(err, ErrReadOnly) {
+		self, err = DefaultBotLogin, nil
+	}
+	if err != nil {
+		return degrade(err)
+	}
+	list, err := f.Comments.ListComments(ctx)
+	if err != nil {
+		return degrade(err)
+	}
+	d := DecideComment(list, self, render.PRMarker, body)
+	var c Comment
+	switch d.Op {
+	case OpKeep:
+		c = Comment{ID: d.ID, URL: d.URL}
+	case OpUpdate:
+		c, err = f.Comments.UpdateComment(ctx, d.ID, body)
+	default:
+		c, err = f.Comments.CreateComment(ctx, body)
+	}
+	if err != nil {
+		return degrade(err)
+	}
+	for _, id := range d.Duplicates {
+		if err := f.Comments.DeleteComment(ctx, id); err != nil {
+			Warning(f.Log, fmt.Sprintf("Could not delete duplicate report comment %d: %v", id, err))
+		}
+	}
+	return c.URL, false, nil
+}
+
+// score produces a result in dir, from the cache when it holds one.
+func (f *Flow) score(ctx context.Context, what, sim string, shard *report.Shard, dir string) (cached bool, err error) {
+	key := f.Key
+	key.SimCommit, key.Shard = sim, FormatShard(shard)
+	if err := os.RemoveAll(dir); err != nil {
+		return false, err
+	}
+	if f.Cache != nil {
+		if src, ok := f.Cache.Lookup(key); ok {
+			Notice(f.Log, fmt.Sprintf("Using the cached %s result for %s.", what, sim))
+			return true, CopyResult(src, dir)
+		}
+	}
+	title := fmt.Sprintf("Score %s %s", what, sim)
+	if shard != nil {
+		title += " (shard " + FormatShard(shard) + ")"
+	}
+	Group(f.Log, title)
+	err = f.Scorer.Score(ctx, sim, shard, dir)
+	EndGroup(f.Log)
+	if err != nil {
+		return false, fmt.Errorf("score %s %s: %w", what, sim, err)
+	}
+	if _, err := f.readChecked(dir, sim); err != nil {
+		return false, fmt.Errorf("score %s: %w", what, err)
+	}
+	if f.Cache != nil {
+		if err := f.Cache.Store(key, dir); err != nil {
+			Warning(f.Log, fmt.Sprintf("Could not cache the %s result: %v", what, err))
+		}
+	}
+	return false, nil
+}
+
+func (f *Flow) writeSummary(md string) error {
+	if f.Summary == nil {
+		return nil
+	}
+	note := "**Truncated:** a job summary holds at most 1 MiB; the full report is in the run's artifact (comparison.md)."
+	if err := f.Summary(Truncate(md, MaxStepSummaryBytes, note)); err != nil {
+		return fmt.Errorf("job summary: %w", err)
+	}
+	return nil
+}
+
+func (f *Flow) writePR(pr PR) error {
+	b, err := json.MarshalIndent(pr, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(f.OutDir, 0o755); err != nil {
+		return fmt.Errorf("output directory: %w", err)
+	}
+	return writeFileAtomic(filepath.Join(f.OutDir, "pr.json"), append(b, '\n'))
+}
+
+// writeFileAtomic writes a temporary file next to path and renames it.
+func writeFileAtomic(path string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path))
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

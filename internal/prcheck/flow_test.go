@@ -1,0 +1,343 @@
+package prcheck
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/render"
+	"github.com/inference-sim/accuracy-dashboard/internal/report"
+)
+
+// fakeScorer writes the canned Run of each simulator commit and fails the
+// test on a commit it was not given.
+type fakeScorer struct {
+	t      *testing.T
+	runs   map[string]Run
+	fail   map[string]error
+	scored []string
+	merged [][]string
+}
+
+func (s *fakeScorer) Score(_ context.Context, sim string, shard *report.Shard, dir string) error {
+	s.scored = append(s.scored, sim+shardSuffix(shard))
+	if err := s.fail[sim]; err != nil {
+		return err
+	}
+	r, ok := s.runs[sim]
+	if !ok {
+		s.t.Errorf("unexpected Score(%s)", sim)
+		return errors.New("unexpected")
+	}
+	r.Summary.Shard = shard
+	writeRun(s.t, dir, r)
+	return nil
+}
+
+func (s *fakeScorer) Merge(_ context.Context, dir string, shards []string) error {
+	s.merged = append(s.merged, shards)
+	first, err := ReadRun(shards[0])
+	if err != nil {
+		return err
+	}
+	first.Summary.Shard = nil
+	writeRun(s.t, dir, first)
+	return nil
+}
+
+func shardSuffix(s *report.Shard) string {
+	if s == nil {
+		return ""
+	}
+	return " " + FormatShard(s)
+}
+
+// fakeComments is an in-memory pull request thread.
+type fakeComments struct {
+	self     string
+	selfErr  error
+	writeErr error
+	comments []Comment
+	nextID   int64
+	calls    []string
+}
+
+func (f *fakeComments) Self(context.Context) (string, error) {
+	f.calls = append(f.calls, "self")
+	return f.self, f.selfErr
+}
+
+func (f *fakeComments) ListComments(context.Context) ([]Comment, error) {
+	f.calls = append(f.calls, "list")
+	return append([]Comment(nil), f.comments...), nil
+}
+
+func (f *fakeComments) CreateComment(_ context.Context, body string) (Comment, error) {
+	f.calls = append(f.calls, "create")
+	if f.writeErr != nil {
+		return Comment{}, f.writeErr
+	}
+	f.nextID++
+	c := Comment{ID: f.nextID, Author: "github-actions[bot]", Body: body, URL: fmt.Sprintf("https://example/c/%d", f.nextID)}
+	f.comments = append(f.comments, c)
+	return c, nil
+}
+
+func (f *fakeComments) UpdateComment(_ context.Context, id int64, body string) (Comment, error) {
+	f.calls = append(f.calls, fmt.Sprintf("update %d", id))
+	if f.writeErr != nil {
+		return Comment{}, f.writeErr
+	}
+	for i := range f.comments {
+		if f.comments[i].ID == id {
+			f.comments[i].Body = body
+			return f.comments[i], nil
+		}
+	}
+	return Comment{}, errors.New("no such comment")
+}
+
+func (f *fakeComments) DeleteComment(_ context.Context, id int64) error {
+	f.calls = append(f.calls, fmt.Sprintf("delete %d", id))
+	return nil
+}
+
+type fakePRs map[int]string
+
+func (f fakePRs) PullRequestHead(_ context.Context, n int) (string, error) {
+	sha, ok := f[n]
+	if !ok {
+		return "", fmt.Errorf("no pull request %d", n)
+	}
+	return sha, nil
+}
+
+func newFlow(t *testing.T, sc Scorer, cm Commenter) (*Flow, *bytes.Buffer, *strings.Builder) {
+	log := &bytes.Buffer{}
+	summary := &strings.Builder{}
+	return &Flow{
+		Scorer:   sc,
+		Comments: cm,
+		Key:      CacheKey{HarnessCommit: harnessCommit, Data: map[string]string{"ledger": "bundled"}},
+		Log:      log,
+		Summary:  func(md string) error { summary.WriteString(md); return nil },
+		OutDir:   t.TempDir(),
+	}, log, summary
+}
+
+func canned(t *testing.T) *fakeScorer {
+	head, base := comparePair()
+	return &fakeScorer{t: t, runs: map[string]Run{headSHA: head, baseSHA: base}}
+}
+
+var pr = PR{Number: 7, HeadSHA: headSHA, BaseSHA: baseSHA}
+
+func TestRunPRCommentsThenUpdates(t *testing.T) {
+	t.Parallel()
+	sc := canned(t)
+	cm := &fakeComments{self: "github-actions[bot]", comments: []Comment{{ID: 100, Author: "alice", Body: render.PRMarker + " quoted"}}, nextID: 100}
+	cache := &Cache{Dir: t.TempDir()}
+	f, log, summary := newFlow(t, sc, cm)
+	f.Cache = cache
+	out, err := f.RunPR(context.Background(), pr, true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.CommentURL != "https://example/c/101" || len(cm.comments) != 2 {
+		t.Fatalf("comment url %q, comments %+v", out.CommentURL, cm.comments)
+	}
+	if !strings.Contains(summary.String(), "| measured + resolved | TTFT |") || summary.String() != out.Markdown {
+		t.Errorf("job summary:\n%s", summary.String())
+	}
+	if b, err := os.ReadFile(out.MarkdownPath); err != nil || string(b) != out.Markdown {
+		t.Errorf("comparison.md not written: %v", err)
+	}
+	if !strings.Contains(log.String(), "::group::Score head "+headSHA) || !strings.Contains(log.String(), "::endgroup::") {
+		t.Errorf("log lacks groups:\n%s", log)
+	}
+
+	// Second run: same commits come from the cache, the comment is kept
+	// (same body); a changed body updates it in place.
+	f2, _, _ := newFlow(t, sc, cm)
+	f2.Cache = cache
+	f2.DetailsURL = "https://example/run/2"
+	out2, err := f2.RunPR(context.Background(), pr, true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sc.scored) != 2 {
+		t.Errorf("scored %v: the second run should use the cache", sc.scored)
+	}
+	if len(cm.comments) != 2 || out2.CommentURL != "https://example/c/101" || cm.calls[len(cm.calls)-1] != "update 101" {
+		t.Errorf("second run did not update comment 101: calls %v", cm.calls)
+	}
+	if !strings.Contains(cm.comments[1].Body, "reused from the cache") {
+		t.Error("cache note missing")
+	}
+}
+
+func TestRunPRReadOnlyToken(t *testing.T) {
+	t.Parallel()
+	cm := &fakeComments{selfErr: fmt.Errorf("GET /user: 403: %w", ErrReadOnly), writeErr: fmt.Errorf("POST: 403 Resource not accessible by integration: %w", ErrReadOnly)}
+	f, log, summary := newFlow(t, canned(t), cm)
+	out, err := f.RunPR(context.Background(), pr, true, nil)
+	if err != nil {
+		t.Fatalf("read-only token failed the run: %v", err)
+	}
+	if !out.ReadOnly || out.CommentURL != "" || summary.Len() == 0 {
+		t.Errorf("outcome %+v, summary %d bytes", out, summary.Len())
+	}
+	if !strings.Contains(log.String(), "::notice::Not commenting: the token is read-only") {
+		t.Errorf("no notice:\n%s", log)
+	}
+}
+
+func TestRunPROtherAPIErrorFails(t *testing.T) {
+	t.Parallel()
+	cm := &fakeComments{self: "x", writeErr: errors.New("500 boom")}
+	f, _, _ := newFlow(t, canned(t), cm)
+	if _, err := f.RunPR(context.Background(), pr, true, nil); err == nil || !strings.Contains(err.Error(), "boom") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestRunPRBaseFailureDegrades(t *testing.T) {
+	t.Parallel()
+	sc := canned(t)
+	sc.fail = map[string]error{baseSHA: errors.New("build failed")}
+	f, log, _ := newFlow(t, sc, nil)
+	out, err := f.RunPR(context.Background(), pr, true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.BaseDir != "" || out.Comparison.Base != nil || !strings.Contains(out.Markdown, "could not be scored") {
+		t.Errorf("outcome %+v", out)
+	}
+	if !strings.Contains(log.String(), "::warning::The base commit could not be scored") {
+		t.Errorf("no warning:\n%s", log)
+	}
+}
+
+func TestRunPRHeadFailureFails(t *testing.T) {
+	t.Parallel()
+	sc := canned(t)
+	sc.fail = map[string]error{headSHA: errors.New("compile error in sim.go")}
+	f, _, _ := newFlow(t, sc, nil)
+	if _, err := f.RunPR(context.Background(), pr, true, nil); err == nil || !strings.Contains(err.Error(), "compile error in sim.go") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestRunPRRefusesWrongHarness(t *testing.T) {
+	t.Parallel()
+	sc := canned(t)
+	r := sc.runs[headSHA]
+	r.Summary.Provenance.Harness.Commit = baseSHA
+	sc.runs[headSHA] = r
+	f, _, _ := newFlow(t, sc, nil)
+	if _, err := f.RunPR(context.Background(), pr, false, nil); err == nil || !strings.Contains(err.Error(), "want the pinned") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestRunPRFailThreshold(t *testing.T) {
+	t.Parallel()
+	f, log, _ := newFlow(t, canned(t), nil)
+	f.Thresholds = Thresholds{Alert: f64(1), Fail: f64(3)}
+	out, err := f.RunPR(context.Background(), pr, true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !out.Failed() || !strings.Contains(log.String(), "::error::TPOT MAPE") || !strings.Contains(log.String(), "::warning::TPOT MAPE") {
+		t.Errorf("failed=%v log:\n%s", out.Failed(), log)
+	}
+	if !strings.Contains(out.Markdown, "[!CAUTION]") {
+		t.Error("alert not in the report")
+	}
+}
+
+func TestShardThenMerge(t *testing.T) {
+	t.Parallel()
+	sc := canned(t)
+	shards := t.TempDir()
+	for k := 1; k <= 2; k++ {
+		cm := &fakeComments{}
+		f, _, summary := newFlow(t, sc, cm)
+		f.OutDir = filepath.Join(shards, fmt.Sprintf("accuracy-shard-%d", k))
+		out, err := f.RunPR(context.Background(), pr, true, &report.Shard{Index: k, Count: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(cm.calls) != 0 || !strings.Contains(summary.String(), fmt.Sprintf("shard %d/2", k)) || out.MarkdownPath != "" {
+			t.Errorf("shard %d: calls %v, summary %q", k, cm.calls, summary)
+		}
+	}
+	cm := &fakeComments{self: "github-actions[bot]"}
+	f, _, _ := newFlow(t, sc, cm)
+	out, err := f.RunMerge(context.Background(), pr, shards)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sc.merged) != 2 || len(sc.merged[0]) != 2 || out.CommentURL == "" || out.Comparison.Base == nil {
+		t.Errorf("merged %v, outcome %+v", sc.merged, out)
+	}
+}
+
+func TestRunComment(t *testing.T) {
+	t.Parallel()
+	// The untrusted run's artifact.
+	sc := canned(t)
+	producer, _, _ := newFlow(t, sc, nil)
+	if _, err := producer.RunPR(context.Background(), pr, true, nil); err != nil {
+		t.Fatal(err)
+	}
+	artifact := producer.OutDir
+
+	newCommenter := func() (*Flow, *fakeComments) {
+		cm := &fakeComments{self: "github-actions[bot]"}
+		f, _, _ := newFlow(t, &fakeScorer{t: t}, cm)
+		f.Key.HarnessCommit = ""
+		return f, cm
+	}
+	f, cm := newCommenter()
+	out, err := f.RunComment(context.Background(), artifact, headSHA, fakePRs{7: headSHA})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.CommentURL == "" || len(cm.comments) != 1 || !strings.Contains(cm.comments[0].Body, "Δ MAPE") {
+		t.Errorf("comment not posted: %+v", cm.comments)
+	}
+
+	refusals := map[string]struct {
+		head string
+		prs  fakePRs
+		want string
+	}{
+		"run for another commit": {baseSHA, fakePRs{7: baseSHA}, "report is for commit"},
+		"pull request moved on":  {headSHA, fakePRs{7: baseSHA}, "is at " + baseSHA},
+		"no such pull request":   {headSHA, fakePRs{}, "no pull request 7"},
+	}
+	for name, tt := range refusals {
+		f, cm := newCommenter()
+		_, err := f.RunComment(context.Background(), artifact, tt.head, tt.prs)
+		if err == nil || !strings.Contains(err.Error(), tt.want) || len(cm.calls) != 0 {
+			t.Errorf("%s: err = %v, calls %v", name, err, cm.calls)
+		}
+	}
+
+	// A tampered artifact whose result is for another commit is refused.
+	tampered := t.TempDir()
+	if err := CopyResult(filepath.Join(artifact, "head"), filepath.Join(tampered, "head")); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(tampered, "pr.json"), []byte(`{"number":7,"head_sha":"`+baseSHA+`","base_sha":""}`), 0o644)
+	f, cm = newCommenter()
+	if _, err := f.RunComment(context.Background(), tampered, baseSHA, fakePRs{7: baseSHA}); err == nil || len(cm.calls) != 0 {
+		t.Errorf("tampered artifact: err = %v, calls %v", err, cm.calls)
+	}
+}

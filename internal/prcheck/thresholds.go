@@ -1,0 +1,62 @@
+package prcheck
+
+import (
+	"fmt"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/render"
+	"github.com/inference-sim/accuracy-dashboard/internal/report"
+)
+
+// Thresholds are increases of a MAPE, in percentage points, past which a
+// run annotates (Alert) or fails (Fail). Nil means off; both are off by
+// default.
+type Thresholds struct {
+	Alert *float64
+	Fail  *float64
+}
+
+// Verdict is what the thresholds say about a comparison.
+type Verdict struct {
+	// Alerts are the metrics whose Δ exceeds Alert, as sentences.
+	Alerts []string
+	// Failures are the metrics whose Δ exceeds Fail, as sentences.
+	Failures []string
+}
+
+// HeadlineTier is the tier thresholds apply to: measured_resolved when both
+// runs scored some of its points for every metric, else all (the same
+// fallback the harness's table makes).
+func HeadlineTier(c render.Comparison) string {
+	for _, r := range c.Rows {
+		if r.Tier == report.TierMeasuredResolved && r.Common == 0 {
+			return report.TierAll
+		}
+	}
+	return report.TierMeasuredResolved
+}
+
+// Evaluate applies th to the headline tier of c. A metric past a threshold
+// has Δ strictly greater than it. Without a baseline nothing is evaluated.
+func Evaluate(c render.Comparison, th Thresholds) Verdict {
+	var v Verdict
+	if c.Base == nil {
+		return v
+	}
+	tier := HeadlineTier(c)
+	for _, r := range c.Rows {
+		if r.Tier != tier || r.Delta == nil {
+			continue
+		}
+		msg := func(limit float64) string {
+			return fmt.Sprintf("%s MAPE (%s tier) rose by %.2f pp, from %.2f%% to %.2f%% over %d common points (threshold %.2f pp).",
+				r.Metric, tier, *r.Delta, *r.BaseMAPE, *r.HeadMAPE, r.Common, limit)
+		}
+		if th.Alert != nil && *r.Delta > *th.Alert {
+			v.Alerts = append(v.Alerts, msg(*th.Alert))
+		}
+		if th.Fail != nil && *r.Delta > *th.Fail {
+			v.Failures = append(v.Failures, msg(*th.Fail))
+		}
+	}
+	return v
+}

@@ -1,0 +1,267 @@
+package render
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/report"
+)
+
+// PRMarker is the hidden marker that identifies the Action's pull-request
+// comment. It is the first line of every comparison Markdown.
+const PRMarker = "<!-- accuracy-dashboard:pr -->"
+
+// Comparison is what the pull-request comment shows: the head run's figures,
+// and with a baseline, the base run's and the difference over the points both
+// runs scored. It is plain data; internal/prcheck computes it.
+type Comparison struct {
+	Head report.Summary
+	// Base is nil when the run had no baseline.
+	Base *report.Summary
+	// Rows is one row per tier and metric, in display order.
+	Rows []DeltaRow
+	// Movers are the points whose error moved most, largest first (empty
+	// without a baseline).
+	Movers []PointDelta
+	// Alerts are plain-text statements of metrics past the alert threshold.
+	Alerts []string
+	// Notes are plain-text remarks shown under the table (cache hits, ...).
+	Notes []string
+	// DetailsURL links the full report (the run's job summary), "" for none.
+	DetailsURL string
+}
+
+// DeltaRow is one tier and metric of a Comparison. MAPE and bias are in
+// percent; Delta is in percentage points.
+type DeltaRow struct {
+	// Tier is report.TierMeasuredResolved or report.TierAll.
+	Tier string
+	// Metric is "TTFT" or "TPOT".
+	Metric string
+	// Head is the head run's own figure over all the points it scored.
+	Head report.Metric
+	// Common is the number of points of this tier both runs scored.
+	Common int
+	// HeadCommon and BaseCommon are MAPE and bias over those points.
+	HeadMAPE, BaseMAPE *float64
+	HeadBias, BaseBias *float64
+	// Delta is HeadMAPE − BaseMAPE, nil when either is nil.
+	Delta *float64
+}
+
+// PointDelta is one point's absolute percentage error in both runs.
+type PointDelta struct {
+	ID      string
+	Metric  string
+	BaseAPE float64
+	HeadAPE float64
+}
+
+// CompareMarkdown renders a Comparison as the Markdown of the pull-request
+// comment and job summary. The first line is PRMarker. Untrusted text (point
+// ids, label reasons, not-scored reasons, data names) is escaped and its
+// mentions defused. The output depends only on c.
+func CompareMarkdown(c Comparison) string {
+	var b strings.Builder
+	b.WriteString(PRMarker + "\n")
+	if c.Base != nil {
+		b.WriteString("### Simulator accuracy: this pull request vs its base\n\n")
+	} else {
+		b.WriteString("### Simulator accuracy of this pull request\n\n")
+	}
+	writeLabel(&b, c.Head)
+	if c.Base != nil {
+		writeDeltaTable(&b, c)
+	} else {
+		writeHeadTable(&b, c)
+	}
+	for _, a := range c.Alerts {
+		fmt.Fprintf(&b, "> [!CAUTION]\n> %s\n\n", Cell(a))
+	}
+	writeCoverage(&b, c)
+	if len(c.Movers) > 0 {
+		b.WriteString("<details><summary>Points whose error moved most</summary>\n\n")
+		b.WriteString("| Point | Metric | Base APE | Head APE | Δ |\n|---|---|---:|---:|---:|\n")
+		for _, m := range c.Movers {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", Cell(m.ID), m.Metric,
+				pct(&m.BaseAPE), pct(&m.HeadAPE), pp(ptr(m.HeadAPE-m.BaseAPE)))
+		}
+		b.WriteString("\n</details>\n\n")
+	}
+	for _, n := range c.Notes {
+		fmt.Fprintf(&b, "%s\n\n", Cell(n))
+	}
+	writeFooter(&b, c)
+	return b.String()
+}
+
+func writeLabel(b *strings.Builder, head report.Summary) {
+	if head.Label == report.LabelRelease {
+		b.WriteString("Label: **release**.\n\n")
+		return
+	}
+	b.WriteString("> [!WARNING]\n> **Experimental.** These figures come from a build that is not a release, so they are not published.")
+	if len(head.LabelReasons) > 0 {
+		reasons := make([]string, len(head.LabelReasons))
+		for i, r := range head.LabelReasons {
+			reasons[i] = Cell(r)
+		}
+		b.WriteString(" Why: " + strings.Join(reasons, "; ") + ".")
+	}
+	b.WriteString("\n\n")
+}
+
+func tierName(t string) string {
+	if t == report.TierMeasuredResolved {
+		return "measured + resolved"
+	}
+	return "all"
+}
+
+func writeDeltaTable(b *strings.Builder, c Comparison) {
+	b.WriteString("| Tier | Metric | Base MAPE | Head MAPE | Δ MAPE | Base bias | Head bias | Common points |\n")
+	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|\n")
+	for _, r := range c.Rows {
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s | %d |\n", tierName(r.Tier), r.Metric,
+			pct(r.BaseMAPE), pct(r.HeadMAPE), pp(r.Delta), signedPct(r.BaseBias), signedPct(r.HeadBias), r.Common)
+	}
+	b.WriteString("\nBase and head figures are over the points both runs scored; Δ = head − base in percentage points (negative: the pull request predicts better). Bias > 0: over-prediction.\n\n")
+	b.WriteString("Head over all the points it scored: ")
+	var parts []string
+	for _, r := range c.Rows {
+		parts = append(parts, fmt.Sprintf("%s %s MAPE %s (n=%d)", tierName(r.Tier), r.Metric, pct(r.Head.MAPE), r.Head.N))
+	}
+	b.WriteString(strings.Join(parts, ", ") + ".\n\n")
+}
+
+func writeHeadTable(b *strings.Builder, c Comparison) {
+	b.WriteString("| Tier | Metric | MAPE | Bias | Median APE | Shape | Points |\n")
+	b.WriteString("|---|---|---:|---:|---:|---:|---:|\n")
+	for _, r := range c.Rows {
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %d |\n", tierName(r.Tier), r.Metric,
+			pct(r.Head.MAPE), signedPct(r.Head.Bias), pct(r.Head.MedianAPE), pct(r.Head.Shape), r.Head.N)
+	}
+	b.WriteString("\nNo baseline: the base commit was not scored.\n\n")
+}
+
+func writeCoverage(b *strings.Builder, c Comparison) {
+	b.WriteString("**Coverage.** Head: " + coverage(c.Head.Coverage))
+	if c.Base != nil {
+		b.WriteString(" Base: " + coverage(c.Base.Coverage))
+		common := 0
+		for _, r := range c.Rows {
+			if r.Tier == report.TierAll {
+				common = r.Common
+				break
+			}
+		}
+		fmt.Fprintf(b, " Scored by both: %d.", common)
+	}
+	b.WriteString("\n\n")
+}
+
+func coverage(c report.Coverage) string {
+	s := fmt.Sprintf("%d of %d points scored", c.Scored, c.CorpusPoints)
+	if c.NotScored > 0 {
+		keys := slices.Sorted(maps.Keys(c.NotScoredByReason))
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = fmt.Sprintf("%s × %d", Cell(k), c.NotScoredByReason[k])
+		}
+		s += fmt.Sprintf(" (%d not scored: %s)", c.NotScored, strings.Join(parts, ", "))
+	}
+	return s + "."
+}
+
+func writeFooter(b *strings.Builder, c Comparison) {
+	p := c.Head.Provenance
+	h := p.Harness
+	harness := "`" + short(h.Commit) + "`"
+	if h.Version != "" {
+		harness = Cell(h.Version) + " (" + harness + ")"
+	}
+	if h.Source == report.HarnessAssertion {
+		harness += ", commit by assertion"
+	}
+	sim := "head `" + short(p.Simulator.Commit) + "`"
+	if c.Base != nil {
+		sim += " vs base `" + short(c.Base.Provenance.Simulator.Commit) + "`"
+	}
+	parts := []string{"Harness " + harness, "simulator " + sim, data("ledger", &p.Ledger), data("catalog", p.Catalog), data("registry", p.Registry)}
+	if c.Base != nil && c.Base.Provenance.Harness.Commit != h.Commit {
+		parts = append(parts, "base scored by harness `"+short(c.Base.Provenance.Harness.Commit)+"`")
+	}
+	parts = append(parts, "label "+Cell(c.Head.Label))
+	b.WriteString("<sub>" + strings.Join(parts, " · ") + ".")
+	if c.DetailsURL != "" {
+		b.WriteString(" [Full report](" + urlEscape(c.DetailsURL) + ").")
+	}
+	b.WriteString("</sub>\n")
+}
+
+func data(kind string, d *report.DataVersion) string {
+	if d == nil {
+		return kind + " none"
+	}
+	s := kind + " " + Cell(d.Name)
+	if d.Version != "" {
+		s += " " + Cell(d.Version)
+	}
+	if d.Digest != "" {
+		s += " (`" + Cell(shortDigest(d.Digest)) + "`)"
+	}
+	return s
+}
+
+func shortDigest(d string) string {
+	algo, hex, ok := strings.Cut(d, ":")
+	if ok && len(hex) > 12 {
+		return algo + ":" + hex[:12]
+	}
+	return d
+}
+
+func short(commit string) string {
+	if commit == "" {
+		return "unknown"
+	}
+	if len(commit) > 12 {
+		return commit[:12]
+	}
+	return Cell(commit)
+}
+
+func urlEscape(u string) string {
+	return strings.NewReplacer(" ", "%20", ")", "%29", "(", "%28", "<", "%3C", ">", "%3E", "\n", "", "\r", "").Replace(u)
+}
+
+func ptr(f float64) *float64 { return &f }
+
+func pct(v *float64) string {
+	if v == nil {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.2f%%", *v)
+}
+
+func signedPct(v *float64) string {
+	if v == nil {
+		return "n/a"
+	}
+	return fmt.Sprintf("%+.2f%%", *v)
+}
+
+// pp formats a difference in percentage points, bold when it is at least
+// one point.
+func pp(v *float64) string {
+	if v == nil {
+		return "n/a"
+	}
+	s := fmt.Sprintf("%+.2f pp", *v)
+	if *v >= 1 || *v <= -1 {
+		return "**" + s + "**"
+	}
+	return s
+}

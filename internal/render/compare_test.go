@@ -1,0 +1,120 @@
+package render
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/inference-sim/accuracy-dashboard/internal/report"
+)
+
+func init() {
+	// The golden files of this package are regenerated with -update; the
+	// flag may be declared by another test file of the package too.
+	if flag.Lookup("update") == nil {
+		flag.Bool("update", false, "rewrite golden files")
+	}
+}
+
+func updateGolden() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
+
+func fp(v float64) *float64 { return &v }
+
+func compareSummary(commit string) report.Summary {
+	return report.Summary{
+		SchemaVersion: report.SchemaVersion,
+		Label:         report.LabelExperimental,
+		LabelReasons:  []string{"simulator " + commit[:7] + " is not a release", "catalog from @someone's fork | local"},
+		Provenance: report.Provenance{
+			Harness:   report.Harness{Commit: "1111111111111111111111111111111111111111", Source: report.HarnessCheckout, Version: "v1.2.0"},
+			Simulator: report.Simulator{Repo: "/sim", Ref: commit, Commit: commit, BuiltByHarness: true, Driver: "replay"},
+			Ledger:    report.DataVersion{Name: "inferencex", Version: "2026.08", Digest: "sha256:0123456789abcdef0123456789", Release: true},
+			Catalog:   &report.DataVersion{Name: "catalog <local>", Version: "", Digest: "sha256:fedcba9876543210fedcba", Release: false},
+		},
+		Coverage: report.Coverage{CorpusPoints: 12, Scored: 10, NotScored: 2, NotScoredByReason: map[string]int{"timeout": 1, "sim_error": 1}},
+		Tiers: report.Tiers{
+			All:              report.TierScores{TTFT: report.Metric{MAPE: fp(17.5), Bias: fp(7.5), MedianAPE: fp(15), N: 10, Shape: fp(4.25), ShapeN: 6}, TPOT: report.Metric{MAPE: fp(2.5), Bias: fp(2.5), MedianAPE: fp(0), N: 10}},
+			MeasuredResolved: report.TierScores{TTFT: report.Metric{MAPE: fp(20), Bias: fp(-3), MedianAPE: fp(15), N: 8}, TPOT: report.Metric{MAPE: fp(3.33), Bias: fp(3.33), MedianAPE: fp(0), N: 8}},
+		},
+	}
+}
+
+func compareFixture() Comparison {
+	head := compareSummary("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")
+	base := compareSummary("bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb")
+	base.Coverage = report.Coverage{CorpusPoints: 12, Scored: 12, NotScoredByReason: map[string]int{}}
+	return Comparison{
+		Head: head,
+		Base: &base,
+		Rows: []DeltaRow{
+			{Tier: report.TierMeasuredResolved, Metric: "TTFT", Head: head.Tiers.MeasuredResolved.TTFT, Common: 3, HeadMAPE: fp(10), BaseMAPE: fp(35.0 / 3), HeadBias: fp(-10.0 / 3), BaseBias: fp(25.0 / 3), Delta: fp(10 - 35.0/3)},
+			{Tier: report.TierMeasuredResolved, Metric: "TPOT", Head: head.Tiers.MeasuredResolved.TPOT, Common: 3, HeadMAPE: fp(10.0 / 3), BaseMAPE: fp(0), HeadBias: fp(10.0 / 3), BaseBias: fp(0), Delta: fp(10.0 / 3)},
+			{Tier: report.TierAll, Metric: "TTFT", Head: head.Tiers.All.TTFT, Common: 4, HeadMAPE: fp(17.5), BaseMAPE: fp(18.75), HeadBias: fp(7.5), BaseBias: fp(16.25), Delta: fp(-1.25)},
+			{Tier: report.TierAll, Metric: "TPOT", Head: head.Tiers.All.TPOT, Common: 4, HeadMAPE: fp(2.5), BaseMAPE: nil, Delta: nil},
+		},
+		Movers: []PointDelta{
+			{ID: "unit-a@c=2", Metric: "TTFT", BaseAPE: 5, HeadAPE: 20},
+			{ID: "unit-<b>|x@c=1", Metric: "TPOT", BaseAPE: 10, HeadAPE: 0},
+		},
+		Alerts:     []string{"TPOT MAPE (measured_resolved tier) rose by 3.33 pp, from 0.00% to 3.33% over 3 common points (threshold 1.00 pp)."},
+		Notes:      []string{"Base result reused from the cache (same harness, simulator commit and data)."},
+		DetailsURL: "https://github.com/o/r/actions/runs/42",
+	}
+}
+
+func TestCompareMarkdownGolden(t *testing.T) {
+	t.Parallel()
+	withBase := compareFixture()
+	noBase := compareFixture()
+	noBase.Base, noBase.Movers, noBase.Alerts, noBase.Notes, noBase.DetailsURL = nil, nil, nil, nil, ""
+	for i := range noBase.Rows {
+		r := &noBase.Rows[i]
+		r.Common, r.HeadMAPE, r.BaseMAPE, r.HeadBias, r.BaseBias, r.Delta = 0, nil, nil, nil, nil, nil
+	}
+	release := noBase
+	release.Head.Label, release.Head.LabelReasons = report.LabelRelease, nil
+	release.Head.Provenance.Harness.Source = report.HarnessAssertion
+	release.Head.Provenance.Catalog = nil
+	for name, c := range map[string]Comparison{"base": withBase, "nobase": noBase, "release": release} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			got := CompareMarkdown(c)
+			if !strings.HasPrefix(got, PRMarker+"\n") {
+				t.Error("marker is not the first line")
+			}
+			path := filepath.Join("testdata", "compare-"+name+".golden")
+			if updateGolden() {
+				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test -update)", err)
+			}
+			if d := cmp.Diff(string(want), got); d != "" {
+				t.Errorf("%s (-want +got):\n%s", path, d)
+			}
+		})
+	}
+}
+
+func TestCompareMarkdownEscapesUntrusted(t *testing.T) {
+	t.Parallel()
+	got := CompareMarkdown(compareFixture())
+	for _, bad := range []string{"@someone", "<b>", "<local>", "&gt;|x"} {
+		if strings.Contains(got, bad) {
+			t.Errorf("untrusted text %q not escaped", bad)
+		}
+	}
+	if !strings.Contains(got, "@\u200dsomeone") {
+		t.Error("mention not defused")
+	}
+}
