@@ -1,0 +1,99 @@
+package render
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/report"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./internal/render -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from %s (run with -update after checking the change):\n--- got\n%s", name, path, got)
+	}
+}
+
+func point(id, unit, model, hw string, c int, tier string, m, p float64, reason string) report.Point {
+	x := report.Point{ID: id, Unit: unit, Model: model, Hardware: hw, Load: report.Load{Concurrency: c}, Tier: tier,
+		Measured: report.Latencies{TTFTMs: m, TPOTMs: m / 8}}
+	if reason == "" {
+		x.Scored, x.Predicted = true, &report.Latencies{TTFTMs: p, TPOTMs: p / 7}
+	} else {
+		x.Reason, x.Detail = reason, "detail"
+	}
+	return x
+}
+
+func sampleSummary(t *testing.T, tierOfAll string, release bool) report.Summary {
+	t.Helper()
+	pts := []report.Point{
+		point("ix/gpt-oss/h100/tp4@c=4", "ix/gpt-oss/h100/tp4", "openai/gpt-oss-120b", "H100", 4, tierOfAll, 40, 44, ""),
+		point("ix/gpt-oss/h100/tp4@c=8", "ix/gpt-oss/h100/tp4", "openai/gpt-oss-120b", "H100", 8, tierOfAll, 50, 52, ""),
+		point("ix/gpt-oss/h100/tp4@c=16", "ix/gpt-oss/h100/tp4", "openai/gpt-oss-120b", "H100", 16, tierOfAll, 70, 63, ""),
+		point("ix/gpt-oss/h200/tp4@c=4", "ix/gpt-oss/h200/tp4", "openai/gpt-oss-120b", "H200", 4, tierOfAll, 30, 0, "hardware-unknown-to-simulator"),
+		point("ip/evil|model@c=1", "ip/evil|model", "org/<b>evil</b>|@someone", "H100", 1, "assumed", 20, 30, ""),
+		point("ip/evil|model@c=2", "ip/evil|model", "org/<b>evil</b>|@someone", "H100", 2, "assumed", 20, 0, "simulator-run-error"),
+	}
+	prov := report.Provenance{
+		Harness:   report.Harness{Commit: strings.Repeat("a", 40), Source: report.HarnessCheckout, Version: "v1.0.0"},
+		Simulator: report.Simulator{Repo: "https://github.com/inference-sim/inference-sim", Ref: "v0.7.15", Commit: strings.Repeat("b", 40), Tag: "v0.7.15", Release: release, BuiltByHarness: true, Driver: "replay-metrics"},
+		Ledger:    report.DataVersion{Name: "blis-default", Version: "2026.11.0", Digest: "sha256:" + strings.Repeat("c", 64), Release: true},
+		Catalog:   &report.DataVersion{Name: "blis-default catalog (bundled)", Version: "2026.11.0", Digest: "sha256:" + strings.Repeat("d", 64), Release: true},
+	}
+	if !release {
+		prov.Simulator.Tag, prov.Simulator.Ref = "", prov.Simulator.Commit
+	}
+	s, err := report.Summarize(pts, prov, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestSummaryGolden(t *testing.T) {
+	t.Parallel()
+	golden(t, "summary-release", Summary(sampleSummary(t, "resolved", true)))
+	golden(t, "summary-experimental-fallback", Summary(sampleSummary(t, "assumed", false)))
+}
+
+func TestSummaryEscapesUntrustedText(t *testing.T) {
+	t.Parallel()
+	md := Summary(sampleSummary(t, "resolved", true))
+	for _, bad := range []string{"<b>", "|@someone", "@someone"} {
+		if strings.Contains(md, bad) {
+			t.Errorf("rendered Markdown contains raw %q", bad)
+		}
+	}
+}
+
+func TestHeadlineFallsBackToAll(t *testing.T) {
+	t.Parallel()
+	s := sampleSummary(t, "assumed", false)
+	name, _, fell := HeadlineTier(s.Tiers)
+	if name != report.TierAll || !fell {
+		t.Fatalf("HeadlineTier = %s, %v; want all, fell back", name, fell)
+	}
+	md := Summary(s)
+	if !strings.Contains(md, "falls back to tier `all`") || !strings.Contains(md, "EXPERIMENTAL") {
+		t.Errorf("fallback or label not stated:\n%s", md)
+	}
+}
