@@ -3,10 +3,199 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/importer"
 )
 
-// runLedgerImport is being written (issue 3); placeholder so the package builds.
+const ledgerImportUsage = `Usage: action ledger import --out DIR [flags] SOURCE...
+
+Turn measured benchmark artifacts into a ledger (the corpus 'score' runs
+against) and write DIR/import-report.json, which accounts for every input row:
+rows_in == points_out + the sum of excluded (reason -> count).
+
+A SOURCE is an InferenceX agg_bmk artifact (run_<run-id>.json), a file of
+InferenceX /api/v1/benchmarks rows, an inference-perf run folder
+(exp-config.yaml, profile.yaml, results/), or a directory holding any of these.
+The rules (vLLM only, latest N versions, dedup, exclusions) are in
+docs/LEDGER.md.
+
+Examples:
+  action ledger import --out ledger ../shared/data/inferencex/agg_bmk
+  action ledger import --out ledger --inference-perf-hardware H100 \
+      --inference-perf-engine-version v0.15.1 ../shared/data
+
+Flags:
+`
+
+// runLedgerImport implements 'ledger import': parse flags, import, write the
+// ledger and its report atomically, print a short summary.
 func runLedgerImport(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	return errors.New("ledger import: not implemented yet")
+	fl := flag.NewFlagSet("ledger import", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	var (
+		out      = fl.String("out", "", "directory to write the ledger to; replaced if it is a ledger or empty (e.g. --out corpus/ledger)")
+		root     = fl.String("root", "", "directory that artifact paths in the ledger are relative to (default: the sources' common parent directory; e.g. --root ../shared/data)")
+		versions = fl.Int("versions", importer.DefaultVersions, "keep the latest N numbered vLLM versions present (e.g. --versions 3)")
+		name     = fl.String("name", "local", "ledger name in the manifest (e.g. --name blis-default)")
+		version  = fl.String("ledger-version", "dev", "ledger version in the manifest (e.g. --ledger-version 2026.11.0)")
+		release  = fl.Bool("release", false, "mark the ledger as a published, immutable release (e.g. --release)")
+		desc     = fl.String("description", "", `free text for the manifest (e.g. --description "weekly InferenceX data")`)
+		ipHW     = fl.String("inference-perf-hardware", "", "GPU of inference-perf runs without a blis-import.yaml, as the simulator spells it (e.g. --inference-perf-hardware H100)")
+		ipVer    = fl.String("inference-perf-engine-version", "", "vLLM version of inference-perf runs without a blis-import.yaml (e.g. --inference-perf-engine-version v0.15.1)")
+		notes    listFlag
+		dates    = runDatesFlag{}
+	)
+	fl.Var(&notes, "source-note", `extra line for the manifest's sources, repeatable (e.g. --source-note "SemiAnalysis InferenceX, Dec 2025")`)
+	fl.Var(dates, "run-date", "date of an InferenceX run the importer does not know, RUNID=YYYY-MM-DD, repeatable; decides the client's warmups (e.g. --run-date 21484110885=2026-01-29)")
+	fl.Usage = func() {
+		fmt.Fprint(fl.Output(), ledgerImportUsage)
+		fl.PrintDefaults()
+	}
+	if err := fl.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fl.SetOutput(stdout)
+			fl.Usage()
+			return nil
+		}
+		return errUsageShown
+	}
+	sources := fl.Args()
+	switch {
+	case *out == "":
+		fmt.Fprintln(stderr, "ledger import: --out is required")
+		fl.Usage()
+		return errUsageShown
+	case len(sources) == 0:
+		fmt.Fprintln(stderr, "ledger import: name at least one SOURCE")
+		fl.Usage()
+		return errUsageShown
+	}
+
+	rootDir, rel, err := resolveSources(*root, sources)
+	if err != nil {
+		return fmt.Errorf("ledger import: %w", err)
+	}
+	opts := importer.Options{
+		Sources:                    rel,
+		Versions:                   *versions,
+		RunDates:                   dates,
+		InferencePerfHardware:      *ipHW,
+		InferencePerfEngineVersion: *ipVer,
+		Name:                       *name,
+		Version:                    *version,
+		Release:                    *release,
+		Description:                *desc,
+		SourceNotes:                notes,
+	}
+	if len(dates) == 0 {
+		opts.RunDates = nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	res, err := importer.Import(os.DirFS(rootDir), opts)
+	if err != nil {
+		return fmt.Errorf("ledger import: %w", err)
+	}
+	if err := importer.Write(*out, res); err != nil {
+		return fmt.Errorf("ledger import: %w", err)
+	}
+	fmt.Fprint(stdout, importer.Summary(&res.Report, *out))
+	return nil
+}
+
+// resolveSources makes the sources relative to root (slash-separated, as the
+// import file system wants them). Without a root, the sources' common parent
+// directory is the root (a file's parent for a file source).
+func resolveSources(root string, sources []string) (string, []string, error) {
+	abs := make([]string, len(sources))
+	for i, s := range sources {
+		a, err := filepath.Abs(s)
+		if err != nil {
+			return "", nil, err
+		}
+		if _, err := os.Stat(a); err != nil {
+			return "", nil, fmt.Errorf("source %s: %w", s, err)
+		}
+		abs[i] = a
+	}
+	if root == "" {
+		root = commonDir(abs)
+	}
+	root, err := filepath.Abs(root)
+	if err != nil {
+		return "", nil, err
+	}
+	rel := make([]string, len(abs))
+	for i, a := range abs {
+		r, err := filepath.Rel(root, a)
+		if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+			return "", nil, fmt.Errorf("source %s is not under --root %s", sources[i], root)
+		}
+		rel[i] = filepath.ToSlash(r)
+	}
+	return root, rel, nil
+}
+
+// commonDir is the deepest directory holding every path: a directory path
+// counts as itself, a file as its parent.
+func commonDir(paths []string) string {
+	dirs := make([]string, len(paths))
+	for i, p := range paths {
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			dirs[i] = p
+		} else {
+			dirs[i] = filepath.Dir(p)
+		}
+	}
+	c := dirs[0]
+	for _, d := range dirs[1:] {
+		for !within(c, d) {
+			parent := filepath.Dir(c)
+			if parent == c {
+				break
+			}
+			c = parent
+		}
+	}
+	return c
+}
+
+func within(dir, p string) bool {
+	r, err := filepath.Rel(dir, p)
+	return err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator))
+}
+
+// listFlag is a repeatable string flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, "; ") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+
+// runDatesFlag is the repeatable RUNID=YYYY-MM-DD flag.
+type runDatesFlag map[string]string
+
+func (r runDatesFlag) String() string {
+	keys := make([]string, 0, len(r))
+	for k := range r {
+		keys = append(keys, k+"="+r[k])
+	}
+	sort.Strings(keys)
+	return strings.Join(keys, ",")
+}
+
+func (r runDatesFlag) Set(v string) error {
+	id, date, ok := strings.Cut(v, "=")
+	if !ok || id == "" || date == "" {
+		return fmt.Errorf("want RUNID=YYYY-MM-DD, got %q", v)
+	}
+	r[id] = date
+	return nil
 }

@@ -1,0 +1,35 @@
+// Package corpus holds the bundled default corpus, embedded in the binary:
+// the ledger imported from ../shared/data (InferenceX gpt-oss-120b vLLM
+// sweeps on H100/H200/B200 and two inference-perf runs on H100) and the model
+// catalog the simulator needs for it (models/gpt-oss-120b/config.json).
+// docs/LEDGER.md says how to regenerate it; a test checks that the committed
+// bundle matches a fresh import whenever ../shared/data is present.
+package corpus
+
+import (
+	"embed"
+	"io/fs"
+)
+
+// Regenerate the bundled ledger from ../shared/data (the repository's sibling
+// shared/ folder); see docs/LEDGER.md.
+//go:generate go run ../cmd/action ledger import --out ledger --root ../../shared/data --name blis-default --ledger-version 2026.11.0 --release --description "BLIS default corpus: real InferenceX and inference-perf measurements" --source-note "SemiAnalysis InferenceX (github.com/SemiAnalysisAI/InferenceX) agg_bmk artifacts and API rows, Dec 2025 - Jan 2026" --source-note "BLIS team inference-perf runs (vLLM v0.15.1 on H100), Feb 2026" --inference-perf-hardware H100 --inference-perf-engine-version v0.15.1 ../../shared/data/inferencex ../../shared/data/inference-perf
+
+//go:embed ledger catalog
+var files embed.FS
+
+// Ledger returns the bundled ledger, rooted at the directory holding
+// ledger.json (load it with ledger.Load). It also holds import-report.json.
+func Ledger() fs.FS { return sub("ledger") }
+
+// Catalog returns the bundled model catalog, rooted at the directory holding
+// models/<name>/config.json (e.g. models/gpt-oss-120b/config.json).
+func Catalog() fs.FS { return sub("catalog") }
+
+func sub(dir string) fs.FS {
+	f, err := fs.Sub(files, dir)
+	if err != nil {
+		panic("corpus: embedded directory " + dir + " missing: " + err.Error())
+	}
+	return f
+}

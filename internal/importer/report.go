@@ -1,0 +1,151 @@
+package importer
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// ReportFile is the import report's name inside the written ledger directory.
+const ReportFile = "import-report.json"
+
+// ReportSchemaVersion is the version of the Report format.
+const ReportSchemaVersion = 1
+
+// Report accounts for every input row of an import. RowsIn == PointsOut +
+// Σ Excluded, overall and per source; Marked counts points that are in the
+// ledger (part of PointsOut) with ledger.Point.Excluded set. Rendered with
+// sorted map keys and no timestamps, so the same input gives the same bytes.
+type Report struct {
+	SchemaVersion int `json:"schema_version"`
+	// RowsIn counts InferenceX rows (agg_bmk and API) and inference-perf
+	// stages read.
+	RowsIn    int `json:"rows_in"`
+	PointsOut int `json:"points_out"`
+	Units     int `json:"units"`
+	// Excluded counts the rows that did not become points, by reason.
+	Excluded map[string]int `json:"excluded"`
+	// Marked counts the points kept but marked not simulable, by reason.
+	Marked map[string]int `json:"marked"`
+	// VLLMVersions are the numbered vLLM versions present in the input and
+	// the latest Options.Versions of them that were kept, ascending.
+	VLLMVersions VersionWindow `json:"vllm_versions"`
+	// Sources has one entry per artifact file or run folder, by path.
+	Sources []SourceReport `json:"sources"`
+	// Skipped lists files found under a source directory that are not
+	// artifacts (not *.json, not inside a run folder).
+	Skipped []string `json:"skipped_files,omitempty"`
+	// Options are the options of the import, enough to repeat it.
+	Options Options `json:"options"`
+}
+
+// VersionWindow is the vLLM version window of an import.
+type VersionWindow struct {
+	Present []string `json:"present"`
+	Kept    []string `json:"kept"`
+}
+
+// Source kinds in the report.
+const (
+	KindAggBmk        = "inferencex-agg-bmk"
+	KindAPI           = "inferencex-api"
+	KindInferencePerf = "inference-perf"
+)
+
+// SourceReport accounts for one artifact file or run folder.
+type SourceReport struct {
+	Path      string         `json:"path"`
+	Kind      string         `json:"kind"`
+	RowsIn    int            `json:"rows_in"`
+	PointsOut int            `json:"points_out"`
+	Excluded  map[string]int `json:"excluded"`
+	Marked    map[string]int `json:"marked,omitempty"`
+}
+
+// MarshalReport renders r as indented JSON with a trailing newline.
+func MarshalReport(r *Report) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(r); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// check verifies the accounting: per source and overall, every row is a
+// point or excluded with one reason.
+func (r *Report) check() error {
+	total := Report{Excluded: map[string]int{}}
+	for _, s := range r.Sources {
+		if s.PointsOut+sum(s.Excluded) != s.RowsIn {
+			return fmt.Errorf("import accounting does not balance for %s: %d points + %d excluded != %d rows",
+				s.Path, s.PointsOut, sum(s.Excluded), s.RowsIn)
+		}
+		total.RowsIn += s.RowsIn
+		total.PointsOut += s.PointsOut
+	}
+	if total.RowsIn != r.RowsIn || total.PointsOut != r.PointsOut {
+		return fmt.Errorf("import accounting does not balance: sources sum to %d rows / %d points, report says %d / %d",
+			total.RowsIn, total.PointsOut, r.RowsIn, r.PointsOut)
+	}
+	if r.PointsOut+sum(r.Excluded) != r.RowsIn {
+		return fmt.Errorf("import accounting does not balance: %d points + %d excluded != %d rows",
+			r.PointsOut, sum(r.Excluded), r.RowsIn)
+	}
+	return nil
+}
+
+func sum(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+// Summary is a short human account of an import: rows in, points and units
+// out, and the exclusions and markings by reason (largest first).
+func Summary(r *Report, out string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "ledger import: %d rows from %d sources -> %d points in %d units", r.RowsIn, len(r.Sources), r.PointsOut, r.Units)
+	if out != "" {
+		fmt.Fprintf(&b, " (%s)", out)
+	}
+	b.WriteString("\n")
+	fmt.Fprintf(&b, "vLLM versions kept: %s (present: %s)\n", listOrNone(r.VLLMVersions.Kept), listOrNone(r.VLLMVersions.Present))
+	writeReasons(&b, "excluded", r.Excluded)
+	writeReasons(&b, "marked, kept but not simulable", r.Marked)
+	fmt.Fprintf(&b, "check: %d points + %d excluded = %d rows\n", r.PointsOut, sum(r.Excluded), r.RowsIn)
+	return b.String()
+}
+
+func listOrNone(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	return strings.Join(s, ", ")
+}
+
+func writeReasons(b *strings.Builder, title string, m map[string]int) {
+	if len(m) == 0 {
+		return
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if m[keys[i]] != m[keys[j]] {
+			return m[keys[i]] > m[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	fmt.Fprintf(b, "%s: %d\n", title, sum(m))
+	for _, k := range keys {
+		fmt.Fprintf(b, "  %6d  %s\n", m[k], k)
+	}
+}
