@@ -3,15 +3,319 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
+	"fmt"
 	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/inference-sim/accuracy-dashboard/corpus"
+	"github.com/inference-sim/accuracy-dashboard/internal/harness"
+	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
+	"github.com/inference-sim/accuracy-dashboard/internal/render"
+	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
-// runScore is being written (issue 2); placeholder so the package builds.
-func runScore(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	return errors.New("score: not implemented yet")
+// scoreOptions are the flags of `action score`.
+type scoreOptions struct {
+	sim, simRepo, simBin, simDataDir string
+	ledgerDir, units                 string
+	catalog, registry                string
+	jobs                             int
+	shard                            string
+	out                              string
+	pointTimeout                     time.Duration
+	cacheDir, harnessDir             string
+	keepRuns, quiet                  bool
 }
 
-// runMerge is being written (issue 2); placeholder so the package builds.
+const scoreUsage = `Usage: action score [flags]
+
+Scores a simulator build against the measured corpus (the ledger) and prints
+the accuracy table as Markdown on stdout. The simulator is built by the harness
+from an exact release tag or 40-hex commit (a branch is refused), or handed in
+prebuilt with --sim-bin (the figures are then experimental).
+
+Examples:
+  action score --sim-repo ~/src/inference-sim --sim f90a1e3a6787da17c2cd463dab6fb2660b1b1760
+  action score --sim v0.7.15 --out out/ --units 'inferencex/gpt-oss-120b/h100/*'
+  action score --sim-bin ./blis --sim-data-dir ~/src/inference-sim --jobs 2
+
+Flags:
+`
+
+func parseScoreFlags(args []string, getenv func(string) string, stderr io.Writer) (scoreOptions, error) {
+	var o scoreOptions
+	fs := flag.NewFlagSet("score", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.sim, "sim", "", "simulator `ref`: a release tag (v0.7.15) or a full 40-hex commit; default: the newest vX.Y.Z tag of --sim-repo")
+	fs.StringVar(&o.simRepo, "sim-repo", harness.DefaultSimRepo, "simulator git `repository`: a URL or a local path (e.g. --sim-repo ~/src/inference-sim)")
+	fs.StringVar(&o.simBin, "sim-bin", "", "an already built simulator `binary` to run instead of building one (e.g. --sim-bin ./blis); figures are experimental")
+	fs.StringVar(&o.simDataDir, "sim-data-dir", "", "working `directory` for --sim-bin runs, holding defaults.yaml and model_configs/ (default: the binary's directory)")
+	fs.StringVar(&o.ledgerDir, "ledger", "", "ledger `directory` to score against (default: the bundled corpus; e.g. --ledger out/ledger)")
+	fs.StringVar(&o.units, "units", "", "comma-separated unit `selectors`: ids, globs or id prefixes (e.g. --units 'inferencex/gpt-oss-120b/h100/*')")
+	fs.StringVar(&o.catalog, "catalog", "bundled", "model catalog `directory` handed to the simulator (models/<name>/config.json), \"bundled\" or \"none\" (e.g. --catalog ~/src/blis-catalog)")
+	fs.StringVar(&o.registry, "registry", "none", "coefficient registry `directory` handed to builds that take --registry, or \"none\" (e.g. --registry ~/src/blis-registry)")
+	fs.IntVar(&o.jobs, "jobs", runtime.NumCPU(), "number of simulations run in parallel (e.g. --jobs 2)")
+	fs.StringVar(&o.shard, "shard", "", "score only slice `k/n` of the points (e.g. --shard 2/4); combine slices with 'action merge'")
+	fs.StringVar(&o.out, "out", "", "also write summary.json, points.json and summary.md into this `directory` (e.g. --out out/)")
+	fs.DurationVar(&o.pointTimeout, "point-timeout", harness.DefaultPointTimeout, "kill a simulation that runs longer than this (e.g. --point-timeout 5m)")
+	fs.StringVar(&o.cacheDir, "cache-dir", defaultCacheDir(getenv), "`directory` caching simulator clones and builds between runs (env ACCURACY_DASHBOARD_CACHE)")
+	fs.StringVar(&o.harnessDir, "harness-dir", "", "the harness's own `directory` (default: found from the working directory)")
+	fs.BoolVar(&o.keepRuns, "keep-runs", false, "keep each point's trace and simulator output for inspection")
+	fs.BoolVar(&o.quiet, "quiet", false, "print no progress or log lines on stderr")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, scoreUsage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return o, err
+		}
+		return o, errUsageShown
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "score: unexpected argument %q\n", fs.Arg(0))
+		return o, errUsageShown
+	}
+	if o.sim != "" && o.simBin != "" {
+		return o, errors.New("score: give --sim or --sim-bin, not both")
+	}
+	if o.jobs < 1 {
+		return o, fmt.Errorf("score: --jobs %d: must be at least 1", o.jobs)
+	}
+	return o, nil
+}
+
+func defaultCacheDir(getenv func(string) string) string {
+	if d := getenv("ACCURACY_DASHBOARD_CACHE"); d != "" {
+		return d
+	}
+	if d := getenv("XDG_CACHE_HOME"); d != "" {
+		return filepath.Join(d, "accuracy-dashboard")
+	}
+	if h := getenv("HOME"); h != "" {
+		return filepath.Join(h, ".cache", "accuracy-dashboard")
+	}
+	return filepath.Join(os.TempDir(), "accuracy-dashboard-cache")
+}
+
+// parseShard reads "k/n" with 1 ≤ k ≤ n.
+func parseShard(s string) (*report.Shard, error) {
+	if s == "" {
+		return nil, nil
+	}
+	k, n, ok := strings.Cut(s, "/")
+	ki, err1 := strconv.Atoi(k)
+	ni, err2 := strconv.Atoi(n)
+	if !ok || err1 != nil || err2 != nil || ni < 1 || ki < 1 || ki > ni {
+		return nil, fmt.Errorf("--shard %q: want k/n with 1 <= k <= n, e.g. 2/4", s)
+	}
+	return &report.Shard{Index: ki, Count: ni}, nil
+}
+
+func runScore(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	o, err := parseScoreFlags(args, getenv, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	shard, err := parseShard(o.shard)
+	if err != nil {
+		return fmt.Errorf("score: %w", err)
+	}
+	logOut := stderr
+	if o.quiet {
+		logOut = io.Discard
+	}
+	log := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: slog.LevelInfo}))
+
+	harnessDir := o.harnessDir
+	if harnessDir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return err
+		}
+		if harnessDir, err = harness.FindHarnessDir(wd); err != nil {
+			return fmt.Errorf("score: %w", err)
+		}
+	}
+
+	opts := harness.Options{
+		HarnessDir: harnessDir, SimRepo: o.simRepo, SimRef: o.sim, SimBin: o.simBin, SimDataDir: o.simDataDir,
+		Units: splitList(o.units), Shard: shard, Jobs: o.jobs, PointTimeout: o.pointTimeout,
+		CacheDir: o.cacheDir, KeepRuns: o.keepRuns, Log: log, Progress: logOut,
+	}
+	if err := loadData(ctx, o, &opts); err != nil {
+		return fmt.Errorf("score: %w", err)
+	}
+	res, err := harness.Score(ctx, opts)
+	if err != nil {
+		return err
+	}
+	md := render.Summary(res.Summary)
+	if o.out != "" {
+		if err := report.Write(o.out, report.Output{Summary: res.Summary, Points: res.Points, Markdown: md}); err != nil {
+			return fmt.Errorf("score: write %s: %w", o.out, err)
+		}
+		log.Info("wrote outputs", "dir", o.out)
+	}
+	_, err = io.WriteString(stdout, md)
+	return err
+}
+
+// loadData resolves the ledger, catalog and registry and their versions.
+func loadData(ctx context.Context, o scoreOptions, opts *harness.Options) error {
+	var ledgerFS fs.FS
+	bundled := o.ledgerDir == ""
+	if bundled {
+		ledgerFS = corpus.Ledger()
+	} else {
+		ledgerFS = os.DirFS(o.ledgerDir)
+	}
+	l, err := ledger.Load(ledgerFS)
+	if err != nil {
+		return err
+	}
+	opts.Ledger = l
+	opts.LedgerVersion = report.DataVersion{Name: l.Manifest.Name, Version: l.Manifest.Version, Digest: l.Digest, Release: l.Manifest.Release}
+	if !bundled {
+		dv, err := harness.DirVersion(ctx, "ledger", o.ledgerDir)
+		if err != nil {
+			return err
+		}
+		// A ledger directory is a release only when its manifest says so
+		// and it is a clean checkout at a tag (see docs/LEDGER.md).
+		opts.LedgerVersion.Release = l.Manifest.Release && dv.Release
+		if !dv.Release {
+			opts.LedgerVersion.Version = l.Manifest.Version + "+" + strings.TrimPrefix(dv.Version, "sha256:")
+		}
+	}
+
+	switch o.catalog {
+	case "none", "":
+	case "bundled":
+		dir, dv, err := extractBundledCatalog(o.cacheDir, l.Manifest)
+		if err != nil {
+			return err
+		}
+		opts.Catalog, opts.CatalogVersion = dir, dv
+	default:
+		dv, err := harness.DirVersion(ctx, "catalog", o.catalog)
+		if err != nil {
+			return err
+		}
+		opts.Catalog, opts.CatalogVersion = o.catalog, &dv
+	}
+	if o.registry != "none" && o.registry != "" {
+		dv, err := harness.DirVersion(ctx, "registry", o.registry)
+		if err != nil {
+			return err
+		}
+		opts.Registry, opts.RegistryVersion = o.registry, &dv
+	}
+	return nil
+}
+
+// extractBundledCatalog copies the catalog embedded in the binary into the
+// cache (once per content digest) so the simulator can read it from disk.
+func extractBundledCatalog(cacheDir string, m ledger.Manifest) (string, *report.DataVersion, error) {
+	cat := corpus.Catalog()
+	digest, err := harness.DigestFS(cat)
+	if err != nil {
+		return "", nil, fmt.Errorf("bundled catalog: %w", err)
+	}
+	dv := &report.DataVersion{Name: "blis-default catalog (bundled)", Version: m.Version, Digest: digest, Release: m.Release}
+	dir := filepath.Join(cacheDir, "catalog", strings.TrimPrefix(digest, "sha256:")[:16])
+	if _, err := os.Stat(filepath.Join(dir, ".complete")); err == nil {
+		return dir, dv, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return "", nil, err
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), "catalog.tmp-")
+	if err != nil {
+		return "", nil, err
+	}
+	defer os.RemoveAll(tmp)
+	if err := os.CopyFS(tmp, cat); err != nil {
+		return "", nil, fmt.Errorf("bundled catalog: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(tmp, ".complete"), nil, 0o644); err != nil {
+		return "", nil, err
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		if _, statErr := os.Stat(filepath.Join(dir, ".complete")); statErr != nil {
+			return "", nil, err
+		}
+	}
+	return dir, dv, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+const mergeUsage = `Usage: action merge --out DIR SHARD_DIR...
+
+Combines the outputs of sharded 'action score --shard k/n --out SHARD_DIR'
+runs into one summary.json, points.json and summary.md, identical to what an
+unsharded run writes, and prints the table. Every shard 1..n must be given once.
+
+Example:
+  action merge --out out/ shard-1/ shard-2/ shard-3/
+
+Flags:
+`
+
 func runMerge(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	return errors.New("merge: not implemented yet")
+	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("out", "", "write the merged summary.json, points.json and summary.md into this `directory` (required)")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, mergeUsage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return errUsageShown
+	}
+	if *out == "" || fs.NArg() == 0 {
+		fs.Usage()
+		return errUsageShown
+	}
+	var parts []report.Part
+	for _, dir := range fs.Args() {
+		s, p, err := report.Read(dir)
+		if err != nil {
+			return fmt.Errorf("merge: %w", err)
+		}
+		parts = append(parts, report.Part{Name: dir, Summary: s, Points: p})
+	}
+	s, p, err := report.Merge(parts)
+	if err != nil {
+		return err
+	}
+	md := render.Summary(s)
+	if err := report.Write(*out, report.Output{Summary: s, Points: p, Markdown: md}); err != nil {
+		return fmt.Errorf("merge: write %s: %w", *out, err)
+	}
+	_, err = io.WriteString(stdout, md)
+	return err
 }

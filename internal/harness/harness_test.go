@@ -39,7 +39,7 @@ func scoreOpts(t *testing.T, ledgerName, simRef string) Options {
 	hdir, _ := harnessCheckout(t)
 	l := testLedger(t, ledgerName)
 	return Options{
-		HarnessDir: hdir, SimRepo: repo.dir, SimRef: simRef,
+		HarnessDir: hdir, SimRepo: repo.Dir, SimRef: simRef,
 		Ledger:        l,
 		LedgerVersion: report.DataVersion{Name: l.Manifest.Name, Version: l.Manifest.Version, Digest: l.Digest, Release: l.Manifest.Release},
 		Jobs:          2, CacheDir: sharedCache(t), PointTimeout: time.Minute,
@@ -121,7 +121,7 @@ func TestScoreWithMetricsDriver(t *testing.T) {
 		t.Errorf("shape n = %d, want 4", s.Tiers.All.TTFT.ShapeN)
 	}
 	p := s.Provenance
-	if p.Simulator.Commit != newStandinRepo(t).v020 || p.Simulator.Tag != "v0.2.0" || !p.Simulator.Release || p.Harness.Source != report.HarnessCheckout {
+	if p.Simulator.Commit != newStandinRepo(t).V020 || p.Simulator.Tag != "v0.2.0" || !p.Simulator.Release || p.Harness.Source != report.HarnessCheckout {
 		t.Errorf("provenance = %+v", p)
 	}
 	if s.Label != report.LabelRelease {

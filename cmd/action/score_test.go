@@ -1,0 +1,152 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/harness"
+	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
+	"github.com/inference-sim/accuracy-dashboard/internal/report"
+)
+
+const testLedger = "../../internal/harness/testdata/ledger"
+
+func fakeEnv(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+func runScoreCmd(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	err := run(context.Background(), append([]string{"score"}, args...), fakeEnv(map[string]string{"HOME": t.TempDir()}), &out, &errb)
+	return out.String(), errb.String(), err
+}
+
+func TestScoreCommandWritesValidatedOutputs(t *testing.T) {
+	repo := harnesstest.StandinRepo(t)
+	hdir, hcommit := harnesstest.HarnessCheckout(t)
+	cache := t.TempDir()
+	outA, outB := t.TempDir(), t.TempDir()
+	args := []string{"--harness-dir", hdir, "--sim-repo", repo.Dir, "--sim", "v0.2.0", "--ledger", testLedger,
+		"--catalog", "none", "--cache-dir", cache, "--jobs", "2", "--quiet"}
+	stdout, _, err := runScoreCmd(t, append(args, "--out", outA)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"## BLIS simulator accuracy", "| Mean TTFT |", "### Coverage", "10 corpus points: 8 scored, 2 not scored", hcommit, repo.V020} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	s, pts, err := report.Read(outA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pts) != 10 || s.Provenance.Harness.Commit != hcommit {
+		t.Errorf("outputs: %d points, harness %s", len(pts), s.Provenance.Harness.Commit)
+	}
+	md, _ := os.ReadFile(filepath.Join(outA, report.MarkdownFile))
+	if string(md) != stdout {
+		t.Error("summary.md differs from the table printed on stdout")
+	}
+
+	// Same inputs, byte-identical summary.json and points.json.
+	if _, _, err := runScoreCmd(t, append(args, "--out", outB, "--jobs", "1")...); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{report.SummaryFile, report.PointsFile} {
+		a, _ := os.ReadFile(filepath.Join(outA, f))
+		b, _ := os.ReadFile(filepath.Join(outB, f))
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s differs between two runs of the same inputs", f)
+		}
+	}
+}
+
+func TestScoreCommandShardsAndMerge(t *testing.T) {
+	repo := harnesstest.StandinRepo(t)
+	hdir, _ := harnesstest.HarnessCheckout(t)
+	cache := t.TempDir()
+	base := []string{"--harness-dir", hdir, "--sim-repo", repo.Dir, "--sim", repo.V020, "--ledger", testLedger, "--catalog", "none", "--cache-dir", cache, "--quiet"}
+	whole := t.TempDir()
+	if _, _, err := runScoreCmd(t, append(base, "--out", whole)...); err != nil {
+		t.Fatal(err)
+	}
+	var shards []string
+	for _, k := range []string{"1/2", "2/2"} {
+		d := t.TempDir()
+		if _, _, err := runScoreCmd(t, append(base, "--shard", k, "--out", d)...); err != nil {
+			t.Fatal(err)
+		}
+		shards = append(shards, d)
+	}
+	merged := t.TempDir()
+	var out, errb bytes.Buffer
+	if err := run(context.Background(), append([]string{"merge", "--out", merged}, shards...), fakeEnv(nil), &out, &errb); err != nil {
+		t.Fatalf("merge: %v\n%s", err, errb.String())
+	}
+	for _, f := range []string{report.SummaryFile, report.PointsFile, report.MarkdownFile} {
+		a, _ := os.ReadFile(filepath.Join(whole, f))
+		b, _ := os.ReadFile(filepath.Join(merged, f))
+		if !bytes.Equal(a, b) {
+			t.Errorf("merged %s differs from the unsharded run's", f)
+		}
+	}
+	// Merging one shard twice is refused.
+	err := run(context.Background(), []string{"merge", "--out", t.TempDir(), shards[0], shards[0]}, fakeEnv(nil), &out, &errb)
+	if err == nil || !strings.Contains(err.Error(), "both shard 1/2") {
+		t.Errorf("merge of a repeated shard: %v", err)
+	}
+}
+
+func TestScoreCommandBadInput(t *testing.T) {
+	repo := harnesstest.StandinRepo(t)
+	hdir, _ := harnesstest.HarnessCheckout(t)
+	cache := t.TempDir()
+	base := []string{"--harness-dir", hdir, "--sim-repo", repo.Dir, "--ledger", testLedger, "--catalog", "none", "--cache-dir", cache, "--quiet"}
+
+	_, _, err := runScoreCmd(t, append(base, "--sim", "feature")...)
+	if !errors.Is(err, harness.ErrNotPinned) {
+		t.Errorf("--sim feature: %v, want ErrNotPinned", err)
+	}
+	if _, _, err := runScoreCmd(t, append(base, "--sim", "v0.2.0", "--shard", "3/2")...); err == nil || !strings.Contains(err.Error(), "--shard") {
+		t.Errorf("--shard 3/2: %v", err)
+	}
+	if _, _, err := runScoreCmd(t, append(base, "--sim", "v0.2.0", "--units", "nothing/*")...); err == nil || !strings.Contains(err.Error(), "matches no unit") {
+		t.Errorf("--units nothing/*: %v", err)
+	}
+
+	// A malformed ledger file is named with its field.
+	bad := t.TempDir()
+	if err := os.CopyFS(bad, os.DirFS(testLedger)); err != nil {
+		t.Fatal(err)
+	}
+	f := filepath.Join(bad, "units", "test", "ix", "test-model-7b", "h200.json")
+	raw, _ := os.ReadFile(f)
+	os.WriteFile(f, bytes.Replace(raw, []byte(`"ttft_ms": 9.0`), []byte(`"ttft_ms": "fast"`), 1), 0o644)
+	_, _, err = runScoreCmd(t, "--harness-dir", hdir, "--sim-repo", repo.Dir, "--sim", "v0.2.0", "--ledger", bad, "--catalog", "none", "--cache-dir", cache, "--quiet")
+	if err == nil || !strings.Contains(err.Error(), "h200.json") || !strings.Contains(err.Error(), "ttft_ms") {
+		t.Errorf("malformed ledger: %v, want an error naming the file and the field", err)
+	}
+
+	var out, errb bytes.Buffer
+	if err := run(context.Background(), []string{"score", "--help"}, fakeEnv(nil), &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"--sim-repo", "--sim-bin", "--units", "--shard", "--jobs", "Examples:"} {
+		if !strings.Contains(errb.String(), want) {
+			t.Errorf("score --help lacks %q", want)
+		}
+	}
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	harnesstest.Cleanup()
+	os.Exit(code)
+}
