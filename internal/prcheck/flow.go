@@ -24,16 +24,17 @@ type Scorer interface {
 	Merge(ctx context.Context, dir string, shards []string) error
 }
 
-// Commenter reaches the comments of the pull request at hand. Implementations
+// Commenter reaches the comments of pull requests of the repository at hand
+// (a pull request's comments are its issue comments). Implementations
 // wrap errors of a token that may not write (HTTP 403 "Resource not
 // accessible by integration", as on a pull request from a fork) so that
 // errors.Is(err, ErrReadOnly) holds, and retry transient errors themselves.
 type Commenter interface {
 	// Self is the login the token acts as.
 	Self(ctx context.Context) (string, error)
-	// ListComments returns every comment of the pull request (all pages).
-	ListComments(ctx context.Context) ([]Comment, error)
-	CreateComment(ctx context.Context, body string) (Comment, error)
+	// ListComments returns every comment of pull request number (all pages).
+	ListComments(ctx context.Context, number int) ([]Comment, error)
+	CreateComment(ctx context.Context, number int, body string) (Comment, error)
 	UpdateComment(ctx context.Context, id int64, body string) (Comment, error)
 	DeleteComment(ctx context.Context, id int64) error
 }
@@ -237,7 +238,7 @@ func (f *Flow) report(ctx context.Context, out Outcome, notes []string, pr PR) (
 		ErrorAnnotation(f.Log, a)
 	}
 	if f.Comments != nil && pr.Number > 0 {
-		url, readOnly, err := f.post(ctx, out.Markdown)
+		url, readOnly, err := f.post(ctx, pr.Number, out.Markdown)
 		if err != nil {
 			return out, err
 		}
@@ -265,7 +266,7 @@ func (f *Flow) readChecked(dir, sim string) (Run, error) {
 
 // post creates or updates the sticky comment. A read-only token is not an
 // error: the report stays in the job summary and a notice says why.
-func (f *Flow) post(ctx context.Context, markdown string) (url string, readOnly bool, err error) {
+func (f *Flow) post(ctx context.Context, number int, markdown string) (url string, readOnly bool, err error) {
 	note := "**Truncated:** a comment holds at most 65 536 characters; the full report is in the job summary"
 	if f.DetailsURL != "" {
 		note += " of [this run](" + f.DetailsURL + ")"
@@ -285,7 +286,7 @@ func (f *Flow) post(ctx context.Context, markdown string) (url string, readOnly 
 	if err != nil {
 		return degrade(err)
 	}
-	list, err := f.Comments.ListComments(ctx)
+	list, err := f.Comments.ListComments(ctx, number)
 	if err != nil {
 		return degrade(err)
 	}
@@ -297,7 +298,7 @@ func (f *Flow) post(ctx context.Context, markdown string) (url string, readOnly 
 	case OpUpdate:
 		c, err = f.Comments.UpdateComment(ctx, d.ID, body)
 	default:
-		c, err = f.Comments.CreateComment(ctx, body)
+		c, err = f.Comments.CreateComment(ctx, number, body)
 	}
 	if err != nil {
 		return degrade(err)

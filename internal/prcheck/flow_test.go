@@ -72,13 +72,13 @@ func (f *fakeComments) Self(context.Context) (string, error) {
 	return f.self, f.selfErr
 }
 
-func (f *fakeComments) ListComments(context.Context) ([]Comment, error) {
-	f.calls = append(f.calls, "list")
+func (f *fakeComments) ListComments(_ context.Context, n int) ([]Comment, error) {
+	f.calls = append(f.calls, fmt.Sprintf("list %d", n))
 	return append([]Comment(nil), f.comments...), nil
 }
 
-func (f *fakeComments) CreateComment(_ context.Context, body string) (Comment, error) {
-	f.calls = append(f.calls, "create")
+func (f *fakeComments) CreateComment(_ context.Context, n int, body string) (Comment, error) {
+	f.calls = append(f.calls, fmt.Sprintf("create %d", n))
 	if f.writeErr != nil {
 		return Comment{}, f.writeErr
 	}
