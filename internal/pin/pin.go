@@ -26,9 +26,15 @@ import (
 // repository unless told otherwise.
 const DefaultPath = ".github/accuracy-harness.yaml"
 
-// Bundled is the data value that selects the data bundled with the pinned
-// harness (the harness's own default; no flag is passed).
-const Bundled = "bundled"
+// Data values besides paths.
+const (
+	// Bundled selects the pinned harness's default for that data (no flag
+	// is passed to the harness).
+	Bundled = "bundled"
+	// None hands the simulator no catalog or registry (catalog and
+	// registry only; a ledger is always needed).
+	None = "none"
+)
 
 // Pin is a parsed pin file.
 type Pin struct {
@@ -48,9 +54,9 @@ type Harness struct {
 	Commit string
 }
 
-// Data says which data the harness is given. Each value is Bundled or a
-// clean relative path inside the consumer repository (slash-separated, no
-// "..", not absolute).
+// Data says which data the harness is given. Each value is Bundled, None
+// (catalog and registry only) or a clean relative path inside the consumer
+// repository (slash-separated, no "..", not absolute).
 type Data struct {
 	Ledger   string
 	Catalog  string
@@ -125,7 +131,7 @@ func parse(src []byte, name string) (Pin, []field, error) {
 			}
 			p.Harness.Commit = v
 		case "data.ledger", "data.catalog", "data.registry":
-			if err := checkDataValue(v); err != nil {
+			if err := checkDataValue(v, f.path != "data.ledger"); err != nil {
 				return Pin{}, nil, bad("%v", err)
 			}
 			switch f.path {
@@ -189,9 +195,12 @@ func CheckRepository(repo string) error {
 	return fmt.Errorf("%q is not owner/name, a URL or a local path", repo)
 }
 
-func checkDataValue(v string) error {
-	if v == Bundled {
+func checkDataValue(v string, noneOK bool) error {
+	if v == Bundled || (noneOK && v == None) {
 		return nil
+	}
+	if v == None {
+		return fmt.Errorf("%q is not allowed for the ledger; want %q or a relative path in the repository", v, Bundled)
 	}
 	switch {
 	case v == "":

@@ -28,6 +28,7 @@ harness:
   commit: 0123456789abcdef0123456789abcdef01234567
 data:
   ledger: bench/ledger
+  catalog: none
   registry: bundled
 `), "pin.yaml")
 	if err != nil {
@@ -35,7 +36,7 @@ data:
 	}
 	want := Pin{
 		Harness: Harness{Repository: "inference-sim/accuracy-dashboard", Tag: "v1.2.0-rc.1", Commit: oldCommit},
-		Data:    Data{Ledger: "bench/ledger", Catalog: Bundled, Registry: Bundled},
+		Data:    Data{Ledger: "bench/ledger", Catalog: None, Registry: Bundled},
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("Parse (-want +got):\n%s", d)
@@ -68,6 +69,7 @@ func TestParseErrors(t *testing.T) {
 		{"moving major tag", head + "  tag: v1\n" + commit, 3, `"v1" is not a release tag`},
 		{"bad repository", "harness:\n  repository: just-a-name\n" + tag + commit, 2, `"just-a-name" is not owner/name, a URL or a local path`},
 		{"data escapes", head + tag + commit + "data:\n  ledger: ../other\n", 6, `"../other" leaves the repository`},
+		{"ledger none", head + tag + commit + "data:\n  ledger: none\n", 6, `data.ledger: "none" is not allowed for the ledger`},
 		{"data absolute", head + tag + commit + "data:\n  catalog: /etc\n", 6, `data.catalog: "/etc"`},
 		{"block scalar", head + "  tag: |\n    v1.2.0\n" + commit, 3, "harness.tag: want a single-line value"},
 		{"alias", "x: &a o/r\nharness:\n  repository: *a\n", 1, `unknown key "x"`},
