@@ -176,15 +176,15 @@ func checkShape(o *object, r *XRow) {
 		key string
 		v   int
 	}{{"isl", r.ISL}, {"osl", r.OSL}, {"conc", r.Conc}} {
-		if f.v < 0 {
-			o.failf(f.key, "%d is negative", f.v)
+		if o.ok(f.key) && f.v < 1 {
+			o.failf(f.key, "%d is not positive", f.v)
 		}
 	}
 	if !r.Disagg && !r.MultiNode {
-		if _, ok := o.fields["tp"]; ok && r.TP < 1 {
+		if o.ok("tp") && r.TP < 1 {
 			o.failf("tp", "%d is less than 1", r.TP)
 		}
-		if _, ok := o.fields["ep"]; ok && r.EP < 1 {
+		if o.ok("ep") && r.EP < 1 {
 			o.failf("ep", "%d is less than 1", r.EP)
 		}
 	}
@@ -239,10 +239,10 @@ func ParseAPIRows(name string, data []byte) ([]XRow, error) {
 			r.TP = o.reqInt("decode_tp")
 			r.EP = o.reqInt("decode_ep")
 			r.DPAttention = o.boolean("decode_dp_attention", true)
-			if r.TP < 1 && o.raw("decode_tp") != nil {
+			if r.TP < 1 && o.ok("decode_tp") {
 				o.failf("decode_tp", "%d is less than 1", r.TP)
 			}
-			if r.EP < 1 && o.raw("decode_ep") != nil {
+			if r.EP < 1 && o.ok("decode_ep") {
 				o.failf("decode_ep", "%d is less than 1", r.EP)
 			}
 			checkOptionalTopology(o, map[string]bool{"decode_tp": true, "decode_ep": true, "decode_dp_attention": true})

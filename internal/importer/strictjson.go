@@ -92,6 +92,7 @@ func tokenKind(tok json.Token) string {
 type object struct {
 	fields map[string]json.RawMessage
 	errs   []error
+	bad    map[string]bool // fields with a reported problem
 }
 
 // decodeObject reads raw as a JSON object, refusing duplicated keys.
@@ -131,7 +132,14 @@ func decodeObject(raw json.RawMessage) (*object, error) {
 
 func (o *object) failf(key, format string, args ...any) {
 	o.errs = append(o.errs, fmt.Errorf("field %q: %s", key, fmt.Sprintf(format, args...)))
+	if o.bad == nil {
+		o.bad = map[string]bool{}
+	}
+	o.bad[key] = true
 }
+
+// ok reports whether key is present, not null, and had no problem.
+func (o *object) ok(key string) bool { return o.raw(key) != nil && !o.bad[key] }
 
 // err returns every problem met so far.
 func (o *object) err() error { return errors.Join(o.errs...) }
