@@ -208,8 +208,8 @@ func TestImportDedupKeepsNewestMeasurement(t *testing.T) {
 		pts = append(pts, got{p.Load.Key(), p.Provenance.Artifact, *p.Provenance.Row, p.Provenance.EngineVersion})
 	}
 	want := []got{
-		{"c=4", "inferencex/run_100.json", 8, "v0.13.0"},  // row 0 measured the same point earlier in the file
-		{"c=8", "inferencex/run_100.json", 1, "v0.13.0"},  //
+		{"c=4", "inferencex/run_100.json", 8, "v0.13.0"}, // row 0 measured the same point earlier in the file
+		{"c=8", "inferencex/run_100.json", 1, "v0.13.0"}, //
 		{"c=16", "inferencex/run_90.json", 1, "v0.11.2"}, // v0.13.0 has no valid c=16 point (null mean)
 	}
 	if d := cmp.Diff(want, pts); d != "" {
@@ -403,7 +403,9 @@ func TestImportBadInputNamesTheFile(t *testing.T) {
 		{"missing stage", func(m fstest.MapFS) {
 			m["run/profile.yaml"] = &fstest.MapFile{Data: []byte(strings.Replace(profile, `[{"rate":1,"duration":10}]`, `[{"rate":1,"duration":10},{"rate":2,"duration":10}]`, 1))}
 		}, nil, []string{"stage_1_lifecycle_metrics.json is missing"}},
-		{"extra stage", func(m fstest.MapFS) { m["run/results/stage_3_lifecycle_metrics.json"] = &fstest.MapFile{Data: []byte(stage)} }, nil, []string{"results of stage 3", "1 stages"}},
+		{"extra stage", func(m fstest.MapFS) {
+			m["run/results/stage_3_lifecycle_metrics.json"] = &fstest.MapFile{Data: []byte(stage)}
+		}, nil, []string{"results of stage 3", "1 stages"}},
 		{"rate mismatch", func(m fstest.MapFS) {
 			m["run/results/stage_0_lifecycle_metrics.json"] = &fstest.MapFile{Data: []byte(strings.Replace(stage, `"requested_rate":1`, `"requested_rate":2`, 1))}
 		}, nil, []string{"run/results/stage_0_lifecycle_metrics.json", "requested_rate 2 differs"}},
