@@ -81,11 +81,21 @@ type Run struct {
 
 // Commit is a git commit as the git data API reports it.
 type Commit struct {
-	SHA         string
-	Message     string
-	AuthorName  string
-	AuthorEmail string
+	SHA     string
+	Message string
+	// AuthorLogin is the GitHub account of the author ("" when none).
+	AuthorLogin string
 	Parents     []string
+}
+
+// Refusal is a refused publish as reported on a commit.
+type Refusal struct {
+	// Reasons are the gate's reasons, one line each.
+	Reasons []string
+	// Markdown is the full report (a comment body).
+	Markdown string
+	// URL links to the run that was refused.
+	URL string
 }
 
 // Pull is an open pull request.
@@ -105,8 +115,6 @@ type Pull struct {
 type Identity struct {
 	// Login is e.g. "accuracy-bot[bot]".
 	Login string
-	// Email is the commit author email of the bot user; empty when unknown.
-	Email string
 }
 
 // RepoReader reads repository content. Implementations translate a missing
@@ -127,29 +135,34 @@ type RepoReader interface {
 
 // Committer writes commits through the git data API.
 type Committer interface {
-	// CreateCommit creates one commit whose tree is parent's tree with files
-	// (path → content) replaced or added, and returns its SHA. Nothing is
-	// visible on any branch until a ref is moved to it.
-	CreateCommit(ctx context.Context, repo Repo, parent string, files map[string][]byte, message string) (string, error)
+	// CreateCommit creates one commit whose tree is base's tree with files
+	// (path → content) replaced or added, with the given parents, and
+	// returns its SHA. Nothing is visible on any branch until a ref is
+	// moved to it.
+	CreateCommit(ctx context.Context, repo Repo, base string, parents []string, files map[string][]byte, message string) (string, error)
 	// CreateBranch creates a branch at sha; ErrConflict if it exists.
 	CreateBranch(ctx context.Context, repo Repo, branch, sha string) error
-	// UpdateBranch moves a branch to sha. Without force, a move that is not
-	// a fast-forward fails with ErrConflict.
-	UpdateBranch(ctx context.Context, repo Repo, branch, sha string, force bool) error
+	// UpdateBranch moves a branch to sha, which must descend from the
+	// branch's head: anything else (someone moved the branch meanwhile)
+	// fails with ErrConflict. Branches are never force-moved.
+	UpdateBranch(ctx context.Context, repo Repo, branch, sha string) error
 }
 
 // Pulls manages pull requests and comments.
 type Pulls interface {
-	// OpenPulls lists every open pull request (all pages).
-	OpenPulls(ctx context.Context, repo Repo) ([]Pull, error)
+	// OpenPulls lists the open pull requests the bot may have opened: at
+	// least every one whose head is branch, and when the implementation can
+	// list them, every other open one too (for finding superseded bumps).
+	OpenPulls(ctx context.Context, repo Repo, branch string) ([]Pull, error)
 	// CreatePull opens a pull request from head into base.
 	CreatePull(ctx context.Context, repo Repo, head, base, title, body string) (Pull, error)
 	// EditPull sets a pull request's title and body.
 	EditPull(ctx context.Context, repo Repo, number int, title, body string) error
 	// ClosePull comments on a pull request, then closes it.
 	ClosePull(ctx context.Context, repo Repo, number int, comment string) error
-	// CommentCommit comments on a commit.
-	CommentCommit(ctx context.Context, repo Repo, sha, body string) error
+	// ReportRefusal makes a refused publish visible on the commit the
+	// refused run built: a failing commit status or a comment.
+	ReportRefusal(ctx context.Context, repo Repo, sha string, r Refusal) error
 }
 
 // Releases reads the harness's releases and history.

@@ -80,14 +80,11 @@ func ReleaseDecision(rel Release, harness Repo, allowPrereleases bool) string {
 	return ""
 }
 
-// OwnedByBot reports whether a branch head commit is the bot's own: its
-// message carries BumpTrailer and, when the bot's email is known, the bot
-// authored it. Anything else means a human pushed to the branch.
+// OwnedByBot reports whether a branch head commit is the bot's own: the
+// bot authored it and its message carries BumpTrailer. Anything else means
+// a human pushed to the branch.
 func OwnedByBot(c Commit, id Identity) bool {
-	if !strings.Contains(c.Message, BumpTrailer) {
-		return false
-	}
-	return id.Email == "" || strings.EqualFold(c.AuthorEmail, id.Email)
+	return strings.Contains(c.Message, BumpTrailer) && id.Login != "" && strings.EqualFold(c.AuthorLogin, id.Login)
 }
 
 // Superseded returns the open pull requests the bot opened for an earlier
@@ -236,7 +233,7 @@ func (b *Bumper) bumpRepo(ctx context.Context, repo Repo, t Target, id Identity)
 			return out, err
 		}
 	}
-	pulls, err := b.GH.OpenPulls(ctx, repo)
+	pulls, err := b.GH.OpenPulls(ctx, repo, b.Cfg.Branch)
 	if err != nil {
 		return out, fmt.Errorf("list pull requests: %w", err)
 	}
@@ -251,13 +248,20 @@ func (b *Bumper) bumpRepo(ctx context.Context, repo Repo, t Target, id Identity)
 		return out, nil
 	}
 	if !upToDate {
-		sha, err := b.GH.CreateCommit(ctx, repo, baseSHA, plan.Files, plan.Message)
+		// The tree is always the default branch's plus the plan. On an
+		// existing branch the commit also has the branch head as a parent,
+		// so the branch moves forward (never forced) and the pull request
+		// shows only the plan.
+		parents := []string{baseSHA}
+		if exists && branchSHA != baseSHA {
+			parents = []string{branchSHA, baseSHA}
+		}
+		sha, err := b.GH.CreateCommit(ctx, repo, baseSHA, parents, plan.Files, plan.Message)
 		if err != nil {
 			return out, fmt.Errorf("create commit: %w", err)
 		}
 		if exists {
-			// The branch is the bot's own: move it onto the new commit.
-			err = b.GH.UpdateBranch(ctx, repo, b.Cfg.Branch, sha, true)
+			err = b.GH.UpdateBranch(ctx, repo, b.Cfg.Branch, sha)
 		} else {
 			err = b.GH.CreateBranch(ctx, repo, b.Cfg.Branch, sha)
 		}

@@ -184,7 +184,7 @@ func TestBumpUpdatesInPlaceClosesSupersededAndRespectsHumans(t *testing.T) {
 	}
 
 	// A human pushes to the bump branch of lib: the bot leaves it alone.
-	humanSHA := w.gh.push(w.lib, bumpBranch, map[string]string{"tweak": "1"}, "tweak", Identity{Login: "human", Email: "h@example.com"})
+	humanSHA := w.gh.push(w.lib, bumpBranch, map[string]string{"tweak": "1"}, "tweak", Identity{Login: "human"})
 	rel3, _ := w.gh.release(w.harness, "v1.3.0", "three")
 	got, err = w.bumper.BumpRelease(ctx, rel3)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -59,7 +60,7 @@ type fakePull struct {
 
 func newFake(t *testing.T) *fakeGitHub {
 	return &fakeGitHub{t: t, repos: map[string]*fakeRepo{}, artifacts: map[string][]byte{},
-		id: Identity{Login: "accuracy-bot[bot]", Email: "1+accuracy-bot[bot]@users.noreply.github.com"}, nextPull: 1}
+		id: Identity{Login: "accuracy-bot[bot]"}, nextPull: 1}
 }
 
 // addRepo creates a repository whose main branch holds files in one commit.
@@ -75,7 +76,7 @@ func (f *fakeGitHub) addRepo(name string, files map[string]string, installed boo
 	for k, v := range files {
 		fs[k] = []byte(v)
 	}
-	r.branches["main"] = f.commitLocked(r, "", fs, "initial", Identity{Login: "human", Email: "human@example.com"})
+	r.branches["main"] = f.commitLocked(r, "", fs, "initial", Identity{Login: "human"})
 	if installed {
 		f.installed = append(f.installed, repo)
 	}
@@ -107,7 +108,7 @@ func (f *fakeGitHub) commitLocked(r *fakeRepo, parent string, files map[string][
 	if parent != "" {
 		parents = []string{parent}
 	}
-	r.commits[sha] = fakeCommit{Commit: Commit{SHA: sha, Message: msg, AuthorName: author.Login, AuthorEmail: author.Email, Parents: parents}, files: files}
+	r.commits[sha] = fakeCommit{Commit: Commit{SHA: sha, Message: msg, AuthorLogin: author.Login, Parents: parents}, files: files}
 	return sha
 }
 
@@ -249,17 +250,23 @@ func (f *fakeGitHub) ListDir(_ context.Context, repo Repo, ref, dir string) ([]s
 	return names, nil
 }
 
-func (f *fakeGitHub) CreateCommit(_ context.Context, repo Repo, parent string, files map[string][]byte, message string) (string, error) {
+func (f *fakeGitHub) CreateCommit(_ context.Context, repo Repo, base string, parents []string, files map[string][]byte, message string) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	r, err := f.repo(repo)
 	if err != nil {
 		return "", err
 	}
-	pc, ok := r.commits[parent]
+	pc, ok := r.commits[base]
 	if !ok {
-		f.t.Errorf("fake GitHub: CreateCommit on unknown parent %s", parent)
+		f.t.Errorf("fake GitHub: CreateCommit on unknown base %s", base)
 		return "", ErrNotFound
+	}
+	for _, p := range parents {
+		if _, ok := r.commits[p]; !ok {
+			f.t.Errorf("fake GitHub: CreateCommit with unknown parent %s", p)
+			return "", ErrNotFound
+		}
 	}
 	fs := map[string][]byte{}
 	for k, v := range pc.files {
@@ -269,7 +276,11 @@ func (f *fakeGitHub) CreateCommit(_ context.Context, repo Repo, parent string, f
 		fs[k] = v
 	}
 	f.writes = append(f.writes, "CreateCommit "+repo.String())
-	return f.commitLocked(r, parent, fs, message, f.id), nil
+	sha := f.commitLocked(r, parents[0], fs, message, f.id)
+	c := r.commits[sha]
+	c.Parents = append([]string(nil), parents...)
+	r.commits[sha] = c
+	return sha, nil
 }
 
 func (f *fakeGitHub) CreateBranch(_ context.Context, repo Repo, branch, sha string) error {
@@ -287,7 +298,7 @@ func (f *fakeGitHub) CreateBranch(_ context.Context, repo Repo, branch, sha stri
 	return nil
 }
 
-func (f *fakeGitHub) UpdateBranch(_ context.Context, repo Repo, branch, sha string, force bool) error {
+func (f *fakeGitHub) UpdateBranch(_ context.Context, repo Repo, branch, sha string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	r, err := f.repo(repo)
@@ -298,7 +309,7 @@ func (f *fakeGitHub) UpdateBranch(_ context.Context, repo Repo, branch, sha stri
 	if !ok {
 		return fmt.Errorf("branch %s: %w", branch, ErrNotFound)
 	}
-	if !force && f.conflicts > 0 {
+	if f.conflicts > 0 {
 		f.conflicts--
 		// A concurrent writer moves the branch first.
 		fs := map[string][]byte{}
@@ -311,7 +322,7 @@ func (f *fakeGitHub) UpdateBranch(_ context.Context, repo Repo, branch, sha stri
 		r.branches[branch] = f.commitLocked(r, old, fs, "concurrent write", Identity{Login: "other"})
 		return fmt.Errorf("update %s: %w", branch, ErrConflict)
 	}
-	if !force && !(len(r.commits[sha].Parents) == 1 && r.commits[sha].Parents[0] == old) {
+	if !slices.Contains(r.commits[sha].Parents, old) {
 		return fmt.Errorf("update %s: not a fast-forward: %w", branch, ErrConflict)
 	}
 	f.writes = append(f.writes, "UpdateBranch "+repo.String()+" "+branch)
@@ -319,7 +330,7 @@ func (f *fakeGitHub) UpdateBranch(_ context.Context, repo Repo, branch, sha stri
 	return nil
 }
 
-func (f *fakeGitHub) OpenPulls(_ context.Context, repo Repo) ([]Pull, error) {
+func (f *fakeGitHub) OpenPulls(_ context.Context, repo Repo, _ string) ([]Pull, error) {
 	return f.openPulls(repo), nil
 }
 
@@ -379,14 +390,14 @@ func (f *fakeGitHub) ClosePull(_ context.Context, repo Repo, number int, comment
 	return nil
 }
 
-func (f *fakeGitHub) CommentCommit(_ context.Context, repo Repo, sha, body string) error {
+func (f *fakeGitHub) ReportRefusal(_ context.Context, repo Repo, sha string, r Refusal) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if _, err := f.repo(repo); err != nil {
 		return err
 	}
-	f.comments = append(f.comments, repo.String()+"@"+sha+": "+body)
-	f.writes = append(f.writes, "CommentCommit "+repo.String())
+	f.comments = append(f.comments, repo.String()+"@"+sha+": "+r.Markdown)
+	f.writes = append(f.writes, "ReportRefusal "+repo.String())
 	return nil
 }
 

@@ -131,7 +131,8 @@ func (p *Publisher) PublishRun(ctx context.Context, run Run) (PublishResult, err
 	if res.Outcome == PublishRefused {
 		log.Warn("artifact refused", "reasons", res.Reasons)
 		if !p.Cfg.DryRun {
-			if err := p.GH.CommentCommit(ctx, run.Repo, run.HeadSHA, RefusalComment(run, p.Cfg.Artifact, res.Reasons)); err != nil {
+			ref := Refusal{Reasons: res.Reasons, Markdown: RefusalComment(run, p.Cfg.Artifact, res.Reasons), URL: run.URL}
+			if err := p.GH.ReportRefusal(ctx, run.Repo, run.HeadSHA, ref); err != nil {
 				return res, fmt.Errorf("comment the refusal on %s: %w", short(run.HeadSHA), err)
 			}
 		}
@@ -211,7 +212,7 @@ func SummaryFromArtifact(zipped []byte) ([]byte, error) {
 
 // Publish validates raw summary.json against the summary schema, applies the gate and writes one
 // commit to the dashboard repository's default branch. When the branch
-// moves meanwhile (ErrConflict on the non-forced ref update) the commit is
+// moves meanwhile (ErrConflict on the fast-forward ref update) the commit is
 // rebuilt on the new head and retried, up to MaxAttempts times. A refused
 // summary is PublishRefused with its reasons and a nil error.
 func (p *Publisher) Publish(ctx context.Context, raw []byte, publishedAt time.Time, source string) (PublishResult, error) {
@@ -265,11 +266,11 @@ func (p *Publisher) Publish(ctx context.Context, raw []byte, publishedAt time.Ti
 			res.Outcome = PublishPlanned
 			return res, nil
 		}
-		sha, err := p.GH.CreateCommit(ctx, p.Cfg.Dashboard, head, files, res.Message)
+		sha, err := p.GH.CreateCommit(ctx, p.Cfg.Dashboard, head, []string{head}, files, res.Message)
 		if err != nil {
 			return res, fmt.Errorf("create commit: %w", err)
 		}
-		err = p.GH.UpdateBranch(ctx, p.Cfg.Dashboard, branch, sha, false)
+		err = p.GH.UpdateBranch(ctx, p.Cfg.Dashboard, branch, sha)
 		if errors.Is(err, ErrConflict) {
 			p.logger().Info("dashboard moved; rebuilding the commit", "attempt", res.Attempts, "snapshot", id)
 			continue
