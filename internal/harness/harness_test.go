@@ -50,7 +50,7 @@ var cacheDir string
 
 // sharedCache is one build cache for the whole test binary, so the stand-in
 // is compiled once per commit.
-func sharedCache(t *testing.T) string {
+func sharedCache(t testing.TB) string {
 	if cacheDir == "" {
 		d, err := os.MkdirTemp("", "harness-cache-")
 		if err != nil {

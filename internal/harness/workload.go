@@ -162,10 +162,9 @@ func WriteTrace(t Trace, headerPath, dataPath string) error {
 	}
 	w.WriteByte('\n')
 	for _, r := range t.Requests {
-		round := ""
-		if r.Session != "" {
-			round = strconv.Itoa(r.Round)
-		}
+		// BLIS parses round_index as an integer on every row: open-loop rows
+		// carry 0.
+		round := strconv.Itoa(r.Round)
 		in, out := strconv.Itoa(r.InputTokens), strconv.Itoa(r.OutputTokens)
 		fields := []string{
 			strconv.Itoa(r.ID), "client0", "", "", r.Session, round, r.PrefixGroup, strconv.Itoa(r.PrefixLength), "true",

@@ -221,9 +221,7 @@ func readTrace(path string) []req {
 			fatal("trace data line %d: %d columns, want 27", line, len(c))
 		}
 		atoi := func(s string) int {
-			if s == "" {
-				return 0
-			}
+			// Like BLIS, every integer column must hold an integer.
 			v, err := strconv.Atoi(s)
 			if err != nil {
 				fatal("trace data line %d: %v", line, err)
