@@ -1,0 +1,140 @@
+package github
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+
+	gh "github.com/google/go-github/v60/github"
+)
+
+// WorkflowRun describes a workflow run.
+type WorkflowRun struct {
+	ID           int64
+	Name         string // workflow name
+	Path         string // workflow file, e.g. .github/workflows/publish.yml
+	Event        string // triggering event, e.g. pull_request
+	Status       string // e.g. completed
+	Conclusion   string // e.g. success; "" while running
+	HeadSHA      string
+	HeadBranch   string
+	HeadRepo     string // "owner/name"; a fork for a fork pull request
+	RunAttempt   int
+	PullRequests []int // numbers GitHub associates with the run (empty for forks)
+	HTMLURL      string
+}
+
+// GetWorkflowRun returns run id.
+func (c *Client) GetWorkflowRun(ctx context.Context, repo Repo, id int64) (WorkflowRun, error) {
+	// go-github v60's WorkflowRun lacks "path"; decode it alongside.
+	var run struct {
+		gh.WorkflowRun
+		Path string `json:"path"`
+	}
+	err := c.do(ctx, func() (*gh.Response, error) {
+		req, err := c.gh.NewRequest(http.MethodGet, fmt.Sprintf("repos/%s/%s/actions/runs/%d", repo.Owner, repo.Name, id), nil)
+		if err != nil {
+			return nil, err
+		}
+		return c.gh.Do(ctx, req, &run)
+	})
+	if err != nil {
+		return WorkflowRun{}, fmt.Errorf("get workflow run %d of %s: %w", id, repo, err)
+	}
+	out := WorkflowRun{
+		ID: run.GetID(), Name: run.GetName(), Path: run.Path, Event: run.GetEvent(),
+		Status: run.GetStatus(), Conclusion: run.GetConclusion(), HeadSHA: run.GetHeadSHA(),
+		HeadBranch: run.GetHeadBranch(), HeadRepo: run.GetHeadRepository().GetFullName(),
+		RunAttempt: run.GetRunAttempt(), HTMLURL: run.GetHTMLURL(),
+	}
+	for _, pr := range run.PullRequests {
+		out.PullRequests = append(out.PullRequests, pr.GetNumber())
+	}
+	return out, nil
+}
+
+// Artifact describes a workflow run artifact.
+type Artifact struct {
+	ID          int64
+	Name        string
+	SizeInBytes int64 // of the zip archive
+	Expired     bool
+	// WorkflowRunHeadSHA is the head commit of the run that uploaded it.
+	WorkflowRunHeadSHA string
+}
+
+// ListArtifacts lists the artifacts of workflow run runID, all pages.
+func (c *Client) ListArtifacts(ctx context.Context, repo Repo, runID int64) ([]Artifact, error) {
+	var out []Artifact
+	opts := gh.ListOptions{PerPage: 100}
+	for page := 0; page < maxPages; page++ {
+		var list *gh.ArtifactList
+		var next int
+		err := c.do(ctx, func() (*gh.Response, error) {
+			var resp *gh.Response
+			var err error
+			list, resp, err = c.gh.Actions.ListWorkflowRunArtifacts(ctx, repo.Owner, repo.Name, runID, &opts)
+			if resp != nil {
+				next = resp.NextPage
+			}
+			return resp, err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("list artifacts of run %d in %s: %w", runID, repo, err)
+		}
+		for _, a := range list.Artifacts {
+			out = append(out, Artifact{
+				ID: a.GetID(), Name: a.GetName(), SizeInBytes: a.GetSizeInBytes(), Expired: a.GetExpired(),
+				WorkflowRunHeadSHA: a.GetWorkflowRun().GetHeadSHA(),
+			})
+		}
+		if next == 0 {
+			return out, nil
+		}
+		opts.Page = next
+	}
+	return nil, fmt.Errorf("list artifacts of run %d in %s: more than %d pages", runID, repo, maxPages)
+}
+
+// DownloadArtifact returns the zip archive of artifact id, at most maxBytes
+// long (ErrTooLarge beyond). GitHub answers with a redirect to a pre-signed
+// storage URL; the archive is fetched from there with Options.DownloadClient,
+// without GitHub credentials. An expired artifact → ErrNotFound.
+func (c *Client) DownloadArtifact(ctx context.Context, repo Repo, id int64, maxBytes int64) ([]byte, error) {
+	var loc string
+	err := c.do(ctx, func() (*gh.Response, error) {
+		u, resp, err := c.gh.Actions.DownloadArtifact(ctx, repo.Owner, repo.Name, id, 0)
+		if u != nil {
+			loc = u.String()
+		}
+		return resp, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("download artifact %d of %s: %w", id, repo, err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, loc, nil)
+	if err != nil {
+		return nil, fmt.Errorf("download artifact %d of %s: %w", id, repo, err)
+	}
+	resp, err := c.download.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("download artifact %d of %s: %w", id, repo, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("download artifact %d of %s: %w", id, repo,
+			&APIError{StatusCode: resp.StatusCode, Message: "archive storage: " + resp.Status, Err: sentinelFor(resp.StatusCode)})
+	}
+	if resp.ContentLength > maxBytes {
+		return nil, fmt.Errorf("download artifact %d of %s: %d bytes, cap %d: %w", id, repo, resp.ContentLength, maxBytes, ErrTooLarge)
+	}
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("download artifact %d of %s: %w", id, repo, err)
+	}
+	if int64(len(data)) > maxBytes {
+		return nil, fmt.Errorf("download artifact %d of %s: more than %d bytes: %w", id, repo, maxBytes, ErrTooLarge)
+	}
+	return data, nil
+}

@@ -1,0 +1,232 @@
+// Package github is the project's one adapter to GitHub's REST API. It wraps
+// github.com/google/go-github/v60 behind methods over the project's own plain
+// types (Repo, Comment, PullRequest, Ref, Commit, …), so that no other package
+// imports go-github; consumers declare the small interfaces they need and
+// satisfy them with *Client in production and hand-written fakes in tests.
+//
+// A Client authenticates with a token (a personal token, a workflow's
+// GITHUB_TOKEN, or an App installation token through NewAppTransport), talks
+// to GitHub.com or GitHub Enterprise Server (BaseURL from GITHUB_API_URL),
+// retries transient failures with exponential backoff, honours Retry-After and
+// X-RateLimit-Reset within a bounded wait, and serializes mutating calls, as
+// GitHub asks of integrations. Errors are wrapped with short context and
+// carry a sentinel (ErrNotFound, ErrForbidden, ErrConflict, ErrRateLimited,
+// …) for callers to branch on with errors.Is.
+package github
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+
+	gh "github.com/google/go-github/v60/github"
+)
+
+// DefaultBaseURL is GitHub.com's API root.
+const DefaultBaseURL = "https://api.github.com/"
+
+// DefaultUserAgent is sent when Options.UserAgent is empty.
+const DefaultUserAgent = "inference-sim-accuracy-dashboard"
+
+// Options configures New.
+type Options struct {
+	// Token authenticates every request ("Authorization: Bearer Token"):
+	// a personal token, a workflow's GITHUB_TOKEN, or an installation token.
+	// Leave it empty when HTTPClient already authenticates (App transports).
+	Token string
+	// HTTPClient carries the requests; its Transport is wrapped with the
+	// retry layer. Default a client over http.DefaultTransport.
+	HTTPClient *http.Client
+	// BaseURL is the API root, GITHUB_API_URL: https://api.github.com/ or
+	// https://HOST/api/v3/ for GitHub Enterprise Server. A trailing slash is
+	// added when missing. Default DefaultBaseURL.
+	BaseURL string
+	// UploadURL is the uploads root. Default derived from BaseURL.
+	UploadURL string
+	// UserAgent names the client. Default DefaultUserAgent.
+	UserAgent string
+	// Login is the identity Self reports when the token cannot read its own
+	// user (GET /user answers 403 for a GITHUB_TOKEN and for installation
+	// tokens): "github-actions[bot]" for GITHUB_TOKEN, "<app-slug>[bot]" for
+	// an App (see AppTransport.BotLogin).
+	Login string
+	// Retry is the retry and rate-limit policy. Zero fields take defaults.
+	Retry RetryPolicy
+	// DownloadClient fetches artifact archives from the storage URL GitHub
+	// redirects to; it must not add GitHub credentials (the URL is
+	// pre-signed). Default a client over http.DefaultTransport with the
+	// retry layer.
+	DownloadClient *http.Client
+}
+
+// Client is a GitHub API client. It is safe for concurrent use.
+type Client struct {
+	gh       *gh.Client
+	download *http.Client
+	retry    RetryPolicy
+	login    string
+
+	selfMu sync.Mutex
+	self   string
+}
+
+// New builds a Client. It fails on a malformed BaseURL or UploadURL.
+func New(opts Options) (*Client, error) {
+	policy := opts.Retry.withDefaults()
+	base := http.DefaultTransport
+	hc := &http.Client{}
+	if opts.HTTPClient != nil {
+		copied := *opts.HTTPClient
+		hc = &copied
+		if hc.Transport != nil {
+			base = hc.Transport
+		}
+	}
+	if opts.Token != "" {
+		base = &tokenTransport{token: opts.Token, next: base}
+	}
+	hc.Transport = newRetryTransport(base, policy)
+
+	client := gh.NewClient(hc)
+	baseURL := opts.BaseURL
+	if baseURL == "" {
+		baseURL = DefaultBaseURL
+	}
+	if !strings.HasSuffix(baseURL, "/") {
+		baseURL += "/"
+	}
+	u, err := url.Parse(baseURL)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return nil, fmt.Errorf("github: base URL %q: not an absolute URL", opts.BaseURL)
+	}
+	client.BaseURL = u
+	uploadURL := opts.UploadURL
+	if uploadURL == "" {
+		uploadURL = deriveUploadURL(baseURL)
+	}
+	if !strings.HasSuffix(uploadURL, "/") {
+		uploadURL += "/"
+	}
+	uu, err := url.Parse(uploadURL)
+	if err != nil || uu.Scheme == "" || uu.Host == "" {
+		return nil, fmt.Errorf("github: upload URL %q: not an absolute URL", opts.UploadURL)
+	}
+	client.UploadURL = uu
+	client.UserAgent = opts.UserAgent
+	if client.UserAgent == "" {
+		client.UserAgent = DefaultUserAgent
+	}
+
+	download := opts.DownloadClient
+	if download == nil {
+		download = &http.Client{Transport: newRetryTransport(http.DefaultTransport, policy)}
+	}
+	return &Client{gh: client, download: download, retry: policy, login: opts.Login}, nil
+}
+
+// deriveUploadURL maps an API root to its uploads root: GitHub.com's
+// uploads host, or /api/uploads/ on GitHub Enterprise Server.
+func deriveUploadURL(baseURL string) string {
+	if baseURL == DefaultBaseURL {
+		return "https://uploads.github.com/"
+	}
+	if strings.HasSuffix(baseURL, "/api/v3/") {
+		return strings.TrimSuffix(baseURL, "/api/v3/") + "/api/uploads/"
+	}
+	return baseURL
+}
+
+// tokenTransport adds the token to each request.
+type tokenTransport struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (t *tokenTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	r := req.Clone(req.Context())
+	r.Header.Set("Authorization", "Bearer "+t.token)
+	return t.next.RoundTrip(r)
+}
+
+// Repo names a repository.
+type Repo struct {
+	Owner string
+	Name  string
+}
+
+// ParseRepo parses "owner/name".
+func ParseRepo(fullName string) (Repo, error) {
+	owner, name, ok := strings.Cut(fullName, "/")
+	if !ok || owner == "" || name == "" || strings.Contains(name, "/") {
+		return Repo{}, fmt.Errorf("repository %q: want owner/name", fullName)
+	}
+	return Repo{Owner: owner, Name: name}, nil
+}
+
+// String returns "owner/name".
+func (r Repo) String() string { return r.Owner + "/" + r.Name }
+
+// Self returns the login the token acts as. It asks GET /user; when GitHub
+// forbids that (workflow and installation tokens cannot read a user) it
+// returns Options.Login, and fails when that is empty. A successful answer
+// is cached for the Client's life.
+func (c *Client) Self(ctx context.Context) (string, error) {
+	c.selfMu.Lock()
+	defer c.selfMu.Unlock()
+	if c.self != "" {
+		return c.self, nil
+	}
+	var u *gh.User
+	err := c.do(ctx, func() (*gh.Response, error) {
+		var resp *gh.Response
+		var err error
+		u, resp, err = c.gh.Users.Get(ctx, "")
+		return resp, err
+	})
+	switch {
+	case err == nil:
+		c.self = u.GetLogin()
+	case errors.Is(err, ErrForbidden) && c.login != "":
+		c.self = c.login
+	case errors.Is(err, ErrForbidden):
+		return "", fmt.Errorf("who am I: %w (set Options.Login for workflow and installation tokens)", err)
+	default:
+		return "", fmt.Errorf("who am I: %w", err)
+	}
+	return c.self, nil
+}
+
+// maxPages bounds every paginated listing (100 pages of 100 items).
+const maxPages = 100
+
+// listAll fetches every page of a listing.
+func listAll[T any](ctx context.Context, c *Client, fetch func(opts gh.ListOptions) ([]T, *gh.Response, error)) ([]T, error) {
+	var all []T
+	opts := gh.ListOptions{PerPage: 100}
+	for page := 0; page < maxPages; page++ {
+		var items []T
+		var next int
+		err := c.do(ctx, func() (*gh.Response, error) {
+			var resp *gh.Response
+			var err error
+			items, resp, err = fetch(opts)
+			if resp != nil {
+				next = resp.NextPage
+			}
+			return resp, err
+		})
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, items...)
+		if next == 0 {
+			return all, nil
+		}
+		opts.Page = next
+	}
+	return nil, fmt.Errorf("listing exceeds %d pages", maxPages)
+}

@@ -1,0 +1,156 @@
+package github
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/bradleyfalzon/ghinstallation/v2"
+	gh "github.com/google/go-github/v60/github"
+)
+
+// Sentinel errors. Every error a Client method returns for a GitHub answer
+// wraps an *APIError whose Unwrap yields one of these (or nil for other
+// statuses), so callers branch with errors.Is.
+var (
+	// ErrNotFound: 404 or 410. Also a repository the token cannot see.
+	ErrNotFound = errors.New("not found")
+	// ErrForbidden: 403 other than a rate limit, e.g. "Resource not
+	// accessible by integration" for a fork pull request's read-only token.
+	ErrForbidden = errors.New("forbidden")
+	// ErrUnauthorized: 401, a bad or expired credential.
+	ErrUnauthorized = errors.New("unauthorized")
+	// ErrConflict: 409, and 422 from ref creation and update (the ref exists,
+	// or the update is not a fast forward): another writer won a race;
+	// re-read and retry.
+	ErrConflict = errors.New("conflict")
+	// ErrInvalid: 422 other than a ref race (GitHub's "Validation Failed").
+	ErrInvalid = errors.New("validation failed")
+	// ErrRateLimited: a primary or secondary rate limit whose reset lies
+	// beyond the retry policy's MaxWait or the context's deadline.
+	ErrRateLimited = errors.New("rate limited")
+	// ErrTooLarge: a download exceeds its size cap.
+	ErrTooLarge = errors.New("too large")
+)
+
+// APIError is GitHub's answer to a failed request.
+type APIError struct {
+	StatusCode int
+	Message    string
+	// Err is the sentinel for StatusCode, or nil.
+	Err error
+}
+
+func (e *APIError) Error() string {
+	if e.Message == "" {
+		return fmt.Sprintf("GitHub answered %d %s", e.StatusCode, http.StatusText(e.StatusCode))
+	}
+	return fmt.Sprintf("GitHub answered %d: %s", e.StatusCode, e.Message)
+}
+
+// Unwrap returns the sentinel.
+func (e *APIError) Unwrap() error { return e.Err }
+
+func sentinelFor(status int) error {
+	switch status {
+	case http.StatusNotFound, http.StatusGone:
+		return ErrNotFound
+	case http.StatusForbidden:
+		return ErrForbidden
+	case http.StatusUnauthorized:
+		return ErrUnauthorized
+	case http.StatusConflict:
+		return ErrConflict
+	case http.StatusUnprocessableEntity:
+		return ErrInvalid
+	case http.StatusTooManyRequests:
+		return ErrRateLimited
+	}
+	return nil
+}
+
+// mapError turns a go-github error into an *APIError (or returns it as is for
+// transport and context errors).
+func mapError(resp *gh.Response, err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	var rle *gh.RateLimitError
+	if errors.As(err, &rle) {
+		msg := rle.Message
+		if !rle.Rate.Reset.Time.IsZero() {
+			msg += fmt.Sprintf(" (resets %s)", rle.Rate.Reset.Time.UTC().Format(time.RFC3339))
+		}
+		return &APIError{StatusCode: statusOf(rle.Response, http.StatusForbidden), Message: msg, Err: ErrRateLimited}
+	}
+	var arle *gh.AbuseRateLimitError
+	if errors.As(err, &arle) {
+		return &APIError{StatusCode: statusOf(arle.Response, http.StatusForbidden), Message: arle.Message, Err: ErrRateLimited}
+	}
+	var er *gh.ErrorResponse
+	if errors.As(err, &er) {
+		status := statusOf(er.Response, 0)
+		msg := er.Message
+		for _, e := range er.Errors {
+			if e.Message != "" {
+				msg += "; " + e.Message
+			} else if e.Code != "" {
+				msg += fmt.Sprintf("; %s %s %s", e.Resource, e.Field, e.Code)
+			}
+		}
+		sentinel := sentinelFor(status)
+		if status == http.StatusForbidden && er.Response != nil &&
+			(er.Response.Header.Get("Retry-After") != "" || er.Response.Header.Get("X-RateLimit-Remaining") == "0") {
+			sentinel = ErrRateLimited
+		}
+		return &APIError{StatusCode: status, Message: msg, Err: sentinel}
+	}
+	var he *ghinstallation.HTTPError
+	if errors.As(err, &he) && he.Response != nil {
+		return &APIError{StatusCode: he.Response.StatusCode, Message: "installation token: " + he.Message, Err: sentinelFor(he.Response.StatusCode)}
+	}
+	if resp != nil && resp.Response != nil && resp.StatusCode >= 400 {
+		return &APIError{StatusCode: resp.StatusCode, Message: err.Error(), Err: sentinelFor(resp.StatusCode)}
+	}
+	return err
+}
+
+func statusOf(r *http.Response, fallback int) int {
+	if r == nil {
+		return fallback
+	}
+	return r.StatusCode
+}
+
+// conflictOn422 reclassifies a 422 as ErrConflict, for ref operations.
+func conflictOn422(err error) error {
+	var ae *APIError
+	if errors.As(err, &ae) && ae.StatusCode == http.StatusUnprocessableEntity {
+		ae.Err = ErrConflict
+	}
+	return err
+}
+
+// do runs one go-github call and maps its error. go-github remembers an
+// exhausted rate limit and then fails calls without sending them; when the
+// reset is within the policy's MaxWait, do waits for it and tries once more,
+// so a limit is honoured the same way whether the transport or go-github saw it.
+func (c *Client) do(ctx context.Context, call func() (*gh.Response, error)) error {
+	resp, err := call()
+	var rle *gh.RateLimitError
+	if errors.As(err, &rle) && !rle.Rate.Reset.Time.IsZero() {
+		wait := rle.Rate.Reset.Time.Sub(c.retry.Now()) + time.Second
+		if wait > 0 && c.retry.canWait(ctx, wait) {
+			if serr := c.retry.Sleep(ctx, wait); serr != nil {
+				return serr
+			}
+			resp, err = call()
+		}
+	}
+	return mapError(resp, err)
+}

@@ -1,0 +1,490 @@
+package github
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	gh "github.com/google/go-github/v60/github"
+)
+
+// Ref is a git reference.
+type Ref struct {
+	Name string // full name, e.g. refs/heads/main
+	SHA  string // the object it names (a tag object for an annotated tag)
+	Type string // "commit" or "tag"
+}
+
+func toRef(r *gh.Reference) Ref {
+	return Ref{Name: r.GetRef(), SHA: r.GetObject().GetSHA(), Type: r.GetObject().GetType()}
+}
+
+// refPath turns "refs/heads/x", "heads/x" into "heads/x", as the git
+// reference endpoints take it.
+func refPath(ref string) string { return strings.TrimPrefix(ref, "refs/") }
+
+// fullRef turns "heads/x" or "refs/heads/x" into "refs/heads/x".
+func fullRef(ref string) string { return "refs/" + refPath(ref) }
+
+// GetRef returns ref ("refs/heads/main", "heads/main", "tags/v1.0.0"), or
+// ErrNotFound.
+func (c *Client) GetRef(ctx context.Context, repo Repo, ref string) (Ref, error) {
+	var r *gh.Reference
+	err := c.do(ctx, func() (*gh.Response, error) {
+		var resp *gh.Response
+		var err error
+		r, resp, err = c.gh.Git.GetRef(ctx, repo.Owner, repo.Name, refPath(ref))
+		return resp, err
+	})
+	if err != nil {
+		return Ref{}, fmt.Errorf("get ref %s in %s: %w", ref, repo, err)
+	}
+	return toRef(r), nil
+}
+
+// CreateRef creates ref (e.g. refs/heads/bump) at sha. An existing ref →
+// ErrConflict.
+func (c *Client) CreateRef(ctx context.Context, repo Repo, ref, sha string) (Ref, error) {
+	var r *gh.Reference
+	name := fullRef(ref)
+	err := c.do(ctx, func() (*gh.Response, error) {
+		var resp *gh.Response
+		var err error
+		r, resp, err = c.gh.Git.CreateRef(ctx, repo.Owner, repo.Name, &gh.Reference{
+			Ref: &name, Object: &gh.GitObject{SHA: &sha},
+		})
+		return resp, err
+	})
+	if err != nil {
+		return Ref{}, fmt.Errorf("create ref %s in %s: %w", name, repo, conflictOn422(err))
+	}
+	return toRef(r), nil
+}
+
+// UpdateRef moves ref to sha, a descendant of its current commit (never
+// forced). A ref that moved meanwhile, so that sha is no longer a fast
+// forward, → ErrConflict: rebuild on the new head and retry.
+func (c *Client) UpdateRef(ctx context.Context, repo Repo, ref, sha string) (Ref, error) {
+	var r *gh.Reference
+	name := fullRef(ref)
+	err := c.do(ctx, func() (*gh.Response, error) {
+		var resp *gh.Response
+		var err error
+		r, resp, err = c.gh.Git.UpdateRef(ctx, repo.Owner, repo.Name, &gh.Reference{
+			Ref: &name, Object: &gh.GitObject{SHA: &sha},
+		}, false)
+		return resp, err
+	})
+	if err != nil {
+		return Ref{}, fmt.Errorf("update ref %s in %s to %s: %w", name, repo, shortSHA(sha), conflictOn422(err))
+	}
+	return toRef(r), nil
+}
+
+// DeleteRef deletes ref. A missing ref → ErrConflict (GitHub answers 422).
+func (c *Client) DeleteRef(ctx context.Context, repo Repo, ref string) error {
+	err := c.do(ctx, func() (*gh.Response, error) {
+		return c.gh.Git.DeleteRef(ctx, repo.Owner, repo.Name, refPath(ref))
+	})
+	if err != nil {
+		return fmt.Errorf("delete ref %s in %s: %w", ref, repo, conflictOn422(err))
+	}
+	return nil
+}
+
+// Signature is a git author or committer.
+type Signature struct {
+	Name  string
+	Email string
+	Date  time.Time
+}
+
+// Commit is a git commit.
+type Commit struct {
+	SHA       string
+	TreeSHA   string
+	Parents   []string
+	Message   string
+	Author    Signature
+	Committer Signature
+}
+
+func toSignature(a *gh.CommitAuthor) Signature {
+	return Signature{Name: a.GetName(), Email: a.GetEmail(), Date: a.GetDate().Time}
+}
+
+func toCommit(c *gh.Commit) Commit {
+	out := Commit{
+		SHA: c.GetSHA(), TreeSHA: c.GetTree().GetSHA(), Message: c.GetMessage(),
+		Author: toSignature(c.GetAuthor()), Committer: toSignature(c.GetCommitter()),
+	}
+	for _, p := range c.Parents {
+		out.Parents = append(out.Parents, p.GetSHA())
+	}
+	return out
+}
+
+// GetCommit returns git commit sha (tree and parents).
+func (c *Client) GetCommit(ctx context.Context, repo Repo, sha string) (Commit, error) {
+	var cm *gh.Commit
+	err := c.do(ctx, func() (*gh.Response, error) {
+		var resp *gh.Response
+		var err error
+		cm, resp, err = c.gh.Git.GetCommit(ctx, repo.Owner, repo.Name, sha)
+		return resp, err
+	})
+	if err != nil {
+		return Commit{}, fmt.Errorf("get commit %s@%s: %w", repo, shortSHA(sha), err)
+	}
+	return toCommit(cm), nil
+}
+
+// CreateBlob stores content (any bytes; sent base64) and returns its sha.
+func (c *Client) CreateBlob(ctx context.Context, repo Repo, content []byte) (string, error) {
+	enc := base64.StdEncoding.EncodeToString(content)
+	var b *gh.Blob
+	err := c.do(ctx, func() (*gh.Response, error) {
+		var resp *gh.Response
+		var err error
+		b, resp, err = c.gh.Git.CreateBlob(ctx, repo.Owner, repo.Name, &gh.Blob{Content: &enc, Encoding: gh.String("base64")})
+		return resp, err
+	})
+	if err != nil {
+		return "", fmt.Errorf("create blob in %s: %w", repo, err)
+	}
+	return b.GetSHA(), nil
+}
+
+// TreeEntry is one change to a tree. Exactly one of Content (a text file,
+// stored as a new blob), BlobSHA (an existing blob) or Delete is set.
+type TreeEntry struct {
+	Path    string
+	Mode    string // default "100644"; "100755" for an executable
+	Content *string
+	BlobSHA string
+	Delete  bool
+}
+
+// CreateTree builds a tree from baseTree ("" for none) with entries applied,
+// and returns its sha.
+func (c *Client) CreateTree(ctx context.Context, repo Repo, baseTree string, entries []TreeEntry) (string, error) {
+	in := make([]*gh.TreeEntry, 0, len(entries))
+	for _, e := range entries {
+		n := 0
+		for _, set := range []bool{e.Content != nil, e.BlobSHA != "", e.Delete} {
+			if set {
+				n++
+			}
+		}
+		if n != 1 {
+			return "", fmt.Errorf("create tree in %s: entry %q: set exactly one of Content, BlobSHA, Delete", repo, e.Path)
+		}
+		mode := e.Mode
+		if mode == "" {
+			mode = "100644"
+		}
+		te := &gh.TreeEntry{Path: gh.String(e.Path), Mode: &mode, Type: gh.String("blob"), Content: e.Content}
+		if e.BlobSHA != "" {
+			te.SHA = gh.String(e.BlobSHA)
+		}
+		in = append(in, te)
+	}
+	var t *gh.Tree
+	err := c.do(ctx, func() (*gh.Response, error) {
+		var resp *gh.Response
+		var err error
+		t, resp, err = c.gh.Git.CreateTree(ctx, repo.Owner, repo.Name, baseTree, in)
+		return resp, err
+	})
+	if err != nil {
+		return "", fmt.Errorf("create tree in %s: %w", repo, err)
+	}
+	return t.GetSHA(), nil
+}
+
+// NewCommit is a commit to create. Author and Committer default to the
+// token's identity (an App's commits then show as Verified).
+type NewCommit struct {
+	Message   string
+	TreeSHA   string
+	Parents   []string
+	Author    *Signature
+	Committer *Signature
+}
+
+// CreateCommit creates a commit object (no ref moves) and returns it.
+func (c *Client) CreateCommit(ctx context.Context, repo Repo, in NewCommit) (Commit, error) {
+	commit := &gh.Commit{Message: &in.Message, Tree: &gh.Tree{SHA: &in.TreeSHA}}
+	for _, p := range in.Parents {
+		commit.Parents = append(commit.Parents, &gh.Commit{SHA: gh.String(p)})
+	}
+	sig := func(s *Signature) *gh.CommitAuthor {
+		if s == nil {
+			return nil
+		}
+		a := &gh.CommitAuthor{Name: gh.String(s.Name), Email: gh.String(s.Email)}
+		if !s.Date.IsZero() {
+			a.Date = &gh.Timestamp{Time: s.Date}
+		}
+		return a
+	}
+	commit.Author, commit.Committer = sig(in.Author), sig(in.Committer)
+	var out *gh.Commit
+	err := c.do(ctx, func() (*gh.Response, error) {
+		var resp *gh.Response
+		var err error
+		out, resp, err = c.gh.Git.CreateCommit(ctx, repo.Owner, repo.Name, commit, nil)
+		return resp, err
+	})
+	if err != nil {
+		return Commit{}, fmt.Errorf("create commit in %s: %w", repo, err)
+	}
+	return toCommit(out), nil
+}
+
+// ResolveTag returns the commit sha tag names, peeling annotated tags
+// (tags of tags included). A missing tag → ErrNotFound.
+func (c *Client) ResolveTag(ctx context.Context, repo Repo, tag string) (string, error) {
+	ref, err := c.GetRef(ctx, repo, "tags/"+tag)
+	if err != nil {
+		return "", fmt.Errorf("resolve tag: %w", err)
+	}
+	sha, typ := ref.SHA, ref.Type
+	for i := 0; typ == "tag"; i++ {
+		if i == 5 {
+			return "", fmt.Errorf("resolve tag %s in %s: more than 5 nested tag objects", tag, repo)
+		}
+		var t *gh.Tag
+		err := c.do(ctx, func() (*gh.Response, error) {
+			var resp *gh.Response
+			var err error
+			t, resp, err = c.gh.Git.GetTag(ctx, repo.Owner, repo.Name, sha)
+			return resp, err
+		})
+		if err != nil {
+			return "", fmt.Errorf("resolve tag %s in %s: get tag object %s: %w", tag, repo, shortSHA(sha), err)
+		}
+		sha, typ = t.GetObject().GetSHA(), t.GetObject().GetType()
+	}
+	if typ != "commit" {
+		return "", fmt.Errorf("resolve tag %s in %s: names a %s, not a commit", tag, repo, typ)
+	}
+	return sha, nil
+}
+
+// FileContent is a file read through the contents API.
+type FileContent struct {
+	Path    string
+	SHA     string // blob sha, needed to update the file
+	Content []byte // decoded
+}
+
+// ErrNotAFile is returned (wrapped) by GetFile for a directory, symlink or submodule.
+var ErrNotAFile = errors.New("not a file")
+
+// GetFile reads the file at path (slash separated, relative to the root) at
+// ref (branch, tag or sha; "" for the default branch). A missing file →
+// ErrNotFound. The contents API serves files up to 1 MB.
+func (c *Client) GetFile(ctx context.Context, repo Repo, path, ref string) (FileContent, error) {
+	var file *gh.RepositoryContent
+	err := c.do(ctx, func() (*gh.Response, error) {
+		var resp *gh.Response
+		var err error
+		file, _, resp, err = c.gh.Repositories.GetContents(ctx, repo.Owner, repo.Name, path, &gh.RepositoryContentGetOptions{Ref: ref})
+		return resp, err
+	})
+	if err != nil {
+		return FileContent{}, fmt.Errorf("read %s at %s in %s: %w", path, refLabel(ref), repo, err)
+	}
+	if file == nil || file.GetType() != "file" {
+		return FileContent{}, fmt.Errorf("read %s at %s in %s: %w", path, refLabel(ref), repo, ErrNotAFile)
+	}
+	content, err := file.GetContent()
+	if err != nil {
+		return FileContent{}, fmt.Errorf("read %s at %s in %s: decode: %w", path, refLabel(ref), repo, err)
+	}
+	return FileContent{Path: file.GetPath(), SHA: file.GetSHA(), Content: []byte(content)}, nil
+}
+
+func refLabel(ref string) string {
+	if ref == "" {
+		return "default branch"
+	}
+	return shortSHA(ref)
+}
+
+// DirEntry is one entry of a directory listing.
+type DirEntry struct {
+	Name string
+	Path string
+	SHA  string
+	Type string // "file", "dir", "symlink" or "submodule"
+	Size int
+}
+
+// ListDir lists the directory at path (non-empty) at ref ("" for the
+// default branch). A missing directory → ErrNotFound; a file → ErrNotAFile
+// is not returned: a file path lists as the file itself.
+func (c *Client) ListDir(ctx context.Context, repo Repo, path, ref string) ([]DirEntry, error) {
+	var file *gh.RepositoryContent
+	var dir []*gh.RepositoryContent
+	err := c.do(ctx, func() (*gh.Response, error) {
+		var resp *gh.Response
+		var err error
+		file, dir, resp, err = c.gh.Repositories.GetContents(ctx, repo.Owner, repo.Name, path, &gh.RepositoryContentGetOptions{Ref: ref})
+		return resp, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list %s at %s in %s: %w", path, refLabel(ref), repo, err)
+	}
+	if file != nil {
+		dir = []*gh.RepositoryContent{file}
+	}
+	out := make([]DirEntry, 0, len(dir))
+	for _, e := range dir {
+		out = append(out, DirEntry{Name: e.GetName(), Path: e.GetPath(), SHA: e.GetSHA(), Type: e.GetType(), Size: e.GetSize()})
+	}
+	return out, nil
+}
+
+// Comparison is how head relates to base.
+type Comparison struct {
+	// Status is "identical", "ahead" (head descends from base), "behind"
+	// or "diverged".
+	Status       string
+	AheadBy      int
+	BehindBy     int
+	MergeBaseSHA string
+}
+
+// Compare compares base and head (branches, tags or shas).
+func (c *Client) Compare(ctx context.Context, repo Repo, base, head string) (Comparison, error) {
+	var cmp *gh.CommitsComparison
+	err := c.do(ctx, func() (*gh.Response, error) {
+		var resp *gh.Response
+		var err error
+		// The commit list is not used: ask for the smallest page.
+		cmp, resp, err = c.gh.Repositories.CompareCommits(ctx, repo.Owner, repo.Name, base, head, &gh.ListOptions{PerPage: 1})
+		return resp, err
+	})
+	if err != nil {
+		return Comparison{}, fmt.Errorf("compare %s...%s in %s: %w", shortSHA(base), shortSHA(head), repo, err)
+	}
+	return Comparison{
+		Status: cmp.GetStatus(), AheadBy: cmp.GetAheadBy(), BehindBy: cmp.GetBehindBy(),
+		MergeBaseSHA: cmp.GetMergeBaseCommit().GetSHA(),
+	}, nil
+}
+
+// CommitInfo is a commit as the commit listing reports it, with the GitHub
+// accounts of its author and committer ("" when the email maps to none).
+type CommitInfo struct {
+	SHA            string
+	Message        string
+	Parents        []string
+	AuthorLogin    string
+	CommitterLogin string
+	AuthorEmail    string
+	CommitterEmail string
+}
+
+// ListCommits lists the commits reachable from ref (branch, tag or sha),
+// newest first, at most limit of them (limit <= 0: 100). The bot uses it to
+// tell whether anyone but itself pushed to a branch.
+func (c *Client) ListCommits(ctx context.Context, repo Repo, ref string, limit int) ([]CommitInfo, error) {
+	if limit <= 0 {
+		limit = 100
+	}
+	var out []CommitInfo
+	opts := &gh.CommitsListOptions{SHA: ref, ListOptions: gh.ListOptions{PerPage: min(limit, 100)}}
+	for len(out) < limit {
+		var items []*gh.RepositoryCommit
+		var next int
+		err := c.do(ctx, func() (*gh.Response, error) {
+			var resp *gh.Response
+			var err error
+			items, resp, err = c.gh.Repositories.ListCommits(ctx, repo.Owner, repo.Name, opts)
+			if resp != nil {
+				next = resp.NextPage
+			}
+			return resp, err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("list commits of %s in %s: %w", refLabel(ref), repo, err)
+		}
+		for _, it := range items {
+			ci := CommitInfo{
+				SHA: it.GetSHA(), Message: it.GetCommit().GetMessage(),
+				AuthorLogin: it.GetAuthor().GetLogin(), CommitterLogin: it.GetCommitter().GetLogin(),
+				AuthorEmail: it.GetCommit().GetAuthor().GetEmail(), CommitterEmail: it.GetCommit().GetCommitter().GetEmail(),
+			}
+			for _, p := range it.Parents {
+				ci.Parents = append(ci.Parents, p.GetSHA())
+			}
+			out = append(out, ci)
+		}
+		if next == 0 {
+			break
+		}
+		opts.Page = next
+	}
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
+}
+
+// Release describes a published release.
+type Release struct {
+	ID              int64
+	TagName         string
+	Name            string
+	Body            string
+	TargetCommitish string
+	Draft           bool
+	Prerelease      bool
+	HTMLURL         string
+	PublishedAt     time.Time
+}
+
+func toRelease(r *gh.RepositoryRelease) Release {
+	return Release{
+		ID: r.GetID(), TagName: r.GetTagName(), Name: r.GetName(), Body: r.GetBody(),
+		TargetCommitish: r.GetTargetCommitish(), Draft: r.GetDraft(), Prerelease: r.GetPrerelease(),
+		HTMLURL: r.GetHTMLURL(), PublishedAt: r.GetPublishedAt().Time,
+	}
+}
+
+// GetReleaseByTag returns the published release of tag, or ErrNotFound.
+func (c *Client) GetReleaseByTag(ctx context.Context, repo Repo, tag string) (Release, error) {
+	var r *gh.RepositoryRelease
+	err := c.do(ctx, func() (*gh.Response, error) {
+		var resp *gh.Response
+		var err error
+		r, resp, err = c.gh.Repositories.GetReleaseByTag(ctx, repo.Owner, repo.Name, tag)
+		return resp, err
+	})
+	if err != nil {
+		return Release{}, fmt.Errorf("get release %s of %s: %w", tag, repo, err)
+	}
+	return toRelease(r), nil
+}
+
+// GetLatestRelease returns the newest published, non-prerelease release,
+// or ErrNotFound.
+func (c *Client) GetLatestRelease(ctx context.Context, repo Repo) (Release, error) {
+	var r *gh.RepositoryRelease
+	err := c.do(ctx, func() (*gh.Response, error) {
+		var resp *gh.Response
+		var err error
+		r, resp, err = c.gh.Repositories.GetLatestRelease(ctx, repo.Owner, repo.Name)
+		return resp, err
+	})
+	if err != nil {
+		return Release{}, fmt.Errorf("get latest release of %s: %w", repo, err)
+	}
+	return toRelease(r), nil
+}

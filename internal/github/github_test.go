@@ -1,0 +1,636 @@
+package github
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
+)
+
+// clock is an injected clock whose Sleep returns at once and advances it.
+type clock struct {
+	mu    sync.Mutex
+	now   time.Time
+	slept []time.Duration
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *clock) Sleep(ctx context.Context, d time.Duration) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.slept = append(c.slept, d)
+	c.now = c.now.Add(d)
+	return ctx.Err()
+}
+
+func (c *clock) Slept() []time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]time.Duration(nil), c.slept...)
+}
+
+func newClock() *clock { return &clock{now: time.Now().Truncate(time.Second)} }
+
+// newClient returns a Client for fake s with token auth and an injected clock.
+func newClient(t *testing.T, s *githubfake.Server, opts Options) (*Client, *clock) {
+	t.Helper()
+	clk := newClock()
+	if opts.Token == "" && opts.HTTPClient == nil {
+		opts.Token = "test-token"
+	}
+	opts.BaseURL = s.URL()
+	opts.Retry.Now = clk.Now
+	opts.Retry.Sleep = clk.Sleep
+	c, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, clk
+}
+
+var ctx = context.Background()
+
+const repoName = "inference-sim/inference-sim"
+
+var repo = Repo{Owner: "inference-sim", Name: "inference-sim"}
+
+// seed makes a repository with a main branch of two commits and a feature
+// branch "feature/x" one commit ahead, and a pull request from it.
+func seed(t *testing.T, s *githubfake.Server) (main, feature string, pr int) {
+	t.Helper()
+	s.AddRepo(repoName, "main")
+	s.Commit(repoName, "main", "alice", "init", map[string]string{"README.md": "# sim\n", "cmd/sim/main.go": "package main\n"})
+	main = s.Commit(repoName, "main", "alice", "second", map[string]string{".github/accuracy-harness.yaml": "harness: x\n"})
+	feature = s.Commit(repoName, "feature/x", "bob", "feature", map[string]string{"cmd/sim/flag.go": "package main\n"})
+	pr = s.AddPullRequest(repoName, githubfake.PullRequest{Title: "Feature", Body: "does x", User: "bob", Head: "feature/x"})
+	return main, feature, pr
+}
+
+func TestSelf(t *testing.T) {
+	t.Run("user token reads GET /user", func(t *testing.T) {
+		s := githubfake.New(t, githubfake.Options{Login: "octocat"})
+		c, _ := newClient(t, s, Options{Login: "ignored"})
+		for i := 0; i < 2; i++ {
+			got, err := c.Self(ctx)
+			if err != nil || got != "octocat" {
+				t.Fatalf("Self = %q, %v; want octocat", got, err)
+			}
+		}
+		if n := s.Calls("users/get-authenticated"); n != 1 {
+			t.Errorf("GET /user called %d times, want 1 (cached)", n)
+		}
+	})
+	t.Run("workflow token falls back to Login", func(t *testing.T) {
+		s := githubfake.New(t, githubfake.Options{ActionsToken: true})
+		c, _ := newClient(t, s, Options{Login: "github-actions[bot]"})
+		got, err := c.Self(ctx)
+		if err != nil || got != "github-actions[bot]" {
+			t.Fatalf("Self = %q, %v", got, err)
+		}
+	})
+	t.Run("workflow token without Login fails", func(t *testing.T) {
+		s := githubfake.New(t, githubfake.Options{ActionsToken: true})
+		c, _ := newClient(t, s, Options{})
+		if _, err := c.Self(ctx); !errors.Is(err, ErrForbidden) {
+			t.Fatalf("Self err = %v, want ErrForbidden", err)
+		}
+	})
+	t.Run("bad token is unauthorized", func(t *testing.T) {
+		s := githubfake.New(t, githubfake.Options{})
+		c, _ := newClient(t, s, Options{Token: "wrong", Login: "x"})
+		if _, err := c.Self(ctx); !errors.Is(err, ErrUnauthorized) {
+			t.Fatalf("Self err = %v, want ErrUnauthorized", err)
+		}
+	})
+}
+
+func TestIssueComments(t *testing.T) {
+	s := githubfake.New(t, githubfake.Options{ActionsToken: true})
+	_, _, pr := seed(t, s)
+	for i := 0; i < 205; i++ {
+		s.AddComment(repoName, pr, "someone", fmt.Sprintf("comment %d", i))
+	}
+	c, _ := newClient(t, s, Options{})
+
+	got, err := c.ListIssueComments(ctx, repo, pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 205 || got[0].Body != "comment 0" || got[204].Body != "comment 204" {
+		t.Fatalf("listed %d comments (first %q), want 205 in order", len(got), got[0].Body)
+	}
+	if n := s.Calls("issues/list-comments"); n != 3 {
+		t.Errorf("list calls = %d, want 3 pages of 100", n)
+	}
+
+	created, err := c.CreateIssueComment(ctx, repo, pr, "<!-- accuracy:pr -->\nhello")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if created.User != "github-actions[bot]" || created.ID == 0 || created.HTMLURL == "" || created.CreatedAt.IsZero() {
+		t.Errorf("created = %+v", created)
+	}
+	updated, err := c.UpdateIssueComment(ctx, repo, created.ID, "<!-- accuracy:pr -->\nbye")
+	if err != nil || updated.Body != "<!-- accuracy:pr -->\nbye" || updated.ID != created.ID {
+		t.Fatalf("update = %+v, %v", updated, err)
+	}
+	all := s.Comments(repoName, pr)
+	if last := all[len(all)-1]; last.Body != updated.Body || last.User != "github-actions[bot]" {
+		t.Errorf("fake holds %+v", last)
+	}
+	if err := c.DeleteIssueComment(ctx, repo, created.ID); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(s.Comments(repoName, pr)); n != 205 {
+		t.Errorf("after delete: %d comments, want 205", n)
+	}
+	if err := c.DeleteIssueComment(ctx, repo, created.ID); !errors.Is(err, ErrNotFound) {
+		t.Errorf("delete twice: %v, want ErrNotFound", err)
+	}
+	if _, err := c.ListIssueComments(ctx, repo, 999); !errors.Is(err, ErrNotFound) {
+		t.Errorf("list on missing PR: %v, want ErrNotFound", err)
+	}
+}
+
+func TestForkPullRequestTokenIsReadOnly(t *testing.T) {
+	s := githubfake.New(t, githubfake.Options{ActionsToken: true, ReadOnly: true})
+	_, _, pr := seed(t, s)
+	c, _ := newClient(t, s, Options{})
+	if _, err := c.ListIssueComments(ctx, repo, pr); err != nil {
+		t.Fatalf("reading is allowed: %v", err)
+	}
+	_, err := c.CreateIssueComment(ctx, repo, pr, "hi")
+	if !errors.Is(err, ErrForbidden) || !strings.Contains(err.Error(), "Resource not accessible by integration") {
+		t.Fatalf("create = %v, want ErrForbidden naming GitHub's message", err)
+	}
+	if n := s.Calls("issues/create-comment"); n != 1 {
+		t.Errorf("a plain 403 was retried: %d calls", n)
+	}
+}
+
+func TestPullRequests(t *testing.T) {
+	s := githubfake.New(t, githubfake.Options{Login: "accuracy-bot"})
+	main, feature, pr := seed(t, s)
+	fork := s.AddPullRequest(repoName, githubfake.PullRequest{Title: "From fork", User: "mallory", Head: "main",
+		HeadRepo: "mallory/inference-sim", HeadSHA: "1234567890123456789012345678901234567890"})
+	c, _ := newClient(t, s, Options{})
+
+	got, err := c.GetPullRequest(ctx, repo, pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := PullRequest{Number: pr, State: "open", Title: "Feature", Body: "does x", User: "bob",
+		HeadRef: "feature/x", HeadSHA: feature, HeadRepo: repoName, BaseRef: "main", BaseSHA: main, HTMLURL: got.HTMLURL}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("GetPullRequest (-want +got):\n%s", diff)
+	}
+	f, err := c.GetPullRequest(ctx, repo, fork)
+	if err != nil || f.HeadRepo != "mallory/inference-sim" {
+		t.Errorf("fork PR head repo = %q, %v", f.HeadRepo, err)
+	}
+	if _, err := c.GetPullRequest(ctx, repo, 404); !errors.Is(err, ErrNotFound) {
+		t.Errorf("missing PR: %v", err)
+	}
+
+	s.Commit(repoName, "bump/harness", "accuracy-bot", "bump", map[string]string{".github/accuracy-harness.yaml": "harness: y\n"})
+	opened, err := c.CreatePullRequest(ctx, repo, NewPullRequest{Title: "Bump harness to v1.2.0", Body: "notes", Head: "bump/harness", Base: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opened.User != "accuracy-bot" || opened.HeadRef != "bump/harness" || opened.State != "open" {
+		t.Errorf("opened = %+v", opened)
+	}
+	if _, err := c.CreatePullRequest(ctx, repo, NewPullRequest{Title: "again", Head: "bump/harness", Base: "main"}); !errors.Is(err, ErrInvalid) {
+		t.Errorf("duplicate PR: %v, want ErrInvalid", err)
+	}
+	byHead, err := c.ListOpenPullRequestsByHead(ctx, repo, "bump/harness")
+	if err != nil || len(byHead) != 1 || byHead[0].Number != opened.Number {
+		t.Fatalf("by head = %+v, %v", byHead, err)
+	}
+	if other, err := c.ListOpenPullRequestsByHead(ctx, repo, "nothing"); err != nil || len(other) != 0 {
+		t.Errorf("by unknown head = %+v, %v", other, err)
+	}
+
+	title, body := "Bump harness to v1.3.0", "new notes"
+	upd, err := c.UpdatePullRequest(ctx, repo, opened.Number, PullRequestUpdate{Title: &title, Body: &body})
+	if err != nil || upd.Title != title || upd.Body != body {
+		t.Fatalf("update = %+v, %v", upd, err)
+	}
+	if err := c.ClosePullRequest(ctx, repo, opened.Number); err != nil {
+		t.Fatal(err)
+	}
+	if byHead, _ := c.ListOpenPullRequestsByHead(ctx, repo, "bump/harness"); len(byHead) != 0 {
+		t.Errorf("closed PR still listed open: %+v", byHead)
+	}
+
+	with, err := c.ListPullRequestsWithCommit(ctx, repo, feature)
+	if err != nil || len(with) != 1 || with[0].Number != pr {
+		t.Errorf("PRs with %s = %+v, %v", feature, with, err)
+	}
+	if with, err := c.ListPullRequestsWithCommit(ctx, repo, main); err != nil || len(with) != 0 {
+		t.Errorf("PRs with base commit = %+v, %v", with, err)
+	}
+}
+
+func TestAtomicCommitThroughGitData(t *testing.T) {
+	s := githubfake.New(t, githubfake.Options{Login: "accuracy-bot"})
+	main, _, _ := seed(t, s)
+	c, _ := newClient(t, s, Options{})
+
+	head, err := c.GetRef(ctx, repo, "heads/main")
+	if err != nil || head.SHA != main || head.Name != "refs/heads/main" || head.Type != "commit" {
+		t.Fatalf("GetRef = %+v, %v", head, err)
+	}
+	base, err := c.GetCommit(ctx, repo, head.SHA)
+	if err != nil || base.TreeSHA == "" || len(base.Parents) != 1 || base.Message != "second" {
+		t.Fatalf("GetCommit = %+v, %v", base, err)
+	}
+	blob, err := c.CreateBlob(ctx, repo, []byte{0, 1, 2, 0xff})
+	if err != nil {
+		t.Fatal(err)
+	}
+	summary := "{\"label\":\"published\"}\n"
+	tree, err := c.CreateTree(ctx, repo, base.TreeSHA, []TreeEntry{
+		{Path: "data/snapshots/s1/summary.json", Content: &summary},
+		{Path: "data/snapshots/s1/raw.bin", BlobSHA: blob},
+		{Path: "README.md", Delete: true},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CreateTree(ctx, repo, base.TreeSHA, []TreeEntry{{Path: "x"}}); err == nil {
+		t.Error("an entry with nothing set was accepted")
+	}
+	commit, err := c.CreateCommit(ctx, repo, NewCommit{Message: "Publish s1", TreeSHA: tree, Parents: []string{head.SHA}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if commit.TreeSHA != tree || !cmp.Equal(commit.Parents, []string{head.SHA}) || commit.Author.Name != "accuracy-bot" {
+		t.Errorf("commit = %+v", commit)
+	}
+	if _, err := c.CreateRef(ctx, repo, "refs/heads/publish", head.SHA); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CreateRef(ctx, repo, "refs/heads/publish", head.SHA); !errors.Is(err, ErrConflict) {
+		t.Errorf("create existing ref: %v, want ErrConflict", err)
+	}
+	moved, err := c.UpdateRef(ctx, repo, "heads/publish", commit.SHA)
+	if err != nil || moved.SHA != commit.SHA {
+		t.Fatalf("UpdateRef = %+v, %v", moved, err)
+	}
+	if got, ok := s.File(repoName, "publish", "data/snapshots/s1/summary.json"); !ok || got != summary {
+		t.Errorf("summary.json on publish = %q, %v", got, ok)
+	}
+	if got, _ := s.File(repoName, "publish", "data/snapshots/s1/raw.bin"); got != string([]byte{0, 1, 2, 0xff}) {
+		t.Errorf("raw.bin = %q", got)
+	}
+	if _, ok := s.File(repoName, "publish", "README.md"); ok {
+		t.Error("README.md was not deleted")
+	}
+	if _, ok := s.File(repoName, "publish", "cmd/sim/main.go"); !ok {
+		t.Error("base tree content was lost")
+	}
+
+	// A writer that built on the old head loses the race: not a fast forward.
+	stale, err := c.CreateCommit(ctx, repo, NewCommit{Message: "stale", TreeSHA: base.TreeSHA, Parents: []string{head.SHA}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.UpdateRef(ctx, repo, "refs/heads/publish", stale.SHA); !errors.Is(err, ErrConflict) {
+		t.Errorf("non-fast-forward update: %v, want ErrConflict", err)
+	}
+	if sha, _ := s.Ref(repoName, "refs/heads/publish"); sha != commit.SHA {
+		t.Errorf("ref moved by a rejected update to %s", sha)
+	}
+
+	if err := c.DeleteRef(ctx, repo, "refs/heads/publish"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.GetRef(ctx, repo, "refs/heads/publish"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("deleted ref: %v, want ErrNotFound", err)
+	}
+}
+
+func TestConflictFaultIsNotRetried(t *testing.T) {
+	s := githubfake.New(t, githubfake.Options{})
+	main, _, _ := seed(t, s)
+	c, _ := newClient(t, s, Options{})
+	for _, f := range []githubfake.Fault{githubfake.Conflict("Reference update conflict"), githubfake.Unprocessable("Update is not a fast forward")} {
+		s.FailNext("git/update-ref", 1, f)
+		before := s.Calls("git/update-ref")
+		if _, err := c.UpdateRef(ctx, repo, "heads/main", main); !errors.Is(err, ErrConflict) {
+			t.Errorf("%d: err = %v, want ErrConflict", f.Status, err)
+		}
+		if n := s.Calls("git/update-ref") - before; n != 1 {
+			t.Errorf("%d: %d calls, want 1", f.Status, n)
+		}
+	}
+}
+
+func TestContents(t *testing.T) {
+	s := githubfake.New(t, githubfake.Options{})
+	_, feature, _ := seed(t, s)
+	c, _ := newClient(t, s, Options{})
+
+	f, err := c.GetFile(ctx, repo, ".github/accuracy-harness.yaml", "")
+	if err != nil || string(f.Content) != "harness: x\n" || f.Path != ".github/accuracy-harness.yaml" || len(f.SHA) != 40 {
+		t.Fatalf("GetFile = %+v, %v", f, err)
+	}
+	g, err := c.GetFile(ctx, repo, "cmd/sim/flag.go", "feature/x")
+	if err != nil || string(g.Content) != "package main\n" {
+		t.Fatalf("GetFile at branch with a slash = %+v, %v", g, err)
+	}
+	if _, err := c.GetFile(ctx, repo, "cmd/sim/flag.go", "main"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("absent file: %v, want ErrNotFound", err)
+	}
+	if _, err := c.GetFile(ctx, repo, "cmd/sim", feature); !errors.Is(err, ErrNotAFile) {
+		t.Errorf("directory: %v, want ErrNotAFile", err)
+	}
+	entries, err := c.ListDir(ctx, repo, "cmd/sim", feature)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Type+":"+e.Path)
+	}
+	if diff := cmp.Diff([]string{"file:cmd/sim/flag.go", "file:cmd/sim/main.go"}, names); diff != "" {
+		t.Errorf("ListDir (-want +got):\n%s", diff)
+	}
+	if _, err := c.ListDir(ctx, repo, ".github/workflows", ""); !errors.Is(err, ErrNotFound) {
+		t.Errorf("absent dir: %v, want ErrNotFound", err)
+	}
+	ref, err := c.GetRef(ctx, repo, "refs/heads/feature/x")
+	if err != nil || ref.SHA != feature {
+		t.Errorf("GetRef with a slash in the branch = %+v, %v", ref, err)
+	}
+}
+
+func TestCompareAndListCommits(t *testing.T) {
+	s := githubfake.New(t, githubfake.Options{})
+	main, feature, _ := seed(t, s)
+	c, _ := newClient(t, s, Options{})
+
+	for _, tc := range []struct {
+		base, head, status string
+		ahead, behind      int
+	}{
+		{"main", "feature/x", "ahead", 1, 0},
+		{"feature/x", "main", "behind", 0, 1},
+		{main, main, "identical", 0, 0},
+	} {
+		got, err := c.Compare(ctx, repo, tc.base, tc.head)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Status != tc.status || got.AheadBy != tc.ahead || got.BehindBy != tc.behind || got.MergeBaseSHA != main {
+			t.Errorf("Compare(%s, %s) = %+v", tc.base, tc.head, got)
+		}
+	}
+	diverged := s.Commit(repoName, "main", "carol", "third", map[string]string{"x": "1"})
+	got, err := c.Compare(ctx, repo, "main", "feature/x")
+	if err != nil || got.Status != "diverged" || got.AheadBy != 1 || got.BehindBy != 1 || got.MergeBaseSHA != main {
+		t.Errorf("diverged compare = %+v, %v", got, err)
+	}
+
+	commits, err := c.ListCommits(ctx, repo, "feature/x", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logins []string
+	for _, ci := range commits {
+		logins = append(logins, ci.AuthorLogin+"/"+ci.CommitterLogin+":"+ci.Message)
+	}
+	if diff := cmp.Diff([]string{"bob/bob:feature", "alice/alice:second", "alice/alice:init"}, logins); diff != "" {
+		t.Errorf("ListCommits (-want +got):\n%s", diff)
+	}
+	if commits[0].SHA != feature || !cmp.Equal(commits[0].Parents, []string{main}) {
+		t.Errorf("head commit = %+v", commits[0])
+	}
+	two, err := c.ListCommits(ctx, repo, "main", 2)
+	if err != nil || len(two) != 2 || two[0].SHA != diverged {
+		t.Errorf("limited ListCommits = %+v, %v", two, err)
+	}
+}
+
+func TestReleasesAndTags(t *testing.T) {
+	s := githubfake.New(t, githubfake.Options{})
+	main, feature, _ := seed(t, s)
+	s.Tag(repoName, "v1.0.0", main, false)
+	tagObj := s.Tag(repoName, "v1.1.0", feature, true)
+	s.AddRelease(repoName, githubfake.Release{Tag: "v1.0.0", Name: "v1.0.0", Body: "first"})
+	s.AddRelease(repoName, githubfake.Release{Tag: "v1.1.0", Name: "v1.1.0", Body: "second @alice"})
+	s.AddRelease(repoName, githubfake.Release{Tag: "v1.2.0-rc1", Name: "rc", Prerelease: true})
+	c, _ := newClient(t, s, Options{})
+
+	rel, err := c.GetReleaseByTag(ctx, repo, "v1.1.0")
+	if err != nil || rel.TagName != "v1.1.0" || rel.Body != "second @alice" || rel.PublishedAt.IsZero() || rel.ID == 0 {
+		t.Fatalf("GetReleaseByTag = %+v, %v", rel, err)
+	}
+	latest, err := c.GetLatestRelease(ctx, repo)
+	if err != nil || latest.TagName != "v1.1.0" {
+		t.Errorf("latest = %+v, %v; want v1.1.0 (prereleases excluded)", latest, err)
+	}
+	if _, err := c.GetReleaseByTag(ctx, repo, "v9"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("missing release: %v", err)
+	}
+
+	light, err := c.ResolveTag(ctx, repo, "v1.0.0")
+	if err != nil || light != main {
+		t.Errorf("lightweight tag = %s, %v; want %s", light, err, main)
+	}
+	if n := s.Calls("git/get-tag"); n != 0 {
+		t.Errorf("lightweight tag read %d tag objects", n)
+	}
+	ref, err := c.GetRef(ctx, repo, "tags/v1.1.0")
+	if err != nil || ref.Type != "tag" || ref.SHA != tagObj {
+		t.Fatalf("annotated tag ref = %+v, %v", ref, err)
+	}
+	annotated, err := c.ResolveTag(ctx, repo, "v1.1.0")
+	if err != nil || annotated != feature {
+		t.Errorf("annotated tag = %s, %v; want the commit %s", annotated, err, feature)
+	}
+	if n := s.Calls("git/get-tag"); n != 1 {
+		t.Errorf("annotated tag read %d tag objects, want 1", n)
+	}
+	if _, err := c.ResolveTag(ctx, repo, "v0"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("missing tag: %v", err)
+	}
+}
+
+func TestRetries(t *testing.T) {
+	s := githubfake.New(t, githubfake.Options{})
+	_, _, pr := seed(t, s)
+
+	t.Run("5xx backs off exponentially", func(t *testing.T) {
+		c, clk := newClient(t, s, Options{})
+		s.FailNext("pulls/get", 2, githubfake.ServerError(502))
+		if _, err := c.GetPullRequest(ctx, repo, pr); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]time.Duration{time.Second, 2 * time.Second}, clk.Slept()); diff != "" {
+			t.Errorf("sleeps (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("5xx gives up after MaxAttempts", func(t *testing.T) {
+		c, _ := newClient(t, s, Options{Retry: RetryPolicy{MaxAttempts: 3}})
+		before := s.Calls("pulls/get")
+		s.FailNext("pulls/get", 3, githubfake.ServerError(503))
+		_, err := c.GetPullRequest(ctx, repo, pr)
+		var ae *APIError
+		if !errors.As(err, &ae) || ae.StatusCode != 503 {
+			t.Fatalf("err = %v, want a 503 APIError", err)
+		}
+		if n := s.Calls("pulls/get") - before; n != 3 {
+			t.Errorf("%d calls, want 3", n)
+		}
+	})
+	t.Run("Retry-After is honoured", func(t *testing.T) {
+		c, clk := newClient(t, s, Options{})
+		s.FailNext("pulls/get", 1, githubfake.SecondaryRateLimit(7))
+		if _, err := c.GetPullRequest(ctx, repo, pr); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]time.Duration{7 * time.Second}, clk.Slept()); diff != "" {
+			t.Errorf("sleeps (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("Retry-After beyond MaxWait is rate limited", func(t *testing.T) {
+		c, clk := newClient(t, s, Options{Retry: RetryPolicy{MaxWait: time.Minute}})
+		before := s.Calls("pulls/get")
+		s.FailNext("pulls/get", 1, githubfake.SecondaryRateLimit(600))
+		if _, err := c.GetPullRequest(ctx, repo, pr); !errors.Is(err, ErrRateLimited) {
+			t.Fatalf("err = %v, want ErrRateLimited", err)
+		}
+		if n := s.Calls("pulls/get") - before; n != 1 || len(clk.Slept()) != 0 {
+			t.Errorf("%d calls, sleeps %v; want 1 call, no sleep", n, clk.Slept())
+		}
+	})
+	t.Run("exhausted rate limit waits for the reset", func(t *testing.T) {
+		c, clk := newClient(t, s, Options{})
+		s.FailNext("issues/list-comments", 1, githubfake.RateLimitExhausted(clk.Now().Add(30*time.Second)))
+		if _, err := c.ListIssueComments(ctx, repo, pr); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]time.Duration{31 * time.Second}, clk.Slept()); diff != "" {
+			t.Errorf("sleeps (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("a deadline before the reset is not waited for", func(t *testing.T) {
+		c, clk := newClient(t, s, Options{})
+		dctx, cancel := context.WithDeadline(ctx, clk.Now().Add(10*time.Second))
+		defer cancel()
+		s.FailNext("issues/list-comments", 1, githubfake.RateLimitExhausted(clk.Now().Add(90*time.Second)))
+		if _, err := c.ListIssueComments(dctx, repo, pr); !errors.Is(err, ErrRateLimited) {
+			t.Fatalf("err = %v, want ErrRateLimited", err)
+		}
+	})
+	t.Run("a retried POST replays its body once applied", func(t *testing.T) {
+		c, clk := newClient(t, s, Options{})
+		before := len(s.Comments(repoName, pr))
+		s.FailNext("issues/create-comment", 1, githubfake.ServerError(500))
+		got, err := c.CreateIssueComment(ctx, repo, pr, "body survives the retry")
+		if err != nil || got.Body != "body survives the retry" {
+			t.Fatalf("create = %+v, %v", got, err)
+		}
+		if n := len(s.Comments(repoName, pr)) - before; n != 1 || len(clk.Slept()) != 1 {
+			t.Errorf("%d comments added, sleeps %v", n, clk.Slept())
+		}
+	})
+}
+
+func TestArtifacts(t *testing.T) {
+	s := githubfake.New(t, githubfake.Options{})
+	_, feature, pr := seed(t, s)
+	run := s.AddWorkflowRun(repoName, githubfake.WorkflowRun{Name: "accuracy", Path: ".github/workflows/accuracy.yml",
+		Event: "pull_request", Conclusion: "success", HeadSHA: feature, HeadBranch: "feature/x", PullRequests: []int{pr}})
+	zip := []byte("PK\x03\x04 pretend zip bytes")
+	art := s.AddArtifact(repoName, run, "accuracy-report", zip, false)
+	old := s.AddArtifact(repoName, run, "old", []byte("gone"), true)
+	c, _ := newClient(t, s, Options{})
+
+	got, err := c.GetWorkflowRun(ctx, repo, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := WorkflowRun{ID: run, Name: "accuracy", Path: ".github/workflows/accuracy.yml", Event: "pull_request",
+		Status: "completed", Conclusion: "success", HeadSHA: feature, HeadBranch: "feature/x", HeadRepo: repoName,
+		RunAttempt: 1, PullRequests: []int{pr}, HTMLURL: got.HTMLURL}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("GetWorkflowRun (-want +got):\n%s", diff)
+	}
+	arts, err := c.ListArtifacts(ctx, repo, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantArts := []Artifact{
+		{ID: art, Name: "accuracy-report", SizeInBytes: int64(len(zip)), WorkflowRunHeadSHA: feature},
+		{ID: old, Name: "old", SizeInBytes: 4, Expired: true, WorkflowRunHeadSHA: feature},
+	}
+	if diff := cmp.Diff(wantArts, arts); diff != "" {
+		t.Errorf("ListArtifacts (-want +got):\n%s", diff)
+	}
+	data, err := c.DownloadArtifact(ctx, repo, art, 1<<20)
+	if err != nil || string(data) != string(zip) {
+		t.Fatalf("download = %q, %v", data, err)
+	}
+	if _, err := c.DownloadArtifact(ctx, repo, art, 5); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("over the cap: %v, want ErrTooLarge", err)
+	}
+	if _, err := c.DownloadArtifact(ctx, repo, old, 1<<20); !errors.Is(err, ErrNotFound) {
+		t.Errorf("expired: %v, want ErrNotFound", err)
+	}
+	if _, err := c.GetWorkflowRun(ctx, repo, 1); !errors.Is(err, ErrNotFound) {
+		t.Errorf("missing run: %v", err)
+	}
+}
+
+func TestCommitStatus(t *testing.T) {
+	s := githubfake.New(t, githubfake.Options{Login: "accuracy-bot"})
+	_, feature, _ := seed(t, s)
+	c, _ := newClient(t, s, Options{})
+	long := strings.Repeat("é", 200)
+	if err := c.CreateCommitStatus(ctx, repo, feature, CommitStatus{State: "failure", Context: "accuracy/publish",
+		Description: long, TargetURL: "https://example.invalid/run/1"}); err != nil {
+		t.Fatal(err)
+	}
+	got := s.Statuses(repoName, feature)
+	if len(got) != 1 || got[0].State != "failure" || got[0].Context != "accuracy/publish" ||
+		len([]rune(got[0].Description)) != 140 || got[0].Creator != "accuracy-bot" {
+		t.Errorf("statuses = %+v", got)
+	}
+	if err := c.CreateCommitStatus(ctx, repo, strings.Repeat("0", 40), CommitStatus{State: "failure", Context: "x"}); !errors.Is(err, ErrInvalid) {
+		t.Errorf("status on unknown commit: %v, want ErrInvalid", err)
+	}
+}
+
+func TestGetRepositoryAndEnterprisePrefix(t *testing.T) {
+	s := githubfake.New(t, githubfake.Options{PathPrefix: "/api/v3"})
+	seed(t, s)
+	if !strings.HasSuffix(s.URL(), "/api/v3/") {
+		t.Fatalf("URL = %s", s.URL())
+	}
+	c, _ := newClient(t, s, Options{})
+	got, err := c.GetRepository(ctx, repo)
+	if err != nil || got.DefaultBranch != "main" || got.Repo != repo {
+		t.Fatalf("GetRepository = %+v, %v", got, err)
+	}
+	if u := c.gh.UploadURL.String(); !strings.HasSuffix(u, "/api/uploads/") {
+		t.Errorf("upload URL = %s", u)
+	}
+	if _, err := c.GetRepository(ctx, Repo{Owner: "no", Name: "such"}); !errors.Is(err, ErrNotFound) {
+		t.Errorf("missing repo: %v", err)
+	}
+}

@@ -1,0 +1,151 @@
+package github
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	gh "github.com/google/go-github/v60/github"
+)
+
+// Repository describes a repository.
+type Repository struct {
+	Repo          Repo
+	DefaultBranch string
+	Private       bool
+	Fork          bool
+	Archived      bool
+	HTMLURL       string
+}
+
+func toRepository(r *gh.Repository) Repository {
+	return Repository{
+		Repo:          Repo{Owner: r.GetOwner().GetLogin(), Name: r.GetName()},
+		DefaultBranch: r.GetDefaultBranch(),
+		Private:       r.GetPrivate(),
+		Fork:          r.GetFork(),
+		Archived:      r.GetArchived(),
+		HTMLURL:       r.GetHTMLURL(),
+	}
+}
+
+// GetRepository returns repo's description (default branch, visibility).
+func (c *Client) GetRepository(ctx context.Context, repo Repo) (Repository, error) {
+	var r *gh.Repository
+	err := c.do(ctx, func() (*gh.Response, error) {
+		var resp *gh.Response
+		var err error
+		r, resp, err = c.gh.Repositories.Get(ctx, repo.Owner, repo.Name)
+		return resp, err
+	})
+	if err != nil {
+		return Repository{}, fmt.Errorf("get repository %s: %w", repo, err)
+	}
+	return toRepository(r), nil
+}
+
+// Comment is an issue or pull request comment.
+type Comment struct {
+	ID        int64
+	Body      string
+	User      string // author login, e.g. "github-actions[bot]"
+	HTMLURL   string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+func toComment(c *gh.IssueComment) Comment {
+	return Comment{
+		ID: c.GetID(), Body: c.GetBody(), User: c.GetUser().GetLogin(), HTMLURL: c.GetHTMLURL(),
+		CreatedAt: c.GetCreatedAt().Time, UpdatedAt: c.GetUpdatedAt().Time,
+	}
+}
+
+// ListIssueComments lists every comment of issue or pull request number,
+// oldest first, all pages.
+func (c *Client) ListIssueComments(ctx context.Context, repo Repo, number int) ([]Comment, error) {
+	items, err := listAll(ctx, c, func(opts gh.ListOptions) ([]*gh.IssueComment, *gh.Response, error) {
+		return c.gh.Issues.ListComments(ctx, repo.Owner, repo.Name, number, &gh.IssueListCommentsOptions{ListOptions: opts})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list comments of %s#%d: %w", repo, number, err)
+	}
+	out := make([]Comment, 0, len(items))
+	for _, it := range items {
+		out = append(out, toComment(it))
+	}
+	return out, nil
+}
+
+// CreateIssueComment posts a comment on issue or pull request number. A
+// fork pull request's read-only token gets ErrForbidden.
+func (c *Client) CreateIssueComment(ctx context.Context, repo Repo, number int, body string) (Comment, error) {
+	var out *gh.IssueComment
+	err := c.do(ctx, func() (*gh.Response, error) {
+		var resp *gh.Response
+		var err error
+		out, resp, err = c.gh.Issues.CreateComment(ctx, repo.Owner, repo.Name, number, &gh.IssueComment{Body: &body})
+		return resp, err
+	})
+	if err != nil {
+		return Comment{}, fmt.Errorf("comment on %s#%d: %w", repo, number, err)
+	}
+	return toComment(out), nil
+}
+
+// UpdateIssueComment replaces the body of comment id.
+func (c *Client) UpdateIssueComment(ctx context.Context, repo Repo, id int64, body string) (Comment, error) {
+	var out *gh.IssueComment
+	err := c.do(ctx, func() (*gh.Response, error) {
+		var resp *gh.Response
+		var err error
+		out, resp, err = c.gh.Issues.EditComment(ctx, repo.Owner, repo.Name, id, &gh.IssueComment{Body: &body})
+		return resp, err
+	})
+	if err != nil {
+		return Comment{}, fmt.Errorf("update comment %d in %s: %w", id, repo, err)
+	}
+	return toComment(out), nil
+}
+
+// DeleteIssueComment deletes comment id.
+func (c *Client) DeleteIssueComment(ctx context.Context, repo Repo, id int64) error {
+	err := c.do(ctx, func() (*gh.Response, error) {
+		return c.gh.Issues.DeleteComment(ctx, repo.Owner, repo.Name, id)
+	})
+	if err != nil {
+		return fmt.Errorf("delete comment %d in %s: %w", id, repo, err)
+	}
+	return nil
+}
+
+// CommitStatus is a commit status to create. The project reports a refused
+// artifact with a commit status rather than a check run: a status needs
+// only the "statuses" permission (and works with a GITHUB_TOKEN), where a
+// check run needs "checks" and an App.
+type CommitStatus struct {
+	State       string // "error", "failure", "pending" or "success"
+	Context     string // e.g. "accuracy-dashboard/publish"
+	Description string // at most 140 characters; longer is cut
+	TargetURL   string
+}
+
+// CreateCommitStatus sets a status on commit sha.
+func (c *Client) CreateCommitStatus(ctx context.Context, repo Repo, sha string, st CommitStatus) error {
+	desc := []rune(st.Description)
+	if len(desc) > 140 {
+		desc = append(desc[:139], '…')
+	}
+	in := &gh.RepoStatus{State: &st.State, Context: &st.Context, Description: gh.String(string(desc))}
+	if st.TargetURL != "" {
+		in.TargetURL = &st.TargetURL
+	}
+	err := c.do(ctx, func() (*gh.Response, error) {
+		_, resp, err := c.gh.Repositories.CreateStatus(ctx, repo.Owner, repo.Name, sha, in)
+		return resp, err
+	})
+	if err != nil {
+		return fmt.Errorf("set status %s on %s@%s: %w", st.Context, repo, sha, err)
+	}
+	return nil
+}

@@ -1,0 +1,155 @@
+package github
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	gh "github.com/google/go-github/v60/github"
+)
+
+// PullRequest describes a pull request.
+type PullRequest struct {
+	Number int
+	State  string // "open" or "closed"
+	Title  string
+	Body   string
+	User   string // author login
+	Draft  bool
+	Merged bool
+	// HeadRef is the head branch; HeadRepo its repository ("owner/name"),
+	// another repository for a pull request from a fork.
+	HeadRef  string
+	HeadSHA  string
+	HeadRepo string
+	BaseRef  string
+	BaseSHA  string
+	HTMLURL  string
+}
+
+func toPullRequest(p *gh.PullRequest) PullRequest {
+	return PullRequest{
+		Number: p.GetNumber(), State: p.GetState(), Title: p.GetTitle(), Body: p.GetBody(),
+		User: p.GetUser().GetLogin(), Draft: p.GetDraft(), Merged: p.GetMerged(),
+		HeadRef: p.GetHead().GetRef(), HeadSHA: p.GetHead().GetSHA(), HeadRepo: p.GetHead().GetRepo().GetFullName(),
+		BaseRef: p.GetBase().GetRef(), BaseSHA: p.GetBase().GetSHA(), HTMLURL: p.GetHTMLURL(),
+	}
+}
+
+func toPullRequests(items []*gh.PullRequest) []PullRequest {
+	out := make([]PullRequest, 0, len(items))
+	for _, p := range items {
+		out = append(out, toPullRequest(p))
+	}
+	return out
+}
+
+// GetPullRequest returns pull request number.
+func (c *Client) GetPullRequest(ctx context.Context, repo Repo, number int) (PullRequest, error) {
+	var p *gh.PullRequest
+	err := c.do(ctx, func() (*gh.Response, error) {
+		var resp *gh.Response
+		var err error
+		p, resp, err = c.gh.PullRequests.Get(ctx, repo.Owner, repo.Name, number)
+		return resp, err
+	})
+	if err != nil {
+		return PullRequest{}, fmt.Errorf("get pull request %s#%d: %w", repo, number, err)
+	}
+	return toPullRequest(p), nil
+}
+
+// ListOpenPullRequestsByHead lists the open pull requests of repo whose
+// head is branch in repo itself (not a fork), newest first.
+func (c *Client) ListOpenPullRequestsByHead(ctx context.Context, repo Repo, branch string) ([]PullRequest, error) {
+	items, err := listAll(ctx, c, func(opts gh.ListOptions) ([]*gh.PullRequest, *gh.Response, error) {
+		return c.gh.PullRequests.List(ctx, repo.Owner, repo.Name, &gh.PullRequestListOptions{
+			State: "open", Head: repo.Owner + ":" + branch, ListOptions: opts,
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list pull requests of %s from %s: %w", repo, branch, err)
+	}
+	return toPullRequests(items), nil
+}
+
+// NewPullRequest is a pull request to open.
+type NewPullRequest struct {
+	Title string
+	Body  string
+	Head  string // branch in the same repository
+	Base  string // branch to merge into
+	Draft bool
+}
+
+// CreatePullRequest opens a pull request. An open one for the same head and
+// base exists → ErrInvalid ("A pull request already exists").
+func (c *Client) CreatePullRequest(ctx context.Context, repo Repo, in NewPullRequest) (PullRequest, error) {
+	var p *gh.PullRequest
+	err := c.do(ctx, func() (*gh.Response, error) {
+		var resp *gh.Response
+		var err error
+		p, resp, err = c.gh.PullRequests.Create(ctx, repo.Owner, repo.Name, &gh.NewPullRequest{
+			Title: &in.Title, Body: &in.Body, Head: &in.Head, Base: &in.Base, Draft: &in.Draft,
+		})
+		return resp, err
+	})
+	if err != nil {
+		return PullRequest{}, fmt.Errorf("open pull request %s from %s: %w", repo, in.Head, err)
+	}
+	return toPullRequest(p), nil
+}
+
+// PullRequestUpdate changes a pull request; nil fields are left alone.
+type PullRequestUpdate struct {
+	Title *string
+	Body  *string
+	State *string // "open" or "closed"
+}
+
+// UpdatePullRequest applies upd to pull request number.
+func (c *Client) UpdatePullRequest(ctx context.Context, repo Repo, number int, upd PullRequestUpdate) (PullRequest, error) {
+	var p *gh.PullRequest
+	err := c.do(ctx, func() (*gh.Response, error) {
+		var resp *gh.Response
+		var err error
+		p, resp, err = c.gh.PullRequests.Edit(ctx, repo.Owner, repo.Name, number, &gh.PullRequest{
+			Title: upd.Title, Body: upd.Body, State: upd.State,
+		})
+		return resp, err
+	})
+	if err != nil {
+		return PullRequest{}, fmt.Errorf("update pull request %s#%d: %w", repo, number, err)
+	}
+	return toPullRequest(p), nil
+}
+
+// ClosePullRequest closes pull request number without merging it.
+func (c *Client) ClosePullRequest(ctx context.Context, repo Repo, number int) error {
+	closed := "closed"
+	if _, err := c.UpdatePullRequest(ctx, repo, number, PullRequestUpdate{State: &closed}); err != nil {
+		return fmt.Errorf("close: %w", err)
+	}
+	return nil
+}
+
+// ListPullRequestsWithCommit lists the pull requests of repo that contain
+// commit sha (as GitHub associates them), all pages. The Action uses it to
+// check that a pull request number claimed by an artifact matches the run's
+// head commit.
+func (c *Client) ListPullRequestsWithCommit(ctx context.Context, repo Repo, sha string) ([]PullRequest, error) {
+	items, err := listAll(ctx, c, func(opts gh.ListOptions) ([]*gh.PullRequest, *gh.Response, error) {
+		return c.gh.PullRequests.ListPullRequestsWithCommit(ctx, repo.Owner, repo.Name, sha, &opts)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list pull requests with %s@%s: %w", repo, shortSHA(sha), err)
+	}
+	return toPullRequests(items), nil
+}
+
+func shortSHA(sha string) string {
+	if len(sha) > 12 && !strings.Contains(sha, "/") {
+		return sha[:12]
+	}
+	return sha
+}

@@ -1,0 +1,223 @@
+package github
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bradleyfalzon/ghinstallation/v2"
+)
+
+// Defaults of RetryPolicy.
+const (
+	DefaultMaxAttempts = 5
+	DefaultBaseDelay   = time.Second
+	DefaultMaxDelay    = 30 * time.Second
+	DefaultMaxWait     = 2 * time.Minute
+	// secondaryFloor is the least wait after a secondary rate limit that
+	// names no Retry-After: GitHub asks for at least a minute.
+	secondaryFloor = time.Minute
+)
+
+// RetryPolicy says which failures are retried and how long to wait.
+//
+// Transient failures (connection errors, 500, 502, 503, 504) are retried
+// with exponential backoff from BaseDelay, doubling, capped at MaxDelay. A
+// 403 or 429 with Retry-After waits that long; one with X-RateLimit-Remaining
+// 0 waits until X-RateLimit-Reset; a secondary rate limit without either
+// backs off exponentially from one minute. A wait longer than MaxWait, or
+// past the context's deadline, is not made: the answer is returned and
+// becomes ErrRateLimited. At most MaxAttempts requests are sent per call.
+// Every method is retried, POST included: a create whose answer was lost
+// may be applied twice, which the callers' flows tolerate (they re-list).
+type RetryPolicy struct {
+	MaxAttempts int
+	BaseDelay   time.Duration
+	MaxDelay    time.Duration
+	MaxWait     time.Duration
+	// Sleep waits d or until ctx ends (then returns ctx.Err()). Tests inject
+	// one that records the wait and returns at once. Default a timer.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// Now is the clock rate-limit resets are measured against. Default time.Now.
+	Now func() time.Time
+}
+
+func (p RetryPolicy) withDefaults() RetryPolicy {
+	if p.MaxAttempts <= 0 {
+		p.MaxAttempts = DefaultMaxAttempts
+	}
+	if p.BaseDelay <= 0 {
+		p.BaseDelay = DefaultBaseDelay
+	}
+	if p.MaxDelay <= 0 {
+		p.MaxDelay = DefaultMaxDelay
+	}
+	if p.MaxWait <= 0 {
+		p.MaxWait = DefaultMaxWait
+	}
+	if p.Sleep == nil {
+		p.Sleep = sleepTimer
+	}
+	if p.Now == nil {
+		p.Now = time.Now
+	}
+	return p
+}
+
+func sleepTimer(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// canWait reports whether a wait of d fits MaxWait and the context's deadline.
+func (p RetryPolicy) canWait(ctx context.Context, d time.Duration) bool {
+	if d > p.MaxWait {
+		return false
+	}
+	if deadline, ok := ctx.Deadline(); ok && p.Now().Add(d).After(deadline) {
+		return false
+	}
+	return true
+}
+
+func (p RetryPolicy) backoff(attempt int, floor time.Duration) time.Duration {
+	d := max(p.BaseDelay, floor)
+	for i := 1; i < attempt && d < p.MaxDelay*64; i++ {
+		d *= 2
+	}
+	if floor == 0 && d > p.MaxDelay {
+		d = p.MaxDelay
+	}
+	return d
+}
+
+// retryTransport applies a RetryPolicy and serializes mutating requests.
+type retryTransport struct {
+	next   http.RoundTripper
+	policy RetryPolicy
+	// writeMu serializes every request other than GET and HEAD, retries
+	// included: GitHub asks integrations not to make concurrent writes.
+	writeMu sync.Mutex
+}
+
+func newRetryTransport(next http.RoundTripper, p RetryPolicy) *retryTransport {
+	return &retryTransport{next: next, policy: p.withDefaults()}
+}
+
+func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Method != http.MethodGet && req.Method != http.MethodHead {
+		t.writeMu.Lock()
+		defer t.writeMu.Unlock()
+	}
+	ctx := req.Context()
+	for attempt := 1; ; attempt++ {
+		r := req
+		if attempt > 1 {
+			var err error
+			if r, err = rewind(req); err != nil {
+				return nil, err
+			}
+		}
+		resp, err := t.next.RoundTrip(r)
+		wait, retry := t.classify(ctx, attempt, resp, err)
+		if !retry || attempt >= t.policy.MaxAttempts || !t.policy.canWait(ctx, wait) {
+			return resp, err
+		}
+		if resp != nil {
+			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+			resp.Body.Close()
+		}
+		if serr := t.policy.Sleep(ctx, wait); serr != nil {
+			if err != nil {
+				return nil, fmt.Errorf("%w (while retrying after: %v)", serr, err)
+			}
+			return nil, serr
+		}
+	}
+}
+
+// rewind returns a copy of req with a fresh body.
+func rewind(req *http.Request) (*http.Request, error) {
+	r := req.Clone(req.Context())
+	if req.Body == nil || req.Body == http.NoBody {
+		return r, nil
+	}
+	if req.GetBody == nil {
+		return nil, errors.New("github: cannot retry a request whose body cannot be replayed")
+	}
+	body, err := req.GetBody()
+	if err != nil {
+		return nil, fmt.Errorf("github: replay request body: %w", err)
+	}
+	r.Body = body
+	return r, nil
+}
+
+// classify decides whether an answer is retried and after how long.
+func (t *retryTransport) classify(ctx context.Context, attempt int, resp *http.Response, err error) (time.Duration, bool) {
+	p := t.policy
+	if err != nil {
+		if ctx.Err() != nil {
+			return 0, false
+		}
+		var he *ghinstallation.HTTPError
+		if errors.As(err, &he) && he.Response != nil {
+			// The installation-token request failed: retry only a 5xx.
+			return p.backoff(attempt, 0), he.Response.StatusCode >= 500
+		}
+		return p.backoff(attempt, 0), true
+	}
+	switch resp.StatusCode {
+	case http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return p.backoff(attempt, 0), true
+	case http.StatusForbidden, http.StatusTooManyRequests:
+	default:
+		return 0, false
+	}
+	if s := resp.Header.Get("Retry-After"); s != "" {
+		if secs, perr := strconv.Atoi(strings.TrimSpace(s)); perr == nil && secs >= 0 {
+			return time.Duration(secs) * time.Second, true
+		}
+		if when, perr := http.ParseTime(s); perr == nil {
+			return max(0, when.Sub(p.Now())), true
+		}
+	}
+	if resp.Header.Get("X-RateLimit-Remaining") == "0" {
+		if reset, perr := strconv.ParseInt(resp.Header.Get("X-RateLimit-Reset"), 10, 64); perr == nil {
+			return max(0, time.Unix(reset, 0).Sub(p.Now())) + time.Second, true
+		}
+	}
+	if resp.StatusCode == http.StatusTooManyRequests || isSecondaryLimit(resp) {
+		return p.backoff(attempt, secondaryFloor), true
+	}
+	return 0, false // a plain 403: permission denied
+}
+
+// isSecondaryLimit peeks at a 403 body for GitHub's secondary-rate-limit
+// message, leaving the body readable.
+func isSecondaryLimit(resp *http.Response) bool {
+	if resp.Body == nil {
+		return false
+	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
+	resp.Body.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(b))
+	if err != nil {
+		return false
+	}
+	s := strings.ToLower(string(b))
+	return strings.Contains(s, "secondary rate limit") || strings.Contains(s, "abuse detection")
+}
