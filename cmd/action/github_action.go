@@ -2,11 +2,222 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/pin"
+	"github.com/inference-sim/accuracy-dashboard/internal/prcheck"
+	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
-// runGitHubAction is being written (issue 4); placeholder so the package builds.
+const githubActionUsage = `Usage: action github-action
+
+Runs inside GitHub Actions as the accuracy-dashboard Action (action.yml). It
+takes no flags: its inputs come from INPUT_* environment variables that
+action.yml maps one by one (INPUT_GITHUB_TOKEN, INPUT_PIN_FILE, INPUT_MODE,
+INPUT_SIMULATOR_PATH, INPUT_BASELINE, INPUT_SHARD, INPUT_ALERT_THRESHOLD,
+INPUT_FAIL_THRESHOLD, INPUT_COMMENT, INPUT_OUT_DIR, INPUT_CACHE_DIR,
+INPUT_REPORT_DIR, INPUT_SHARDS_DIR, INPUT_JOBS), plus the runner's
+GITHUB_EVENT_PATH, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, GITHUB_API_URL,
+GITHUB_SERVER_URL, GITHUB_REPOSITORY, GITHUB_RUN_ID and GITHUB_WORKSPACE.
+
+Modes:
+  pr       score the pull request's head (and base) with the pinned harness,
+           write the job summary, post or update one comment
+  merge    combine the shard outputs of a matrix of 'pr' runs, then report
+  comment  post the report artifact of another run (workflow_run)
+
+See docs/ACTION.md.
+`
+
+// runGitHubAction is the Action's entry point (see githubActionUsage).
 func runGitHubAction(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	return errors.New("github-action: not implemented yet")
+	if len(args) > 0 {
+		if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+			fmt.Fprint(stdout, githubActionUsage)
+			return nil
+		}
+		fmt.Fprint(stderr, githubActionUsage)
+		return errUsageShown
+	}
+	in, err := readInputs(getenv)
+	if err != nil {
+		return err
+	}
+	ev, err := readEvent(in.eventPath)
+	if err != nil {
+		return err
+	}
+	flow := &prcheck.Flow{
+		Log:        stdout,
+		OutDir:     in.outDir,
+		Thresholds: in.thresholds,
+		Cache:      &prcheck.Cache{Dir: filepath.Join(in.cacheDir, "action")},
+	}
+	if in.summaryPath != "" {
+		flow.Summary = func(md string) error { return appendFile(in.summaryPath, md+"\n") }
+	}
+	if in.runID != "" && in.repository != "" {
+		flow.DetailsURL = strings.TrimSuffix(in.serverURL, "/") + "/" + in.repository + "/actions/runs/" + in.runID
+	}
+	var gh *ghComments
+	if in.comment {
+		if gh, err = newGitHub(in); err != nil {
+			return err
+		}
+		flow.Comments = gh
+	}
+
+	var out prcheck.Outcome
+	switch in.mode {
+	case modeComment:
+		out, err = runCommentMode(ctx, in, ev, flow, gh)
+	default:
+		out, err = runScoringMode(ctx, in, ev, flow, getenv, stdout, stderr)
+	}
+	if err != nil {
+		return err
+	}
+	if err := writeOutputs(in.outputPath, outputsOf(out), rand.Reader); err != nil {
+		return fmt.Errorf("outputs: %w", err)
+	}
+	if out.Failed() {
+		return &exitError{code: 1, err: fmt.Errorf("accuracy fell past fail-threshold: %s", strings.Join(out.Verdict.Failures, " "))}
+	}
+	return nil
+}
+
+// runScoringMode runs modes pr and merge with the pinned harness.
+func runScoringMode(ctx context.Context, in actionInputs, ev event, flow *prcheck.Flow, getenv func(string) string, stdout, stderr io.Writer) (prcheck.Outcome, error) {
+	src, err := os.ReadFile(in.pinFile)
+	if err != nil {
+		return prcheck.Outcome{}, fmt.Errorf("pin file: %w (create it, or set pin-file; see docs/ACTION.md)", err)
+	}
+	rel, err := filepath.Rel(in.simulatorPath, in.pinFile)
+	if err != nil {
+		rel = in.pinFile
+	}
+	p, err := pin.Parse(src, rel)
+	if err != nil {
+		return prcheck.Outcome{}, err
+	}
+	env := subprocessEnv(os.Environ())
+	pr, isPR, err := ev.pullRequest()
+	if err != nil {
+		return prcheck.Outcome{}, err
+	}
+	if !isPR {
+		if in.mode == modeMerge {
+			return prcheck.Outcome{}, errors.New("mode merge needs a pull_request event")
+		}
+		// Not a pull request (schedule, push, workflow_dispatch): score
+		// the checked-out commit alone and do not comment.
+		head, err := simulatorHead(ctx, in.simulatorPath, env)
+		if err != nil {
+			return prcheck.Outcome{}, fmt.Errorf("simulator checkout: %w", err)
+		}
+		pr = prcheck.PR{HeadSHA: head}
+		in.baseline = false
+		flow.Comments = nil
+	}
+
+	prcheck.Group(stdout, fmt.Sprintf("Prepare the pinned harness %s (%s)", p.Harness.Tag, p.Harness.Commit))
+	h, err := preparePinnedHarness(ctx, p, cloneURL(p, in), in.cacheDir, env, stdout, stderr)
+	prcheck.EndGroup(stdout)
+	if err != nil {
+		return prcheck.Outcome{}, err
+	}
+	h.simRepo = in.simulatorPath
+	h.args = append(dataArgs(p, in.simulatorPath), "--cache-dir", in.cacheDir)
+	if in.jobs > 0 {
+		h.args = append(h.args, "--jobs", strconv.Itoa(in.jobs))
+	}
+	flow.Scorer = h
+	data, err := dataKey(p, in.simulatorPath)
+	if err != nil {
+		return prcheck.Outcome{}, err
+	}
+	flow.Key = prcheck.CacheKey{HarnessCommit: p.Harness.Commit, Data: data}
+
+	if in.mode == modeMerge {
+		return flow.RunMerge(ctx, pr, in.shardsDir)
+	}
+	commits := []string{pr.HeadSHA}
+	if in.baseline {
+		commits = append(commits, pr.BaseSHA)
+	}
+	if err := prepareSimulator(ctx, in.simulatorPath, env, commits...); err != nil {
+		return prcheck.Outcome{}, err
+	}
+	return flow.RunPR(ctx, pr, in.baseline, in.shard)
+}
+
+// runCommentMode posts another run's report from a workflow_run job.
+func runCommentMode(ctx context.Context, in actionInputs, ev event, flow *prcheck.Flow, gh *ghComments) (prcheck.Outcome, error) {
+	if ev.WorkflowRun == nil {
+		return prcheck.Outcome{}, errors.New("mode comment runs on a workflow_run event")
+	}
+	if gh == nil {
+		return prcheck.Outcome{}, errors.New("mode comment needs comment: true and a token")
+	}
+	if ev.WorkflowRun.HTMLURL != "" {
+		flow.DetailsURL = ev.WorkflowRun.HTMLURL
+	}
+	if err := pin.CheckCommit(ev.WorkflowRun.HeadSHA); err != nil {
+		return prcheck.Outcome{}, fmt.Errorf("event: workflow_run.head_sha: %w", err)
+	}
+	return flow.RunComment(ctx, in.reportDir, ev.WorkflowRun.HeadSHA, gh)
+}
+
+// cloneURL resolves the pin's repository: owner/name on this GitHub server,
+// a relative local path against the consumer repository.
+func cloneURL(p pin.Pin, in actionInputs) string {
+	r := p.Harness.Repository
+	if strings.HasPrefix(r, "./") || strings.HasPrefix(r, "../") {
+		return filepath.Join(in.simulatorPath, r)
+	}
+	return p.Harness.CloneURL(in.serverURL)
+}
+
+// outputsOf lists the step outputs of an outcome.
+func outputsOf(o prcheck.Outcome) [][2]string {
+	var summaryPath, label, ttft, tpot string
+	if o.HeadDir != "" {
+		summaryPath = filepath.Join(o.HeadDir, "summary.json")
+	}
+	h := o.Comparison.Head
+	if h.SchemaVersion != 0 {
+		label = h.Label
+		tier := h.Tiers.MeasuredResolved
+		if tier.TTFT.N == 0 && tier.TPOT.N == 0 {
+			tier = h.Tiers.All
+		}
+		ttft, tpot = mape(tier.TTFT), mape(tier.TPOT)
+	} else if summaryPath != "" {
+		// A shard run reports no comparison; its own summary still has a label.
+		if r, err := prcheck.ReadRun(o.HeadDir); err == nil {
+			label = r.Summary.Label
+		}
+	}
+	return [][2]string{
+		{"summary-path", summaryPath},
+		{"markdown-path", o.MarkdownPath},
+		{"label", label},
+		{"ttft-mape", ttft},
+		{"tpot-mape", tpot},
+		{"comment-url", o.CommentURL},
+	}
+}
+
+func mape(m report.Metric) string {
+	if m.MAPE == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*m.MAPE, 'f', 2, 64)
 }

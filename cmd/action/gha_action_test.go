@@ -1,0 +1,276 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
+	"github.com/inference-sim/accuracy-dashboard/internal/render"
+)
+
+// actionEnv is the environment of one Action run against a fake GitHub.
+type actionEnv struct {
+	vars            map[string]string
+	output, summary string
+}
+
+func newActionEnv(t *testing.T, fake *githubfake.Server, sim, cache string, event []byte, extra map[string]string) actionEnv {
+	t.Helper()
+	dir := t.TempDir()
+	e := actionEnv{output: filepath.Join(dir, "output"), summary: filepath.Join(dir, "summary.md")}
+	evPath := filepath.Join(dir, "event.json")
+	if err := os.WriteFile(evPath, event, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.vars = map[string]string{
+		"INPUT_GITHUB_TOKEN":   "test-token",
+		"INPUT_SIMULATOR_PATH": sim,
+		"INPUT_CACHE_DIR":      cache,
+		"INPUT_OUT_DIR":        filepath.Join(dir, "report"),
+		"INPUT_JOBS":           "2",
+		"GITHUB_EVENT_PATH":    evPath,
+		"GITHUB_OUTPUT":        e.output,
+		"GITHUB_STEP_SUMMARY":  e.summary,
+		"GITHUB_API_URL":       fake.URL(),
+		"GITHUB_SERVER_URL":    "https://github.example",
+		"GITHUB_REPOSITORY":    "octo/sim",
+		"GITHUB_RUN_ID":        "42",
+		"GITHUB_WORKSPACE":     sim,
+		"HOME":                 dir,
+	}
+	for k, v := range extra {
+		e.vars[k] = v
+	}
+	return e
+}
+
+func (e actionEnv) run(t *testing.T) (stdout string, err error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	err = run(context.Background(), []string{"github-action"}, fakeEnv(e.vars), &out, &errb)
+	t.Logf("stderr:\n%s", errb.String())
+	return out.String(), err
+}
+
+func TestGitHubActionPullRequest(t *testing.T) {
+	hdir, hcommit := harnessRepo(t)
+	sim, head, base := consumerRepo(t, hdir, hcommit)
+	cache := t.TempDir()
+
+	fake := githubfake.New(t, githubfake.Options{Token: "test-token", ActionsToken: true})
+	fake.AddRepo("octo/sim", "main")
+	number := fake.AddPullRequest("octo/sim", githubfake.PullRequest{Title: "faster decode", Head: "feature", HeadRepo: "someone/sim", HeadSHA: head})
+	fake.AddComment("octo/sim", number, "mallory", render.PRMarker+" a pasted marker is not ours")
+
+	// First run: scores head and base with the pinned harness and comments.
+	e := newActionEnv(t, fake, sim, cache, pullRequestEvent(t, "opened", "octo/sim", number, head, base), nil)
+	stdout, err := e.run(t)
+	if err != nil {
+		t.Fatalf("first run: %v\nstdout:\n%s", err, stdout)
+	}
+	for _, want := range []string{"::group::Prepare the pinned harness " + harnessTag, "::group::Score head " + head, "::group::Score base " + base, "::endgroup::"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q", want)
+		}
+	}
+	comments := fake.Comments("octo/sim", number)
+	if len(comments) != 2 || comments[1].User != "github-actions[bot]" || !strings.HasPrefix(comments[1].Body, render.PRMarker) {
+		t.Fatalf("comments after the first run: %+v", comments)
+	}
+	if !strings.Contains(comments[1].Body, "Δ MAPE") || !strings.Contains(comments[1].Body, "**Experimental.**") {
+		t.Errorf("comment body:\n%s", comments[1].Body)
+	}
+	out := readOutputs(t, e.output)
+	if out["comment-url"] == "" || out["label"] != "experimental" {
+		t.Errorf("outputs %v", out)
+	}
+	if _, err := strconv.ParseFloat(out["ttft-mape"], 64); err != nil {
+		t.Errorf("ttft-mape %q: %v", out["ttft-mape"], err)
+	}
+	if _, err := os.Stat(out["summary-path"]); err != nil {
+		t.Errorf("summary-path: %v", err)
+	}
+	if md, err := os.ReadFile(out["markdown-path"]); err != nil || string(md) != comments[1].Body {
+		t.Errorf("markdown-path does not hold the comment (err %v)", err)
+	}
+	summary, _ := os.ReadFile(e.summary)
+	if !strings.Contains(string(summary), "| measured + resolved | TTFT |") {
+		t.Errorf("job summary:\n%s", summary)
+	}
+
+	// Second run (a push to the pull request): results come from the cache
+	// and the same comment is edited, not a new one added.
+	e2 := newActionEnv(t, fake, sim, cache, pullRequestEvent(t, "synchronize", "octo/sim", number, head, base), nil)
+	stdout, err = e2.run(t)
+	if err != nil {
+		t.Fatalf("second run: %v\nstdout:\n%s", err, stdout)
+	}
+	if strings.Contains(stdout, "::group::Score ") || !strings.Contains(stdout, "Reusing the pinned harness") {
+		t.Errorf("second run scored again or rebuilt the harness:\n%s", stdout)
+	}
+	after := fake.Comments("octo/sim", number)
+	if len(after) != 2 || after[1].ID != comments[1].ID || !strings.Contains(after[1].Body, "reused from the cache") {
+		t.Errorf("second run did not edit the comment in place: %+v", after)
+	}
+	if n := fake.Calls("issues/create-comment"); n != 1 {
+		t.Errorf("%d comments created, want 1", n)
+	}
+	if out2 := readOutputs(t, e2.output); out2["comment-url"] != out["comment-url"] {
+		t.Errorf("comment-url changed: %q then %q", out["comment-url"], out2["comment-url"])
+	}
+
+	// A fork's read-only token: the job summary and a notice, no failure.
+	fork := githubfake.New(t, githubfake.Options{Token: "test-token", ActionsToken: true, ReadOnly: true})
+	fork.AddRepo("octo/sim", "main")
+	n := fork.AddPullRequest("octo/sim", githubfake.PullRequest{Title: "from a fork", Head: "feature", HeadRepo: "someone/sim", HeadSHA: head})
+	e3 := newActionEnv(t, fork, sim, cache, pullRequestEvent(t, "opened", "octo/sim", n, head, base), nil)
+	stdout, err = e3.run(t)
+	if err != nil {
+		t.Fatalf("fork run failed: %v", err)
+	}
+	if !strings.Contains(stdout, "::notice::Not commenting: the token is read-only") || len(fork.Comments("octo/sim", n)) != 0 {
+		t.Errorf("fork run: stdout\n%s", stdout)
+	}
+	if s, _ := os.ReadFile(e3.summary); !strings.Contains(string(s), "Δ MAPE") {
+		t.Errorf("fork run: job summary lacks the table:\n%s", s)
+	}
+	if out3 := readOutputs(t, e3.output); out3["comment-url"] != "" || out3["summary-path"] == "" {
+		t.Errorf("fork run outputs %v", out3)
+	}
+}
+
+func TestGitHubActionRefusesBadPin(t *testing.T) {
+	hdir, hcommit := harnessRepo(t)
+	sim, head, base := consumerRepo(t, hdir, hcommit)
+	fake := githubfake.New(t, githubfake.Options{Token: "test-token", ActionsToken: true})
+	tests := map[string]struct {
+		pin  string
+		want string
+	}{
+		"tag names another commit": {
+			"harness:\n  repository: " + hdir + "\n  tag: " + harnessTag + "\n  commit: " + strings.Repeat("0", 40) + "\n",
+			"has no commit " + strings.Repeat("0", 40),
+		},
+		"branch": {
+			"harness:\n  repository: " + hdir + "\n  tag: main\n  commit: " + hcommit + "\n",
+			"pins.yaml:3: harness.tag: \"main\" is not a release tag",
+		},
+		"lying tag": {
+			"harness:\n  repository: " + hdir + "\n  tag: v0.0.1\n  commit: " + hcommit + "\n",
+			"no tag v0.0.1",
+		},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			pinPath := filepath.Join(t.TempDir(), "pins.yaml")
+			writeFile(t, pinPath, tt.pin)
+			e := newActionEnv(t, fake, sim, t.TempDir(), pullRequestEvent(t, "opened", "octo/sim", 1, head, base),
+				map[string]string{"INPUT_PIN_FILE": pinPath, "INPUT_COMMENT": "false"})
+			_, err := e.run(t)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("err = %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestReadInputs(t *testing.T) {
+	t.Parallel()
+	base := map[string]string{"GITHUB_EVENT_PATH": "/e.json", "INPUT_GITHUB_TOKEN": "t", "GITHUB_WORKSPACE": "/ws", "HOME": "/home/u"}
+	in, err := readInputs(fakeEnv(base))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.mode != modePR || !in.baseline || !in.comment || in.shard != nil || in.thresholds.Alert != nil ||
+		in.pinFile != "/ws/.github/accuracy-harness.yaml" || in.cacheDir != "/home/u/.cache/accuracy-dashboard" {
+		t.Errorf("defaults: %+v", in)
+	}
+	bad := map[string]string{
+		"INPUT_MODE":            "input mode",
+		"INPUT_BASELINE":        "input baseline",
+		"INPUT_SHARD":           "input shard",
+		"INPUT_ALERT_THRESHOLD": "input alert-threshold",
+		"INPUT_FAIL_THRESHOLD":  "input fail-threshold",
+		"INPUT_COMMENT":         "input comment",
+		"INPUT_JOBS":            "input jobs",
+	}
+	for env, want := range bad {
+		m := map[string]string{env: "bogus"}
+		for k, v := range base {
+			m[k] = v
+		}
+		if _, err := readInputs(fakeEnv(m)); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%s=bogus: err = %v, want %q", env, err, want)
+		}
+	}
+	for name, m := range map[string]map[string]string{
+		"comment mode without report-dir": {"INPUT_MODE": "comment"},
+		"merge mode without shards-dir":   {"INPUT_MODE": "merge"},
+		"no token":                        {"INPUT_GITHUB_TOKEN": ""},
+		"no event":                        {"GITHUB_EVENT_PATH": ""},
+		"negative threshold":              {"INPUT_FAIL_THRESHOLD": "-1"},
+	} {
+		all := map[string]string{}
+		for k, v := range base {
+			all[k] = v
+		}
+		for k, v := range m {
+			all[k] = v
+		}
+		if _, err := readInputs(fakeEnv(all)); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	m := map[string]string{"INPUT_ALERT_THRESHOLD": "2.5", "INPUT_FAIL_THRESHOLD": "5pp", "INPUT_SHARD": "2/3", "INPUT_BASELINE": "none", "INPUT_COMMENT": "false"}
+	for k, v := range base {
+		m[k] = v
+	}
+	in, err = readInputs(fakeEnv(m))
+	if err != nil || *in.thresholds.Alert != 2.5 || *in.thresholds.Fail != 5 || in.shard.Index != 2 || in.baseline || in.comment {
+		t.Errorf("explicit inputs: %+v, %v", in, err)
+	}
+}
+
+// fixedRandom yields the given bytes, then zeros.
+type fixedRandom struct{ b []byte }
+
+func (r *fixedRandom) Read(p []byte) (int, error) {
+	n := copy(p, r.b)
+	r.b = r.b[n:]
+	for i := n; i < len(p); i++ {
+		p[i] = 0
+	}
+	return len(p), nil
+}
+
+func TestWriteOutputsDelimiter(t *testing.T) {
+	t.Parallel()
+	first := bytes.Repeat([]byte{0xab}, 16)
+	// The value contains the first delimiter the random source will give.
+	evil := "x\nghadelimiter_" + hex.EncodeToString(first) + "\ninjected=1"
+	path := filepath.Join(t.TempDir(), "out")
+	if err := writeOutputs(path, [][2]string{{"label", evil}, {"ttft-mape", "1.25"}}, &fixedRandom{b: first}); err != nil {
+		t.Fatal(err)
+	}
+	got := readOutputs(t, path)
+	if got["label"] != evil || got["ttft-mape"] != "1.25" || got["injected"] != "" {
+		t.Errorf("outputs %q", got)
+	}
+	if err := writeOutputs(path, [][2]string{{"bad\nname", "v"}}, &fixedRandom{}); err == nil {
+		t.Error("output name with a newline accepted")
+	}
+	if err := writeOutputs(path, [][2]string{{"a", "v"}}, errReader{}); err == nil {
+		t.Error("random failure ignored")
+	}
+}
+
+type errReader struct{}
+
+func (errReader) Read([]byte) (int, error) { return 0, errors.New("no entropy") }

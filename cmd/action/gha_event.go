@@ -1,0 +1,60 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/pin"
+	"github.com/inference-sim/accuracy-dashboard/internal/prcheck"
+)
+
+// event is the part of $GITHUB_EVENT_PATH the Action reads. Webhook payloads
+// carry many more fields; they are ignored.
+type event struct {
+	PullRequest *struct {
+		Number int `json:"number"`
+		Head   struct {
+			SHA string `json:"sha"`
+		} `json:"head"`
+		Base struct {
+			SHA string `json:"sha"`
+		} `json:"base"`
+	} `json:"pull_request"`
+	WorkflowRun *struct {
+		HeadSHA    string `json:"head_sha"`
+		HTMLURL    string `json:"html_url"`
+		Conclusion string `json:"conclusion"`
+	} `json:"workflow_run"`
+}
+
+func readEvent(path string) (event, error) {
+	var ev event
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ev, fmt.Errorf("event: %w", err)
+	}
+	if err := json.Unmarshal(b, &ev); err != nil {
+		return ev, fmt.Errorf("event %s: %w", path, err)
+	}
+	return ev, nil
+}
+
+// pullRequest returns the pull request of a pull_request (or
+// pull_request_target) event: its number, head and base commits. The head
+// is pull_request.head.sha, not GITHUB_SHA (the synthetic merge commit).
+func (ev event) pullRequest() (prcheck.PR, bool, error) {
+	if ev.PullRequest == nil {
+		return prcheck.PR{}, false, nil
+	}
+	p := prcheck.PR{Number: ev.PullRequest.Number, HeadSHA: ev.PullRequest.Head.SHA, BaseSHA: ev.PullRequest.Base.SHA}
+	if p.Number <= 0 {
+		return p, true, fmt.Errorf("event: pull_request has no number")
+	}
+	for what, sha := range map[string]string{"head": p.HeadSHA, "base": p.BaseSHA} {
+		if err := pin.CheckCommit(sha); err != nil {
+			return p, true, fmt.Errorf("event: pull_request.%s.sha: %w", what, err)
+		}
+	}
+	return p, true, nil
+}

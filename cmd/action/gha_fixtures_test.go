@@ -1,0 +1,175 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
+)
+
+const harnessTag = "v9.9.9"
+
+// harnessRepo copies this module's working tree (tracked and untracked
+// files that git does not ignore) into a new git repository tagged
+// harnessTag, so the Action's pinned-harness path (clone, verify, build, run
+// from the clone) is exercised on the code under test.
+func harnessRepo(t *testing.T) (dir, commit string) {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("git", "-C", root, "ls-files", "--cached", "--others", "--exclude-standard", "-z").Output()
+	if err != nil {
+		t.Fatalf("git ls-files: %v", err)
+	}
+	dir = filepath.Join(t.TempDir(), "harness")
+	for _, f := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
+		src := filepath.Join(root, f)
+		st, err := os.Lstat(src)
+		if err != nil || !st.Mode().IsRegular() {
+			continue // deleted in the working tree, or not a file
+		}
+		b, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst := filepath.Join(dir, f)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(dst, b, st.Mode().Perm()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	harnesstest.GitInit(t, dir)
+	commit = harnesstest.CommitAll(t, dir, "harness under test")
+	harnesstest.Run(t, dir, "git", "tag", harnessTag)
+	return dir, commit
+}
+
+// consumerRepo makes the simulator repository a pull request runs in: a
+// clone of the stand-in simulator whose head commit (on top of v0.2.0) adds
+// the pin file and a ledger; the base is v0.1.0.
+func consumerRepo(t *testing.T, harnessDir, harnessCommit string) (dir, head, base string) {
+	t.Helper()
+	sim := harnesstest.StandinRepo(t)
+	dir = filepath.Join(t.TempDir(), "simulator")
+	harnesstest.Run(t, "", "git", "clone", "--quiet", sim.Dir, dir)
+	harnesstest.Run(t, dir, "git", "checkout", "--quiet", "-B", "feature", sim.V020)
+	copyTree(t, testLedger, filepath.Join(dir, "accuracy", "ledger"))
+	writeFile(t, filepath.Join(dir, ".github", "accuracy-harness.yaml"), "# Harness pinned for pull-request accuracy checks.\n"+
+		"harness:\n  repository: "+harnessDir+"\n  tag: "+harnessTag+"   # release\n  commit: "+harnessCommit+"\n"+
+		"data:\n  ledger: accuracy/ledger\n  catalog: none\n  registry: none\n")
+	head = harnesstest.CommitAll(t, dir, "pin the accuracy harness")
+	return dir, head, sim.V010
+}
+
+// pullRequestEvent is a real pull_request webhook payload (npm
+// @octokit/webhooks-examples) with its commits, number and repository set.
+func pullRequestEvent(t *testing.T, action, repo string, number int, head, base string) []byte {
+	t.Helper()
+	ev := webhookExample(t, "pull_request", action)
+	pr := ev["pull_request"].(map[string]any)
+	pr["number"] = number
+	ev["number"] = number
+	pr["head"].(map[string]any)["sha"] = head
+	pr["base"].(map[string]any)["sha"] = base
+	ev["repository"].(map[string]any)["full_name"] = repo
+	b, err := json.Marshal(ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// webhookExample returns the first example payload of event with action.
+// Without node_modules the test is skipped, or fails when CI=true.
+func webhookExample(t *testing.T, event, action string) map[string]any {
+	t.Helper()
+	path := "../../node_modules/@octokit/webhooks-examples/api.github.com/index.json"
+	b, err := os.ReadFile(path)
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("webhook examples missing (npm ci installs them): %v", err)
+		}
+		t.Skipf("webhook examples missing (run npm ci): %v", err)
+	}
+	var index []struct {
+		Name     string           `json:"name"`
+		Examples []map[string]any `json:"examples"`
+	}
+	if err := json.Unmarshal(b, &index); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range index {
+		if e.Name != event {
+			continue
+		}
+		for _, ex := range e.Examples {
+			if ex["action"] == action {
+				return ex
+			}
+		}
+	}
+	t.Fatalf("no %s.%s example", event, action)
+	return nil
+}
+
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if info.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeFile(t *testing.T, path, s string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// readOutputs parses a $GITHUB_OUTPUT file written with heredoc delimiters.
+func readOutputs(t *testing.T, path string) map[string]string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	lines := strings.Split(string(b), "\n")
+	for i := 0; i < len(lines); i++ {
+		name, delim, ok := strings.Cut(lines[i], "<<")
+		if !ok {
+			continue
+		}
+		var val []string
+		for i++; i < len(lines) && lines[i] != delim; i++ {
+			val = append(val, lines[i])
+		}
+		out[name] = strings.Join(val, "\n")
+	}
+	return out
+}

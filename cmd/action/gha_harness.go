@@ -1,0 +1,229 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/pin"
+	"github.com/inference-sim/accuracy-dashboard/internal/prcheck"
+	"github.com/inference-sim/accuracy-dashboard/internal/report"
+)
+
+// pinnedHarness runs the harness build of a pin: a clone of the harness
+// repository at the pinned commit, verified, and the cmd/action binary built
+// from it. Scores run as subprocesses from inside the clone, so the harness
+// reads its commit from its own checkout: the figure's harness commit is
+// checked, not asserted. It implements prcheck.Scorer.
+type pinnedHarness struct {
+	dir, bin string
+	simRepo  string
+	// args are passed to every score run (data, jobs, cache).
+	args   []string
+	env    []string
+	stdout io.Writer
+	stderr io.Writer
+}
+
+// preparePinnedHarness clones (or reuses from cacheDir) the pinned harness,
+// verifies that HEAD is the pinned commit and that the pinned tag names it,
+// and builds it.
+func preparePinnedHarness(ctx context.Context, p pin.Pin, cloneURL, cacheDir string, env []string, stdout, stderr io.Writer) (*pinnedHarness, error) {
+	h := &pinnedHarness{
+		dir:    filepath.Join(cacheDir, "action", "harness", p.Harness.Commit),
+		bin:    filepath.Join(cacheDir, "action", "harness", p.Harness.Commit+".bin", "action"),
+		env:    env,
+		stdout: stdout,
+		stderr: stderr,
+	}
+	if err := h.verify(ctx, p); err == nil {
+		if _, err := os.Stat(h.bin); err == nil {
+			fmt.Fprintf(stdout, "Reusing the pinned harness %s (%s) from %s\n", p.Harness.Tag, p.Harness.Commit, h.dir)
+			return h, nil
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(h.dir), 0o755); err != nil {
+		return nil, fmt.Errorf("harness: %w", err)
+	}
+	os.RemoveAll(h.dir)
+	tmp, err := os.MkdirTemp(filepath.Dir(h.dir), ".clone-")
+	if err != nil {
+		return nil, fmt.Errorf("harness: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	if _, err := runGit(ctx, "", env, "clone", "--quiet", "--no-checkout", cloneURL, tmp); err != nil {
+		return nil, fmt.Errorf("harness: clone %s: %w", cloneURL, err)
+	}
+	if _, err := runGit(ctx, tmp, env, "-c", "advice.detachedHead=false", "checkout", "--quiet", "--detach", p.Harness.Commit); err != nil {
+		return nil, fmt.Errorf("harness: %s has no commit %s: %w", cloneURL, p.Harness.Commit, err)
+	}
+	if err := os.Rename(tmp, h.dir); err != nil {
+		return nil, fmt.Errorf("harness: %w", err)
+	}
+	if err := h.verify(ctx, p); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Dir(h.bin), 0o755); err != nil {
+		return nil, fmt.Errorf("harness: %w", err)
+	}
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", h.bin, "./cmd/action")
+	cmd.Dir, cmd.Env = h.dir, env
+	var msg bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &msg, &msg
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("harness: build %s (%s): %w\n%s", p.Harness.Tag, p.Harness.Commit, err, strings.TrimSpace(msg.String()))
+	}
+	fmt.Fprintf(stdout, "Built the pinned harness %s (%s)\n", p.Harness.Tag, p.Harness.Commit)
+	return h, nil
+}
+
+// verify checks that the clone's HEAD is the pinned commit, that its tracked
+// files are unchanged, and that the pinned tag names that commit.
+func (h *pinnedHarness) verify(ctx context.Context, p pin.Pin) error {
+	head, err := runGit(ctx, h.dir, h.env, "rev-parse", "HEAD")
+	if err != nil {
+		return fmt.Errorf("harness: %w", err)
+	}
+	if head != p.Harness.Commit {
+		return fmt.Errorf("harness: checkout is at %s, not the pinned %s", head, p.Harness.Commit)
+	}
+	if st, err := runGit(ctx, h.dir, h.env, "status", "--porcelain", "--untracked-files=no"); err != nil || st != "" {
+		return fmt.Errorf("harness: checkout %s is modified (%v): %s", h.dir, err, st)
+	}
+	tagged, err := runGit(ctx, h.dir, h.env, "rev-parse", "--verify", "--quiet", "refs/tags/"+p.Harness.Tag+"^{commit}")
+	if err != nil {
+		return fmt.Errorf("harness: the repository has no tag %s (pinned with commit %s)", p.Harness.Tag, p.Harness.Commit)
+	}
+	if tagged != p.Harness.Commit {
+		return fmt.Errorf("harness: tag %s names %s, not the pinned commit %s; fix the pin file", p.Harness.Tag, tagged, p.Harness.Commit)
+	}
+	return nil
+}
+
+// Score implements prcheck.Scorer by running the pinned harness's score
+// command. Its progress lines (stderr) pass through to the log.
+func (h *pinnedHarness) Score(ctx context.Context, sim string, shard *report.Shard, dir string) error {
+	args := []string{"score", "--sim-repo", h.simRepo, "--sim", sim, "--out", dir}
+	if shard != nil {
+		args = append(args, "--shard", prcheck.FormatShard(shard))
+	}
+	return h.run(ctx, append(args, h.args...))
+}
+
+// Merge implements prcheck.Scorer by running the pinned harness's merge
+// command.
+func (h *pinnedHarness) Merge(ctx context.Context, dir string, shards []string) error {
+	return h.run(ctx, append([]string{"merge", "--out", dir}, shards...))
+}
+
+func (h *pinnedHarness) run(ctx context.Context, args []string) error {
+	cmd := exec.CommandContext(ctx, h.bin, args...)
+	cmd.Dir, cmd.Env = h.dir, h.env
+	cmd.Stdout, cmd.Stderr = h.stdout, h.stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("harness %s: %w", args[0], err)
+	}
+	return nil
+}
+
+// dataArgs turns the pin's data section into harness flags. Bundled data
+// passes no flag (the pinned harness's default), none passes "none", and a
+// path is resolved in the consumer repository.
+func dataArgs(p pin.Pin, repoDir string) []string {
+	var args []string
+	for _, d := range []struct{ flag, v string }{{"--ledger", p.Data.Ledger}, {"--catalog", p.Data.Catalog}, {"--registry", p.Data.Registry}} {
+		switch d.v {
+		case pin.Bundled:
+		case pin.None:
+			args = append(args, d.flag, pin.None)
+		default:
+			args = append(args, d.flag, filepath.Join(repoDir, filepath.FromSlash(d.v)))
+		}
+	}
+	return args
+}
+
+// dataKey is the data part of the cache key: "bundled" (fixed by the
+// harness commit) or the digest of the directory handed in.
+func dataKey(p pin.Pin, repoDir string) (map[string]string, error) {
+	key := map[string]string{}
+	for name, v := range map[string]string{"ledger": p.Data.Ledger, "catalog": p.Data.Catalog, "registry": p.Data.Registry} {
+		if v == pin.Bundled || v == pin.None {
+			key[name] = v
+			continue
+		}
+		d, err := prcheck.DirDigest(os.DirFS(filepath.Join(repoDir, filepath.FromSlash(v))))
+		if err != nil {
+			return nil, fmt.Errorf("data.%s %s: %w", name, v, err)
+		}
+		key[name] = d
+	}
+	return key, nil
+}
+
+// prepareSimulator checks that the simulator checkout is clean and holds
+// each commit, fetching the missing ones from its origin (a pull_request
+// checkout holds only the merge commit).
+func prepareSimulator(ctx context.Context, dir string, env []string, commits ...string) error {
+	st, err := runGit(ctx, dir, env, "status", "--porcelain")
+	if err != nil {
+		return fmt.Errorf("simulator checkout %s: %w", dir, err)
+	}
+	if st != "" {
+		return fmt.Errorf("simulator checkout %s has uncommitted changes; the harness scores commits, so commit or discard them:\n%s", dir, st)
+	}
+	for _, c := range commits {
+		if _, err := runGit(ctx, dir, env, "cat-file", "-e", c+"^{commit}"); err == nil {
+			continue
+		}
+		if _, err := runGit(ctx, dir, env, "fetch", "--quiet", "--no-tags", "origin", c); err != nil {
+			return fmt.Errorf("simulator checkout %s lacks commit %s and fetching it failed: %w", dir, c, err)
+		}
+	}
+	return nil
+}
+
+// simulatorHead is the commit checked out in dir.
+func simulatorHead(ctx context.Context, dir string, env []string) (string, error) {
+	return runGit(ctx, dir, env, "rev-parse", "HEAD")
+}
+
+// runGit runs git in dir and returns its trimmed stdout; a failure carries
+// git's message.
+func runGit(ctx context.Context, dir string, env []string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir, cmd.Env = dir, env
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(errb.String())
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && msg != "" {
+			return "", fmt.Errorf("git %s: %s", args[0], msg)
+		}
+		return "", fmt.Errorf("git %s: %w", args[0], err)
+	}
+	return strings.TrimSpace(out.String()), nil
+}
+
+// subprocessEnv is the environment of git, go and the harness: the
+// process's own without the GitHub token, which the simulator under test
+// (pull-request code) must not see.
+func subprocessEnv(environ []string) []string {
+	out := make([]string, 0, len(environ))
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		switch name {
+		case envToken, "GITHUB_TOKEN", "GH_TOKEN", "ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN":
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
