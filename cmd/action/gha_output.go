@@ -56,4 +56,3 @@ func appendFile(path, s string) error {
 	}
 	return f.Close()
 }
-
