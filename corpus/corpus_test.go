@@ -1,0 +1,134 @@
+package corpus_test
+
+import (
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/inference-sim/accuracy-dashboard/corpus"
+	"github.com/inference-sim/accuracy-dashboard/internal/importer"
+	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
+)
+
+func TestBundledLedgerLoads(t *testing.T) {
+	t.Parallel()
+	l, err := ledger.Load(corpus.Ledger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Manifest.Name != "blis-default" || !l.Manifest.Release || len(l.Manifest.Sources) == 0 {
+		t.Errorf("manifest %+v: want the released blis-default corpus with its sources named", l.Manifest)
+	}
+	raw, err := fs.ReadFile(corpus.Ledger(), importer.ReportFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r importer.Report
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.PointsOut != l.NumPoints() || r.Units != len(l.Units) {
+		t.Errorf("report says %d points in %d units, the ledger holds %d in %d", r.PointsOut, r.Units, l.NumPoints(), len(l.Units))
+	}
+	sum := 0
+	for _, n := range r.Excluded {
+		sum += n
+	}
+	if r.PointsOut+sum != r.RowsIn {
+		t.Errorf("report does not balance: %d points + %d excluded != %d rows", r.PointsOut, sum, r.RowsIn)
+	}
+}
+
+func TestBundledCatalogHasGptOss(t *testing.T) {
+	t.Parallel()
+	raw, err := fs.ReadFile(corpus.Catalog(), "models/gpt-oss-120b/config.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg struct {
+		ModelType       string `json:"model_type"`
+		NumHiddenLayers int    `json:"num_hidden_layers"`
+	}
+	if err := json.Unmarshal(raw, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.ModelType != "gpt_oss" || cfg.NumHiddenLayers != 36 {
+		t.Errorf("catalog config: %+v", cfg)
+	}
+	l, err := ledger.Load(corpus.Ledger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range l.Units {
+		if u.Deployment.Model == "openai/gpt-oss-120b" {
+			return
+		}
+	}
+	t.Error("the catalog bundles gpt-oss-120b but no unit serves it")
+}
+
+// sharedData is ../shared/data beside the repository root, or skips.
+func sharedData(t *testing.T) string {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(wd, "..", "..", "shared", "data") // corpus/ is one below the root
+	if _, err := os.Stat(filepath.Join(data, "inferencex")); err != nil {
+		t.Skipf("real data absent (%v)", err)
+	}
+	return data
+}
+
+func files(t *testing.T, fsys fs.FS) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := fs.ReadFile(fsys, p)
+		out[p] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestBundleMatchesFreshImport repeats the import recorded in the bundle's
+// import-report.json over ../shared/data and compares every file: the
+// committed bundle cannot drift from its sources or the importer silently.
+// Regenerate with `go generate ./corpus` (docs/LEDGER.md).
+func TestBundleMatchesFreshImport(t *testing.T) {
+	t.Parallel()
+	data := sharedData(t)
+	raw, err := fs.ReadFile(corpus.Ledger(), importer.ReportFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r importer.Report
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatal(err)
+	}
+	res, err := importer.Import(os.DirFS(data), r.Options)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "ledger")
+	if err := importer.Write(out, res); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(files(t, corpus.Ledger()), files(t, os.DirFS(out))); d != "" {
+		t.Errorf("the bundled ledger differs from a fresh import of %s (-bundle +fresh); run go generate ./corpus:\n%s", data, d)
+	}
+	catalog := filepath.Join(data, "catalog")
+	if d := cmp.Diff(files(t, os.DirFS(catalog)), files(t, corpus.Catalog())); d != "" {
+		t.Errorf("the bundled catalog differs from %s (-source +bundle):\n%s", catalog, d)
+	}
+}
