@@ -22,6 +22,8 @@ var (
 	ErrNotFound = errors.New("not found")
 	// ErrConflict: a ref update was not a fast-forward, or the ref already exists.
 	ErrConflict = errors.New("conflict")
+	// ErrTooLarge: a download exceeds its size cap.
+	ErrTooLarge = errors.New("too large")
 )
 
 // Repo names a repository.
@@ -187,6 +189,7 @@ type Installations interface {
 // Artifacts downloads workflow run artifacts.
 type Artifacts interface {
 	// RunArtifact returns the zip archive of the run's artifact called name;
-	// ErrNotFound if the run has none (or it expired).
+	// ErrNotFound if the run has none (or it expired), ErrTooLarge if it is
+	// larger than MaxArtifactBytes.
 	RunArtifact(ctx context.Context, repo Repo, runID int64, name string) ([]byte, error)
 }

@@ -145,7 +145,10 @@ func (p *Publisher) PublishRun(ctx context.Context, run Run) (PublishResult, err
 func (p *Publisher) publishRun(ctx context.Context, run Run) (PublishResult, error) {
 	zipped, err := p.GH.RunArtifact(ctx, run.Repo, run.ID, p.Cfg.Artifact)
 	if errors.Is(err, ErrNotFound) {
-		return refused(fmt.Sprintf("run %d has no artifact named %q", run.ID, p.Cfg.Artifact)), nil
+		return refused(fmt.Sprintf("run %d has no artifact named %q (or it expired)", run.ID, p.Cfg.Artifact)), nil
+	}
+	if errors.Is(err, ErrTooLarge) {
+		return refused(fmt.Sprintf("artifact %q is larger than %d bytes", p.Cfg.Artifact, MaxArtifactBytes)), nil
 	}
 	if err != nil {
 		return PublishResult{}, fmt.Errorf("download artifact %s: %w", p.Cfg.Artifact, err)

@@ -1,0 +1,369 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/bot"
+	"github.com/inference-sim/accuracy-dashboard/internal/github"
+)
+
+// refusalContext is the commit status context of a refused publish.
+const refusalContext = "accuracy-bot/publish"
+
+// appGitHub implements the bot's GitHub interfaces over internal/github as
+// a GitHub App: every repository call goes through an installation token
+// scoped to that one repository, found through the repository's
+// installation and cached (ghinstallation refreshes the token).
+type appGitHub struct {
+	app       *github.Client // authenticated with the App's JWT
+	transport *github.AppTransport
+	opts      github.Options // template for installation clients
+
+	mu      sync.Mutex
+	clients map[string]*github.Client // lower-case owner/name → client
+	login   string
+}
+
+func newAppGitHub(transport *github.AppTransport, opts github.Options) (*appGitHub, error) {
+	appOpts := opts
+	appOpts.HTTPClient = &http.Client{Transport: transport}
+	app, err := github.New(appOpts)
+	if err != nil {
+		return nil, err
+	}
+	return &appGitHub{app: app, transport: transport, opts: opts, clients: map[string]*github.Client{}}, nil
+}
+
+// mapErr adds the bot's sentinels to the adapter's.
+func mapErr(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, github.ErrNotFound):
+		return fmt.Errorf("%w: %w", bot.ErrNotFound, err)
+	case errors.Is(err, github.ErrConflict):
+		return fmt.Errorf("%w: %w", bot.ErrConflict, err)
+	case errors.Is(err, github.ErrTooLarge):
+		return fmt.Errorf("%w: %w", bot.ErrTooLarge, err)
+	}
+	return err
+}
+
+func ghRepo(r bot.Repo) github.Repo { return github.Repo{Owner: r.Owner, Name: r.Name} }
+
+func (a *appGitHub) installationClient(id int64, repos ...string) (*github.Client, error) {
+	opts := a.opts
+	opts.HTTPClient = &http.Client{Transport: a.transport.Installation(id, repos...)}
+	opts.Login = a.login
+	return github.New(opts)
+}
+
+// client returns the client for repo, with a token scoped to it.
+func (a *appGitHub) client(ctx context.Context, repo bot.Repo) (*github.Client, error) {
+	key := strings.ToLower(repo.String())
+	a.mu.Lock()
+	c, ok := a.clients[key]
+	a.mu.Unlock()
+	if ok {
+		return c, nil
+	}
+	inst, err := a.app.RepositoryInstallation(ctx, ghRepo(repo))
+	if err != nil {
+		return nil, fmt.Errorf("app installation on %s: %w", repo, mapErr(err))
+	}
+	c, err = a.installationClient(inst.ID, repo.Name)
+	if err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	a.clients[key] = c
+	a.mu.Unlock()
+	return c, nil
+}
+
+func (a *appGitHub) Identity(ctx context.Context) (bot.Identity, error) {
+	a.mu.Lock()
+	login := a.login
+	a.mu.Unlock()
+	if login != "" {
+		return bot.Identity{Login: login}, nil
+	}
+	app, err := a.app.App(ctx)
+	if err != nil {
+		return bot.Identity{}, mapErr(err)
+	}
+	a.mu.Lock()
+	a.login = app.BotLogin()
+	a.mu.Unlock()
+	return bot.Identity{Login: app.BotLogin()}, nil
+}
+
+func (a *appGitHub) InstalledRepos(ctx context.Context) ([]bot.Repo, error) {
+	insts, err := a.app.ListInstallations(ctx)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	var out []bot.Repo
+	for _, inst := range insts {
+		c, err := a.installationClient(inst.ID)
+		if err != nil {
+			return nil, err
+		}
+		repos, err := c.ListInstallationRepositories(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("installation %d: %w", inst.ID, mapErr(err))
+		}
+		for _, r := range repos {
+			if !r.Archived {
+				out = append(out, bot.Repo{Owner: r.Repo.Owner, Name: r.Repo.Name})
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
+	return out, nil
+}
+
+func (a *appGitHub) DefaultBranch(ctx context.Context, repo bot.Repo) (string, error) {
+	c, err := a.client(ctx, repo)
+	if err != nil {
+		return "", err
+	}
+	r, err := c.GetRepository(ctx, ghRepo(repo))
+	return r.DefaultBranch, mapErr(err)
+}
+
+func (a *appGitHub) BranchHead(ctx context.Context, repo bot.Repo, branch string) (string, error) {
+	c, err := a.client(ctx, repo)
+	if err != nil {
+		return "", err
+	}
+	ref, err := c.GetRef(ctx, ghRepo(repo), "refs/heads/"+branch)
+	return ref.SHA, mapErr(err)
+}
+
+func (a *appGitHub) GetCommit(ctx context.Context, repo bot.Repo, sha string) (bot.Commit, error) {
+	c, err := a.client(ctx, repo)
+	if err != nil {
+		return bot.Commit{}, err
+	}
+	list, err := c.ListCommits(ctx, ghRepo(repo), sha, 1)
+	if err != nil {
+		return bot.Commit{}, mapErr(err)
+	}
+	if len(list) == 0 || list[0].SHA != sha {
+		return bot.Commit{}, fmt.Errorf("commit %s: %w", sha, bot.ErrNotFound)
+	}
+	ci := list[0]
+	return bot.Commit{SHA: ci.SHA, Message: ci.Message, AuthorLogin: ci.AuthorLogin, Parents: ci.Parents}, nil
+}
+
+func (a *appGitHub) ReadFile(ctx context.Context, repo bot.Repo, ref, path string) ([]byte, error) {
+	c, err := a.client(ctx, repo)
+	if err != nil {
+		return nil, err
+	}
+	f, err := c.GetFile(ctx, ghRepo(repo), path, ref)
+	return f.Content, mapErr(err)
+}
+
+func (a *appGitHub) ListDir(ctx context.Context, repo bot.Repo, ref, dir string) ([]string, error) {
+	c, err := a.client(ctx, repo)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := c.ListDir(ctx, ghRepo(repo), dir, ref)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	var names []string
+	for _, e := range entries {
+		if e.Type == "file" {
+			names = append(names, e.Name)
+		}
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+func (a *appGitHub) CreateCommit(ctx context.Context, repo bot.Repo, base string, parents []string, files map[string][]byte, message string) (string, error) {
+	c, err := a.client(ctx, repo)
+	if err != nil {
+		return "", err
+	}
+	r := ghRepo(repo)
+	bc, err := c.GetCommit(ctx, r, base)
+	if err != nil {
+		return "", mapErr(err)
+	}
+	paths := make([]string, 0, len(files))
+	for p := range files {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	entries := make([]github.TreeEntry, 0, len(paths))
+	for _, p := range paths {
+		content := string(files[p])
+		entries = append(entries, github.TreeEntry{Path: p, Content: &content})
+	}
+	tree, err := c.CreateTree(ctx, r, bc.TreeSHA, entries)
+	if err != nil {
+		return "", mapErr(err)
+	}
+	commit, err := c.CreateCommit(ctx, r, github.NewCommit{Message: message, TreeSHA: tree, Parents: parents})
+	return commit.SHA, mapErr(err)
+}
+
+func (a *appGitHub) CreateBranch(ctx context.Context, repo bot.Repo, branch, sha string) error {
+	c, err := a.client(ctx, repo)
+	if err != nil {
+		return err
+	}
+	_, err = c.CreateRef(ctx, ghRepo(repo), "refs/heads/"+branch, sha)
+	return mapErr(err)
+}
+
+func (a *appGitHub) UpdateBranch(ctx context.Context, repo bot.Repo, branch, sha string) error {
+	c, err := a.client(ctx, repo)
+	if err != nil {
+		return err
+	}
+	_, err = c.UpdateRef(ctx, ghRepo(repo), "refs/heads/"+branch, sha)
+	return mapErr(err)
+}
+
+func toPull(p github.PullRequest) bot.Pull {
+	return bot.Pull{Number: p.Number, Title: p.Title, Body: p.Body, Head: p.HeadRef, Base: p.BaseRef, Author: p.User, URL: p.HTMLURL}
+}
+
+// OpenPulls lists the open pull requests whose head is branch: the adapter
+// offers no listing of every open pull request, so superseded bumps on
+// other branches are not found in production (see docs/BOT.md).
+func (a *appGitHub) OpenPulls(ctx context.Context, repo bot.Repo, branch string) ([]bot.Pull, error) {
+	c, err := a.client(ctx, repo)
+	if err != nil {
+		return nil, err
+	}
+	prs, err := c.ListOpenPullRequestsByHead(ctx, ghRepo(repo), branch)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	out := make([]bot.Pull, 0, len(prs))
+	for _, p := range prs {
+		out = append(out, toPull(p))
+	}
+	return out, nil
+}
+
+func (a *appGitHub) CreatePull(ctx context.Context, repo bot.Repo, head, base, title, body string) (bot.Pull, error) {
+	c, err := a.client(ctx, repo)
+	if err != nil {
+		return bot.Pull{}, err
+	}
+	p, err := c.CreatePullRequest(ctx, ghRepo(repo), github.NewPullRequest{Title: title, Body: body, Head: head, Base: base})
+	return toPull(p), mapErr(err)
+}
+
+func (a *appGitHub) EditPull(ctx context.Context, repo bot.Repo, number int, title, body string) error {
+	c, err := a.client(ctx, repo)
+	if err != nil {
+		return err
+	}
+	_, err = c.UpdatePullRequest(ctx, ghRepo(repo), number, github.PullRequestUpdate{Title: &title, Body: &body})
+	return mapErr(err)
+}
+
+func (a *appGitHub) ClosePull(ctx context.Context, repo bot.Repo, number int, comment string) error {
+	c, err := a.client(ctx, repo)
+	if err != nil {
+		return err
+	}
+	if _, err := c.CreateIssueComment(ctx, ghRepo(repo), number, comment); err != nil {
+		return mapErr(err)
+	}
+	return mapErr(c.ClosePullRequest(ctx, ghRepo(repo), number))
+}
+
+// ReportRefusal sets a failing commit status naming the first reason and
+// linking to the refused run.
+func (a *appGitHub) ReportRefusal(ctx context.Context, repo bot.Repo, sha string, r bot.Refusal) error {
+	c, err := a.client(ctx, repo)
+	if err != nil {
+		return err
+	}
+	desc := "accuracy snapshot refused"
+	if len(r.Reasons) > 0 {
+		desc = "refused: " + r.Reasons[0]
+		if len(r.Reasons) > 1 {
+			desc += fmt.Sprintf(" (+%d more)", len(r.Reasons)-1)
+		}
+	}
+	return mapErr(c.CreateCommitStatus(ctx, ghRepo(repo), sha, github.CommitStatus{
+		State: "failure", Context: refusalContext, Description: desc, TargetURL: r.URL,
+	}))
+}
+
+func (a *appGitHub) ResolveTag(ctx context.Context, repo bot.Repo, tag string) (string, error) {
+	c, err := a.client(ctx, repo)
+	if err != nil {
+		return "", err
+	}
+	sha, err := c.ResolveTag(ctx, ghRepo(repo), tag)
+	return sha, mapErr(err)
+}
+
+func (a *appGitHub) GetRelease(ctx context.Context, repo bot.Repo, tag string) (bot.Release, error) {
+	c, err := a.client(ctx, repo)
+	if err != nil {
+		return bot.Release{}, err
+	}
+	r, err := c.GetReleaseByTag(ctx, ghRepo(repo), tag)
+	if err != nil {
+		return bot.Release{}, mapErr(err)
+	}
+	return bot.Release{Repo: repo, Tag: r.TagName, Name: r.Name, Notes: r.Body, Draft: r.Draft, Prerelease: r.Prerelease, URL: r.HTMLURL}, nil
+}
+
+func (a *appGitHub) IsAncestor(ctx context.Context, repo bot.Repo, commit, branch string) (bool, error) {
+	c, err := a.client(ctx, repo)
+	if err != nil {
+		return false, err
+	}
+	cmp, err := c.Compare(ctx, ghRepo(repo), commit, branch)
+	if err != nil {
+		return false, mapErr(err)
+	}
+	return cmp.Status == "ahead" || cmp.Status == "identical", nil
+}
+
+func (a *appGitHub) RunArtifact(ctx context.Context, repo bot.Repo, runID int64, name string) ([]byte, error) {
+	c, err := a.client(ctx, repo)
+	if err != nil {
+		return nil, err
+	}
+	arts, err := c.ListArtifacts(ctx, ghRepo(repo), runID)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	for _, art := range arts {
+		if art.Name != name || art.Expired {
+			continue
+		}
+		if art.SizeInBytes > bot.MaxArtifactBytes {
+			return nil, fmt.Errorf("artifact %s is %d bytes: %w", name, art.SizeInBytes, bot.ErrTooLarge)
+		}
+		data, err := c.DownloadArtifact(ctx, ghRepo(repo), art.ID, bot.MaxArtifactBytes)
+		return data, mapErr(err)
+	}
+	return nil, fmt.Errorf("run %d artifact %s: %w", runID, name, bot.ErrNotFound)
+}
+
+var (
+	_ bot.BumpGitHub    = (*appGitHub)(nil)
+	_ bot.PublishGitHub = (*appGitHub)(nil)
+)

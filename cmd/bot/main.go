@@ -1,0 +1,467 @@
+// Command bot is the accuracy bot, a GitHub App. It moves consumer
+// repositories' harness pins when the harness publishes a release, and
+// publishes gated accuracy snapshots to the dashboard repository when the
+// publishing workflow succeeds. Subcommands:
+//
+//	serve                        receive GitHub webhooks (POST /webhook, GET /healthz)
+//	bump --release TAG           bump every pinning repository to a release, once
+//	publish --summary PATH       publish one summary.json to the dashboard, once
+//	version                      print the version
+//
+// Configuration comes from BOT_* environment variables, an optional YAML
+// file (--config or BOT_CONFIG) and flags; see docs/BOT.md.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/bot"
+	"github.com/inference-sim/accuracy-dashboard/internal/botconfig"
+	"github.com/inference-sim/accuracy-dashboard/internal/github"
+	"github.com/inference-sim/accuracy-dashboard/internal/webhook"
+)
+
+// version is set at build time with -ldflags "-X main.version=v1.2.3".
+var version = ""
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		if !errors.Is(err, errUsage) {
+			fmt.Fprintln(os.Stderr, "error:", err)
+		}
+		os.Exit(exitCode(err))
+	}
+}
+
+// errUsage is returned after usage was printed for a usage error.
+var errUsage = errors.New("usage error")
+
+// errRefused is returned when a publish was refused by the gate.
+var errRefused = errors.New("refused")
+
+func exitCode(err error) int {
+	switch {
+	case errors.Is(err, errUsage):
+		return 2
+	case errors.Is(err, errRefused):
+		return 3
+	}
+	return 1
+}
+
+const usage = `Usage: bot <command> [flags]
+
+Commands:
+  serve      receive GitHub webhooks and act on them (POST /webhook, GET /healthz)
+  bump       bump every repository that pins the harness to a release, once
+  publish    publish one summary.json to the dashboard repository, once
+  version    print the version
+
+Configuration: BOT_APP_ID, BOT_PRIVATE_KEY_FILE, BOT_WEBHOOK_SECRET (serve),
+BOT_LISTEN_ADDR, BOT_GITHUB_URL, BOT_HARNESS_REPO, BOT_DASHBOARD_REPO,
+BOT_PUBLISH_REPO, BOT_PUBLISH_WORKFLOW, BOT_ALLOW_PRERELEASES, BOT_REPOSITORIES,
+and an optional YAML file (--config or BOT_CONFIG). See docs/BOT.md.
+Run 'bot <command> --help' for the flags of a command.
+`
+
+// env is what run takes from the process; tests replace the network and clock.
+type env struct {
+	getenv   func(string) string
+	stdout   io.Writer
+	stderr   io.Writer
+	readFile func(string) ([]byte, error)
+	// transport carries every request to GitHub (http.DefaultTransport).
+	transport http.RoundTripper
+	// retry is the GitHub client's retry policy (zero: defaults).
+	retry github.RetryPolicy
+	now   func() time.Time
+	// listening, if set, is told the server's address once it listens.
+	listening func(addr string)
+	// delivered, if set, is told about every handled webhook delivery.
+	delivered func(d webhook.Delivery, err error)
+}
+
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	return runEnv(ctx, args, env{getenv: getenv, stdout: stdout, stderr: stderr, readFile: os.ReadFile,
+		transport: http.DefaultTransport, now: time.Now})
+}
+
+func runEnv(ctx context.Context, args []string, e env) error {
+	if len(args) == 0 {
+		fmt.Fprint(e.stderr, usage)
+		return errUsage
+	}
+	switch args[0] {
+	case "serve":
+		return runServe(ctx, args[1:], e)
+	case "bump":
+		return runBump(ctx, args[1:], e)
+	case "publish":
+		return runPublish(ctx, args[1:], e)
+	case "version":
+		fmt.Fprintln(e.stdout, botVersion())
+		return nil
+	case "help", "-h", "--help":
+		fmt.Fprint(e.stdout, usage)
+		return nil
+	}
+	fmt.Fprintf(e.stderr, "unknown command %q\n\n%s", args[0], usage)
+	return errUsage
+}
+
+func botVersion() string {
+	if version != "" {
+		return version
+	}
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
+		return info.Main.Version
+	}
+	return "devel"
+}
+
+// commonFlags are the configuration flags every command takes.
+func commonFlags(fs *flag.FlagSet, f *botconfig.Flags) {
+	fs.StringVar(&f.ConfigFile, "config", "", "YAML configuration file (default $BOT_CONFIG)")
+	fs.StringVar(&f.AppID, "app-id", "", "GitHub App id (default $BOT_APP_ID)")
+	fs.StringVar(&f.PrivateKeyFile, "private-key-file", "", "the App's PEM private key (default $BOT_PRIVATE_KEY_FILE)")
+	fs.StringVar(&f.GitHubURL, "github-url", "", "GitHub Enterprise Server API URL, e.g. https://ghe.example.com/api/v3/ (default $BOT_GITHUB_URL, else api.github.com)")
+}
+
+// parse parses flags; --help prints the command's usage and returns
+// flag.ErrHelp, which callers turn into success.
+func parse(fs *flag.FlagSet, args []string, e env, help string) error {
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), help)
+		fs.PrintDefaults()
+	}
+	for _, a := range args {
+		if a == "-h" || a == "-help" || a == "--help" {
+			fs.SetOutput(e.stdout)
+			fs.Usage()
+			return flag.ErrHelp
+		}
+		if a == "--" {
+			break
+		}
+	}
+	fs.SetOutput(e.stderr)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return errUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(e.stderr, "unexpected arguments: %s\n", strings.Join(fs.Args(), " "))
+		return errUsage
+	}
+	return nil
+}
+
+func helpOK(err error) error {
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	return err
+}
+
+// services are the bot's core objects wired to GitHub.
+type services struct {
+	cfg       botconfig.Config
+	gh        *appGitHub
+	bumper    *bot.Bumper
+	publisher *bot.Publisher
+	log       *slog.Logger
+}
+
+func loadConfig(f botconfig.Flags, mode botconfig.Mode, e env) (botconfig.Config, error) {
+	cfg, err := botconfig.Load(e.getenv, f, e.readFile)
+	if err != nil {
+		return cfg, err
+	}
+	if err := cfg.Validate(mode); err != nil {
+		return cfg, fmt.Errorf("configuration: %w", err)
+	}
+	return cfg, nil
+}
+
+func wire(cfg botconfig.Config, e env, dryRun bool, log *slog.Logger) (*services, error) {
+	key, err := e.readFile(cfg.PrivateKeyFile)
+	if err != nil {
+		return nil, fmt.Errorf("private key: %w", err)
+	}
+	baseURL := cfg.GitHubURL
+	if baseURL == "" {
+		baseURL = github.DefaultBaseURL
+	}
+	transport, err := github.NewAppTransport(cfg.AppID, key, baseURL, e.transport)
+	if err != nil {
+		return nil, err
+	}
+	gh, err := newAppGitHub(transport, github.Options{
+		BaseURL: baseURL, UserAgent: "accuracy-bot/" + botVersion(), Retry: e.retry,
+		DownloadClient: &http.Client{Transport: e.transport},
+	})
+	if err != nil {
+		return nil, err
+	}
+	harness, err := bot.ParseRepo(cfg.HarnessRepo)
+	if err != nil {
+		return nil, err
+	}
+	var served []bot.Repo
+	for _, r := range cfg.Repositories {
+		repo, err := bot.ParseRepo(r)
+		if err != nil {
+			return nil, err
+		}
+		served = append(served, repo)
+	}
+	s := &services{cfg: cfg, gh: gh, log: log}
+	s.bumper = &bot.Bumper{GH: gh, Log: log, Cfg: bot.BumpConfig{
+		Harness: harness, PinFile: cfg.PinFile, Branch: cfg.BumpBranch, AllowPrereleases: cfg.AllowPrereleases,
+		Repositories: served, WebURL: webURL(cfg.GitHubURL), DryRun: dryRun,
+	}}
+	if cfg.DashboardRepo != "" {
+		dash, err := bot.ParseRepo(cfg.DashboardRepo)
+		if err != nil {
+			return nil, err
+		}
+		wfRepo, err := bot.ParseRepo(cfg.PublishRepo)
+		if err != nil {
+			return nil, err
+		}
+		s.publisher = &bot.Publisher{GH: gh, Log: log, Now: e.now, Cfg: bot.PublishConfig{
+			Dashboard: dash, Harness: harness, WorkflowRepo: wfRepo, WorkflowPath: cfg.PublishWorkflow,
+			Artifact: cfg.ArtifactName, DryRun: dryRun,
+		}}
+	}
+	return s, nil
+}
+
+// webURL derives the web root from the API URL: https://HOST/api/v3/ →
+// https://HOST; empty (api.github.com) → https://github.com.
+func webURL(apiURL string) string {
+	if apiURL == "" {
+		return "https://github.com"
+	}
+	u := strings.TrimSuffix(strings.TrimSuffix(apiURL, "/"), "/api/v3")
+	return strings.Replace(u, "://api.github.com", "://github.com", 1)
+}
+
+const serveHelp = `Usage: bot serve [flags]
+
+Receives GitHub webhooks on POST /webhook (signed with BOT_WEBHOOK_SECRET)
+and answers GET /healthz with the version. Refuses to start without the App
+id, private key and webhook secret.
+
+Example:
+  BOT_APP_ID=12345 BOT_PRIVATE_KEY_FILE=/etc/accuracy-bot/key.pem \
+  BOT_WEBHOOK_SECRET=... BOT_DASHBOARD_REPO=inference-sim/accuracy-data bot serve --listen :8080
+
+Flags:
+`
+
+func runServe(ctx context.Context, args []string, e env) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	var f botconfig.Flags
+	commonFlags(fs, &f)
+	fs.StringVar(&f.ListenAddr, "listen", "", "address to listen on (default $BOT_LISTEN_ADDR, else "+botconfig.DefaultListenAddr+")")
+	if err := parse(fs, args, e, serveHelp); err != nil {
+		return helpOK(err)
+	}
+	cfg, err := loadConfig(f, botconfig.ModeServe, e)
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewJSONHandler(e.stderr, nil))
+	s, err := wire(cfg, e, false, log)
+	if err != nil {
+		return err
+	}
+	var pub webhook.Publisher
+	if s.publisher != nil {
+		pub = s.publisher
+	}
+	hooks, err := webhook.New(webhook.Options{
+		Secret: []byte(cfg.WebhookSecret), Version: botVersion(), MaxBodyBytes: cfg.MaxBodyBytes,
+		QueueSize: cfg.QueueSize, Workers: cfg.Workers, Handlers: webhook.Events(s.bumper, pub), Logger: log,
+		Done: e.delivered,
+	})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.ListenAddr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	srv := &http.Server{Handler: hooks, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second}
+	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopWork()
+	hooks.Start(workCtx)
+	log.Info("listening", "addr", ln.Addr().String(), "version", botVersion(), "harness", cfg.HarnessRepo, "dashboard", cfg.DashboardRepo)
+	if e.listening != nil {
+		e.listening(ln.Addr().String())
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		hooks.Close()
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err = srv.Shutdown(shutdown)
+	hooks.Close() // finish the queued deliveries
+	log.Info("stopped")
+	return err
+}
+
+const bumpHelp = `Usage: bot bump --release TAG [--dry-run] [flags]
+
+Bumps every repository that pins the harness (BOT_HARNESS_REPO) to the
+published release TAG, as the release webhook would: one pull request per
+repository on a stable branch. --dry-run prints the planned commits and pull
+requests without writing anything.
+
+Example:
+  BOT_APP_ID=12345 BOT_PRIVATE_KEY_FILE=key.pem bot bump --release v1.4.0 --dry-run
+
+Flags:
+`
+
+func runBump(ctx context.Context, args []string, e env) error {
+	fs := flag.NewFlagSet("bump", flag.ContinueOnError)
+	var f botconfig.Flags
+	commonFlags(fs, &f)
+	tag := fs.String("release", "", "the harness release tag to bump to (required)")
+	dry := fs.Bool("dry-run", false, "print the planned commits and pull requests; write nothing")
+	if err := parse(fs, args, e, bumpHelp); err != nil {
+		return helpOK(err)
+	}
+	if *tag == "" {
+		fmt.Fprintln(e.stderr, "bump: --release is required")
+		return errUsage
+	}
+	cfg, err := loadConfig(f, botconfig.ModeCLI, e)
+	if err != nil {
+		return err
+	}
+	s, err := wire(cfg, e, *dry, slog.New(slog.NewTextHandler(e.stderr, nil)))
+	if err != nil {
+		return err
+	}
+	outcomes, err := s.bumper.BumpTag(ctx, *tag)
+	for _, o := range outcomes {
+		printOutcome(e.stdout, o, cfg.BumpBranch)
+	}
+	return err
+}
+
+func printOutcome(w io.Writer, o bot.RepoOutcome, branch string) {
+	fmt.Fprintf(w, "%s: %s", o.Repo, o.Outcome)
+	if o.Reason != "" {
+		fmt.Fprintf(w, " (%s)", o.Reason)
+	}
+	if o.Pull != 0 {
+		fmt.Fprintf(w, " #%d", o.Pull)
+	}
+	if len(o.Closed) > 0 {
+		fmt.Fprintf(w, ", closed superseded %v", o.Closed)
+	}
+	fmt.Fprintln(w)
+	if o.Outcome == bot.OutcomePlanned && o.Plan != nil {
+		fmt.Fprintf(w, "  commit on branch %s:\n", branch)
+		fmt.Fprint(w, indent(bot.MarshalPlan(o.Plan.Files, o.Plan.Message), "    "))
+		fmt.Fprintf(w, "  pull request: %s\n", o.Plan.Title)
+		fmt.Fprint(w, indent(o.Plan.Body, "    "))
+	}
+}
+
+func indent(s, prefix string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return prefix + strings.Join(lines, "\n"+prefix) + "\n"
+}
+
+const publishHelp = `Usage: bot publish --summary PATH [--dry-run] [flags]
+
+Validates PATH (a summary.json) against the summary schema, applies the
+accuracy gate (label not experimental; harness commit from a checkout, or by
+assertion only when reachable from the harness's main and released; coverage
+balanced) and writes one commit to the dashboard repository
+(BOT_DASHBOARD_REPO). A refused summary prints its reasons and exits 3.
+--dry-run prints the planned commit without writing it.
+
+Example:
+  BOT_APP_ID=12345 BOT_PRIVATE_KEY_FILE=key.pem BOT_DASHBOARD_REPO=inference-sim/accuracy-data \
+  bot publish --summary out/summary.json --dry-run
+
+Flags:
+`
+
+func runPublish(ctx context.Context, args []string, e env) error {
+	fs := flag.NewFlagSet("publish", flag.ContinueOnError)
+	var f botconfig.Flags
+	commonFlags(fs, &f)
+	path := fs.String("summary", "", "the summary.json to publish (required)")
+	dry := fs.Bool("dry-run", false, "print the planned commit; write nothing")
+	if err := parse(fs, args, e, publishHelp); err != nil {
+		return helpOK(err)
+	}
+	if *path == "" {
+		fmt.Fprintln(e.stderr, "publish: --summary is required")
+		return errUsage
+	}
+	cfg, err := loadConfig(f, botconfig.ModeCLI, e)
+	if err != nil {
+		return err
+	}
+	if cfg.DashboardRepo == "" {
+		return fmt.Errorf("configuration: dashboard repo is required to publish (%s)", botconfig.EnvDashboardRepo)
+	}
+	raw, err := e.readFile(*path)
+	if err != nil {
+		return fmt.Errorf("summary: %w", err)
+	}
+	s, err := wire(cfg, e, *dry, slog.New(slog.NewTextHandler(e.stderr, nil)))
+	if err != nil {
+		return err
+	}
+	res, err := s.publisher.Publish(ctx, raw, e.now(), "")
+	if err != nil {
+		return err
+	}
+	switch res.Outcome {
+	case bot.PublishRefused:
+		for _, r := range res.Reasons {
+			fmt.Fprintf(e.stdout, "refused: %s\n", r)
+		}
+		return fmt.Errorf("%s: %w: %s", *path, errRefused, strings.Join(res.Reasons, "; "))
+	case bot.PublishUnchanged:
+		fmt.Fprintf(e.stdout, "unchanged: snapshot %s; the simulator release and data versions were already published\n", res.ID)
+	case bot.PublishPlanned:
+		fmt.Fprintf(e.stdout, "planned commit on %s:\n", cfg.DashboardRepo)
+		fmt.Fprint(e.stdout, indent(bot.MarshalPlan(res.Files, res.Message), "  "))
+	default:
+		fmt.Fprintf(e.stdout, "published snapshot %s as %s on %s (%d files)\n", res.ID, res.Commit, cfg.DashboardRepo, len(res.Files))
+	}
+	return nil
+}
