@@ -117,7 +117,8 @@ func (p *Publisher) logger() *slog.Logger {
 // PublishRun publishes the report artifact of a completed run. A run that
 // is not the publishing workflow's success is ignored. A refused artifact
 // (missing, malformed, invalid or gated) gets its reasons logged and
-// commented on the run's head commit; a refusal is an outcome, not an error.
+// reported on the run's head commit (best effort: a failure to report is
+// logged); a refusal is an outcome, not an error.
 func (p *Publisher) PublishRun(ctx context.Context, run Run) (PublishResult, error) {
 	log := p.logger().With("run", run.ID, "workflow", run.WorkflowPath)
 	if reason := RunDecision(run, p.Cfg.WorkflowRepo, p.Cfg.WorkflowPath); reason != "" {
@@ -132,8 +133,11 @@ func (p *Publisher) PublishRun(ctx context.Context, run Run) (PublishResult, err
 		log.Warn("artifact refused", "reasons", res.Reasons)
 		if !p.Cfg.DryRun {
 			ref := Refusal{Reasons: res.Reasons, Markdown: RefusalComment(run, p.Cfg.Artifact, res.Reasons), URL: run.URL}
+			// The refusal is final and logged; failing to also show it on
+			// the commit (e.g. a missing permission) must not make a
+			// redelivery run it again.
 			if err := p.GH.ReportRefusal(ctx, run.Repo, run.HeadSHA, ref); err != nil {
-				return res, fmt.Errorf("comment the refusal on %s: %w", short(run.HeadSHA), err)
+				log.Error("reporting the refusal on the commit failed", "commit", run.HeadSHA, "err", err)
 			}
 		}
 		return res, nil
