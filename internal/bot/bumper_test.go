@@ -272,3 +272,33 @@ func TestCompareVersions(t *testing.T) {
 		}
 	}
 }
+
+func TestPlanBumpGolden(t *testing.T) {
+	t.Parallel()
+	const newCommit = "89abcdef0123456789abcdef0123456789abcdef"
+	h := Repo{"inference-sim", "accuracy-dashboard"}
+	plan, err := PlanBump(ConsumerFiles{
+		PinPath:   ".github/accuracy-harness.yaml",
+		Pin:       []byte(pinV100),
+		Workflows: map[string][]byte{".github/workflows/a.yml": []byte(workflowV100), ".github/workflows/broken.yml": []byte("jobs: [\n")},
+	}, Target{Harness: h, Tag: "v1.1.0", Commit: newCommit, WebURL: "https://ghe.example.com/",
+		Release: Release{Notes: "## Changes\r\n- faster scoring (@alice, #12)\r\n- <details> breaks nothing\r\n- cc @org/team"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "bump-body.md", []byte(plan.Body))
+	golden(t, "bump-message.txt", []byte(plan.Message))
+	if d := cmp.Diff([]string{".github/accuracy-harness.yaml", ".github/workflows/a.yml"}, plan.Paths()); d != "" {
+		t.Errorf("paths (-want +got):\n%s", d)
+	}
+
+	long := strings.Repeat("notes line\n", 10000)
+	plan, err = PlanBump(ConsumerFiles{PinPath: "p.yaml", Pin: []byte(pinV100)},
+		Target{Harness: h, Tag: "v1.1.0", Commit: newCommit, WebURL: "https://github.com", Release: Release{Notes: long}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Body) > MaxBodyChars || !strings.Contains(plan.Body, "release notes truncated") || !strings.HasSuffix(plan.Body, "touching it.\n") {
+		t.Errorf("long notes: body of %d bytes, truncated visibly = %v", len(plan.Body), strings.Contains(plan.Body, "truncated"))
+	}
+}
