@@ -325,9 +325,10 @@ type DirEntry struct {
 	Size int
 }
 
-// ListDir lists the directory at path (non-empty) at ref ("" for the
-// default branch). A missing directory → ErrNotFound; a file → ErrNotAFile
-// is not returned: a file path lists as the file itself.
+// ListDir lists the entries directly in the directory at path (non-empty,
+// slash separated) at ref ("" for the default branch), in GitHub's order
+// (by name). A missing directory → ErrNotFound. A path naming a file lists
+// as that one file.
 func (c *Client) ListDir(ctx context.Context, repo Repo, path, ref string) ([]DirEntry, error) {
 	var file *gh.RepositoryContent
 	var dir []*gh.RepositoryContent

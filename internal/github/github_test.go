@@ -222,6 +222,14 @@ func TestPullRequests(t *testing.T) {
 	if other, err := c.ListOpenPullRequestsByHead(ctx, repo, "nothing"); err != nil || len(other) != 0 {
 		t.Errorf("by unknown head = %+v, %v", other, err)
 	}
+	open, err := c.ListOpenPullRequests(ctx, repo)
+	var numbers []int
+	for _, p := range open {
+		numbers = append(numbers, p.Number)
+	}
+	if diff := cmp.Diff([]int{opened.Number, fork, pr}, numbers); err != nil || diff != "" {
+		t.Errorf("open pull requests, newest first (-want +got):\n%s%v", diff, err)
+	}
 
 	title, body := "Bump harness to v1.3.0", "new notes"
 	upd, err := c.UpdatePullRequest(ctx, repo, opened.Number, PullRequestUpdate{Title: &title, Body: &body})

@@ -73,6 +73,18 @@ func (c *Client) ListOpenPullRequestsByHead(ctx context.Context, repo Repo, bran
 	return toPullRequests(items), nil
 }
 
+// ListOpenPullRequests lists every open pull request of repo, newest
+// first, all pages (the bot scans them for superseded bump pull requests).
+func (c *Client) ListOpenPullRequests(ctx context.Context, repo Repo) ([]PullRequest, error) {
+	items, err := listAll(ctx, c, func(opts gh.ListOptions) ([]*gh.PullRequest, *gh.Response, error) {
+		return c.gh.PullRequests.List(ctx, repo.Owner, repo.Name, &gh.PullRequestListOptions{State: "open", ListOptions: opts})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list open pull requests of %s: %w", repo, err)
+	}
+	return toPullRequests(items), nil
+}
+
 // NewPullRequest is a pull request to open.
 type NewPullRequest struct {
 	Title string

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -193,6 +194,25 @@ func TestRewriteGreedy(t *testing.T) {
 	} {
 		if got := rewriteGreedy(in, templates); got != want {
 			t.Errorf("rewriteGreedy(%s) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+// BenchmarkLoadSpec measures loading and pruning the description (done once
+// per test binary by New).
+func BenchmarkLoadSpec(b *testing.B) {
+	wd, _ := os.Getwd()
+	path, err := findDescription(wd)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := os.Stat(path); err != nil {
+		b.Skip("description not installed (npm ci)")
+	}
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, err := loadSpec(path); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

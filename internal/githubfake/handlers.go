@@ -282,8 +282,7 @@ func listPulls(c *call) response {
 			continue
 		}
 		if head != "" {
-			owner, branch, _ := strings.Cut(p.headRepo, "/")
-			_ = branch
+			owner, _, _ := strings.Cut(p.headRepo, "/")
 			if !strings.EqualFold(head, owner+":"+p.headRef) {
 				continue
 			}
