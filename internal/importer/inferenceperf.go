@@ -252,16 +252,33 @@ func decodeYAML(data []byte, v any) error {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return errors.New("empty file")
 	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return fmt.Errorf("invalid YAML: %s", oneLine(err.Error()))
+	}
+	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return errors.New("not a YAML mapping of settings")
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("invalid: %w", err)
+		var te *yaml.TypeError
+		if errors.As(err, &te) {
+			// One line: every problem, each with its YAML line number.
+			return fmt.Errorf("invalid: %s", oneLine(strings.Join(te.Errors, "; ")))
+		}
+		return fmt.Errorf("invalid: %s", oneLine(err.Error()))
 	}
 	var extra any
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
 		return errors.New("more than one YAML document")
 	}
 	return nil
+}
+
+// oneLine keeps an error message on one line when it quotes the input.
+func oneLine(s string) string {
+	return strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(s)
 }
 
 // Sidecar is the optional blis-import.yaml of an inference-perf run folder,
