@@ -1,0 +1,94 @@
+package harness
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/inference-sim/accuracy-dashboard/corpus"
+	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
+	"github.com/inference-sim/accuracy-dashboard/internal/report"
+)
+
+// TestRealBLIS scores the bundled default corpus with the real simulator, at
+// upstream main f90a1e3a and at release v0.7.15. Opt-in: it needs a clone of
+// github.com/inference-sim/inference-sim named by BLIS_SOURCE and takes
+// several minutes per build on 2 cores:
+//
+//	BLIS_SOURCE=~/src/inference-sim go test ./internal/harness -run RealBLIS -v -timeout 60m
+//
+// BLIS_UNITS narrows the corpus (same syntax as --units) for a quicker look.
+func TestRealBLIS(t *testing.T) {
+	src := os.Getenv("BLIS_SOURCE")
+	if src == "" {
+		t.Skip("BLIS_SOURCE is not set: no clone of the real simulator to score")
+	}
+	l, err := ledger.Load(corpus.Ledger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	catalog := t.TempDir()
+	if err := os.CopyFS(catalog, corpus.Catalog()); err != nil {
+		t.Fatal(err)
+	}
+	hdir, _ := harnessCheckout(t)
+	var units []string
+	if u := os.Getenv("BLIS_UNITS"); u != "" {
+		units = strings.Split(u, ",")
+	}
+	for _, tc := range []struct {
+		ref, driver string
+	}{
+		{"f90a1e3a6787da17c2cd463dab6fb2660b1b1760", DriverReplayMetrics},
+		{"v0.7.15", DriverReplayResults},
+	} {
+		t.Run(tc.ref, func(t *testing.T) {
+			res, err := Score(context.Background(), Options{
+				HarnessDir: hdir, SimRepo: src, SimRef: tc.ref, Ledger: l,
+				LedgerVersion: report.DataVersion{Name: l.Manifest.Name, Version: l.Manifest.Version, Digest: l.Digest, Release: l.Manifest.Release},
+				Catalog:       catalog, Units: units, CacheDir: sharedCache(t), PointTimeout: 20 * time.Minute,
+				Progress: testWriter{t},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := res.Summary
+			t.Logf("%s: driver %s, coverage %+v, TTFT MAPE %v, TPOT MAPE %v", tc.ref, res.Caps.Driver, s.Coverage, deref(s.Tiers.All.TTFT.MAPE), deref(s.Tiers.All.TPOT.MAPE))
+			if res.Caps.Driver != tc.driver {
+				t.Errorf("driver = %s, want %s", res.Caps.Driver, tc.driver)
+			}
+			if !s.Coverage.Balanced() || s.Coverage.CorpusPoints == 0 {
+				t.Fatalf("coverage = %+v", s.Coverage)
+			}
+			if s.Coverage.Scored == 0 {
+				t.Fatalf("no point scored; reasons %v", s.Coverage.NotScoredByReason)
+			}
+			for _, p := range res.Points {
+				if p.Hardware == "H200" || p.Hardware == "B200" {
+					if p.Reason != ReasonUnknownHardware {
+						t.Errorf("%s: reason %q, want %s (this simulator knows no %s)", p.ID, p.Reason, ReasonUnknownHardware, p.Hardware)
+					}
+				}
+				if tc.driver == DriverReplayResults && p.Load.Concurrency > 0 && p.Hardware == "H100" && p.Scored {
+					t.Errorf("%s scored through --results-path, which cannot report closed-loop follow-ups", p.ID)
+				}
+			}
+		})
+	}
+}
+
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
+
+func deref(x *float64) any {
+	if x == nil {
+		return nil
+	}
+	return *x
+}
