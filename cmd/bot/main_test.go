@@ -97,10 +97,14 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-func newWorld(t *testing.T) *world {
+func newWorld(t *testing.T) *world { return newWorldPrefix(t, "") }
+
+// newWorldPrefix serves the API under prefix ("/api/v3" stands in for
+// GitHub Enterprise Server).
+func newWorldPrefix(t *testing.T, prefix string) *world {
 	t.Helper()
 	k := appKey(t)
-	fake := githubfake.New(t, githubfake.Options{App: &githubfake.App{
+	fake := githubfake.New(t, githubfake.Options{PathPrefix: prefix, App: &githubfake.App{
 		ID: appID, Slug: "accuracy-bot", Name: "Accuracy bot", PublicKey: &k.PublicKey,
 		Installations: []githubfake.Installation{
 			{ID: 1, Account: "org", Repositories: []string{"org/app", "org/lib", "org/plain"}},
@@ -637,5 +641,33 @@ func TestBumpUpdatesInPlaceAndLeavesHumanBranchesAlone(t *testing.T) {
 	}
 	if !strings.Contains(w.stdout.String(), "org/lib: skipped (branch accuracy-bot/harness has commits not made by the bot") {
 		t.Errorf("stdout:\n%s", w.stdout)
+	}
+}
+
+func TestEnterpriseServer(t *testing.T) {
+	w := newWorldPrefix(t, "/api/v3")
+	if !strings.HasSuffix(w.vars["BOT_GITHUB_URL"], "/api/v3/") {
+		t.Fatalf("fake URL %s", w.vars["BOT_GITHUB_URL"])
+	}
+	if err := w.run(t, "bump", "--release", "v1.1.0"); err != nil {
+		t.Fatalf("%v\n%s", err, w.stderr)
+	}
+	pulls := openPulls(w.fake, "org/app")
+	web := strings.TrimSuffix(w.vars["BOT_GITHUB_URL"], "/api/v3/")
+	if len(pulls) != 1 || !strings.Contains(pulls[0].Body, web+"/"+harnessRepo+"/compare/v1.0.0...v1.1.0") {
+		t.Errorf("pulls %+v, want a compare link on %s", pulls, web)
+	}
+}
+
+func TestWebURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                                "https://github.com",
+		"https://api.github.com/":         "https://github.com",
+		"https://ghe.example.com/api/v3/": "https://ghe.example.com",
+		"https://ghe.example.com/api/v3":  "https://ghe.example.com",
+	} {
+		if got := webURL(in); got != want {
+			t.Errorf("webURL(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
