@@ -74,7 +74,10 @@ type Client struct {
 	self   string
 }
 
-// New builds a Client. It fails on a malformed BaseURL or UploadURL.
+// New builds a Client. It fails on a malformed BaseURL or UploadURL. A
+// Client serializes its own mutating requests (every method but GET and
+// HEAD, retries included); share one Client per credential so that all
+// writes made with it are serialized, as GitHub asks.
 func New(opts Options) (*Client, error) {
 	policy := opts.Retry.withDefaults()
 	base := http.DefaultTransport

@@ -630,7 +630,10 @@ func TestGetRepositoryAndEnterprisePrefix(t *testing.T) {
 	if !strings.HasSuffix(s.URL(), "/api/v3/") {
 		t.Fatalf("URL = %s", s.URL())
 	}
-	c, _ := newClient(t, s, Options{})
+	c, err := New(Options{Token: "test-token", BaseURL: strings.TrimSuffix(s.URL(), "/")}) // as GITHUB_API_URL spells it
+	if err != nil {
+		t.Fatal(err)
+	}
 	got, err := c.GetRepository(ctx, repo)
 	if err != nil || got.DefaultBranch != "main" || got.Repo != repo {
 		t.Fatalf("GetRepository = %+v, %v", got, err)
@@ -640,5 +643,28 @@ func TestGetRepositoryAndEnterprisePrefix(t *testing.T) {
 	}
 	if _, err := c.GetRepository(ctx, Repo{Owner: "no", Name: "such"}); !errors.Is(err, ErrNotFound) {
 		t.Errorf("missing repo: %v", err)
+	}
+}
+
+func TestParseRepo(t *testing.T) {
+	if r, err := ParseRepo("inference-sim/inference-sim"); err != nil || r != repo || r.String() != repoName {
+		t.Errorf("ParseRepo = %+v, %v", r, err)
+	}
+	for _, bad := range []string{"", "noslash", "/name", "owner/", "a/b/c"} {
+		if _, err := ParseRepo(bad); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%q", bad)) {
+			t.Errorf("ParseRepo(%q) = %v, want an error naming the input", bad, err)
+		}
+	}
+}
+
+func TestNewRejectsBadURLs(t *testing.T) {
+	for _, opts := range []Options{{BaseURL: "not a url"}, {BaseURL: "/relative"}, {UploadURL: "::"}} {
+		if _, err := New(opts); err == nil {
+			t.Errorf("New(%+v) accepted a bad URL", opts)
+		}
+	}
+	c, err := New(Options{})
+	if err != nil || c.gh.BaseURL.String() != DefaultBaseURL || c.gh.UploadURL.String() != "https://uploads.github.com/" {
+		t.Errorf("defaults: %v %v %v", c.gh.BaseURL, c.gh.UploadURL, err)
 	}
 }
