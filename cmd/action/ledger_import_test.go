@@ -1,0 +1,146 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/importer"
+	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
+)
+
+const importFixtures = "../../internal/importer/testdata/fixture"
+
+func runImportCmd(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), append([]string{"ledger", "import"}, args...), func(string) string { return "" }, &stdout, &stderr)
+	return stdout.String(), stderr.String(), err
+}
+
+func TestLedgerImportHelp(t *testing.T) {
+	t.Parallel()
+	stdout, _, err := runImportCmd(t, "--help")
+	if err != nil {
+		t.Fatalf("--help: %v", err)
+	}
+	for _, flag := range []string{"-out", "-root", "-versions", "-name", "-ledger-version", "-release", "-description",
+		"-inference-perf-hardware", "-inference-perf-engine-version", "-source-note", "-run-date"} {
+		line := ""
+		for _, l := range strings.Split(stdout, "\n") {
+			if strings.HasPrefix(strings.TrimSpace(l), flag+" ") || strings.TrimSpace(l) == flag {
+				line = l
+			}
+		}
+		if line == "" {
+			t.Errorf("help does not list %s", flag)
+		}
+	}
+	if strings.Count(stdout, "e.g. --") < 11 {
+		t.Errorf("help should give an example for every flag:\n%s", stdout)
+	}
+}
+
+func TestLedgerImportUsageErrors(t *testing.T) {
+	t.Parallel()
+	for name, args := range map[string][]string{
+		"no out":       {importFixtures},
+		"no source":    {"--out", t.TempDir()},
+		"unknown flag": {"--colour", "red"},
+	} {
+		_, stderr, err := runImportCmd(t, args...)
+		if !errors.Is(err, errUsageShown) || !strings.Contains(stderr, "Usage: action ledger import") {
+			t.Errorf("%s: error %v, stderr %q; want usage", name, err, stderr)
+		}
+	}
+}
+
+func TestLedgerImportFixture(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "ledger")
+	stdout, _, err := runImportCmd(t, "--out", out, "--versions", "3",
+		"--run-date", "100=2026-01-05", "--run-date", "90=2025-12-20", "--run-date", "300=2026-02-10",
+		"--inference-perf-hardware", "h100", "--inference-perf-engine-version", "v0.15.1",
+		"--name", "fixture", "--ledger-version", "0.0.1", "--source-note", "test fixtures",
+		importFixtures)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := ledger.Load(os.DirFS(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(out, importer.ReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r importer.Report
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.PointsOut != l.NumPoints() || r.Units != len(l.Units) {
+		t.Errorf("report: %d points in %d units; ledger: %d in %d", r.PointsOut, r.Units, l.NumPoints(), len(l.Units))
+	}
+	if r.Options.Sources[0] != "." || r.Options.RunDates["90"] != "2025-12-20" {
+		t.Errorf("options recorded: %+v", r.Options)
+	}
+	if l.Manifest.Name != "fixture" || l.Manifest.Version != "0.0.1" || l.Manifest.Sources[0] != "test fixtures" {
+		t.Errorf("manifest: %+v", l.Manifest)
+	}
+	if !strings.Contains(stdout, "22 rows from 8 sources -> 9 points in 6 units") || !strings.Contains(stdout, "check: 9 points + 13 excluded = 22 rows") {
+		t.Errorf("summary:\n%s", stdout)
+	}
+	// Artifact paths are relative to the sources' common directory.
+	if p := l.Units[0].Points[0].Provenance.Artifact; strings.HasPrefix(p, "/") || strings.Contains(p, "..") {
+		t.Errorf("artifact path %q is not relative to the import root", p)
+	}
+}
+
+func TestLedgerImportBadInputWritesNothing(t *testing.T) {
+	t.Parallel()
+	src := t.TempDir()
+	if err := os.WriteFile(filepath.Join(src, "run_1.json"), []byte(`[{"hw": "h100", "conc": "four"}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "ledger")
+	_, _, err := runImportCmd(t, "--out", out, src)
+	if err == nil || !strings.Contains(err.Error(), "run_1.json row 0") || !strings.Contains(err.Error(), `"conc"`) {
+		t.Fatalf("error %v, want one naming the file, row and field", err)
+	}
+	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("output written despite the error: %v", err)
+	}
+}
+
+func TestResolveSources(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	for _, d := range []string{"data/a", "data/b", "other"} {
+		if err := os.MkdirAll(filepath.Join(base, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file := filepath.Join(base, "data", "a", "run_1.json")
+	if err := os.WriteFile(file, []byte("[]"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root, rel, err := resolveSources("", []string{filepath.Join(base, "data", "a"), filepath.Join(base, "data", "b")})
+	if err != nil || root != filepath.Join(base, "data") || strings.Join(rel, ",") != "a,b" {
+		t.Errorf("two dirs: root %s rel %v err %v", root, rel, err)
+	}
+	root, rel, err = resolveSources("", []string{file})
+	if err != nil || root != filepath.Join(base, "data", "a") || strings.Join(rel, ",") != "run_1.json" {
+		t.Errorf("one file: root %s rel %v err %v", root, rel, err)
+	}
+	if _, _, err := resolveSources(filepath.Join(base, "other"), []string{file}); err == nil || !strings.Contains(err.Error(), "not under --root") {
+		t.Errorf("source outside root: %v", err)
+	}
+	if _, _, err := resolveSources("", []string{filepath.Join(base, "missing")}); err == nil {
+		t.Error("a missing source was accepted")
+	}
+}
