@@ -241,20 +241,21 @@ func toPull(p github.PullRequest) bot.Pull {
 	return bot.Pull{Number: p.Number, Title: p.Title, Body: p.Body, Head: p.HeadRef, Base: p.BaseRef, Author: p.User, URL: p.HTMLURL}
 }
 
-// OpenPulls lists the open pull requests whose head is branch: the adapter
-// offers no listing of every open pull request, so superseded bumps on
-// other branches are not found in production (see docs/BOT.md).
-func (a *appGitHub) OpenPulls(ctx context.Context, repo bot.Repo, branch string) ([]bot.Pull, error) {
+// OpenPulls lists every open pull request of repo (branch is covered too).
+func (a *appGitHub) OpenPulls(ctx context.Context, repo bot.Repo, _ string) ([]bot.Pull, error) {
 	c, err := a.client(ctx, repo)
 	if err != nil {
 		return nil, err
 	}
-	prs, err := c.ListOpenPullRequestsByHead(ctx, ghRepo(repo), branch)
+	prs, err := c.ListOpenPullRequests(ctx, ghRepo(repo))
 	if err != nil {
 		return nil, mapErr(err)
 	}
 	out := make([]bot.Pull, 0, len(prs))
 	for _, p := range prs {
+		if p.HeadRepo != "" && !strings.EqualFold(p.HeadRepo, repo.String()) {
+			continue // from a fork: never the bot's
+		}
 		out = append(out, toPull(p))
 	}
 	return out, nil

@@ -616,10 +616,32 @@ func TestServeWorkflowRunPublishesOrRefuses(t *testing.T) {
 
 func TestBumpUpdatesInPlaceAndLeavesHumanBranchesAlone(t *testing.T) {
 	w := newWorld(t)
+	// An older bump pull request of the bot on another branch, and a
+	// human's pull request quoting the marker.
+	w.fake.Commit("org/app", "accuracy-bot/harness-v0.9", "accuracy-bot[bot]", "old bump\n\n"+bot.BumpTrailer, map[string]string{"x": "1"})
+	old := w.fake.AddPullRequest("org/app", githubfake.PullRequest{Title: "Bump accuracy harness to v0.9.0", Body: bot.BumpMarker + "\nold",
+		User: "accuracy-bot[bot]", Head: "accuracy-bot/harness-v0.9"})
+	w.fake.Commit("org/app", "feature", "dev", "feature", map[string]string{"f": "1"})
+	mine := w.fake.AddPullRequest("org/app", githubfake.PullRequest{Title: "feature", Body: bot.BumpMarker, User: "dev", Head: "feature"})
 	if err := w.run(t, "bump", "--release", "v1.1.0"); err != nil {
 		t.Fatal(err)
 	}
-	first := openPulls(w.fake, "org/app")
+	var first []githubfake.PullRequest
+	for _, p := range openPulls(w.fake, "org/app") {
+		switch p.Number {
+		case old:
+			t.Errorf("superseded pull request #%d still open", old)
+		case mine:
+		default:
+			first = append(first, p)
+		}
+	}
+	if len(first) != 1 {
+		t.Fatalf("bump pulls %+v", first)
+	}
+	if c := w.fake.Comments("org/app", old); len(c) != 1 || !strings.Contains(c[0].Body, fmt.Sprintf("Superseded by #%d", first[0].Number)) {
+		t.Errorf("comments on the superseded pull request: %+v", c)
+	}
 	human := w.fake.Commit("org/lib", "accuracy-bot/harness", "dev", "tweak", map[string]string{"NOTE": "mine\n"})
 
 	v120 := w.fake.Commit(harnessRepo, "main", "maintainer", "v1.2.0", map[string]string{"VERSION": "v1.2.0\n"})
@@ -629,8 +651,12 @@ func TestBumpUpdatesInPlaceAndLeavesHumanBranchesAlone(t *testing.T) {
 		t.Fatalf("%v\n%s", err, w.stderr)
 	}
 	now := openPulls(w.fake, "org/app")
-	if len(now) != 1 || now[0].Number != first[0].Number || now[0].Title != "Bump accuracy harness to v1.2.0" {
-		t.Errorf("app pulls %+v, want #%d updated in place", now, first[0].Number)
+	var updated bool
+	for _, p := range now {
+		updated = updated || p.Number == first[0].Number && p.Title == "Bump accuracy harness to v1.2.0"
+	}
+	if len(now) != 2 || !updated {
+		t.Errorf("app pulls %+v, want #%d updated in place beside #%d", now, first[0].Number, mine)
 	}
 	pin, _ := w.fake.File("org/app", "refs/heads/accuracy-bot/harness", ".github/accuracy-harness.yaml")
 	if !strings.Contains(pin, "tag: v1.2.0\n  commit: "+v120) {
