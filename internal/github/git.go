@@ -380,6 +380,16 @@ func (c *Client) Compare(ctx context.Context, repo Repo, base, head string) (Com
 	}, nil
 }
 
+// IsAncestor reports whether commit is reachable from ref (a branch, tag or
+// sha; ref's own commit counts), e.g. whether a harness commit is on main.
+func (c *Client) IsAncestor(ctx context.Context, repo Repo, commit, ref string) (bool, error) {
+	cmp, err := c.Compare(ctx, repo, commit, ref)
+	if err != nil {
+		return false, fmt.Errorf("is %s in %s: %w", shortSHA(commit), ref, err)
+	}
+	return cmp.Status == "ahead" || cmp.Status == "identical", nil
+}
+
 // CommitInfo is a commit as the commit listing reports it, with the GitHub
 // accounts of its author and committer ("" when the email maps to none).
 type CommitInfo struct {

@@ -407,6 +407,17 @@ func TestCompareAndListCommits(t *testing.T) {
 			t.Errorf("Compare(%s, %s) = %+v", tc.base, tc.head, got)
 		}
 	}
+	for _, tc := range []struct {
+		commit, ref string
+		want        bool
+	}{{main, "feature/x", true}, {main, "main", true}, {feature, "main", false}} {
+		if got, err := c.IsAncestor(ctx, repo, tc.commit, tc.ref); err != nil || got != tc.want {
+			t.Errorf("IsAncestor(%s, %s) = %v, %v; want %v", tc.commit, tc.ref, got, err, tc.want)
+		}
+	}
+	if _, err := c.IsAncestor(ctx, repo, strings.Repeat("a", 40), "main"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("IsAncestor of an unknown commit: %v, want ErrNotFound", err)
+	}
 	diverged := s.Commit(repoName, "main", "carol", "third", map[string]string{"x": "1"})
 	got, err := c.Compare(ctx, repo, "main", "feature/x")
 	if err != nil || got.Status != "diverged" || got.AheadBy != 1 || got.BehindBy != 1 || got.MergeBaseSHA != main {
