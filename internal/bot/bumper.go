@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"path"
 	"strings"
+	"sync"
 )
 
 // BumpGitHub is what Bumper needs from GitHub.
@@ -37,11 +38,14 @@ type BumpConfig struct {
 	DryRun bool
 }
 
-// Bumper moves consumer repositories' harness pins to a release.
+// Bumper moves consumer repositories' harness pins to a release. Bumps run
+// one at a time, so two releases delivered together cannot race on a branch.
 type Bumper struct {
 	GH  BumpGitHub
 	Cfg BumpConfig
 	Log *slog.Logger
+
+	mu sync.Mutex
 }
 
 // What happened to one repository.
@@ -118,6 +122,8 @@ func (b *Bumper) BumpTag(ctx context.Context, tag string) ([]RepoOutcome, error)
 // Running it again for the same release changes nothing.
 func (b *Bumper) BumpRelease(ctx context.Context, rel Release) ([]RepoOutcome, error) {
 	log := b.logger().With("release", rel.Tag)
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	if reason := ReleaseDecision(rel, b.Cfg.Harness, b.Cfg.AllowPrereleases); reason != "" {
 		log.Info("release ignored", "reason", reason)
 		return nil, nil
@@ -227,6 +233,16 @@ func (b *Bumper) bumpRepo(ctx context.Context, repo Repo, t Target, id Identity)
 		if !OwnedByBot(head, id) {
 			out.Outcome = OutcomeSkipped
 			out.Reason = fmt.Sprintf("branch %s has commits not made by the bot (head %s); left alone", b.Cfg.Branch, short(branchSHA))
+			return out, nil
+		}
+		// A release delivered late must not move the branch back.
+		onBranch, err := b.readConsumer(ctx, repo, branchSHA)
+		if err != nil {
+			return out, fmt.Errorf("branch %s: %w", b.Cfg.Branch, err)
+		}
+		if _, err := PlanBump(onBranch, t); errors.Is(err, SkipNewer) {
+			out.Outcome = OutcomeSkipped
+			out.Reason = fmt.Sprintf("branch %s already bumps to a newer version", b.Cfg.Branch)
 			return out, nil
 		}
 		if upToDate, err = b.branchHas(ctx, repo, branchSHA, plan.Files); err != nil {

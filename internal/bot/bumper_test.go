@@ -302,3 +302,30 @@ func TestPlanBumpGolden(t *testing.T) {
 		t.Errorf("long notes: body of %d bytes, truncated visibly = %v", len(plan.Body), strings.Contains(plan.Body, "truncated"))
 	}
 }
+
+func TestBumpLateOlderReleaseDoesNotMoveTheBranchBack(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newBumpWorld(t)
+	rel1, _ := w.gh.release(w.harness, "v1.1.0", "")
+	rel2, sha2 := w.gh.release(w.harness, "v1.2.0", "")
+	if _, err := w.bumper.BumpRelease(ctx, rel2); err != nil {
+		t.Fatal(err)
+	}
+	before := len(w.gh.writes)
+	got, err := w.bumper.BumpRelease(ctx, rel1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if extra := w.gh.writes[before:]; len(extra) != 0 {
+		t.Errorf("the late v1.1.0 wrote %v", extra)
+	}
+	for _, o := range got {
+		if (o.Repo == w.app || o.Repo == w.lib) && (o.Outcome != OutcomeSkipped || !strings.Contains(o.Reason, "newer")) {
+			t.Errorf("%s: %+v, want skipped: newer", o.Repo, o)
+		}
+	}
+	if !strings.Contains(string(w.gh.tip(w.lib, bumpBranch)[".github/workflows/ci.yaml"]), sha2) {
+		t.Error("bump branch no longer at v1.2.0")
+	}
+}
