@@ -1,0 +1,140 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
+	"github.com/inference-sim/accuracy-dashboard/internal/render"
+)
+
+// Pinned third-party actions the end-to-end workflow names; act replaces
+// them with local stand-ins (GitHub is unreachable in tests).
+const (
+	checkoutAction = "actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683"
+	setupGoAction  = "actions/setup-go@d35c59abb061a4a6fb18e82ac0862c26744d6ab5"
+)
+
+// findAct locates nektos/act: on PATH or in $GOPATH/bin (where .ci/run
+// installs it). Without it the test is skipped, or fails when CI=true.
+func findAct(t *testing.T) string {
+	t.Helper()
+	if p, err := exec.LookPath("act"); err == nil {
+		return p
+	}
+	if out, err := exec.Command("go", "env", "GOPATH").Output(); err == nil {
+		p := filepath.Join(strings.TrimSpace(string(out)), "bin", "act")
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("act is not installed (.ci/install-act.sh installs it)")
+	}
+	t.Skip("act is not installed (go install github.com/nektos/act@v0.2.89)")
+	return ""
+}
+
+const e2eWorkflow = `name: accuracy e2e
+on: pull_request
+permissions:
+  contents: read
+  pull-requests: write
+jobs:
+  accuracy:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: ` + checkoutAction + ` # v4.2.2
+      - id: accuracy
+        uses: ./
+        with:
+          github-token: test-token
+          simulator-path: SIMULATOR
+          cache-dir: CACHE
+          jobs: "2"
+      - name: Outputs
+        env:
+          COMMENT_URL: ${{ steps.accuracy.outputs.comment-url }}
+          LABEL: ${{ steps.accuracy.outputs.label }}
+          TTFT: ${{ steps.accuracy.outputs.ttft-mape }}
+        run: echo "e2e-outputs label=${LABEL} ttft=${TTFT} comment=${COMMENT_URL}"
+`
+
+// TestActEndToEnd runs the Action as a real workflow with nektos/act
+// (uses: ./, real pull_request payload) against the stand-in simulator and
+// the fake GitHub, twice: the first run creates the comment, the second
+// edits it.
+func TestActEndToEnd(t *testing.T) {
+	act := findAct(t)
+	hdir, hcommit := harnessRepo(t)
+	sim, head, base := consumerRepo(t, hdir, hcommit)
+	cache := t.TempDir()
+
+	fake := githubfake.New(t, githubfake.Options{Token: "test-token", ActionsToken: true})
+	fake.AddRepo("octo/sim", "main")
+	number := fake.AddPullRequest("octo/sim", githubfake.PullRequest{Title: "faster decode", Head: "feature", HeadRepo: "someone/sim", HeadSHA: head})
+
+	// The workflow lives in the action's repository (the harness copy), as
+	// the project's own self-test does.
+	wf := strings.NewReplacer("SIMULATOR", sim, "CACHE", cache).Replace(e2eWorkflow)
+	writeFile(t, filepath.Join(hdir, ".github", "workflows", "e2e.yml"), wf)
+	// Local stand-ins for the remote actions: setup-go finds Go on the host.
+	setupGo := filepath.Join(t.TempDir(), "setup-go")
+	writeFile(t, filepath.Join(setupGo, "action.yml"), "name: setup-go stand-in\ninputs:\n  go-version-file: {}\n  cache: {}\nruns:\n  using: composite\n  steps:\n    - shell: bash\n      run: go version\n")
+
+	runAct := func(action string) string {
+		t.Helper()
+		dir := t.TempDir()
+		event := filepath.Join(dir, "event.json")
+		if err := os.WriteFile(event, pullRequestEvent(t, action, "octo/sim", number, head, base), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, act, "pull_request",
+			"-W", ".github/workflows/e2e.yml",
+			"-e", event,
+			"-P", "ubuntu-latest=-self-hosted",
+			"--no-cache-server",
+			"--local-repository", setupGoAction+"="+setupGo,
+			"--env", "GITHUB_API_URL="+strings.TrimSuffix(fake.URL(), "/"),
+			"--env", "GITHUB_REPOSITORY=octo/sim",
+			"--env", "HOME="+dir,
+		)
+		cmd.Dir = hdir
+		cmd.Env = append(os.Environ(), "ACT_DISABLE_VERSION_CHECK=1")
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		start := time.Now()
+		err := cmd.Run()
+		t.Logf("act run (%s) took %v", action, time.Since(start).Round(time.Second))
+		if err != nil {
+			t.Fatalf("act (%s): %v\n%s", action, err, out.String())
+		}
+		return out.String()
+	}
+
+	log1 := runAct("opened")
+	comments := fake.Comments("octo/sim", number)
+	if len(comments) != 1 || comments[0].User != "github-actions[bot]" || !strings.HasPrefix(comments[0].Body, render.PRMarker) || !strings.Contains(comments[0].Body, "Δ MAPE") {
+		t.Fatalf("comments after the first act run: %+v\n%s", comments, log1)
+	}
+	if !strings.Contains(log1, "e2e-outputs label=experimental") || !strings.Contains(log1, "comment=http") {
+		t.Errorf("outputs not passed through the workflow:\n%s", log1)
+	}
+
+	log2 := runAct("synchronize")
+	after := fake.Comments("octo/sim", number)
+	if len(after) != 1 || after[0].ID != comments[0].ID || after[0].Body == comments[0].Body {
+		t.Errorf("second act run did not edit the one comment: %+v\n%s", after, log2)
+	}
+	if n := fake.Calls("issues/update-comment"); n != 1 {
+		t.Errorf("update-comment called %d times, want 1", n)
+	}
+}
