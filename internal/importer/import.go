@@ -169,6 +169,10 @@ func discover(fsys fs.FS, sources []string) (*discovered, error) {
 				return err
 			}
 			if d.IsDir() {
+				if _, err := fs.Stat(fsys, path.Join(p, ledger.ManifestFile)); err == nil {
+					skip[p+"/"] = true // a ledger (an earlier import's output), not an artifact
+					return fs.SkipDir
+				}
 				if isInferencePerfRun(fsys, p) {
 					ip[p] = true
 					return fs.SkipDir

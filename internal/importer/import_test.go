@@ -444,6 +444,27 @@ func TestImportBadInputNamesTheFile(t *testing.T) {
 	}
 }
 
+func TestImportSkipsLedgerDirectories(t *testing.T) {
+	t.Parallel()
+	m := fstest.MapFS{
+		"data/run_5.json":             {Data: []byte("[" + goodAggRow + "]")},
+		"data/out/ledger.json":        {Data: []byte(`{"schema_version":1}`)},
+		"data/out/import-report.json": {Data: []byte(`{}`)},
+		"data/out/units/x/y.json":     {Data: []byte(`{}`)},
+	}
+	opts := Options{Sources: []string{"data"}, Versions: 5, Name: "t", Version: "1", RunDates: map[string]string{"5": "2026-01-02"}}
+	res, err := Import(m, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{"data/out/"}, res.Report.Skipped); d != "" {
+		t.Errorf("skipped (-want +got):\n%s", d)
+	}
+	if res.Report.PointsOut != 1 {
+		t.Errorf("points_out %d, want 1", res.Report.PointsOut)
+	}
+}
+
 func TestImportSidecarOverridesOptions(t *testing.T) {
 	t.Parallel()
 	opts := fixtureOptions()

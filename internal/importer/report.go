@@ -35,7 +35,8 @@ type Report struct {
 	// Sources has one entry per artifact file or run folder, by path.
 	Sources []SourceReport `json:"sources"`
 	// Skipped lists files found under a source directory that are not
-	// artifacts (not *.json, not inside a run folder).
+	// artifacts (not *.json, not inside a run folder), and ledger
+	// directories (holding ledger.json, listed with a trailing "/").
 	Skipped []string `json:"skipped_files,omitempty"`
 	// Options are the options of the import, enough to repeat it.
 	Options Options `json:"options"`
