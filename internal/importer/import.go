@@ -701,16 +701,50 @@ func runLess(a, b string) bool {
 	return a < b
 }
 
-// sameSweep checks that c belongs to unit u: the same deployment and
-// workload. Two different ones under one id would be a naming bug.
+// sameSweep fits c into unit u. The deployment and workload must be the
+// same, except that engine settings may differ in their evidence or note (a
+// point of a run inside the recipe window beside one outside it): those go
+// into the point's overrides, so each point keeps its own evidence. Anything
+// else differing under one id would be a naming bug.
 func sameSweep(u *ledger.Unit, c *candidate) error {
-	a, _ := json.Marshal([]any{u.Deployment, u.Workload})
-	b, _ := json.Marshal([]any{c.dep, c.wl})
-	if !bytes.Equal(a, b) {
+	a, b := u.Deployment, c.dep
+	a.Engines, b.Engines = ledger.EngineSettings{}, ledger.EngineSettings{}
+	if !sameJSON([]any{a, u.Workload}, []any{b, c.wl}) || !sameJSON(settingValues(u.Deployment.Engines), settingValues(c.dep.Engines)) {
 		return fmt.Errorf("unit id %s names two different deployments or workloads (%s row %d differs from the unit's first point); the unit id scheme needs a new segment: please report this",
 			u.ID, c.artifact, c.row)
 	}
+	ue, ce := &u.Deployment.Engines, &c.dep.Engines
+	o := c.point.Overrides
+	if o == nil {
+		o = &ledger.EngineSettings{}
+	}
+	overrideIfDiffers(&o.MaxNumSeqs, ue.MaxNumSeqs, ce.MaxNumSeqs)
+	overrideIfDiffers(&o.MaxNumBatchedTokens, ue.MaxNumBatchedTokens, ce.MaxNumBatchedTokens)
+	overrideIfDiffers(&o.GPUMemoryUtilization, ue.GPUMemoryUtilization, ce.GPUMemoryUtilization)
+	overrideIfDiffers(&o.MaxModelLen, ue.MaxModelLen, ce.MaxModelLen)
+	overrideIfDiffers(&o.BlockSize, ue.BlockSize, ce.BlockSize)
+	overrideIfDiffers(&o.PrefixCaching, ue.PrefixCaching, ce.PrefixCaching)
+	overrideIfDiffers(&o.KVCacheDtype, ue.KVCacheDtype, ce.KVCacheDtype)
+	if *o != (ledger.EngineSettings{}) {
+		c.point.Overrides = o
+	}
 	return nil
+}
+
+// overrideIfDiffers sets *dst to the point's own setting when it differs
+// from the unit's (values are equal here; evidence or note differ) and the
+// point does not override it already.
+func overrideIfDiffers[T comparable](dst **ledger.Setting[T], unit, own *ledger.Setting[T]) {
+	if *dst != nil || own == nil || unit == nil || *unit == *own {
+		return
+	}
+	*dst = own
+}
+
+func sameJSON(a, b any) bool {
+	x, errA := json.Marshal(a)
+	y, errB := json.Marshal(b)
+	return errA == nil && errB == nil && bytes.Equal(x, y)
 }
 
 // identity is the simulator-input identity of a candidate: everything the

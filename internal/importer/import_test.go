@@ -465,6 +465,32 @@ func TestImportSkipsLedgerDirectories(t *testing.T) {
 	}
 }
 
+// TestImportMixedEvidenceSweep: a sweep whose points come from a run inside
+// the recipe window and one outside it keeps each point's own evidence.
+func TestImportMixedEvidenceSweep(t *testing.T) {
+	t.Parallel()
+	m := fstest.MapFS{
+		"run_5.json": {Data: []byte("[" + goodAggRow + "]")},
+		"run_6.json": {Data: []byte("[" + withField(goodAggRow, "conc", "8") + "]")},
+	}
+	opts := Options{Sources: []string{"."}, Versions: 5, Name: "t", Version: "1",
+		RunDates: map[string]string{"5": "2026-01-02", "6": "2025-11-20"}}
+	res, err := Import(m, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Units) != 1 || len(res.Units[0].Points) != 2 {
+		t.Fatalf("got %d units; want one sweep of 2 points", len(res.Units))
+	}
+	u := &res.Units[0]
+	if u.Evidence(0) != ledger.Resolved || u.Evidence(1) != ledger.Assumed {
+		t.Errorf("evidence: c=4 %s, c=8 %s; want resolved, assumed", u.Evidence(0), u.Evidence(1))
+	}
+	if s := u.Settings(1).MaxModelLen; s.Evidence != ledger.Assumed || s.Value != 10240 {
+		t.Errorf("c=8 max_model_len %s", mustJSON(s))
+	}
+}
+
 func TestImportSidecarOverridesOptions(t *testing.T) {
 	t.Parallel()
 	opts := fixtureOptions()
