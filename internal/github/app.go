@@ -76,8 +76,11 @@ func (t *AppTransport) Installation(installationID int64, repositories ...string
 	}
 	tr := ghinstallation.NewFromAppsTransport(t.apps, installationID)
 	tr.BaseURL = t.baseURL
+	// Always send an options object: ghinstallation sends a JSON null body
+	// when the options are nil, which is not a valid request body.
+	tr.InstallationTokenOptions = &gh.InstallationTokenOptions{}
 	if len(names) > 0 {
-		tr.InstallationTokenOptions = &gh.InstallationTokenOptions{Repositories: names}
+		tr.InstallationTokenOptions.Repositories = names
 	}
 	t.cache[key] = tr
 	return tr

@@ -86,6 +86,14 @@ func TestAppInstallationFlow(t *testing.T) {
 		t.Errorf("token requests = %d, want 1", n)
 	}
 
+	// An unscoped installation token (every repository of the
+	// installation) is a valid request too.
+	all, _ := newClient(t, s, Options{HTTPClient: &http.Client{Transport: at.Installation(7)}, Login: app.BotLogin()})
+	allRepos, err := all.ListInstallationRepositories(ctx)
+	if err != nil || len(allRepos) != 2 {
+		t.Errorf("unscoped installation repositories = %+v, %v; want both", allRepos, err)
+	}
+
 	// A token for repositories outside the installation is refused.
 	bad, _ := newClient(t, s, Options{HTTPClient: &http.Client{Transport: at.Installation(7, "someone/fork")}})
 	if _, err := bad.GetRepository(ctx, dash); err == nil {
