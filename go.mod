@@ -3,18 +3,21 @@ module github.com/inference-sim/accuracy-dashboard
 go 1.26
 
 require (
-	github.com/bradleyfalzon/ghinstallation/v2 v2.10.0 // indirect
-	github.com/getkin/kin-openapi v0.153.0 // indirect
+	github.com/bradleyfalzon/ghinstallation/v2 v2.10.0
+	github.com/getkin/kin-openapi v0.153.0
+	github.com/golang-jwt/jwt/v4 v4.5.2
+	github.com/google/go-cmp v0.7.0
+	github.com/google/go-github/v60 v60.0.0
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
+	gopkg.in/yaml.v3 v3.0.1
+)
+
+require (
 	github.com/go-openapi/jsonpointer v0.22.5 // indirect
 	github.com/go-openapi/swag/jsonname v0.25.5 // indirect
-	github.com/golang-jwt/jwt/v4 v4.5.2 // indirect
-	github.com/google/go-cmp v0.7.0 // indirect
-	github.com/google/go-github/v60 v60.0.0 // indirect
 	github.com/google/go-querystring v1.1.0 // indirect
 	github.com/gorilla/mux v1.8.0 // indirect
-	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
-	github.com/sethvargo/go-githubactions v1.3.1 // indirect
+	github.com/kr/pretty v0.3.1 // indirect
 	go.yaml.in/yaml/v4 v4.0.0 // indirect
 	golang.org/x/text v0.14.0 // indirect
-	gopkg.in/yaml.v3 v3.0.1 // indirect
 )
