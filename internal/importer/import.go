@@ -145,7 +145,9 @@ type discovered struct {
 }
 
 // discover expands the sources into artifact files and run folders, each
-// listed once, sorted by path.
+// listed once, sorted by path. A file named as a source is always read as an
+// artifact; inside a directory, files that are not *.json, JSON objects (not
+// arrays of rows) and ledger directories are listed as skipped instead.
 func discover(fsys fs.FS, sources []string) (*discovered, error) {
 	x, ip, skip := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	var errs []error
@@ -179,10 +181,23 @@ func discover(fsys fs.FS, sources []string) (*discovered, error) {
 				}
 				return nil
 			}
-			if strings.HasSuffix(p, ".json") {
-				x[p] = true
-			} else {
+			switch {
+			case !strings.HasSuffix(p, ".json"):
 				skip[p] = true
+			case aggRunFile.MatchString(path.Base(p)):
+				x[p] = true
+			default:
+				// A JSON object (a model config, a ledger report) found
+				// while walking is not an artifact; arrays of rows are.
+				b, err := fs.ReadFile(fsys, p)
+				if err != nil {
+					return err
+				}
+				if t := bytes.TrimSpace(b); len(t) > 0 && t[0] == '{' {
+					skip[p] = true
+				} else {
+					x[p] = true
+				}
 			}
 			return nil
 		})

@@ -451,17 +451,24 @@ func TestImportSkipsLedgerDirectories(t *testing.T) {
 		"data/out/ledger.json":        {Data: []byte(`{"schema_version":1}`)},
 		"data/out/import-report.json": {Data: []byte(`{}`)},
 		"data/out/units/x/y.json":     {Data: []byte(`{}`)},
+		"data/catalog/m/config.json":  {Data: []byte(` {"model_type": "x"}`)},
+		"data/README.md":              {Data: []byte("# data")},
 	}
 	opts := Options{Sources: []string{"data"}, Versions: 5, Name: "t", Version: "1", RunDates: map[string]string{"5": "2026-01-02"}}
 	res, err := Import(m, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := cmp.Diff([]string{"data/out/"}, res.Report.Skipped); d != "" {
+	if d := cmp.Diff([]string{"data/README.md", "data/catalog/m/config.json", "data/out/"}, res.Report.Skipped); d != "" {
 		t.Errorf("skipped (-want +got):\n%s", d)
 	}
 	if res.Report.PointsOut != 1 {
 		t.Errorf("points_out %d, want 1", res.Report.PointsOut)
+	}
+	// A file named like an artifact is read as one, object or not.
+	m["data/run_9.json"] = &fstest.MapFile{Data: []byte(`{"hw": "h100"}`)}
+	if _, err := Import(m, opts); err == nil || !strings.Contains(err.Error(), "data/run_9.json: not a JSON array") {
+		t.Errorf("object named run_9.json: error %v", err)
 	}
 }
 

@@ -34,9 +34,10 @@ type Report struct {
 	VLLMVersions VersionWindow `json:"vllm_versions"`
 	// Sources has one entry per artifact file or run folder, by path.
 	Sources []SourceReport `json:"sources"`
-	// Skipped lists files found under a source directory that are not
-	// artifacts (not *.json, not inside a run folder), and ledger
-	// directories (holding ledger.json, listed with a trailing "/").
+	// Skipped lists what was found under a source directory but is not an
+	// artifact: files that are not *.json, JSON files holding an object
+	// (not an array of rows), and ledger directories (holding ledger.json,
+	// listed with a trailing "/").
 	Skipped []string `json:"skipped_files,omitempty"`
 	// Options are the options of the import, enough to repeat it.
 	Options Options `json:"options"`
