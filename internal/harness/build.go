@@ -171,7 +171,7 @@ func (b *Builder) mirror(ctx context.Context, repo string) (string, error) {
 	defer os.RemoveAll(tmp)
 	b.log().Info("cloning simulator repository", "repo", repo)
 	if _, err := git(ctx, filepath.Dir(dir), "clone", "--quiet", "--bare", repo, tmp); err != nil {
-		return "", fmt.Errorf("clone simulator repository %s: %w", repo, err)
+		return "", fmt.Errorf("clone simulator repository %s (offline? pass --sim-repo with the path of a local clone): %w", repo, err)
 	}
 	if err := os.Rename(tmp, dir); err != nil {
 		if _, statErr := os.Stat(filepath.Join(dir, "HEAD")); statErr == nil {
