@@ -635,6 +635,41 @@ func TestCommitStatus(t *testing.T) {
 	}
 }
 
+func TestCreateCommitComment(t *testing.T) {
+	s := githubfake.New(t, githubfake.Options{Login: "accuracy-bot"})
+	_, feature, _ := seed(t, s)
+	c, clk := newClient(t, s, Options{})
+	body := "**refused**\n\n<!-- accuracy-bot:publish-refused run=1 -->\n"
+	s.FailNext("repos/create-commit-comment", 1, githubfake.ServerError(502))
+	got, err := c.CreateCommitComment(ctx, repo, feature, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ID == 0 || got.Body != body || got.User != "accuracy-bot" || got.CreatedAt.IsZero() ||
+		!strings.HasSuffix(got.HTMLURL, fmt.Sprintf("/%s/commit/%s#commitcomment-%d", repoName, feature, got.ID)) {
+		t.Errorf("CreateCommitComment = %+v", got)
+	}
+	want := []githubfake.Comment{{ID: got.ID, User: "accuracy-bot", Body: body}}
+	if diff := cmp.Diff(want, s.CommitComments(repoName, feature)); diff != "" {
+		t.Errorf("commit comments (-want +got):\n%s", diff)
+	}
+	if n := s.Calls("repos/create-commit-comment"); n != 2 || len(clk.Slept()) != 1 {
+		t.Errorf("%d calls after %v of backoff, want the 502 retried once", n, clk.Slept())
+	}
+
+	if _, err := c.CreateCommitComment(ctx, repo, strings.Repeat("0", 40), "x"); !errors.Is(err, ErrInvalid) ||
+		!strings.Contains(err.Error(), repoName+"@"+strings.Repeat("0", 40)) {
+		t.Errorf("comment on an unknown commit: %v, want ErrInvalid naming the commit", err)
+	}
+	s.SetReadOnly(true)
+	if _, err := c.CreateCommitComment(ctx, repo, feature, "x"); !errors.Is(err, ErrForbidden) {
+		t.Errorf("read-only token: %v, want ErrForbidden", err)
+	}
+	if n := len(s.CommitComments(repoName, feature)); n != 1 {
+		t.Errorf("%d comments after the refused ones, want 1", n)
+	}
+}
+
 func TestGetRepositoryAndEnterprisePrefix(t *testing.T) {
 	s := githubfake.New(t, githubfake.Options{PathPrefix: "/api/v3"})
 	seed(t, s)

@@ -44,7 +44,7 @@ func (c *Client) GetRepository(ctx context.Context, repo Repo) (Repository, erro
 	return toRepository(r), nil
 }
 
-// Comment is an issue or pull request comment.
+// Comment is an issue, pull request or commit comment.
 type Comment struct {
 	ID        int64
 	Body      string
@@ -119,10 +119,31 @@ func (c *Client) DeleteIssueComment(ctx context.Context, repo Repo, id int64) er
 	return nil
 }
 
-// CommitStatus is a commit status to create. The project reports a refused
-// artifact with a commit status rather than a check run: a status needs
-// only the "statuses" permission (and works with a GITHUB_TOKEN), where a
-// check run needs "checks" and an App.
+// CreateCommitComment posts a comment on commit sha (not on a file or line
+// of it) and returns it. It needs only the "contents" permission, so an App
+// with contents write can report on any commit it can read. A sha the
+// repository does not hold gets ErrInvalid (GitHub answers 422); a fork pull
+// request's read-only token gets ErrForbidden.
+func (c *Client) CreateCommitComment(ctx context.Context, repo Repo, sha, body string) (Comment, error) {
+	var out *gh.RepositoryComment
+	err := c.do(ctx, func() (*gh.Response, error) {
+		var resp *gh.Response
+		var err error
+		out, resp, err = c.gh.Repositories.CreateComment(ctx, repo.Owner, repo.Name, sha, &gh.RepositoryComment{Body: &body})
+		return resp, err
+	})
+	if err != nil {
+		return Comment{}, fmt.Errorf("comment on %s@%s: %w", repo, sha, err)
+	}
+	return Comment{
+		ID: out.GetID(), Body: out.GetBody(), User: out.GetUser().GetLogin(), HTMLURL: out.GetHTMLURL(),
+		CreatedAt: out.GetCreatedAt().Time, UpdatedAt: out.GetUpdatedAt().Time,
+	}, nil
+}
+
+// CommitStatus is a commit status to create. A status needs the "statuses"
+// permission (a GITHUB_TOKEN has it; the bot's App does not ask for it and
+// reports refusals with CreateCommitComment instead).
 type CommitStatus struct {
 	State       string // "error", "failure", "pending" or "success"
 	Context     string // e.g. "accuracy-dashboard/publish"

@@ -131,6 +131,59 @@ func TestAuthenticationAndReadOnly(t *testing.T) {
 	}
 }
 
+func TestCommitComments(t *testing.T) {
+	s, rec := newRecorded(t, Options{Login: "accuracy-bot[bot]"})
+	head, _ := s.Ref("o/r", "refs/heads/main")
+	path := "/repos/o/r/commits/" + head + "/comments"
+	status, h, body := do(t, s, "POST", path, tok, `{"body":"refused <!-- m -->"}`)
+	if status != 201 || !strings.Contains(body, `"commit_id":"`+head+`"`) || !strings.Contains(body, "#commitcomment-") ||
+		!strings.Contains(h.Get("Location"), "/repos/o/r/comments/") {
+		t.Errorf("create: %d %s (Location %q)", status, body, h.Get("Location"))
+	}
+	got := s.CommitComments("o/r", head)
+	if len(got) != 1 || got[0].Body != "refused <!-- m -->" || got[0].User != "accuracy-bot[bot]" {
+		t.Errorf("CommitComments = %+v", got)
+	}
+	if other := s.CommitComments("o/r", strings.Repeat("0", 40)); len(other) != 0 {
+		t.Errorf("comments on another sha: %+v", other)
+	}
+	if errs := rec.take(); len(errs) != 0 {
+		t.Errorf("valid traffic recorded failures: %q", errs)
+	}
+
+	missing := "/repos/o/r/commits/" + strings.Repeat("0", 40) + "/comments"
+	for _, tc := range []struct {
+		name, path, body string
+		status           int
+		failures         int // test failures the fake records
+	}{
+		{"unknown commit", missing, `{"body":"x"}`, 422, 0},
+		{"blank body", path, `{"body":"  "}`, 422, 0},
+		{"no body", path, `{"text":"x"}`, 400, 1},
+		{"a line of a file", path, `{"body":"x","path":"README.md","position":1}`, 422, 1},
+	} {
+		status, _, _ := do(t, s, "POST", tc.path, tok, tc.body)
+		if errs := rec.take(); status != tc.status || len(errs) != tc.failures {
+			t.Errorf("%s: status %d, recorded %q; want %d and %d failures", tc.name, status, errs, tc.status, tc.failures)
+		}
+	}
+
+	s.SetReadOnly(true)
+	status, _, body = do(t, s, "POST", path, tok, `{"body":"again"}`)
+	if status != 403 || !strings.Contains(body, "Resource not accessible by integration") {
+		t.Errorf("read-only token: %d %s", status, body)
+	}
+	if n := len(s.CommitComments("o/r", head)); n != 1 {
+		t.Errorf("%d comments after the refused writes, want 1", n)
+	}
+	if n := s.Calls("repos/create-commit-comment"); n != 5 {
+		t.Errorf("calls = %d, want 5 (the invalid request never reaches the handler)", n)
+	}
+	if errs := rec.take(); len(errs) != 0 {
+		t.Errorf("recorded %q", errs)
+	}
+}
+
 func TestFaults(t *testing.T) {
 	s, rec := newRecorded(t, Options{})
 	s.FailNext("pulls/get", 1, SecondaryRateLimit(3))

@@ -47,6 +47,7 @@ func init() {
 		"repos/get-release-by-tag":            getReleaseByTag,
 		"repos/get-latest-release":            getLatestRelease,
 		"repos/create-commit-status":          createStatus,
+		"repos/create-commit-comment":         createCommitComment,
 		"actions/get-workflow-run":            getWorkflowRun,
 		"actions/list-workflow-run-artifacts": listRunArtifacts,
 		"actions/download-artifact":           downloadArtifact,
@@ -739,6 +740,39 @@ func createStatus(c *call) response {
 	h := http.Header{}
 	h.Set("Location", c.s.api("/repos/%s/statuses/%s", c.repo.fullName(), sha))
 	return response{status: http.StatusCreated, header: h, body: c.s.statusJSON(c.repo, st)}
+}
+
+// createCommitComment comments on a commit as a whole. A comment on a file
+// or line of the diff (path, position, line) is not modelled: it fails the
+// test rather than pass unchecked.
+func createCommitComment(c *call) response {
+	sha := c.vars["commit_sha"]
+	if _, found := c.repo.object(sha, "commit"); !found {
+		return unprocessable("No commit found for SHA: " + sha)
+	}
+	var req struct {
+		Body     string
+		Path     *string
+		Position *int
+		Line     *int
+	}
+	c.decode(&req)
+	if req.Path != nil || req.Position != nil || req.Line != nil {
+		c.s.t.Errorf("githubfake: POST %s: comments on a file or line of a commit are not modelled", c.path)
+		return unprocessable("githubfake: comments on a file or line of a commit are not modelled")
+	}
+	if strings.TrimSpace(req.Body) == "" {
+		return unprocessable("Validation Failed: body can't be blank")
+	}
+	if len(req.Body) > 65536 {
+		return unprocessable("Validation Failed: body is too long (maximum is 65536 characters)")
+	}
+	now := c.s.stamp()
+	cm := &commitComment{id: c.s.newID(), sha: sha, body: req.Body, user: c.who.login, created: now}
+	c.repo.commitComments = append(c.repo.commitComments, cm)
+	h := http.Header{}
+	h.Set("Location", c.s.api("/repos/%s/comments/%d", c.repo.fullName(), cm.id))
+	return response{status: http.StatusCreated, header: h, body: c.s.commitCommentJSON(c.repo, cm)}
 }
 
 func getWorkflowRun(c *call) response {

@@ -208,6 +208,24 @@ func (s *Server) commentJSON(r *repo, c *comment) map[string]any {
 	}
 }
 
+func (s *Server) commitCommentJSON(r *repo, c *commitComment) map[string]any {
+	return map[string]any{
+		"id":                 c.id,
+		"node_id":            "CC_" + strconv.FormatInt(c.id, 10),
+		"url":                s.api("/repos/%s/comments/%d", r.fullName(), c.id),
+		"html_url":           s.html("/%s/commit/%s#commitcomment-%d", r.fullName(), c.sha, c.id),
+		"body":               c.body,
+		"path":               nil,
+		"position":           nil,
+		"line":               nil,
+		"commit_id":          c.sha,
+		"user":               s.userJSON(c.user),
+		"created_at":         ts(c.created),
+		"updated_at":         ts(c.created),
+		"author_association": "NONE",
+	}
+}
+
 func (s *Server) releaseJSON(r *repo, rel *release) map[string]any {
 	var published any
 	if !rel.draft {

@@ -25,10 +25,12 @@ type repo struct {
 	nextNumber int
 	pulls      map[int]*pull
 	comments   []*comment
-	releases   []*release
-	statuses   map[string][]*Status
-	runs       map[int64]*WorkflowRun
-	artifacts  map[int64]*artifact
+	// commitComments are comments on commits, oldest first.
+	commitComments []*commitComment
+	releases       []*release
+	statuses       map[string][]*Status
+	runs           map[int64]*WorkflowRun
+	artifacts      map[int64]*artifact
 }
 
 func (r *repo) fullName() string { return r.owner + "/" + r.name }
@@ -56,6 +58,14 @@ type comment struct {
 	user    string
 	created time.Time
 	updated time.Time
+}
+
+type commitComment struct {
+	id      int64
+	sha     string
+	body    string
+	user    string
+	created time.Time
 }
 
 type release struct {
@@ -99,7 +109,7 @@ type PullRequest struct {
 	Draft   bool
 }
 
-// Comment is an issue or pull request comment.
+// Comment is an issue, pull request or commit comment.
 type Comment struct {
 	ID   int64
 	User string
@@ -432,6 +442,20 @@ func (s *Server) Statuses(fullName, sha string) []Status {
 	var out []Status
 	for _, st := range s.mustRepo(fullName).statuses[sha] {
 		out = append(out, *st)
+	}
+	return out
+}
+
+// CommitComments lists the comments created on commit sha, oldest first.
+func (s *Server) CommitComments(fullName, sha string) []Comment {
+	s.t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Comment
+	for _, c := range s.mustRepo(fullName).commitComments {
+		if c.sha == sha {
+			out = append(out, Comment{ID: c.id, User: c.user, Body: c.body})
+		}
 	}
 	return out
 }

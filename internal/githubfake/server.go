@@ -1,8 +1,8 @@
 // Package githubfake is an in-memory GitHub REST API for tests: an
 // httptest server that holds repositories (git objects, refs, files), pull
-// requests, issue comments, releases and tags, commit statuses, workflow runs
-// with artifact zips, and GitHub App installations, and serves exactly the
-// operations the project's adapter (internal/github) calls.
+// requests, issue and commit comments, releases and tags, commit statuses,
+// workflow runs with artifact zips, and GitHub App installations, and serves
+// exactly the operations the project's adapter (internal/github) calls.
 //
 // Every request the fake receives and every response it sends is validated
 // against GitHub's official OpenAPI description (npm @octokit/openapi,
