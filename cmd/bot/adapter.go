@@ -13,9 +13,6 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/github"
 )
 
-// refusalContext is the commit status context of a refused publish.
-const refusalContext = "accuracy-bot/publish"
-
 // appGitHub implements the bot's GitHub interfaces over internal/github as
 // a GitHub App: every repository call goes through an installation token
 // scoped to that one repository, found through the repository's
@@ -290,23 +287,16 @@ func (a *appGitHub) ClosePull(ctx context.Context, repo bot.Repo, number int, co
 	return mapErr(c.ClosePullRequest(ctx, ghRepo(repo), number))
 }
 
-// ReportRefusal sets a failing commit status naming the first reason and
-// linking to the refused run.
+// ReportRefusal comments r.Markdown on commit sha. A commit comment needs
+// only the contents permission, which the App has anyway (a commit status
+// would need the statuses permission, beyond the App's minimum set).
 func (a *appGitHub) ReportRefusal(ctx context.Context, repo bot.Repo, sha string, r bot.Refusal) error {
 	c, err := a.client(ctx, repo)
 	if err != nil {
 		return err
 	}
-	desc := "accuracy snapshot refused"
-	if len(r.Reasons) > 0 {
-		desc = "refused: " + r.Reasons[0]
-		if len(r.Reasons) > 1 {
-			desc += fmt.Sprintf(" (+%d more)", len(r.Reasons)-1)
-		}
-	}
-	return mapErr(c.CreateCommitStatus(ctx, ghRepo(repo), sha, github.CommitStatus{
-		State: "failure", Context: refusalContext, Description: desc, TargetURL: r.URL,
-	}))
+	_, err = c.CreateCommitComment(ctx, ghRepo(repo), sha, r.Markdown)
+	return mapErr(err)
 }
 
 func (a *appGitHub) ResolveTag(ctx context.Context, repo bot.Repo, tag string) (string, error) {

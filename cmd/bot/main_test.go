@@ -597,20 +597,45 @@ func TestServeWorkflowRunPublishesOrRefuses(t *testing.T) {
 			t.Fatal(code)
 		}
 		waitDelivery(t, done)
-		st := w.fake.Statuses(harnessRepo, head)
-		if len(st) != i+1 || st[i].State != "failure" || st[i].Context != refusalContext {
-			t.Fatalf("statuses after refusal %d: %+v", i, st)
+		cs := w.fake.CommitComments(harnessRepo, head)
+		if len(cs) != i+1 || cs[i].User != "accuracy-bot[bot]" {
+			t.Fatalf("commit comments after refusal %d: %+v", i, cs)
 		}
 		want := []string{"label is", "no artifact named", "not a zip archive"}[i]
-		if !strings.Contains(st[i].Description, want) {
-			t.Errorf("status %q does not name the reason %q", st[i].Description, want)
+		if body := cs[i].Body; !strings.HasPrefix(body, bot.RefusalMarker(id)+"\n") || !strings.Contains(body, want) ||
+			!strings.Contains(body, "`accuracy-report`") || !strings.Contains(body, fmt.Sprintf("run [%d](", id)) {
+			t.Errorf("comment on %s does not carry the run's marker, the artifact, the run and the reason %q:\n%s", head, want, body)
 		}
+	}
+	if n := w.fake.Calls("repos/create-commit-status"); n != 0 {
+		t.Errorf("%d commit statuses created; the App has no statuses permission", n)
 	}
 	if n := len(w.fake.Commits(dashboardRepo, "refs/heads/main")); n != 2 {
 		t.Errorf("dashboard has %d commits, want 2 (refusals wrote nothing)", n)
 	}
 	if !strings.Contains(w.stderr.String(), `"msg":"artifact refused"`) {
 		t.Errorf("refusal not logged:\n%s", w.stderr)
+	}
+
+	// Commenting is best effort: when GitHub refuses the comment, the
+	// artifact is still refused, nothing is published, and the failure is
+	// logged.
+	again := w.fake.AddWorkflowRun(harnessRepo, githubfake.WorkflowRun{Name: "publish", Path: ".github/workflows/publish.yml",
+		Event: "schedule", Conclusion: "success", HeadSHA: head, HeadBranch: "main"})
+	w.fake.AddArtifact(harnessRepo, again, "accuracy-report", artifactZip(t, map[string][]byte{"summary.json": experimental}), false)
+	w.fake.FailNext("repos/create-commit-comment", 1, githubfake.Fault{Status: http.StatusForbidden, Message: "Resource not accessible by integration"})
+	if code := post(t, addr, "workflow_run", "run-again", runEvent(t, again, head)); code != http.StatusAccepted {
+		t.Fatal(code)
+	}
+	waitDelivery(t, done)
+	if n := len(w.fake.CommitComments(harnessRepo, head)); n != 3 {
+		t.Errorf("%d commit comments, want the 3 earlier ones", n)
+	}
+	if n := len(w.fake.Commits(dashboardRepo, "refs/heads/main")); n != 2 {
+		t.Errorf("dashboard has %d commits after a refusal whose comment failed, want 2", n)
+	}
+	if !strings.Contains(w.stderr.String(), "reporting the refusal on the commit failed") {
+		t.Errorf("failed comment not logged:\n%s", w.stderr)
 	}
 }
 

@@ -94,7 +94,8 @@ type Commit struct {
 type Refusal struct {
 	// Reasons are the gate's reasons, one line each.
 	Reasons []string
-	// Markdown is the full report (a comment body).
+	// Markdown is the comment body (RefusalComment): at most MaxBodyChars,
+	// untrusted text defused, starting with RefusalMarker of the run.
 	Markdown string
 	// URL links to the run that was refused.
 	URL string
@@ -163,7 +164,8 @@ type Pulls interface {
 	// ClosePull comments on a pull request, then closes it.
 	ClosePull(ctx context.Context, repo Repo, number int, comment string) error
 	// ReportRefusal makes a refused publish visible on the commit the
-	// refused run built: a failing commit status or a comment.
+	// refused run built: a commit comment whose body is r.Markdown (which
+	// needs only the contents permission). Each call posts a new comment.
 	ReportRefusal(ctx context.Context, repo Repo, sha string, r Refusal) error
 }
 

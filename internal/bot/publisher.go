@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
@@ -371,14 +372,63 @@ func snapshotMessage(s report.Summary, id, source string) string {
 	return msg
 }
 
-// RefusalComment is the comment left on a refused run's head commit.
+// RefusalMarkerPrefix starts the hidden marker of every refusal comment.
+const RefusalMarkerPrefix = "<!-- accuracy-bot:publish-refused"
+
+// RefusalMarker is the hidden marker that starts the refusal comment of a
+// run, e.g. "<!-- accuracy-bot:publish-refused run=4242 -->": refusals of
+// the same run carry the same marker, refusals of other runs another.
+func RefusalMarker(runID int64) string {
+	return fmt.Sprintf("%s run=%d -->", RefusalMarkerPrefix, runID)
+}
+
+// RefusalComment is the comment left on a refused run's head commit: the
+// run's marker, the refused artifact, the run (linked) and its workflow, and
+// one line per reason. Reasons quote untrusted text (model names, versions,
+// file content) and are defused; the artifact and workflow names sit in code
+// spans, where nothing pings or links. A body over MaxBodyChars drops its
+// last reasons and says how many.
 func RefusalComment(run Run, artifact string, reasons []string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "**Accuracy snapshot not published.** The report artifact `%s` of run %s was refused:\n\n", artifact, runLink(run))
-	for _, r := range reasons {
-		fmt.Fprintf(&b, "- %s\n", oneLine(r))
+	fmt.Fprintf(&b, "%s\n", RefusalMarker(run.ID))
+	fmt.Fprintf(&b, "**Accuracy snapshot not published.** The report artifact %s of run %s", codeSpan(artifact), runLink(run))
+	if run.WorkflowPath != "" {
+		fmt.Fprintf(&b, " (workflow %s)", codeSpan(run.WorkflowPath))
+	}
+	b.WriteString(" was refused:\n\n")
+	const room = 200 // for the truncation note
+	for i, r := range reasons {
+		line := fmt.Sprintf("- %s\n", cut(oneLine(r), maxReasonBytes))
+		if b.Len()+len(line) > MaxBodyChars-room {
+			fmt.Fprintf(&b, "- … %d more reasons truncated; see the run's logs\n", len(reasons)-i)
+			break
+		}
+		b.WriteString(line)
 	}
 	return b.String()
+}
+
+// maxReasonBytes caps one reason in a refusal comment (a schema error may
+// quote a whole document).
+const maxReasonBytes = 4000
+
+// cut shortens s to at most n bytes, on a rune boundary, marking the cut.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := n - len(" …")
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + " …"
+}
+
+// codeSpan quotes s as inline code; backticks and line breaks, which would
+// end the span, become ' and spaces.
+func codeSpan(s string) string {
+	s = strings.NewReplacer("`", "'", "\r", " ", "\n", " ").Replace(s)
+	return "`" + s + "`"
 }
 
 func runLink(run Run) string {

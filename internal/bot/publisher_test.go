@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
@@ -134,11 +135,43 @@ func TestPublishRefusals(t *testing.T) {
 			if n := w.gh.countWrites("CreateCommit"); n != 0 {
 				t.Errorf("a refused artifact made %d commits", n)
 			}
-			if len(w.gh.comments) != 1 || !strings.HasPrefix(w.gh.comments[0], harnessName+"@"+w.run.HeadSHA+": ") ||
+			if len(w.gh.comments) != 1 || !strings.HasPrefix(w.gh.comments[0], harnessName+"@"+w.run.HeadSHA+": "+RefusalMarker(runID)+"\n") ||
 				!strings.Contains(w.gh.comments[0], tc.want) {
-				t.Errorf("comments = %q, want one on the run's commit naming the reason", w.gh.comments)
+				t.Errorf("comments = %q, want one on the run's commit with the run's marker, naming the reason", w.gh.comments)
 			}
 		})
+	}
+}
+
+func TestRefusalComment(t *testing.T) {
+	t.Parallel()
+	w := newPublishWorld(t)
+	got := RefusalComment(w.run, "accuracy`report", []string{
+		`label is "experimental": model @meta-llama/Llama-3 fixes #12` + "\n<script>",
+		"coverage does not balance",
+	})
+	golden(t, "refusal-comment.md", []byte(got))
+	for _, bad := range []string{"@meta-llama", "#12", "<script>", "accuracy`report"} {
+		if strings.Contains(got, bad) {
+			t.Errorf("comment quotes %q undefused:\n%s", bad, got)
+		}
+	}
+	other := w.run
+	other.ID = runID + 1
+	if strings.HasPrefix(RefusalComment(other, "a", nil), RefusalMarker(runID)) || RefusalMarker(runID) == RefusalMarker(runID+1) {
+		t.Error("refusals of different runs carry the same marker")
+	}
+
+	// Too many or too long reasons: the body stays within GitHub's limit
+	// and says what it dropped.
+	reasons := []string{strings.Repeat("é", 3000)}
+	for i := 0; i < 100; i++ {
+		reasons = append(reasons, strings.Repeat("x", 1000))
+	}
+	long := RefusalComment(w.run, "accuracy-report", reasons)
+	if len(long) > MaxBodyChars || !utf8.ValidString(long) || !strings.Contains(long, "more reasons truncated") ||
+		!strings.Contains(long, "é …\n") {
+		t.Errorf("long refusal: %d bytes, valid UTF-8 %v, truncated visibly %v", len(long), utf8.ValidString(long), strings.Contains(long, "truncated"))
 	}
 }
 
