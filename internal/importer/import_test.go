@@ -569,3 +569,15 @@ func TestReportIsStableJSON(t *testing.T) {
 		t.Errorf("options recorded in the report (-want +got):\n%s", d)
 	}
 }
+
+// BenchmarkImportFixture measures a whole import (discovery, parsing, rules,
+// grouping) of the fixture directory.
+func BenchmarkImportFixture(b *testing.B) {
+	fsys := os.DirFS("testdata/fixture")
+	opts := fixtureOptions()
+	for b.Loop() {
+		if _, err := Import(fsys, opts); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
