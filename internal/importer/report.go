@@ -1,11 +1,11 @@
 package importer
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 )
 
 // ReportFile is the import report's name inside the written ledger directory.
@@ -67,16 +67,7 @@ type SourceReport struct {
 }
 
 // MarshalReport renders r as indented JSON with a trailing newline.
-func MarshalReport(r *Report) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(r); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
-}
+func MarshalReport(r *Report) ([]byte, error) { return diskio.JSON(r) }
 
 // check verifies the accounting: per source and overall, every row is a
 // point or excluded with one reason.

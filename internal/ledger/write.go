@@ -1,34 +1,33 @@
 package ledger
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 )
 
 // Marshal renders v as the ledger's canonical JSON: two-space indent, fields
 // in declaration order, a trailing newline. Same value, same bytes.
-func Marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
+func Marshal(v any) ([]byte, error) { return diskio.JSON(v) }
+
+// ExtraFile is a file written beside a ledger's manifest (for example an
+// import report). Name is a plain file name.
+type ExtraFile struct {
+	Name string
+	Data []byte
 }
 
 // WriteDir validates the ledger and writes it as a directory at dir: the
-// manifest and one file per unit. The ledger is first written complete into a
-// temporary sibling directory and then renamed into place, so dir never holds
-// a half-written ledger. An existing dir is replaced only when it is a ledger
-// (holds ledger.json) or empty; anything else is refused.
-func WriteDir(dir string, m Manifest, units []Unit) error {
+// manifest, one file per unit and any extra files. Everything is first
+// written complete into a temporary sibling directory and then renamed into
+// place, so dir never holds a half-written ledger. An existing dir is
+// replaced only when it is a ledger (holds ledger.json) or empty; anything
+// else is refused.
+func WriteDir(dir string, m Manifest, units []Unit, extras ...ExtraFile) error {
 	if m.SchemaVersion == 0 {
 		m.SchemaVersion = SchemaVersion
 	}
@@ -51,6 +50,11 @@ func WriteDir(dir string, m Manifest, units []Unit) error {
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("write ledger: %w", errors.Join(errs...))
+	}
+	for _, x := range extras {
+		if x.Name == ManifestFile || x.Name == UnitsDir || x.Name != filepath.Base(x.Name) || x.Name == "." || x.Name == ".." {
+			return fmt.Errorf("write ledger: extra file %q: want a plain file name other than %s and %s", x.Name, ManifestFile, UnitsDir)
+		}
 	}
 	if err := checkReplaceable(dir); err != nil {
 		return err
@@ -75,6 +79,11 @@ func WriteDir(dir string, m Manifest, units []Unit) error {
 		}
 		if err := writeJSON(p, &sorted[i]); err != nil {
 			return err
+		}
+	}
+	for _, x := range extras {
+		if err := os.WriteFile(filepath.Join(tmp, x.Name), x.Data, 0o644); err != nil {
+			return fmt.Errorf("write ledger: %w", err)
 		}
 	}
 	return ReplaceDir(dir, tmp)

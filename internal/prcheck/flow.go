@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
@@ -225,7 +226,7 @@ func (f *Flow) report(ctx context.Context, out Outcome, notes []string, pr PR) (
 	if err := os.MkdirAll(f.OutDir, 0o755); err != nil {
 		return out, fmt.Errorf("output directory: %w", err)
 	}
-	if err := writeFileAtomic(out.MarkdownPath, []byte(out.Markdown)); err != nil {
+	if err := diskio.WriteAtomic(out.MarkdownPath, []byte(out.Markdown)); err != nil {
 		return out, fmt.Errorf("write comparison: %w", err)
 	}
 	if err := f.writeSummary(out.Markdown); err != nil {
@@ -364,22 +365,5 @@ func (f *Flow) writePR(pr PR) error {
 	if err := os.MkdirAll(f.OutDir, 0o755); err != nil {
 		return fmt.Errorf("output directory: %w", err)
 	}
-	return writeFileAtomic(filepath.Join(f.OutDir, "pr.json"), append(b, '\n'))
-}
-
-// writeFileAtomic writes a temporary file next to path and renames it.
-func writeFileAtomic(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path))
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return diskio.WriteAtomic(filepath.Join(f.OutDir, "pr.json"), append(b, '\n'))
 }

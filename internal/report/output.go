@@ -1,11 +1,12 @@
 package report
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 )
 
 // Output file names inside an output directory.
@@ -24,16 +25,7 @@ type Output struct {
 
 // EncodeJSON renders v as indented JSON with a trailing newline; the same value
 // always gives the same bytes.
-func EncodeJSON(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
-}
+func EncodeJSON(v any) ([]byte, error) { return diskio.JSON(v) }
 
 // Write validates the summary and points against their schemas and writes
 // summary.json, points.json and summary.md into dir. Each file is written to
@@ -65,7 +57,7 @@ func Write(dir string, o Output) error {
 		name string
 		data []byte
 	}{{SummaryFile, sum}, {PointsFile, ptsRaw}, {MarkdownFile, []byte(o.Markdown)}} {
-		if err := WriteFileAtomic(filepath.Join(dir, f.name), f.data); err != nil {
+		if err := diskio.WriteAtomic(filepath.Join(dir, f.name), f.data); err != nil {
 			return err
 		}
 	}
@@ -97,32 +89,4 @@ func Read(dir string) (Summary, []Point, error) {
 		return Summary{}, nil, fmt.Errorf("%s: %w", filepath.Join(dir, PointsFile), err)
 	}
 	return s, p, nil
-}
-
-// WriteFileAtomic writes data to a temporary file beside path and renames it
-// over path, so a reader never sees a half-written file.
-func WriteFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Chmod(tmp, 0o644); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }
