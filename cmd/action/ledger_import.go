@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -38,7 +37,6 @@ Flags:
 // ledger and its report atomically, print a short summary.
 func runLedgerImport(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fl := flag.NewFlagSet("ledger import", flag.ContinueOnError)
-	fl.SetOutput(stderr)
 	var (
 		out      = fl.String("out", "", "directory to write the ledger to; replaced if it is a ledger or empty (e.g. --out corpus/ledger)")
 		root     = fl.String("root", "", "directory that artifact paths in the ledger are relative to (default: the sources' common parent directory; e.g. --root ../shared/data)")
@@ -54,17 +52,8 @@ func runLedgerImport(ctx context.Context, args []string, getenv func(string) str
 	)
 	fl.Var(&notes, "source-note", `extra line for the manifest's sources, repeatable (e.g. --source-note "SemiAnalysis InferenceX, Dec 2025")`)
 	fl.Var(dates, "run-date", "date of an InferenceX run the importer does not know, RUNID=YYYY-MM-DD, repeatable; decides the client's warmups (e.g. --run-date 21484110885=2026-01-29)")
-	fl.Usage = func() {
-		fmt.Fprint(fl.Output(), ledgerImportUsage)
-		fl.PrintDefaults()
-	}
-	if err := fl.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fl.SetOutput(stdout)
-			fl.Usage()
-			return nil
-		}
-		return errUsageShown
+	if help, err := parseFlags(fl, ledgerImportUsage, args, stdout, stderr); help || err != nil {
+		return err
 	}
 	sources := fl.Args()
 	switch {

@@ -50,10 +50,9 @@ Examples:
 Flags:
 `
 
-func parseScoreFlags(args []string, getenv func(string) string, stderr io.Writer) (scoreOptions, error) {
+func parseScoreFlags(args []string, getenv func(string) string, stdout, stderr io.Writer) (scoreOptions, error) {
 	var o scoreOptions
 	fs := flag.NewFlagSet("score", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	fs.StringVar(&o.sim, "sim", "", "simulator `ref`: a release tag (v0.7.15) or a full 40-hex commit; default: the newest vX.Y.Z tag of --sim-repo")
 	fs.StringVar(&o.simRepo, "sim-repo", harness.DefaultSimRepo, "simulator git `repository`: a URL or a local path (e.g. --sim-repo ~/src/inference-sim)")
 	fs.StringVar(&o.simBin, "sim-bin", "", "an already built simulator `binary` to run instead of building one (e.g. --sim-bin ./blis); figures are experimental")
@@ -70,15 +69,12 @@ func parseScoreFlags(args []string, getenv func(string) string, stderr io.Writer
 	fs.StringVar(&o.harnessDir, "harness-dir", "", "the harness's own `directory` (default: found from the working directory)")
 	fs.BoolVar(&o.keepRuns, "keep-runs", false, "keep each point's trace and simulator output for inspection")
 	fs.BoolVar(&o.quiet, "quiet", false, "print no progress or log lines on stderr")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, scoreUsage)
-		fs.PrintDefaults()
+	help, err := parseFlags(fs, scoreUsage, args, stdout, stderr)
+	if help {
+		return o, flag.ErrHelp
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return o, err
-		}
-		return o, errUsageShown
+	if err != nil {
+		return o, err
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "score: unexpected argument %q\n", fs.Arg(0))
@@ -121,7 +117,7 @@ func parseShard(s string) (*report.Shard, error) {
 }
 
 func runScore(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	o, err := parseScoreFlags(args, getenv, stderr)
+	o, err := parseScoreFlags(args, getenv, stdout, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return nil
 	}
@@ -284,17 +280,9 @@ Flags:
 
 func runMerge(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	out := fs.String("out", "", "write the merged summary.json, points.json and summary.md into this `directory` (required)")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, mergeUsage)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return errUsageShown
+	if help, err := parseFlags(fs, mergeUsage, args, stdout, stderr); help || err != nil {
+		return err
 	}
 	if *out == "" || fs.NArg() == 0 {
 		fs.Usage()

@@ -139,7 +139,7 @@ func TestScoreCommandBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"--sim-repo", "--sim-bin", "--units", "--shard", "--jobs", "Examples:"} {
-		if !strings.Contains(errb.String(), want) {
+		if !strings.Contains(out.String(), want) {
 			t.Errorf("score --help lacks %q", want)
 		}
 	}
