@@ -53,22 +53,22 @@ Flags:
 func parseScoreFlags(args []string, getenv func(string) string, stdout, stderr io.Writer) (scoreOptions, error) {
 	var o scoreOptions
 	fs := flag.NewFlagSet("score", flag.ContinueOnError)
-	fs.StringVar(&o.sim, "sim", "", "simulator `ref`: a release tag (v0.7.15) or a full 40-hex commit; default: the newest vX.Y.Z tag of --sim-repo")
+	fs.StringVar(&o.sim, "sim", "", "simulator `ref`: a release tag or a full 40-hex commit; default: the newest vX.Y.Z tag of --sim-repo (e.g. --sim v0.7.15)")
 	fs.StringVar(&o.simRepo, "sim-repo", harness.DefaultSimRepo, "simulator git `repository`: a URL or a local path (e.g. --sim-repo ~/src/inference-sim)")
 	fs.StringVar(&o.simBin, "sim-bin", "", "an already built simulator `binary` to run instead of building one (e.g. --sim-bin ./blis); figures are experimental")
-	fs.StringVar(&o.simDataDir, "sim-data-dir", "", "working `directory` for --sim-bin runs, holding defaults.yaml and model_configs/ (default: the binary's directory)")
+	fs.StringVar(&o.simDataDir, "sim-data-dir", "", "working `directory` for --sim-bin runs, holding defaults.yaml and model_configs/; default: the binary's directory (e.g. --sim-data-dir ~/src/inference-sim)")
 	fs.StringVar(&o.ledgerDir, "ledger", "", "ledger `directory` to score against (default: the bundled corpus; e.g. --ledger out/ledger)")
 	fs.StringVar(&o.units, "units", "", "comma-separated unit `selectors`: ids, globs or id prefixes (e.g. --units 'inferencex/gpt-oss-120b/h100/*')")
 	fs.StringVar(&o.catalog, "catalog", "bundled", "model catalog `directory` handed to the simulator (models/<name>/config.json), \"bundled\" or \"none\" (e.g. --catalog ~/src/blis-catalog)")
 	fs.StringVar(&o.registry, "registry", "none", "coefficient registry `directory` handed to builds that take --registry, or \"none\" (e.g. --registry ~/src/blis-registry)")
 	fs.IntVar(&o.jobs, "jobs", runtime.NumCPU(), "number of simulations run in parallel (e.g. --jobs 2)")
-	fs.StringVar(&o.shard, "shard", "", "score only slice `k/n` of the points (e.g. --shard 2/4); combine slices with 'action merge'")
+	fs.StringVar(&o.shard, "shard", "", "score only slice `k/n` of the points; combine slices with 'action merge' (e.g. --shard 2/4)")
 	fs.StringVar(&o.out, "out", "", "also write summary.json, points.json and summary.md into this `directory` (e.g. --out out/)")
 	fs.DurationVar(&o.pointTimeout, "point-timeout", harness.DefaultPointTimeout, "kill a simulation that runs longer than this (e.g. --point-timeout 5m)")
-	fs.StringVar(&o.cacheDir, "cache-dir", defaultCacheDir(getenv), "`directory` caching simulator clones and builds between runs (env ACCURACY_DASHBOARD_CACHE)")
-	fs.StringVar(&o.harnessDir, "harness-dir", "", "the harness's own `directory` (default: found from the working directory)")
-	fs.BoolVar(&o.keepRuns, "keep-runs", false, "keep each point's trace and simulator output for inspection")
-	fs.BoolVar(&o.quiet, "quiet", false, "print no progress or log lines on stderr")
+	fs.StringVar(&o.cacheDir, "cache-dir", defaultCacheDir(getenv), "`directory` caching simulator clones and builds between runs; env ACCURACY_DASHBOARD_CACHE (e.g. --cache-dir /tmp/blis-cache)")
+	fs.StringVar(&o.harnessDir, "harness-dir", "", "the harness's own `directory`, whose commit the figures record (default: found from the working directory; e.g. --harness-dir ~/src/accuracy-dashboard)")
+	fs.BoolVar(&o.keepRuns, "keep-runs", false, "keep each point's trace and simulator output in a temporary directory for inspection (e.g. --keep-runs)")
+	fs.BoolVar(&o.quiet, "quiet", false, "print no progress or log lines on stderr (e.g. --quiet)")
 	help, err := parseFlags(fs, scoreUsage, args, stdout, stderr)
 	if help {
 		return o, flag.ErrHelp
@@ -280,7 +280,7 @@ Flags:
 
 func runMerge(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
-	out := fs.String("out", "", "write the merged summary.json, points.json and summary.md into this `directory` (required)")
+	out := fs.String("out", "", "write the merged summary.json, points.json and summary.md into this `directory`, required (e.g. --out out/)")
 	if help, err := parseFlags(fs, mergeUsage, args, stdout, stderr); help || err != nil {
 		return err
 	}

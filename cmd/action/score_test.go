@@ -143,6 +143,12 @@ func TestScoreCommandBadInput(t *testing.T) {
 			t.Errorf("score --help lacks %q", want)
 		}
 	}
+	// Every flag comes with an example.
+	for _, line := range strings.Split(out.String(), "\n") {
+		if strings.HasPrefix(line, "    \t") && !strings.Contains(line, "e.g. --") {
+			t.Errorf("flag help without an example: %q", line)
+		}
+	}
 }
 
 func TestMain(m *testing.M) {
