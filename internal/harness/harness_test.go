@@ -234,6 +234,7 @@ func TestSimulatorFaultsAreNotScored(t *testing.T) {
 		"fault/hang@c=2":       {ReasonTimeout, "killed"},
 		"fault/garbage@c=2":    {ReasonBadOutput, "not the expected JSON"},
 		"fault/incomplete@c=2": {ReasonIncomplete, "completed"},
+		"fault/too-big@c=2":    {ReasonDoesNotFit, "exceeds available GPU memory"},
 	}
 	for _, p := range res.Points {
 		w, ok := want[p.ID]
@@ -245,7 +246,7 @@ func TestSimulatorFaultsAreNotScored(t *testing.T) {
 			t.Errorf("%s = scored %v reason %q detail %q; want reason %q with %q", p.ID, p.Scored, p.Reason, p.Detail, w.reason, w.detail)
 		}
 	}
-	if c := res.Summary.Coverage; c.Scored != 0 || c.NotScored != 4 || !c.Balanced() {
+	if c := res.Summary.Coverage; c.Scored != 0 || c.NotScored != 5 || !c.Balanced() {
 		t.Errorf("coverage = %+v", c)
 	}
 	if res.Summary.Label != report.LabelExperimental {

@@ -26,6 +26,7 @@ const (
 	ReasonUnsupportedBuild = "simulator-build-unsupported"
 	ReasonUnknownHardware  = "hardware-unknown-to-simulator"
 	ReasonUnknownModel     = "model-unknown-to-simulator"
+	ReasonDoesNotFit       = "model-does-not-fit-gpus"
 	ReasonRunError         = "simulator-run-error"
 	ReasonTimeout          = "simulator-timeout"
 	ReasonIncomplete       = "incomplete-run"
@@ -256,6 +257,8 @@ func (r *Runner) exec(ctx context.Context, args []string) (Outcome, bool) {
 				return notScored(ReasonUnknownHardware, "%s", msg), true
 			case strings.Contains(msg, "could not find config.json"):
 				return notScored(ReasonUnknownModel, "%s", msg), true
+			case strings.Contains(msg, "exceeds available GPU memory"):
+				return notScored(ReasonDoesNotFit, "%s", msg), true
 			}
 			return notScored(ReasonRunError, "%v: %s", err, msg), true
 		}

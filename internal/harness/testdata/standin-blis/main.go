@@ -105,6 +105,8 @@ func main() {
 		fatal("--latency-model: could not find config.json for model %q. Provide --model-config-folder explicitly", *model)
 	}
 	switch short {
+	case "fault-too-big":
+		fatal("--latency-model: KV capacity auto-calculation failed: CalculateKVBlocks: model overhead (226.27 GiB) exceeds available GPU memory (72.00 GiB = 80.0 GiB × 90%% util × 1 GPUs)")
 	case "fault-crash":
 		fmt.Fprintln(os.Stderr, "panic: simulated crash in the stand-in")
 		os.Exit(2)
