@@ -164,7 +164,7 @@ func DirVersion(ctx context.Context, name, dir string) (report.DataVersion, erro
 	if err != nil {
 		return report.DataVersion{}, fmt.Errorf("%s %s: %w", name, dir, err)
 	}
-	v := report.DataVersion{Name: name + " " + abs, Version: digest[:len("sha256:")+12], Digest: digest}
+	v := report.DataVersion{Name: name + " " + filepath.Base(abs), Version: digest[:len("sha256:")+12], Digest: digest}
 	real := abs
 	if r, err := filepath.EvalSymlinks(abs); err == nil {
 		real = r
