@@ -82,10 +82,9 @@ func Compare(head Run, base *Run) render.Comparison {
 				hr, br := score.Compute(hs), score.Compute(bs)
 				row.HeadMAPE, row.BaseMAPE = hr.MAPE, br.MAPE
 				row.HeadBias, row.BaseBias = hr.Bias, br.Bias
-				if hr.MAPE != nil && br.MAPE != nil {
-					d := *hr.MAPE - *br.MAPE
-					row.Delta = &d
-				}
+				row.HeadShape, row.BaseShape = hr.Shape, br.Shape
+				row.Delta = diff(hr.MAPE, br.MAPE)
+				row.ShapeDelta = diff(hr.Shape, br.Shape)
 			}
 			c.Rows = append(c.Rows, row)
 		}
@@ -94,6 +93,15 @@ func Compare(head Run, base *Run) render.Comparison {
 		c.Movers = movers(head.Points, baseByID)
 	}
 	return c
+}
+
+// diff is head − base, nil when either is missing.
+func diff(head, base *float64) *float64 {
+	if head == nil || base == nil {
+		return nil
+	}
+	d := *head - *base
+	return &d
 }
 
 func scoredValid(p report.Point, get func(report.Latencies) float64) bool {

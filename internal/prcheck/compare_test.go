@@ -149,3 +149,31 @@ func TestCompareRendersEscaped(t *testing.T) {
 		t.Errorf("point id not escaped:\n%s", md)
 	}
 }
+
+// Shape over the common points, hand-computed. One sweep (unit-u) at loads
+// 1, 2, 4, measured TTFT 10, 20, 40:
+//
+//	head predicts 10, 22, 40: shape (22/10)/(20/10) → 10, (40/10)/(40/10) → 0: mean 5
+//	base predicts 10, 20, 48: shape 0 and (48/10)/(40/10) → 20: mean 10
+//	Δ shape = 5 − 10 = −5 pp
+func TestCompareShape(t *testing.T) {
+	t.Parallel()
+	head := mkRun(headSHA, pt{"u1", "measured", 1, 10, 1, 10, 1}, pt{"u2", "measured", 2, 20, 1, 22, 1}, pt{"u4", "measured", 4, 40, 1, 40, 1})
+	base := mkRun(baseSHA, pt{"u1", "measured", 1, 10, 1, 10, 1}, pt{"u2", "measured", 2, 20, 1, 20, 1}, pt{"u4", "measured", 4, 40, 1, 48, 1})
+	c := Compare(head, &base)
+	r := c.Rows[0]
+	if r.Tier != report.TierMeasuredResolved || r.Metric != "TTFT" {
+		t.Fatalf("first row is %s %s", r.Tier, r.Metric)
+	}
+	for name, got := range map[string]*float64{"head shape": r.HeadShape, "base shape": r.BaseShape, "Δ shape": r.ShapeDelta} {
+		if got == nil {
+			t.Fatalf("%s is nil", name)
+		}
+	}
+	if math.Abs(*r.HeadShape-5) > 1e-9 || math.Abs(*r.BaseShape-10) > 1e-9 || math.Abs(*r.ShapeDelta+5) > 1e-9 {
+		t.Errorf("shape head %v base %v Δ %v, want 5, 10, -5", *r.HeadShape, *r.BaseShape, *r.ShapeDelta)
+	}
+	if tpot := c.Rows[1]; tpot.ShapeDelta == nil || *tpot.ShapeDelta != 0 {
+		t.Errorf("TPOT Δ shape = %v, want 0 (both predict a flat curve exactly)", tpot.ShapeDelta)
+	}
+}

@@ -49,6 +49,10 @@ type DeltaRow struct {
 	HeadBias, BaseBias *float64
 	// Delta is HeadMAPE − BaseMAPE, nil when either is nil.
 	Delta *float64
+	// HeadShape and BaseShape are the shape errors over the common points;
+	// ShapeDelta is HeadShape − BaseShape, nil when either is nil.
+	HeadShape, BaseShape *float64
+	ShapeDelta           *float64
 }
 
 // PointDelta is one point's absolute percentage error in both runs.
@@ -121,11 +125,12 @@ func tierName(t string) string {
 }
 
 func writeDeltaTable(b *strings.Builder, c Comparison) {
-	b.WriteString("| Tier | Metric | Base MAPE | Head MAPE | Δ MAPE | Base bias | Head bias | Common points |\n")
-	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| Tier | Metric | Base MAPE | Head MAPE | Δ MAPE | Base shape | Head shape | Δ shape | Base bias | Head bias | Common points |\n")
+	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range c.Rows {
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s | %d |\n", tierName(r.Tier), r.Metric,
-			pct(r.BaseMAPE), pct(r.HeadMAPE), pp(r.Delta), signedPct(r.BaseBias), signedPct(r.HeadBias), r.Common)
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d |\n", tierName(r.Tier), r.Metric,
+			pct(r.BaseMAPE), pct(r.HeadMAPE), pp(r.Delta), pct(r.BaseShape), pct(r.HeadShape), pp(r.ShapeDelta),
+			signedPct(r.BaseBias), signedPct(r.HeadBias), r.Common)
 	}
 	b.WriteString("\nBase and head figures are over the points both runs scored; Δ = head − base in percentage points (negative: the pull request predicts better). Bias > 0: over-prediction.\n\n")
 	b.WriteString("Head over all the points it scored: ")
