@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -239,7 +240,7 @@ func (r *Runner) exec(ctx context.Context, args []string) (Outcome, bool) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var stderr tailBuffer
 	stderr.max = 64 << 10
-	cmd.Stdout = &tailBuffer{max: 4 << 10}
+	cmd.Stdout = io.Discard // BLIS's stdout is for people; results come from files
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		return notScored(ReasonRunError, "start simulator: %v", err), true

@@ -56,20 +56,17 @@ func main() {
 	fs.Float64("gpu-memory-utilization", 0.9, "Fraction of GPU memory to use for KV cache")
 	fs.Int("block-size-in-tokens", 16, "Number of tokens contained in a KV cache block")
 	fs.Int("max-model-len", 0, "Max total sequence length")
-	var out, seqsFlag string
+	var out string
 	var seqs, batched *int
 	if variant == "metrics" {
 		fs.StringVar(&out, "metrics-path", "", "File to write aggregate MetricsOutput JSON")
 		seqs = fs.Int("max-num-seqs", 256, "Maximum number of requests running together")
 		batched = fs.Int("max-num-batched-tokens", 2048, "Maximum total number of new tokens")
-		seqsFlag = "max-num-seqs"
 	} else {
 		fs.StringVar(&out, "results-path", "", "File to write []SimResult JSON")
 		seqs = fs.Int("max-num-running-reqs", 256, "Maximum number of requests running together")
 		batched = fs.Int("max-num-scheduled-tokens", 2048, "Maximum total number of new tokens")
-		seqsFlag = "max-num-running-reqs"
 	}
-	_ = seqsFlag
 	fs.SetOutput(os.Stdout)
 	fs.Usage = func() {
 		fmt.Println("Usage:\n  blis replay [flags]\n\nFlags:")
