@@ -6,8 +6,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/inference-sim/accuracy-dashboard/corpus"
+	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
 )
 
 // BenchmarkHarnessOverhead compares the harness's wall time on the points of
@@ -26,7 +30,7 @@ func BenchmarkHarnessOverhead(b *testing.B) {
 		b.Fatal(err)
 	}
 	// Prepare the direct runs: the exact command lines the harness uses.
-	runner := &Runner{Build: res.Build, Caps: res.Caps, WorkDir: b.TempDir()}
+	runner := &Runner{Build: res.Build, Caps: res.Caps, Catalog: o.Catalog, WorkDir: b.TempDir()}
 	type direct struct{ args []string }
 	var cmds []direct
 	for ui := range o.Ledger.Units {
@@ -92,13 +96,12 @@ func BenchmarkScoreJobs(b *testing.B) {
 	}
 }
 
-// benchOpts scores the test ledger with the stand-in, or with the real BLIS
-// when BLIS_SOURCE names a clone of it (then the default corpus, H100 units).
+// benchOpts scores the test ledger with the stand-in or, when BLIS_SOURCE
+// names a clone of the real simulator, the default corpus's H100 TP4 1k/1k
+// sweep with BLIS at f90a1e3a (BLIS_UNITS picks other units).
 func benchOpts(b *testing.B) Options {
 	b.Helper()
-	repo := newStandinRepo(b)
 	hdir, _ := harnessCheckout(b)
-	l := testLedger(b, "ledger")
 	if cacheDir == "" {
 		d, err := os.MkdirTemp("", "harness-cache-")
 		if err != nil {
@@ -106,5 +109,26 @@ func benchOpts(b *testing.B) Options {
 		}
 		cacheDir = d
 	}
-	return Options{HarnessDir: hdir, SimRepo: repo.Dir, SimRef: "v0.2.0", Ledger: l, CacheDir: cacheDir, PointTimeout: time.Minute}
+	if src := os.Getenv("BLIS_SOURCE"); src != "" {
+		l, err := ledger.Load(corpus.Ledger())
+		if err != nil {
+			b.Fatal(err)
+		}
+		catalog := b.TempDir()
+		if err := os.CopyFS(catalog, corpus.Catalog()); err != nil {
+			b.Fatal(err)
+		}
+		units := []string{"inferencex/gpt-oss-120b/h100/tp4/isl1024-osl1024"}
+		if u := os.Getenv("BLIS_UNITS"); u != "" {
+			units = strings.Split(u, ",")
+		}
+		sel, err := SelectUnits(l.Units, units)
+		if err != nil {
+			b.Fatal(err)
+		}
+		l.Units = sel
+		return Options{HarnessDir: hdir, SimRepo: src, SimRef: "f90a1e3a6787da17c2cd463dab6fb2660b1b1760", Ledger: l, Catalog: catalog, CacheDir: cacheDir, PointTimeout: 20 * time.Minute}
+	}
+	repo := newStandinRepo(b)
+	return Options{HarnessDir: hdir, SimRepo: repo.Dir, SimRef: "v0.2.0", Ledger: testLedger(b, "ledger"), CacheDir: cacheDir, PointTimeout: time.Minute}
 }
