@@ -5,25 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
-)
 
-// printFlags lists a command's flags the way they are written on the
-// command line (--name), with their defaults.
-func printFlags(w io.Writer, fs *flag.FlagSet) {
-	fs.VisitAll(func(f *flag.Flag) {
-		name, usage := flag.UnquoteUsage(f)
-		line := "  --" + f.Name
-		if name != "" {
-			line += " " + name
-		}
-		fmt.Fprintf(w, "%s\n    \t%s", line, strings.ReplaceAll(usage, "\n", "\n    \t"))
-		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
-			fmt.Fprintf(w, " (default %q)", f.DefValue)
-		}
-		fmt.Fprintln(w)
-	})
-}
+	"github.com/inference-sim/accuracy-dashboard/internal/cli"
+)
 
 // parseFlags parses args with fs. --help prints header and the flags on
 // stdout and reports help; a bad flag prints the error, header and flags on
@@ -36,7 +20,7 @@ func parseFlags(fs *flag.FlagSet, header string, args []string, stdout, stderr i
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), header)
-		printFlags(fs.Output(), fs)
+		cli.PrintFlags(fs.Output(), fs)
 	}
 	switch {
 	case errors.Is(perr, flag.ErrHelp):

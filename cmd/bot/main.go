@@ -30,6 +30,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/bot"
 	"github.com/inference-sim/accuracy-dashboard/internal/botconfig"
+	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 	"github.com/inference-sim/accuracy-dashboard/internal/github"
 	"github.com/inference-sim/accuracy-dashboard/internal/webhook"
 )
@@ -148,7 +149,7 @@ func commonFlags(fs *flag.FlagSet, f *botconfig.Flags) {
 func parse(fs *flag.FlagSet, args []string, e env, help string) error {
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), help)
-		fs.PrintDefaults()
+		cli.PrintFlags(fs.Output(), fs)
 	}
 	for _, a := range args {
 		if a == "-h" || a == "-help" || a == "--help" {
