@@ -249,59 +249,43 @@ func (u *Unit) Settings(i int) EngineSettings {
 	if o == nil {
 		return s
 	}
-	if o.MaxNumSeqs != nil {
-		s.MaxNumSeqs = o.MaxNumSeqs
+	return EngineSettings{
+		MaxNumSeqs:           override(s.MaxNumSeqs, o.MaxNumSeqs),
+		MaxNumBatchedTokens:  override(s.MaxNumBatchedTokens, o.MaxNumBatchedTokens),
+		GPUMemoryUtilization: override(s.GPUMemoryUtilization, o.GPUMemoryUtilization),
+		MaxModelLen:          override(s.MaxModelLen, o.MaxModelLen),
+		BlockSize:            override(s.BlockSize, o.BlockSize),
+		PrefixCaching:        override(s.PrefixCaching, o.PrefixCaching),
+		KVCacheDtype:         override(s.KVCacheDtype, o.KVCacheDtype),
 	}
-	if o.MaxNumBatchedTokens != nil {
-		s.MaxNumBatchedTokens = o.MaxNumBatchedTokens
+}
+
+func override[T any](base, o *Setting[T]) *Setting[T] {
+	if o != nil {
+		return o
 	}
-	if o.GPUMemoryUtilization != nil {
-		s.GPUMemoryUtilization = o.GPUMemoryUtilization
-	}
-	if o.MaxModelLen != nil {
-		s.MaxModelLen = o.MaxModelLen
-	}
-	if o.BlockSize != nil {
-		s.BlockSize = o.BlockSize
-	}
-	if o.PrefixCaching != nil {
-		s.PrefixCaching = o.PrefixCaching
-	}
-	if o.KVCacheDtype != nil {
-		s.KVCacheDtype = o.KVCacheDtype
-	}
-	return s
+	return base
 }
 
 // Evidence returns the weakest evidence behind any setting that applies at
 // point i: Measured only when everything was measured.
 func (u *Unit) Evidence(i int) Evidence {
 	d := u.Deployment
-	e := Weaker(Weaker(d.TensorParallel.Evidence, d.ExpertParallel.Evidence), Weaker(d.DataParallel.Evidence, d.Precision.Evidence))
 	s := u.Settings(i)
-	for _, ev := range s.evidences() {
-		e = Weaker(e, ev)
+	e := Measured
+	for _, x := range []Evidence{
+		d.TensorParallel.Evidence, d.ExpertParallel.Evidence, d.DataParallel.Evidence, d.Precision.Evidence,
+		ev(s.MaxNumSeqs), ev(s.MaxNumBatchedTokens), ev(s.GPUMemoryUtilization), ev(s.MaxModelLen),
+		ev(s.BlockSize), ev(s.PrefixCaching), ev(s.KVCacheDtype),
+	} {
+		if x != "" {
+			e = Weaker(e, x)
+		}
 	}
 	return e
 }
 
-func (s EngineSettings) evidences() []Evidence {
-	var out []Evidence
-	add := func(present bool, e Evidence) {
-		if present {
-			out = append(out, e)
-		}
-	}
-	add(s.MaxNumSeqs != nil, ev(s.MaxNumSeqs))
-	add(s.MaxNumBatchedTokens != nil, ev(s.MaxNumBatchedTokens))
-	add(s.GPUMemoryUtilization != nil, ev(s.GPUMemoryUtilization))
-	add(s.MaxModelLen != nil, ev(s.MaxModelLen))
-	add(s.BlockSize != nil, ev(s.BlockSize))
-	add(s.PrefixCaching != nil, ev(s.PrefixCaching))
-	add(s.KVCacheDtype != nil, ev(s.KVCacheDtype))
-	return out
-}
-
+// ev is the evidence of an optional setting, "" when it is absent.
 func ev[T any](s *Setting[T]) Evidence {
 	if s == nil {
 		return ""

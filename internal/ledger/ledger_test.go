@@ -55,6 +55,13 @@ func TestLoadValid(t *testing.T) {
 	if u.Evidence(0) != Assumed || u.Evidence(1) != Resolved {
 		t.Errorf("evidence: point 0 %s (override assumed), point 1 %s", u.Evidence(0), u.Evidence(1))
 	}
+	s0, s1 := u.Settings(0), u.Settings(1)
+	if s0.MaxNumSeqs == nil || s0.MaxNumSeqs.Value != 4 || s0.MaxNumBatchedTokens.Value != 8192 {
+		t.Errorf("point 0 settings: %+v, want the override max_num_seqs 4 over the deployment's", s0)
+	}
+	if s1.MaxNumSeqs != nil || s1.MaxNumBatchedTokens.Value != 8192 {
+		t.Errorf("point 1 settings: %+v, want the deployment's only", s1)
+	}
 	if u.PointID(1) != testUnitID+"@c=8" {
 		t.Errorf("point id %s", u.PointID(1))
 	}
