@@ -102,13 +102,7 @@ func BenchmarkScoreJobs(b *testing.B) {
 func benchOpts(b *testing.B) Options {
 	b.Helper()
 	hdir, _ := harnessCheckout(b)
-	if cacheDir == "" {
-		d, err := os.MkdirTemp("", "harness-cache-")
-		if err != nil {
-			b.Fatal(err)
-		}
-		cacheDir = d
-	}
+	cache := sharedCache(b)
 	if src := os.Getenv("BLIS_SOURCE"); src != "" {
 		l, err := ledger.Load(corpus.Ledger())
 		if err != nil {
@@ -127,8 +121,8 @@ func benchOpts(b *testing.B) Options {
 			b.Fatal(err)
 		}
 		l.Units = sel
-		return Options{HarnessDir: hdir, SimRepo: src, SimRef: "f90a1e3a6787da17c2cd463dab6fb2660b1b1760", Ledger: l, Catalog: catalog, CacheDir: cacheDir, PointTimeout: 20 * time.Minute}
+		return Options{HarnessDir: hdir, SimRepo: src, SimRef: "f90a1e3a6787da17c2cd463dab6fb2660b1b1760", Ledger: l, Catalog: catalog, CacheDir: cache, PointTimeout: 20 * time.Minute}
 	}
 	repo := newStandinRepo(b)
-	return Options{HarnessDir: hdir, SimRepo: repo.Dir, SimRef: "v0.2.0", Ledger: testLedger(b, "ledger"), CacheDir: cacheDir, PointTimeout: time.Minute}
+	return Options{HarnessDir: hdir, SimRepo: repo.Dir, SimRef: "v0.2.0", Ledger: testLedger(b, "ledger"), CacheDir: cache, PointTimeout: time.Minute}
 }

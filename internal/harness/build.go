@@ -40,9 +40,7 @@ type Build struct {
 // Builder builds simulators from source, caching mirrors and builds under CacheDir.
 type Builder struct {
 	CacheDir string
-	// GoCommand is the go tool to build with ("go" when empty).
-	GoCommand string
-	Log       *slog.Logger
+	Log      *slog.Logger
 }
 
 // DefaultRef returns the newest release tag (vX.Y.Z) of repo.
@@ -77,11 +75,7 @@ func (b *Builder) Build(ctx context.Context, repo, ref string) (*Build, error) {
 	if err != nil {
 		return nil, err
 	}
-	tags, err := git(ctx, mirror, "tag", "--points-at", commit)
-	if err != nil {
-		return nil, err
-	}
-	bld := &Build{Repo: repo, Ref: ref, Commit: commit, Tag: NewestRelease(strings.Split(tags, "\n")), BuiltByHarness: true}
+	bld := &Build{Repo: repo, Ref: ref, Commit: commit, Tag: NewestRelease(tagsAt(ctx, mirror, commit)), BuiltByHarness: true}
 
 	final := filepath.Join(b.CacheDir, "builds", commit)
 	bld.Binary = filepath.Join(final, "blis")
@@ -104,11 +98,7 @@ func (b *Builder) Build(ctx context.Context, repo, ref string) (*Build, error) {
 		return nil, fmt.Errorf("export simulator %s (%s): %w", ref, commit, err)
 	}
 	b.log().Info("building simulator", "ref", ref, "commit", commit)
-	goCmd := b.GoCommand
-	if goCmd == "" {
-		goCmd = "go"
-	}
-	cmd := exec.CommandContext(ctx, goCmd, "build", "-o", filepath.Join(tmp, "blis"), "main.go")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(tmp, "blis"), "main.go")
 	cmd.Dir = src
 	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
 	var out bytes.Buffer

@@ -60,20 +60,11 @@ func FindHarnessDir(start string) (string, error) {
 // A checkout with tracked changes is refused (ErrDirtyHarness); a directory
 // inside another repository is not a checkout of the harness.
 func HarnessIdentity(ctx context.Context, dir string) (report.Harness, error) {
-	abs, err := filepath.Abs(dir)
+	abs, top, own, err := ownCheckout(ctx, dir)
 	if err != nil {
 		return report.Harness{}, err
 	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = real
-	}
-	top, gitErr := git(ctx, abs, "rev-parse", "--show-toplevel")
-	if gitErr == nil {
-		if realTop, err := filepath.EvalSymlinks(top); err == nil {
-			top = realTop
-		}
-	}
-	if gitErr == nil && top == abs {
+	if own {
 		if _, err := git(ctx, abs, "update-index", "-q", "--refresh"); err != nil {
 			return report.Harness{}, err
 		}
@@ -88,13 +79,12 @@ func HarnessIdentity(ctx context.Context, dir string) (report.Harness, error) {
 		if err != nil {
 			return report.Harness{}, fmt.Errorf("harness checkout %s: %w", abs, err)
 		}
-		tags, _ := git(ctx, abs, "tag", "--points-at", head)
-		return report.Harness{Commit: head, Source: report.HarnessCheckout, Version: NewestRelease(strings.Split(tags, "\n"))}, nil
+		return report.Harness{Commit: head, Source: report.HarnessCheckout, Version: NewestRelease(tagsAt(ctx, abs, head))}, nil
 	}
 	raw, err := os.ReadFile(filepath.Join(abs, HarnessCommitFile))
 	if err != nil {
 		why := "it is not a git checkout"
-		if gitErr == nil {
+		if top != "" {
 			why = fmt.Sprintf("it lies inside another repository (%s), so it is not a checkout of the harness", top)
 		}
 		return report.Harness{}, fmt.Errorf("cannot tell the harness commit of %s: %s, and it has no %s file", abs, why, HarnessCommitFile)
@@ -104,6 +94,35 @@ func HarnessIdentity(ctx context.Context, dir string) (report.Harness, error) {
 		return report.Harness{}, fmt.Errorf("%s: %q is not a 40-hex commit", filepath.Join(abs, HarnessCommitFile), c)
 	}
 	return report.Harness{Commit: c, Source: report.HarnessAssertion}, nil
+}
+
+// ownCheckout resolves dir (absolute, symlinks followed) and tells whether it
+// is the top level of its own git checkout. top is git's top level for dir,
+// "" when dir is in no checkout.
+func ownCheckout(ctx context.Context, dir string) (abs, top string, own bool, err error) {
+	if abs, err = filepath.Abs(dir); err != nil {
+		return "", "", false, err
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	top, err = git(ctx, abs, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return abs, "", false, nil
+	}
+	if real, err := filepath.EvalSymlinks(top); err == nil {
+		top = real
+	}
+	return abs, top, top == abs, nil
+}
+
+// tagsAt lists the tags naming commit in the repository at dir.
+func tagsAt(ctx context.Context, dir, commit string) []string {
+	out, err := git(ctx, dir, "tag", "--points-at", commit)
+	if err != nil || out == "" {
+		return nil
+	}
+	return strings.Split(out, "\n")
 }
 
 // DigestFS is "sha256:<hex>" over every regular file of fsys: its path,
@@ -165,18 +184,7 @@ func DirVersion(ctx context.Context, name, dir string) (report.DataVersion, erro
 		return report.DataVersion{}, fmt.Errorf("%s %s: %w", name, dir, err)
 	}
 	v := report.DataVersion{Name: name + " " + filepath.Base(abs), Version: digest[:len("sha256:")+12], Digest: digest}
-	real := abs
-	if r, err := filepath.EvalSymlinks(abs); err == nil {
-		real = r
-	}
-	top, err := git(ctx, abs, "rev-parse", "--show-toplevel")
-	if err != nil {
-		return v, nil
-	}
-	if r, err := filepath.EvalSymlinks(top); err == nil {
-		top = r
-	}
-	if top != real {
+	if _, _, own, err := ownCheckout(ctx, abs); err != nil || !own {
 		return v, nil
 	}
 	head, err := git(ctx, abs, "rev-parse", "HEAD")
@@ -189,19 +197,11 @@ func DirVersion(ctx context.Context, name, dir string) (report.DataVersion, erro
 		v.Version = head + "+modified"
 		return v, nil
 	}
-	tags, _ := git(ctx, abs, "tag", "--points-at", head)
-	if t := firstLine(tags); t != "" {
-		if rel := NewestRelease(strings.Split(tags, "\n")); rel != "" {
-			t = rel
+	if tags := tagsAt(ctx, abs, head); len(tags) > 0 {
+		v.Version, v.Release = tags[0], true
+		if rel := NewestRelease(tags); rel != "" {
+			v.Version = rel
 		}
-		v.Version, v.Release = t, true
 	}
 	return v, nil
-}
-
-func firstLine(s string) string {
-	if k := strings.IndexByte(s, '\n'); k >= 0 {
-		return strings.TrimSpace(s[:k])
-	}
-	return strings.TrimSpace(s)
 }

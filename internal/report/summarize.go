@@ -121,14 +121,13 @@ func short(c string) string {
 }
 
 func tiers(ps []Point) Tiers {
-	var all, mr []Point
+	var mr []Point
 	for _, p := range ps {
-		all = append(all, p)
 		if InMeasuredResolved(p.Tier) {
 			mr = append(mr, p)
 		}
 	}
-	return Tiers{All: tierScores(all), MeasuredResolved: tierScores(mr)}
+	return Tiers{All: tierScores(ps), MeasuredResolved: tierScores(mr)}
 }
 
 func tierScores(ps []Point) TierScores {
