@@ -2,8 +2,11 @@ package bot
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/golden"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -286,8 +289,8 @@ func TestPlanBumpGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "bump-body.md", []byte(plan.Body))
-	golden(t, "bump-message.txt", []byte(plan.Message))
+	golden.Assert(t, filepath.Join("testdata", "bump-body.md"), []byte(plan.Body))
+	golden.Assert(t, filepath.Join("testdata", "bump-message.txt"), []byte(plan.Message))
 	if d := cmp.Diff([]string{".github/accuracy-harness.yaml", ".github/workflows/a.yml"}, plan.Paths()); d != "" {
 		t.Errorf("paths (-want +got):\n%s", d)
 	}

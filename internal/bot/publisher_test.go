@@ -2,10 +2,13 @@ package bot
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/golden"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
@@ -150,7 +153,7 @@ func TestRefusalComment(t *testing.T) {
 		`label is "experimental": model @meta-llama/Llama-3 fixes #12` + "\n<script>",
 		"coverage does not balance",
 	})
-	golden(t, "refusal-comment.md", []byte(got))
+	golden.Assert(t, filepath.Join("testdata", "refusal-comment.md"), []byte(got))
 	for _, bad := range []string{"@meta-llama", "#12", "<script>", "accuracy`report"} {
 		if strings.Contains(got, bad) {
 			t.Errorf("comment quotes %q undefused:\n%s", bad, got)

@@ -2,10 +2,13 @@ package bot
 
 import (
 	"errors"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/golden"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -44,9 +47,9 @@ func TestPlanSnapshotFirstAndNext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "index.json", files2[IndexPath])
-	golden(t, "last-run.json", files2[LastRunPath])
-	golden(t, "README.md", files2[ReadmePath])
+	golden.Assert(t, filepath.Join("testdata", "index.json"), files2[IndexPath])
+	golden.Assert(t, filepath.Join("testdata", "last-run.json"), files2[LastRunPath])
+	golden.Assert(t, filepath.Join("testdata", "README.md"), files2[ReadmePath])
 	if string(files2["data/latest/summary.md"]) != "# two\n" {
 		t.Error("data/latest is not the newest snapshot")
 	}

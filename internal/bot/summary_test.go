@@ -3,18 +3,11 @@ package bot
 import (
 	"archive/zip"
 	"bytes"
-	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 const (
 	harnessCommit = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
@@ -78,22 +71,4 @@ func zipOf(t *testing.T, files map[string][]byte) []byte {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
-}
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if d := cmp.Diff(string(want), string(got)); d != "" {
-		t.Errorf("%s (-want +got):\n%s", name, d)
-	}
 }

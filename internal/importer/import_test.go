@@ -3,7 +3,6 @@ package importer
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"io/fs"
 	"os"
 	"path"
@@ -12,11 +11,11 @@ import (
 	"testing"
 	"testing/fstest"
 
+	goldenfile "github.com/inference-sim/accuracy-dashboard/internal/golden"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
 
 // fixtureOptions imports every fixture under testdata/fixture. Runs 100, 90
 // and 300 get dates; run 200 does not, so its row is "run date unknown".
@@ -335,7 +334,7 @@ func TestImportGolden(t *testing.T) {
 		t.Fatalf("two imports of the same input differ:\n%s", d)
 	}
 	golden := filepath.Join("testdata", "golden", "fixture-ledger")
-	if *update {
+	if goldenfile.Update() {
 		if err := os.RemoveAll(golden); err != nil {
 			t.Fatal(err)
 		}
@@ -361,19 +360,7 @@ func TestSummaryGolden(t *testing.T) {
 	t.Parallel()
 	res := importFixture(t, fixtureOptions())
 	got := Summary(&res.Report, "out/ledger")
-	golden := filepath.Join("testdata", "golden", "summary.txt")
-	if *update {
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := cmp.Diff(string(want), got); d != "" {
-		t.Errorf("summary (-golden +got):\n%s", d)
-	}
+	goldenfile.Assert(t, filepath.Join("testdata", "golden", "summary.txt"), []byte(got))
 }
 
 func TestImportBadInputNamesTheFile(t *testing.T) {

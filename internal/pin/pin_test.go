@@ -2,16 +2,15 @@ package pin
 
 import (
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/golden"
+
 	"github.com/google/go-cmp/cmp"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 const (
 	oldCommit = "0123456789abcdef0123456789abcdef01234567"
@@ -141,7 +140,7 @@ func TestSetHarnessGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, in+".golden", out)
+			golden.Assert(t, in+".golden", out)
 
 			after, err := Parse(out, in)
 			if err != nil {
@@ -219,7 +218,7 @@ func TestBumpUsesGolden(t *testing.T) {
 			if !changed && string(out) != string(src) {
 				t.Error("unchanged file has different bytes")
 			}
-			golden(t, in+".golden", out)
+			golden.Assert(t, in+".golden", out)
 			again, changed2, err := BumpUses(out, "inference-sim/accuracy-dashboard", newTag, newCommit)
 			if err != nil || changed2 || string(again) != string(out) {
 				t.Errorf("second BumpUses: changed=%v err=%v", changed2, err)
@@ -265,22 +264,5 @@ func TestBumpUsesRefuses(t *testing.T) {
 	}
 	if _, _, err := BumpUses(flow, "https://github.com/o/r", newTag, newCommit); err == nil {
 		t.Error("URL accepted as repository")
-	}
-}
-
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if d := cmp.Diff(string(want), string(got)); d != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", path, d)
 	}
 }

@@ -1,28 +1,14 @@
 package render
 
 import (
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/inference-sim/accuracy-dashboard/internal/golden"
+
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
-
-func init() {
-	// The golden files of this package are regenerated with -update; the
-	// flag may be declared by another test file of the package too.
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files")
-	}
-}
-
-func updateGolden() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
 
 func fp(v float64) *float64 { return &v }
 
@@ -88,20 +74,7 @@ func TestCompareMarkdownGolden(t *testing.T) {
 			if !strings.HasPrefix(got, PRMarker+"\n") {
 				t.Error("marker is not the first line")
 			}
-			path := filepath.Join("testdata", "compare-"+name+".golden")
-			if updateGolden() {
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update)", err)
-			}
-			if d := cmp.Diff(string(want), got); d != "" {
-				t.Errorf("%s (-want +got):\n%s", path, d)
-			}
+			golden.Assert(t, filepath.Join("testdata", "compare-"+name+".golden"), []byte(got))
 		})
 	}
 }

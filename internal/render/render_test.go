@@ -1,36 +1,14 @@
 package render
 
 import (
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/golden"
+
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./internal/render -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from %s (run with -update after checking the change):\n--- got\n%s", name, path, got)
-	}
-}
 
 func point(id, unit, model, hw string, c int, tier string, m, p float64, reason string) report.Point {
 	x := report.Point{ID: id, Unit: unit, Model: model, Hardware: hw, Load: report.Load{Concurrency: c}, Tier: tier,
@@ -71,8 +49,8 @@ func sampleSummary(t *testing.T, tierOfAll string, release bool) report.Summary 
 
 func TestSummaryGolden(t *testing.T) {
 	t.Parallel()
-	golden(t, "summary-release", Summary(sampleSummary(t, "resolved", true)))
-	golden(t, "summary-experimental-fallback", Summary(sampleSummary(t, "assumed", false)))
+	golden.Assert(t, filepath.Join("testdata", "summary-release.golden"), []byte(Summary(sampleSummary(t, "resolved", true))))
+	golden.Assert(t, filepath.Join("testdata", "summary-experimental-fallback.golden"), []byte(Summary(sampleSummary(t, "assumed", false))))
 }
 
 func TestSummaryEscapesUntrustedText(t *testing.T) {
