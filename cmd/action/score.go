@@ -231,27 +231,8 @@ func extractBundledCatalog(cacheDir string, m ledger.Manifest) (string, *report.
 	}
 	dv := &report.DataVersion{Name: "blis-default catalog (bundled)", Version: m.Version, Digest: digest, Release: m.Release}
 	dir := filepath.Join(cacheDir, "catalog", strings.TrimPrefix(digest, "sha256:")[:16])
-	if _, err := os.Stat(filepath.Join(dir, ".complete")); err == nil {
-		return dir, dv, nil
-	}
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		return "", nil, err
-	}
-	tmp, err := os.MkdirTemp(filepath.Dir(dir), "catalog.tmp-")
-	if err != nil {
-		return "", nil, err
-	}
-	defer os.RemoveAll(tmp)
-	if err := os.CopyFS(tmp, cat); err != nil {
+	if _, err := harness.FillCacheDir(dir, func(tmp string) error { return os.CopyFS(tmp, cat) }); err != nil {
 		return "", nil, fmt.Errorf("bundled catalog: %w", err)
-	}
-	if err := os.WriteFile(filepath.Join(tmp, ".complete"), nil, 0o644); err != nil {
-		return "", nil, err
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		if _, statErr := os.Stat(filepath.Join(dir, ".complete")); statErr != nil {
-			return "", nil, err
-		}
 	}
 	return dir, dv, nil
 }

@@ -80,43 +80,29 @@ func (b *Builder) Build(ctx context.Context, repo, ref string) (*Build, error) {
 	final := filepath.Join(b.CacheDir, "builds", commit)
 	bld.Binary = filepath.Join(final, "blis")
 	bld.DataDir = filepath.Join(final, "src")
-	if _, err := os.Stat(filepath.Join(final, ".complete")); err == nil {
-		bld.Cached = true
-		b.log().Info("simulator build cache hit", "ref", ref, "commit", commit)
-		return bld, nil
-	}
-	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
-		return nil, err
-	}
-	tmp, err := os.MkdirTemp(filepath.Dir(final), commit+".tmp-")
+	cached, err := FillCacheDir(final, func(tmp string) error {
+		src := filepath.Join(tmp, "src")
+		if err := exportCommit(ctx, mirror, commit, src); err != nil {
+			return fmt.Errorf("export simulator %s (%s): %w", ref, commit, err)
+		}
+		b.log().Info("building simulator", "ref", ref, "commit", commit)
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(tmp, "blis"), "main.go")
+		cmd.Dir = src
+		cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("build simulator %s (commit %s): go build failed: %v\n%s", ref, commit, err, strings.TrimSpace(out.String()))
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(tmp)
-	src := filepath.Join(tmp, "src")
-	if err := exportCommit(ctx, mirror, commit, src); err != nil {
-		return nil, fmt.Errorf("export simulator %s (%s): %w", ref, commit, err)
+	if cached {
+		b.log().Info("simulator build cache hit", "ref", ref, "commit", commit)
 	}
-	b.log().Info("building simulator", "ref", ref, "commit", commit)
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(tmp, "blis"), "main.go")
-	cmd.Dir = src
-	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("build simulator %s (commit %s): go build failed: %v\n%s", ref, commit, err, strings.TrimSpace(out.String()))
-	}
-	if err := os.WriteFile(filepath.Join(tmp, ".complete"), []byte(commit+"\n"), 0o644); err != nil {
-		return nil, err
-	}
-	if err := os.Rename(tmp, final); err != nil {
-		// Another run finished the same build first: use it.
-		if _, statErr := os.Stat(filepath.Join(final, ".complete")); statErr == nil {
-			bld.Cached = true
-			return bld, nil
-		}
-		return nil, fmt.Errorf("cache simulator build: %w", err)
-	}
+	bld.Cached = cached
 	return bld, nil
 }
 
@@ -145,29 +131,20 @@ func (b *Builder) mirror(ctx context.Context, repo string) (string, error) {
 	}
 	sum := sha256.Sum256([]byte(repo))
 	dir := filepath.Join(b.CacheDir, "repos", hex.EncodeToString(sum[:8])+".git")
-	if _, err := os.Stat(filepath.Join(dir, "HEAD")); err == nil {
-		if _, err := git(ctx, dir, "fetch", "--quiet", "--prune", "--force", "--tags", repo, "+refs/heads/*:refs/heads/*"); err != nil {
-			b.log().Warn("could not refresh simulator mirror; using what it has", "repo", repo, "err", err)
+	cached, err := FillCacheDir(dir, func(tmp string) error {
+		b.log().Info("cloning simulator repository", "repo", repo)
+		if _, err := git(ctx, filepath.Dir(tmp), "clone", "--quiet", "--bare", repo, tmp); err != nil {
+			return fmt.Errorf("clone simulator repository %s (offline? pass --sim-repo with the path of a local clone): %w", repo, err)
 		}
-		return dir, nil
-	}
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		return "", err
-	}
-	tmp, err := os.MkdirTemp(filepath.Dir(dir), "mirror.tmp-")
+		return nil
+	})
 	if err != nil {
 		return "", err
 	}
-	defer os.RemoveAll(tmp)
-	b.log().Info("cloning simulator repository", "repo", repo)
-	if _, err := git(ctx, filepath.Dir(dir), "clone", "--quiet", "--bare", repo, tmp); err != nil {
-		return "", fmt.Errorf("clone simulator repository %s (offline? pass --sim-repo with the path of a local clone): %w", repo, err)
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		if _, statErr := os.Stat(filepath.Join(dir, "HEAD")); statErr == nil {
-			return dir, nil
+	if cached {
+		if _, err := git(ctx, dir, "fetch", "--quiet", "--prune", "--force", "--tags", repo, "+refs/heads/*:refs/heads/*"); err != nil {
+			b.log().Warn("could not refresh simulator mirror; using what it has", "repo", repo, "err", err)
 		}
-		return "", err
 	}
 	return dir, nil
 }

@@ -1,0 +1,42 @@
+package harness
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// cacheMarker marks a cache directory as complete.
+const cacheMarker = ".complete"
+
+// FillCacheDir makes sure the cache directory dir exists complete. When it
+// does, it returns cached = true and does nothing else. Otherwise fill
+// populates a fresh temporary sibling, which is then marked complete and
+// renamed to dir, so a reader never sees a half-filled directory; when a
+// concurrent run finished dir first, its result is used.
+func FillCacheDir(dir string, fill func(tmp string) error) (cached bool, err error) {
+	if _, err := os.Stat(filepath.Join(dir, cacheMarker)); err == nil {
+		return true, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return false, err
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), filepath.Base(dir)+".tmp-")
+	if err != nil {
+		return false, err
+	}
+	defer os.RemoveAll(tmp)
+	if err := fill(tmp); err != nil {
+		return false, err
+	}
+	if err := os.WriteFile(filepath.Join(tmp, cacheMarker), nil, 0o644); err != nil {
+		return false, err
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		if _, statErr := os.Stat(filepath.Join(dir, cacheMarker)); statErr == nil {
+			return true, nil
+		}
+		return false, fmt.Errorf("cache %s: %w", dir, err)
+	}
+	return false, nil
+}

@@ -1,0 +1,39 @@
+package harness
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestFillCacheDir(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	dir := filepath.Join(root, "builds", "abc")
+	calls := 0
+	fill := func(tmp string) error {
+		calls++
+		return os.WriteFile(filepath.Join(tmp, "blis"), []byte("bin"), 0o755)
+	}
+	if cached, err := FillCacheDir(dir, fill); err != nil || cached {
+		t.Fatalf("first fill: cached %v, err %v", cached, err)
+	}
+	if cached, err := FillCacheDir(dir, fill); err != nil || !cached || calls != 1 {
+		t.Fatalf("second fill: cached %v, err %v, fill ran %d times; want a cache hit", cached, err, calls)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "blis")); string(b) != "bin" {
+		t.Errorf("cached content = %q", b)
+	}
+
+	// A failed fill leaves neither the directory nor a temporary one behind.
+	bad := filepath.Join(root, "builds", "def")
+	boom := errors.New("boom")
+	if _, err := FillCacheDir(bad, func(tmp string) error { return boom }); !errors.Is(err, boom) {
+		t.Fatalf("failed fill: err %v", err)
+	}
+	entries, _ := os.ReadDir(filepath.Join(root, "builds"))
+	if len(entries) != 1 || entries[0].Name() != "abc" {
+		t.Errorf("after a failed fill the cache holds %v, want only abc", entries)
+	}
+}
