@@ -111,7 +111,7 @@ func (h *pinnedHarness) verify(ctx context.Context, p pin.Pin) error {
 func (h *pinnedHarness) Score(ctx context.Context, sim string, shard *report.Shard, dir string) error {
 	args := []string{"score", "--sim-repo", h.simRepo, "--sim", sim, "--out", dir}
 	if shard != nil {
-		args = append(args, "--shard", prcheck.FormatShard(shard))
+		args = append(args, "--shard", shard.String())
 	}
 	return h.run(ctx, append(args, h.args...))
 }

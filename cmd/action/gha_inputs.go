@@ -107,7 +107,7 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 	default:
 		return in, bad("baseline", "%q: want base or none", b)
 	}
-	shard, err := prcheck.ParseShard(strings.TrimSpace(getenv(envShard)))
+	shard, err := report.ParseShard(strings.TrimSpace(getenv(envShard)))
 	if err != nil {
 		return in, bad("shard", "%v", err)
 	}

@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"time"
 
@@ -102,20 +101,6 @@ func defaultCacheDir(getenv func(string) string) string {
 	return filepath.Join(os.TempDir(), "accuracy-dashboard-cache")
 }
 
-// parseShard reads "k/n" with 1 ≤ k ≤ n.
-func parseShard(s string) (*report.Shard, error) {
-	if s == "" {
-		return nil, nil
-	}
-	k, n, ok := strings.Cut(s, "/")
-	ki, err1 := strconv.Atoi(k)
-	ni, err2 := strconv.Atoi(n)
-	if !ok || err1 != nil || err2 != nil || ni < 1 || ki < 1 || ki > ni {
-		return nil, fmt.Errorf("--shard %q: want k/n with 1 <= k <= n, e.g. 2/4", s)
-	}
-	return &report.Shard{Index: ki, Count: ni}, nil
-}
-
 func runScore(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	o, err := parseScoreFlags(args, getenv, stdout, stderr)
 	if errors.Is(err, flag.ErrHelp) {
@@ -124,9 +109,9 @@ func runScore(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return err
 	}
-	shard, err := parseShard(o.shard)
+	shard, err := report.ParseShard(o.shard)
 	if err != nil {
-		return fmt.Errorf("score: %w", err)
+		return fmt.Errorf("score: --%w", err)
 	}
 	logOut := stderr
 	if o.quiet {

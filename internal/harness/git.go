@@ -8,9 +8,9 @@ import (
 	"strings"
 )
 
-// git runs git with args in dir and returns its trimmed stdout. An error
+// Git runs git with args in dir and returns its trimmed stdout. An error
 // carries git's own message.
-func git(ctx context.Context, dir string, args ...string) (string, error) {
+func Git(ctx context.Context, dir string, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = dir
 	cmd.Env = append(cmd.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")

@@ -65,17 +65,17 @@ func HarnessIdentity(ctx context.Context, dir string) (report.Harness, error) {
 		return report.Harness{}, err
 	}
 	if own {
-		if _, err := git(ctx, abs, "update-index", "-q", "--refresh"); err != nil {
+		if _, err := Git(ctx, abs, "update-index", "-q", "--refresh"); err != nil {
 			return report.Harness{}, err
 		}
-		status, err := git(ctx, abs, "status", "--porcelain", "--untracked-files=no")
+		status, err := Git(ctx, abs, "status", "--porcelain", "--untracked-files=no")
 		if err != nil {
 			return report.Harness{}, err
 		}
 		if status != "" {
 			return report.Harness{}, fmt.Errorf("%w in %s (commit or revert them):\n%s", ErrDirtyHarness, abs, status)
 		}
-		head, err := git(ctx, abs, "rev-parse", "HEAD")
+		head, err := Git(ctx, abs, "rev-parse", "HEAD")
 		if err != nil {
 			return report.Harness{}, fmt.Errorf("harness checkout %s: %w", abs, err)
 		}
@@ -106,7 +106,7 @@ func ownCheckout(ctx context.Context, dir string) (abs, top string, own bool, er
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
 	}
-	top, err = git(ctx, abs, "rev-parse", "--show-toplevel")
+	top, err = Git(ctx, abs, "rev-parse", "--show-toplevel")
 	if err != nil {
 		return abs, "", false, nil
 	}
@@ -118,7 +118,7 @@ func ownCheckout(ctx context.Context, dir string) (abs, top string, own bool, er
 
 // tagsAt lists the tags naming commit in the repository at dir.
 func tagsAt(ctx context.Context, dir, commit string) []string {
-	out, err := git(ctx, dir, "tag", "--points-at", commit)
+	out, err := Git(ctx, dir, "tag", "--points-at", commit)
 	if err != nil || out == "" {
 		return nil
 	}
@@ -187,12 +187,12 @@ func DirVersion(ctx context.Context, name, dir string) (report.DataVersion, erro
 	if _, _, own, err := ownCheckout(ctx, abs); err != nil || !own {
 		return v, nil
 	}
-	head, err := git(ctx, abs, "rev-parse", "HEAD")
+	head, err := Git(ctx, abs, "rev-parse", "HEAD")
 	if err != nil {
 		return v, nil
 	}
 	v.Version = head
-	status, err := git(ctx, abs, "status", "--porcelain")
+	status, err := Git(ctx, abs, "status", "--porcelain")
 	if err != nil || status != "" {
 		v.Version = head + "+modified"
 		return v, nil

@@ -133,7 +133,7 @@ func (f *Flow) RunPR(ctx context.Context, pr PR, baseline bool, shard *report.Sh
 		}
 	}
 	if shard != nil {
-		md := fmt.Sprintf("Accuracy shard %s scored (head %s). The merge job posts the report.\n", FormatShard(shard), pr.HeadSHA)
+		md := fmt.Sprintf("Accuracy shard %s scored (head %s). The merge job posts the report.\n", shard.String(), pr.HeadSHA)
 		out.Markdown = md
 		return out, f.writeSummary(md)
 	}
@@ -315,7 +315,7 @@ func (f *Flow) post(ctx context.Context, number int, markdown string) (url strin
 // score produces a result in dir, from the cache when it holds one.
 func (f *Flow) score(ctx context.Context, what, sim string, shard *report.Shard, dir string) (cached bool, err error) {
 	key := f.Key
-	key.SimCommit, key.Shard = sim, FormatShard(shard)
+	key.SimCommit, key.Shard = sim, shard.String()
 	if err := os.RemoveAll(dir); err != nil {
 		return false, err
 	}
@@ -327,7 +327,7 @@ func (f *Flow) score(ctx context.Context, what, sim string, shard *report.Shard,
 	}
 	title := fmt.Sprintf("Score %s %s", what, sim)
 	if shard != nil {
-		title += " (shard " + FormatShard(shard) + ")"
+		title += " (shard " + shard.String() + ")"
 	}
 	Group(f.Log, title)
 	err = f.Scorer.Score(ctx, sim, shard, dir)

@@ -54,7 +54,7 @@ func shardSuffix(s *report.Shard) string {
 	if s == nil {
 		return ""
 	}
-	return " " + FormatShard(s)
+	return " " + s.String()
 }
 
 // fakeComments is an in-memory pull request thread.

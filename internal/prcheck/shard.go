@@ -5,33 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
-
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
-
-// ParseShard parses "k/n" (1 ≤ k ≤ n). An empty string is no shard (nil).
-func ParseShard(s string) (*report.Shard, error) {
-	if s == "" {
-		return nil, nil
-	}
-	ks, ns, ok := strings.Cut(s, "/")
-	k, err1 := strconv.Atoi(ks)
-	n, err2 := strconv.Atoi(ns)
-	if !ok || err1 != nil || err2 != nil || n < 1 || k < 1 || k > n {
-		return nil, fmt.Errorf("shard %q: want k/n with 1 ≤ k ≤ n, e.g. 2/4", s)
-	}
-	return &report.Shard{Index: k, Count: n}, nil
-}
-
-// FormatShard is the inverse of ParseShard.
-func FormatShard(s *report.Shard) string {
-	if s == nil {
-		return ""
-	}
-	return fmt.Sprintf("%d/%d", s.Index, s.Count)
-}
 
 // ShardSet is the shard outputs a merge combines.
 type ShardSet struct {

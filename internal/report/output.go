@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -64,29 +63,28 @@ func Write(dir string, o Output) error {
 	return nil
 }
 
-// Read loads and validates summary.json and points.json from dir.
+// Read loads summary.json and points.json from dir, each checked against its
+// schema and decoded strictly, and checks that the points are the ones the
+// summary counts.
 func Read(dir string) (Summary, []Point, error) {
 	rawS, err := os.ReadFile(filepath.Join(dir, SummaryFile))
 	if err != nil {
 		return Summary{}, nil, err
 	}
-	if err := ValidateSummary(rawS); err != nil {
+	s, err := ParseSummary(rawS)
+	if err != nil {
 		return Summary{}, nil, fmt.Errorf("%s: %w", dir, err)
 	}
 	rawP, err := os.ReadFile(filepath.Join(dir, PointsFile))
 	if err != nil {
 		return Summary{}, nil, err
 	}
-	if err := ValidatePoints(rawP); err != nil {
+	p, err := ParsePoints(rawP)
+	if err != nil {
 		return Summary{}, nil, fmt.Errorf("%s: %w", dir, err)
 	}
-	var s Summary
-	if err := json.Unmarshal(rawS, &s); err != nil {
-		return Summary{}, nil, fmt.Errorf("%s: %w", filepath.Join(dir, SummaryFile), err)
-	}
-	var p []Point
-	if err := json.Unmarshal(rawP, &p); err != nil {
-		return Summary{}, nil, fmt.Errorf("%s: %w", filepath.Join(dir, PointsFile), err)
+	if len(p) != s.Coverage.CorpusPoints {
+		return Summary{}, nil, fmt.Errorf("%s: points.json holds %d points, summary.json counts %d", dir, len(p), s.Coverage.CorpusPoints)
 	}
 	return s, p, nil
 }

@@ -125,6 +125,14 @@ func TestWriteValidatesAndRoundTrips(t *testing.T) {
 		t.Errorf("round trip lost data: %+v %d", s2.Coverage, len(p2))
 	}
 
+	// points.json that does not hold the points the summary counts is refused.
+	if err := os.WriteFile(dir+"/"+PointsFile, []byte("[]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Read(dir); err == nil || !strings.Contains(err.Error(), "holds 0 points") {
+		t.Errorf("Read of a short points.json: %v", err)
+	}
+
 	// A summary that breaks the schema is refused and nothing is written.
 	bad := s
 	bad.Provenance.Harness.Commit = "not-a-commit"

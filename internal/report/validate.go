@@ -56,39 +56,59 @@ func loadSchemas() (*jsonschema.Schema, *jsonschema.Schema, error) {
 	return compiled.summary, compiled.points, compiled.err
 }
 
-// ValidateSummary checks raw summary.json bytes against schemas/summary.v1.json
-// and checks that its coverage balances.
-func ValidateSummary(raw []byte) error {
+// ParseSummary checks raw summary.json bytes against schemas/summary.v1.json,
+// decodes them strictly and checks that the coverage balances: the one way
+// to read a summary that came from elsewhere (a file, an artifact).
+func ParseSummary(raw []byte) (Summary, error) {
 	sum, _, err := loadSchemas()
 	if err != nil {
-		return err
+		return Summary{}, err
 	}
 	if err := validate(sum, raw); err != nil {
-		return fmt.Errorf("summary.json: %w", err)
+		return Summary{}, fmt.Errorf("summary.json: %w", err)
 	}
 	var s Summary
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&s); err != nil {
-		return fmt.Errorf("summary.json: %w", err)
+		return Summary{}, fmt.Errorf("summary.json: %w", err)
 	}
 	if !s.Coverage.Balanced() {
 		c := s.Coverage
-		return fmt.Errorf("summary.json: coverage does not balance: scored %d + not scored %d != corpus points %d", c.Scored, c.NotScored, c.CorpusPoints)
+		return Summary{}, fmt.Errorf("summary.json: coverage does not balance: scored %d + not scored %d != corpus points %d", c.Scored, c.NotScored, c.CorpusPoints)
 	}
-	return nil
+	return s, nil
 }
 
-// ValidatePoints checks raw points.json bytes against schemas/points.v1.json.
-func ValidatePoints(raw []byte) error {
+// ValidateSummary is ParseSummary without the result.
+func ValidateSummary(raw []byte) error {
+	_, err := ParseSummary(raw)
+	return err
+}
+
+// ParsePoints checks raw points.json bytes against schemas/points.v1.json and
+// decodes them strictly.
+func ParsePoints(raw []byte) ([]Point, error) {
 	_, pts, err := loadSchemas()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := validate(pts, raw); err != nil {
-		return fmt.Errorf("points.json: %w", err)
+		return nil, fmt.Errorf("points.json: %w", err)
 	}
-	return nil
+	var p []Point
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return nil, fmt.Errorf("points.json: %w", err)
+	}
+	return p, nil
+}
+
+// ValidatePoints is ParsePoints without the result.
+func ValidatePoints(raw []byte) error {
+	_, err := ParsePoints(raw)
+	return err
 }
 
 func validate(s *jsonschema.Schema, raw []byte) error {
