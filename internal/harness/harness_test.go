@@ -235,6 +235,7 @@ func TestSimulatorFaultsAreNotScored(t *testing.T) {
 		"fault/garbage@c=2":    {ReasonBadOutput, "not the expected JSON"},
 		"fault/incomplete@c=2": {ReasonIncomplete, "completed"},
 		"fault/too-big@c=2":    {ReasonDoesNotFit, "exceeds available GPU memory"},
+		"fault/zero@c=2":       {ReasonBadPrediction, "mean TTFT 0 ms"},
 	}
 	for _, p := range res.Points {
 		w, ok := want[p.ID]
@@ -246,7 +247,7 @@ func TestSimulatorFaultsAreNotScored(t *testing.T) {
 			t.Errorf("%s = scored %v reason %q detail %q; want reason %q with %q", p.ID, p.Scored, p.Reason, p.Detail, w.reason, w.detail)
 		}
 	}
-	if c := res.Summary.Coverage; c.Scored != 0 || c.NotScored != 5 || !c.Balanced() {
+	if c := res.Summary.Coverage; c.Scored != 0 || c.NotScored != 6 || !c.Balanced() {
 		t.Errorf("coverage = %+v", c)
 	}
 	if res.Summary.Label != report.LabelExperimental {

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/score"
 )
 
 // Not-scored reasons the harness gives (points.json "reason"). A point the
@@ -126,13 +126,11 @@ func (r *Runner) RunPoint(ctx context.Context, u *ledger.Unit, i int) Outcome {
 		}
 		return notScored(ReasonBadOutput, "%v", err)
 	}
-	if !validLatency(lat.TTFTMs) || !validLatency(lat.TPOTMs) {
+	if !score.Positive(lat.TTFTMs) || !score.Positive(lat.TPOTMs) {
 		return notScored(ReasonBadPrediction, "predicted mean TTFT %v ms, mean TPOT %v ms", lat.TTFTMs, lat.TPOTMs)
 	}
 	return Outcome{Predicted: &lat}
 }
-
-func validLatency(x float64) bool { return x > 0 && !math.IsInf(x, 0) && !math.IsNaN(x) }
 
 // args builds the simulator command line for point i, without the file paths.
 func (r *Runner) args(u *ledger.Unit, i int, t Trace) ([]string, error) {

@@ -47,9 +47,10 @@ func Error(p, m float64) float64 { return (p/m - 1) * 100 }
 
 // Valid reports whether a measurement–prediction pair can be scored: both
 // finite and positive.
-func Valid(p, m float64) bool {
-	return m > 0 && p > 0 && !math.IsInf(m, 0) && !math.IsInf(p, 0) && !math.IsNaN(m) && !math.IsNaN(p)
-}
+func Valid(p, m float64) bool { return Positive(p) && Positive(m) }
+
+// Positive reports whether x is a finite positive number (NaN is not).
+func Positive(x float64) bool { return x > 0 && !math.IsInf(x, 1) }
 
 // Compute scores one metric over samples. Samples that are not Scored, or
 // whose values are not Valid, count for neither level nor shape (but an

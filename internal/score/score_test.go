@@ -132,3 +132,12 @@ func TestMedianEven(t *testing.T) {
 		t.Errorf("median = %v, want 2.5", got)
 	}
 }
+
+func TestPositive(t *testing.T) {
+	t.Parallel()
+	for x, want := range map[float64]bool{1: true, 1e-9: true, 0: false, -1: false, math.Inf(1): false, math.Inf(-1): false, math.NaN(): false} {
+		if Positive(x) != want {
+			t.Errorf("Positive(%v) = %v, want %v", x, !want, want)
+		}
+	}
+}

@@ -179,7 +179,11 @@ func main() {
 		} else if variant == "results" {
 			resRows = append(resRows, map[string]any{"request_id": d.r.id, "ttft_us": math.Round(d.ttft * 1000), "e2e_us": math.Round(d.e2e * 1000), "input_tokens": d.r.input, "output_tokens": d.r.output})
 		}
-		row := map[string]any{"requestID": id, "num_prefill_tokens": d.r.input, "num_decode_tokens": d.r.output, "ttft_ms": d.ttft, "e2e_ms": d.e2e, "handled_by": "instance_0"}
+		ttft := d.ttft
+		if short == "fault-zero" {
+			ttft = 0 // a latency no real server has
+		}
+		row := map[string]any{"requestID": id, "num_prefill_tokens": d.r.input, "num_decode_tokens": d.r.output, "ttft_ms": ttft, "e2e_ms": d.e2e, "handled_by": "instance_0"}
 		if d.r.session != "" {
 			row["session_id"], row["round_index"] = d.r.session, d.r.round
 		}
