@@ -269,3 +269,20 @@ func BenchmarkLoadSpec(b *testing.B) {
 		}
 	}
 }
+
+func TestWebhookExamples(t *testing.T) {
+	all := WebhookExamples(t, "workflow_run", "completed")
+	if len(all) < 2 {
+		t.Fatalf("%d workflow_run completed examples, want several", len(all))
+	}
+	for _, ex := range all {
+		if ex["action"] != "completed" || ex["workflow_run"] == nil {
+			t.Errorf("example %v is not a completed workflow_run", ex["action"])
+		}
+	}
+	// Each call decodes afresh: editing one payload leaves the next intact.
+	WebhookExample(t, "ping", "")["zen"] = "edited"
+	if WebhookExample(t, "ping", "")["zen"] == "edited" {
+		t.Error("an edit to a returned payload leaked into the next call")
+	}
+}

@@ -190,9 +190,15 @@ var errNoModule = errors.New("no go.mod above the working directory")
 // findDescription walks up from dir to the directory holding go.mod and
 // returns the description's path under it.
 func findDescription(dir string) (string, error) {
+	return underModule(dir, DescriptionPath)
+}
+
+// underModule walks up from dir to the directory holding go.mod and returns
+// rel (slash separated) under it.
+func underModule(dir, rel string) (string, error) {
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, filepath.FromSlash(DescriptionPath)), nil
+			return filepath.Join(dir, filepath.FromSlash(rel)), nil
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {

@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,46 +18,26 @@ import (
 	"time"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/bot"
+	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
 )
 
 var testSecret = []byte("test secret")
 
-// examplesPath is npm @octokit/webhooks-examples' index of real payloads.
-const examplesPath = "../../node_modules/@octokit/webhooks-examples/api.github.com/index.json"
-
-// example returns the first real payload of event with action ("" for
-// events without one) whose fields satisfy keep (nil keeps all).
+// example returns the first real payload (npm @octokit/webhooks-examples)
+// of event with action ("" for events without one) whose fields satisfy keep
+// (nil keeps all).
 func example(t testing.TB, event, action string, keep func(map[string]any) bool) []byte {
 	t.Helper()
-	raw, err := os.ReadFile(examplesPath)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("webhook examples missing (run npm ci): %v", err)
-		}
-		t.Skipf("webhook examples not installed (npm ci): %v", err)
-	}
-	var index []struct {
-		Name     string            `json:"name"`
-		Examples []json.RawMessage `json:"examples"`
-	}
-	if err := json.Unmarshal(raw, &index); err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range index {
-		if e.Name != event {
-			continue
-		}
-		for _, ex := range e.Examples {
-			var m map[string]any
-			if err := json.Unmarshal(ex, &m); err != nil {
+	for _, ex := range githubfake.WebhookExamples(t, event, action) {
+		if keep == nil || keep(ex) {
+			b, err := json.Marshal(ex)
+			if err != nil {
 				t.Fatal(err)
 			}
-			if a, _ := m["action"].(string); a == action && (keep == nil || keep(m)) {
-				return ex
-			}
+			return b
 		}
 	}
-	t.Fatalf("no %s/%s example", event, action)
+	t.Fatalf("no %s/%s example to keep", event, action)
 	return nil
 }
 

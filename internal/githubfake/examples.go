@@ -1,0 +1,86 @@
+package githubfake
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"sync"
+	"testing"
+)
+
+// ExamplesPath is the location, relative to the module root, of the real
+// webhook payloads installed by npm @octokit/webhooks-examples.
+const ExamplesPath = "node_modules/@octokit/webhooks-examples/api.github.com/index.json"
+
+// examples maps an event name to its payloads, undecoded.
+var (
+	examplesOnce sync.Once
+	examples     map[string][]json.RawMessage
+	examplesErr  error
+)
+
+func loadExamples() (map[string][]json.RawMessage, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	path, err := underModule(wd, ExamplesPath)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var index []struct {
+		Name     string            `json:"name"`
+		Examples []json.RawMessage `json:"examples"`
+	}
+	if err := json.Unmarshal(raw, &index); err != nil {
+		return nil, fmt.Errorf("decode %s: %w", path, err)
+	}
+	out := map[string][]json.RawMessage{}
+	for _, e := range index {
+		out[e.Name] = append(out[e.Name], e.Examples...)
+	}
+	return out, nil
+}
+
+// WebhookExamples returns every real payload of event whose action is action
+// ("" for events without one, such as ping), in the package's order, each
+// decoded afresh so that callers may edit it. The payloads come from npm
+// @octokit/webhooks-examples (ExamplesPath under the module root), read once
+// per test binary. When the package is not installed the test is skipped,
+// or fails when the environment has CI=true; no matching payload fails the
+// test.
+func WebhookExamples(t testing.TB, event, action string) []map[string]any {
+	t.Helper()
+	examplesOnce.Do(func() { examples, examplesErr = loadExamples() })
+	if examplesErr != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("githubfake: webhook examples missing (%v); run npm ci at the module root", examplesErr)
+		}
+		t.Skipf("githubfake: webhook examples missing (%v); run npm ci at the module root", examplesErr)
+	}
+	var out []map[string]any
+	for _, raw := range examples[event] {
+		var ex map[string]any
+		if err := json.Unmarshal(raw, &ex); err != nil {
+			t.Fatalf("githubfake: %s webhook example: %v", event, err)
+		}
+		if a, _ := ex["action"].(string); a == action {
+			out = append(out, ex)
+		}
+	}
+	if len(out) == 0 {
+		t.Fatalf("githubfake: no %s webhook example with action %q", event, action)
+	}
+	return out
+}
+
+// WebhookExample returns the first real payload of event with action (see
+// WebhookExamples), decoded.
+func WebhookExample(t testing.TB, event, action string) map[string]any {
+	t.Helper()
+	return WebhookExamples(t, event, action)[0]
+}
