@@ -169,15 +169,16 @@ func loadData(ctx context.Context, o scoreOptions, opts *harness.Options) error 
 	opts.Ledger = l
 	opts.LedgerVersion = report.DataVersion{Name: l.Manifest.Name, Version: l.Manifest.Version, Digest: l.Digest, Release: l.Manifest.Release}
 	if !bundled {
-		dv, err := harness.DirVersion(ctx, "ledger", o.ledgerDir)
-		if err != nil {
-			return err
-		}
 		// A ledger directory is a release only when its manifest says so
-		// and it is a clean checkout at a tag (see docs/LEDGER.md).
-		opts.LedgerVersion.Release = l.Manifest.Release && dv.Release
-		if !dv.Release {
-			opts.LedgerVersion.Version = l.Manifest.Version + "+" + strings.TrimPrefix(dv.Version, "sha256:")
+		// and it is a clean checkout at a tag (see docs/LEDGER.md); else its
+		// version names the commit or the content.
+		version, release, ok := harness.CheckoutVersion(ctx, o.ledgerDir)
+		if !ok {
+			version = strings.TrimPrefix(l.Digest, "sha256:")[:12]
+		}
+		opts.LedgerVersion.Release = l.Manifest.Release && release
+		if !release {
+			opts.LedgerVersion.Version = l.Manifest.Version + "+" + version
 		}
 	}
 

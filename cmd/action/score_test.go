@@ -50,6 +50,11 @@ func TestScoreCommandWritesValidatedOutputs(t *testing.T) {
 	if len(pts) != 10 || s.Provenance.Harness.Commit != hcommit {
 		t.Errorf("outputs: %d points, harness %s", len(pts), s.Provenance.Harness.Commit)
 	}
+	// The test ledger's manifest claims a release, but a directory given by
+	// path is one only as a clean checkout at a tag: its version names the content.
+	if lv := s.Provenance.Ledger; lv.Release || !strings.HasPrefix(lv.Version, "0.0.1+") || s.Label != report.LabelExperimental {
+		t.Errorf("ledger version %+v, label %s; want 0.0.1+<digest>, not a release, experimental", lv, s.Label)
+	}
 	md, _ := os.ReadFile(filepath.Join(outA, report.MarkdownFile))
 	if string(md) != stdout {
 		t.Error("summary.md differs from the table printed on stdout")

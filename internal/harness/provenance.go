@@ -184,24 +184,35 @@ func DirVersion(ctx context.Context, name, dir string) (report.DataVersion, erro
 		return report.DataVersion{}, fmt.Errorf("%s %s: %w", name, dir, err)
 	}
 	v := report.DataVersion{Name: name + " " + filepath.Base(abs), Version: digest[:len("sha256:")+12], Digest: digest}
-	if _, _, own, err := ownCheckout(ctx, abs); err != nil || !own {
-		return v, nil
+	if version, release, ok := CheckoutVersion(ctx, abs); ok {
+		v.Version, v.Release = version, release
+	}
+	return v, nil
+}
+
+// CheckoutVersion tells the version of dir when it is a git checkout of its
+// own: the release tag (else any tag) naming a clean HEAD, with release
+// true; otherwise the HEAD commit, with "+modified" when files differ from
+// it. ok is false when dir is not its own checkout.
+func CheckoutVersion(ctx context.Context, dir string) (version string, release, ok bool) {
+	abs, _, own, err := ownCheckout(ctx, dir)
+	if err != nil || !own {
+		return "", false, false
 	}
 	head, err := Git(ctx, abs, "rev-parse", "HEAD")
 	if err != nil {
-		return v, nil
+		return "", false, false
 	}
-	v.Version = head
 	status, err := Git(ctx, abs, "status", "--porcelain")
 	if err != nil || status != "" {
-		v.Version = head + "+modified"
-		return v, nil
+		return head + "+modified", false, true
 	}
-	if tags := tagsAt(ctx, abs, head); len(tags) > 0 {
-		v.Version, v.Release = tags[0], true
-		if rel := NewestRelease(tags); rel != "" {
-			v.Version = rel
-		}
+	tags := tagsAt(ctx, abs, head)
+	if len(tags) == 0 {
+		return head, false, true
 	}
-	return v, nil
+	if rel := NewestRelease(tags); rel != "" {
+		return rel, true, true
+	}
+	return tags[0], true, true
 }
