@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
+
 	"github.com/inference-sim/accuracy-dashboard/corpus"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
 )
@@ -101,7 +103,7 @@ func BenchmarkScoreJobs(b *testing.B) {
 // sweep with BLIS at f90a1e3a (BLIS_UNITS picks other units).
 func benchOpts(b *testing.B) Options {
 	b.Helper()
-	hdir, _ := harnessCheckout(b)
+	hdir, _ := harnesstest.HarnessCheckout(b)
 	cache := sharedCache(b)
 	if src := os.Getenv("BLIS_SOURCE"); src != "" {
 		l, err := ledger.Load(corpus.Ledger())
@@ -123,6 +125,6 @@ func benchOpts(b *testing.B) Options {
 		l.Units = sel
 		return Options{HarnessDir: hdir, SimRepo: src, SimRef: "f90a1e3a6787da17c2cd463dab6fb2660b1b1760", Ledger: l, Catalog: catalog, CacheDir: cache, PointTimeout: 20 * time.Minute}
 	}
-	repo := newStandinRepo(b)
+	repo := harnesstest.StandinRepo(b)
 	return Options{HarnessDir: hdir, SimRepo: repo.Dir, SimRef: "v0.2.0", Ledger: testLedger(b, "ledger"), CacheDir: cache, PointTimeout: time.Minute}
 }

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
 )
 
 func TestBuildFromRefs(t *testing.T) {
-	repo := newStandinRepo(t)
+	repo := harnesstest.StandinRepo(t)
 	ctx := context.Background()
 	b := &Builder{CacheDir: t.TempDir()}
 
@@ -62,7 +64,7 @@ func TestBuildFromRefs(t *testing.T) {
 }
 
 func TestDefaultRefIsNewestRelease(t *testing.T) {
-	repo := newStandinRepo(t)
+	repo := harnesstest.StandinRepo(t)
 	b := &Builder{CacheDir: t.TempDir()}
 	ref, err := b.DefaultRef(context.Background(), repo.Dir)
 	if err != nil {

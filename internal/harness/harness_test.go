@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
+
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
@@ -35,8 +37,8 @@ func standinPrediction(t *testing.T, tr Trace) report.Latencies {
 
 func scoreOpts(t *testing.T, ledgerName, simRef string) Options {
 	t.Helper()
-	repo := newStandinRepo(t)
-	hdir, _ := harnessCheckout(t)
+	repo := harnesstest.StandinRepo(t)
+	hdir, _ := harnesstest.HarnessCheckout(t)
 	l := testLedger(t, ledgerName)
 	return Options{
 		HarnessDir: hdir, SimRepo: repo.Dir, SimRef: simRef,
@@ -121,7 +123,7 @@ func TestScoreWithMetricsDriver(t *testing.T) {
 		t.Errorf("shape n = %d, want 4", s.Tiers.All.TTFT.ShapeN)
 	}
 	p := s.Provenance
-	if p.Simulator.Commit != newStandinRepo(t).V020 || p.Simulator.Tag != "v0.2.0" || !p.Simulator.Release || p.Harness.Source != report.HarnessCheckout {
+	if p.Simulator.Commit != harnesstest.StandinRepo(t).V020 || p.Simulator.Tag != "v0.2.0" || !p.Simulator.Release || p.Harness.Source != report.HarnessCheckout {
 		t.Errorf("provenance = %+v", p)
 	}
 	if s.Label != report.LabelRelease {
@@ -293,12 +295,12 @@ func TestScoreRefusesBranchAndDirtyHarness(t *testing.T) {
 
 func TestHarnessIdentity(t *testing.T) {
 	ctx := context.Background()
-	dir, commit := harnessCheckout(t)
+	dir, commit := harnesstest.HarnessCheckout(t)
 	h, err := HarnessIdentity(ctx, dir)
 	if err != nil || h.Commit != commit || h.Source != report.HarnessCheckout {
 		t.Fatalf("clean checkout: %+v, %v", h, err)
 	}
-	run(t, dir, "git", "tag", "v1.2.3")
+	harnesstest.Run(t, dir, "git", "tag", "v1.2.3")
 	if h, _ := HarnessIdentity(ctx, dir); h.Version != "v1.2.3" {
 		t.Errorf("version = %q, want v1.2.3", h.Version)
 	}

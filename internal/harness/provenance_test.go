@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
 )
 
 func TestDirVersion(t *testing.T) {
@@ -24,11 +26,11 @@ func TestDirVersion(t *testing.T) {
 
 	repo := t.TempDir()
 	os.WriteFile(filepath.Join(repo, "models.json"), []byte("{}"), 0o644)
-	gitInit := func(args ...string) { run(t, repo, "git", args...) }
+	gitInit := func(args ...string) { harnesstest.Run(t, repo, "git", args...) }
 	gitInit("init", "-q", "-b", "main")
 	gitInit("add", "-A")
 	gitInit("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "data")
-	head := run(t, repo, "git", "rev-parse", "HEAD")
+	head := harnesstest.Run(t, repo, "git", "rev-parse", "HEAD")
 	if v, _ := DirVersion(ctx, "catalog", repo); v.Release || v.Version != head {
 		t.Errorf("untagged checkout: %+v, want version %s, not a release", v, head)
 	}

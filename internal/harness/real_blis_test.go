@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
+
 	"github.com/inference-sim/accuracy-dashboard/corpus"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
@@ -33,7 +35,7 @@ func TestRealBLIS(t *testing.T) {
 	if err := os.CopyFS(catalog, corpus.Catalog()); err != nil {
 		t.Fatal(err)
 	}
-	hdir, _ := harnessCheckout(t)
+	hdir, _ := harnesstest.HarnessCheckout(t)
 	var units []string
 	if u := os.Getenv("BLIS_UNITS"); u != "" {
 		units = strings.Split(u, ",")
