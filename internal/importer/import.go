@@ -87,8 +87,8 @@ func Import(fsys fs.FS, opts Options) (*Result, error) {
 	}
 	b := &builder{opts: opts, sources: map[string]*SourceReport{}}
 	var errs []error
-	for _, p := range found.xFiles {
-		if err := b.readInferenceX(fsys, p); err != nil {
+	for _, p := range sortedKeys(found.xFiles) {
+		if err := b.readInferenceX(fsys, p, found.xFiles[p]); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -139,17 +139,26 @@ func (o *Options) validate() error {
 }
 
 type discovered struct {
-	xFiles  []string // InferenceX JSON files
+	// xFiles are the InferenceX JSON files by path, each with its content
+	// when discovery has read it already (nil when not).
+	xFiles  map[string][]byte
 	ipRuns  []string // inference-perf run folders
 	skipped []string
 }
 
 // discover expands the sources into artifact files and run folders, each
-// listed once, sorted by path. A file named as a source is always read as an
-// artifact; inside a directory, files that are not *.json, JSON objects (not
-// arrays of rows) and ledger directories are listed as skipped instead.
+// listed once (run folders and skipped paths sorted by path). A file named as
+// a source is always read as an artifact; inside a directory, files that are
+// not *.json, JSON objects (not arrays of rows) and ledger directories are
+// listed as skipped instead. The content of a file read to tell an object
+// from an array is kept, so the import reads it only once.
 func discover(fsys fs.FS, sources []string) (*discovered, error) {
-	x, ip, skip := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	x, ip, skip := map[string][]byte{}, map[string]bool{}, map[string]bool{}
+	addX := func(p string) {
+		if _, ok := x[p]; !ok {
+			x[p] = nil // read by the import
+		}
+	}
 	var errs []error
 	for _, src := range sources {
 		src = path.Clean(src)
@@ -160,7 +169,7 @@ func discover(fsys fs.FS, sources []string) (*discovered, error) {
 		}
 		if !st.IsDir() {
 			if strings.HasSuffix(src, ".json") {
-				x[src] = true
+				addX(src)
 			} else {
 				errs = append(errs, fmt.Errorf("source %s: not a JSON artifact or a directory", src))
 			}
@@ -185,7 +194,9 @@ func discover(fsys fs.FS, sources []string) (*discovered, error) {
 			case !strings.HasSuffix(p, ".json"):
 				skip[p] = true
 			case aggRunFile.MatchString(path.Base(p)):
-				x[p] = true
+				addX(p)
+			case x[p] != nil || skip[p]:
+				// Found already under another source.
 			default:
 				// A JSON object (a model config, a ledger report) found
 				// while walking is not an artifact; arrays of rows are.
@@ -196,7 +207,7 @@ func discover(fsys fs.FS, sources []string) (*discovered, error) {
 				if t := bytes.TrimSpace(b); len(t) > 0 && t[0] == '{' {
 					skip[p] = true
 				} else {
-					x[p] = true
+					x[p] = b
 				}
 			}
 			return nil
@@ -208,7 +219,7 @@ func discover(fsys fs.FS, sources []string) (*discovered, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	d := &discovered{xFiles: sortedKeys(x), ipRuns: sortedKeys(ip), skipped: sortedKeys(skip)}
+	d := &discovered{xFiles: x, ipRuns: sortedKeys(ip), skipped: sortedKeys(skip)}
 	if len(d.xFiles)+len(d.ipRuns) == 0 {
 		return nil, fmt.Errorf("no artifacts found in %s (want run_<run-id>.json, API row files or inference-perf run folders)", strings.Join(sources, ", "))
 	}
@@ -259,11 +270,14 @@ func (b *builder) source(p, kind string) *SourceReport {
 	return s
 }
 
-// readInferenceX parses one InferenceX JSON file and queues its rows.
-func (b *builder) readInferenceX(fsys fs.FS, p string) error {
-	data, err := fs.ReadFile(fsys, p)
-	if err != nil {
-		return fmt.Errorf("%s: %w", p, err)
+// readInferenceX parses one InferenceX JSON file and queues its rows. data
+// is the file's content, or nil to read it from fsys.
+func (b *builder) readInferenceX(fsys fs.FS, p string, data []byte) error {
+	if data == nil {
+		var err error
+		if data, err = fs.ReadFile(fsys, p); err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
 	}
 	if m := aggRunFile.FindStringSubmatch(path.Base(p)); m != nil {
 		rows, err := ParseAggBmk(p, data)

@@ -485,6 +485,41 @@ func TestImportMixedEvidenceSweep(t *testing.T) {
 	}
 }
 
+// openCounter is a file system that counts the opens of each path. Stat and
+// ReadDir go to the underlying file system uncounted, so the counts are the
+// reads of file contents.
+type openCounter struct {
+	fs.FS
+	opens map[string]int
+}
+
+func (c *openCounter) Open(name string) (fs.File, error) {
+	c.opens[name]++
+	return c.FS.Open(name)
+}
+
+func (c *openCounter) Stat(name string) (fs.FileInfo, error) { return fs.Stat(c.FS, name) }
+
+func (c *openCounter) ReadDir(name string) ([]fs.DirEntry, error) { return fs.ReadDir(c.FS, name) }
+
+// TestImportReadsEachFileOnce: discovery looks into JSON files found while
+// walking (to skip objects); the import must not read them a second time.
+func TestImportReadsEachFileOnce(t *testing.T) {
+	t.Parallel()
+	fsys := &openCounter{FS: os.DirFS("testdata/fixture"), opens: map[string]int{}}
+	if _, err := Import(fsys, fixtureOptions()); err != nil {
+		t.Fatal(err)
+	}
+	if fsys.opens["api/benchmarks.json"] == 0 {
+		t.Fatalf("the API row file was never read: opens %v", fsys.opens)
+	}
+	for p, n := range fsys.opens {
+		if n > 1 {
+			t.Errorf("%s read %d times, want once", p, n)
+		}
+	}
+}
+
 func TestImportSidecarOverridesOptions(t *testing.T) {
 	t.Parallel()
 	opts := fixtureOptions()
