@@ -130,8 +130,7 @@ func measured[T any](v T, note string) ledger.Setting[T] {
 // Resolved with a note naming the fact; outside it the same values are
 // Assumed, with a note saying why.
 func inferenceXEngine(model, hw string, isl, osl, conc int, inWindow bool) (unit ledger.EngineSettings, perPoint *ledger.EngineSettings) {
-	documented := inWindow && model == recipeModel && (hw == "H100" || hw == "H200" || hw == "B200")
-	assumedWhy := ""
+	assumedWhy := "" // empty: inside the documented recipe
 	switch {
 	case model != recipeModel:
 		assumedWhy = "assumed: recipe facts are documented for " + recipeModel + " only"
@@ -141,7 +140,7 @@ func inferenceXEngine(model, hw string, isl, osl, conc int, inWindow bool) (unit
 		assumedWhy = "assumed: recipe facts are documented for Dec 2025 - Jan 2026 only"
 	}
 	mark := func(ev ledger.Evidence, note string) (ledger.Evidence, string) {
-		if documented {
+		if assumedWhy == "" {
 			return ev, note
 		}
 		return ledger.Assumed, assumedWhy + "; " + note

@@ -72,18 +72,18 @@ func MarshalReport(r *Report) ([]byte, error) { return diskio.JSON(r) }
 // check verifies the accounting: per source and overall, every row is a
 // point or excluded with one reason.
 func (r *Report) check() error {
-	total := Report{Excluded: map[string]int{}}
+	rowsIn, pointsOut := 0, 0
 	for _, s := range r.Sources {
 		if s.PointsOut+sum(s.Excluded) != s.RowsIn {
 			return fmt.Errorf("import accounting does not balance for %s: %d points + %d excluded != %d rows",
 				s.Path, s.PointsOut, sum(s.Excluded), s.RowsIn)
 		}
-		total.RowsIn += s.RowsIn
-		total.PointsOut += s.PointsOut
+		rowsIn += s.RowsIn
+		pointsOut += s.PointsOut
 	}
-	if total.RowsIn != r.RowsIn || total.PointsOut != r.PointsOut {
+	if rowsIn != r.RowsIn || pointsOut != r.PointsOut {
 		return fmt.Errorf("import accounting does not balance: sources sum to %d rows / %d points, report says %d / %d",
-			total.RowsIn, total.PointsOut, r.RowsIn, r.PointsOut)
+			rowsIn, pointsOut, r.RowsIn, r.PointsOut)
 	}
 	if r.PointsOut+sum(r.Excluded) != r.RowsIn {
 		return fmt.Errorf("import accounting does not balance: %d points + %d excluded != %d rows",
