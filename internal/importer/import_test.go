@@ -571,18 +571,17 @@ func TestWriteLeavesOldLedgerOnFailure(t *testing.T) {
 	}
 }
 
-func TestReportIsStableJSON(t *testing.T) {
+// TestReportDecodesStrictly: the rendered report has no field the Report
+// type lacks, and records the options. (That two imports give the same
+// report bytes is TestImportGolden's check: the report is in its tree.)
+func TestReportDecodesStrictly(t *testing.T) {
 	t.Parallel()
-	a, err := MarshalReport(&importFixture(t, fixtureOptions()).Report)
+	raw, err := MarshalReport(&importFixture(t, fixtureOptions()).Report)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := MarshalReport(&importFixture(t, fixtureOptions()).Report)
-	if !bytes.Equal(a, b) {
-		t.Error("two reports of the same input differ")
-	}
 	var back Report
-	dec := json.NewDecoder(bytes.NewReader(a))
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&back); err != nil {
 		t.Fatalf("report does not decode strictly: %v", err)
