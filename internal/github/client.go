@@ -58,8 +58,8 @@ type Options struct {
 	Retry RetryPolicy
 	// DownloadClient fetches artifact archives from the storage URL GitHub
 	// redirects to; it must not add GitHub credentials (the URL is
-	// pre-signed). Default a client over http.DefaultTransport with the
-	// retry layer.
+	// pre-signed). Its Transport is wrapped with the retry layer, as
+	// HTTPClient's is. Default a client over http.DefaultTransport.
 	DownloadClient *http.Client
 }
 
@@ -124,10 +124,16 @@ func New(opts Options) (*Client, error) {
 		client.UserAgent = DefaultUserAgent
 	}
 
-	download := opts.DownloadClient
-	if download == nil {
-		download = &http.Client{Transport: newRetryTransport(http.DefaultTransport, policy)}
+	download := &http.Client{}
+	downloadBase := http.DefaultTransport
+	if opts.DownloadClient != nil {
+		copied := *opts.DownloadClient
+		download = &copied
+		if download.Transport != nil {
+			downloadBase = download.Transport
+		}
 	}
+	download.Transport = newRetryTransport(downloadBase, policy)
 	return &Client{gh: client, download: download, retry: policy, login: opts.Login}, nil
 }
 

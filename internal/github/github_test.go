@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -613,6 +614,23 @@ func TestArtifacts(t *testing.T) {
 	}
 	if _, err := c.GetWorkflowRun(ctx, repo, 1); !errors.Is(err, ErrNotFound) {
 		t.Errorf("missing run: %v", err)
+	}
+
+	// A supplied DownloadClient gets the retry layer too: a 503 from the
+	// storage URL is retried.
+	storage := &stub{answer: func(n int, req *http.Request) (*http.Response, error) {
+		if n == 1 {
+			return answer(http.StatusServiceUnavailable, nil, ""), nil
+		}
+		return s.Client().Transport.RoundTrip(req)
+	}}
+	dc, clk := newClient(t, s, Options{DownloadClient: &http.Client{Transport: storage}})
+	data, err = dc.DownloadArtifact(ctx, repo, art, 1<<20)
+	if err != nil || string(data) != string(zip) {
+		t.Fatalf("download through a flaky storage = %q, %v", data, err)
+	}
+	if n := storage.calls.Load(); n != 2 || len(clk.Slept()) != 1 {
+		t.Errorf("storage saw %d requests after %v of backoff, want the 503 retried once", n, clk.Slept())
 	}
 }
 
