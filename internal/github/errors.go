@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/bradleyfalzon/ghinstallation/v2"
@@ -71,6 +72,26 @@ func sentinelFor(status int) error {
 	return nil
 }
 
+// rateLimited reports whether an answer is a rate limit rather than a
+// refusal: a 429, or a 403 with Retry-After, with X-RateLimit-Remaining 0
+// (the primary limit), or whose body (message and documentation URL) names
+// a secondary rate limit. The retry layer and mapError both decide with it,
+// so a limit the retries could not wait out is ErrRateLimited, never
+// ErrForbidden.
+func rateLimited(status int, h http.Header, body string) bool {
+	switch {
+	case status == http.StatusTooManyRequests:
+		return true
+	case status != http.StatusForbidden:
+		return false
+	case h.Get("Retry-After") != "", h.Get("X-RateLimit-Remaining") == "0":
+		return true
+	}
+	s := strings.ToLower(body)
+	return strings.Contains(s, "secondary rate limit") || strings.Contains(s, "secondary-rate-limits") ||
+		strings.Contains(s, "abuse detection")
+}
+
 // mapError turns a go-github error into an *APIError (or returns it as is for
 // transport and context errors).
 func mapError(resp *gh.Response, err error) error {
@@ -104,8 +125,7 @@ func mapError(resp *gh.Response, err error) error {
 			}
 		}
 		sentinel := sentinelFor(status)
-		if status == http.StatusForbidden && er.Response != nil &&
-			(er.Response.Header.Get("Retry-After") != "" || er.Response.Header.Get("X-RateLimit-Remaining") == "0") {
+		if er.Response != nil && rateLimited(status, er.Response.Header, er.Message+" "+er.DocumentationURL) {
 			sentinel = ErrRateLimited
 		}
 		return &APIError{StatusCode: status, Message: msg, Err: sentinel}

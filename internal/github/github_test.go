@@ -538,6 +538,18 @@ func TestRetries(t *testing.T) {
 			t.Errorf("%d calls, sleeps %v; want 1 call, no sleep", n, clk.Slept())
 		}
 	})
+	t.Run("secondary limit named only in the message is rate limited, not forbidden", func(t *testing.T) {
+		c, clk := newClient(t, s, Options{Retry: RetryPolicy{MaxAttempts: 2}})
+		s.FailNext("pulls/get", 2, githubfake.Fault{Status: http.StatusForbidden,
+			Message: "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."})
+		_, err := c.GetPullRequest(ctx, repo, pr)
+		if !errors.Is(err, ErrRateLimited) || errors.Is(err, ErrForbidden) {
+			t.Fatalf("err = %v, want ErrRateLimited", err)
+		}
+		if diff := cmp.Diff([]time.Duration{time.Minute}, clk.Slept()); diff != "" {
+			t.Errorf("sleeps (-want +got):\n%s", diff)
+		}
+	})
 	t.Run("exhausted rate limit waits for the reset", func(t *testing.T) {
 		c, clk := newClient(t, s, Options{})
 		s.FailNext("issues/list-comments", 1, githubfake.RateLimitExhausted(clk.Now().Add(30*time.Second)))

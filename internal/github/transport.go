@@ -200,24 +200,22 @@ func (t *retryTransport) classify(ctx context.Context, attempt int, resp *http.R
 			return max(0, time.Unix(reset, 0).Sub(p.Now())) + time.Second, true
 		}
 	}
-	if resp.StatusCode == http.StatusTooManyRequests || isSecondaryLimit(resp) {
+	if rateLimited(resp.StatusCode, resp.Header, peekBody(resp)) {
 		return p.backoff(attempt, secondaryFloor), true
 	}
 	return 0, false // a plain 403: permission denied
 }
 
-// isSecondaryLimit peeks at a 403 body for GitHub's secondary-rate-limit
-// message, leaving the body readable.
-func isSecondaryLimit(resp *http.Response) bool {
+// peekBody returns the start of resp's body, leaving the body readable.
+func peekBody(resp *http.Response) string {
 	if resp.Body == nil {
-		return false
+		return ""
 	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
 	resp.Body.Close()
 	resp.Body = io.NopCloser(bytes.NewReader(b))
 	if err != nil {
-		return false
+		return ""
 	}
-	s := strings.ToLower(string(b))
-	return strings.Contains(s, "secondary rate limit") || strings.Contains(s, "abuse detection")
+	return string(b)
 }
