@@ -744,3 +744,19 @@ func TestNewRejectsBadURLs(t *testing.T) {
 		t.Errorf("defaults: %v %v %v", c.gh.BaseURL, c.gh.UploadURL, err)
 	}
 }
+
+func TestShortSHA(t *testing.T) {
+	for in, want := range map[string]string{
+		"0123456789abcdef0123456789abcdef01234567": "0123456789ab",
+		"0123456789ABCDEF0123456789ABCDEF01234567": "0123456789AB",
+		"0123456789abcdef":                         "0123456789abcdef",
+		"release-candidate-branch":                 "release-candidate-branch",
+		"accuracy-bot/harness":                     "accuracy-bot/harness",
+		"v1.2.3-rc.1+build.20260822":               "v1.2.3-rc.1+build.20260822",
+		"0123456789abcdef0123456789abcdef0123456z": "0123456789abcdef0123456789abcdef0123456z",
+	} {
+		if got := shortSHA(in); got != want {
+			t.Errorf("shortSHA(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

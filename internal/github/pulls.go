@@ -159,9 +159,16 @@ func (c *Client) ListPullRequestsWithCommit(ctx context.Context, repo Repo, sha 
 	return toPullRequests(items), nil
 }
 
-func shortSHA(sha string) string {
-	if len(sha) > 12 && !strings.Contains(sha, "/") {
-		return sha[:12]
+// shortSHA shortens a full commit sha (40 hex digits) to 12 for messages;
+// anything else (a branch, a tag, a short sha) is returned whole.
+func shortSHA(ref string) string {
+	if len(ref) != 40 {
+		return ref
 	}
-	return sha
+	for _, c := range ref {
+		if !strings.ContainsRune("0123456789abcdefABCDEF", c) {
+			return ref
+		}
+	}
+	return ref[:12]
 }
