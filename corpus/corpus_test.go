@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/inference-sim/accuracy-dashboard/corpus"
 	"github.com/inference-sim/accuracy-dashboard/internal/importer"
+	"github.com/inference-sim/accuracy-dashboard/internal/importer/importertest"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
 )
 
@@ -70,44 +71,13 @@ func TestBundledCatalogHasGptOss(t *testing.T) {
 	t.Error("the catalog bundles gpt-oss-120b but no unit serves it")
 }
 
-// sharedData is ../shared/data beside the repository root, or skips.
-func sharedData(t *testing.T) string {
-	t.Helper()
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	data := filepath.Join(wd, "..", "..", "shared", "data") // corpus/ is one below the root
-	if _, err := os.Stat(filepath.Join(data, "inferencex")); err != nil {
-		t.Skipf("real data absent (%v)", err)
-	}
-	return data
-}
-
-func files(t *testing.T, fsys fs.FS) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := fs.ReadFile(fsys, p)
-		out[p] = string(b)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 // TestBundleMatchesFreshImport repeats the import recorded in the bundle's
 // import-report.json over ../shared/data and compares every file: the
 // committed bundle cannot drift from its sources or the importer silently.
 // Regenerate with `go generate ./corpus` (docs/LEDGER.md).
 func TestBundleMatchesFreshImport(t *testing.T) {
 	t.Parallel()
-	data := sharedData(t)
+	data := importertest.SharedData(t)
 	raw, err := fs.ReadFile(corpus.Ledger(), importer.ReportFile)
 	if err != nil {
 		t.Fatal(err)
@@ -124,11 +94,11 @@ func TestBundleMatchesFreshImport(t *testing.T) {
 	if err := importer.Write(out, res); err != nil {
 		t.Fatal(err)
 	}
-	if d := cmp.Diff(files(t, corpus.Ledger()), files(t, os.DirFS(out))); d != "" {
+	if d := cmp.Diff(importertest.Files(t, corpus.Ledger()), importertest.Files(t, os.DirFS(out))); d != "" {
 		t.Errorf("the bundled ledger differs from a fresh import of %s (-bundle +fresh); run go generate ./corpus:\n%s", data, d)
 	}
 	catalog := filepath.Join(data, "catalog")
-	if d := cmp.Diff(files(t, os.DirFS(catalog)), files(t, corpus.Catalog())); d != "" {
+	if d := cmp.Diff(importertest.Files(t, os.DirFS(catalog)), importertest.Files(t, corpus.Catalog())); d != "" {
 		t.Errorf("the bundled catalog differs from %s (-source +bundle):\n%s", catalog, d)
 	}
 }

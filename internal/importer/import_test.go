@@ -14,6 +14,7 @@ import (
 	goldenfile "github.com/inference-sim/accuracy-dashboard/internal/golden"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/inference-sim/accuracy-dashboard/internal/importer/importertest"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
 )
 
@@ -299,25 +300,6 @@ func mustJSON(v any) string {
 	return string(b)
 }
 
-// writeTree returns every file under dir, by slash path.
-func writeTree(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		rel, _ := filepath.Rel(dir, p)
-		out[filepath.ToSlash(rel)] = string(b)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 // TestImportGolden writes the fixture import and compares every file with
 // testdata/golden/fixture-ledger; run with -update to regenerate. Two runs
 // must give the same bytes.
@@ -329,7 +311,7 @@ func TestImportGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	a, b := writeTree(t, dirA), writeTree(t, dirB)
+	a, b := importertest.Files(t, os.DirFS(dirA)), importertest.Files(t, os.DirFS(dirB))
 	if d := cmp.Diff(a, b); d != "" {
 		t.Fatalf("two imports of the same input differ:\n%s", d)
 	}
@@ -348,7 +330,7 @@ func TestImportGolden(t *testing.T) {
 			}
 		}
 	}
-	if d := cmp.Diff(writeTree(t, golden), a); d != "" {
+	if d := cmp.Diff(importertest.Files(t, os.DirFS(golden)), a); d != "" {
 		t.Errorf("import differs from %s (-golden +got; run go test -update to accept):\n%s", golden, d)
 	}
 	if _, err := ledger.Load(os.DirFS(dirA)); err != nil {
@@ -551,7 +533,7 @@ func TestWriteLeavesOldLedgerOnFailure(t *testing.T) {
 	if err := Write(dir, importFixture(t, fixtureOptions())); err != nil {
 		t.Fatal(err)
 	}
-	before := writeTree(t, dir)
+	before := importertest.Files(t, os.DirFS(dir))
 	bad := importFixture(t, fixtureOptions())
 	bad.Units[0].Points[0].Measured.TTFTMs = -1 // fails ledger validation
 	if err := Write(dir, bad); err == nil {
@@ -562,7 +544,7 @@ func TestWriteLeavesOldLedgerOnFailure(t *testing.T) {
 	if err := Write(dir, unbalanced); err == nil || !strings.Contains(err.Error(), "does not balance") {
 		t.Fatalf("error %v, want the accounting check", err)
 	}
-	if d := cmp.Diff(before, writeTree(t, dir)); d != "" {
+	if d := cmp.Diff(before, importertest.Files(t, os.DirFS(dir))); d != "" {
 		t.Errorf("a failed write changed the ledger:\n%s", d)
 	}
 	entries, _ := os.ReadDir(filepath.Dir(dir))

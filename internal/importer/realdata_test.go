@@ -9,34 +9,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/inference-sim/accuracy-dashboard/internal/importer/importertest"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
 )
-
-// SharedDataDir returns ../shared/data relative to the repository root (the
-// directory holding go.mod above the working directory), skipping the test
-// when it is absent: the real data is not part of the repository.
-func sharedDataDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("repository root not found")
-		}
-		dir = parent
-	}
-	data := filepath.Join(dir, "..", "shared", "data")
-	if _, err := os.Stat(filepath.Join(data, "inferencex", "agg_bmk")); err != nil {
-		t.Skipf("real data absent (%v)", err)
-	}
-	return data
-}
 
 // realOptions are the options the bundled corpus is imported with.
 func realOptions() Options {
@@ -52,7 +27,7 @@ func realOptions() Options {
 
 func importReal(t *testing.T) (*Result, string) {
 	t.Helper()
-	data := sharedDataDir(t)
+	data := importertest.SharedData(t)
 	res, err := Import(os.DirFS(data), realOptions())
 	if err != nil {
 		t.Fatal(err)
