@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -25,10 +26,22 @@ func realOptions() Options {
 	}
 }
 
+// realImport is the import of the real data with realOptions, done once for
+// every test that reads it (none may change the result).
+var realImport = sync.OnceValues(func() (*Result, error) {
+	data, err := importertest.SharedDataDir()
+	if err != nil {
+		return nil, err
+	}
+	return Import(os.DirFS(data), realOptions())
+})
+
+// importReal returns the shared real import and the data directory, skipping
+// the test when the real data is absent.
 func importReal(t *testing.T) (*Result, string) {
 	t.Helper()
 	data := importertest.SharedData(t)
-	res, err := Import(os.DirFS(data), realOptions())
+	res, err := realImport()
 	if err != nil {
 		t.Fatal(err)
 	}
