@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/inference-sim/accuracy-dashboard/internal/importer"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
 )
@@ -92,8 +94,26 @@ func TestLedgerImportFixture(t *testing.T) {
 	if l.Manifest.Name != "fixture" || l.Manifest.Version != "0.0.1" || l.Manifest.Sources[0] != "test fixtures" {
 		t.Errorf("manifest: %+v", l.Manifest)
 	}
-	if !strings.Contains(stdout, "22 rows from 8 sources -> 9 points in 6 units") || !strings.Contains(stdout, "check: 9 points + 13 excluded = 22 rows") {
-		t.Errorf("summary:\n%s", stdout)
+	// The expected import: the flags above as options over the fixture
+	// directory (the sources' common directory, so the one source is ".").
+	want, err := importer.Import(os.DirFS(importFixtures), importer.Options{
+		Sources:                    []string{"."},
+		Versions:                   3,
+		RunDates:                   map[string]string{"100": "2026-01-05", "90": "2025-12-20", "300": "2026-02-10"},
+		InferencePerfHardware:      "h100",
+		InferencePerfEngineVersion: "v0.15.1",
+		Name:                       "fixture",
+		Version:                    "0.0.1",
+		SourceNotes:                []string{"test fixtures"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(want.Report, r); d != "" {
+		t.Errorf("import report (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(importer.Summary(&want.Report, out), stdout); d != "" {
+		t.Errorf("summary (-want +got):\n%s", d)
 	}
 	// Artifact paths are relative to the sources' common directory.
 	if p := l.Units[0].Points[0].Provenance.Artifact; strings.HasPrefix(p, "/") || strings.Contains(p, "..") {
