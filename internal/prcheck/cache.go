@@ -165,31 +165,15 @@ func readSummary(path string) (report.Summary, error) {
 	return s, nil
 }
 
-// ReadRun reads summary.json and points.json from dir, strictly (unknown
-// fields are errors), and checks that the summary's coverage balances and
-// matches the points.
+// ReadRun reads the result in dir with report.Read: summary.json and
+// points.json checked against their schemas and decoded strictly (unknown
+// fields are errors), the coverage balanced and the points the ones the
+// summary counts. It is the one way results enter prcheck, whether the
+// harness just wrote them or they come from an untrusted run's artifact.
 func ReadRun(dir string) (Run, error) {
-	s, err := readSummary(filepath.Join(dir, "summary.json"))
+	s, pts, err := report.Read(dir)
 	if err != nil {
 		return Run{}, fmt.Errorf("read result: %w", err)
-	}
-	var pts []report.Point
-	path := filepath.Join(dir, "points.json")
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return Run{}, fmt.Errorf("read result: %w", err)
-	}
-	if err := strictJSON(b, &pts); err != nil {
-		return Run{}, fmt.Errorf("read result: %s: %w", path, err)
-	}
-	if s.SchemaVersion != report.SchemaVersion {
-		return Run{}, fmt.Errorf("read result: %s: schema_version %d, want %d", dir, s.SchemaVersion, report.SchemaVersion)
-	}
-	if !s.Coverage.Balanced() {
-		return Run{}, fmt.Errorf("read result: %s: coverage does not balance (%d scored + %d not scored != %d points)", dir, s.Coverage.Scored, s.Coverage.NotScored, s.Coverage.CorpusPoints)
-	}
-	if len(pts) != s.Coverage.CorpusPoints {
-		return Run{}, fmt.Errorf("read result: %s: %d points in points.json, summary says %d", dir, len(pts), s.Coverage.CorpusPoints)
 	}
 	return Run{Summary: s, Points: pts}, nil
 }

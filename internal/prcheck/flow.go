@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
+	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
@@ -167,9 +168,11 @@ func (f *Flow) RunMerge(ctx context.Context, pr PR, shardsDir string) (Outcome, 
 // RunComment posts the report of another (untrusted) run, whose artifact was
 // downloaded to reportDir, on behalf of a trusted workflow_run job. The
 // artifact is data, not Markdown to paste: its pr.json must name a pull
-// request whose head is headSHA (the commit the untrusted run was for, from
-// the workflow_run event), its head result must be for headSHA, and the
-// comment is rendered again here from the validated results.
+// request and two full commits, the head being headSHA (the commit the
+// untrusted run was for, from the workflow_run event) and the pull
+// request's current head; its results must match their schemas (ReadRun)
+// and be for those commits; and the comment is rendered again here from
+// the validated results.
 func (f *Flow) RunComment(ctx context.Context, reportDir, headSHA string, prs PullRequests) (Outcome, error) {
 	var pr PR
 	b, err := os.ReadFile(filepath.Join(reportDir, "pr.json"))
@@ -181,6 +184,12 @@ func (f *Flow) RunComment(ctx context.Context, reportDir, headSHA string, prs Pu
 	}
 	if pr.Number <= 0 {
 		return Outcome{}, fmt.Errorf("comment: report artifact pr.json: no pull request number")
+	}
+	if err := pin.CheckCommit(pr.HeadSHA); err != nil {
+		return Outcome{}, fmt.Errorf("comment: report artifact pr.json: head_sha: %w", err)
+	}
+	if err := pin.CheckCommit(pr.BaseSHA); err != nil {
+		return Outcome{}, fmt.Errorf("comment: report artifact pr.json: base_sha: %w", err)
 	}
 	if pr.HeadSHA != headSHA {
 		return Outcome{}, fmt.Errorf("comment: report is for commit %q but the workflow run is for %s", pr.HeadSHA, headSHA)

@@ -335,9 +335,60 @@ func TestRunComment(t *testing.T) {
 	if err := CopyResult(filepath.Join(artifact, "head"), filepath.Join(tampered, "head")); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(tampered, "pr.json"), []byte(`{"number":7,"head_sha":"`+baseSHA+`","base_sha":""}`), 0o644)
+	os.WriteFile(filepath.Join(tampered, "pr.json"), []byte(`{"number":7,"head_sha":"`+baseSHA+`","base_sha":"`+headSHA+`"}`), 0o644)
 	f, cm = newCommenter()
-	if _, err := f.RunComment(context.Background(), tampered, baseSHA, fakePRs{7: baseSHA}); err == nil || len(cm.calls) != 0 {
+	if _, err := f.RunComment(context.Background(), tampered, baseSHA, fakePRs{7: baseSHA}); err == nil || !strings.Contains(err.Error(), "result is for simulator commit") || len(cm.calls) != 0 {
 		t.Errorf("tampered artifact: err = %v, calls %v", err, cm.calls)
+	}
+}
+
+// The untrusted run's artifact is data: results that do not match their
+// schema (a commit that is not one, an unknown field) and a pr.json naming
+// something that is not a commit are refused before anything is rendered or
+// posted.
+func TestRunCommentRefusesTamperedArtifact(t *testing.T) {
+	t.Parallel()
+	producer, _, _ := newFlow(t, canned(t), nil)
+	if _, err := producer.RunPR(context.Background(), pr, true, nil); err != nil {
+		t.Fatal(err)
+	}
+	const evil = "x` @org/team"
+	tests := map[string]struct {
+		file     string
+		old, new string
+		want     string
+	}{
+		"harness commit":          {"head/summary.json", `"` + harnessCommit + `"`, `"` + evil + `"`, "summary.json: does not match its schema"},
+		"base simulator commit":   {"base/summary.json", `"commit": "` + baseSHA + `"`, `"commit": "` + evil + `"`, "summary.json: does not match its schema"},
+		"unknown field in points": {"head/points.json", `"id":`, `"note": "hi", "id":`, "points.json: does not match its schema"},
+		"base_sha not a commit":   {"pr.json", `"base_sha": "` + baseSHA + `"`, `"base_sha": "` + evil + `"`, "pr.json: base_sha"},
+		"head_sha not a commit":   {"pr.json", `"head_sha": "` + headSHA + `"`, `"head_sha": "` + evil + `"`, "pr.json: head_sha"},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			if err := os.CopyFS(dir, os.DirFS(producer.OutDir)); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(dir, tt.file)
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(b), tt.old) {
+				t.Fatalf("%s lacks %s", tt.file, tt.old)
+			}
+			if err := os.WriteFile(path, []byte(strings.Replace(string(b), tt.old, tt.new, 1)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cm := &fakeComments{self: "github-actions[bot]"}
+			f, _, _ := newFlow(t, &fakeScorer{t: t}, cm)
+			f.Key.HarnessCommit = ""
+			out, err := f.RunComment(context.Background(), dir, headSHA, fakePRs{7: headSHA})
+			if err == nil || !strings.Contains(err.Error(), tt.want) || len(cm.calls) != 0 {
+				t.Errorf("err = %v (want %q), calls %v, markdown:\n%s", err, tt.want, cm.calls, out.Markdown)
+			}
+		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
@@ -70,7 +71,7 @@ func mkRun(sim string, pts ...pt) Run {
 		Provenance: report.Provenance{
 			Harness:   report.Harness{Commit: harnessCommit, Source: report.HarnessCheckout, Version: "v1.2.0"},
 			Simulator: report.Simulator{Repo: "/sim", Ref: sim, Commit: sim, BuiltByHarness: true, Driver: "replay"},
-			Ledger:    report.DataVersion{Name: "bundled", Version: "v1", Digest: "sha256:0123456789abcdef0123", Release: true},
+			Ledger:    report.DataVersion{Name: "bundled", Version: "v1", Digest: "sha256:" + strings.Repeat("01", 32), Release: true},
 		},
 		Coverage: cov,
 		Tiers: report.Tiers{

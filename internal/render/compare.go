@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -65,8 +66,9 @@ type PointDelta struct {
 
 // CompareMarkdown renders a Comparison as the Markdown of the pull-request
 // comment and job summary. The first line is PRMarker. Untrusted text (point
-// ids, label reasons, not-scored reasons, data names) is escaped and its
-// mentions defused. The output depends only on c.
+// ids, label reasons, not-scored reasons, data names, and the commits and
+// digests of the results, which may come from an untrusted run) is escaped
+// and its mentions defused. The output depends only on c.
 func CompareMarkdown(c Comparison) string {
 	var b strings.Builder
 	b.WriteString(PRMarker + "\n")
@@ -183,20 +185,20 @@ func coverage(c report.Coverage) string {
 func writeFooter(b *strings.Builder, c Comparison) {
 	p := c.Head.Provenance
 	h := p.Harness
-	harness := "`" + short(h.Commit) + "`"
+	harness := commitCode(h.Commit)
 	if h.Version != "" {
 		harness = Cell(h.Version) + " (" + harness + ")"
 	}
 	if h.Source == report.HarnessAssertion {
 		harness += ", commit by assertion"
 	}
-	sim := "head `" + short(p.Simulator.Commit) + "`"
+	sim := "head " + commitCode(p.Simulator.Commit)
 	if c.Base != nil {
-		sim += " vs base `" + short(c.Base.Provenance.Simulator.Commit) + "`"
+		sim += " vs base " + commitCode(c.Base.Provenance.Simulator.Commit)
 	}
 	parts := []string{"Harness " + harness, "simulator " + sim, data("ledger", &p.Ledger), data("catalog", p.Catalog), data("registry", p.Registry)}
 	if c.Base != nil && c.Base.Provenance.Harness.Commit != h.Commit {
-		parts = append(parts, "base scored by harness `"+short(c.Base.Provenance.Harness.Commit)+"`")
+		parts = append(parts, "base scored by harness "+commitCode(c.Base.Provenance.Harness.Commit))
 	}
 	parts = append(parts, "label "+Cell(c.Head.Label))
 	b.WriteString("<sub>" + strings.Join(parts, " · ") + ".")
@@ -215,7 +217,7 @@ func data(kind string, d *report.DataVersion) string {
 		s += " " + Cell(d.Version)
 	}
 	if d.Digest != "" {
-		s += " (`" + Cell(shortDigest(d.Digest)) + "`)"
+		s += " (" + code(shortDigest(d.Digest)) + ")"
 	}
 	return s
 }
@@ -228,14 +230,28 @@ func shortDigest(d string) string {
 	return d
 }
 
-func short(commit string) string {
+// commitCode shows a commit as code, cut to its first 12 characters.
+func commitCode(commit string) string {
 	if commit == "" {
-		return "unknown"
+		commit = "unknown"
 	}
 	if len(commit) > 12 {
-		return commit[:12]
+		commit = commit[:12]
 	}
-	return Cell(commit)
+	return code(commit)
+}
+
+// codeToken is text that is safe inside a code span: a commit id, a digest.
+var codeToken = regexp.MustCompile(`^[\w.:+-]+$`)
+
+// code shows s as inline code when it is a plain token. Anything else goes
+// through Cell and stays plain text: backslash escapes do not work inside a
+// code span, so a backtick in s would end it and expose what follows.
+func code(s string) string {
+	if codeToken.MatchString(s) {
+		return "`" + s + "`"
+	}
+	return Cell(s)
 }
 
 func urlEscape(u string) string {

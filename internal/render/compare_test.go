@@ -91,3 +91,24 @@ func TestCompareMarkdownEscapesUntrusted(t *testing.T) {
 		t.Error("mention not defused")
 	}
 }
+
+// Commits and digests come from result files, which may be an untrusted
+// run's artifact: whatever their length, they are escaped like any other
+// text and cannot end a code span early.
+func TestCompareMarkdownEscapesProvenance(t *testing.T) {
+	t.Parallel()
+	c := compareFixture()
+	evil := "0` @org/team <img src=x> and more"
+	c.Head.Provenance.Harness.Commit = evil
+	c.Head.Provenance.Simulator.Commit = "x` @org/team"
+	c.Head.Provenance.Ledger.Digest = "sha256:` @org/team"
+	c.Head.Provenance.Catalog.Digest = "sha256:" + evil
+	c.Base.Provenance.Harness.Commit = evil
+	c.Base.Provenance.Simulator.Commit = evil
+	got := CompareMarkdown(c)
+	for _, bad := range []string{"@org", "<img"} {
+		if strings.Contains(got, bad) {
+			t.Errorf("untrusted provenance %q reached the Markdown:\n%s", bad, got)
+		}
+	}
+}
