@@ -57,7 +57,6 @@ func ghRepo(r bot.Repo) github.Repo { return github.Repo{Owner: r.Owner, Name: r
 func (a *appGitHub) installationClient(id int64, repos ...string) (*github.Client, error) {
 	opts := a.opts
 	opts.HTTPClient = &http.Client{Transport: a.transport.Installation(id, repos...)}
-	opts.Login = a.login
 	return github.New(opts)
 }
 
@@ -325,11 +324,8 @@ func (a *appGitHub) IsAncestor(ctx context.Context, repo bot.Repo, commit, branc
 	if err != nil {
 		return false, err
 	}
-	cmp, err := c.Compare(ctx, ghRepo(repo), commit, branch)
-	if err != nil {
-		return false, mapErr(err)
-	}
-	return cmp.Status == "ahead" || cmp.Status == "identical", nil
+	ok, err := c.IsAncestor(ctx, ghRepo(repo), commit, branch)
+	return ok, mapErr(err)
 }
 
 func (a *appGitHub) RunArtifact(ctx context.Context, repo bot.Repo, runID int64, name string) ([]byte, error) {

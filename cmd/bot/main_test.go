@@ -707,3 +707,46 @@ func TestWebURL(t *testing.T) {
 		}
 	}
 }
+
+// adapter returns the App adapter over the world's fake, as wire builds it.
+func (w *world) adapter(t *testing.T) *appGitHub {
+	t.Helper()
+	pemBytes, err := os.ReadFile(w.vars["BOT_PRIVATE_KEY_FILE"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	transport, err := github.NewAppTransport(appID, pemBytes, w.fake.URL(), w.env.transport)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gh, err := newAppGitHub(transport, github.Options{BaseURL: w.fake.URL(), Retry: w.env.retry})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return gh
+}
+
+// TestAdapterConcurrentUse runs the adapter's calls from several goroutines
+// at once, as the webhook workers do (run it with -race).
+func TestAdapterConcurrentUse(t *testing.T) {
+	w := newWorld(t)
+	gh := w.adapter(t)
+	var wg sync.WaitGroup
+	for _, name := range []string{"org/app", "org/lib", "org/plain", dashboardRepo} {
+		repo, _ := bot.ParseRepo(name)
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			if id, err := gh.Identity(context.Background()); err != nil || id.Login != "accuracy-bot[bot]" {
+				t.Errorf("Identity = %+v, %v", id, err)
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			if b, err := gh.DefaultBranch(context.Background(), repo); err != nil || b != "main" {
+				t.Errorf("%s: DefaultBranch = %q, %v", repo, b, err)
+			}
+		}()
+	}
+	wg.Wait()
+}

@@ -2,6 +2,7 @@ package github
 
 import (
 	"context"
+	"crypto/rsa"
 	"fmt"
 	"net/http"
 	"sort"
@@ -10,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/bradleyfalzon/ghinstallation/v2"
+	"github.com/golang-jwt/jwt/v4"
 	gh "github.com/google/go-github/v60/github"
 )
 
@@ -22,6 +24,8 @@ type AppTransport struct {
 	apps    *ghinstallation.AppsTransport
 	base    http.RoundTripper
 	baseURL string
+	appID   int64
+	key     *rsa.PrivateKey
 
 	mu    sync.Mutex
 	cache map[string]*ghinstallation.Transport
@@ -35,16 +39,26 @@ func NewAppTransport(appID int64, privateKeyPEM []byte, baseURL string, base htt
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	apps, err := ghinstallation.NewAppsTransport(base, appID, privateKeyPEM)
+	key, err := jwt.ParseRSAPrivateKeyFromPEM(privateKeyPEM)
 	if err != nil {
-		return nil, fmt.Errorf("github app %d: %w", appID, err)
+		return nil, fmt.Errorf("github app %d: private key: %w", appID, err)
 	}
 	if baseURL == "" {
 		baseURL = DefaultBaseURL
 	}
-	baseURL = strings.TrimRight(baseURL, "/")
-	apps.BaseURL = baseURL
-	return &AppTransport{apps: apps, base: base, baseURL: baseURL, cache: map[string]*ghinstallation.Transport{}}, nil
+	t := &AppTransport{base: base, baseURL: strings.TrimRight(baseURL, "/"), appID: appID, key: key,
+		cache: map[string]*ghinstallation.Transport{}}
+	t.apps = t.newApps()
+	return t, nil
+}
+
+// newApps returns a JWT transport of the App. Each installation transport
+// gets its own: ghinstallation writes to the AppsTransport it was built from
+// on every token refresh, unguarded, so a shared one races.
+func (t *AppTransport) newApps() *ghinstallation.AppsTransport {
+	apps := ghinstallation.NewAppsTransportFromPrivateKey(t.base, t.appID, t.key)
+	apps.BaseURL = t.baseURL
+	return apps
 }
 
 // RoundTrip signs req with the App's JWT.
@@ -74,7 +88,7 @@ func (t *AppTransport) Installation(installationID int64, repositories ...string
 	if tr, ok := t.cache[key]; ok {
 		return tr
 	}
-	tr := ghinstallation.NewFromAppsTransport(t.apps, installationID)
+	tr := ghinstallation.NewFromAppsTransport(t.newApps(), installationID)
 	tr.BaseURL = t.baseURL
 	// Always send an options object: ghinstallation sends a JSON null body
 	// when the options are nil, which is not a valid request body.
