@@ -48,8 +48,8 @@ func Evaluate(c render.Comparison, th Thresholds) Verdict {
 			continue
 		}
 		msg := func(limit float64) string {
-			return fmt.Sprintf("%s MAPE (%s tier) rose by %.2f pp, from %.2f%% to %.2f%% over %d common points (threshold %.2f pp).",
-				r.Metric, tier, *r.Delta, *r.BaseMAPE, *r.HeadMAPE, r.Common, limit)
+			return fmt.Sprintf("%s MAPE (%s tier) rose by %.2f pp, from %s to %s over %d common points (threshold %.2f pp).",
+				r.Metric, tier, *r.Delta, render.Pct(r.BaseMAPE), render.Pct(r.HeadMAPE), r.Common, limit)
 		}
 		if th.Alert != nil && *r.Delta > *th.Alert {
 			v.Alerts = append(v.Alerts, msg(*th.Alert))

@@ -1,8 +1,8 @@
 package render
 
 import (
+	"cmp"
 	"fmt"
-	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -45,7 +45,8 @@ type DeltaRow struct {
 	Head report.Metric
 	// Common is the number of points of this tier both runs scored.
 	Common int
-	// HeadCommon and BaseCommon are MAPE and bias over those points.
+	// HeadMAPE and BaseMAPE are each run's MAPE over those points, HeadBias
+	// and BaseBias its bias; nil when the runs share no scored point.
 	HeadMAPE, BaseMAPE *float64
 	HeadBias, BaseBias *float64
 	// Delta is HeadMAPE − BaseMAPE, nil when either is nil.
@@ -68,7 +69,9 @@ type PointDelta struct {
 // comment and job summary. The first line is PRMarker. Untrusted text (point
 // ids, label reasons, not-scored reasons, data names, and the commits and
 // digests of the results, which may come from an untrusted run) is escaped
-// and its mentions defused. The output depends only on c.
+// and its mentions defused. Percentages are formatted as in Summary (Pct,
+// SignedPct); differences in percentage points keep two decimals, as
+// thresholds compare against them. The output depends only on c.
 func CompareMarkdown(c Comparison) string {
 	var b strings.Builder
 	b.WriteString(PRMarker + "\n")
@@ -92,7 +95,7 @@ func CompareMarkdown(c Comparison) string {
 		b.WriteString("| Point | Metric | Base APE | Head APE | Δ |\n|---|---|---:|---:|---:|\n")
 		for _, m := range c.Movers {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", Cell(m.ID), m.Metric,
-				pct(&m.BaseAPE), pct(&m.HeadAPE), pp(ptr(m.HeadAPE-m.BaseAPE)))
+				Pct(&m.BaseAPE), Pct(&m.HeadAPE), pp(ptr(m.HeadAPE-m.BaseAPE)))
 		}
 		b.WriteString("\n</details>\n\n")
 	}
@@ -131,14 +134,14 @@ func writeDeltaTable(b *strings.Builder, c Comparison) {
 	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range c.Rows {
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d |\n", tierName(r.Tier), r.Metric,
-			pct(r.BaseMAPE), pct(r.HeadMAPE), pp(r.Delta), pct(r.BaseShape), pct(r.HeadShape), pp(r.ShapeDelta),
-			signedPct(r.BaseBias), signedPct(r.HeadBias), r.Common)
+			Pct(r.BaseMAPE), Pct(r.HeadMAPE), pp(r.Delta), Pct(r.BaseShape), Pct(r.HeadShape), pp(r.ShapeDelta),
+			SignedPct(r.BaseBias), SignedPct(r.HeadBias), r.Common)
 	}
 	b.WriteString("\nBase and head figures are over the points both runs scored; Δ = head − base in percentage points (negative: the pull request predicts better). Bias > 0: over-prediction.\n\n")
 	b.WriteString("Head over all the points it scored: ")
 	var parts []string
 	for _, r := range c.Rows {
-		parts = append(parts, fmt.Sprintf("%s %s MAPE %s (n=%d)", tierName(r.Tier), r.Metric, pct(r.Head.MAPE), r.Head.N))
+		parts = append(parts, fmt.Sprintf("%s %s MAPE %s (n=%d)", tierName(r.Tier), r.Metric, Pct(r.Head.MAPE), r.Head.N))
 	}
 	b.WriteString(strings.Join(parts, ", ") + ".\n\n")
 }
@@ -148,7 +151,7 @@ func writeHeadTable(b *strings.Builder, c Comparison) {
 	b.WriteString("|---|---|---:|---:|---:|---:|---:|\n")
 	for _, r := range c.Rows {
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %d |\n", tierName(r.Tier), r.Metric,
-			pct(r.Head.MAPE), signedPct(r.Head.Bias), pct(r.Head.MedianAPE), pct(r.Head.Shape), r.Head.N)
+			Pct(r.Head.MAPE), SignedPct(r.Head.Bias), Pct(r.Head.MedianAPE), Pct(r.Head.Shape), r.Head.N)
 	}
 	b.WriteString("\nNo baseline: the base commit was not scored.\n\n")
 }
@@ -172,14 +175,35 @@ func writeCoverage(b *strings.Builder, c Comparison) {
 func coverage(c report.Coverage) string {
 	s := fmt.Sprintf("%d of %d points scored", c.Scored, c.CorpusPoints)
 	if c.NotScored > 0 {
-		keys := slices.Sorted(maps.Keys(c.NotScoredByReason))
-		parts := make([]string, len(keys))
-		for i, k := range keys {
-			parts[i] = fmt.Sprintf("%s × %d", Cell(k), c.NotScoredByReason[k])
+		var parts []string
+		for _, r := range notScoredReasons(c.NotScoredByReason) {
+			parts = append(parts, fmt.Sprintf("%s × %d", Cell(r.reason), r.n))
 		}
 		s += fmt.Sprintf(" (%d not scored: %s)", c.NotScored, strings.Join(parts, ", "))
 	}
 	return s + "."
+}
+
+// reasonCount is one not-scored reason and how many points it kept out.
+type reasonCount struct {
+	reason string
+	n      int
+}
+
+// notScoredReasons orders the not-scored reasons most common first, then by
+// name: the order of the coverage table of Summary.
+func notScoredReasons(byReason map[string]int) []reasonCount {
+	rs := make([]reasonCount, 0, len(byReason))
+	for r, n := range byReason {
+		rs = append(rs, reasonCount{r, n})
+	}
+	slices.SortFunc(rs, func(a, b reasonCount) int {
+		if c := cmp.Compare(b.n, a.n); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.reason, b.reason)
+	})
+	return rs
 }
 
 func writeFooter(b *strings.Builder, c Comparison) {
@@ -260,22 +284,8 @@ func urlEscape(u string) string {
 
 func ptr(f float64) *float64 { return &f }
 
-func pct(v *float64) string {
-	if v == nil {
-		return "n/a"
-	}
-	return fmt.Sprintf("%.2f%%", *v)
-}
-
-func signedPct(v *float64) string {
-	if v == nil {
-		return "n/a"
-	}
-	return fmt.Sprintf("%+.2f%%", *v)
-}
-
-// pp formats a difference in percentage points, bold when it is at least
-// one point.
+// pp formats a difference in percentage points, with two decimals (alert and
+// fail thresholds compare against it), bold when it is at least one point.
 func pp(v *float64) string {
 	if v == nil {
 		return "n/a"

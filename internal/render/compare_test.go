@@ -23,7 +23,8 @@ func compareSummary(commit string) report.Summary {
 			Ledger:    report.DataVersion{Name: "inferencex", Version: "2026.08", Digest: "sha256:0123456789abcdef0123456789", Release: true},
 			Catalog:   &report.DataVersion{Name: "catalog <local>", Version: "", Digest: "sha256:fedcba9876543210fedcba", Release: false},
 		},
-		Coverage: report.Coverage{CorpusPoints: 12, Scored: 10, NotScored: 2, NotScoredByReason: map[string]int{"timeout": 1, "sim_error": 1}},
+		// Reasons are listed most common first, as in Summary's coverage table.
+		Coverage: report.Coverage{CorpusPoints: 13, Scored: 10, NotScored: 3, NotScoredByReason: map[string]int{"timeout": 2, "sim_error": 1}},
 		Tiers: report.Tiers{
 			All:              report.TierScores{TTFT: report.Metric{MAPE: fp(17.5), Bias: fp(7.5), MedianAPE: fp(15), N: 10, Shape: fp(4.25), ShapeN: 6}, TPOT: report.Metric{MAPE: fp(2.5), Bias: fp(2.5), MedianAPE: fp(0), N: 10}},
 			MeasuredResolved: report.TierScores{TTFT: report.Metric{MAPE: fp(20), Bias: fp(-3), MedianAPE: fp(15), N: 8}, TPOT: report.Metric{MAPE: fp(3.33), Bias: fp(3.33), MedianAPE: fp(0), N: 8}},
@@ -48,7 +49,7 @@ func compareFixture() Comparison {
 			{ID: "unit-a@c=2", Metric: "TTFT", BaseAPE: 5, HeadAPE: 20},
 			{ID: "unit-<b>|x@c=1", Metric: "TPOT", BaseAPE: 10, HeadAPE: 0},
 		},
-		Alerts:     []string{"TPOT MAPE (measured_resolved tier) rose by 3.33 pp, from 0.00% to 3.33% over 3 common points (threshold 1.00 pp)."},
+		Alerts:     []string{"TPOT MAPE (measured_resolved tier) rose by 3.33 pp, from 0.0% to 3.3% over 3 common points (threshold 1.00 pp)."},
 		Notes:      []string{"Base result reused from the cache (same harness, simulator commit and data)."},
 		DetailsURL: "https://github.com/o/r/actions/runs/42",
 	}
