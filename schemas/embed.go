@@ -1,11 +1,86 @@
 // Package schemas embeds the project's versioned JSON Schemas (draft
-// 2020-12): summary.v1.json and points.v1.json (the harness's outputs), and
-// ledger-manifest.v1.json and ledger-unit.v1.json (the measured corpus).
+// 2020-12) and validates documents against them: summary.v1.json and
+// points.v1.json (the harness's outputs), ledger-manifest.v1.json and
+// ledger-unit.v1.json (the measured corpus).
 package schemas
 
-import "embed"
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// Schema file names.
+const (
+	Summary        = "summary.v1.json"
+	Points         = "points.v1.json"
+	LedgerManifest = "ledger-manifest.v1.json"
+	LedgerUnit     = "ledger-unit.v1.json"
+)
 
 // FS holds every *.json schema of this directory.
 //
 //go:embed *.json
 var FS embed.FS
+
+// compiled holds every schema of FS, compiled once with one compiler.
+var compiled = sync.OnceValues(func() (map[string]*jsonschema.Schema, error) {
+	names, err := fs.Glob(FS, "*.json")
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	for _, name := range names {
+		raw, err := fs.ReadFile(FS, name)
+		if err != nil {
+			return nil, err
+		}
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+		if err != nil {
+			return nil, fmt.Errorf("schema %s: %w", name, err)
+		}
+		if err := c.AddResource("mem:///"+name, doc); err != nil {
+			return nil, fmt.Errorf("schema %s: %w", name, err)
+		}
+	}
+	out := make(map[string]*jsonschema.Schema, len(names))
+	for _, name := range names {
+		s, err := c.Compile("mem:///" + name)
+		if err != nil {
+			return nil, fmt.Errorf("compile schema %s: %w", name, err)
+		}
+		out[name] = s
+	}
+	return out, nil
+})
+
+// Validate checks the JSON document raw against the schema file name (one of
+// the constants above). The error says whether raw is not JSON or where it
+// breaks the schema.
+func Validate(name string, raw []byte) error {
+	all, err := compiled()
+	if err != nil {
+		return err
+	}
+	s, ok := all[name]
+	if !ok {
+		return fmt.Errorf("no schema %s", name)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return fmt.Errorf("not JSON: %w", err)
+	}
+	if err := s.Validate(doc); err != nil {
+		var ve *jsonschema.ValidationError
+		if errors.As(err, &ve) {
+			return fmt.Errorf("does not match its schema: %s", ve.Error())
+		}
+		return err
+	}
+	return nil
+}

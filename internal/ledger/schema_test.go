@@ -13,7 +13,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/inference-sim/accuracy-dashboard/internal/importer/importertest"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
 	"github.com/inference-sim/accuracy-dashboard/schemas"
 )
@@ -27,14 +26,15 @@ const fixtureLedger = "../importer/testdata/golden/fixture-ledger"
 // lacks (a marked point, the inference-perf client beside InferenceX).
 func TestFixtureLedgerMatchesSchemas(t *testing.T) {
 	t.Parallel()
-	importertest.CheckLedgerSchemas(t, "fixture golden", os.DirFS(fixtureLedger))
+	if err := ledger.CheckSchemas(os.DirFS(fixtureLedger)); err != nil {
+		t.Error(err)
+	}
 }
 
 // TestSchemaAgreesWithLoader breaks a valid unit in ways the loader refuses
 // and checks the schema refuses each too (and accepts the valid one).
 func TestSchemaAgreesWithLoader(t *testing.T) {
 	t.Parallel()
-	unitSchema := importertest.Schema(t, importertest.UnitSchemaFile)
 	const id = "inference-perf/llama-2-7b-hf/h100/tp1/20260217-155451-codegen"
 	good, err := os.ReadFile(filepath.Join(fixtureLedger, filepath.FromSlash(ledger.UnitPath(id))))
 	if err != nil {
@@ -100,7 +100,7 @@ func TestSchemaAgreesWithLoader(t *testing.T) {
 		id  string
 		raw []byte
 	}{{id, good}, {xID, goodX}} {
-		if err := importertest.Validate(unitSchema, ok.raw); err != nil {
+		if err := schemas.Validate(schemas.LedgerUnit, ok.raw); err != nil {
 			t.Errorf("valid unit %s fails the schema: %v", ok.id, err)
 		}
 		if err := load(ok.id, ok.raw); err != nil {
@@ -108,7 +108,7 @@ func TestSchemaAgreesWithLoader(t *testing.T) {
 		}
 	}
 	for _, tc := range cases {
-		schemaErr := importertest.Validate(unitSchema, tc.raw)
+		schemaErr := schemas.Validate(schemas.LedgerUnit, tc.raw)
 		loadErr := load(tc.id, tc.raw)
 		if schemaErr == nil || loadErr == nil {
 			t.Errorf("%s: schema error %v, loader error %v; want both to refuse", tc.name, schemaErr, loadErr)
@@ -122,8 +122,8 @@ func TestSchemaAgreesWithLoader(t *testing.T) {
 func TestSchemaPropertiesMatchGoTypes(t *testing.T) {
 	t.Parallel()
 	for name, typ := range map[string]reflect.Type{
-		importertest.UnitSchemaFile:     reflect.TypeOf(ledger.Unit{}),
-		importertest.ManifestSchemaFile: reflect.TypeOf(ledger.Manifest{}),
+		schemas.LedgerUnit:     reflect.TypeOf(ledger.Unit{}),
+		schemas.LedgerManifest: reflect.TypeOf(ledger.Manifest{}),
 	} {
 		raw, err := fs.ReadFile(schemas.FS, name)
 		if err != nil {
@@ -226,4 +226,20 @@ func checkSchemaType(t *testing.T, root, node map[string]any, typ reflect.Type, 
 func asSlice(v any) []any {
 	s, _ := v.([]any)
 	return s
+}
+
+func TestCheckSchemasRefuses(t *testing.T) {
+	t.Parallel()
+	manifest := []byte(`{"schema_version":1,"name":"t","version":"1","release":false}`)
+	if err := ledger.CheckSchemas(fstest.MapFS{ledger.ManifestFile: {Data: manifest}}); err == nil || !strings.Contains(err.Error(), "no unit files") {
+		t.Errorf("ledger without units: %v", err)
+	}
+	bad := fstest.MapFS{
+		ledger.ManifestFile:    {Data: []byte(`{"schema_version":2,"name":"t","version":"1","release":false}`)},
+		ledger.UnitPath("a/b"): {Data: []byte(`{"id":"a/b"}`)},
+	}
+	err := ledger.CheckSchemas(bad)
+	if err == nil || !strings.Contains(err.Error(), ledger.ManifestFile) || !strings.Contains(err.Error(), "units/a/b.json") {
+		t.Errorf("bad manifest and unit: %v, want both named", err)
+	}
 }
