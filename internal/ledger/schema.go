@@ -37,7 +37,7 @@ func CheckSchemas(fsys fs.FS) error {
 		n++
 		return nil
 	})
-	if err != nil {
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	if n == 0 {
