@@ -12,7 +12,9 @@ import (
 	"testing"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
+	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
+	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
 // actionEnv is the environment of one Action run against a fake GitHub.
@@ -94,8 +96,14 @@ func TestGitHubActionPullRequest(t *testing.T) {
 	if _, err := strconv.ParseFloat(out["ttft-mape"], 64); err != nil {
 		t.Errorf("ttft-mape %q: %v", out["ttft-mape"], err)
 	}
-	if _, err := os.Stat(out["summary-path"]); err != nil {
+	headSummary, _, err := report.Read(filepath.Dir(out["summary-path"]))
+	if err != nil {
 		t.Errorf("summary-path: %v", err)
+	}
+	// The cache key names the ledger by the digest its provenance records.
+	key, err := dataKey(pin.Pin{Data: pin.Data{Ledger: "accuracy/ledger", Catalog: pin.None, Registry: pin.None}}, sim)
+	if err != nil || key["ledger"] != headSummary.Provenance.Ledger.Digest {
+		t.Errorf("cache key ledger %q (err %v), provenance digest %q", key["ledger"], err, headSummary.Provenance.Ledger.Digest)
 	}
 	if md, err := os.ReadFile(out["markdown-path"]); err != nil || string(md) != comments[1].Body {
 		t.Errorf("markdown-path does not hold the comment (err %v)", err)

@@ -11,8 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
-	"github.com/inference-sim/accuracy-dashboard/internal/prcheck"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
@@ -150,7 +150,8 @@ func dataArgs(p pin.Pin, repoDir string) []string {
 }
 
 // dataKey is the data part of the cache key: "bundled" (fixed by the
-// harness commit) or the digest of the directory handed in.
+// harness commit), "none", or the digest of the directory handed in, by the
+// same function the harness records in its provenance.
 func dataKey(p pin.Pin, repoDir string) (map[string]string, error) {
 	key := map[string]string{}
 	for name, v := range map[string]string{"ledger": p.Data.Ledger, "catalog": p.Data.Catalog, "registry": p.Data.Registry} {
@@ -158,7 +159,7 @@ func dataKey(p pin.Pin, repoDir string) (map[string]string, error) {
 			key[name] = v
 			continue
 		}
-		d, err := prcheck.DirDigest(os.DirFS(filepath.Join(repoDir, filepath.FromSlash(v))))
+		d, err := harness.DigestFS(os.DirFS(filepath.Join(repoDir, filepath.FromSlash(v))))
 		if err != nil {
 			return nil, fmt.Errorf("data.%s %s: %w", name, v, err)
 		}

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -22,8 +21,9 @@ type CacheKey struct {
 	HarnessCommit string
 	// SimCommit is the simulator commit scored.
 	SimCommit string
-	// Data maps "ledger", "catalog", "registry" to "bundled" or the digest
-	// of the directory handed in (see DirDigest).
+	// Data maps "ledger", "catalog", "registry" to "bundled", "none" or the
+	// digest of the directory handed in (harness.DigestFS, the digest its
+	// provenance records).
 	Data map[string]string
 	// Shard is "k/n" for a slice, "" for the whole corpus.
 	Shard string
@@ -42,35 +42,6 @@ func (k CacheKey) String() string {
 		fmt.Fprintf(h, "data %s %s\n", n, k.Data[n])
 	}
 	return hex.EncodeToString(h.Sum(nil))
-}
-
-// DirDigest is "sha256:<hex>" over the names and contents of the regular
-// files in fsys, in lexical order. Symbolic links and other special files
-// are refused.
-func DirDigest(fsys fs.FS) (string, error) {
-	h := sha256.New()
-	err := fs.WalkDir(fsys, ".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			return nil
-		}
-		if !d.Type().IsRegular() {
-			return fmt.Errorf("%s: not a regular file", path)
-		}
-		b, err := fs.ReadFile(fsys, path)
-		if err != nil {
-			return err
-		}
-		sum := sha256.Sum256(b)
-		fmt.Fprintf(h, "%s\x00%x\n", path, sum)
-		return nil
-	})
-	if err != nil {
-		return "", fmt.Errorf("digest: %w", err)
-	}
-	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // Cache keeps harness results in a directory that actions/cache can save

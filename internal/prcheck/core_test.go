@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"testing/fstest"
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
@@ -86,29 +85,6 @@ func TestCacheKey(t *testing.T) {
 	same := CacheKey{HarnessCommit: harnessCommit, SimCommit: headSHA, Data: map[string]string{"catalog": "sha256:1", "ledger": "bundled"}}
 	if same.String() != base.String() {
 		t.Error("key depends on map order")
-	}
-}
-
-func TestDirDigest(t *testing.T) {
-	t.Parallel()
-	a := fstest.MapFS{"x/a.yaml": {Data: []byte("1")}, "b.yaml": {Data: []byte("2")}}
-	d1, err := DirDigest(a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.HasPrefix(d1, "sha256:") {
-		t.Errorf("digest %q", d1)
-	}
-	changed := fstest.MapFS{"x/a.yaml": {Data: []byte("1")}, "b.yaml": {Data: []byte("3")}}
-	renamed := fstest.MapFS{"y/a.yaml": {Data: []byte("1")}, "b.yaml": {Data: []byte("2")}}
-	for name, fsys := range map[string]fstest.MapFS{"changed": changed, "renamed": renamed} {
-		d, err := DirDigest(fsys)
-		if err != nil || d == d1 {
-			t.Errorf("%s: digest %q (err %v) equals the original", name, d, err)
-		}
-	}
-	if again, _ := DirDigest(a); again != d1 {
-		t.Error("digest not deterministic")
 	}
 }
 
