@@ -3,13 +3,12 @@ package prcheck
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
@@ -45,27 +44,29 @@ func (k CacheKey) String() string {
 }
 
 // Cache keeps harness results in a directory that actions/cache can save
-// and restore: Dir/results/<key>/{summary.json,points.json,summary.md}.
-// Entries are written atomically (a temporary directory renamed into
-// place) and never modified.
+// and restore: Dir/results/<key>/ holds a result's summary.json, points.json
+// and summary.md. Entries are written atomically (harness.FillCacheDir) and
+// never modified.
 type Cache struct {
 	Dir string
 }
 
 // resultFiles are the files of a harness result.
-var resultFiles = []string{"summary.json", "points.json", "summary.md"}
+var resultFiles = []string{report.SummaryFile, report.PointsFile, report.MarkdownFile}
+
+func (c Cache) entry(key CacheKey) string { return filepath.Join(c.Dir, "results", key.String()) }
 
 // Lookup returns the directory holding the result for key, and whether
 // there is one. An entry is used only when its files are all present and its
 // summary names the key's harness and simulator commits.
 func (c Cache) Lookup(key CacheKey) (string, bool) {
-	dir := filepath.Join(c.Dir, "results", key.String())
+	dir := c.entry(key)
 	for _, f := range resultFiles {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			return "", false
 		}
 	}
-	s, err := readSummary(filepath.Join(dir, "summary.json"))
+	s, err := readSummary(filepath.Join(dir, report.SummaryFile))
 	if err != nil || s.Provenance.Harness.Commit != key.HarnessCommit || s.Provenance.Simulator.Commit != key.SimCommit {
 		return "", false
 	}
@@ -75,32 +76,7 @@ func (c Cache) Lookup(key CacheKey) (string, bool) {
 // Store copies the result in src into the cache under key. An entry that
 // already exists is left as it is.
 func (c Cache) Store(key CacheKey, src string) error {
-	results := filepath.Join(c.Dir, "results")
-	if err := os.MkdirAll(results, 0o755); err != nil {
-		return fmt.Errorf("cache: %w", err)
-	}
-	final := filepath.Join(results, key.String())
-	if _, err := os.Stat(final); err == nil {
-		return nil
-	}
-	tmp, err := os.MkdirTemp(results, ".tmp-")
-	if err != nil {
-		return fmt.Errorf("cache: %w", err)
-	}
-	defer os.RemoveAll(tmp)
-	for _, f := range resultFiles {
-		b, err := os.ReadFile(filepath.Join(src, f))
-		if err != nil {
-			return fmt.Errorf("cache: %w", err)
-		}
-		if err := os.WriteFile(filepath.Join(tmp, f), b, 0o644); err != nil {
-			return fmt.Errorf("cache: %w", err)
-		}
-	}
-	if err := os.Rename(tmp, final); err != nil {
-		if _, statErr := os.Stat(final); statErr == nil {
-			return nil // another run stored it first
-		}
+	if _, err := harness.FillCacheDir(c.entry(key), func(tmp string) error { return CopyResult(src, tmp) }); err != nil {
 		return fmt.Errorf("cache: %w", err)
 	}
 	return nil
@@ -124,14 +100,15 @@ func CopyResult(src, dst string) error {
 	return nil
 }
 
+// readSummary reads one summary.json with report.ParseSummary.
 func readSummary(path string) (report.Summary, error) {
-	var s report.Summary
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return s, err
+		return report.Summary{}, err
 	}
-	if err := strictJSON(b, &s); err != nil {
-		return s, fmt.Errorf("%s: %w", path, err)
+	s, err := report.ParseSummary(b)
+	if err != nil {
+		return report.Summary{}, fmt.Errorf("%s: %w", path, err)
 	}
 	return s, nil
 }
@@ -147,16 +124,4 @@ func ReadRun(dir string) (Run, error) {
 		return Run{}, fmt.Errorf("read result: %w", err)
 	}
 	return Run{Summary: s, Points: pts}, nil
-}
-
-func strictJSON(b []byte, v any) error {
-	dec := json.NewDecoder(strings.NewReader(string(b)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if dec.More() {
-		return fmt.Errorf("trailing data after JSON value")
-	}
-	return nil
 }

@@ -1,6 +1,7 @@
 package prcheck
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -75,6 +76,10 @@ type Flow struct {
 	DetailsURL string
 	Thresholds Thresholds
 }
+
+// prFile is the file of OutDir that names the pull request (PR) a run is
+// about.
+const prFile = "pr.json"
 
 // PR is the pull request a run is about.
 type PR struct {
@@ -174,13 +179,9 @@ func (f *Flow) RunMerge(ctx context.Context, pr PR, shardsDir string) (Outcome, 
 // and be for those commits; and the comment is rendered again here from
 // the validated results.
 func (f *Flow) RunComment(ctx context.Context, reportDir, headSHA string, prs PullRequests) (Outcome, error) {
-	var pr PR
-	b, err := os.ReadFile(filepath.Join(reportDir, "pr.json"))
+	pr, err := readPR(filepath.Join(reportDir, prFile))
 	if err != nil {
 		return Outcome{}, fmt.Errorf("comment: report artifact: %w", err)
-	}
-	if err := strictJSON(b, &pr); err != nil {
-		return Outcome{}, fmt.Errorf("comment: report artifact pr.json: %w", err)
 	}
 	if pr.Number <= 0 {
 		return Outcome{}, fmt.Errorf("comment: report artifact pr.json: no pull request number")
@@ -202,7 +203,7 @@ func (f *Flow) RunComment(ctx context.Context, reportDir, headSHA string, prs Pu
 		return Outcome{}, fmt.Errorf("comment: pull request #%d is at %s, not %s (the report is stale or not for this pull request)", pr.Number, actual, headSHA)
 	}
 	out := Outcome{HeadDir: filepath.Join(reportDir, "head")}
-	if _, err := os.Stat(filepath.Join(reportDir, "base", "summary.json")); err == nil {
+	if _, err := os.Stat(filepath.Join(reportDir, "base", report.SummaryFile)); err == nil {
 		out.BaseDir = filepath.Join(reportDir, "base")
 	}
 	return f.report(ctx, out, nil, pr)
@@ -367,12 +368,31 @@ func (f *Flow) writeSummary(md string) error {
 }
 
 func (f *Flow) writePR(pr PR) error {
-	b, err := json.MarshalIndent(pr, "", "  ")
+	b, err := diskio.JSON(pr)
 	if err != nil {
 		return err
 	}
 	if err := os.MkdirAll(f.OutDir, 0o755); err != nil {
 		return fmt.Errorf("output directory: %w", err)
 	}
-	return diskio.WriteAtomic(filepath.Join(f.OutDir, "pr.json"), append(b, '\n'))
+	return diskio.WriteAtomic(filepath.Join(f.OutDir, prFile), b)
+}
+
+// readPR reads a pr.json strictly: unknown fields and trailing data are
+// errors.
+func readPR(path string) (PR, error) {
+	var pr PR
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return pr, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&pr); err != nil {
+		return pr, fmt.Errorf("%s: %w", prFile, err)
+	}
+	if dec.More() {
+		return pr, fmt.Errorf("%s: trailing data after the JSON value", prFile)
+	}
+	return pr, nil
 }

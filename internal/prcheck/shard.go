@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
 // ShardSet is the shard outputs a merge combines.
@@ -21,7 +23,7 @@ type ShardSet struct {
 // of one n, each once, and that either all or none have a base/ result.
 func PlanMerge(dir string) (ShardSet, error) {
 	var found []string
-	for _, pattern := range []string{"*/head/summary.json", "*/*/head/summary.json"} {
+	for _, pattern := range []string{"*/head/" + report.SummaryFile, "*/*/head/" + report.SummaryFile} {
 		m, err := filepath.Glob(filepath.Join(dir, pattern))
 		if err != nil {
 			return ShardSet{}, err
@@ -70,7 +72,7 @@ func PlanMerge(dir string) (ShardSet, error) {
 	for _, k := range idx {
 		d := byIndex[k]
 		set.Head = append(set.Head, filepath.Join(d, "head"))
-		if _, err := os.Stat(filepath.Join(d, "base", "summary.json")); err == nil {
+		if _, err := os.Stat(filepath.Join(d, "base", report.SummaryFile)); err == nil {
 			withBase++
 			set.Base = append(set.Base, filepath.Join(d, "base"))
 		}
