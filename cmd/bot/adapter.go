@@ -16,7 +16,10 @@ import (
 // appGitHub implements the bot's GitHub interfaces over internal/github as
 // a GitHub App: every repository call goes through an installation token
 // scoped to that one repository, found through the repository's
-// installation and cached (ghinstallation refreshes the token).
+// installation and cached (ghinstallation refreshes the token). A cached
+// client whose installation is gone (its token refused, or answered 401)
+// is dropped and the call made once more with a fresh one, so that an
+// uninstall and reinstall (a new installation id) needs no restart.
 type appGitHub struct {
 	app       *github.Client // authenticated with the App's JWT
 	transport *github.AppTransport
@@ -37,11 +40,14 @@ func newAppGitHub(transport *github.AppTransport, opts github.Options) (*appGitH
 	return &appGitHub{app: app, transport: transport, opts: opts, clients: map[string]*github.Client{}}, nil
 }
 
-// mapErr adds the bot's sentinels to the adapter's.
+// mapErr adds the bot's sentinels to the adapter's. A refused installation
+// token is never the bot's ErrNotFound: the resource may well exist.
 func mapErr(err error) error {
 	switch {
 	case err == nil:
 		return nil
+	case errors.Is(err, github.ErrInstallationToken):
+		return err
 	case errors.Is(err, github.ErrNotFound):
 		return fmt.Errorf("%w: %w", bot.ErrNotFound, err)
 	case errors.Is(err, github.ErrConflict):
@@ -60,27 +66,59 @@ func (a *appGitHub) installationClient(id int64, repos ...string) (*github.Clien
 	return github.New(opts)
 }
 
-// client returns the client for repo, with a token scoped to it.
-func (a *appGitHub) client(ctx context.Context, repo bot.Repo) (*github.Client, error) {
+// client returns the client for repo, with a token scoped to it, and
+// whether it came from the cache.
+func (a *appGitHub) client(ctx context.Context, repo bot.Repo) (*github.Client, bool, error) {
 	key := strings.ToLower(repo.String())
 	a.mu.Lock()
 	c, ok := a.clients[key]
 	a.mu.Unlock()
 	if ok {
-		return c, nil
+		return c, true, nil
 	}
 	inst, err := a.app.RepositoryInstallation(ctx, ghRepo(repo))
 	if err != nil {
-		return nil, fmt.Errorf("app installation on %s: %w", repo, mapErr(err))
+		return nil, false, fmt.Errorf("app installation on %s: %w", repo, mapErr(err))
 	}
 	c, err = a.installationClient(inst.ID, repo.Name)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	a.mu.Lock()
 	a.clients[key] = c
 	a.mu.Unlock()
-	return c, nil
+	return c, false, nil
+}
+
+// forget drops c from the cache, unless another call replaced it already.
+func (a *appGitHub) forget(repo bot.Repo, c *github.Client) {
+	key := strings.ToLower(repo.String())
+	a.mu.Lock()
+	if a.clients[key] == c {
+		delete(a.clients, key)
+	}
+	a.mu.Unlock()
+}
+
+// do runs call with repo's client and maps its error. When a cached
+// client's installation is gone (GitHub refuses its token or answers 401,
+// e.g. after an uninstall, or a reinstall under a new installation id), the
+// client is dropped and call runs once more with a fresh one; such a
+// refusal comes before GitHub acts, so the repeat does nothing twice.
+func (a *appGitHub) do(ctx context.Context, repo bot.Repo, call func(c *github.Client) error) error {
+	c, cached, err := a.client(ctx, repo)
+	if err != nil {
+		return err
+	}
+	err = call(c)
+	if cached && (errors.Is(err, github.ErrInstallationToken) || errors.Is(err, github.ErrUnauthorized)) {
+		a.forget(repo, c)
+		if c, _, err = a.client(ctx, repo); err != nil {
+			return err
+		}
+		err = call(c)
+	}
+	return mapErr(err)
 }
 
 func (a *appGitHub) Identity(ctx context.Context) (bot.Identity, error) {
@@ -126,31 +164,31 @@ func (a *appGitHub) InstalledRepos(ctx context.Context) ([]bot.Repo, error) {
 }
 
 func (a *appGitHub) DefaultBranch(ctx context.Context, repo bot.Repo) (string, error) {
-	c, err := a.client(ctx, repo)
-	if err != nil {
-		return "", err
-	}
-	r, err := c.GetRepository(ctx, ghRepo(repo))
-	return r.DefaultBranch, mapErr(err)
+	var r github.Repository
+	err := a.do(ctx, repo, func(c *github.Client) (err error) {
+		r, err = c.GetRepository(ctx, ghRepo(repo))
+		return err
+	})
+	return r.DefaultBranch, err
 }
 
 func (a *appGitHub) BranchHead(ctx context.Context, repo bot.Repo, branch string) (string, error) {
-	c, err := a.client(ctx, repo)
-	if err != nil {
-		return "", err
-	}
-	ref, err := c.GetRef(ctx, ghRepo(repo), "refs/heads/"+branch)
-	return ref.SHA, mapErr(err)
+	var ref github.Ref
+	err := a.do(ctx, repo, func(c *github.Client) (err error) {
+		ref, err = c.GetRef(ctx, ghRepo(repo), "refs/heads/"+branch)
+		return err
+	})
+	return ref.SHA, err
 }
 
 func (a *appGitHub) GetCommit(ctx context.Context, repo bot.Repo, sha string) (bot.Commit, error) {
-	c, err := a.client(ctx, repo)
+	var list []github.CommitInfo
+	err := a.do(ctx, repo, func(c *github.Client) (err error) {
+		list, err = c.ListCommits(ctx, ghRepo(repo), sha, 1)
+		return err
+	})
 	if err != nil {
 		return bot.Commit{}, err
-	}
-	list, err := c.ListCommits(ctx, ghRepo(repo), sha, 1)
-	if err != nil {
-		return bot.Commit{}, mapErr(err)
 	}
 	if len(list) == 0 || list[0].SHA != sha {
 		return bot.Commit{}, fmt.Errorf("commit %s: %w", sha, bot.ErrNotFound)
@@ -160,22 +198,22 @@ func (a *appGitHub) GetCommit(ctx context.Context, repo bot.Repo, sha string) (b
 }
 
 func (a *appGitHub) ReadFile(ctx context.Context, repo bot.Repo, ref, path string) ([]byte, error) {
-	c, err := a.client(ctx, repo)
-	if err != nil {
-		return nil, err
-	}
-	f, err := c.GetFile(ctx, ghRepo(repo), path, ref)
-	return f.Content, mapErr(err)
+	var f github.FileContent
+	err := a.do(ctx, repo, func(c *github.Client) (err error) {
+		f, err = c.GetFile(ctx, ghRepo(repo), path, ref)
+		return err
+	})
+	return f.Content, err
 }
 
 func (a *appGitHub) ListDir(ctx context.Context, repo bot.Repo, ref, dir string) ([]string, error) {
-	c, err := a.client(ctx, repo)
+	var entries []github.DirEntry
+	err := a.do(ctx, repo, func(c *github.Client) (err error) {
+		entries, err = c.ListDir(ctx, ghRepo(repo), dir, ref)
+		return err
+	})
 	if err != nil {
 		return nil, err
-	}
-	entries, err := c.ListDir(ctx, ghRepo(repo), dir, ref)
-	if err != nil {
-		return nil, mapErr(err)
 	}
 	var names []string
 	for _, e := range entries {
@@ -188,15 +226,6 @@ func (a *appGitHub) ListDir(ctx context.Context, repo bot.Repo, ref, dir string)
 }
 
 func (a *appGitHub) CreateCommit(ctx context.Context, repo bot.Repo, base string, parents []string, files map[string][]byte, message string) (string, error) {
-	c, err := a.client(ctx, repo)
-	if err != nil {
-		return "", err
-	}
-	r := ghRepo(repo)
-	bc, err := c.GetCommit(ctx, r, base)
-	if err != nil {
-		return "", mapErr(err)
-	}
 	paths := make([]string, 0, len(files))
 	for p := range files {
 		paths = append(paths, p)
@@ -207,30 +236,35 @@ func (a *appGitHub) CreateCommit(ctx context.Context, repo bot.Repo, base string
 		content := string(files[p])
 		entries = append(entries, github.TreeEntry{Path: p, Content: &content})
 	}
-	tree, err := c.CreateTree(ctx, r, bc.TreeSHA, entries)
-	if err != nil {
-		return "", mapErr(err)
-	}
-	commit, err := c.CreateCommit(ctx, r, github.NewCommit{Message: message, TreeSHA: tree, Parents: parents})
-	return commit.SHA, mapErr(err)
+	r := ghRepo(repo)
+	var commit github.Commit
+	err := a.do(ctx, repo, func(c *github.Client) error {
+		bc, err := c.GetCommit(ctx, r, base)
+		if err != nil {
+			return err
+		}
+		tree, err := c.CreateTree(ctx, r, bc.TreeSHA, entries)
+		if err != nil {
+			return err
+		}
+		commit, err = c.CreateCommit(ctx, r, github.NewCommit{Message: message, TreeSHA: tree, Parents: parents})
+		return err
+	})
+	return commit.SHA, err
 }
 
 func (a *appGitHub) CreateBranch(ctx context.Context, repo bot.Repo, branch, sha string) error {
-	c, err := a.client(ctx, repo)
-	if err != nil {
+	return a.do(ctx, repo, func(c *github.Client) error {
+		_, err := c.CreateRef(ctx, ghRepo(repo), "refs/heads/"+branch, sha)
 		return err
-	}
-	_, err = c.CreateRef(ctx, ghRepo(repo), "refs/heads/"+branch, sha)
-	return mapErr(err)
+	})
 }
 
 func (a *appGitHub) UpdateBranch(ctx context.Context, repo bot.Repo, branch, sha string) error {
-	c, err := a.client(ctx, repo)
-	if err != nil {
+	return a.do(ctx, repo, func(c *github.Client) error {
+		_, err := c.UpdateRef(ctx, ghRepo(repo), "refs/heads/"+branch, sha)
 		return err
-	}
-	_, err = c.UpdateRef(ctx, ghRepo(repo), "refs/heads/"+branch, sha)
-	return mapErr(err)
+	})
 }
 
 func toPull(p github.PullRequest) bot.Pull {
@@ -239,13 +273,13 @@ func toPull(p github.PullRequest) bot.Pull {
 
 // OpenPulls lists every open pull request of repo (branch is covered too).
 func (a *appGitHub) OpenPulls(ctx context.Context, repo bot.Repo, _ string) ([]bot.Pull, error) {
-	c, err := a.client(ctx, repo)
+	var prs []github.PullRequest
+	err := a.do(ctx, repo, func(c *github.Client) (err error) {
+		prs, err = c.ListOpenPullRequests(ctx, ghRepo(repo))
+		return err
+	})
 	if err != nil {
 		return nil, err
-	}
-	prs, err := c.ListOpenPullRequests(ctx, ghRepo(repo))
-	if err != nil {
-		return nil, mapErr(err)
 	}
 	out := make([]bot.Pull, 0, len(prs))
 	for _, p := range prs {
@@ -258,96 +292,90 @@ func (a *appGitHub) OpenPulls(ctx context.Context, repo bot.Repo, _ string) ([]b
 }
 
 func (a *appGitHub) CreatePull(ctx context.Context, repo bot.Repo, head, base, title, body string) (bot.Pull, error) {
-	c, err := a.client(ctx, repo)
-	if err != nil {
-		return bot.Pull{}, err
-	}
-	p, err := c.CreatePullRequest(ctx, ghRepo(repo), github.NewPullRequest{Title: title, Body: body, Head: head, Base: base})
-	return toPull(p), mapErr(err)
+	var p github.PullRequest
+	err := a.do(ctx, repo, func(c *github.Client) (err error) {
+		p, err = c.CreatePullRequest(ctx, ghRepo(repo), github.NewPullRequest{Title: title, Body: body, Head: head, Base: base})
+		return err
+	})
+	return toPull(p), err
 }
 
 func (a *appGitHub) EditPull(ctx context.Context, repo bot.Repo, number int, title, body string) error {
-	c, err := a.client(ctx, repo)
-	if err != nil {
+	return a.do(ctx, repo, func(c *github.Client) error {
+		_, err := c.UpdatePullRequest(ctx, ghRepo(repo), number, github.PullRequestUpdate{Title: &title, Body: &body})
 		return err
-	}
-	_, err = c.UpdatePullRequest(ctx, ghRepo(repo), number, github.PullRequestUpdate{Title: &title, Body: &body})
-	return mapErr(err)
+	})
 }
 
 func (a *appGitHub) ClosePull(ctx context.Context, repo bot.Repo, number int, comment string) error {
-	c, err := a.client(ctx, repo)
-	if err != nil {
-		return err
-	}
-	if _, err := c.CreateIssueComment(ctx, ghRepo(repo), number, comment); err != nil {
-		return mapErr(err)
-	}
-	return mapErr(c.ClosePullRequest(ctx, ghRepo(repo), number))
+	return a.do(ctx, repo, func(c *github.Client) error {
+		if _, err := c.CreateIssueComment(ctx, ghRepo(repo), number, comment); err != nil {
+			return err
+		}
+		return c.ClosePullRequest(ctx, ghRepo(repo), number)
+	})
 }
 
 // ReportRefusal comments r.Markdown on commit sha. A commit comment needs
 // only the contents permission, which the App has anyway (a commit status
 // would need the statuses permission, beyond the App's minimum set).
 func (a *appGitHub) ReportRefusal(ctx context.Context, repo bot.Repo, sha string, r bot.Refusal) error {
-	c, err := a.client(ctx, repo)
-	if err != nil {
+	return a.do(ctx, repo, func(c *github.Client) error {
+		_, err := c.CreateCommitComment(ctx, ghRepo(repo), sha, r.Markdown)
 		return err
-	}
-	_, err = c.CreateCommitComment(ctx, ghRepo(repo), sha, r.Markdown)
-	return mapErr(err)
+	})
 }
 
 func (a *appGitHub) ResolveTag(ctx context.Context, repo bot.Repo, tag string) (string, error) {
-	c, err := a.client(ctx, repo)
-	if err != nil {
-		return "", err
-	}
-	sha, err := c.ResolveTag(ctx, ghRepo(repo), tag)
-	return sha, mapErr(err)
+	var sha string
+	err := a.do(ctx, repo, func(c *github.Client) (err error) {
+		sha, err = c.ResolveTag(ctx, ghRepo(repo), tag)
+		return err
+	})
+	return sha, err
 }
 
 func (a *appGitHub) GetRelease(ctx context.Context, repo bot.Repo, tag string) (bot.Release, error) {
-	c, err := a.client(ctx, repo)
+	var r github.Release
+	err := a.do(ctx, repo, func(c *github.Client) (err error) {
+		r, err = c.GetReleaseByTag(ctx, ghRepo(repo), tag)
+		return err
+	})
 	if err != nil {
 		return bot.Release{}, err
-	}
-	r, err := c.GetReleaseByTag(ctx, ghRepo(repo), tag)
-	if err != nil {
-		return bot.Release{}, mapErr(err)
 	}
 	return bot.Release{Repo: repo, Tag: r.TagName, Name: r.Name, Notes: r.Body, Draft: r.Draft, Prerelease: r.Prerelease, URL: r.HTMLURL}, nil
 }
 
 func (a *appGitHub) IsAncestor(ctx context.Context, repo bot.Repo, commit, branch string) (bool, error) {
-	c, err := a.client(ctx, repo)
-	if err != nil {
-		return false, err
-	}
-	ok, err := c.IsAncestor(ctx, ghRepo(repo), commit, branch)
-	return ok, mapErr(err)
+	var ok bool
+	err := a.do(ctx, repo, func(c *github.Client) (err error) {
+		ok, err = c.IsAncestor(ctx, ghRepo(repo), commit, branch)
+		return err
+	})
+	return ok, err
 }
 
 func (a *appGitHub) RunArtifact(ctx context.Context, repo bot.Repo, runID int64, name string) ([]byte, error) {
-	c, err := a.client(ctx, repo)
-	if err != nil {
-		return nil, err
-	}
-	arts, err := c.ListArtifacts(ctx, ghRepo(repo), runID)
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	for _, art := range arts {
-		if art.Name != name || art.Expired {
-			continue
+	var data []byte
+	err := a.do(ctx, repo, func(c *github.Client) error {
+		arts, err := c.ListArtifacts(ctx, ghRepo(repo), runID)
+		if err != nil {
+			return err
 		}
-		if art.SizeInBytes > bot.MaxArtifactBytes {
-			return nil, fmt.Errorf("artifact %s is %d bytes: %w", name, art.SizeInBytes, bot.ErrTooLarge)
+		for _, art := range arts {
+			if art.Name != name || art.Expired {
+				continue
+			}
+			if art.SizeInBytes > bot.MaxArtifactBytes {
+				return fmt.Errorf("artifact %s is %d bytes: %w", name, art.SizeInBytes, bot.ErrTooLarge)
+			}
+			data, err = c.DownloadArtifact(ctx, ghRepo(repo), art.ID, bot.MaxArtifactBytes)
+			return err
 		}
-		data, err := c.DownloadArtifact(ctx, ghRepo(repo), art.ID, bot.MaxArtifactBytes)
-		return data, mapErr(err)
-	}
-	return nil, fmt.Errorf("run %d artifact %s: %w", runID, name, bot.ErrNotFound)
+		return fmt.Errorf("run %d artifact %s: %w", runID, name, bot.ErrNotFound)
+	})
+	return data, err
 }
 
 var (

@@ -750,3 +750,49 @@ func TestAdapterConcurrentUse(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestReinstalledAppNeedsNoRestart: the adapter caches a client per
+// repository; after the App is uninstalled and installed again (a new
+// installation id, the old tokens revoked) the next call finds the new
+// installation instead of failing until a restart.
+func TestReinstalledAppNeedsNoRestart(t *testing.T) {
+	w := newWorld(t)
+	gh := w.adapter(t)
+	ctx := context.Background()
+	app := bot.Repo{Owner: "org", Name: "app"}
+	if b, err := gh.DefaultBranch(ctx, app); err != nil || b != "main" {
+		t.Fatalf("DefaultBranch = %q, %v", b, err)
+	}
+	w.fake.Uninstall(1)
+	w.fake.Install(githubfake.Installation{ID: 3, Account: "org", Repositories: []string{"org/app", "org/lib", "org/plain"}})
+	lookups := w.fake.Calls("apps/get-repo-installation")
+	if src, err := gh.ReadFile(ctx, app, "main", ".github/accuracy-harness.yaml"); err != nil || string(src) != pinFile {
+		t.Fatalf("ReadFile after the reinstall = %q, %v", src, err)
+	}
+	if n := w.fake.Calls("apps/get-repo-installation") - lookups; n != 1 {
+		t.Errorf("%d installation lookups after the reinstall, want 1", n)
+	}
+	// The fresh client is cached in turn.
+	if _, err := gh.DefaultBranch(ctx, app); err != nil {
+		t.Fatal(err)
+	}
+	if n := w.fake.Calls("apps/get-repo-installation") - lookups; n != 1 {
+		t.Errorf("%d installation lookups, want the fresh client cached", n)
+	}
+	// Uninstalled for good: an error, and never a missing file.
+	w.fake.Uninstall(3)
+	if _, err := gh.ReadFile(ctx, app, "main", ".github/accuracy-harness.yaml"); err == nil || !strings.Contains(err.Error(), "app installation on org/app") {
+		t.Errorf("ReadFile after the uninstall: %v", err)
+	}
+}
+
+func TestMapErrKeepsRefusedTokensApartFromMissingFiles(t *testing.T) {
+	token := fmt.Errorf("%w: %w", github.ErrInstallationToken, &github.APIError{StatusCode: 404, Err: github.ErrNotFound})
+	if err := mapErr(token); errors.Is(err, bot.ErrNotFound) || !errors.Is(err, github.ErrInstallationToken) {
+		t.Errorf("refused token mapped to %v; it must not read as a missing resource", err)
+	}
+	missing := &github.APIError{StatusCode: 404, Err: github.ErrNotFound}
+	if err := mapErr(missing); !errors.Is(err, bot.ErrNotFound) {
+		t.Errorf("404 mapped to %v, want bot.ErrNotFound", err)
+	}
+}

@@ -96,8 +96,18 @@ func TestAppInstallationFlow(t *testing.T) {
 
 	// A token for repositories outside the installation is refused.
 	bad, _ := newClient(t, s, Options{HTTPClient: &http.Client{Transport: at.Installation(7, "someone/fork")}})
-	if _, err := bad.GetRepository(ctx, dash); err == nil {
-		t.Error("a token for a repository outside the installation was minted")
+	if _, err := bad.GetRepository(ctx, dash); !errors.Is(err, ErrInstallationToken) || !errors.Is(err, ErrInvalid) {
+		t.Errorf("a token for a repository outside the installation: %v, want ErrInstallationToken and ErrInvalid", err)
+	}
+
+	// A removed installation gets no token, and its tokens stop working.
+	s.Uninstall(7)
+	gone, _ := newClient(t, s, Options{HTTPClient: &http.Client{Transport: at.Installation(7, "inference-sim/inference-sim")}})
+	if _, err := gone.GetRepository(ctx, repo); !errors.Is(err, ErrInstallationToken) || !errors.Is(err, ErrNotFound) {
+		t.Errorf("token of a removed installation: %v, want ErrInstallationToken and ErrNotFound", err)
+	}
+	if _, err := ic.GetFile(ctx, dash, "data/index.json", ""); !errors.Is(err, ErrUnauthorized) || errors.Is(err, ErrInstallationToken) {
+		t.Errorf("revoked token: %v, want ErrUnauthorized", err)
 	}
 
 	// A JWT signed by another key is rejected.

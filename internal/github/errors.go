@@ -34,6 +34,11 @@ var (
 	ErrRateLimited = errors.New("rate limited")
 	// ErrTooLarge: a download exceeds its size cap.
 	ErrTooLarge = errors.New("too large")
+	// ErrInstallationToken: GitHub refused an App installation token (the
+	// installation is gone, or the repositories asked for are not in it).
+	// It comes with the status's sentinel (e.g. ErrNotFound), which then
+	// names the installation, not the resource the call was about.
+	ErrInstallationToken = errors.New("installation token refused")
 )
 
 // APIError is GitHub's answer to a failed request.
@@ -132,7 +137,8 @@ func mapError(resp *gh.Response, err error) error {
 	}
 	var he *ghinstallation.HTTPError
 	if errors.As(err, &he) && he.Response != nil {
-		return &APIError{StatusCode: he.Response.StatusCode, Message: "installation token: " + he.Message, Err: sentinelFor(he.Response.StatusCode)}
+		return fmt.Errorf("%w: %w", ErrInstallationToken,
+			&APIError{StatusCode: he.Response.StatusCode, Message: he.Message, Err: sentinelFor(he.Response.StatusCode)})
 	}
 	if resp != nil && resp.Response != nil && resp.StatusCode >= 400 {
 		return &APIError{StatusCode: resp.StatusCode, Message: err.Error(), Err: sentinelFor(resp.StatusCode)}

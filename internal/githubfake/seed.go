@@ -559,6 +559,45 @@ func (s *Server) mintInstallationToken(inst Installation, repos []string) (strin
 	return tok, names, nil
 }
 
+// Install adds an installation of the App (Options.App must be set), as
+// when an account installs it.
+func (s *Server) Install(inst Installation) {
+	s.t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.opts.App == nil {
+		s.t.Fatalf("githubfake: Install(%d): the fake has no App", inst.ID)
+	}
+	if _, ok := s.installation(inst.ID); ok {
+		s.t.Fatalf("githubfake: Install(%d): installation exists", inst.ID)
+	}
+	s.opts.App.Installations = append(s.opts.App.Installations, inst)
+}
+
+// Uninstall removes installation id and, as GitHub does, revokes its
+// tokens: requests made with them answer 401 "Bad credentials", and no new
+// token is minted for it (404).
+func (s *Server) Uninstall(id int64) {
+	s.t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.installation(id); !ok {
+		s.t.Fatalf("githubfake: Uninstall(%d): no such installation", id)
+	}
+	kept := s.opts.App.Installations[:0]
+	for _, inst := range s.opts.App.Installations {
+		if inst.ID != id {
+			kept = append(kept, inst)
+		}
+	}
+	s.opts.App.Installations = kept
+	for tok, who := range s.tokens {
+		if who.kind == "installation" && who.installationID == id {
+			delete(s.tokens, tok)
+		}
+	}
+}
+
 // InstallationTokens reports how many installation tokens were minted.
 func (s *Server) InstallationTokens() int {
 	s.mu.Lock()

@@ -194,6 +194,11 @@ func New(t testing.TB, opts Options) *Server {
 		opts.Now = time.Now
 	}
 	opts.PathPrefix = strings.TrimRight(opts.PathPrefix, "/")
+	if opts.App != nil {
+		app := *opts.App // Install and Uninstall change the fake's copy
+		app.Installations = append([]Installation(nil), app.Installations...)
+		opts.App = &app
+	}
 	s := &Server{
 		t:      t,
 		spec:   sp,

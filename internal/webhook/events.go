@@ -167,8 +167,10 @@ type installationPayload struct {
 	} `json:"repositories"`
 }
 
-// Handle logs installation changes: the set of served repositories is
-// listed afresh on every release, so nothing is cached to update.
+// Handle logs installation changes. Nothing else needs doing: the set of
+// served repositories is listed afresh on every release, and the GitHub
+// adapter drops a cached repository client by itself when GitHub refuses
+// its installation's token (after an uninstall or a reinstall).
 func (installationHandler) Handle(_ context.Context, d Delivery) error {
 	var p installationPayload
 	if err := decode(d, &p); err != nil {
