@@ -89,6 +89,38 @@ func TestPublishRunOneCommitWithEveryFile(t *testing.T) {
 	}
 }
 
+// TestPublishAgainAfterANewerRelease: v0.7.15, then v0.8.0, then v0.7.15
+// again (a re-run of an old workflow). The third is a no-op: no commit, and
+// data/latest and state/last-run.json stay on v0.8.0.
+func TestPublishAgainAfterANewerRelease(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newPublishWorld(t)
+	old, newer := releaseSummary(t, "v0.7.15", "v1.0.0"), releaseSummary(t, "v0.8.0", "v1.0.0")
+	for i, s := range []report.Summary{old, newer} {
+		if res, err := w.pub.Publish(ctx, encode(t, s), t0.Add(time.Duration(i)*time.Hour), ""); err != nil || res.Outcome != PublishPublished {
+			t.Fatalf("publish %s: %s %v, %v", s.Provenance.Simulator.Tag, res.Outcome, res.Reasons, err)
+		}
+	}
+	before := w.gh.tip(w.dashboard, "main")
+	res, err := w.pub.Publish(ctx, encode(t, old), t0.Add(2*time.Hour), "")
+	if err != nil || res.Outcome != PublishUnchanged {
+		t.Errorf("v0.7.15 again: %s %v, %v; want unchanged", res.Outcome, res.Reasons, err)
+	}
+	if n := w.gh.countWrites("CreateCommit"); n != 2 {
+		t.Errorf("%d commits, want 2", n)
+	}
+	after := w.gh.tip(w.dashboard, "main")
+	for _, p := range []string{LatestDir + "/summary.json", LastRunPath, IndexPath} {
+		if string(after[p]) != string(before[p]) {
+			t.Errorf("%s changed:\n%s", p, after[p])
+		}
+	}
+	if !strings.Contains(string(after[LastRunPath]), `"simulator_release": "v0.8.0"`) {
+		t.Errorf("%s:\n%s", LastRunPath, after[LastRunPath])
+	}
+}
+
 func TestPublishRefusals(t *testing.T) {
 	t.Parallel()
 	experimental := func(t *testing.T) []byte {

@@ -60,7 +60,7 @@ type Index struct {
 }
 
 // LastRun is state/last-run.json: the (simulator release, data versions)
-// pair last published.
+// pair of the newest published snapshot (the first entry of the index).
 type LastRun struct {
 	Version          int       `json:"version"`
 	SimulatorRelease string    `json:"simulator_release"`
@@ -91,8 +91,9 @@ type Dashboard struct {
 }
 
 // ErrUnchanged is returned by PlanSnapshot when the (simulator release,
-// data versions) pair is the one last published: publishing is a no-op.
-var ErrUnchanged = errors.New("simulator release and data versions unchanged since the last published run")
+// data versions) pair is the newest published one, or its snapshot is
+// already published with the same content: publishing is a no-op.
+var ErrUnchanged = errors.New("simulator release and data versions already published")
 
 // ErrImmutable is returned by PlanSnapshot when a snapshot with the same id
 // and different content is already published.
@@ -126,11 +127,14 @@ func SnapshotID(s report.Summary) string {
 }
 
 // PlanSnapshot returns the files one publish writes (path → content):
-// data/snapshots/<id>/summary.json and summary.md, data/latest/ (the same
-// two files), data/index.json, state/last-run.json and README.md. It
-// returns ErrUnchanged when the pair was the last published, ErrImmutable
-// when the id exists with other content, and an error naming the file when
-// a dashboard file is malformed.
+// data/snapshots/<id>/summary.json and summary.md, data/index.json,
+// state/last-run.json, README.md and, when the snapshot is the newest in
+// the index, data/latest/ (the same two files). data/latest/ and
+// state/last-run.json always describe the newest index entry, so a late
+// publish of an older pair does not move them back. It returns
+// ErrUnchanged when the pair is the newest published or the id exists with
+// the same content, ErrImmutable when the id exists with other content, and
+// an error naming the file when a dashboard file is malformed.
 func PlanSnapshot(snap Snapshot, dash Dashboard) (map[string][]byte, error) {
 	s := snap.Summary
 	id := SnapshotID(s)
@@ -149,8 +153,11 @@ func PlanSnapshot(snap Snapshot, dash Dashboard) (map[string][]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode summary: %w", err)
 	}
-	if dash.Existing != nil && !bytes.Equal(dash.Existing, summaryJSON) {
-		return nil, fmt.Errorf("%s/%s: %w", SnapshotsDir, id, ErrImmutable)
+	if dash.Existing != nil {
+		if !bytes.Equal(dash.Existing, summaryJSON) {
+			return nil, fmt.Errorf("%s/%s: %w", SnapshotsDir, id, ErrImmutable)
+		}
+		return nil, ErrUnchanged
 	}
 	idx := Index{Version: IndexVersion}
 	if dash.Index != nil {
@@ -176,7 +183,9 @@ func PlanSnapshot(snap Snapshot, dash Dashboard) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	lastJSON, err := report.EncodeJSON(LastRun{Version: IndexVersion, SimulatorRelease: s.Provenance.Simulator.Tag, Data: refs, Snapshot: id, PublishedAt: published})
+	newest := kept[0]
+	lastJSON, err := report.EncodeJSON(LastRun{Version: IndexVersion, SimulatorRelease: newest.Simulator, Data: newest.Data,
+		Snapshot: newest.ID, PublishedAt: newest.PublishedAt})
 	if err != nil {
 		return nil, err
 	}
@@ -193,7 +202,7 @@ func PlanSnapshot(snap Snapshot, dash Dashboard) (map[string][]byte, error) {
 	}
 	// data/latest/ is the newest snapshot, which need not be this one when
 	// an older run is published late.
-	if kept[0].ID == id {
+	if newest.ID == id {
 		files[LatestDir+"/summary.json"] = summaryJSON
 		files[LatestDir+"/summary.md"] = snap.Markdown
 	}

@@ -71,6 +71,9 @@ func TestPlanSnapshotFirstAndNext(t *testing.T) {
 	if _, ok := files3["data/latest/summary.json"]; ok {
 		t.Error("an older snapshot replaced data/latest")
 	}
+	if string(files3[LastRunPath]) != string(files2[LastRunPath]) {
+		t.Errorf("a late publish of an older pair moved %s:\n%s", LastRunPath, files3[LastRunPath])
+	}
 	var idx Index
 	if err := decodeStrict(files3[IndexPath], &idx); err != nil {
 		t.Fatal(err)
@@ -93,8 +96,8 @@ func TestPlanSnapshotRefusesAndErrors(t *testing.T) {
 	if _, err := PlanSnapshot(snap, Dashboard{Existing: encode(t, other)}); !errors.Is(err, ErrImmutable) {
 		t.Errorf("existing id with other content: %v, want ErrImmutable", err)
 	}
-	if _, err := PlanSnapshot(snap, Dashboard{Existing: encode(t, s)}); err != nil {
-		t.Errorf("existing id with the same content: %v, want it rewritten idempotently", err)
+	if _, err := PlanSnapshot(snap, Dashboard{Existing: encode(t, s)}); !errors.Is(err, ErrUnchanged) {
+		t.Errorf("existing id with the same content: %v, want ErrUnchanged", err)
 	}
 	for name, dash := range map[string]Dashboard{
 		IndexPath:   {Index: []byte(`{"version":1,"snapshots":[],"extra":1}`)},
