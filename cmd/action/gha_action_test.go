@@ -11,8 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
+	"github.com/inference-sim/accuracy-dashboard/internal/prcheck"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
@@ -282,3 +284,40 @@ func TestWriteOutputsDelimiter(t *testing.T) {
 type errReader struct{}
 
 func (errReader) Read([]byte) (int, error) { return 0, errors.New("no entropy") }
+
+func TestGitHubActionOutputs(t *testing.T) {
+	t.Parallel()
+	fp := func(v float64) *float64 { return &v }
+	mr := report.TierScores{TTFT: report.Metric{MAPE: fp(12.5), N: 3}, TPOT: report.Metric{MAPE: fp(2), N: 3}}
+	all := report.TierScores{TTFT: report.Metric{MAPE: fp(30), N: 5}, TPOT: report.Metric{MAPE: fp(4.25), N: 5}}
+	head := report.Summary{Label: report.LabelExperimental, Tiers: report.Tiers{All: all, MeasuredResolved: mr}}
+	fallBack := head
+	fallBack.Tiers.MeasuredResolved = report.TierScores{}
+	shard := head
+	shard.Shard = &report.Shard{Index: 1, Count: 2}
+	tests := map[string]struct {
+		head                   report.Summary
+		label, ttft, tpot, url string
+	}{
+		"headline measured_resolved": {head, "experimental", "12.50", "2.00", "https://c/1"},
+		"falls back to all":          {fallBack, "experimental", "30.00", "4.25", "https://c/1"},
+		"shard: label only":          {shard, "experimental", "", "", ""},
+	}
+	for name, tt := range tests {
+		o := prcheck.Outcome{HeadDir: "/out/head", Head: tt.head, MarkdownPath: "/out/comparison.md", CommentURL: tt.url}
+		if tt.head.Shard != nil {
+			o.MarkdownPath = ""
+		}
+		want := [][2]string{
+			{"summary-path", "/out/head/summary.json"},
+			{"markdown-path", o.MarkdownPath},
+			{"label", tt.label},
+			{"ttft-mape", tt.ttft},
+			{"tpot-mape", tt.tpot},
+			{"comment-url", tt.url},
+		}
+		if d := cmp.Diff(want, outputsOf(o)); d != "" {
+			t.Errorf("%s (-want +got):\n%s", name, d)
+		}
+	}
+}

@@ -185,30 +185,25 @@ func cloneURL(p pin.Pin, in actionInputs) string {
 	return p.Harness.CloneURL(in.serverURL)
 }
 
-// outputsOf lists the step outputs of an outcome.
+// outputsOf lists the step outputs of an outcome. A shard run outputs its
+// label but no figures: they cover only its slice, and the merge job
+// reports the whole.
 func outputsOf(o prcheck.Outcome) [][2]string {
-	var summaryPath, label, ttft, tpot string
+	var summaryPath, ttft, tpot string
 	if o.HeadDir != "" {
-		summaryPath = filepath.Join(o.HeadDir, "summary.json")
+		summaryPath = filepath.Join(o.HeadDir, report.SummaryFile)
 	}
-	h := o.Comparison.Head
-	if h.SchemaVersion != 0 {
-		label = h.Label
+	if h := o.Head; h.Shard == nil {
 		tier := h.Tiers.MeasuredResolved
 		if tier.TTFT.N == 0 && tier.TPOT.N == 0 {
 			tier = h.Tiers.All
 		}
 		ttft, tpot = mape(tier.TTFT), mape(tier.TPOT)
-	} else if summaryPath != "" {
-		// A shard run reports no comparison; its own summary still has a label.
-		if r, err := prcheck.ReadRun(o.HeadDir); err == nil {
-			label = r.Summary.Label
-		}
 	}
 	return [][2]string{
 		{"summary-path", summaryPath},
 		{"markdown-path", o.MarkdownPath},
-		{"label", label},
+		{"label", o.Head.Label},
 		{"ttft-mape", ttft},
 		{"tpot-mape", tpot},
 		{"comment-url", o.CommentURL},

@@ -56,21 +56,20 @@ var resultFiles = []string{report.SummaryFile, report.PointsFile, report.Markdow
 
 func (c Cache) entry(key CacheKey) string { return filepath.Join(c.Dir, "results", key.String()) }
 
-// Lookup returns the directory holding the result for key, and whether
-// there is one. An entry is used only when its files are all present and its
-// summary names the key's harness and simulator commits.
-func (c Cache) Lookup(key CacheKey) (string, bool) {
+// Lookup returns the directory holding the result for key and the result,
+// read with ReadRun, and whether there is one. An entry is used only when
+// its files are all present and valid and its summary names the key's
+// harness and simulator commits.
+func (c Cache) Lookup(key CacheKey) (string, Run, bool) {
 	dir := c.entry(key)
-	for _, f := range resultFiles {
-		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
-			return "", false
-		}
+	if _, err := os.Stat(filepath.Join(dir, report.MarkdownFile)); err != nil {
+		return "", Run{}, false
 	}
-	s, err := readSummary(filepath.Join(dir, report.SummaryFile))
-	if err != nil || s.Provenance.Harness.Commit != key.HarnessCommit || s.Provenance.Simulator.Commit != key.SimCommit {
-		return "", false
+	r, err := ReadRun(dir)
+	if p := r.Summary.Provenance; err != nil || p.Harness.Commit != key.HarnessCommit || p.Simulator.Commit != key.SimCommit {
+		return "", Run{}, false
 	}
-	return dir, true
+	return dir, r, true
 }
 
 // Store copies the result in src into the cache under key. An entry that

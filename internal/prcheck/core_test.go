@@ -92,27 +92,31 @@ func TestCacheStoreLookup(t *testing.T) {
 	t.Parallel()
 	c := Cache{Dir: t.TempDir()}
 	key := CacheKey{HarnessCommit: harnessCommit, SimCommit: headSHA}
-	if _, ok := c.Lookup(key); ok {
+	if _, _, ok := c.Lookup(key); ok {
 		t.Fatal("hit in an empty cache")
 	}
 	src := filepath.Join(t.TempDir(), "r")
-	writeRun(t, src, mkRun(headSHA, pt{"a1", "measured", 1, 100, 10, 110, 10}))
+	stored := mkRun(headSHA, pt{"a1", "measured", 1, 100, 10, 110, 10})
+	writeRun(t, src, stored)
 	if err := c.Store(key, src); err != nil {
 		t.Fatal(err)
 	}
-	dir, ok := c.Lookup(key)
+	dir, got, ok := c.Lookup(key)
 	if !ok {
 		t.Fatal("miss after store")
 	}
-	if _, err := ReadRun(dir); err != nil {
-		t.Errorf("cached result unreadable: %v", err)
+	if d := cmp.Diff(stored, got); d != "" {
+		t.Errorf("cached result (-stored +got):\n%s", d)
+	}
+	if again, err := ReadRun(dir); err != nil || !cmp.Equal(again, got) {
+		t.Errorf("cached directory does not hold the result Lookup returned: %v", err)
 	}
 	// A result filed under the wrong key is not used.
 	wrong := CacheKey{HarnessCommit: harnessCommit, SimCommit: baseSHA}
 	if err := c.Store(wrong, src); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := c.Lookup(wrong); ok {
+	if _, _, ok := c.Lookup(wrong); ok {
 		t.Error("entry whose summary names another simulator commit was used")
 	}
 	// Storing again leaves the entry as it is.

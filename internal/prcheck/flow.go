@@ -92,6 +92,9 @@ type PR struct {
 type Outcome struct {
 	// HeadDir and BaseDir hold the results ("" BaseDir without baseline).
 	HeadDir, BaseDir string
+	// Head is the summary of the head result, read (once) from HeadDir; for
+	// a shard run it covers the shard's slice only.
+	Head report.Summary
 	// Markdown is the full comparison; MarkdownPath is where it was written.
 	Markdown     string
 	MarkdownPath string
@@ -116,14 +119,18 @@ func (f *Flow) RunPR(ctx context.Context, pr PR, baseline bool, shard *report.Sh
 		return out, err
 	}
 	var notes []string
-	if cached, err := f.score(ctx, "head", pr.HeadSHA, shard, out.HeadDir); err != nil {
+	head, cached, err := f.score(ctx, "head", pr.HeadSHA, shard, out.HeadDir)
+	if err != nil {
 		return out, err
-	} else if cached {
+	}
+	out.Head = head.Summary
+	if cached {
 		notes = append(notes, "Head result reused from the cache (same harness, simulator commit and data).")
 	}
+	var base *Run
 	if baseline {
 		dir := filepath.Join(f.OutDir, "base")
-		cached, err := f.score(ctx, "base", pr.BaseSHA, shard, dir)
+		b, cached, err := f.score(ctx, "base", pr.BaseSHA, shard, dir)
 		switch {
 		case err != nil && shard != nil:
 			return out, err // a merge needs every shard's base
@@ -132,7 +139,7 @@ func (f *Flow) RunPR(ctx context.Context, pr PR, baseline bool, shard *report.Sh
 			notes = append(notes, "The base commit "+pr.BaseSHA+" could not be scored, so there is no baseline.")
 			os.RemoveAll(dir)
 		default:
-			out.BaseDir = dir
+			out.BaseDir, base = dir, &b
 			if cached {
 				notes = append(notes, "Base result reused from the cache (same harness, simulator commit and data).")
 			}
@@ -143,7 +150,7 @@ func (f *Flow) RunPR(ctx context.Context, pr PR, baseline bool, shard *report.Sh
 		out.Markdown = md
 		return out, f.writeSummary(md)
 	}
-	return f.report(ctx, out, notes, pr)
+	return f.report(ctx, out, head, base, notes, pr)
 }
 
 // RunMerge combines the shard outputs found under shardsDir (see PlanMerge)
@@ -167,7 +174,11 @@ func (f *Flow) RunMerge(ctx context.Context, pr PR, shardsDir string) (Outcome, 
 	if err != nil {
 		return out, fmt.Errorf("merge: %w", err)
 	}
-	return f.report(ctx, out, nil, pr)
+	head, base, err := f.readResults(out, pr)
+	if err != nil {
+		return out, err
+	}
+	return f.report(ctx, out, head, base, nil, pr)
 }
 
 // RunComment posts the report of another (untrusted) run, whose artifact was
@@ -206,25 +217,35 @@ func (f *Flow) RunComment(ctx context.Context, reportDir, headSHA string, prs Pu
 	if _, err := os.Stat(filepath.Join(reportDir, "base", report.SummaryFile)); err == nil {
 		out.BaseDir = filepath.Join(reportDir, "base")
 	}
-	return f.report(ctx, out, nil, pr)
-}
-
-// report reads the results, checks they are what was asked for, renders,
-// writes comparison.md and the job summary, comments, and applies the
-// thresholds.
-func (f *Flow) report(ctx context.Context, out Outcome, notes []string, pr PR) (Outcome, error) {
-	head, err := f.readChecked(out.HeadDir, pr.HeadSHA)
+	head, base, err := f.readResults(out, pr)
 	if err != nil {
 		return out, err
 	}
-	var base *Run
-	if out.BaseDir != "" {
-		b, err := f.readChecked(out.BaseDir, pr.BaseSHA)
-		if err != nil {
-			return out, err
-		}
-		base = &b
+	return f.report(ctx, out, head, base, nil, pr)
+}
+
+// readResults reads the head result in out.HeadDir and, when out.BaseDir is
+// set, the base result, each checked by readChecked.
+func (f *Flow) readResults(out Outcome, pr PR) (Run, *Run, error) {
+	head, err := f.readChecked(out.HeadDir, pr.HeadSHA)
+	if err != nil {
+		return head, nil, err
 	}
+	if out.BaseDir == "" {
+		return head, nil, nil
+	}
+	base, err := f.readChecked(out.BaseDir, pr.BaseSHA)
+	if err != nil {
+		return head, nil, err
+	}
+	return head, &base, nil
+}
+
+// report compares the checked results head and base (nil: no baseline),
+// renders, writes comparison.md and the job summary, comments, and applies
+// the thresholds.
+func (f *Flow) report(ctx context.Context, out Outcome, head Run, base *Run, notes []string, pr PR) (Outcome, error) {
+	out.Head = head.Summary
 	c := Compare(head, base)
 	out.Verdict = Evaluate(c, f.Thresholds)
 	c.Alerts = append(append([]string{}, out.Verdict.Failures...), out.Verdict.Alerts...)
@@ -258,21 +279,26 @@ func (f *Flow) report(ctx context.Context, out Outcome, notes []string, pr PR) (
 	return out, nil
 }
 
-// readChecked reads a result and checks it is for sim (when known) and, when
-// a pin is in force, from the pinned harness commit.
+// readChecked reads a result with ReadRun and checks it with check.
 func (f *Flow) readChecked(dir, sim string) (Run, error) {
 	r, err := ReadRun(dir)
 	if err != nil {
 		return r, err
 	}
+	return r, f.check(dir, r, sim)
+}
+
+// check reports whether the result r (read from dir) is for sim (when known)
+// and, when a pin is in force, from the pinned harness commit.
+func (f *Flow) check(dir string, r Run, sim string) error {
 	p := r.Summary.Provenance
 	if sim != "" && p.Simulator.Commit != sim {
-		return r, fmt.Errorf("%s: result is for simulator commit %q, want %s", dir, p.Simulator.Commit, sim)
+		return fmt.Errorf("%s: result is for simulator commit %q, want %s", dir, p.Simulator.Commit, sim)
 	}
 	if f.Key.HarnessCommit != "" && p.Harness.Commit != f.Key.HarnessCommit {
-		return r, fmt.Errorf("%s: result is from harness commit %q, want the pinned %s", dir, p.Harness.Commit, f.Key.HarnessCommit)
+		return fmt.Errorf("%s: result is from harness commit %q, want the pinned %s", dir, p.Harness.Commit, f.Key.HarnessCommit)
 	}
-	return r, nil
+	return nil
 }
 
 // post creates or updates the sticky comment. A read-only token is not an
@@ -322,17 +348,18 @@ func (f *Flow) post(ctx context.Context, number int, markdown string) (url strin
 	return c.URL, false, nil
 }
 
-// score produces a result in dir, from the cache when it holds one.
-func (f *Flow) score(ctx context.Context, what, sim string, shard *report.Shard, dir string) (cached bool, err error) {
+// score produces a result in dir, from the cache when it holds one, and
+// returns it read and checked.
+func (f *Flow) score(ctx context.Context, what, sim string, shard *report.Shard, dir string) (r Run, cached bool, err error) {
 	key := f.Key
 	key.SimCommit, key.Shard = sim, shard.String()
 	if err := os.RemoveAll(dir); err != nil {
-		return false, err
+		return Run{}, false, err
 	}
 	if f.Cache != nil {
-		if src, ok := f.Cache.Lookup(key); ok {
+		if src, r, ok := f.Cache.Lookup(key); ok {
 			Notice(f.Log, fmt.Sprintf("Using the cached %s result for %s.", what, sim))
-			return true, CopyResult(src, dir)
+			return r, true, CopyResult(src, dir)
 		}
 	}
 	title := fmt.Sprintf("Score %s %s", what, sim)
@@ -343,17 +370,17 @@ func (f *Flow) score(ctx context.Context, what, sim string, shard *report.Shard,
 	err = f.Scorer.Score(ctx, sim, shard, dir)
 	EndGroup(f.Log)
 	if err != nil {
-		return false, fmt.Errorf("score %s %s: %w", what, sim, err)
+		return Run{}, false, fmt.Errorf("score %s %s: %w", what, sim, err)
 	}
-	if _, err := f.readChecked(dir, sim); err != nil {
-		return false, fmt.Errorf("score %s: %w", what, err)
+	if r, err = f.readChecked(dir, sim); err != nil {
+		return Run{}, false, fmt.Errorf("score %s: %w", what, err)
 	}
 	if f.Cache != nil {
 		if err := f.Cache.Store(key, dir); err != nil {
 			Warning(f.Log, fmt.Sprintf("Could not cache the %s result: %v", what, err))
 		}
 	}
-	return false, nil
+	return r, false, nil
 }
 
 func (f *Flow) writeSummary(md string) error {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
@@ -276,6 +277,9 @@ func TestShardThenMerge(t *testing.T) {
 		if len(cm.calls) != 0 || !strings.Contains(summary.String(), fmt.Sprintf("shard %d/2", k)) || out.MarkdownPath != "" {
 			t.Errorf("shard %d: calls %v, summary %q", k, cm.calls, summary)
 		}
+		if sh := out.Head.Shard; sh == nil || sh.Index != k || out.Head.Provenance.Simulator.Commit != headSHA {
+			t.Errorf("shard %d: outcome's head summary is for shard %v of %s", k, sh, out.Head.Provenance.Simulator.Commit)
+		}
 	}
 	cm := &fakeComments{self: "github-actions[bot]"}
 	f, _, _ := newFlow(t, sc, cm)
@@ -285,6 +289,9 @@ func TestShardThenMerge(t *testing.T) {
 	}
 	if len(sc.merged) != 2 || len(sc.merged[0]) != 2 || out.CommentURL == "" || out.Comparison.Base == nil {
 		t.Errorf("merged %v, outcome %+v", sc.merged, out)
+	}
+	if out.Head.Shard != nil || !cmp.Equal(out.Head, out.Comparison.Head) {
+		t.Errorf("merged outcome's head summary %+v is not the compared one", out.Head)
 	}
 }
 
