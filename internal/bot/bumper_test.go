@@ -306,6 +306,22 @@ func TestPlanBumpGolden(t *testing.T) {
 	}
 }
 
+// TestPlanBumpUppercaseCommit: pin.BumpUses moves a reference whose commit
+// is written in uppercase, so the plan counts it as pinning the harness.
+func TestPlanBumpUppercaseCommit(t *testing.T) {
+	t.Parallel()
+	const newCommit = "89abcdef0123456789abcdef0123456789abcdef"
+	wf := strings.Replace(workflowV100, oldCommit, strings.ToUpper(oldCommit), 1)
+	plan, err := PlanBump(ConsumerFiles{PinPath: ".github/accuracy-harness.yaml", Workflows: map[string][]byte{".github/workflows/a.yml": []byte(wf)}},
+		Target{Harness: Repo{"Inference-Sim", "accuracy-dashboard"}, Tag: "v1.1.0", Commit: newCommit, WebURL: "https://github.com"})
+	if err != nil {
+		t.Fatalf("PlanBump: %v, want a plan", err)
+	}
+	if plan.FromTag != "v1.0.0" || !strings.Contains(string(plan.Files[".github/workflows/a.yml"]), "@"+newCommit+" # v1.1.0") {
+		t.Errorf("plan from %q, files %q", plan.FromTag, plan.Files)
+	}
+}
+
 func TestBumpLateOlderReleaseDoesNotMoveTheBranchBack(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

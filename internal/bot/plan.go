@@ -117,7 +117,7 @@ func PlanBump(files ConsumerFiles, t Target) (BumpPlan, error) {
 			continue
 		}
 		for _, u := range uses {
-			if strings.EqualFold(u.Repo, t.Harness.String()) && pin.CheckCommit(u.Ref) == nil {
+			if pinsHarness(u, t.Harness) {
 				pinned = true
 				if plan.FromTag == "" && pin.CheckTag(u.Comment) == nil {
 					plan.FromTag = u.Comment
@@ -145,6 +145,14 @@ func PlanBump(files ConsumerFiles, t Target) (BumpPlan, error) {
 	plan.Message = fmt.Sprintf("%s\n\nPins %s at %s (%s).\n\n%s\n", plan.Title, t.Harness, t.Commit, t.Tag, BumpTrailer)
 	plan.Body = bumpBody(plan, t)
 	return plan, nil
+}
+
+// pinsHarness reports whether a `uses:` reference pins the harness by
+// commit. It is pin.BumpUses's rule for the references it moves (the
+// repository compared case-insensitively, a 40-hex ref in either case), so
+// that every file BumpUses changes counts as pinning.
+func pinsHarness(u pin.Uses, harness Repo) bool {
+	return strings.EqualFold(u.Repo, harness.String()) && pin.CheckCommit(strings.ToLower(u.Ref)) == nil
 }
 
 // bumpBody is the pull request body: what moves, the compare link and the
