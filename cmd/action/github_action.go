@@ -13,6 +13,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 	"github.com/inference-sim/accuracy-dashboard/internal/prcheck"
+	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
@@ -185,7 +186,8 @@ func cloneURL(p pin.Pin, in actionInputs) string {
 	return p.Harness.CloneURL(in.serverURL)
 }
 
-// outputsOf lists the step outputs of an outcome. A shard run outputs its
+// outputsOf lists the step outputs of an outcome: the figures are the head's
+// headline tier, as the summary table shows them. A shard run outputs its
 // label but no figures: they cover only its slice, and the merge job
 // reports the whole.
 func outputsOf(o prcheck.Outcome) [][2]string {
@@ -193,11 +195,8 @@ func outputsOf(o prcheck.Outcome) [][2]string {
 	if o.HeadDir != "" {
 		summaryPath = filepath.Join(o.HeadDir, report.SummaryFile)
 	}
-	if h := o.Head; h.Shard == nil {
-		tier := h.Tiers.MeasuredResolved
-		if tier.TTFT.N == 0 && tier.TPOT.N == 0 {
-			tier = h.Tiers.All
-		}
+	if o.Head.Shard == nil {
+		_, tier, _ := render.HeadlineTier(o.Head.Tiers)
 		ttft, tpot = mape(tier.TTFT), mape(tier.TPOT)
 	}
 	return [][2]string{

@@ -102,7 +102,7 @@ func TestEvaluate(t *testing.T) {
 	t.Parallel()
 	head, base := comparePair()
 	c := Compare(head, &base)
-	// Headline tier measured_resolved: TTFT Δ −1.67, TPOT Δ +3.33.
+	// Threshold tier measured_resolved: TTFT Δ −1.67, TPOT Δ +3.33.
 	tests := []struct {
 		name             string
 		th               Thresholds
@@ -126,13 +126,13 @@ func TestEvaluate(t *testing.T) {
 	}
 }
 
-func TestHeadlineTierFallsBack(t *testing.T) {
+func TestThresholdTierFallsBack(t *testing.T) {
 	t.Parallel()
 	head := mkRun(headSHA, pt{"x1", "assumed", 1, 50, 5, 60, 5})
 	base := mkRun(baseSHA, pt{"x1", "assumed", 1, 50, 5, 55, 5})
 	c := Compare(head, &base)
-	if got := HeadlineTier(c); got != report.TierAll {
-		t.Errorf("HeadlineTier = %s, want all", got)
+	if got := thresholdTier(c); got != report.TierAll {
+		t.Errorf("thresholdTier = %s, want all", got)
 	}
 	v := Evaluate(c, Thresholds{Alert: f64(5)})
 	if len(v.Alerts) != 1 || !strings.Contains(v.Alerts[0], "(all tier)") {

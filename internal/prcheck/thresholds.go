@@ -23,10 +23,12 @@ type Verdict struct {
 	Failures []string
 }
 
-// HeadlineTier is the tier thresholds apply to: measured_resolved when both
-// runs scored some of its points for every metric, else all (the same
-// fallback the harness's table makes).
-func HeadlineTier(c render.Comparison) string {
+// thresholdTier is the tier thresholds apply to: measured_resolved when, for
+// every metric, some of its points were scored by both runs, else all. This
+// is not render.HeadlineTier, which looks at one run's own figures: a Δ
+// needs common points, so a measured_resolved row without any falls back
+// even when each run scored some of that tier on its own.
+func thresholdTier(c render.Comparison) string {
 	for _, r := range c.Rows {
 		if r.Tier == report.TierMeasuredResolved && r.Common == 0 {
 			return report.TierAll
@@ -35,14 +37,14 @@ func HeadlineTier(c render.Comparison) string {
 	return report.TierMeasuredResolved
 }
 
-// Evaluate applies th to the headline tier of c. A metric past a threshold
+// Evaluate applies th to the tier thresholdTier picks. A metric past a threshold
 // has Δ strictly greater than it. Without a baseline nothing is evaluated.
 func Evaluate(c render.Comparison, th Thresholds) Verdict {
 	var v Verdict
 	if c.Base == nil {
 		return v
 	}
-	tier := HeadlineTier(c)
+	tier := thresholdTier(c)
 	for _, r := range c.Rows {
 		if r.Tier != tier || r.Delta == nil {
 			continue
