@@ -544,9 +544,10 @@ func runEvent(t *testing.T, id int64, headSHA string) []byte {
 	return payload(t, "workflow_run", "completed", func(m map[string]any) bool {
 		return m["workflow_run"].(map[string]any)["conclusion"] == "success"
 	}, func(m map[string]any) {
-		m["repository"].(map[string]any)["full_name"] = harnessRepo
+		repo := m["repository"].(map[string]any)
+		repo["full_name"], repo["default_branch"] = harnessRepo, "main"
 		r := m["workflow_run"].(map[string]any)
-		r["id"], r["path"], r["event"], r["head_sha"] = id, ".github/workflows/publish.yml", "schedule", headSHA
+		r["id"], r["path"], r["event"], r["head_sha"], r["head_branch"] = id, ".github/workflows/publish.yml", "schedule", headSHA, "main"
 		r["head_repository"].(map[string]any)["full_name"] = harnessRepo
 	})
 }

@@ -73,6 +73,8 @@ type Run struct {
 	Conclusion string
 	HeadSHA    string
 	HeadBranch string
+	// DefaultBranch is the default branch of Repo, as the event reports it.
+	DefaultBranch string
 	// HeadRepo is the repository the run's head commit came from (a fork
 	// for pull requests from forks).
 	HeadRepo Repo

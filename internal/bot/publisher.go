@@ -88,7 +88,10 @@ type PublishResult struct {
 
 // RunDecision says whether a completed run should be published ("" when it
 // should): the configured workflow of the configured repository, a success,
-// not triggered by a pull request and not from a fork.
+// not triggered by a pull request, not from a fork, and run on the
+// repository's default branch (a run on any other branch, or whose default
+// branch is unknown, is not published: its harness checkout is not the
+// harness's main line).
 func RunDecision(run Run, repo Repo, workflow string) string {
 	wf, _, _ := strings.Cut(run.WorkflowPath, "@")
 	switch {
@@ -104,6 +107,10 @@ func RunDecision(run Run, repo Repo, workflow string) string {
 		return fmt.Sprintf("run triggered by %s", run.Event)
 	case run.HeadRepo != (Repo{}) && !run.HeadRepo.Same(run.Repo):
 		return fmt.Sprintf("run of a commit from %s", run.HeadRepo)
+	case run.DefaultBranch == "":
+		return "the repository's default branch is unknown"
+	case run.HeadBranch != run.DefaultBranch:
+		return fmt.Sprintf("run on branch %q, not the default branch %q", run.HeadBranch, run.DefaultBranch)
 	}
 	return ""
 }

@@ -33,7 +33,7 @@ func newPublishWorld(t *testing.T) *publishWorld {
 		WorkflowPath: ".github/workflows/publish.yml", Artifact: "accuracy-report",
 	}, Now: func() time.Time { return t0 }}
 	w.run = Run{Repo: w.harness, ID: runID, WorkflowPath: ".github/workflows/publish.yml", Event: "schedule", Status: "completed",
-		Conclusion: "success", HeadSHA: strings.Repeat("d", 40), HeadBranch: "main", HeadRepo: w.harness,
+		Conclusion: "success", HeadSHA: strings.Repeat("d", 40), HeadBranch: "main", DefaultBranch: "main", HeadRepo: w.harness,
 		URL: "https://github.com/" + harnessName + "/actions/runs/4242", UpdatedAt: t0}
 	return w
 }
@@ -277,6 +277,8 @@ func TestRunDecision(t *testing.T) {
 		{func(r *Run) { r.Event = "pull_request" }, "triggered by pull_request"},
 		{func(r *Run) { r.HeadRepo = Repo{"fork", "x"} }, "from fork/x"},
 		{func(r *Run) { r.Repo = Repo{"o", "r"} }, "run of o/r"},
+		{func(r *Run) { r.HeadBranch = "experiment" }, `run on branch "experiment", not the default branch "main"`},
+		{func(r *Run) { r.DefaultBranch = "" }, "default branch is unknown"},
 	} {
 		r := base
 		tc.edit(&r)

@@ -33,8 +33,9 @@ func Events(bumper Bumper, publisher Publisher) map[string]Handler {
 }
 
 type repository struct {
-	FullName string `json:"full_name"`
-	HTMLURL  string `json:"html_url"`
+	FullName      string `json:"full_name"`
+	HTMLURL       string `json:"html_url"`
+	DefaultBranch string `json:"default_branch"`
 }
 
 func (r *repository) repo() (bot.Repo, error) {
@@ -135,7 +136,7 @@ func (h workflowRunHandler) Handle(ctx context.Context, d Delivery) error {
 	}
 	r := p.WorkflowRun
 	run := bot.Run{Repo: repo, ID: r.ID, WorkflowPath: r.Path, Event: r.Event, Status: r.Status, HeadSHA: r.HeadSHA,
-		HeadBranch: r.HeadBranch, URL: r.HTMLURL, UpdatedAt: r.UpdatedAt}
+		HeadBranch: r.HeadBranch, DefaultBranch: p.Repository.DefaultBranch, URL: r.HTMLURL, UpdatedAt: r.UpdatedAt}
 	if r.Conclusion != nil {
 		run.Conclusion = *r.Conclusion
 	}

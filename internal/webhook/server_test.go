@@ -235,7 +235,8 @@ func TestRealPayloads(t *testing.T) {
 	}
 	got := h.rec.runs[0]
 	if got.Conclusion != "success" || got.ID != 289782451 || got.WorkflowPath != ".github/workflows/test.yml" ||
-		got.HeadSHA != "3484a3fb816e0859fd6e1cea078d76385ff50625" || got.UpdatedAt.IsZero() || got.HeadRepo.String() == "/" {
+		got.HeadSHA != "3484a3fb816e0859fd6e1cea078d76385ff50625" || got.UpdatedAt.IsZero() || got.HeadRepo.String() == "/" ||
+		got.HeadBranch != "master" || got.DefaultBranch != "master" {
 		t.Errorf("run = %+v", got)
 	}
 	// Every handled delivery was logged with delivery, installation and repository.
