@@ -18,8 +18,9 @@ import (
 //	          base: a1 20, a2 5,  a4 30, r1 10, x1 40
 //	measured_resolved common {a1,a2,r1}: head (10+20+0)/3 = 10, base (20+5+10)/3 = 35/3
 //	all common {a1,a2,r1,x1}: head 70/4 = 17.5, base 75/4 = 18.75
-func comparePair() (Run, Run) {
-	head := mkRun(headSHA,
+func comparePair(t *testing.T) (Run, Run) {
+	t.Helper()
+	head := mkRun(t, headSHA,
 		pt{"a1", "measured", 1, 100, 10, 110, 10},
 		pt{"a2", "measured", 2, 100, 10, 80, 10},
 		pt{"a3", "measured", 4, 100, 10, 150, 10},
@@ -27,7 +28,7 @@ func comparePair() (Run, Run) {
 		pt{"r1", "resolved", 1, 200, 20, 200, 22},
 		pt{"x1", "assumed", 1, 50, 5, 70, 5},
 	)
-	base := mkRun(baseSHA,
+	base := mkRun(t, baseSHA,
 		pt{"a1", "measured", 1, 100, 10, 120, 10},
 		pt{"a2", "measured", 2, 100, 10, 95, 10},
 		pt{"a3", "measured", 4, 100, 10, 0, 0},
@@ -40,7 +41,7 @@ func comparePair() (Run, Run) {
 
 func TestCompare(t *testing.T) {
 	t.Parallel()
-	head, base := comparePair()
+	head, base := comparePair(t)
 	c := Compare(head, &base)
 	if len(c.Rows) != 4 {
 		t.Fatalf("%d rows, want 4", len(c.Rows))
@@ -83,7 +84,7 @@ func TestCompare(t *testing.T) {
 
 func TestCompareNoBaseline(t *testing.T) {
 	t.Parallel()
-	head, _ := comparePair()
+	head, _ := comparePair(t)
 	c := Compare(head, nil)
 	if c.Base != nil || len(c.Movers) != 0 {
 		t.Error("baseline data without a baseline")
@@ -100,7 +101,7 @@ func TestCompareNoBaseline(t *testing.T) {
 
 func TestEvaluate(t *testing.T) {
 	t.Parallel()
-	head, base := comparePair()
+	head, base := comparePair(t)
 	c := Compare(head, &base)
 	// Threshold tier measured_resolved: TTFT Δ −1.67, TPOT Δ +3.33.
 	tests := []struct {
@@ -128,8 +129,8 @@ func TestEvaluate(t *testing.T) {
 
 func TestThresholdTierFallsBack(t *testing.T) {
 	t.Parallel()
-	head := mkRun(headSHA, pt{"x1", "assumed", 1, 50, 5, 60, 5})
-	base := mkRun(baseSHA, pt{"x1", "assumed", 1, 50, 5, 55, 5})
+	head := mkRun(t, headSHA, pt{"x1", "assumed", 1, 50, 5, 60, 5})
+	base := mkRun(t, baseSHA, pt{"x1", "assumed", 1, 50, 5, 55, 5})
 	c := Compare(head, &base)
 	if got := thresholdTier(c); got != report.TierAll {
 		t.Errorf("thresholdTier = %s, want all", got)
@@ -142,8 +143,8 @@ func TestThresholdTierFallsBack(t *testing.T) {
 
 func TestCompareRendersEscaped(t *testing.T) {
 	t.Parallel()
-	head := mkRun(headSHA, pt{"a|@evil", "measured", 1, 100, 10, 110, 10})
-	base := mkRun(baseSHA, pt{"a|@evil", "measured", 1, 100, 10, 150, 10})
+	head := mkRun(t, headSHA, pt{"a|@evil", "measured", 1, 100, 10, 110, 10})
+	base := mkRun(t, baseSHA, pt{"a|@evil", "measured", 1, 100, 10, 150, 10})
 	md := render.CompareMarkdown(Compare(head, &base))
 	if strings.Contains(md, "a|@evil") || !strings.Contains(md, `a\|@`+"\u200d"+"evil") {
 		t.Errorf("point id not escaped:\n%s", md)
@@ -158,8 +159,8 @@ func TestCompareRendersEscaped(t *testing.T) {
 //	Δ shape = 5 − 10 = −5 pp
 func TestCompareShape(t *testing.T) {
 	t.Parallel()
-	head := mkRun(headSHA, pt{"u1", "measured", 1, 10, 1, 10, 1}, pt{"u2", "measured", 2, 20, 1, 22, 1}, pt{"u4", "measured", 4, 40, 1, 40, 1})
-	base := mkRun(baseSHA, pt{"u1", "measured", 1, 10, 1, 10, 1}, pt{"u2", "measured", 2, 20, 1, 20, 1}, pt{"u4", "measured", 4, 40, 1, 48, 1})
+	head := mkRun(t, headSHA, pt{"u1", "measured", 1, 10, 1, 10, 1}, pt{"u2", "measured", 2, 20, 1, 22, 1}, pt{"u4", "measured", 4, 40, 1, 40, 1})
+	base := mkRun(t, baseSHA, pt{"u1", "measured", 1, 10, 1, 10, 1}, pt{"u2", "measured", 2, 20, 1, 20, 1}, pt{"u4", "measured", 4, 40, 1, 48, 1})
 	c := Compare(head, &base)
 	r := c.Rows[0]
 	if r.Tier != report.TierMeasuredResolved || r.Metric != "TTFT" {

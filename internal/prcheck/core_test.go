@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
@@ -96,7 +97,7 @@ func TestCacheStoreLookup(t *testing.T) {
 		t.Fatal("hit in an empty cache")
 	}
 	src := filepath.Join(t.TempDir(), "r")
-	stored := mkRun(headSHA, pt{"a1", "measured", 1, 100, 10, 110, 10})
+	stored := mkRun(t, headSHA, pt{"a1", "measured", 1, 100, 10, 110, 10})
 	writeRun(t, src, stored)
 	if err := c.Store(key, src); err != nil {
 		t.Fatal(err)
@@ -133,30 +134,44 @@ func TestCacheStoreLookup(t *testing.T) {
 
 func TestReadRunRefuses(t *testing.T) {
 	t.Parallel()
-	r := mkRun(headSHA, pt{"a1", "measured", 1, 100, 10, 110, 10}, pt{"a2", "measured", 2, 100, 10, 0, 0})
-	unbalanced := r
-	unbalanced.Summary.Coverage.Scored = 2
-	short := r
-	short.Points = r.Points[:1]
-	for name, run := range map[string]Run{"unbalanced": unbalanced, "points missing": short} {
-		dir := filepath.Join(t.TempDir(), "r")
-		writeRun(t, dir, run)
-		if _, err := ReadRun(dir); err == nil {
-			t.Errorf("%s: accepted", name)
+	r := mkRun(t, headSHA, pt{"a1", "measured", 1, 100, 10, 110, 10}, pt{"a2", "measured", 2, 100, 10, 0, 0})
+	encode := func(v any) []byte {
+		b, err := diskio.JSON(v)
+		if err != nil {
+			t.Fatal(err)
 		}
+		return b
 	}
-	dir := filepath.Join(t.TempDir(), "r")
-	writeRun(t, dir, r)
-	os.WriteFile(filepath.Join(dir, "summary.json"), []byte(`{"schema_version":1,"surprise":true}`), 0o644)
-	if _, err := ReadRun(dir); err == nil || !strings.Contains(err.Error(), "surprise") {
-		t.Errorf("unknown field: err = %v", err)
+	unbalanced := r.Summary
+	unbalanced.Coverage.Scored = 2
+	badCommit := r.Summary
+	badCommit.Provenance.Harness.Commit = "x` @org/team"
+	tests := map[string]struct {
+		file string
+		data []byte
+		want string
+	}{
+		"unbalanced":     {report.SummaryFile, encode(unbalanced), "coverage does not balance"},
+		"points missing": {report.PointsFile, encode(r.Points[:1]), "points.json holds 1 points"},
+		"unknown field":  {report.SummaryFile, []byte(`{"schema_version":1,"surprise":true}`), "surprise"},
+		"not a commit":   {report.SummaryFile, encode(badCommit), "does not match its schema"},
+	}
+	for name, tt := range tests {
+		dir := filepath.Join(t.TempDir(), "r")
+		writeRun(t, dir, r)
+		if err := os.WriteFile(filepath.Join(dir, tt.file), tt.data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ReadRun(dir); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: err = %v, want %q", name, err, tt.want)
+		}
 	}
 }
 
 func TestPlanMerge(t *testing.T) {
 	t.Parallel()
 	shardRun := func(k, n int) Run {
-		r := mkRun(headSHA, pt{"a1", "measured", 1, 100, 10, 110, 10})
+		r := mkRun(t, headSHA, pt{"a1", "measured", 1, 100, 10, 110, 10})
 		r.Summary.Shard = mustShard(t, k, n)
 		return r
 	}
@@ -194,7 +209,7 @@ func TestPlanMerge(t *testing.T) {
 			writeRun(t, filepath.Join(dir, "s2", "head"), shardRun(2, 2))
 		},
 		"not a shard": func(dir string) {
-			writeRun(t, filepath.Join(dir, "s1", "head"), mkRun(headSHA, pt{"a1", "measured", 1, 100, 10, 110, 10}))
+			writeRun(t, filepath.Join(dir, "s1", "head"), mkRun(t, headSHA, pt{"a1", "measured", 1, 100, 10, 110, 10}))
 		},
 		"empty": func(string) {},
 	}

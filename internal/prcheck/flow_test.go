@@ -132,7 +132,7 @@ func newFlow(t *testing.T, sc Scorer, cm Commenter) (*Flow, *bytes.Buffer, *stri
 }
 
 func canned(t *testing.T) *fakeScorer {
-	head, base := comparePair()
+	head, base := comparePair(t)
 	return &fakeScorer{t: t, runs: map[string]Run{headSHA: head, baseSHA: base}}
 }
 
