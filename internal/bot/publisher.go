@@ -225,18 +225,16 @@ func SummaryFromArtifact(zipped []byte) ([]byte, error) {
 	return raw, nil
 }
 
-// Publish validates raw summary.json against the summary schema, applies the gate and writes one
-// commit to the dashboard repository's default branch. When the branch
+// Publish reads raw summary.json (report.ParseSummary: schema, strict
+// decoding, balanced coverage), applies the gate and writes one commit to
+// the dashboard repository's default branch. When the branch
 // moves meanwhile (ErrConflict on the fast-forward ref update) the commit is
 // rebuilt on the new head and retried, up to MaxAttempts times. A refused
 // summary is PublishRefused with its reasons and a nil error.
 func (p *Publisher) Publish(ctx context.Context, raw []byte, publishedAt time.Time, source string) (PublishResult, error) {
-	if err := report.ValidateSummary(raw); err != nil {
+	s, err := report.ParseSummary(raw)
+	if err != nil {
 		return refused(err.Error()), nil
-	}
-	var s report.Summary
-	if err := decodeStrict(raw, &s); err != nil {
-		return refused(fmt.Sprintf("summary.json: %v", err)), nil
 	}
 	check, err := p.checkHarness(ctx, s)
 	if err != nil {

@@ -143,10 +143,10 @@ func TestPublishRefusals(t *testing.T) {
 		{"unbalanced", func(t *testing.T) map[string][]byte { return map[string][]byte{"summary.json": unbalanced(t)} }, "coverage does not balance"},
 		{"missing artifact", nil, `no artifact named "accuracy-report"`},
 		{"no summary in artifact", func(*testing.T) map[string][]byte { return map[string][]byte{"points.json": []byte("[]")} }, "no summary.json"},
-		{"malformed json", func(*testing.T) map[string][]byte { return map[string][]byte{"summary.json": []byte("{")} }, "summary.json"},
+		{"malformed json", func(*testing.T) map[string][]byte { return map[string][]byte{"summary.json": []byte("{")} }, "summary.json: not JSON"},
 		{"schema", func(*testing.T) map[string][]byte {
 			return map[string][]byte{"summary.json": []byte(`{"schema_version":1,"label":"release"}`)}
-		}, "summary.json"},
+		}, "summary.json: does not match its schema"},
 		{"asserted harness not released", func(t *testing.T) map[string][]byte {
 			s := releaseSummary(t, "v0.7.15", "v1.0.0")
 			s.Provenance.Harness.Source = report.HarnessAssertion
@@ -287,10 +287,12 @@ func TestRunDecision(t *testing.T) {
 			t.Errorf("RunDecision(%+v) = %q, want %q", r, got, tc.want)
 		}
 	}
-	// An ignored run makes no GitHub call.
+	// An ignored run makes no GitHub call: this publisher has no GitHub,
+	// so any call would panic.
 	r := base
 	r.Conclusion = "cancelled"
-	if res, err := w.pub.PublishRun(context.Background(), r); err != nil || res.Outcome != PublishIgnored {
+	offline := &Publisher{Cfg: w.pub.Cfg}
+	if res, err := offline.PublishRun(context.Background(), r); err != nil || res.Outcome != PublishIgnored {
 		t.Errorf("%+v %v", res, err)
 	}
 }
