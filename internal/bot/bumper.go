@@ -245,9 +245,7 @@ func (b *Bumper) bumpRepo(ctx context.Context, repo Repo, t Target, id Identity)
 			out.Reason = fmt.Sprintf("branch %s already bumps to a newer version", b.Cfg.Branch)
 			return out, nil
 		}
-		if upToDate, err = b.branchHas(ctx, repo, branchSHA, plan.Files); err != nil {
-			return out, err
-		}
+		upToDate = onBranch.Has(plan.Files)
 	}
 	pulls, err := b.GH.OpenPulls(ctx, repo, b.Cfg.Branch)
 	if err != nil {
@@ -310,24 +308,6 @@ func (b *Bumper) bumpRepo(ctx context.Context, repo Repo, t Target, id Identity)
 		out.Closed = append(out.Closed, old.Number)
 	}
 	return out, nil
-}
-
-// branchHas reports whether every planned file already has its planned
-// content at sha.
-func (b *Bumper) branchHas(ctx context.Context, repo Repo, sha string, files map[string][]byte) (bool, error) {
-	for p, want := range files {
-		got, err := b.GH.ReadFile(ctx, repo, sha, p)
-		if errors.Is(err, ErrNotFound) {
-			return false, nil
-		}
-		if err != nil {
-			return false, fmt.Errorf("read %s on the bump branch: %w", p, err)
-		}
-		if string(got) != string(want) {
-			return false, nil
-		}
-	}
-	return true, nil
 }
 
 func short(sha string) string {

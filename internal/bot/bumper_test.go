@@ -348,3 +348,24 @@ func TestBumpLateOlderReleaseDoesNotMoveTheBranchBack(t *testing.T) {
 		t.Error("bump branch no longer at v1.2.0")
 	}
 }
+
+func TestConsumerFilesHas(t *testing.T) {
+	t.Parallel()
+	c := ConsumerFiles{PinPath: "p.yaml", Pin: []byte("pin"), Workflows: map[string][]byte{"w.yml": []byte("wf")}}
+	for _, tc := range []struct {
+		files map[string][]byte
+		want  bool
+	}{
+		{map[string][]byte{"p.yaml": []byte("pin"), "w.yml": []byte("wf")}, true},
+		{map[string][]byte{"w.yml": []byte("wf")}, true},
+		{map[string][]byte{"p.yaml": []byte("new pin")}, false},
+		{map[string][]byte{"other.yml": []byte("wf")}, false},
+	} {
+		if got := c.Has(tc.files); got != tc.want {
+			t.Errorf("Has(%q) = %v, want %v", tc.files, got, tc.want)
+		}
+	}
+	if (ConsumerFiles{PinPath: "p.yaml"}).Has(map[string][]byte{"p.yaml": nil}) {
+		t.Error("an absent pin file counted as present")
+	}
+}

@@ -33,6 +33,21 @@ type ConsumerFiles struct {
 	Workflows map[string][]byte
 }
 
+// Has reports whether every file of files (path → content, e.g. a plan's)
+// is among c's, with that content.
+func (c ConsumerFiles) Has(files map[string][]byte) bool {
+	for p, want := range files {
+		got, ok := c.Workflows[p]
+		if p == c.PinPath {
+			got, ok = c.Pin, c.Pin != nil
+		}
+		if !ok || string(got) != string(want) {
+			return false
+		}
+	}
+	return true
+}
+
 // Target is the harness version a bump moves to.
 type Target struct {
 	Harness Repo
