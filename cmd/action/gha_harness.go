@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -57,10 +56,10 @@ func preparePinnedHarness(ctx context.Context, p pin.Pin, cloneURL, cacheDir str
 		return nil, fmt.Errorf("harness: %w", err)
 	}
 	defer os.RemoveAll(tmp)
-	if _, err := runGit(ctx, "", env, "clone", "--quiet", "--no-checkout", cloneURL, tmp); err != nil {
+	if _, err := harness.Git(ctx, "", "clone", "--quiet", "--no-checkout", cloneURL, tmp); err != nil {
 		return nil, fmt.Errorf("harness: clone %s: %w", cloneURL, err)
 	}
-	if _, err := runGit(ctx, tmp, env, "-c", "advice.detachedHead=false", "checkout", "--quiet", "--detach", p.Harness.Commit); err != nil {
+	if _, err := harness.Git(ctx, tmp, "-c", "advice.detachedHead=false", "checkout", "--quiet", "--detach", p.Harness.Commit); err != nil {
 		return nil, fmt.Errorf("harness: %s has no commit %s: %w", cloneURL, p.Harness.Commit, err)
 	}
 	if err := os.Rename(tmp, h.dir); err != nil {
@@ -86,17 +85,17 @@ func preparePinnedHarness(ctx context.Context, p pin.Pin, cloneURL, cacheDir str
 // verify checks that the clone's HEAD is the pinned commit, that its tracked
 // files are unchanged, and that the pinned tag names that commit.
 func (h *pinnedHarness) verify(ctx context.Context, p pin.Pin) error {
-	head, err := runGit(ctx, h.dir, h.env, "rev-parse", "HEAD")
+	head, err := harness.Git(ctx, h.dir, "rev-parse", "HEAD")
 	if err != nil {
 		return fmt.Errorf("harness: %w", err)
 	}
 	if head != p.Harness.Commit {
 		return fmt.Errorf("harness: checkout is at %s, not the pinned %s", head, p.Harness.Commit)
 	}
-	if st, err := runGit(ctx, h.dir, h.env, "status", "--porcelain", "--untracked-files=no"); err != nil || st != "" {
+	if st, err := harness.Git(ctx, h.dir, "status", "--porcelain", "--untracked-files=no"); err != nil || st != "" {
 		return fmt.Errorf("harness: checkout %s is modified (%v): %s", h.dir, err, st)
 	}
-	tagged, err := runGit(ctx, h.dir, h.env, "rev-parse", "--verify", "--quiet", "refs/tags/"+p.Harness.Tag+"^{commit}")
+	tagged, err := harness.Git(ctx, h.dir, "rev-parse", "--verify", "--quiet", "refs/tags/"+p.Harness.Tag+"^{commit}")
 	if err != nil {
 		return fmt.Errorf("harness: the repository has no tag %s (pinned with commit %s)", p.Harness.Tag, p.Harness.Commit)
 	}
@@ -171,8 +170,8 @@ func dataKey(p pin.Pin, repoDir string) (map[string]string, error) {
 // prepareSimulator checks that the simulator checkout is clean and holds
 // each commit, fetching the missing ones from its origin (a pull_request
 // checkout holds only the merge commit).
-func prepareSimulator(ctx context.Context, dir string, env []string, commits ...string) error {
-	st, err := runGit(ctx, dir, env, "status", "--porcelain")
+func prepareSimulator(ctx context.Context, dir string, commits ...string) error {
+	st, err := harness.Git(ctx, dir, "status", "--porcelain")
 	if err != nil {
 		return fmt.Errorf("simulator checkout %s: %w", dir, err)
 	}
@@ -180,10 +179,10 @@ func prepareSimulator(ctx context.Context, dir string, env []string, commits ...
 		return fmt.Errorf("simulator checkout %s has uncommitted changes; the harness scores commits, so commit or discard them:\n%s", dir, st)
 	}
 	for _, c := range commits {
-		if _, err := runGit(ctx, dir, env, "cat-file", "-e", c+"^{commit}"); err == nil {
+		if _, err := harness.Git(ctx, dir, "cat-file", "-e", c+"^{commit}"); err == nil {
 			continue
 		}
-		if _, err := runGit(ctx, dir, env, "fetch", "--quiet", "--no-tags", "origin", c); err != nil {
+		if _, err := harness.Git(ctx, dir, "fetch", "--quiet", "--no-tags", "origin", c); err != nil {
 			return fmt.Errorf("simulator checkout %s lacks commit %s and fetching it failed: %w", dir, c, err)
 		}
 	}
@@ -191,31 +190,15 @@ func prepareSimulator(ctx context.Context, dir string, env []string, commits ...
 }
 
 // simulatorHead is the commit checked out in dir.
-func simulatorHead(ctx context.Context, dir string, env []string) (string, error) {
-	return runGit(ctx, dir, env, "rev-parse", "HEAD")
+func simulatorHead(ctx context.Context, dir string) (string, error) {
+	return harness.Git(ctx, dir, "rev-parse", "HEAD")
 }
 
-// runGit runs git in dir and returns its trimmed stdout; a failure carries
-// git's message.
-func runGit(ctx context.Context, dir string, env []string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir, cmd.Env = dir, env
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(errb.String())
-		var ee *exec.ExitError
-		if errors.As(err, &ee) && msg != "" {
-			return "", fmt.Errorf("git %s: %s", args[0], msg)
-		}
-		return "", fmt.Errorf("git %s: %w", args[0], err)
-	}
-	return strings.TrimSpace(out.String()), nil
-}
-
-// subprocessEnv is the environment of git, go and the harness: the
-// process's own without the GitHub token, which the simulator under test
-// (pull-request code) must not see.
+// subprocessEnv is the environment of go and the harness: the process's own
+// without the GitHub token, which the simulator under test (pull-request
+// code) must not see. git runs through harness.Git: it runs no pull-request
+// code (hooks and filter drivers come from local configuration, not from the
+// checkout).
 func subprocessEnv(environ []string) []string {
 	out := make([]string, 0, len(environ))
 	for _, kv := range environ {

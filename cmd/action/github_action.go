@@ -119,7 +119,7 @@ func runScoringMode(ctx context.Context, in actionInputs, ev event, flow *prchec
 		}
 		// Not a pull request (schedule, push, workflow_dispatch): score
 		// the checked-out commit alone and do not comment.
-		head, err := simulatorHead(ctx, in.simulatorPath, env)
+		head, err := simulatorHead(ctx, in.simulatorPath)
 		if err != nil {
 			return prcheck.Outcome{}, fmt.Errorf("simulator checkout: %w", err)
 		}
@@ -153,7 +153,7 @@ func runScoringMode(ctx context.Context, in actionInputs, ev event, flow *prchec
 	if in.baseline {
 		commits = append(commits, pr.BaseSHA)
 	}
-	if err := prepareSimulator(ctx, in.simulatorPath, env, commits...); err != nil {
+	if err := prepareSimulator(ctx, in.simulatorPath, commits...); err != nil {
 		return prcheck.Outcome{}, err
 	}
 	return flow.RunPR(ctx, pr, in.baseline, in.shard)
