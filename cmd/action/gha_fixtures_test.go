@@ -61,7 +61,9 @@ func consumerRepo(t *testing.T, harnessDir, harnessCommit string) (dir, head, ba
 	dir = filepath.Join(t.TempDir(), "simulator")
 	harnesstest.Run(t, "", "git", "clone", "--quiet", sim.Dir, dir)
 	harnesstest.Run(t, dir, "git", "checkout", "--quiet", "-B", "feature", sim.V020)
-	copyTree(t, testLedger, filepath.Join(dir, "accuracy", "ledger"))
+	if err := os.CopyFS(filepath.Join(dir, "accuracy", "ledger"), os.DirFS(testLedger)); err != nil {
+		t.Fatal(err)
+	}
 	writeFile(t, filepath.Join(dir, ".github", "accuracy-harness.yaml"), "# Harness pinned for pull-request accuracy checks.\n"+
 		"harness:\n  repository: "+harnessDir+"\n  tag: "+harnessTag+"   # release\n  commit: "+harnessCommit+"\n"+
 		"data:\n  ledger: accuracy/ledger\n  catalog: none\n  registry: none\n")
@@ -118,27 +120,6 @@ func webhookExample(t *testing.T, event, action string) map[string]any {
 	}
 	t.Fatalf("no %s.%s example", event, action)
 	return nil
-}
-
-func copyTree(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if info.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 func writeFile(t *testing.T, path, s string) {
