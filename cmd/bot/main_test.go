@@ -427,6 +427,26 @@ func post(t *testing.T, addr, event, delivery string, body []byte) int {
 	return resp.StatusCode
 }
 
+// logged reports whether exactly one JSON log line has every field of want.
+func logged(t *testing.T, logs string, want map[string]any) bool {
+	t.Helper()
+	n := 0
+	for _, line := range strings.Split(strings.TrimSpace(logs), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("log line %q: %v", line, err)
+		}
+		match := true
+		for k, v := range want {
+			match = match && m[k] == v
+		}
+		if match {
+			n++
+		}
+	}
+	return n == 1
+}
+
 func waitDelivery(t *testing.T, done chan error) {
 	t.Helper()
 	select {
@@ -458,6 +478,11 @@ func TestServeReleaseEventBumpsOncePerRepository(t *testing.T) {
 	for _, repo := range []string{"org/app", "org/lib"} {
 		if n := len(openPulls(w.fake, repo)); n != 1 {
 			t.Errorf("%s: %d pull requests, want 1", repo, n)
+		}
+	}
+	for _, repo := range []string{"org/app", "org/lib"} {
+		if !logged(t, w.stderr.String(), map[string]any{"msg": "bump", "delivery": "delivery-1", "consumer": repo, "outcome": "created"}) {
+			t.Errorf("%s: outcome not logged once with its delivery:\n%s", repo, w.stderr)
 		}
 	}
 	calls := w.fake.CallCounts()
@@ -599,8 +624,8 @@ func TestServeWorkflowRunPublishesOrRefuses(t *testing.T) {
 	if n := len(w.fake.Commits(dashboardRepo, "refs/heads/main")); n != 2 {
 		t.Errorf("dashboard has %d commits, want 2 (refusals wrote nothing)", n)
 	}
-	if !strings.Contains(w.stderr.String(), `"msg":"artifact refused"`) {
-		t.Errorf("refusal not logged:\n%s", w.stderr)
+	if !logged(t, w.stderr.String(), map[string]any{"msg": "artifact refused", "delivery": fmt.Sprint("run-", bad), "run": float64(bad)}) {
+		t.Errorf("refusal not logged once with its delivery:\n%s", w.stderr)
 	}
 
 	// Commenting is best effort: when GitHub refuses the comment, the

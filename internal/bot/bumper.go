@@ -113,15 +113,20 @@ func (b *Bumper) BumpTag(ctx context.Context, tag string) ([]RepoOutcome, error)
 	if reason := ReleaseDecision(rel, b.Cfg.Harness, b.Cfg.AllowPrereleases); reason != "" {
 		return nil, fmt.Errorf("release %s: %s", tag, reason)
 	}
-	return b.BumpRelease(ctx, rel)
+	return b.BumpRelease(ctx, rel, nil)
 }
 
 // BumpRelease bumps every served repository that pins the harness to rel.
 // A release that should not bump (ReleaseDecision) does nothing. Every
 // repository is tried; the errors of those that failed are joined.
-// Running it again for the same release changes nothing.
-func (b *Bumper) BumpRelease(ctx context.Context, rel Release) ([]RepoOutcome, error) {
-	log := b.logger().With("release", rel.Tag)
+// Running it again for the same release changes nothing. log (nil: Log)
+// receives the outcome of each repository; a webhook handler passes its
+// delivery's logger.
+func (b *Bumper) BumpRelease(ctx context.Context, rel Release, log *slog.Logger) ([]RepoOutcome, error) {
+	if log == nil {
+		log = b.logger()
+	}
+	log = log.With("release", rel.Tag)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if reason := ReleaseDecision(rel, b.Cfg.Harness, b.Cfg.AllowPrereleases); reason != "" {
@@ -147,7 +152,7 @@ func (b *Bumper) BumpRelease(ctx context.Context, rel Release) ([]RepoOutcome, e
 	var errs []error
 	for _, repo := range repos {
 		o, err := b.bumpRepo(ctx, repo, t, id)
-		rlog := log.With("repository", repo.String())
+		rlog := log.With("consumer", repo.String())
 		if err != nil {
 			rlog.Error("bump failed", "err", err)
 			errs = append(errs, fmt.Errorf("%s: %w", repo, err))

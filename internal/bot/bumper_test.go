@@ -77,7 +77,7 @@ func TestBumpReleaseOnePullPerPinningRepository(t *testing.T) {
 	ctx := context.Background()
 	w := newBumpWorld(t)
 	rel, sha := w.gh.release(w.harness, "v1.1.0", "Faster scoring. Thanks @alice, fixes #12.")
-	got, err := w.bumper.BumpRelease(ctx, rel)
+	got, err := w.bumper.BumpRelease(ctx, rel, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestBumpReleaseOnePullPerPinningRepository(t *testing.T) {
 
 	// A redelivered event changes nothing.
 	before := len(w.gh.writes)
-	again, err := w.bumper.BumpRelease(ctx, rel)
+	again, err := w.bumper.BumpRelease(ctx, rel, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func TestBumpUpdatesInPlaceClosesSupersededAndRespectsHumans(t *testing.T) {
 	w.gh.mu.Unlock()
 
 	rel1, _ := w.gh.release(w.harness, "v1.1.0", "one")
-	if _, err := w.bumper.BumpRelease(ctx, rel1); err != nil {
+	if _, err := w.bumper.BumpRelease(ctx, rel1, nil); err != nil {
 		t.Fatal(err)
 	}
 	first := w.gh.openPulls(w.app)
@@ -164,7 +164,7 @@ func TestBumpUpdatesInPlaceClosesSupersededAndRespectsHumans(t *testing.T) {
 	}
 
 	rel2, sha2 := w.gh.release(w.harness, "v1.2.0", "two")
-	got, err := w.bumper.BumpRelease(ctx, rel2)
+	got, err := w.bumper.BumpRelease(ctx, rel2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +189,7 @@ func TestBumpUpdatesInPlaceClosesSupersededAndRespectsHumans(t *testing.T) {
 	// A human pushes to the bump branch of lib: the bot leaves it alone.
 	humanSHA := w.gh.push(w.lib, bumpBranch, map[string]string{"tweak": "1"}, "tweak", Identity{Login: "human"})
 	rel3, _ := w.gh.release(w.harness, "v1.3.0", "three")
-	got, err = w.bumper.BumpRelease(ctx, rel3)
+	got, err = w.bumper.BumpRelease(ctx, rel3, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +227,7 @@ func TestBumpReleaseIgnoresDraftsPrereleasesAndOtherRepos(t *testing.T) {
 	}
 	// An ignored release makes no call at all (the fake would fail on an unknown repo).
 	b := &Bumper{GH: newFake(t), Cfg: BumpConfig{Harness: h}}
-	if out, err := b.BumpRelease(context.Background(), Release{Repo: h, Tag: "v1", Draft: true}); err != nil || out != nil {
+	if out, err := b.BumpRelease(context.Background(), Release{Repo: h, Tag: "v1", Draft: true}, nil); err != nil || out != nil {
 		t.Errorf("draft: %v, %v", out, err)
 	}
 }
@@ -237,7 +237,7 @@ func TestBumpDryRunWritesNothing(t *testing.T) {
 	w := newBumpWorld(t)
 	w.bumper.Cfg.DryRun = true
 	rel, _ := w.gh.release(w.harness, "v1.1.0", "")
-	got, err := w.bumper.BumpRelease(context.Background(), rel)
+	got, err := w.bumper.BumpRelease(context.Background(), rel, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,11 +328,11 @@ func TestBumpLateOlderReleaseDoesNotMoveTheBranchBack(t *testing.T) {
 	w := newBumpWorld(t)
 	rel1, _ := w.gh.release(w.harness, "v1.1.0", "")
 	rel2, sha2 := w.gh.release(w.harness, "v1.2.0", "")
-	if _, err := w.bumper.BumpRelease(ctx, rel2); err != nil {
+	if _, err := w.bumper.BumpRelease(ctx, rel2, nil); err != nil {
 		t.Fatal(err)
 	}
 	before := len(w.gh.writes)
-	got, err := w.bumper.BumpRelease(ctx, rel1)
+	got, err := w.bumper.BumpRelease(ctx, rel1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -126,14 +126,18 @@ func (p *Publisher) logger() *slog.Logger {
 // is not the publishing workflow's success is ignored. A refused artifact
 // (missing, malformed, invalid or gated) gets its reasons logged and
 // reported on the run's head commit (best effort: a failure to report is
-// logged); a refusal is an outcome, not an error.
-func (p *Publisher) PublishRun(ctx context.Context, run Run) (PublishResult, error) {
-	log := p.logger().With("run", run.ID, "workflow", run.WorkflowPath)
+// logged); a refusal is an outcome, not an error. log (nil: Log) receives
+// the outcome; a webhook handler passes its delivery's logger.
+func (p *Publisher) PublishRun(ctx context.Context, run Run, log *slog.Logger) (PublishResult, error) {
+	if log == nil {
+		log = p.logger()
+	}
+	log = log.With("run", run.ID, "workflow", run.WorkflowPath)
 	if reason := RunDecision(run, p.Cfg.WorkflowRepo, p.Cfg.WorkflowPath); reason != "" {
 		log.Info("run ignored", "reason", reason)
 		return PublishResult{Outcome: PublishIgnored, Reasons: []string{reason}}, nil
 	}
-	res, err := p.publishRun(ctx, run)
+	res, err := p.publishRun(ctx, run, log)
 	if err != nil {
 		return res, err
 	}
@@ -154,7 +158,7 @@ func (p *Publisher) PublishRun(ctx context.Context, run Run) (PublishResult, err
 	return res, nil
 }
 
-func (p *Publisher) publishRun(ctx context.Context, run Run) (PublishResult, error) {
+func (p *Publisher) publishRun(ctx context.Context, run Run, log *slog.Logger) (PublishResult, error) {
 	zipped, err := p.GH.RunArtifact(ctx, run.Repo, run.ID, p.Cfg.Artifact)
 	if errors.Is(err, ErrNotFound) {
 		return refused(fmt.Sprintf("run %d has no artifact named %q (or it expired)", run.ID, p.Cfg.Artifact)), nil
@@ -173,7 +177,7 @@ func (p *Publisher) publishRun(ctx context.Context, run Run) (PublishResult, err
 	if when.IsZero() {
 		when = p.now()
 	}
-	return p.Publish(ctx, raw, when, run.URL)
+	return p.publish(ctx, raw, when, run.URL, log)
 }
 
 func (p *Publisher) now() time.Time {
@@ -232,6 +236,10 @@ func SummaryFromArtifact(zipped []byte) ([]byte, error) {
 // rebuilt on the new head and retried, up to MaxAttempts times. A refused
 // summary is PublishRefused with its reasons and a nil error.
 func (p *Publisher) Publish(ctx context.Context, raw []byte, publishedAt time.Time, source string) (PublishResult, error) {
+	return p.publish(ctx, raw, publishedAt, source, p.logger())
+}
+
+func (p *Publisher) publish(ctx context.Context, raw []byte, publishedAt time.Time, source string, log *slog.Logger) (PublishResult, error) {
 	s, err := report.ParseSummary(raw)
 	if err != nil {
 		return refused(err.Error()), nil
@@ -285,7 +293,7 @@ func (p *Publisher) Publish(ctx context.Context, raw []byte, publishedAt time.Ti
 		}
 		err = p.GH.UpdateBranch(ctx, p.Cfg.Dashboard, branch, sha)
 		if errors.Is(err, ErrConflict) {
-			p.logger().Info("dashboard moved; rebuilding the commit", "attempt", res.Attempts, "snapshot", id)
+			log.Info("dashboard moved; rebuilding the commit", "attempt", res.Attempts, "snapshot", id)
 			continue
 		}
 		if err != nil {

@@ -49,7 +49,7 @@ func TestPublishRunOneCommitWithEveryFile(t *testing.T) {
 	s := releaseSummary(t, "v0.7.15", "v1.0.0")
 	w.artifact(t, map[string][]byte{"out/summary.json": encode(t, s), "out/points.json": []byte("[]")})
 	before, _ := w.gh.BranchHead(ctx, w.dashboard, "main")
-	res, err := w.pub.PublishRun(ctx, w.run)
+	res, err := w.pub.PublishRun(ctx, w.run, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestPublishRunOneCommitWithEveryFile(t *testing.T) {
 	}
 
 	// The same run again (a redelivery) or a later run on the same pair: no-op.
-	res, err = w.pub.PublishRun(ctx, w.run)
+	res, err = w.pub.PublishRun(ctx, w.run, nil)
 	if err != nil || res.Outcome != PublishUnchanged {
 		t.Errorf("again: %+v, %v; want unchanged", res, err)
 	}
@@ -160,7 +160,7 @@ func TestPublishRefusals(t *testing.T) {
 			if tc.artifact != nil {
 				w.artifact(t, tc.artifact(t))
 			}
-			res, err := w.pub.PublishRun(ctx, w.run)
+			res, err := w.pub.PublishRun(ctx, w.run, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -292,7 +292,7 @@ func TestRunDecision(t *testing.T) {
 	r := base
 	r.Conclusion = "cancelled"
 	offline := &Publisher{Cfg: w.pub.Cfg}
-	if res, err := offline.PublishRun(context.Background(), r); err != nil || res.Outcome != PublishIgnored {
+	if res, err := offline.PublishRun(context.Background(), r, nil); err != nil || res.Outcome != PublishIgnored {
 		t.Errorf("%+v %v", res, err)
 	}
 }

@@ -4,19 +4,22 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/bot"
 )
 
-// Bumper moves pins to a release (bot.Bumper implements it).
+// Bumper moves pins to a release (bot.Bumper implements it) and logs each
+// repository's outcome to log.
 type Bumper interface {
-	BumpRelease(ctx context.Context, rel bot.Release) ([]bot.RepoOutcome, error)
+	BumpRelease(ctx context.Context, rel bot.Release, log *slog.Logger) ([]bot.RepoOutcome, error)
 }
 
-// Publisher publishes a completed run's report (bot.Publisher implements it).
+// Publisher publishes a completed run's report (bot.Publisher implements
+// it) and logs the outcome to log.
 type Publisher interface {
-	PublishRun(ctx context.Context, run bot.Run) (bot.PublishResult, error)
+	PublishRun(ctx context.Context, run bot.Run, log *slog.Logger) (bot.PublishResult, error)
 }
 
 // Events returns one handler per event the bot subscribes to: release,
@@ -86,11 +89,8 @@ func (h releaseHandler) Handle(ctx context.Context, d Delivery) error {
 		return err
 	}
 	r := p.Release
-	outcomes, err := h.bumper.BumpRelease(ctx, bot.Release{Repo: repo, Tag: r.TagName, Name: r.Name, Notes: r.Body,
-		Draft: r.Draft, Prerelease: r.Prerelease, URL: r.HTMLURL})
-	for _, o := range outcomes {
-		d.Log.Info("bump", "target", o.Repo.String(), "outcome", o.Outcome, "reason", o.Reason, "pull", o.Pull)
-	}
+	_, err = h.bumper.BumpRelease(ctx, bot.Release{Repo: repo, Tag: r.TagName, Name: r.Name, Notes: r.Body,
+		Draft: r.Draft, Prerelease: r.Prerelease, URL: r.HTMLURL}, d.Log)
 	return err
 }
 
@@ -145,12 +145,8 @@ func (h workflowRunHandler) Handle(ctx context.Context, d Delivery) error {
 			return err
 		}
 	}
-	res, err := h.publisher.PublishRun(ctx, run)
-	if err != nil {
-		return err
-	}
-	d.Log.Info("publish", "outcome", res.Outcome, "reasons", res.Reasons, "snapshot", res.ID, "commit", res.Commit)
-	return nil
+	_, err = h.publisher.PublishRun(ctx, run, d.Log)
+	return err
 }
 
 type installationHandler struct{}

@@ -52,7 +52,7 @@ type recorder struct {
 	err      error
 }
 
-func (r *recorder) BumpRelease(_ context.Context, rel bot.Release) ([]bot.RepoOutcome, error) {
+func (r *recorder) BumpRelease(_ context.Context, rel bot.Release, _ *slog.Logger) ([]bot.RepoOutcome, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if !r.allow {
@@ -62,7 +62,7 @@ func (r *recorder) BumpRelease(_ context.Context, rel bot.Release) ([]bot.RepoOu
 	return nil, r.err
 }
 
-func (r *recorder) PublishRun(_ context.Context, run bot.Run) (bot.PublishResult, error) {
+func (r *recorder) PublishRun(_ context.Context, run bot.Run, _ *slog.Logger) (bot.PublishResult, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if !r.allow {
