@@ -21,10 +21,14 @@ type event struct {
 			SHA string `json:"sha"`
 		} `json:"base"`
 	} `json:"pull_request"`
+	// WorkflowRun is the run whose report mode comment posts. Its
+	// conclusion is not read: the untrusted run decides it itself, so it
+	// proves nothing about the artifact (which is validated instead), and a
+	// run that failed its fail-threshold has a report worth posting. Which
+	// conclusions get a comment is the workflow's choice (its if:).
 	WorkflowRun *struct {
-		HeadSHA    string `json:"head_sha"`
-		HTMLURL    string `json:"html_url"`
-		Conclusion string `json:"conclusion"`
+		HeadSHA string `json:"head_sha"`
+		HTMLURL string `json:"html_url"`
 	} `json:"workflow_run"`
 }
 
