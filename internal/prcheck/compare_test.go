@@ -113,7 +113,9 @@ func TestEvaluate(t *testing.T) {
 		{"alert only", Thresholds{Alert: f64(1)}, 1, 0},
 		{"alert and fail", Thresholds{Alert: f64(1), Fail: f64(3)}, 1, 1},
 		{"fail above delta", Thresholds{Fail: f64(3.34)}, 0, 0},
-		{"improvement never fires", Thresholds{Alert: f64(-100)}, 2, 0},
+		// Strictly greater: an improvement (TTFT Δ −1.67) exceeds a
+		// threshold below it too.
+		{"every delta above a negative threshold", Thresholds{Alert: f64(-100)}, 2, 0},
 	}
 	for _, tt := range tests {
 		v := Evaluate(c, tt.th)

@@ -172,7 +172,7 @@ func TestPlanMerge(t *testing.T) {
 	t.Parallel()
 	shardRun := func(k, n int) Run {
 		r := mkRun(t, headSHA, pt{"a1", "measured", 1, 100, 10, 110, 10})
-		r.Summary.Shard = mustShard(t, k, n)
+		r.Summary.Shard = &report.Shard{Index: k, Count: n}
 		return r
 	}
 	t.Run("complete", func(t *testing.T) {
@@ -222,9 +222,4 @@ func TestPlanMerge(t *testing.T) {
 			}
 		})
 	}
-}
-
-func mustShard(t *testing.T, k, n int) *report.Shard {
-	t.Helper()
-	return &report.Shard{Index: k, Count: n}
 }

@@ -58,8 +58,12 @@ func shardSuffix(s *report.Shard) string {
 	return " " + s.String()
 }
 
-// fakeComments is an in-memory pull request thread.
+// fakeComments is an in-memory pull request thread. A call of an operation
+// the test did not allow ("self", "list", "create", "update", "delete") or an
+// update or delete of a comment the thread does not hold fails the test.
 type fakeComments struct {
+	t        *testing.T
+	allow    map[string]bool
 	self     string
 	selfErr  error
 	writeErr error
@@ -68,18 +72,43 @@ type fakeComments struct {
 	calls    []string
 }
 
+// expectComments returns a thread that allows the operations ops.
+func expectComments(t *testing.T, ops ...string) *fakeComments {
+	f := &fakeComments{t: t, self: "github-actions[bot]", allow: map[string]bool{}}
+	for _, op := range ops {
+		f.allow[op] = true
+	}
+	return f
+}
+
+// call records a call and reports whether its operation is allowed.
+func (f *fakeComments) call(op, call string) error {
+	f.calls = append(f.calls, call)
+	if !f.allow[op] {
+		f.t.Errorf("unexpected comment API call: %s", call)
+		return errors.New("unexpected call " + call)
+	}
+	return nil
+}
+
 func (f *fakeComments) Self(context.Context) (string, error) {
-	f.calls = append(f.calls, "self")
+	if err := f.call("self", "self"); err != nil {
+		return "", err
+	}
 	return f.self, f.selfErr
 }
 
 func (f *fakeComments) ListComments(_ context.Context, n int) ([]Comment, error) {
-	f.calls = append(f.calls, fmt.Sprintf("list %d", n))
+	if err := f.call("list", fmt.Sprintf("list %d", n)); err != nil {
+		return nil, err
+	}
 	return append([]Comment(nil), f.comments...), nil
 }
 
 func (f *fakeComments) CreateComment(_ context.Context, n int, body string) (Comment, error) {
-	f.calls = append(f.calls, fmt.Sprintf("create %d", n))
+	if err := f.call("create", fmt.Sprintf("create %d", n)); err != nil {
+		return Comment{}, err
+	}
 	if f.writeErr != nil {
 		return Comment{}, f.writeErr
 	}
@@ -90,7 +119,9 @@ func (f *fakeComments) CreateComment(_ context.Context, n int, body string) (Com
 }
 
 func (f *fakeComments) UpdateComment(_ context.Context, id int64, body string) (Comment, error) {
-	f.calls = append(f.calls, fmt.Sprintf("update %d", id))
+	if err := f.call("update", fmt.Sprintf("update %d", id)); err != nil {
+		return Comment{}, err
+	}
 	if f.writeErr != nil {
 		return Comment{}, f.writeErr
 	}
@@ -100,12 +131,22 @@ func (f *fakeComments) UpdateComment(_ context.Context, id int64, body string) (
 			return f.comments[i], nil
 		}
 	}
+	f.t.Errorf("update of comment %d, which the thread does not hold", id)
 	return Comment{}, errors.New("no such comment")
 }
 
 func (f *fakeComments) DeleteComment(_ context.Context, id int64) error {
-	f.calls = append(f.calls, fmt.Sprintf("delete %d", id))
-	return nil
+	if err := f.call("delete", fmt.Sprintf("delete %d", id)); err != nil {
+		return err
+	}
+	for i := range f.comments {
+		if f.comments[i].ID == id {
+			f.comments = append(f.comments[:i], f.comments[i+1:]...)
+			return nil
+		}
+	}
+	f.t.Errorf("delete of comment %d, which the thread does not hold", id)
+	return errors.New("no such comment")
 }
 
 type fakePRs map[int]string
@@ -141,7 +182,8 @@ var pr = PR{Number: 7, HeadSHA: headSHA, BaseSHA: baseSHA}
 func TestRunPRCommentsThenUpdates(t *testing.T) {
 	t.Parallel()
 	sc := canned(t)
-	cm := &fakeComments{self: "github-actions[bot]", comments: []Comment{{ID: 100, Author: "alice", Body: render.PRMarker + " quoted"}}, nextID: 100}
+	cm := expectComments(t, "self", "list", "create", "update")
+	cm.comments, cm.nextID = []Comment{{ID: 100, Author: "alice", Body: render.PRMarker + " quoted"}}, 100
 	cache := &Cache{Dir: t.TempDir()}
 	f, log, summary := newFlow(t, sc, cm)
 	f.Cache = cache
@@ -184,7 +226,9 @@ func TestRunPRCommentsThenUpdates(t *testing.T) {
 
 func TestRunPRReadOnlyToken(t *testing.T) {
 	t.Parallel()
-	cm := &fakeComments{selfErr: fmt.Errorf("GET /user: 403: %w", ErrReadOnly), writeErr: fmt.Errorf("POST: 403 Resource not accessible by integration: %w", ErrReadOnly)}
+	cm := expectComments(t, "self", "list", "create")
+	cm.selfErr = fmt.Errorf("GET /user: 403: %w", ErrReadOnly)
+	cm.writeErr = fmt.Errorf("POST: 403 Resource not accessible by integration: %w", ErrReadOnly)
 	f, log, summary := newFlow(t, canned(t), cm)
 	out, err := f.RunPR(context.Background(), pr, true, nil)
 	if err != nil {
@@ -200,7 +244,8 @@ func TestRunPRReadOnlyToken(t *testing.T) {
 
 func TestRunPROtherAPIErrorFails(t *testing.T) {
 	t.Parallel()
-	cm := &fakeComments{self: "x", writeErr: errors.New("500 boom")}
+	cm := expectComments(t, "self", "list", "create")
+	cm.writeErr = errors.New("500 boom")
 	f, _, _ := newFlow(t, canned(t), cm)
 	if _, err := f.RunPR(context.Background(), pr, true, nil); err == nil || !strings.Contains(err.Error(), "boom") {
 		t.Errorf("err = %v", err)
@@ -267,7 +312,7 @@ func TestShardThenMerge(t *testing.T) {
 	sc := canned(t)
 	shards := t.TempDir()
 	for k := 1; k <= 2; k++ {
-		cm := &fakeComments{}
+		cm := expectComments(t) // shards do not comment
 		f, _, summary := newFlow(t, sc, cm)
 		f.OutDir = filepath.Join(shards, fmt.Sprintf("accuracy-shard-%d", k))
 		out, err := f.RunPR(context.Background(), pr, true, &report.Shard{Index: k, Count: 2})
@@ -281,7 +326,7 @@ func TestShardThenMerge(t *testing.T) {
 			t.Errorf("shard %d: outcome's head summary is for shard %v of %s", k, sh, out.Head.Provenance.Simulator.Commit)
 		}
 	}
-	cm := &fakeComments{self: "github-actions[bot]"}
+	cm := expectComments(t, "self", "list", "create")
 	f, _, _ := newFlow(t, sc, cm)
 	out, err := f.RunMerge(context.Background(), pr, shards)
 	if err != nil {
@@ -305,13 +350,13 @@ func TestRunComment(t *testing.T) {
 	}
 	artifact := producer.OutDir
 
-	newCommenter := func() (*Flow, *fakeComments) {
-		cm := &fakeComments{self: "github-actions[bot]"}
+	newCommenter := func(ops ...string) (*Flow, *fakeComments) {
+		cm := expectComments(t, ops...)
 		f, _, _ := newFlow(t, &fakeScorer{t: t}, cm)
 		f.Key.HarnessCommit = ""
 		return f, cm
 	}
-	f, cm := newCommenter()
+	f, cm := newCommenter("self", "list", "create")
 	out, err := f.RunComment(context.Background(), artifact, headSHA, fakePRs{7: headSHA})
 	if err != nil {
 		t.Fatal(err)
@@ -389,7 +434,7 @@ func TestRunCommentRefusesTamperedArtifact(t *testing.T) {
 			if err := os.WriteFile(path, []byte(strings.Replace(string(b), tt.old, tt.new, 1)), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			cm := &fakeComments{self: "github-actions[bot]"}
+			cm := expectComments(t)
 			f, _, _ := newFlow(t, &fakeScorer{t: t}, cm)
 			f.Key.HarnessCommit = ""
 			out, err := f.RunComment(context.Background(), dir, headSHA, fakePRs{7: headSHA})
