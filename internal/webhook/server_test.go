@@ -3,6 +3,9 @@ package webhook
 import (
 	"bytes"
 	"context"
+	"crypto/hmac"
+	"crypto/sha1"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -239,8 +242,30 @@ func TestRealPayloads(t *testing.T) {
 		got.HeadBranch != "master" || got.DefaultBranch != "master" {
 		t.Errorf("run = %+v", got)
 	}
-	// Every handled delivery was logged with delivery, installation and repository.
-	var sawInstallation bool
+	// Every handled delivery was logged once, with its event and the
+	// installation and repository its payload names.
+	want := map[string]map[string]any{}
+	for id, d := range map[string]struct {
+		event string
+		body  []byte
+	}{"d-release": {"release", rel}, "d-run": {"workflow_run", run}, "d-inst": {"installation", inst}, "d-ping": {"ping", ping}} {
+		var head payloadHead
+		if err := json.Unmarshal(d.body, &head); err != nil {
+			t.Fatal(err)
+		}
+		w := map[string]any{"event": d.event, "installation": float64(0), "repository": ""}
+		if head.Installation != nil {
+			w["installation"] = float64(head.Installation.ID)
+		}
+		if head.Repository != nil {
+			w["repository"] = head.Repository.FullName
+		}
+		want[id] = w
+	}
+	if want["d-inst"]["installation"] == float64(0) || want["d-run"]["repository"] == "" {
+		t.Fatalf("the payloads name no installation or repository: %v", want)
+	}
+	seen := map[string]int{}
 	for _, line := range strings.Split(strings.TrimSpace(h.logs.String()), "\n") {
 		var m map[string]any
 		if err := json.Unmarshal([]byte(line), &m); err != nil {
@@ -249,17 +274,37 @@ func TestRealPayloads(t *testing.T) {
 		if m["msg"] != "delivery handled" {
 			continue
 		}
-		for _, k := range []string{"delivery", "installation", "repository", "event"} {
-			if _, ok := m[k]; !ok {
-				t.Errorf("log line lacks %s: %s", k, line)
+		id, _ := m["delivery"].(string)
+		seen[id]++
+		for k, v := range want[id] {
+			if m[k] != v {
+				t.Errorf("delivery %s logged %s = %v, want %v", id, k, m[k], v)
 			}
 		}
-		if m["delivery"] == "d-inst" && m["installation"] != float64(0) {
-			sawInstallation = true
+	}
+	if len(seen) != len(want) {
+		t.Errorf("handled deliveries logged: %v, want each of %d once", seen, len(want))
+	}
+	for id, n := range seen {
+		if n != 1 {
+			t.Errorf("delivery %s logged %d times", id, n)
 		}
 	}
-	if !sawInstallation {
-		t.Errorf("no log line carried the installation id:\n%s", h.logs)
+}
+
+func TestPublishingOffIgnoresRuns(t *testing.T) {
+	t.Parallel()
+	// No publisher; the bumper fails the test on any call.
+	h := newHarness(t, func(o *Options) { o.Handlers = Events(&recorder{t: t}, nil) })
+	run := example(t, "workflow_run", "completed", nil)
+	if w := h.post("workflow_run", "d-run", run); w.Code != http.StatusAccepted {
+		t.Fatalf("workflow_run: %d", w.Code)
+	}
+	if r := h.wait(t); r.err != nil {
+		t.Fatalf("workflow_run with publishing off: %v", r.err)
+	}
+	if !strings.Contains(h.logs.String(), "publishing is not configured") {
+		t.Errorf("the ignored run was not logged:\n%s", h.logs)
 	}
 }
 
@@ -287,9 +332,11 @@ func TestRefusals(t *testing.T) {
 	}{
 		{"no signature", func() *http.Request { return request("ping", "a", body, "") }, http.StatusUnauthorized},
 		{"bad signature", func() *http.Request { return request("ping", "a", body, Sign([]byte("wrong"), body)) }, http.StatusUnauthorized},
-		{"sha1 only", func() *http.Request {
+		{"valid sha1 only", func() *http.Request {
 			r := request("ping", "a", body, "")
-			r.Header.Set("X-Hub-Signature", "sha1=0123456789012345678901234567890123456789")
+			mac := hmac.New(sha1.New, testSecret)
+			mac.Write(body)
+			r.Header.Set("X-Hub-Signature", "sha1="+hex.EncodeToString(mac.Sum(nil)))
 			return r
 		}, http.StatusUnauthorized},
 		{"body changed after signing", func() *http.Request {
