@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
 )
 
@@ -75,7 +76,7 @@ func consumerRepo(t *testing.T, harnessDir, harnessCommit string) (dir, head, ba
 // @octokit/webhooks-examples) with its commits, number and repository set.
 func pullRequestEvent(t *testing.T, action, repo string, number int, head, base string) []byte {
 	t.Helper()
-	ev := webhookExample(t, "pull_request", action)
+	ev := githubfake.WebhookExample(t, "pull_request", action)
 	pr := ev["pull_request"].(map[string]any)
 	pr["number"] = number
 	ev["number"] = number
@@ -87,39 +88,6 @@ func pullRequestEvent(t *testing.T, action, repo string, number int, head, base 
 		t.Fatal(err)
 	}
 	return b
-}
-
-// webhookExample returns the first example payload of event with action.
-// Without node_modules the test is skipped, or fails when CI=true.
-func webhookExample(t *testing.T, event, action string) map[string]any {
-	t.Helper()
-	path := "../../node_modules/@octokit/webhooks-examples/api.github.com/index.json"
-	b, err := os.ReadFile(path)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("webhook examples missing (npm ci installs them): %v", err)
-		}
-		t.Skipf("webhook examples missing (run npm ci): %v", err)
-	}
-	var index []struct {
-		Name     string           `json:"name"`
-		Examples []map[string]any `json:"examples"`
-	}
-	if err := json.Unmarshal(b, &index); err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range index {
-		if e.Name != event {
-			continue
-		}
-		for _, ex := range e.Examples {
-			if ex["action"] == action {
-				return ex
-			}
-		}
-	}
-	t.Fatalf("no %s.%s example", event, action)
-	return nil
 }
 
 func writeFile(t *testing.T, path, s string) {
