@@ -279,26 +279,21 @@ func (f *Flow) report(ctx context.Context, out Outcome, head Run, base *Run, not
 	return out, nil
 }
 
-// readChecked reads a result with ReadRun and checks it with check.
+// readChecked reads a result with ReadRun and checks it is for sim (when
+// known) and, when a pin is in force, from the pinned harness commit.
 func (f *Flow) readChecked(dir, sim string) (Run, error) {
 	r, err := ReadRun(dir)
 	if err != nil {
 		return r, err
 	}
-	return r, f.check(dir, r, sim)
-}
-
-// check reports whether the result r (read from dir) is for sim (when known)
-// and, when a pin is in force, from the pinned harness commit.
-func (f *Flow) check(dir string, r Run, sim string) error {
 	p := r.Summary.Provenance
 	if sim != "" && p.Simulator.Commit != sim {
-		return fmt.Errorf("%s: result is for simulator commit %q, want %s", dir, p.Simulator.Commit, sim)
+		return r, fmt.Errorf("%s: result is for simulator commit %q, want %s", dir, p.Simulator.Commit, sim)
 	}
 	if f.Key.HarnessCommit != "" && p.Harness.Commit != f.Key.HarnessCommit {
-		return fmt.Errorf("%s: result is from harness commit %q, want the pinned %s", dir, p.Harness.Commit, f.Key.HarnessCommit)
+		return r, fmt.Errorf("%s: result is from harness commit %q, want the pinned %s", dir, p.Harness.Commit, f.Key.HarnessCommit)
 	}
-	return nil
+	return r, nil
 }
 
 // post creates or updates the sticky comment. A read-only token is not an
