@@ -9,51 +9,6 @@ import (
 	gh "github.com/google/go-github/v60/github"
 )
 
-// WorkflowRun describes a workflow run.
-type WorkflowRun struct {
-	ID           int64
-	Name         string // workflow name
-	Path         string // workflow file, e.g. .github/workflows/publish.yml
-	Event        string // triggering event, e.g. pull_request
-	Status       string // e.g. completed
-	Conclusion   string // e.g. success; "" while running
-	HeadSHA      string
-	HeadBranch   string
-	HeadRepo     string // "owner/name"; a fork for a fork pull request
-	RunAttempt   int
-	PullRequests []int // numbers GitHub associates with the run (empty for forks)
-	HTMLURL      string
-}
-
-// GetWorkflowRun returns run id.
-func (c *Client) GetWorkflowRun(ctx context.Context, repo Repo, id int64) (WorkflowRun, error) {
-	// go-github v60's WorkflowRun lacks "path"; decode it alongside.
-	var run struct {
-		gh.WorkflowRun
-		Path string `json:"path"`
-	}
-	err := c.do(ctx, func() (*gh.Response, error) {
-		req, err := c.gh.NewRequest(http.MethodGet, fmt.Sprintf("repos/%s/%s/actions/runs/%d", repo.Owner, repo.Name, id), nil)
-		if err != nil {
-			return nil, err
-		}
-		return c.gh.Do(ctx, req, &run)
-	})
-	if err != nil {
-		return WorkflowRun{}, fmt.Errorf("get workflow run %d of %s: %w", id, repo, err)
-	}
-	out := WorkflowRun{
-		ID: run.GetID(), Name: run.GetName(), Path: run.Path, Event: run.GetEvent(),
-		Status: run.GetStatus(), Conclusion: run.GetConclusion(), HeadSHA: run.GetHeadSHA(),
-		HeadBranch: run.GetHeadBranch(), HeadRepo: run.GetHeadRepository().GetFullName(),
-		RunAttempt: run.GetRunAttempt(), HTMLURL: run.GetHTMLURL(),
-	}
-	for _, pr := range run.PullRequests {
-		out.PullRequests = append(out.PullRequests, pr.GetNumber())
-	}
-	return out, nil
-}
-
 // Artifact describes a workflow run artifact.
 type Artifact struct {
 	ID          int64

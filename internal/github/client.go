@@ -45,8 +45,6 @@ type Options struct {
 	// https://HOST/api/v3/ for GitHub Enterprise Server. A trailing slash is
 	// added when missing. Default DefaultBaseURL.
 	BaseURL string
-	// UploadURL is the uploads root. Default derived from BaseURL.
-	UploadURL string
 	// UserAgent names the client. Default DefaultUserAgent.
 	UserAgent string
 	// Login is the identity Self reports when the token cannot read its own
@@ -74,7 +72,7 @@ type Client struct {
 	self   string
 }
 
-// New builds a Client. It fails on a malformed BaseURL or UploadURL. A
+// New builds a Client. It fails on a malformed BaseURL. A
 // Client serializes its own mutating requests (every method but GET and
 // HEAD, retries included); share one Client per credential so that all
 // writes made with it are serialized, as GitHub asks.
@@ -107,18 +105,6 @@ func New(opts Options) (*Client, error) {
 		return nil, fmt.Errorf("github: base URL %q: not an absolute URL", opts.BaseURL)
 	}
 	client.BaseURL = u
-	uploadURL := opts.UploadURL
-	if uploadURL == "" {
-		uploadURL = deriveUploadURL(baseURL)
-	}
-	if !strings.HasSuffix(uploadURL, "/") {
-		uploadURL += "/"
-	}
-	uu, err := url.Parse(uploadURL)
-	if err != nil || uu.Scheme == "" || uu.Host == "" {
-		return nil, fmt.Errorf("github: upload URL %q: not an absolute URL", opts.UploadURL)
-	}
-	client.UploadURL = uu
 	client.UserAgent = opts.UserAgent
 	if client.UserAgent == "" {
 		client.UserAgent = DefaultUserAgent
@@ -135,18 +121,6 @@ func New(opts Options) (*Client, error) {
 	}
 	download.Transport = newRetryTransport(downloadBase, policy)
 	return &Client{gh: client, download: download, retry: policy, login: opts.Login}, nil
-}
-
-// deriveUploadURL maps an API root to its uploads root: GitHub.com's
-// uploads host, or /api/uploads/ on GitHub Enterprise Server.
-func deriveUploadURL(baseURL string) string {
-	if baseURL == DefaultBaseURL {
-		return "https://uploads.github.com/"
-	}
-	if strings.HasSuffix(baseURL, "/api/v3/") {
-		return strings.TrimSuffix(baseURL, "/api/v3/") + "/api/uploads/"
-	}
-	return baseURL
 }
 
 // tokenTransport adds the token to each request.

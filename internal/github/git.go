@@ -2,7 +2,6 @@ package github
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"strings"
@@ -84,17 +83,6 @@ func (c *Client) UpdateRef(ctx context.Context, repo Repo, ref, sha string) (Ref
 	return toRef(r), nil
 }
 
-// DeleteRef deletes ref. A missing ref → ErrConflict (GitHub answers 422).
-func (c *Client) DeleteRef(ctx context.Context, repo Repo, ref string) error {
-	err := c.do(ctx, func() (*gh.Response, error) {
-		return c.gh.Git.DeleteRef(ctx, repo.Owner, repo.Name, refPath(ref))
-	})
-	if err != nil {
-		return fmt.Errorf("delete ref %s in %s: %w", ref, repo, conflictOn422(err))
-	}
-	return nil
-}
-
 // Signature is a git author or committer.
 type Signature struct {
 	Name  string
@@ -142,30 +130,11 @@ func (c *Client) GetCommit(ctx context.Context, repo Repo, sha string) (Commit, 
 	return toCommit(cm), nil
 }
 
-// CreateBlob stores content (any bytes; sent base64) and returns its sha.
-func (c *Client) CreateBlob(ctx context.Context, repo Repo, content []byte) (string, error) {
-	enc := base64.StdEncoding.EncodeToString(content)
-	var b *gh.Blob
-	err := c.do(ctx, func() (*gh.Response, error) {
-		var resp *gh.Response
-		var err error
-		b, resp, err = c.gh.Git.CreateBlob(ctx, repo.Owner, repo.Name, &gh.Blob{Content: &enc, Encoding: gh.String("base64")})
-		return resp, err
-	})
-	if err != nil {
-		return "", fmt.Errorf("create blob in %s: %w", repo, err)
-	}
-	return b.GetSHA(), nil
-}
-
-// TreeEntry is one change to a tree. Exactly one of Content (a text file,
-// stored as a new blob), BlobSHA (an existing blob) or Delete is set.
+// TreeEntry is one file a tree gets: Path (slash separated) with Content
+// (text, stored as a new blob, mode 100644).
 type TreeEntry struct {
 	Path    string
-	Mode    string // default "100644"; "100755" for an executable
-	Content *string
-	BlobSHA string
-	Delete  bool
+	Content string
 }
 
 // CreateTree builds a tree from baseTree ("" for none) with entries applied,
@@ -173,24 +142,7 @@ type TreeEntry struct {
 func (c *Client) CreateTree(ctx context.Context, repo Repo, baseTree string, entries []TreeEntry) (string, error) {
 	in := make([]*gh.TreeEntry, 0, len(entries))
 	for _, e := range entries {
-		n := 0
-		for _, set := range []bool{e.Content != nil, e.BlobSHA != "", e.Delete} {
-			if set {
-				n++
-			}
-		}
-		if n != 1 {
-			return "", fmt.Errorf("create tree in %s: entry %q: set exactly one of Content, BlobSHA, Delete", repo, e.Path)
-		}
-		mode := e.Mode
-		if mode == "" {
-			mode = "100644"
-		}
-		te := &gh.TreeEntry{Path: gh.String(e.Path), Mode: &mode, Type: gh.String("blob"), Content: e.Content}
-		if e.BlobSHA != "" {
-			te.SHA = gh.String(e.BlobSHA)
-		}
-		in = append(in, te)
+		in = append(in, &gh.TreeEntry{Path: gh.String(e.Path), Mode: gh.String("100644"), Type: gh.String("blob"), Content: gh.String(e.Content)})
 	}
 	var t *gh.Tree
 	err := c.do(ctx, func() (*gh.Response, error) {
@@ -480,22 +432,6 @@ func (c *Client) GetReleaseByTag(ctx context.Context, repo Repo, tag string) (Re
 	})
 	if err != nil {
 		return Release{}, fmt.Errorf("get release %s of %s: %w", tag, repo, err)
-	}
-	return toRelease(r), nil
-}
-
-// GetLatestRelease returns the newest published, non-prerelease release,
-// or ErrNotFound.
-func (c *Client) GetLatestRelease(ctx context.Context, repo Repo) (Release, error) {
-	var r *gh.RepositoryRelease
-	err := c.do(ctx, func() (*gh.Response, error) {
-		var resp *gh.Response
-		var err error
-		r, resp, err = c.gh.Repositories.GetLatestRelease(ctx, repo.Owner, repo.Name)
-		return resp, err
-	})
-	if err != nil {
-		return Release{}, fmt.Errorf("get latest release of %s: %w", repo, err)
 	}
 	return toRelease(r), nil
 }

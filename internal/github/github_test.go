@@ -216,13 +216,6 @@ func TestPullRequests(t *testing.T) {
 	if _, err := c.CreatePullRequest(ctx, repo, NewPullRequest{Title: "again", Head: "bump/harness", Base: "main"}); !errors.Is(err, ErrInvalid) {
 		t.Errorf("duplicate PR: %v, want ErrInvalid", err)
 	}
-	byHead, err := c.ListOpenPullRequestsByHead(ctx, repo, "bump/harness")
-	if err != nil || len(byHead) != 1 || byHead[0].Number != opened.Number {
-		t.Fatalf("by head = %+v, %v", byHead, err)
-	}
-	if other, err := c.ListOpenPullRequestsByHead(ctx, repo, "nothing"); err != nil || len(other) != 0 {
-		t.Errorf("by unknown head = %+v, %v", other, err)
-	}
 	open, err := c.ListOpenPullRequests(ctx, repo)
 	var numbers []int
 	for _, p := range open {
@@ -240,16 +233,11 @@ func TestPullRequests(t *testing.T) {
 	if err := c.ClosePullRequest(ctx, repo, opened.Number); err != nil {
 		t.Fatal(err)
 	}
-	if byHead, _ := c.ListOpenPullRequestsByHead(ctx, repo, "bump/harness"); len(byHead) != 0 {
-		t.Errorf("closed PR still listed open: %+v", byHead)
-	}
-
-	with, err := c.ListPullRequestsWithCommit(ctx, repo, feature)
-	if err != nil || len(with) != 1 || with[0].Number != pr {
-		t.Errorf("PRs with %s = %+v, %v", feature, with, err)
-	}
-	if with, err := c.ListPullRequestsWithCommit(ctx, repo, main); err != nil || len(with) != 0 {
-		t.Errorf("PRs with base commit = %+v, %v", with, err)
+	open, _ = c.ListOpenPullRequests(ctx, repo)
+	for _, p := range open {
+		if p.Number == opened.Number {
+			t.Errorf("closed PR still listed open: %+v", p)
+		}
 	}
 }
 
@@ -266,21 +254,13 @@ func TestAtomicCommitThroughGitData(t *testing.T) {
 	if err != nil || base.TreeSHA == "" || len(base.Parents) != 1 || base.Message != "second" {
 		t.Fatalf("GetCommit = %+v, %v", base, err)
 	}
-	blob, err := c.CreateBlob(ctx, repo, []byte{0, 1, 2, 0xff})
-	if err != nil {
-		t.Fatal(err)
-	}
 	summary := "{\"label\":\"published\"}\n"
 	tree, err := c.CreateTree(ctx, repo, base.TreeSHA, []TreeEntry{
-		{Path: "data/snapshots/s1/summary.json", Content: &summary},
-		{Path: "data/snapshots/s1/raw.bin", BlobSHA: blob},
-		{Path: "README.md", Delete: true},
+		{Path: "data/snapshots/s1/summary.json", Content: summary},
+		{Path: "README.md", Content: "# replaced\n"},
 	})
 	if err != nil {
 		t.Fatal(err)
-	}
-	if _, err := c.CreateTree(ctx, repo, base.TreeSHA, []TreeEntry{{Path: "x"}}); err == nil {
-		t.Error("an entry with nothing set was accepted")
 	}
 	commit, err := c.CreateCommit(ctx, repo, NewCommit{Message: "Publish s1", TreeSHA: tree, Parents: []string{head.SHA}})
 	if err != nil {
@@ -302,11 +282,8 @@ func TestAtomicCommitThroughGitData(t *testing.T) {
 	if got, ok := s.File(repoName, "publish", "data/snapshots/s1/summary.json"); !ok || got != summary {
 		t.Errorf("summary.json on publish = %q, %v", got, ok)
 	}
-	if got, _ := s.File(repoName, "publish", "data/snapshots/s1/raw.bin"); got != string([]byte{0, 1, 2, 0xff}) {
-		t.Errorf("raw.bin = %q", got)
-	}
-	if _, ok := s.File(repoName, "publish", "README.md"); ok {
-		t.Error("README.md was not deleted")
+	if got, _ := s.File(repoName, "publish", "README.md"); got != "# replaced\n" {
+		t.Errorf("README.md = %q, want it replaced", got)
 	}
 	if _, ok := s.File(repoName, "publish", "cmd/sim/main.go"); !ok {
 		t.Error("base tree content was lost")
@@ -323,12 +300,8 @@ func TestAtomicCommitThroughGitData(t *testing.T) {
 	if sha, _ := s.Ref(repoName, "refs/heads/publish"); sha != commit.SHA {
 		t.Errorf("ref moved by a rejected update to %s", sha)
 	}
-
-	if err := c.DeleteRef(ctx, repo, "refs/heads/publish"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.GetRef(ctx, repo, "refs/heads/publish"); !errors.Is(err, ErrNotFound) {
-		t.Errorf("deleted ref: %v, want ErrNotFound", err)
+	if _, err := c.GetRef(ctx, repo, "refs/heads/missing"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("missing ref: %v, want ErrNotFound", err)
 	}
 }
 
@@ -458,10 +431,6 @@ func TestReleasesAndTags(t *testing.T) {
 	rel, err := c.GetReleaseByTag(ctx, repo, "v1.1.0")
 	if err != nil || rel.TagName != "v1.1.0" || rel.Body != "second @alice" || rel.PublishedAt.IsZero() || rel.ID == 0 {
 		t.Fatalf("GetReleaseByTag = %+v, %v", rel, err)
-	}
-	latest, err := c.GetLatestRelease(ctx, repo)
-	if err != nil || latest.TagName != "v1.1.0" {
-		t.Errorf("latest = %+v, %v; want v1.1.0 (prereleases excluded)", latest, err)
 	}
 	if _, err := c.GetReleaseByTag(ctx, repo, "v9"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("missing release: %v", err)
@@ -593,16 +562,6 @@ func TestArtifacts(t *testing.T) {
 	old := s.AddArtifact(repoName, run, "old", []byte("gone"), true)
 	c, _ := newClient(t, s, Options{})
 
-	got, err := c.GetWorkflowRun(ctx, repo, run)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := WorkflowRun{ID: run, Name: "accuracy", Path: ".github/workflows/accuracy.yml", Event: "pull_request",
-		Status: "completed", Conclusion: "success", HeadSHA: feature, HeadBranch: "feature/x", HeadRepo: repoName,
-		RunAttempt: 1, PullRequests: []int{pr}, HTMLURL: got.HTMLURL}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("GetWorkflowRun (-want +got):\n%s", diff)
-	}
 	arts, err := c.ListArtifacts(ctx, repo, run)
 	if err != nil {
 		t.Fatal(err)
@@ -624,8 +583,8 @@ func TestArtifacts(t *testing.T) {
 	if _, err := c.DownloadArtifact(ctx, repo, old, 1<<20); !errors.Is(err, ErrNotFound) {
 		t.Errorf("expired: %v, want ErrNotFound", err)
 	}
-	if _, err := c.GetWorkflowRun(ctx, repo, 1); !errors.Is(err, ErrNotFound) {
-		t.Errorf("missing run: %v", err)
+	if _, err := c.ListArtifacts(ctx, repo, 1); !errors.Is(err, ErrNotFound) {
+		t.Errorf("artifacts of a missing run: %v", err)
 	}
 
 	// A supplied DownloadClient gets the retry layer too: a 503 from the
@@ -643,25 +602,6 @@ func TestArtifacts(t *testing.T) {
 	}
 	if n := storage.calls.Load(); n != 2 || len(clk.Slept()) != 1 {
 		t.Errorf("storage saw %d requests after %v of backoff, want the 503 retried once", n, clk.Slept())
-	}
-}
-
-func TestCommitStatus(t *testing.T) {
-	s := githubfake.New(t, githubfake.Options{Login: "accuracy-bot"})
-	_, feature, _ := seed(t, s)
-	c, _ := newClient(t, s, Options{})
-	long := strings.Repeat("é", 200)
-	if err := c.CreateCommitStatus(ctx, repo, feature, CommitStatus{State: "failure", Context: "accuracy/publish",
-		Description: long, TargetURL: "https://example.invalid/run/1"}); err != nil {
-		t.Fatal(err)
-	}
-	got := s.Statuses(repoName, feature)
-	if len(got) != 1 || got[0].State != "failure" || got[0].Context != "accuracy/publish" ||
-		len([]rune(got[0].Description)) != 140 || got[0].Creator != "accuracy-bot" {
-		t.Errorf("statuses = %+v", got)
-	}
-	if err := c.CreateCommitStatus(ctx, repo, strings.Repeat("0", 40), CommitStatus{State: "failure", Context: "x"}); !errors.Is(err, ErrInvalid) {
-		t.Errorf("status on unknown commit: %v, want ErrInvalid", err)
 	}
 }
 
@@ -714,9 +654,6 @@ func TestGetRepositoryAndEnterprisePrefix(t *testing.T) {
 	if err != nil || got.DefaultBranch != "main" || got.Repo != repo {
 		t.Fatalf("GetRepository = %+v, %v", got, err)
 	}
-	if u := c.gh.UploadURL.String(); !strings.HasSuffix(u, "/api/uploads/") {
-		t.Errorf("upload URL = %s", u)
-	}
 	if _, err := c.GetRepository(ctx, Repo{Owner: "no", Name: "such"}); !errors.Is(err, ErrNotFound) {
 		t.Errorf("missing repo: %v", err)
 	}
@@ -734,14 +671,14 @@ func TestParseRepo(t *testing.T) {
 }
 
 func TestNewRejectsBadURLs(t *testing.T) {
-	for _, opts := range []Options{{BaseURL: "not a url"}, {BaseURL: "/relative"}, {UploadURL: "::"}} {
+	for _, opts := range []Options{{BaseURL: "not a url"}, {BaseURL: "/relative"}} {
 		if _, err := New(opts); err == nil {
 			t.Errorf("New(%+v) accepted a bad URL", opts)
 		}
 	}
 	c, err := New(Options{})
-	if err != nil || c.gh.BaseURL.String() != DefaultBaseURL || c.gh.UploadURL.String() != "https://uploads.github.com/" {
-		t.Errorf("defaults: %v %v %v", c.gh.BaseURL, c.gh.UploadURL, err)
+	if err != nil || c.gh.BaseURL.String() != DefaultBaseURL {
+		t.Errorf("defaults: %v %v", c.gh.BaseURL, err)
 	}
 }
 

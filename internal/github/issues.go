@@ -15,7 +15,6 @@ type Repository struct {
 	Private       bool
 	Fork          bool
 	Archived      bool
-	HTMLURL       string
 }
 
 func toRepository(r *gh.Repository) Repository {
@@ -25,7 +24,6 @@ func toRepository(r *gh.Repository) Repository {
 		Private:       r.GetPrivate(),
 		Fork:          r.GetFork(),
 		Archived:      r.GetArchived(),
-		HTMLURL:       r.GetHTMLURL(),
 	}
 }
 
@@ -139,34 +137,4 @@ func (c *Client) CreateCommitComment(ctx context.Context, repo Repo, sha, body s
 		ID: out.GetID(), Body: out.GetBody(), User: out.GetUser().GetLogin(), HTMLURL: out.GetHTMLURL(),
 		CreatedAt: out.GetCreatedAt().Time, UpdatedAt: out.GetUpdatedAt().Time,
 	}, nil
-}
-
-// CommitStatus is a commit status to create. A status needs the "statuses"
-// permission (a GITHUB_TOKEN has it; the bot's App does not ask for it and
-// reports refusals with CreateCommitComment instead).
-type CommitStatus struct {
-	State       string // "error", "failure", "pending" or "success"
-	Context     string // e.g. "accuracy-dashboard/publish"
-	Description string // at most 140 characters; longer is cut
-	TargetURL   string
-}
-
-// CreateCommitStatus sets a status on commit sha.
-func (c *Client) CreateCommitStatus(ctx context.Context, repo Repo, sha string, st CommitStatus) error {
-	desc := []rune(st.Description)
-	if len(desc) > 140 {
-		desc = append(desc[:139], '…')
-	}
-	in := &gh.RepoStatus{State: &st.State, Context: &st.Context, Description: gh.String(string(desc))}
-	if st.TargetURL != "" {
-		in.TargetURL = &st.TargetURL
-	}
-	err := c.do(ctx, func() (*gh.Response, error) {
-		_, resp, err := c.gh.Repositories.CreateStatus(ctx, repo.Owner, repo.Name, sha, in)
-		return resp, err
-	})
-	if err != nil {
-		return fmt.Errorf("set status %s on %s@%s: %w", st.Context, repo, sha, err)
-	}
-	return nil
 }

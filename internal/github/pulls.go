@@ -59,20 +59,6 @@ func (c *Client) GetPullRequest(ctx context.Context, repo Repo, number int) (Pul
 	return toPullRequest(p), nil
 }
 
-// ListOpenPullRequestsByHead lists the open pull requests of repo whose
-// head is branch in repo itself (not a fork), newest first.
-func (c *Client) ListOpenPullRequestsByHead(ctx context.Context, repo Repo, branch string) ([]PullRequest, error) {
-	items, err := listAll(ctx, c, func(opts gh.ListOptions) ([]*gh.PullRequest, *gh.Response, error) {
-		return c.gh.PullRequests.List(ctx, repo.Owner, repo.Name, &gh.PullRequestListOptions{
-			State: "open", Head: repo.Owner + ":" + branch, ListOptions: opts,
-		})
-	})
-	if err != nil {
-		return nil, fmt.Errorf("list pull requests of %s from %s: %w", repo, branch, err)
-	}
-	return toPullRequests(items), nil
-}
-
 // ListOpenPullRequests lists every open pull request of repo, newest
 // first, all pages (the bot scans them for superseded bump pull requests).
 func (c *Client) ListOpenPullRequests(ctx context.Context, repo Repo) ([]PullRequest, error) {
@@ -143,20 +129,6 @@ func (c *Client) ClosePullRequest(ctx context.Context, repo Repo, number int) er
 		return fmt.Errorf("close: %w", err)
 	}
 	return nil
-}
-
-// ListPullRequestsWithCommit lists the pull requests of repo that contain
-// commit sha (as GitHub associates them), all pages. The Action uses it to
-// check that a pull request number claimed by an artifact matches the run's
-// head commit.
-func (c *Client) ListPullRequestsWithCommit(ctx context.Context, repo Repo, sha string) ([]PullRequest, error) {
-	items, err := listAll(ctx, c, func(opts gh.ListOptions) ([]*gh.PullRequest, *gh.Response, error) {
-		return c.gh.PullRequests.ListPullRequestsWithCommit(ctx, repo.Owner, repo.Name, sha, &opts)
-	})
-	if err != nil {
-		return nil, fmt.Errorf("list pull requests with %s@%s: %w", repo, shortSHA(sha), err)
-	}
-	return toPullRequests(items), nil
 }
 
 // shortSHA shortens a full commit sha (40 hex digits) to 12 for messages;
