@@ -209,7 +209,7 @@ func TestFaults(t *testing.T) {
 
 func TestArtifactRedirectRefusesCredentials(t *testing.T) {
 	s, rec := newRecorded(t, Options{})
-	run := s.AddWorkflowRun("o/r", WorkflowRun{Name: "w", Path: ".github/workflows/w.yml", Event: "push", Conclusion: "success"})
+	run := s.AddWorkflowRun("o/r", WorkflowRun{})
 	id := s.AddArtifact("o/r", run, "report", []byte("zipbytes"), false)
 	status, h, _ := do(t, s, "GET", fmt.Sprintf("/repos/o/r/actions/artifacts/%d/zip", id), tok, "")
 	loc := h.Get("Location")
@@ -228,13 +228,6 @@ func TestArtifactRedirectRefusesCredentials(t *testing.T) {
 	}
 	if errs := rec.take(); len(errs) != 1 || !strings.Contains(errs[0], "Authorization") {
 		t.Errorf("blob with credentials recorded %q", errs)
-	}
-}
-
-func TestOperationsExistInTheDescription(t *testing.T) {
-	New(t, Options{}) // loading fails the test if an operation is unknown to GitHub
-	if len(Operations()) < 30 {
-		t.Errorf("Operations() = %v", Operations())
 	}
 }
 

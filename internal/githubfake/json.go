@@ -298,29 +298,6 @@ func wrap60(s string) string {
 	return b.String()
 }
 
-func (s *Server) statusJSON(r *repo, st *Status) map[string]any {
-	return map[string]any{
-		"id":          st.ID,
-		"node_id":     "SC_" + strconv.FormatInt(st.ID, 10),
-		"url":         s.api("/repos/%s/statuses/%d", r.fullName(), st.ID),
-		"avatar_url":  nil,
-		"state":       st.State,
-		"description": nullable(st.Description),
-		"target_url":  nullable(st.TargetURL),
-		"context":     st.Context,
-		"created_at":  ts(st.created),
-		"updated_at":  ts(st.created),
-		"creator":     s.userJSON(st.Creator),
-	}
-}
-
-func nullable(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
-}
-
 func (s *Server) installationJSON(inst Installation) map[string]any {
 	app := s.opts.App
 	selection := "selected"
@@ -340,64 +317,6 @@ func (s *Server) installationJSON(inst Installation) map[string]any {
 		"created_at":           placeholderDate,
 		"updated_at":           placeholderDate,
 		"single_file_name":     nil,
-	}
-}
-
-func (s *Server) runJSON(r *repo, run *WorkflowRun) map[string]any {
-	prs := []any{}
-	for _, n := range run.PullRequests {
-		pr := map[string]any{
-			"id":     stableID(fmt.Sprintf("pr:%s#%d", r.fullName(), n)),
-			"number": n,
-			"url":    s.api("/repos/%s/pulls/%d", r.fullName(), n),
-			"head": map[string]any{"ref": run.HeadBranch, "sha": run.HeadSHA,
-				"repo": map[string]any{"id": r.id, "url": s.api("/repos/%s", r.fullName()), "name": r.name}},
-			"base": map[string]any{"ref": r.defaultBranch, "sha": "",
-				"repo": map[string]any{"id": r.id, "url": s.api("/repos/%s", r.fullName()), "name": r.name}},
-		}
-		if p, ok := r.pulls[n]; ok {
-			pr["id"] = p.id
-			base, _ := r.resolve(p.baseRef)
-			pr["base"].(map[string]any)["sha"] = base
-			pr["base"].(map[string]any)["ref"] = p.baseRef
-		}
-		prs = append(prs, pr)
-	}
-	var headRepo *repo
-	if strings.EqualFold(run.HeadRepo, r.fullName()) {
-		headRepo = r
-	}
-	return map[string]any{
-		"id":                   run.ID,
-		"name":                 run.Name,
-		"node_id":              "WFR_" + strconv.FormatInt(run.ID, 10),
-		"head_branch":          run.HeadBranch,
-		"head_sha":             run.HeadSHA,
-		"path":                 run.Path,
-		"run_number":           int(run.ID % 1000),
-		"run_attempt":          run.RunAttempt,
-		"event":                run.Event,
-		"status":               run.Status,
-		"conclusion":           nullable(run.Conclusion),
-		"workflow_id":          stableID("workflow:" + run.Path),
-		"url":                  s.api("/repos/%s/actions/runs/%d", r.fullName(), run.ID),
-		"html_url":             s.html("/%s/actions/runs/%d", r.fullName(), run.ID),
-		"pull_requests":        prs,
-		"created_at":           placeholderDate,
-		"updated_at":           placeholderDate,
-		"repository":           s.repoJSON(r),
-		"head_repository":      s.repoJSONByName(run.HeadRepo, headRepo),
-		"head_commit":          nil,
-		"display_title":        run.Name,
-		"artifacts_url":        s.api("/repos/%s/actions/runs/%d/artifacts", r.fullName(), run.ID),
-		"jobs_url":             s.api("/repos/%s/actions/runs/%d/jobs", r.fullName(), run.ID),
-		"logs_url":             s.api("/repos/%s/actions/runs/%d/logs", r.fullName(), run.ID),
-		"check_suite_url":      s.api("/repos/%s/check-suites/1", r.fullName()),
-		"cancel_url":           s.api("/repos/%s/actions/runs/%d/cancel", r.fullName(), run.ID),
-		"rerun_url":            s.api("/repos/%s/actions/runs/%d/rerun", r.fullName(), run.ID),
-		"workflow_url":         s.api("/repos/%s/actions/workflows/%d", r.fullName(), stableID("workflow:"+run.Path)),
-		"run_started_at":       placeholderDate,
-		"previous_attempt_url": nil,
 	}
 }
 

@@ -28,7 +28,6 @@ type repo struct {
 	// commitComments are comments on commits, oldest first.
 	commitComments []*commitComment
 	releases       []*release
-	statuses       map[string][]*Status
 	runs           map[int64]*WorkflowRun
 	artifacts      map[int64]*artifact
 }
@@ -126,30 +125,12 @@ type Release struct {
 	Prerelease bool
 }
 
-// Status is a commit status as created through the API.
-type Status struct {
-	ID          int64
-	State       string
-	TargetURL   string
-	Description string
-	Context     string
-	Creator     string
-	created     time.Time
-}
-
-// WorkflowRun describes a workflow run to seed.
+// WorkflowRun describes a workflow run to seed: what its artifacts report
+// of it.
 type WorkflowRun struct {
-	ID           int64  // assigned by AddWorkflowRun
-	Name         string // workflow name
-	Path         string // e.g. .github/workflows/publish.yml
-	Event        string // e.g. pull_request, push, workflow_dispatch
-	Status       string // default "completed"
-	Conclusion   string // e.g. success, failure; "" while not completed
-	HeadSHA      string
-	HeadBranch   string
-	HeadRepo     string // full name; default the repository
-	PullRequests []int  // numbers of the pull requests the run belongs to
-	RunAttempt   int    // default 1
+	ID         int64 // assigned by AddWorkflowRun
+	HeadSHA    string
+	HeadBranch string
 }
 
 // AddRepo creates an empty repository "owner/name" whose default branch is
@@ -172,8 +153,8 @@ func (s *Server) AddRepo(fullName, defaultBranch string) {
 	s.repos[key] = &repo{
 		id: s.newID(), owner: owner, name: name, defaultBranch: defaultBranch,
 		objects: map[string]*object{}, refs: map[string]string{}, nextNumber: 1,
-		pulls: map[int]*pull{}, statuses: map[string][]*Status{},
-		runs: map[int64]*WorkflowRun{}, artifacts: map[int64]*artifact{},
+		pulls: map[int]*pull{},
+		runs:  map[int64]*WorkflowRun{}, artifacts: map[int64]*artifact{},
 	}
 }
 
@@ -245,19 +226,6 @@ func (s *Server) followRef(r *repo, ref string) {
 			}
 		}
 	}
-}
-
-// SetRef points ref (full name, e.g. refs/heads/bump) at sha, creating it.
-func (s *Server) SetRef(fullName, ref, sha string) {
-	s.t.Helper()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r := s.mustRepo(fullName)
-	if _, ok := r.objects[sha]; !ok {
-		s.t.Fatalf("githubfake: SetRef(%q, %q): no object %s", fullName, ref, sha)
-	}
-	r.refs[ref] = sha
-	s.followRef(r, ref)
 }
 
 // Ref returns the sha ref (full name) points at.
@@ -434,18 +402,6 @@ func (s *Server) Commits(fullName, ref string) []CommitInfo {
 	return out
 }
 
-// Statuses lists the commit statuses created on sha, oldest first.
-func (s *Server) Statuses(fullName, sha string) []Status {
-	s.t.Helper()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []Status
-	for _, st := range s.mustRepo(fullName).statuses[sha] {
-		out = append(out, *st)
-	}
-	return out
-}
-
 // CommitComments lists the comments created on commit sha, oldest first.
 func (s *Server) CommitComments(fullName, sha string) []Comment {
 	s.t.Helper()
@@ -467,15 +423,6 @@ func (s *Server) AddWorkflowRun(fullName string, run WorkflowRun) int64 {
 	defer s.mu.Unlock()
 	r := s.mustRepo(fullName)
 	run.ID = s.newID()
-	if run.Status == "" {
-		run.Status = "completed"
-	}
-	if run.HeadRepo == "" {
-		run.HeadRepo = r.fullName()
-	}
-	if run.RunAttempt == 0 {
-		run.RunAttempt = 1
-	}
 	r.runs[run.ID] = &run
 	return run.ID
 }

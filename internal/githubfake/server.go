@@ -1,6 +1,6 @@
 // Package githubfake is an in-memory GitHub REST API for tests: an
 // httptest server that holds repositories (git objects, refs, files), pull
-// requests, issue and commit comments, releases and tags, commit statuses,
+// requests, issue and commit comments, releases and tags,
 // workflow runs with artifact zips, and GitHub App installations, and serves
 // exactly the operations the project's adapter (internal/github) calls.
 //
@@ -65,8 +65,6 @@ type Options struct {
 	// PathPrefix is served before every API path, e.g. "/api/v3" to stand in
 	// for GitHub Enterprise Server. Default none.
 	PathPrefix string
-	// Now is the fake's clock (token expiry, timestamps). Default time.Now.
-	Now func() time.Time
 }
 
 // App describes the GitHub App the fake knows.
@@ -189,9 +187,6 @@ func New(t testing.TB, opts Options) *Server {
 		if opts.ActionsToken {
 			opts.Login = "github-actions[bot]"
 		}
-	}
-	if opts.Now == nil {
-		opts.Now = time.Now
 	}
 	opts.PathPrefix = strings.TrimRight(opts.PathPrefix, "/")
 	if opts.App != nil {
