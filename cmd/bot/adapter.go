@@ -267,7 +267,7 @@ func (a *appGitHub) UpdateBranch(ctx context.Context, repo bot.Repo, branch, sha
 }
 
 func toPull(p github.PullRequest) bot.Pull {
-	return bot.Pull{Number: p.Number, Title: p.Title, Body: p.Body, Head: p.HeadRef, Base: p.BaseRef, Author: p.User, URL: p.HTMLURL}
+	return bot.Pull{Number: p.Number, Title: p.Title, Body: p.Body, Head: p.HeadRef, Author: p.User}
 }
 
 // OpenPulls lists every open pull request of repo (branch is covered too).
@@ -315,12 +315,12 @@ func (a *appGitHub) ClosePull(ctx context.Context, repo bot.Repo, number int, co
 	})
 }
 
-// ReportRefusal comments r.Markdown on commit sha. A commit comment needs
-// only the contents permission, which the App has anyway (a commit status
-// would need the statuses permission, beyond the App's minimum set).
-func (a *appGitHub) ReportRefusal(ctx context.Context, repo bot.Repo, sha string, r bot.Refusal) error {
+// ReportRefusal comments body on commit sha. A commit comment needs only
+// the contents permission, which the App has anyway (a commit status would
+// need the statuses permission, beyond the App's minimum set).
+func (a *appGitHub) ReportRefusal(ctx context.Context, repo bot.Repo, sha, body string) error {
 	return a.do(ctx, repo, func(c *github.Client) error {
-		_, err := c.CreateCommitComment(ctx, ghRepo(repo), sha, r.Markdown)
+		_, err := c.CreateCommitComment(ctx, ghRepo(repo), sha, body)
 		return err
 	})
 }
@@ -343,7 +343,7 @@ func (a *appGitHub) GetRelease(ctx context.Context, repo bot.Repo, tag string) (
 	if err != nil {
 		return bot.Release{}, err
 	}
-	return bot.Release{Repo: repo, Tag: r.TagName, Name: r.Name, Notes: r.Body, Draft: r.Draft, Prerelease: r.Prerelease, URL: r.HTMLURL}, nil
+	return bot.Release{Repo: repo, Tag: r.TagName, Notes: r.Body, Draft: r.Draft, Prerelease: r.Prerelease}, nil
 }
 
 func (a *appGitHub) IsAncestor(ctx context.Context, repo bot.Repo, commit, branch string) (bool, error) {

@@ -184,11 +184,8 @@ func helpOK(err error) error {
 
 // services are the bot's core objects wired to GitHub.
 type services struct {
-	cfg       botconfig.Config
-	gh        *appGitHub
 	bumper    *bot.Bumper
 	publisher *bot.Publisher
-	log       *slog.Logger
 }
 
 func loadConfig(f botconfig.Flags, mode botconfig.Mode, e env) (botconfig.Config, error) {
@@ -234,7 +231,7 @@ func wire(cfg botconfig.Config, e env, dryRun bool, log *slog.Logger) (*services
 		}
 		served = append(served, repo)
 	}
-	s := &services{cfg: cfg, gh: gh, log: log}
+	s := &services{}
 	s.bumper = &bot.Bumper{GH: gh, Log: log, Cfg: bot.BumpConfig{
 		Harness: harness, PinFile: cfg.PinFile, Branch: cfg.BumpBranch, AllowPrereleases: cfg.AllowPrereleases,
 		Repositories: served, WebURL: webURL(cfg.GitHubURL), DryRun: dryRun,

@@ -53,12 +53,9 @@ func (r Repo) Same(o Repo) bool {
 type Release struct {
 	Repo       Repo
 	Tag        string
-	Name       string
 	Notes      string
 	Draft      bool
 	Prerelease bool
-	// URL is the release's web page.
-	URL string
 }
 
 // Run is a completed workflow run.
@@ -92,28 +89,15 @@ type Commit struct {
 	Parents     []string
 }
 
-// Refusal is a refused publish as reported on a commit.
-type Refusal struct {
-	// Reasons are the gate's reasons, one line each.
-	Reasons []string
-	// Markdown is the comment body (RefusalComment): at most MaxBodyChars,
-	// untrusted text defused, starting with RefusalMarker of the run.
-	Markdown string
-	// URL links to the run that was refused.
-	URL string
-}
-
 // Pull is an open pull request.
 type Pull struct {
 	Number int
 	Title  string
 	Body   string
-	// Head is the head branch (in the same repository) and Base the base branch.
+	// Head is the head branch (in the same repository).
 	Head string
-	Base string
 	// Author is the login of the user who opened it.
 	Author string
-	URL    string
 }
 
 // Identity is the App's own bot user, as its commits and pull requests show it.
@@ -166,9 +150,10 @@ type Pulls interface {
 	// ClosePull comments on a pull request, then closes it.
 	ClosePull(ctx context.Context, repo Repo, number int, comment string) error
 	// ReportRefusal makes a refused publish visible on the commit the
-	// refused run built: a commit comment whose body is r.Markdown (which
-	// needs only the contents permission). Each call posts a new comment.
-	ReportRefusal(ctx context.Context, repo Repo, sha string, r Refusal) error
+	// refused run built: a commit comment with body (RefusalComment: at
+	// most MaxBodyChars, untrusted text defused), which needs only the
+	// contents permission. Each call posts a new comment.
+	ReportRefusal(ctx context.Context, repo Repo, sha, body string) error
 }
 
 // Releases reads the harness's releases and history.

@@ -91,7 +91,7 @@ func TestBumpReleaseOnePullPerPinningRepository(t *testing.T) {
 			t.Fatalf("%s: %d open pull requests, want 1", repo, len(pulls))
 		}
 		p := pulls[0]
-		if p.Title != "Bump accuracy harness to v1.1.0" || p.Head != bumpBranch || p.Base != "main" {
+		if base := w.gh.pullBase(repo, p.Number); p.Title != "Bump accuracy harness to v1.1.0" || p.Head != bumpBranch || base != "main" {
 			t.Errorf("%s: pull = %+v", repo, p)
 		}
 		for _, want := range []string{BumpMarker, "https://github.com/" + harnessName + "/compare/v1.0.0...v1.1.0", "@\u200dalice", "#\u200d12", sha} {
@@ -142,7 +142,7 @@ func TestBumpUpdatesInPlaceClosesSupersededAndRespectsHumans(t *testing.T) {
 	// A human's PR that mentions the marker is not the bot's.
 	w.gh.push(w.app, "feature", map[string]string{"f": "1"}, "feature", Identity{Login: "human"})
 	w.gh.mu.Lock()
-	w.gh.repos["org/app"].pulls = append(w.gh.repos["org/app"].pulls, &fakePull{Pull: Pull{Number: 99, Head: "feature", Base: "main", Author: "human", Body: BumpMarker}})
+	w.gh.repos["org/app"].pulls = append(w.gh.repos["org/app"].pulls, &fakePull{Pull: Pull{Number: 99, Head: "feature", Author: "human", Body: BumpMarker}})
 	w.gh.mu.Unlock()
 
 	rel1, _ := w.gh.release(w.harness, "v1.1.0", "one")

@@ -54,6 +54,7 @@ type fakeCommit struct {
 
 type fakePull struct {
 	Pull
+	base     string // the branch it merges into
 	closed   bool
 	comments []string
 }
@@ -159,6 +160,19 @@ func (f *fakeGitHub) openPulls(repo Repo) []Pull {
 		}
 	}
 	return out
+}
+
+// pullBase returns the branch pull request number merges into.
+func (f *fakeGitHub) pullBase(repo Repo, number int) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	r, _ := f.repo(repo)
+	for _, p := range r.pulls {
+		if p.Number == number {
+			return p.base
+		}
+	}
+	return ""
 }
 
 func (f *fakeGitHub) countWrites(prefix string) int {
@@ -344,7 +358,7 @@ func (f *fakeGitHub) CreatePull(_ context.Context, repo Repo, head, base, title,
 	if _, ok := r.branches[head]; !ok {
 		f.t.Errorf("fake GitHub: CreatePull from missing branch %s", head)
 	}
-	p := &fakePull{Pull: Pull{Number: f.nextPull, Title: title, Body: body, Head: head, Base: base, Author: f.id.Login}}
+	p := &fakePull{Pull: Pull{Number: f.nextPull, Title: title, Body: body, Head: head, Author: f.id.Login}, base: base}
 	f.nextPull++
 	r.pulls = append(r.pulls, p)
 	f.writes = append(f.writes, "CreatePull "+repo.String())
@@ -390,13 +404,13 @@ func (f *fakeGitHub) ClosePull(_ context.Context, repo Repo, number int, comment
 	return nil
 }
 
-func (f *fakeGitHub) ReportRefusal(_ context.Context, repo Repo, sha string, r Refusal) error {
+func (f *fakeGitHub) ReportRefusal(_ context.Context, repo Repo, sha, body string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if _, err := f.repo(repo); err != nil {
 		return err
 	}
-	f.comments = append(f.comments, repo.String()+"@"+sha+": "+r.Markdown)
+	f.comments = append(f.comments, repo.String()+"@"+sha+": "+body)
 	f.writes = append(f.writes, "ReportRefusal "+repo.String())
 	return nil
 }
@@ -470,7 +484,7 @@ func (f *fakeGitHub) release(repo Repo, tag, notes string) (Release, string) {
 	defer f.mu.Unlock()
 	r, _ := f.repo(repo)
 	r.tags[tag] = sha
-	rel := Release{Repo: repo, Tag: tag, Name: tag, Notes: notes, URL: "https://github.com/" + repo.String() + "/releases/tag/" + tag}
+	rel := Release{Repo: repo, Tag: tag, Notes: notes}
 	r.releases[tag] = rel
 	return rel, sha
 }

@@ -144,11 +144,11 @@ func (p *Publisher) PublishRun(ctx context.Context, run Run, log *slog.Logger) (
 	if res.Outcome == PublishRefused {
 		log.Warn("artifact refused", "reasons", res.Reasons)
 		if !p.Cfg.DryRun {
-			ref := Refusal{Reasons: res.Reasons, Markdown: RefusalComment(run, p.Cfg.Artifact, res.Reasons), URL: run.URL}
 			// The refusal is final and logged; failing to also show it on
 			// the commit (e.g. a missing permission) must not make a
 			// redelivery run it again.
-			if err := p.GH.ReportRefusal(ctx, run.Repo, run.HeadSHA, ref); err != nil {
+			body := RefusalComment(run, p.Cfg.Artifact, res.Reasons)
+			if err := p.GH.ReportRefusal(ctx, run.Repo, run.HeadSHA, body); err != nil {
 				log.Error("reporting the refusal on the commit failed", "commit", run.HeadSHA, "err", err)
 			}
 		}

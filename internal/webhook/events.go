@@ -37,7 +37,6 @@ func Events(bumper Bumper, publisher Publisher) map[string]Handler {
 
 type repository struct {
 	FullName      string `json:"full_name"`
-	HTMLURL       string `json:"html_url"`
 	DefaultBranch string `json:"default_branch"`
 }
 
@@ -62,11 +61,9 @@ type releasePayload struct {
 	Action  string `json:"action"`
 	Release *struct {
 		TagName    string `json:"tag_name"`
-		Name       string `json:"name"`
 		Body       string `json:"body"`
 		Draft      bool   `json:"draft"`
 		Prerelease bool   `json:"prerelease"`
-		HTMLURL    string `json:"html_url"`
 	} `json:"release"`
 	Repository *repository `json:"repository"`
 }
@@ -89,8 +86,8 @@ func (h releaseHandler) Handle(ctx context.Context, d Delivery) error {
 		return err
 	}
 	r := p.Release
-	_, err = h.bumper.BumpRelease(ctx, bot.Release{Repo: repo, Tag: r.TagName, Name: r.Name, Notes: r.Body,
-		Draft: r.Draft, Prerelease: r.Prerelease, URL: r.HTMLURL}, d.Log)
+	_, err = h.bumper.BumpRelease(ctx, bot.Release{Repo: repo, Tag: r.TagName, Notes: r.Body,
+		Draft: r.Draft, Prerelease: r.Prerelease}, d.Log)
 	return err
 }
 
