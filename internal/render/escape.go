@@ -8,6 +8,9 @@ import (
 var (
 	mentionRe  = regexp.MustCompile(`(^|[^\w` + "`" + `])@([A-Za-z0-9][A-Za-z0-9-]*(?:/[A-Za-z0-9_.-]+)?)`)
 	issueRefRe = regexp.MustCompile(`(^|[^\w&])#(\d+)`)
+	// cellMentionRe also matches after a backtick: Cell escapes backticks,
+	// so a cell holds no code span that would keep a mention inert.
+	cellMentionRe = regexp.MustCompile(`(^|[^\w])@([A-Za-z0-9][A-Za-z0-9-]*(?:/[A-Za-z0-9_.-]+)?)`)
 )
 
 // Cell makes untrusted text safe inside a Markdown table cell: pipes,
@@ -24,7 +27,8 @@ func Cell(s string) string {
 		"\n", " ",
 		"\r", " ",
 	).Replace(s)
-	return Defuse(s)
+	s = cellMentionRe.ReplaceAllString(s, "$1@\u200d$2")
+	return issueRefRe.ReplaceAllString(s, "$1#\u200d$2")
 }
 
 // Defuse breaks @mentions and #123 references in untrusted text by putting a

@@ -15,6 +15,7 @@ func TestCell(t *testing.T) {
 		{"fixes #123", "fixes #\u200d123"},
 		{"mail a@b.com", "mail a@b.com"},
 		{"&#123;", "&#123;"},
+		{"x`@org/team", "x\\`@\u200dorg/team"},
 	}
 	for _, c := range cases {
 		if got := Cell(c.in); got != c.want {

@@ -6,7 +6,6 @@ package render
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
@@ -78,22 +77,8 @@ func Coverage(c report.Coverage) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### Coverage\n\n%d corpus points: %d scored, %d not scored.\n", c.CorpusPoints, c.Scored, c.NotScored)
 	if len(c.NotScoredByReason) > 0 {
-		type kv struct {
-			reason string
-			n      int
-		}
-		var rs []kv
-		for r, n := range c.NotScoredByReason {
-			rs = append(rs, kv{r, n})
-		}
-		sort.Slice(rs, func(i, j int) bool {
-			if rs[i].n != rs[j].n {
-				return rs[i].n > rs[j].n
-			}
-			return rs[i].reason < rs[j].reason
-		})
 		b.WriteString("\n| Not scored because | Points |\n|---|---:|\n")
-		for _, r := range rs {
+		for _, r := range notScoredReasons(c.NotScoredByReason) {
 			fmt.Fprintf(&b, "| %s | %d |\n", Cell(r.reason), r.n)
 		}
 	}
