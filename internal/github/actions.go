@@ -21,35 +21,24 @@ type Artifact struct {
 
 // ListArtifacts lists the artifacts of workflow run runID, all pages.
 func (c *Client) ListArtifacts(ctx context.Context, repo Repo, runID int64) ([]Artifact, error) {
-	var out []Artifact
-	opts := gh.ListOptions{PerPage: 100}
-	for page := 0; page < maxPages; page++ {
-		var list *gh.ArtifactList
-		var next int
-		err := c.do(ctx, func() (*gh.Response, error) {
-			var resp *gh.Response
-			var err error
-			list, resp, err = c.gh.Actions.ListWorkflowRunArtifacts(ctx, repo.Owner, repo.Name, runID, &opts)
-			if resp != nil {
-				next = resp.NextPage
-			}
-			return resp, err
-		})
-		if err != nil {
-			return nil, fmt.Errorf("list artifacts of run %d in %s: %w", runID, repo, err)
+	items, err := listAll(ctx, c, func(opts gh.ListOptions) ([]*gh.Artifact, *gh.Response, error) {
+		list, resp, err := c.gh.Actions.ListWorkflowRunArtifacts(ctx, repo.Owner, repo.Name, runID, &opts)
+		if list == nil {
+			return nil, resp, err
 		}
-		for _, a := range list.Artifacts {
-			out = append(out, Artifact{
-				ID: a.GetID(), Name: a.GetName(), SizeInBytes: a.GetSizeInBytes(), Expired: a.GetExpired(),
-				WorkflowRunHeadSHA: a.GetWorkflowRun().GetHeadSHA(),
-			})
-		}
-		if next == 0 {
-			return out, nil
-		}
-		opts.Page = next
+		return list.Artifacts, resp, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list artifacts of run %d in %s: %w", runID, repo, err)
 	}
-	return nil, fmt.Errorf("list artifacts of run %d in %s: more than %d pages", runID, repo, maxPages)
+	out := make([]Artifact, 0, len(items))
+	for _, a := range items {
+		out = append(out, Artifact{
+			ID: a.GetID(), Name: a.GetName(), SizeInBytes: a.GetSizeInBytes(), Expired: a.GetExpired(),
+			WorkflowRunHeadSHA: a.GetWorkflowRun().GetHeadSHA(),
+		})
+	}
+	return out, nil
 }
 
 // DownloadArtifact returns the zip archive of artifact id, at most maxBytes

@@ -178,30 +178,19 @@ func (c *Client) RepositoryInstallation(ctx context.Context, repo Repo) (Install
 // token can access ("owner/name"), all pages. It needs a Client built over
 // AppTransport.Installation.
 func (c *Client) ListInstallationRepositories(ctx context.Context) ([]Repository, error) {
-	var out []Repository
-	opts := gh.ListOptions{PerPage: 100}
-	for page := 0; page < maxPages; page++ {
-		var list *gh.ListRepositories
-		var next int
-		err := c.do(ctx, func() (*gh.Response, error) {
-			var resp *gh.Response
-			var err error
-			list, resp, err = c.gh.Apps.ListRepos(ctx, &opts)
-			if resp != nil {
-				next = resp.NextPage
-			}
-			return resp, err
-		})
-		if err != nil {
-			return nil, fmt.Errorf("list installation repositories: %w", err)
+	items, err := listAll(ctx, c, func(opts gh.ListOptions) ([]*gh.Repository, *gh.Response, error) {
+		list, resp, err := c.gh.Apps.ListRepos(ctx, &opts)
+		if list == nil {
+			return nil, resp, err
 		}
-		for _, r := range list.Repositories {
-			out = append(out, toRepository(r))
-		}
-		if next == 0 {
-			return out, nil
-		}
-		opts.Page = next
+		return list.Repositories, resp, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list installation repositories: %w", err)
 	}
-	return nil, fmt.Errorf("list installation repositories: more than %d pages", maxPages)
+	out := make([]Repository, 0, len(items))
+	for _, r := range items {
+		out = append(out, toRepository(r))
+	}
+	return out, nil
 }

@@ -188,8 +188,17 @@ const maxPages = 100
 
 // listAll fetches every page of a listing.
 func listAll[T any](ctx context.Context, c *Client, fetch func(opts gh.ListOptions) ([]T, *gh.Response, error)) ([]T, error) {
+	return listUpTo(ctx, c, 0, fetch)
+}
+
+// listUpTo fetches the pages of a listing until it has limit items (0: all)
+// and returns at most limit.
+func listUpTo[T any](ctx context.Context, c *Client, limit int, fetch func(opts gh.ListOptions) ([]T, *gh.Response, error)) ([]T, error) {
 	var all []T
 	opts := gh.ListOptions{PerPage: 100}
+	if limit > 0 {
+		opts.PerPage = min(limit, 100)
+	}
 	for page := 0; page < maxPages; page++ {
 		var items []T
 		var next int
@@ -206,6 +215,9 @@ func listAll[T any](ctx context.Context, c *Client, fetch func(opts gh.ListOptio
 			return nil, err
 		}
 		all = append(all, items...)
+		if limit > 0 && len(all) >= limit {
+			return all[:limit], nil
+		}
 		if next == 0 {
 			return all, nil
 		}

@@ -31,6 +31,15 @@ func fullRef(ref string) string { return "refs/" + refPath(ref) }
 // GetRef returns ref ("refs/heads/main", "heads/main", "tags/v1.0.0"), or
 // ErrNotFound.
 func (c *Client) GetRef(ctx context.Context, repo Repo, ref string) (Ref, error) {
+	r, err := c.getRef(ctx, repo, ref)
+	if err != nil {
+		return Ref{}, fmt.Errorf("get ref %s in %s: %w", ref, repo, err)
+	}
+	return r, nil
+}
+
+// getRef is GetRef without the error's context.
+func (c *Client) getRef(ctx context.Context, repo Repo, ref string) (Ref, error) {
 	var r *gh.Reference
 	err := c.do(ctx, func() (*gh.Response, error) {
 		var resp *gh.Response
@@ -38,10 +47,7 @@ func (c *Client) GetRef(ctx context.Context, repo Repo, ref string) (Ref, error)
 		r, resp, err = c.gh.Git.GetRef(ctx, repo.Owner, repo.Name, refPath(ref))
 		return resp, err
 	})
-	if err != nil {
-		return Ref{}, fmt.Errorf("get ref %s in %s: %w", ref, repo, err)
-	}
-	return toRef(r), nil
+	return toRef(r), err
 }
 
 // CreateRef creates ref (e.g. refs/heads/bump) at sha. An existing ref →
@@ -200,9 +206,9 @@ func (c *Client) CreateCommit(ctx context.Context, repo Repo, in NewCommit) (Com
 // ResolveTag returns the commit sha tag names, peeling annotated tags
 // (tags of tags included). A missing tag → ErrNotFound.
 func (c *Client) ResolveTag(ctx context.Context, repo Repo, tag string) (string, error) {
-	ref, err := c.GetRef(ctx, repo, "tags/"+tag)
+	ref, err := c.getRef(ctx, repo, "tags/"+tag)
 	if err != nil {
-		return "", fmt.Errorf("resolve tag: %w", err)
+		return "", fmt.Errorf("resolve tag %s in %s: %w", tag, repo, err)
 	}
 	sha, typ := ref.SHA, ref.Type
 	for i := 0; typ == "tag"; i++ {
@@ -315,6 +321,15 @@ type Comparison struct {
 
 // Compare compares base and head (branches, tags or shas).
 func (c *Client) Compare(ctx context.Context, repo Repo, base, head string) (Comparison, error) {
+	cmp, err := c.compare(ctx, repo, base, head)
+	if err != nil {
+		return Comparison{}, fmt.Errorf("compare %s...%s in %s: %w", shortSHA(base), shortSHA(head), repo, err)
+	}
+	return cmp, nil
+}
+
+// compare is Compare without the error's context.
+func (c *Client) compare(ctx context.Context, repo Repo, base, head string) (Comparison, error) {
 	var cmp *gh.CommitsComparison
 	err := c.do(ctx, func() (*gh.Response, error) {
 		var resp *gh.Response
@@ -323,21 +338,18 @@ func (c *Client) Compare(ctx context.Context, repo Repo, base, head string) (Com
 		cmp, resp, err = c.gh.Repositories.CompareCommits(ctx, repo.Owner, repo.Name, base, head, &gh.ListOptions{PerPage: 1})
 		return resp, err
 	})
-	if err != nil {
-		return Comparison{}, fmt.Errorf("compare %s...%s in %s: %w", shortSHA(base), shortSHA(head), repo, err)
-	}
 	return Comparison{
 		Status: cmp.GetStatus(), AheadBy: cmp.GetAheadBy(), BehindBy: cmp.GetBehindBy(),
 		MergeBaseSHA: cmp.GetMergeBaseCommit().GetSHA(),
-	}, nil
+	}, err
 }
 
 // IsAncestor reports whether commit is reachable from ref (a branch, tag or
 // sha; ref's own commit counts), e.g. whether a harness commit is on main.
 func (c *Client) IsAncestor(ctx context.Context, repo Repo, commit, ref string) (bool, error) {
-	cmp, err := c.Compare(ctx, repo, commit, ref)
+	cmp, err := c.compare(ctx, repo, commit, ref)
 	if err != nil {
-		return false, fmt.Errorf("is %s in %s: %w", shortSHA(commit), ref, err)
+		return false, fmt.Errorf("is %s in %s of %s: %w", shortSHA(commit), ref, repo, err)
 	}
 	return cmp.Status == "ahead" || cmp.Status == "identical", nil
 }
@@ -361,41 +373,23 @@ func (c *Client) ListCommits(ctx context.Context, repo Repo, ref string, limit i
 	if limit <= 0 {
 		limit = 100
 	}
-	var out []CommitInfo
-	opts := &gh.CommitsListOptions{SHA: ref, ListOptions: gh.ListOptions{PerPage: min(limit, 100)}}
-	for len(out) < limit {
-		var items []*gh.RepositoryCommit
-		var next int
-		err := c.do(ctx, func() (*gh.Response, error) {
-			var resp *gh.Response
-			var err error
-			items, resp, err = c.gh.Repositories.ListCommits(ctx, repo.Owner, repo.Name, opts)
-			if resp != nil {
-				next = resp.NextPage
-			}
-			return resp, err
-		})
-		if err != nil {
-			return nil, fmt.Errorf("list commits of %s in %s: %w", refLabel(ref), repo, err)
-		}
-		for _, it := range items {
-			ci := CommitInfo{
-				SHA: it.GetSHA(), Message: it.GetCommit().GetMessage(),
-				AuthorLogin: it.GetAuthor().GetLogin(), CommitterLogin: it.GetCommitter().GetLogin(),
-				AuthorEmail: it.GetCommit().GetAuthor().GetEmail(), CommitterEmail: it.GetCommit().GetCommitter().GetEmail(),
-			}
-			for _, p := range it.Parents {
-				ci.Parents = append(ci.Parents, p.GetSHA())
-			}
-			out = append(out, ci)
-		}
-		if next == 0 {
-			break
-		}
-		opts.Page = next
+	items, err := listUpTo(ctx, c, limit, func(opts gh.ListOptions) ([]*gh.RepositoryCommit, *gh.Response, error) {
+		return c.gh.Repositories.ListCommits(ctx, repo.Owner, repo.Name, &gh.CommitsListOptions{SHA: ref, ListOptions: opts})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list commits of %s in %s: %w", refLabel(ref), repo, err)
 	}
-	if len(out) > limit {
-		out = out[:limit]
+	out := make([]CommitInfo, 0, len(items))
+	for _, it := range items {
+		ci := CommitInfo{
+			SHA: it.GetSHA(), Message: it.GetCommit().GetMessage(),
+			AuthorLogin: it.GetAuthor().GetLogin(), CommitterLogin: it.GetCommitter().GetLogin(),
+			AuthorEmail: it.GetCommit().GetAuthor().GetEmail(), CommitterEmail: it.GetCommit().GetCommitter().GetEmail(),
+		}
+		for _, p := range it.Parents {
+			ci.Parents = append(ci.Parents, p.GetSHA())
+		}
+		out = append(out, ci)
 	}
 	return out, nil
 }

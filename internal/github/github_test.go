@@ -696,3 +696,33 @@ func TestShortSHA(t *testing.T) {
 		}
 	}
 }
+
+// TestPagination: every listing follows GitHub's Link header across pages
+// (100 items per page), and ListCommits stops at its limit.
+func TestPagination(t *testing.T) {
+	s := githubfake.New(t, githubfake.Options{})
+	_, _, pr := seed(t, s)
+	var newest string
+	for i := range 130 {
+		newest = s.Commit(repoName, "long", "alice", fmt.Sprint("commit ", i), map[string]string{"n": fmt.Sprint(i)})
+	}
+	for i := range 105 {
+		s.AddComment(repoName, pr, "bob", fmt.Sprint("comment ", i))
+	}
+	c, _ := newClient(t, s, Options{})
+
+	got, err := c.ListCommits(ctx, repo, "long", 120)
+	if err != nil || len(got) != 120 || got[0].SHA != newest {
+		t.Fatalf("ListCommits(120) = %d commits, %v", len(got), err)
+	}
+	if n := s.Calls("repos/list-commits"); n != 2 {
+		t.Errorf("ListCommits(120) made %d requests, want 2 pages", n)
+	}
+	comments, err := c.ListIssueComments(ctx, repo, pr)
+	if err != nil || len(comments) != 105 || comments[104].Body != "comment 104" {
+		t.Fatalf("ListIssueComments = %d comments, %v", len(comments), err)
+	}
+	if n := s.Calls("issues/list-comments"); n != 2 {
+		t.Errorf("ListIssueComments made %d requests, want 2 pages", n)
+	}
+}

@@ -52,7 +52,17 @@ type Comment struct {
 	UpdatedAt time.Time
 }
 
-func toComment(c *gh.IssueComment) Comment {
+// ghComment is what issue and commit comments have in common.
+type ghComment interface {
+	GetID() int64
+	GetBody() string
+	GetUser() *gh.User
+	GetHTMLURL() string
+	GetCreatedAt() gh.Timestamp
+	GetUpdatedAt() gh.Timestamp
+}
+
+func toComment(c ghComment) Comment {
 	return Comment{
 		ID: c.GetID(), Body: c.GetBody(), User: c.GetUser().GetLogin(), HTMLURL: c.GetHTMLURL(),
 		CreatedAt: c.GetCreatedAt().Time, UpdatedAt: c.GetUpdatedAt().Time,
@@ -133,8 +143,5 @@ func (c *Client) CreateCommitComment(ctx context.Context, repo Repo, sha, body s
 	if err != nil {
 		return Comment{}, fmt.Errorf("comment on %s@%s: %w", repo, sha, err)
 	}
-	return Comment{
-		ID: out.GetID(), Body: out.GetBody(), User: out.GetUser().GetLogin(), HTMLURL: out.GetHTMLURL(),
-		CreatedAt: out.GetCreatedAt().Time, UpdatedAt: out.GetUpdatedAt().Time,
-	}, nil
+	return toComment(out), nil
 }

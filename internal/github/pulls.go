@@ -107,6 +107,24 @@ type PullRequestUpdate struct {
 
 // UpdatePullRequest applies upd to pull request number.
 func (c *Client) UpdatePullRequest(ctx context.Context, repo Repo, number int, upd PullRequestUpdate) (PullRequest, error) {
+	p, err := c.editPull(ctx, repo, number, upd)
+	if err != nil {
+		return PullRequest{}, fmt.Errorf("update pull request %s#%d: %w", repo, number, err)
+	}
+	return p, nil
+}
+
+// ClosePullRequest closes pull request number without merging it.
+func (c *Client) ClosePullRequest(ctx context.Context, repo Repo, number int) error {
+	closed := "closed"
+	if _, err := c.editPull(ctx, repo, number, PullRequestUpdate{State: &closed}); err != nil {
+		return fmt.Errorf("close pull request %s#%d: %w", repo, number, err)
+	}
+	return nil
+}
+
+// editPull is UpdatePullRequest without the error's context.
+func (c *Client) editPull(ctx context.Context, repo Repo, number int, upd PullRequestUpdate) (PullRequest, error) {
 	var p *gh.PullRequest
 	err := c.do(ctx, func() (*gh.Response, error) {
 		var resp *gh.Response
@@ -116,19 +134,7 @@ func (c *Client) UpdatePullRequest(ctx context.Context, repo Repo, number int, u
 		})
 		return resp, err
 	})
-	if err != nil {
-		return PullRequest{}, fmt.Errorf("update pull request %s#%d: %w", repo, number, err)
-	}
-	return toPullRequest(p), nil
-}
-
-// ClosePullRequest closes pull request number without merging it.
-func (c *Client) ClosePullRequest(ctx context.Context, repo Repo, number int) error {
-	closed := "closed"
-	if _, err := c.UpdatePullRequest(ctx, repo, number, PullRequestUpdate{State: &closed}); err != nil {
-		return fmt.Errorf("close: %w", err)
-	}
-	return nil
+	return toPullRequest(p), err
 }
 
 // shortSHA shortens a full commit sha (40 hex digits) to 12 for messages;
