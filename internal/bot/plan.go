@@ -204,16 +204,10 @@ func bumpBody(plan BumpPlan, t Target) string {
 	open := fmt.Sprintf("<details>\n<summary>Release notes of %s</summary>\n\n", render.Cell(t.Tag))
 	budget := MaxBodyChars - len(head) - len(open) - len(tail) - 200
 	if len(notes) > budget {
-		cut := budget
-		for cut > 0 && !utf8Start(notes[cut]) {
-			cut--
-		}
-		notes = notes[:cut] + fmt.Sprintf("\n\n> … release notes truncated; see %s/releases/tag/%s\n", repoURL, t.Tag)
+		notes = prefix(notes, budget) + fmt.Sprintf("\n\n> … release notes truncated; see %s/releases/tag/%s\n", repoURL, t.Tag)
 	}
 	return head + open + notes + tail
 }
-
-func utf8Start(c byte) bool { return c&0xC0 != 0x80 }
 
 // defuseNotes makes release notes safe to quote: mentions and issue
 // references do not ping or cross-link, and HTML cannot close the

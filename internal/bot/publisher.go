@@ -411,7 +411,7 @@ func RefusalComment(run Run, artifact string, reasons []string) string {
 	b.WriteString(" was refused:\n\n")
 	const room = 200 // for the truncation note
 	for i, r := range reasons {
-		line := fmt.Sprintf("- %s\n", cut(oneLine(r), maxReasonBytes))
+		line := fmt.Sprintf("- %s\n", cut(render.Cell(strings.TrimSpace(r)), maxReasonBytes))
 		if b.Len()+len(line) > MaxBodyChars-room {
 			fmt.Fprintf(&b, "- … %d more reasons truncated; see the run's logs\n", len(reasons)-i)
 			break
@@ -430,11 +430,19 @@ func cut(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	i := n - len(" …")
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
+	return prefix(s, n-len(" …")) + " …"
+}
+
+// prefix returns the longest prefix of s of at most n bytes that ends on a
+// rune boundary.
+func prefix(s string, n int) string {
+	if len(s) <= n {
+		return s
 	}
-	return s[:i] + " …"
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // codeSpan quotes s as inline code; backticks and line breaks, which would
@@ -449,12 +457,6 @@ func runLink(run Run) string {
 		return fmt.Sprintf("%d", run.ID)
 	}
 	return fmt.Sprintf("[%d](%s)", run.ID, run.URL)
-}
-
-func oneLine(s string) string {
-	s = strings.ReplaceAll(s, "\n", " ")
-	s = strings.ReplaceAll(s, "<", "&lt;")
-	return render.Defuse(strings.TrimSpace(s))
 }
 
 // MarshalPlan renders a planned commit for --dry-run output: message, then
