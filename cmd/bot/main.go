@@ -428,12 +428,9 @@ func runPublish(ctx context.Context, args []string, e env) error {
 		fmt.Fprintln(e.stderr, "publish: --summary is required")
 		return errUsage
 	}
-	cfg, err := loadConfig(f, botconfig.ModeCLI, e)
+	cfg, err := loadConfig(f, botconfig.ModePublish, e)
 	if err != nil {
 		return err
-	}
-	if cfg.DashboardRepo == "" {
-		return fmt.Errorf("configuration: dashboard repo is required to publish (%s)", botconfig.EnvDashboardRepo)
 	}
 	raw, err := e.readFile(*path)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 )
@@ -34,12 +35,18 @@ type Repo struct {
 // String returns "owner/name".
 func (r Repo) String() string { return r.Owner + "/" + r.Name }
 
-// ParseRepo parses "owner/name".
+// repoRe is what GitHub allows in "owner/name": an account login (letters,
+// digits, hyphens; underscores for Enterprise Managed Users) and a
+// repository name (letters, digits, '.', '_', '-').
+var repoRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,38}/[A-Za-z0-9._-]{1,100}$`)
+
+// ParseRepo parses "owner/name", as GitHub spells repositories. It is the
+// one check of a repository name, for configuration and payloads alike.
 func ParseRepo(s string) (Repo, error) {
-	owner, name, ok := strings.Cut(s, "/")
-	if !ok || owner == "" || name == "" || strings.Contains(name, "/") {
+	if !repoRe.MatchString(s) {
 		return Repo{}, fmt.Errorf("repository %q is not owner/name", s)
 	}
+	owner, name, _ := strings.Cut(s, "/")
 	return Repo{Owner: owner, Name: name}, nil
 }
 

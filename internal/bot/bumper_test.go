@@ -369,3 +369,20 @@ func TestConsumerFilesHas(t *testing.T) {
 		t.Error("an absent pin file counted as present")
 	}
 }
+
+func TestParseRepo(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]Repo{
+		"inference-sim/accuracy-dashboard": {"inference-sim", "accuracy-dashboard"},
+		"octocat_acme/dot.files":           {"octocat_acme", "dot.files"},
+	} {
+		if got, err := ParseRepo(in); err != nil || got != want {
+			t.Errorf("ParseRepo(%q) = %+v, %v", in, got, err)
+		}
+	}
+	for _, bad := range []string{"", "noslash", "/name", "owner/", "a/b/c", "a b/c", "-owner/x", "owner/na me"} {
+		if _, err := ParseRepo(bad); err == nil {
+			t.Errorf("ParseRepo(%q) accepted", bad)
+		}
+	}
+}

@@ -11,11 +11,12 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/bot"
 )
 
 // Defaults.
@@ -224,11 +225,12 @@ type Mode int
 const (
 	// ModeServe runs the webhook server: needs app id, key and webhook secret.
 	ModeServe Mode = iota
-	// ModeCLI runs one bump or publish: needs app id and key.
+	// ModeCLI runs one bump: needs app id and key.
 	ModeCLI
+	// ModePublish runs one publish: needs app id, key and the dashboard
+	// repository.
+	ModePublish
 )
-
-var repoRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]{0,38}/[A-Za-z0-9._-]{1,100}$`)
 
 // Validate reports every problem that keeps the bot from starting in mode,
 // joined into one error.
@@ -239,6 +241,9 @@ func (c Config) Validate(mode Mode) error {
 	}
 	if c.PrivateKeyFile == "" {
 		errs = append(errs, fmt.Errorf("private key file is required (%s)", EnvPrivateKeyFile))
+	}
+	if mode == ModePublish && c.DashboardRepo == "" {
+		errs = append(errs, fmt.Errorf("dashboard repo is required to publish (%s)", EnvDashboardRepo))
 	}
 	if mode == ModeServe {
 		if c.WebhookSecret == "" {
@@ -258,8 +263,8 @@ func (c Config) Validate(mode Mode) error {
 		if v == "" && !required {
 			return
 		}
-		if !repoRe.MatchString(v) {
-			errs = append(errs, fmt.Errorf("%s %q is not owner/name", name, v))
+		if _, err := bot.ParseRepo(v); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", name, err))
 		}
 	}
 	check("harness repo", c.HarnessRepo, true)

@@ -104,6 +104,9 @@ func TestValidateRefusesToStartWithoutCredentials(t *testing.T) {
 	if err := cfg.Validate(ModeCLI); err != nil {
 		t.Errorf("Validate(ModeCLI) without a secret = %v, want nil", err)
 	}
+	if err := cfg.Validate(ModePublish); err == nil || !strings.Contains(err.Error(), EnvDashboardRepo) {
+		t.Errorf("Validate(ModePublish) without a dashboard = %v, want it named", err)
+	}
 	if err := cfg.Validate(ModeServe); err == nil || !strings.Contains(err.Error(), EnvWebhookSecret) {
 		t.Errorf("Validate(ModeServe) = %v, want a missing secret", err)
 	}
