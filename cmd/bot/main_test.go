@@ -136,10 +136,7 @@ func newWorldPrefix(t *testing.T, prefix string) *world {
 	vars := map[string]string{
 		"BOT_APP_ID": fmt.Sprint(appID), "BOT_PRIVATE_KEY_FILE": keyPath, "BOT_WEBHOOK_SECRET": secret,
 		"BOT_GITHUB_URL": fake.URL(), "BOT_HARNESS_REPO": harnessRepo, "BOT_DASHBOARD_REPO": dashboardRepo,
-		"BOT_LISTEN_ADDR": "127.0.0.1:0",
-		// Listing every installation's repositories needs an unscoped
-		// installation token, which internal/github cannot mint against the
-		// fake yet (see the issue 5 report); name the repositories served.
+		"BOT_LISTEN_ADDR":  "127.0.0.1:0",
 		"BOT_REPOSITORIES": "org/app,org/lib,org/plain",
 	}
 	w.vars = vars
@@ -175,8 +172,16 @@ func openPulls(f *githubfake.Server, repo string) []githubfake.PullRequest {
 
 func TestBumpCommandOnePullPerPinningRepository(t *testing.T) {
 	w := newWorld(t)
+	// No BOT_REPOSITORIES: every repository of every installation is served.
+	delete(w.vars, "BOT_REPOSITORIES")
 	if err := w.run(t, "bump", "--release", "v1.1.0"); err != nil {
 		t.Fatalf("bump: %v\n%s", err, w.stderr)
+	}
+	for _, want := range []string{"org/app: created", "org/lib: created", "org/plain: skipped",
+		dashboardRepo + ": skipped", harnessRepo + ": skipped"} {
+		if !strings.Contains(w.stdout.String(), want) {
+			t.Errorf("stdout lacks %q:\n%s", want, w.stdout)
+		}
 	}
 	for _, repo := range []string{"org/app", "org/lib"} {
 		pulls := openPulls(w.fake, repo)
