@@ -3,8 +3,8 @@
 // summary may be published (Gate) and which files a published snapshot
 // writes to the dashboard repository (PlanSnapshot); Bumper and Publisher
 // carry those decisions out through the narrow GitHub interfaces declared
-// here, which internal/github implements and tests fake. Nothing here
-// imports go-github or knows about HTTP.
+// here, which cmd/bot's adapter implements over internal/github and tests
+// fake. Nothing here imports go-github or knows about HTTP.
 package bot
 
 import (
