@@ -13,7 +13,8 @@ const cacheMarker = ".complete"
 // does, it returns cached = true and does nothing else. Otherwise fill
 // populates a fresh temporary sibling, which is then marked complete and
 // renamed to dir, so a reader never sees a half-filled directory; when a
-// concurrent run finished dir first, its result is used.
+// concurrent run finished dir first, its result is used. A dir without the
+// marker (left by an older cache layout) is replaced.
 func FillCacheDir(dir string, fill func(tmp string) error) (cached bool, err error) {
 	if _, err := os.Stat(filepath.Join(dir, cacheMarker)); err == nil {
 		return true, nil
@@ -36,7 +37,15 @@ func FillCacheDir(dir string, fill func(tmp string) error) (cached bool, err err
 		if _, statErr := os.Stat(filepath.Join(dir, cacheMarker)); statErr == nil {
 			return true, nil
 		}
-		return false, fmt.Errorf("cache %s: %w", dir, err)
+		// dir exists without the marker: it was left by an older layout of
+		// the cache (complete directories are only ever renamed in with
+		// their marker), so it is replaced.
+		if rmErr := os.RemoveAll(dir); rmErr != nil {
+			return false, fmt.Errorf("cache %s: %w", dir, rmErr)
+		}
+		if err := os.Rename(tmp, dir); err != nil {
+			return false, fmt.Errorf("cache %s: %w", dir, err)
+		}
 	}
 	return false, nil
 }

@@ -36,4 +36,17 @@ func TestFillCacheDir(t *testing.T) {
 	if len(entries) != 1 || entries[0].Name() != "abc" {
 		t.Errorf("after a failed fill the cache holds %v, want only abc", entries)
 	}
+
+	// A directory without the marker (an older cache layout) is replaced.
+	stale := filepath.Join(root, "repos", "x.git")
+	if err := os.MkdirAll(stale, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(stale, "HEAD"), []byte("old"), 0o644)
+	if cached, err := FillCacheDir(stale, fill); err != nil || cached {
+		t.Fatalf("stale directory: cached %v, err %v; want a fresh fill", cached, err)
+	}
+	if _, err := os.Stat(filepath.Join(stale, "HEAD")); err == nil {
+		t.Error("the stale content survived")
+	}
 }
