@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // fakeGitHub is an in-memory GitHub: repositories of commits (full file
@@ -32,6 +33,9 @@ type fakeGitHub struct {
 	conflicts int
 	// onConflict is what the concurrent writer commits.
 	onConflict map[string][]byte
+	// latency is how long CreateCommit takes (outside the lock), as a round
+	// trip to GitHub does: concurrent publishers then read the same head.
+	latency time.Duration
 
 	writes   []string // "CreateCommit owner/name", …
 	comments []string // commit comments: "owner/name@sha: body"
@@ -265,6 +269,7 @@ func (f *fakeGitHub) ListDir(_ context.Context, repo Repo, ref, dir string) ([]s
 }
 
 func (f *fakeGitHub) CreateCommit(_ context.Context, repo Repo, base string, parents []string, files map[string][]byte, message string) (string, error) {
+	time.Sleep(f.latency)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	r, err := f.repo(repo)

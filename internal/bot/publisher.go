@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"path"
 	"sort"
 	"strings"
@@ -38,15 +39,28 @@ type PublishConfig struct {
 	WorkflowPath string
 	// Artifact is the name of the run's report artifact.
 	Artifact string
-	// MaxAttempts bounds the rebuild-and-retry loop on ref-update conflicts
-	// (DefaultMaxAttempts if 0).
+	// MaxAttempts, when positive, bounds the rebuild-and-retry loop on
+	// ref-update conflicts; 0 retries until the deadline.
 	MaxAttempts int
+	// Deadline bounds one publish, retries included (DefaultPublishDeadline
+	// if 0); the context's deadline wins when it is sooner.
+	Deadline time.Duration
 	// DryRun plans without writing anything.
 	DryRun bool
 }
 
-// DefaultMaxAttempts is how often a publish is rebuilt on a moved head.
-const DefaultMaxAttempts = 5
+// DefaultPublishDeadline is how long a publish keeps rebuilding its commit
+// while the dashboard branch keeps moving: within the webhook handler's
+// 10-minute limit.
+const DefaultPublishDeadline = 5 * time.Minute
+
+// Backoff between attempts after a moved head: a random wait (full jitter)
+// up to a cap that doubles from RetryBase to RetryMax, so concurrent
+// publishers spread out instead of colliding again in lockstep.
+const (
+	RetryBase = 50 * time.Millisecond
+	RetryMax  = 5 * time.Second
+)
 
 // Limits on an artifact.
 const (
@@ -61,6 +75,8 @@ type Publisher struct {
 	Log *slog.Logger
 	// Now is the clock, for snapshots without a run time.
 	Now func() time.Time
+	// Jitter returns a random duration in [0, n) (nil: math/rand/v2).
+	Jitter func(n time.Duration) time.Duration
 }
 
 // Publish outcomes.
@@ -233,7 +249,8 @@ func SummaryFromArtifact(zipped []byte) ([]byte, error) {
 // decoding, balanced coverage), applies the gate and writes one commit to
 // the dashboard repository's default branch. When the branch
 // moves meanwhile (ErrConflict on the fast-forward ref update) the commit is
-// rebuilt on the new head and retried, up to MaxAttempts times. A refused
+// rebuilt on the new head and retried after a random backoff, until the
+// deadline (Cfg.Deadline or the context's) or Cfg.MaxAttempts. A refused
 // summary is PublishRefused with its reasons and a nil error.
 func (p *Publisher) Publish(ctx context.Context, raw []byte, publishedAt time.Time, source string) (PublishResult, error) {
 	return p.publish(ctx, raw, publishedAt, source, p.logger())
@@ -258,11 +275,11 @@ func (p *Publisher) publish(ctx context.Context, raw []byte, publishedAt time.Ti
 	if err != nil {
 		return res, fmt.Errorf("dashboard %s: %w", p.Cfg.Dashboard, err)
 	}
-	attempts := p.Cfg.MaxAttempts
-	if attempts <= 0 {
-		attempts = DefaultMaxAttempts
+	deadline := time.Now().Add(p.deadline())
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
 	}
-	for res.Attempts = 1; res.Attempts <= attempts; res.Attempts++ {
+	for res.Attempts = 1; ; res.Attempts++ {
 		head, err := p.GH.BranchHead(ctx, p.Cfg.Dashboard, branch)
 		if err != nil {
 			return res, fmt.Errorf("dashboard %s branch %s: %w", p.Cfg.Dashboard, branch, err)
@@ -292,17 +309,47 @@ func (p *Publisher) publish(ctx context.Context, raw []byte, publishedAt time.Ti
 			return res, fmt.Errorf("create commit: %w", err)
 		}
 		err = p.GH.UpdateBranch(ctx, p.Cfg.Dashboard, branch, sha)
-		if errors.Is(err, ErrConflict) {
-			log.Info("dashboard moved; rebuilding the commit", "attempt", res.Attempts, "snapshot", id)
-			continue
+		if err == nil {
+			res.Outcome, res.Commit = PublishPublished, sha
+			return res, nil
 		}
-		if err != nil {
+		if !errors.Is(err, ErrConflict) {
 			return res, fmt.Errorf("update branch %s: %w", branch, err)
 		}
-		res.Outcome, res.Commit = PublishPublished, sha
-		return res, nil
+		if p.Cfg.MaxAttempts > 0 && res.Attempts >= p.Cfg.MaxAttempts {
+			return res, fmt.Errorf("dashboard branch %s kept moving: gave up after %d attempts", branch, res.Attempts)
+		}
+		wait := p.backoff(res.Attempts)
+		if time.Now().Add(wait).After(deadline) {
+			return res, fmt.Errorf("dashboard branch %s kept moving: gave up after %d attempts at the %s deadline", branch, res.Attempts, p.deadline())
+		}
+		log.Info("dashboard moved; rebuilding the commit", "attempt", res.Attempts, "snapshot", id, "wait", wait)
+		select {
+		case <-ctx.Done():
+			return res, fmt.Errorf("dashboard branch %s kept moving: stopped after %d attempts: %w", branch, res.Attempts, ctx.Err())
+		case <-time.After(wait):
+		}
 	}
-	return res, fmt.Errorf("dashboard branch %s kept moving: gave up after %d attempts", branch, attempts)
+}
+
+func (p *Publisher) deadline() time.Duration {
+	if p.Cfg.Deadline > 0 {
+		return p.Cfg.Deadline
+	}
+	return DefaultPublishDeadline
+}
+
+// backoff is the wait after the attempt-th conflict: uniform in [0, cap),
+// cap = RetryBase·2^(attempt−1) up to RetryMax.
+func (p *Publisher) backoff(attempt int) time.Duration {
+	ceiling := RetryMax
+	if attempt < 20 {
+		ceiling = min(RetryBase<<(attempt-1), RetryMax)
+	}
+	if p.Jitter != nil {
+		return p.Jitter(ceiling)
+	}
+	return rand.N(ceiling)
 }
 
 // checkHarness asks GitHub about an asserted harness commit; a checked one

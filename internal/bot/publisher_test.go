@@ -2,8 +2,10 @@ package bot
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -259,6 +261,70 @@ func TestPublishRebuildsOnConflict(t *testing.T) {
 	w2.pub.Cfg.MaxAttempts = 3
 	if _, err := w2.pub.Publish(ctx, encode(t, s), t0, ""); err == nil || !strings.Contains(err.Error(), "gave up after 3 attempts") {
 		t.Errorf("endless conflicts: %v", err)
+	}
+	// Without an attempt cap it retries, backing off, until the deadline.
+	w3 := newPublishWorld(t)
+	w3.gh.conflicts = 1 << 20
+	w3.pub.Cfg.Deadline = 300 * time.Millisecond
+	res, err = w3.pub.Publish(ctx, encode(t, s), t0, "")
+	if err == nil || !strings.Contains(err.Error(), "deadline") || res.Attempts < 2 ||
+		!strings.Contains(err.Error(), fmt.Sprintf("after %d attempts", res.Attempts)) {
+		t.Errorf("endless conflicts until the deadline: %d attempts, %v", res.Attempts, err)
+	}
+}
+
+// TestTenConcurrentPublishesAllLand: ten publishers of ten snapshots race
+// for the dashboard branch (each commit takes a round trip, so they read the
+// same head and collide); with backoff and jitter until the deadline every
+// one lands, latest is the newest, and each reports how many attempts it
+// made.
+func TestTenConcurrentPublishesAllLand(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newPublishWorld(t)
+	w.gh.latency = 20 * time.Millisecond
+	const n = 10
+	results := make([]PublishResult, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := releaseSummary(t, fmt.Sprintf("v0.7.%d", i+1), "v1.0.0")
+			results[i], errs[i] = w.pub.Publish(ctx, encode(t, s), t0.Add(time.Duration(i)*time.Hour), "")
+		}()
+	}
+	wg.Wait()
+	attempts, commits := 0, 0
+	for i := range n {
+		if errs[i] != nil || results[i].Outcome != PublishPublished {
+			t.Errorf("publisher %d: %s after %d attempts, %v", i, results[i].Outcome, results[i].Attempts, errs[i])
+		}
+		attempts += results[i].Attempts
+	}
+	commits = w.gh.countWrites("CreateCommit")
+	if attempts != commits {
+		t.Errorf("attempts reported %d, commits created %d: each attempt creates one commit", attempts, commits)
+	}
+	if attempts == n {
+		t.Errorf("no publisher collided (%d attempts): the test does not exercise the race", attempts)
+	}
+	files := w.gh.tip(w.dashboard, "main")
+	var idx Index
+	if err := decodeStrict(files[IndexPath], &idx); err != nil {
+		t.Fatal(err)
+	}
+	if len(idx.Snapshots) != n {
+		t.Errorf("index lists %d snapshots, want %d", len(idx.Snapshots), n)
+	}
+	if !strings.Contains(string(files[LastRunPath]), `"simulator_release": "v0.7.10"`) {
+		t.Errorf("%s is not the newest run:\n%s", LastRunPath, files[LastRunPath])
+	}
+	for i := range n {
+		if files[fmt.Sprintf("%s/v0.7.%d_ledger-v1.0.0/summary.json", SnapshotsDir, i+1)] == nil {
+			t.Errorf("snapshot v0.7.%d lost", i+1)
+		}
 	}
 }
 
