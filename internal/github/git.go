@@ -429,3 +429,25 @@ func (c *Client) GetReleaseByTag(ctx context.Context, repo Repo, tag string) (Re
 	}
 	return toRelease(r), nil
 }
+
+// ListMatchingRefs lists the refs whose name starts with prefix ("tags/v",
+// "tags/db-dump/"), in the order GitHub returns them (by name). A
+// repository without any such ref gives an empty list.
+func (c *Client) ListMatchingRefs(ctx context.Context, repo Repo, prefix string) ([]Ref, error) {
+	var refs []*gh.Reference
+	err := c.do(ctx, func() (*gh.Response, error) {
+		var resp *gh.Response
+		var err error
+		// The endpoint is not paginated: it returns every matching ref.
+		refs, resp, err = c.gh.Git.ListMatchingRefs(ctx, repo.Owner, repo.Name, &gh.ReferenceListOptions{Ref: refPath(prefix)})
+		return resp, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list refs %s* of %s: %w", prefix, repo, err)
+	}
+	out := make([]Ref, len(refs))
+	for i, r := range refs {
+		out[i] = toRef(r)
+	}
+	return out, nil
+}

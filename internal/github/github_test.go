@@ -457,6 +457,22 @@ func TestReleasesAndTags(t *testing.T) {
 	if _, err := c.ResolveTag(ctx, repo, "v0"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("missing tag: %v", err)
 	}
+
+	s.Tag(repoName, "db-dump/2026-11-22", main, false)
+	refs, err := c.ListMatchingRefs(ctx, repo, "tags/v1.")
+	var names []string
+	for _, r := range refs {
+		names = append(names, r.Name)
+	}
+	if err != nil || strings.Join(names, " ") != "refs/tags/v1.0.0 refs/tags/v1.1.0" || refs[1].Type != "tag" {
+		t.Errorf("ListMatchingRefs(tags/v1.) = %+v, %v", refs, err)
+	}
+	if refs, err := c.ListMatchingRefs(ctx, repo, "tags/db-dump/"); err != nil || len(refs) != 1 || refs[0].SHA != main {
+		t.Errorf("ListMatchingRefs(tags/db-dump/) = %+v, %v", refs, err)
+	}
+	if refs, err := c.ListMatchingRefs(ctx, repo, "tags/none/"); err != nil || len(refs) != 0 {
+		t.Errorf("no match: %+v, %v", refs, err)
+	}
 }
 
 func TestRetries(t *testing.T) {

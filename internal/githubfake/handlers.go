@@ -31,6 +31,7 @@ func init() {
 		"pulls/create":                        createPull,
 		"pulls/update":                        updatePull,
 		"git/get-ref":                         getRef,
+		"git/list-matching-refs":              listMatchingRefs,
 		"git/create-ref":                      createRef,
 		"git/update-ref":                      updateRef,
 		"git/get-commit":                      getGitCommit,
@@ -347,6 +348,24 @@ func updatePull(c *call) response {
 	}
 	p.updated = c.s.stamp()
 	return ok(http.StatusOK, c.s.pullJSON(c.repo, p))
+}
+
+// listMatchingRefs answers every ref whose name starts with refs/<ref>,
+// sorted by name, as GitHub does (no pagination).
+func listMatchingRefs(c *call) response {
+	prefix := "refs/" + c.vars["ref"]
+	names := make([]string, 0)
+	for name := range c.repo.refs {
+		if strings.HasPrefix(name, prefix) {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	items := make([]any, len(names))
+	for i, name := range names {
+		items[i] = c.s.refJSON(c.repo, name, c.repo.refs[name])
+	}
+	return ok(http.StatusOK, items)
 }
 
 func getRef(c *call) response {
