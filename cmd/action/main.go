@@ -3,6 +3,7 @@
 //
 //	score          score a simulator build against the ledger and print the table
 //	merge          combine the outputs of sharded score runs into one
+//	compare        compare two runs (result directories or published snapshots)
 //	ledger import  turn InferenceX / inference-perf artifacts into a ledger
 //	github-action  run inside GitHub Actions (pull-request check, comment, merge)
 package main
@@ -57,6 +58,7 @@ const usage = `Usage: action <command> [flags]
 Commands:
   score          score a simulator build against the ledger and print the accuracy table
   merge          combine the outputs of sharded score runs into one summary
+  compare        compare two runs (result directories or snapshot ids): B − A per metric
   ledger import  turn InferenceX and inference-perf artifacts into a ledger
   github-action  run inside GitHub Actions (reads the action's inputs from the environment)
 
@@ -73,6 +75,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runScore(ctx, args[1:], getenv, stdout, stderr)
 	case "merge":
 		return runMerge(ctx, args[1:], getenv, stdout, stderr)
+	case "compare":
+		return runCompare(ctx, args[1:], getenv, stdout, stderr)
 	case "ledger":
 		if len(args) < 2 || args[1] != "import" {
 			fmt.Fprint(stderr, "Usage: action ledger import --out DIR SOURCE...\n")

@@ -10,6 +10,7 @@ package prcheck
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"slices"
 
@@ -91,8 +92,86 @@ func Compare(head Run, base *Run) render.Comparison {
 	}
 	if base != nil {
 		c.Movers = movers(head.Points, baseByID)
+		c.Groups = groups(head.Points, baseByID)
+		c.OnlyHead = oneSided(head.Points, base.Points)
+		c.OnlyBase = oneSided(base.Points, head.Points)
 	}
 	return c
+}
+
+// CompareRuns compares run b against run a, named for display ("B − A"): the
+// comparison `action compare` prints and the dashboard's compare pages show.
+func CompareRuns(a, b Run, nameA, nameB string) render.Comparison {
+	c := Compare(b, &a)
+	c.Title = fmt.Sprintf("Simulator accuracy: %s → %s", nameA, nameB)
+	c.BaseName, c.HeadName = nameA, nameB
+	return c
+}
+
+// groups compares the runs by model × hardware, over the points of each
+// group both runs scored, for every metric; ordered by model, hardware,
+// metric.
+func groups(head []report.Point, baseByID map[string]report.Point) []render.GroupDelta {
+	type key struct{ model, hardware string }
+	byGroup := map[key][]report.Point{}
+	var keys []key
+	for _, hp := range head {
+		k := key{hp.Model, hp.Hardware}
+		if _, seen := byGroup[k]; !seen {
+			keys = append(keys, k)
+		}
+		byGroup[k] = append(byGroup[k], hp)
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		return cmp.Or(cmp.Compare(a.model, b.model), cmp.Compare(a.hardware, b.hardware))
+	})
+	var out []render.GroupDelta
+	for _, k := range keys {
+		for _, m := range metrics {
+			g := render.GroupDelta{Model: k.model, Hardware: k.hardware, Metric: m.name}
+			var hs, bs []score.Sample
+			for _, hp := range byGroup[k] {
+				bp, ok := baseByID[hp.ID]
+				if !ok || !scoredValid(hp, m.get) || !scoredValid(bp, m.get) {
+					continue
+				}
+				g.Common++
+				hs = append(hs, sample(hp, true, m.get))
+				bs = append(bs, sample(bp, true, m.get))
+			}
+			if g.Common == 0 {
+				continue
+			}
+			g.HeadMAPE, g.BaseMAPE = score.Compute(hs).MAPE, score.Compute(bs).MAPE
+			g.Delta = diff(g.HeadMAPE, g.BaseMAPE)
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// oneSided lists the points scored in mine and not in other, with other's
+// reason, by point id.
+func oneSided(mine, other []report.Point) []render.OneSided {
+	otherByID := make(map[string]report.Point, len(other))
+	for _, p := range other {
+		otherByID[p.ID] = p
+	}
+	var out []render.OneSided
+	for _, p := range mine {
+		if !p.Scored {
+			continue
+		}
+		op, ok := otherByID[p.ID]
+		switch {
+		case !ok:
+			out = append(out, render.OneSided{ID: p.ID, Reason: render.ReasonNotInCorpus})
+		case !op.Scored:
+			out = append(out, render.OneSided{ID: p.ID, Reason: op.Reason})
+		}
+	}
+	slices.SortFunc(out, func(a, b render.OneSided) int { return cmp.Compare(a.ID, b.ID) })
+	return out
 }
 
 // diff is head − base, nil when either is missing.

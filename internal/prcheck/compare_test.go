@@ -180,3 +180,51 @@ func TestCompareShape(t *testing.T) {
 		t.Errorf("TPOT Δ shape = %v, want 0 (both predict a flat curve exactly)", tpot.ShapeDelta)
 	}
 }
+
+// TestCompareGroupsAndOneSided: the hand-computed pair by model × hardware
+// (one group, m × h: the all-tier figures) and the points one run scored:
+// a3 by head only (base: sim_error), a4 by base only (head: sim_error), and
+// a point the other run's corpus lacks.
+func TestCompareGroupsAndOneSided(t *testing.T) {
+	t.Parallel()
+	head, base := comparePair(t)
+	extra := mkRun(t, headSHA, pt{"z9", "measured", 1, 100, 10, 100, 10})
+	head.Points = append(head.Points, extra.Points...)
+	c := Compare(head, &base)
+	type group struct {
+		Model, Hardware, Metric string
+		Common                  int
+		Head, Base, Delta       float64
+	}
+	var got []group
+	for _, g := range c.Groups {
+		got = append(got, group{g.Model, g.Hardware, g.Metric, g.Common, *g.HeadMAPE, *g.BaseMAPE, *g.Delta})
+	}
+	want := []group{{"m", "h", "TTFT", 4, 17.5, 18.75, -1.25}, {"m", "h", "TPOT", 4, 2.5, 0, 2.5}}
+	approx := cmp.Comparer(func(a, b float64) bool { return math.Abs(a-b) < 1e-9 })
+	if d := cmp.Diff(want, got, approx); d != "" {
+		t.Errorf("groups (-want +got):\n%s", d)
+	}
+	wantHead := []render.OneSided{{ID: "a3", Reason: "sim_error"}, {ID: "z9", Reason: render.ReasonNotInCorpus}}
+	if d := cmp.Diff(wantHead, c.OnlyHead); d != "" {
+		t.Errorf("scored by head only (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]render.OneSided{{ID: "a4", Reason: "sim_error"}}, c.OnlyBase); d != "" {
+		t.Errorf("scored by base only (-want +got):\n%s", d)
+	}
+
+	// Two named runs: B − A, the same rows as a pull request's head − base.
+	runs := CompareRuns(base, head, "v0.7.14", "v0.7.15")
+	if d := cmp.Diff(c.Rows, runs.Rows); d != "" {
+		t.Errorf("CompareRuns rows differ from Compare's:\n%s", d)
+	}
+	md := render.CompareMarkdown(runs)
+	for _, s := range []string{"### Simulator accuracy: v0.7.14 → v0.7.15", "| v0.7.14 MAPE | v0.7.15 MAPE |", "2 points scored by v0.7.15 only", "| a4 | sim_error |"} {
+		if !strings.Contains(md, s) {
+			t.Errorf("run comparison lacks %q:\n%s", s, md)
+		}
+	}
+	if strings.Contains(md, render.PRMarker) || strings.Contains(md, "pull request") {
+		t.Errorf("run comparison speaks of a pull request:\n%s", md)
+	}
+}

@@ -14,11 +14,18 @@ import (
 // comment. It is the first line of every comparison Markdown.
 const PRMarker = "<!-- accuracy-dashboard:pr -->"
 
-// Comparison is what the pull-request comment shows: the head run's figures,
-// and with a baseline, the base run's and the difference over the points both
-// runs scored. It is plain data; internal/prcheck computes it.
+// Comparison is one comparison of two runs, base (A) and head (B): the head
+// run's figures, and with a baseline, the base run's and the difference over
+// the points both runs scored, by tier, by model × hardware and by point, and
+// what each run scored that the other did not. It is plain data;
+// internal/prcheck computes it. The pull-request comment, `action compare`
+// and the dashboard's compare pages all render it with CompareMarkdown.
 type Comparison struct {
-	Head report.Summary
+	// Title, when set, heads a comparison of two named runs (BaseName and
+	// HeadName) instead of a pull request's: no PR marker.
+	Title              string
+	BaseName, HeadName string
+	Head               report.Summary
 	// Base is nil when the run had no baseline.
 	Base *report.Summary
 	// Rows is one row per tier and metric, in display order.
@@ -26,6 +33,12 @@ type Comparison struct {
 	// Movers are the points whose error moved most, largest first (empty
 	// without a baseline).
 	Movers []PointDelta
+	// Groups compare the runs by model × hardware over their common points
+	// (empty without a baseline).
+	Groups []GroupDelta
+	// OnlyBase and OnlyHead are the points one run scored and the other did
+	// not, with the other run's reason (empty without a baseline).
+	OnlyBase, OnlyHead []OneSided
 	// Alerts are plain-text statements of metrics past the alert threshold.
 	Alerts []string
 	// Notes are plain-text remarks shown under the table (cache hits, ...).
@@ -57,6 +70,31 @@ type DeltaRow struct {
 	ShapeDelta           *float64
 }
 
+// GroupDelta is one model × hardware group and metric: each run's MAPE
+// over the points of the group both runs scored.
+type GroupDelta struct {
+	Model, Hardware, Metric string
+	Common                  int
+	BaseMAPE, HeadMAPE      *float64
+	// Delta is HeadMAPE − BaseMAPE.
+	Delta *float64
+}
+
+// OneSided is a point one run scored and the other did not.
+type OneSided struct {
+	ID string
+	// Reason is why the other run did not score it: its not-scored reason
+	// code, or ReasonNotInCorpus.
+	Reason string
+}
+
+// ReasonNotInCorpus is a OneSided reason: the other run's corpus lacks the
+// point.
+const ReasonNotInCorpus = "not in its corpus"
+
+// MaxOneSided is how many one-sided points a comparison lists per side.
+const MaxOneSided = 30
+
 // PointDelta is one point's absolute percentage error in both runs.
 type PointDelta struct {
 	ID      string
@@ -74,11 +112,13 @@ type PointDelta struct {
 // thresholds compare against them. The output depends only on c.
 func CompareMarkdown(c Comparison) string {
 	var b strings.Builder
-	b.WriteString(PRMarker + "\n")
-	if c.Base != nil {
-		b.WriteString("### Simulator accuracy: this pull request vs its base\n\n")
-	} else {
-		b.WriteString("### Simulator accuracy of this pull request\n\n")
+	switch {
+	case c.Title != "":
+		fmt.Fprintf(&b, "### %s\n\n", Cell(c.Title))
+	case c.Base != nil:
+		b.WriteString(PRMarker + "\n### Simulator accuracy: this pull request vs its base\n\n")
+	default:
+		b.WriteString(PRMarker + "\n### Simulator accuracy of this pull request\n\n")
 	}
 	writeLabel(&b, c.Head)
 	if c.Base != nil {
@@ -90,20 +130,61 @@ func CompareMarkdown(c Comparison) string {
 		fmt.Fprintf(&b, "> [!CAUTION]\n> %s\n\n", Cell(a))
 	}
 	writeCoverage(&b, c)
+	base, head := c.names()
+	if len(c.Groups) > 0 {
+		fmt.Fprintf(&b, "<details><summary>By model × hardware (common points)</summary>\n\n")
+		fmt.Fprintf(&b, "| Model | Hardware | Metric | %s MAPE | %s MAPE | Δ MAPE | Common points |\n|---|---|---|---:|---:|---:|---:|\n", base, head)
+		for _, g := range c.Groups {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %d |\n", Cell(g.Model), Cell(g.Hardware), g.Metric,
+				Pct(g.BaseMAPE), Pct(g.HeadMAPE), pp(g.Delta), g.Common)
+		}
+		b.WriteString("\n</details>\n\n")
+	}
 	if len(c.Movers) > 0 {
 		b.WriteString("<details><summary>Points whose error moved most</summary>\n\n")
-		b.WriteString("| Point | Metric | Base APE | Head APE | Δ |\n|---|---|---:|---:|---:|\n")
+		fmt.Fprintf(&b, "| Point | Metric | %s APE | %s APE | Δ |\n|---|---|---:|---:|---:|\n", base, head)
 		for _, m := range c.Movers {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", Cell(m.ID), m.Metric,
 				Pct(&m.BaseAPE), Pct(&m.HeadAPE), pp(ptr(m.HeadAPE-m.BaseAPE)))
 		}
 		b.WriteString("\n</details>\n\n")
 	}
+	writeOneSided(&b, c.OnlyHead, head, base)
+	writeOneSided(&b, c.OnlyBase, base, head)
 	for _, n := range c.Notes {
 		fmt.Fprintf(&b, "%s\n\n", Cell(n))
 	}
 	writeFooter(&b, c)
 	return b.String()
+}
+
+// names are the column names of the two runs: Base and Head unless named.
+func (c Comparison) names() (base, head string) {
+	base, head = "Base", "Head"
+	if c.BaseName != "" {
+		base = Cell(c.BaseName)
+	}
+	if c.HeadName != "" {
+		head = Cell(c.HeadName)
+	}
+	return base, head
+}
+
+// writeOneSided lists the points scoredBy scored and other did not, at most
+// MaxOneSided, with other's reason.
+func writeOneSided(b *strings.Builder, points []OneSided, scoredBy, other string) {
+	if len(points) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "<details><summary>%d points scored by %s only</summary>\n\n| Point | Why %s did not score it |\n|---|---|\n", len(points), scoredBy, other)
+	for i, p := range points {
+		if i == MaxOneSided {
+			fmt.Fprintf(b, "| … %d more | |\n", len(points)-MaxOneSided)
+			break
+		}
+		fmt.Fprintf(b, "| %s | %s |\n", Cell(p.ID), Cell(p.Reason))
+	}
+	b.WriteString("\n</details>\n\n")
 }
 
 func writeLabel(b *strings.Builder, head report.Summary) {
@@ -130,15 +211,20 @@ func tierName(t string) string {
 }
 
 func writeDeltaTable(b *strings.Builder, c Comparison) {
-	b.WriteString("| Tier | Metric | Base MAPE | Head MAPE | Δ MAPE | Base shape | Head shape | Δ shape | Base bias | Head bias | Common points |\n")
+	base, head := c.names()
+	fmt.Fprintf(b, "| Tier | Metric | %[1]s MAPE | %[2]s MAPE | Δ MAPE | %[1]s shape | %[2]s shape | Δ shape | %[1]s bias | %[2]s bias | Common points |\n", base, head)
 	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range c.Rows {
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d |\n", tierName(r.Tier), r.Metric,
 			Pct(r.BaseMAPE), Pct(r.HeadMAPE), pp(r.Delta), Pct(r.BaseShape), Pct(r.HeadShape), pp(r.ShapeDelta),
 			SignedPct(r.BaseBias), SignedPct(r.HeadBias), r.Common)
 	}
-	b.WriteString("\nBase and head figures are over the points both runs scored; Δ = head − base in percentage points (negative: the pull request predicts better). Bias > 0: over-prediction.\n\n")
-	b.WriteString("Head over all the points it scored: ")
+	if c.Title == "" {
+		b.WriteString("\nBase and head figures are over the points both runs scored; Δ = head − base in percentage points (negative: the pull request predicts better). Bias > 0: over-prediction.\n\n")
+	} else {
+		fmt.Fprintf(b, "\n%s and %s figures are over the points both runs scored; Δ = %s − %s in percentage points (negative: %s predicts better). Bias > 0: over-prediction.\n\n", base, head, head, base, head)
+	}
+	fmt.Fprintf(b, "%s over all the points it scored: ", head)
 	var parts []string
 	for _, r := range c.Rows {
 		parts = append(parts, fmt.Sprintf("%s %s MAPE %s (n=%d)", tierName(r.Tier), r.Metric, Pct(r.Head.MAPE), r.Head.N))
@@ -157,9 +243,10 @@ func writeHeadTable(b *strings.Builder, c Comparison) {
 }
 
 func writeCoverage(b *strings.Builder, c Comparison) {
-	b.WriteString("**Coverage.** Head: " + coverage(c.Head.Coverage))
+	base, head := c.names()
+	b.WriteString("**Coverage.** " + head + ": " + coverage(c.Head.Coverage))
 	if c.Base != nil {
-		b.WriteString(" Base: " + coverage(c.Base.Coverage))
+		b.WriteString(" " + base + ": " + coverage(c.Base.Coverage))
 		common := 0
 		for _, r := range c.Rows {
 			if r.Tier == report.TierAll {
@@ -216,13 +303,17 @@ func writeFooter(b *strings.Builder, c Comparison) {
 	if h.Source == report.HarnessAssertion {
 		harness += ", commit by assertion"
 	}
-	sim := "head " + commitCode(p.Simulator.Commit)
+	base, head := "base", "head"
+	if c.Title != "" {
+		base, head = c.names()
+	}
+	sim := head + " " + commitCode(p.Simulator.Commit)
 	if c.Base != nil {
-		sim += " vs base " + commitCode(c.Base.Provenance.Simulator.Commit)
+		sim += " vs " + base + " " + commitCode(c.Base.Provenance.Simulator.Commit)
 	}
 	parts := []string{"Harness " + harness, "simulator " + sim, data("ledger", &p.Ledger), data("catalog", p.Catalog), data("registry", p.Registry)}
 	if c.Base != nil && c.Base.Provenance.Harness.Commit != h.Commit {
-		parts = append(parts, "base scored by harness "+commitCode(c.Base.Provenance.Harness.Commit))
+		parts = append(parts, base+" scored by harness "+commitCode(c.Base.Provenance.Harness.Commit))
 	}
 	parts = append(parts, "label "+Cell(c.Head.Label))
 	b.WriteString("<sub>" + strings.Join(parts, " · ") + ".")

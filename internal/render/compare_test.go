@@ -68,12 +68,21 @@ func TestCompareMarkdownGolden(t *testing.T) {
 	release.Head.Label, release.Head.LabelReasons = report.LabelRelease, nil
 	release.Head.Provenance.Harness.Source = report.HarnessAssertion
 	release.Head.Provenance.Catalog = nil
-	for name, c := range map[string]Comparison{"base": withBase, "nobase": noBase, "release": release} {
+	withBase.Groups = []GroupDelta{
+		{Model: "openai/gpt-oss-120b", Hardware: "H100", Metric: "TTFT", Common: 3, BaseMAPE: fp(20), HeadMAPE: fp(12.5), Delta: fp(-7.5)},
+		{Model: "m|<x>", Hardware: "@h", Metric: "TPOT", Common: 1, BaseMAPE: fp(1), HeadMAPE: fp(1.5), Delta: fp(0.5)},
+	}
+	withBase.OnlyHead = []OneSided{{ID: "unit-c@c=4", Reason: "timeout"}, {ID: "new@c=1", Reason: ReasonNotInCorpus}}
+	withBase.OnlyBase = []OneSided{{ID: "unit-d@c=8", Reason: "sim_error"}}
+	runs := withBase
+	runs.Title, runs.BaseName, runs.HeadName = "Simulator accuracy: v0.7.14_run-1 → v0.7.15_run-2", "v0.7.14_run-1", "v0.7.15_run-2"
+	runs.Alerts, runs.Notes, runs.DetailsURL = nil, nil, ""
+	for name, c := range map[string]Comparison{"base": withBase, "nobase": noBase, "release": release, "runs": runs} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			got := CompareMarkdown(c)
-			if !strings.HasPrefix(got, PRMarker+"\n") {
-				t.Error("marker is not the first line")
+			if hasMarker := strings.HasPrefix(got, PRMarker+"\n"); hasMarker != (c.Title == "") {
+				t.Errorf("PR marker first: %v; want it exactly on pull-request comparisons", hasMarker)
 			}
 			golden.Assert(t, filepath.Join("testdata", "compare-"+name+".golden"), []byte(got))
 		})

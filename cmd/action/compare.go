@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/prcheck"
+	"github.com/inference-sim/accuracy-dashboard/internal/render"
+	"github.com/inference-sim/accuracy-dashboard/internal/report"
+)
+
+const compareUsage = `Usage: action compare [flags] A B
+
+Compares two runs and prints, as Markdown, the change from A to B (B − A)
+over the points both runs scored: MAPE, shape and bias per tier and metric,
+the same by model × hardware, the points whose error moved most, and the
+points one run scored and the other did not, with the other's reason. It is
+the comparison the pull-request comment shows, with the two runs named.
+
+A and B are result directories (summary.json and points.json, as 'action
+score --out' writes them) or the ids of snapshots published in a dashboard
+checkout (data/snapshots/<id>/).
+
+Examples:
+  action compare out-v0.7.14/ out-v0.7.15/
+  action compare --dashboard ~/src/accuracy-dashboard v0.7.14_ledger-v1.0.0 v0.7.15_ledger-v1.0.0_harness-v1.3.0_run-42
+
+Flags:
+`
+
+func runCompare(_ context.Context, args []string, _ func(string) string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
+	dashboard := fs.String("dashboard", ".", "dashboard `checkout` whose data/snapshots/<id>/ a snapshot id names (e.g. --dashboard ~/src/accuracy-dashboard)")
+	if help, err := parseFlags(fs, compareUsage, args, stdout, stderr); help || err != nil {
+		return err
+	}
+	if fs.NArg() != 2 {
+		fmt.Fprintf(stderr, "compare: want two runs A and B, got %d arguments\n\n", fs.NArg())
+		fs.Usage()
+		return errUsageShown
+	}
+	var runs [2]prcheck.Run
+	var names [2]string
+	for i, arg := range fs.Args() {
+		dir, name, err := resolveRun(arg, *dashboard)
+		if err != nil {
+			return fmt.Errorf("compare: %w", err)
+		}
+		s, p, err := report.Read(dir)
+		if err != nil {
+			return fmt.Errorf("compare: run %s: %w", arg, err)
+		}
+		runs[i], names[i] = prcheck.Run{Summary: s, Points: p}, name
+	}
+	_, err := io.WriteString(stdout, render.CompareMarkdown(prcheck.CompareRuns(runs[0], runs[1], names[0], names[1])))
+	return err
+}
+
+// resolveRun finds a run: a directory holding summary.json, else a snapshot
+// id of the dashboard checkout. name is how the comparison shows it.
+func resolveRun(arg, dashboard string) (dir, name string, err error) {
+	if st, err := os.Stat(filepath.Join(arg, report.SummaryFile)); err == nil && st.Mode().IsRegular() {
+		return arg, filepath.Base(filepath.Clean(arg)), nil
+	}
+	if filepath.Base(arg) == arg && arg != "." && arg != ".." {
+		snap := filepath.Join(dashboard, "data", "snapshots", arg)
+		if _, err := os.Stat(filepath.Join(snap, report.SummaryFile)); err == nil {
+			if _, err := os.Stat(filepath.Join(snap, report.PointsFile)); errors.Is(err, os.ErrNotExist) {
+				return "", "", fmt.Errorf("snapshot %s in %s has no %s (published before snapshots kept their points): it cannot be compared point by point", arg, dashboard, report.PointsFile)
+			}
+			return snap, arg, nil
+		}
+	}
+	return "", "", fmt.Errorf("run %q is neither a result directory (with %s) nor a snapshot id in %s", arg, report.SummaryFile, filepath.Join(dashboard, "data", "snapshots"))
+}
