@@ -40,6 +40,7 @@ func newActionEnv(t *testing.T, fake *githubfake.Server, sim, cache string, even
 		"INPUT_OUT_DIR":        filepath.Join(dir, "report"),
 		"INPUT_JOBS":           "2",
 		"GITHUB_EVENT_PATH":    evPath,
+		"GITHUB_EVENT_NAME":    "pull_request",
 		"GITHUB_OUTPUT":        e.output,
 		"GITHUB_STEP_SUMMARY":  e.summary,
 		"GITHUB_API_URL":       fake.URL(),
@@ -193,7 +194,7 @@ func TestGitHubActionRefusesBadPin(t *testing.T) {
 
 func TestReadInputs(t *testing.T) {
 	t.Parallel()
-	base := map[string]string{"GITHUB_EVENT_PATH": "/e.json", "INPUT_GITHUB_TOKEN": "t", "GITHUB_WORKSPACE": "/ws", "HOME": "/home/u"}
+	base := map[string]string{"GITHUB_EVENT_PATH": "/e.json", "GITHUB_EVENT_NAME": "pull_request", "INPUT_GITHUB_TOKEN": "t", "GITHUB_WORKSPACE": "/ws", "HOME": "/home/u"}
 	in, err := readInputs(fakeEnv(base))
 	if err != nil {
 		t.Fatal(err)
@@ -225,6 +226,7 @@ func TestReadInputs(t *testing.T) {
 		"merge mode without shards-dir":   {"INPUT_MODE": "merge"},
 		"no token":                        {"INPUT_GITHUB_TOKEN": ""},
 		"no event":                        {"GITHUB_EVENT_PATH": ""},
+		"no event name":                   {"GITHUB_EVENT_NAME": ""},
 		"negative threshold":              {"INPUT_FAIL_THRESHOLD": "-1"},
 	} {
 		all := map[string]string{}
@@ -318,6 +320,29 @@ func TestGitHubActionOutputs(t *testing.T) {
 		}
 		if d := cmp.Diff(want, outputsOf(o)); d != "" {
 			t.Errorf("%s (-want +got):\n%s", name, d)
+		}
+	}
+}
+
+// Under pull_request_target the workflow holds a write token and secrets
+// while the checkout may be the pull request's head: modes that build or run
+// the pull request's code (the pinned harness from its pin file, the
+// simulator) refuse it before reading anything, pointing to the fork-safe
+// pair. The refusal happens before the pin is read, so no harness is needed.
+func TestGitHubActionRefusesPullRequestTarget(t *testing.T) {
+	t.Parallel()
+	fake := githubfake.New(t, githubfake.Options{Token: "test-token", ActionsToken: true})
+	sim := t.TempDir()
+	head, base := strings.Repeat("a", 40), strings.Repeat("b", 40)
+	for _, mode := range []string{modePR, modeMerge} {
+		e := newActionEnv(t, fake, sim, t.TempDir(), pullRequestEvent(t, "opened", "octo/sim", 1, head, base),
+			map[string]string{"GITHUB_EVENT_NAME": "pull_request_target", "INPUT_MODE": mode, "INPUT_SHARDS_DIR": t.TempDir()})
+		_, err := e.run(t)
+		if err == nil || !strings.Contains(err.Error(), "pull_request_target") || !strings.Contains(err.Error(), "accuracy-fork-run.yml") {
+			t.Errorf("mode %s under pull_request_target: err = %v, want a refusal naming the fork-safe pair", mode, err)
+		}
+		if n := fake.Calls("issues/create-comment"); n != 0 {
+			t.Errorf("mode %s: %d comments created", mode, n)
 		}
 	}
 }

@@ -36,6 +36,7 @@ type actionInputs struct {
 	shardsDir     string // mode merge
 	jobs          int
 
+	eventName   string
 	eventPath   string
 	outputPath  string
 	summaryPath string
@@ -68,6 +69,7 @@ const (
 func readInputs(getenv func(string) string) (actionInputs, error) {
 	in := actionInputs{
 		token:       getenv(envToken),
+		eventName:   getenv("GITHUB_EVENT_NAME"),
 		eventPath:   getenv("GITHUB_EVENT_PATH"),
 		outputPath:  getenv("GITHUB_OUTPUT"),
 		summaryPath: getenv("GITHUB_STEP_SUMMARY"),
@@ -164,8 +166,13 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 		return in, bad("shard", "only with mode: pr")
 	case in.comment && in.token == "":
 		return in, bad("github-token", "empty; give a token or set comment: false")
-	case in.eventPath == "":
-		return in, fmt.Errorf("GITHUB_EVENT_PATH is not set: run inside GitHub Actions")
+	case in.eventPath == "" || in.eventName == "":
+		return in, fmt.Errorf("GITHUB_EVENT_NAME or GITHUB_EVENT_PATH is not set: run inside GitHub Actions")
+	case in.eventName == "pull_request_target" && in.mode != modeComment:
+		return in, fmt.Errorf("mode %s refuses the pull_request_target event: it would build and run the pull request's code "+
+			"with a write token and the repository's secrets. Use pull_request (same-repository pull requests), or for forks "+
+			"the fork-safe pair: accuracy-fork-run.yml on pull_request and accuracy-fork-comment.yml on workflow_run with "+
+			"mode: comment (docs/ACTION.md)", in.mode)
 	}
 	return in, nil
 }

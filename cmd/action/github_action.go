@@ -25,13 +25,14 @@ action.yml maps one by one (INPUT_GITHUB_TOKEN, INPUT_PIN_FILE, INPUT_MODE,
 INPUT_SIMULATOR_PATH, INPUT_BASELINE, INPUT_SHARD, INPUT_ALERT_THRESHOLD,
 INPUT_FAIL_THRESHOLD, INPUT_COMMENT, INPUT_OUT_DIR, INPUT_CACHE_DIR,
 INPUT_REPORT_DIR, INPUT_SHARDS_DIR, INPUT_JOBS), plus the runner's
-GITHUB_EVENT_PATH, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, GITHUB_API_URL,
+GITHUB_EVENT_NAME, GITHUB_EVENT_PATH, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, GITHUB_API_URL,
 GITHUB_SERVER_URL, GITHUB_REPOSITORY, GITHUB_RUN_ID and GITHUB_WORKSPACE.
 
 Modes:
   pr       score the pull request's head (and base) with the pinned harness,
            write the job summary, post or update one comment
   merge    combine the shard outputs of a matrix of 'pr' runs, then report
+           (pr and merge refuse the pull_request_target event)
   comment  post the report artifact of another run (workflow_run)
 
 See docs/ACTION.md.
