@@ -10,4 +10,12 @@
 // checked before anything is written. The package reads through an fs.FS and
 // is pure apart from Write, which puts the ledger and its import report on
 // disk atomically. The rules are documented in docs/LEDGER.md.
+//
+// Layout: a data source implements Source (source.go) in one file,
+// source_<kind>.go (source_inferencex.go, source_inferenceperf.go), with its
+// parser beside it (inferencex.go, inferenceperf.go); Import (import.go)
+// finds the files (discover.go) and ImportFrom runs the sources and then the
+// rules, one file each: rule_window.go (the version window), rule_dedup.go
+// (one point per simulator-input identity), rule_group.go (points into
+// units) and report.go (the accounting and the manifest).
 package importer

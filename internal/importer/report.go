@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
+	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
 )
 
 // ReportFile is the import report's name inside the written ledger directory.
@@ -64,6 +65,53 @@ type SourceReport struct {
 	PointsOut int            `json:"points_out"`
 	Excluded  map[string]int `json:"excluded"`
 	Marked    map[string]int `json:"marked,omitempty"`
+}
+
+// result assembles the finished import: the report (per input and overall,
+// with the version window) and the manifest, whose sources are the option's
+// notes followed by one line per input that gave points.
+func (b *builder) result(units []ledger.Unit, kept, present []vllmVersion) *Result {
+	res := &Result{Units: units, Report: Report{
+		SchemaVersion: ReportSchemaVersion,
+		Units:         len(units),
+		Excluded:      map[string]int{},
+		Marked:        map[string]int{},
+		Options:       b.opts,
+	}}
+	r := &res.Report
+	for _, v := range present {
+		r.VLLMVersions.Present = append(r.VLLMVersions.Present, v.String())
+	}
+	for _, v := range kept {
+		r.VLLMVersions.Kept = append(r.VLLMVersions.Kept, v.String())
+	}
+	for _, u := range units {
+		r.PointsOut += len(u.Points)
+	}
+	var lines []string
+	for _, p := range sortedKeys(b.sources) {
+		s := b.sources[p]
+		r.Sources = append(r.Sources, *s)
+		r.RowsIn += s.RowsIn
+		for k, v := range s.Excluded {
+			r.Excluded[k] += v
+		}
+		for k, v := range s.Marked {
+			r.Marked[k] += v
+		}
+		if s.PointsOut > 0 && b.lines[p] != "" {
+			lines = append(lines, b.lines[p])
+		}
+	}
+	res.Manifest = ledger.Manifest{
+		SchemaVersion: ledger.SchemaVersion,
+		Name:          b.opts.Name,
+		Version:       b.opts.Version,
+		Release:       b.opts.Release,
+		Description:   b.opts.Description,
+		Sources:       append(append([]string(nil), b.opts.SourceNotes...), lines...),
+	}
+	return res
 }
 
 // MarshalReport renders r as indented JSON with a trailing newline.

@@ -12,11 +12,23 @@ import (
 	"testing"
 )
 
+// SharedDataEnv names a directory to use as the real data instead of
+// ../shared/data (for a checkout that is not beside shared/, such as a git
+// worktree elsewhere).
+const SharedDataEnv = "BLIS_SHARED_DATA"
+
 // SharedDataDir returns ../shared/data relative to the repository root (the
-// nearest directory holding go.mod at or above the working directory). The
-// error says why when the root or the data (its inferencex/agg_bmk folder)
-// is absent: the real data is not part of the repository.
+// nearest directory holding go.mod at or above the working directory), or
+// $BLIS_SHARED_DATA when set. The error says why when the root or the data
+// (its inferencex/agg_bmk folder) is absent: the real data is not part of
+// the repository.
 func SharedDataDir() (string, error) {
+	if d := os.Getenv(SharedDataEnv); d != "" {
+		if _, err := os.Stat(filepath.Join(d, "inferencex", "agg_bmk")); err != nil {
+			return "", fmt.Errorf("%s=%s: real data absent (%w)", SharedDataEnv, d, err)
+		}
+		return d, nil
+	}
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", err
