@@ -3,8 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/hex"
-	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -111,9 +110,13 @@ func TestGitHubActionPullRequest(t *testing.T) {
 	if md, err := os.ReadFile(out["markdown-path"]); err != nil || string(md) != comments[1].Body {
 		t.Errorf("markdown-path does not hold the comment (err %v)", err)
 	}
+	// The job summary file holds exactly the report and a line break.
 	summary, _ := os.ReadFile(e.summary)
-	if !strings.Contains(string(summary), "| measured + resolved | TTFT |") {
-		t.Errorf("job summary:\n%s", summary)
+	if string(summary) != comments[1].Body+"\n" || !strings.Contains(string(summary), "| measured + resolved | TTFT |") {
+		t.Errorf("job summary is not the report:\n%s", summary)
+	}
+	if !strings.HasPrefix(stdout, "::add-mask::test-token\n") {
+		t.Errorf("the token is not masked first:\n%.200s", stdout)
 	}
 
 	// Second run (a push to the pull request): results come from the cache
@@ -195,7 +198,7 @@ func TestGitHubActionRefusesBadPin(t *testing.T) {
 func TestReadInputs(t *testing.T) {
 	t.Parallel()
 	base := map[string]string{"GITHUB_EVENT_PATH": "/e.json", "GITHUB_EVENT_NAME": "pull_request", "INPUT_GITHUB_TOKEN": "t", "GITHUB_WORKSPACE": "/ws", "HOME": "/home/u"}
-	in, err := readInputs(fakeEnv(base))
+	in, err := readInputs(newRunner(fakeEnv(base), io.Discard))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +220,7 @@ func TestReadInputs(t *testing.T) {
 		for k, v := range base {
 			m[k] = v
 		}
-		if _, err := readInputs(fakeEnv(m)); err == nil || !strings.HasPrefix(err.Error(), want) {
+		if _, err := readInputs(newRunner(fakeEnv(m), io.Discard)); err == nil || !strings.HasPrefix(err.Error(), want) {
 			t.Errorf("%s=bogus: err = %v, want %q", env, err, want)
 		}
 	}
@@ -236,7 +239,7 @@ func TestReadInputs(t *testing.T) {
 		for k, v := range m {
 			all[k] = v
 		}
-		if _, err := readInputs(fakeEnv(all)); err == nil {
+		if _, err := readInputs(newRunner(fakeEnv(all), io.Discard)); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
 	}
@@ -244,48 +247,69 @@ func TestReadInputs(t *testing.T) {
 	for k, v := range base {
 		m[k] = v
 	}
-	in, err = readInputs(fakeEnv(m))
+	in, err = readInputs(newRunner(fakeEnv(m), io.Discard))
 	if err != nil || *in.thresholds.Alert != 2.5 || *in.thresholds.Fail != 5 || in.shard.Index != 2 || in.baseline || in.comment {
 		t.Errorf("explicit inputs: %+v, %v", in, err)
 	}
 }
 
-// fixedRandom yields the given bytes, then zeros.
-type fixedRandom struct{ b []byte }
-
-func (r *fixedRandom) Read(p []byte) (int, error) {
-	n := copy(p, r.b)
-	r.b = r.b[n:]
-	for i := n; i < len(p); i++ {
-		p[i] = 0
-	}
-	return len(p), nil
-}
-
-func TestWriteOutputsDelimiter(t *testing.T) {
+// TestOutputsFile checks the bytes go-githubactions appends to
+// $GITHUB_OUTPUT, in the heredoc form the runner reads. The library's
+// delimiter is fixed (the hand-written writer used a random one), so a value
+// that holds it is refused before anything is written.
+func TestOutputsFile(t *testing.T) {
 	t.Parallel()
-	first := bytes.Repeat([]byte{0xab}, 16)
-	// The value contains the first delimiter the random source will give.
-	evil := "x\nghadelimiter_" + hex.EncodeToString(first) + "\ninjected=1"
 	path := filepath.Join(t.TempDir(), "out")
-	if err := writeOutputs(path, [][2]string{{"label", evil}, {"ttft-mape", "1.25"}}, &fixedRandom{b: first}); err != nil {
+	gha := newRunner(fakeEnv(map[string]string{"GITHUB_OUTPUT": path}), io.Discard)
+	if err := gha.setOutputs([][2]string{{"label", "experimental"}, {"ttft-mape", "1.25"}, {"comment-url", ""}}); err != nil {
 		t.Fatal(err)
 	}
-	got := readOutputs(t, path)
-	if got["label"] != evil || got["ttft-mape"] != "1.25" || got["injected"] != "" {
-		t.Errorf("outputs %q", got)
+	const d = "_GitHubActionsFileCommandDelimeter_"
+	want := "label<<" + d + "\nexperimental\n" + d + "\n" +
+		"ttft-mape<<" + d + "\n1.25\n" + d + "\n" +
+		"comment-url<<" + d + "\n\n" + d + "\n"
+	if got, _ := os.ReadFile(path); string(got) != want {
+		t.Errorf("GITHUB_OUTPUT:\n%q\nwant\n%q", got, want)
 	}
-	if err := writeOutputs(path, [][2]string{{"bad\nname", "v"}}, &fixedRandom{}); err == nil {
+	evil := "x\n" + d + "\ninjected<<" + d + "\n1\n" + d
+	if err := gha.setOutputs([][2]string{{"a", "ok"}, {"label", evil}}); err == nil || !strings.Contains(err.Error(), "output label") {
+		t.Errorf("a value holding the delimiter: err = %v", err)
+	}
+	if err := gha.setOutputs([][2]string{{"bad\nname", "v"}}); err == nil {
 		t.Error("output name with a newline accepted")
 	}
-	if err := writeOutputs(path, [][2]string{{"a", "v"}}, errReader{}); err == nil {
-		t.Error("random failure ignored")
+	if got, _ := os.ReadFile(path); string(got) != want {
+		t.Errorf("refused outputs were written:\n%q", got)
+	}
+	// A file the runner cannot write is an error, not a panic.
+	bad := newRunner(fakeEnv(map[string]string{"GITHUB_OUTPUT": filepath.Join(path, "not-a-dir", "out")}), io.Discard)
+	if err := bad.setOutputs([][2]string{{"label", "x"}}); err == nil {
+		t.Error("unwritable GITHUB_OUTPUT: no error")
+	}
+	// Without GITHUB_OUTPUT (not on a runner) nothing is written.
+	if err := newRunner(fakeEnv(nil), io.Discard).setOutputs([][2]string{{"label", "x"}}); err != nil {
+		t.Error(err)
 	}
 }
 
-type errReader struct{}
-
-func (errReader) Read([]byte) (int, error) { return 0, errors.New("no entropy") }
+// TestWorkflowCommands checks the log lines of groups, annotations and
+// masking: untrusted text cannot end a command or start another one.
+func TestWorkflowCommands(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	gha := newRunner(fakeEnv(nil), &out)
+	gha.mask("s3cret")
+	gha.mask("")
+	gha.Group("Score head 100%")
+	gha.EndGroup()
+	gha.Notice("a\n::error::forged")
+	gha.Warning("50% %s")
+	gha.Error("x\r\ny")
+	want := "::add-mask::s3cret\n::group::Score head 100%25\n::endgroup::\n::notice::a%0A::error::forged\n::warning::50%25 %25s\n::error::x%0D%0Ay\n"
+	if out.String() != want {
+		t.Errorf("log:\n%q\nwant\n%q", out.String(), want)
+	}
+}
 
 func TestGitHubActionOutputs(t *testing.T) {
 	t.Parallel()

@@ -45,8 +45,11 @@ func TestActionYAMLMapsEveryInput(t *testing.T) {
 			env = s.Env
 		}
 	}
-	known := map[string]bool{envToken: true, envPinFile: true, envMode: true, envSimulatorPath: true, envBaseline: true, envShard: true,
-		envAlertThreshold: true, envFailThreshold: true, envComment: true, envOutDir: true, envCacheDir: true, envReportDir: true, envShardsDir: true, envJobs: true}
+	known := map[string]bool{}
+	for _, name := range []string{inToken, inPinFile, inMode, inSimulatorPath, inBaseline, inShard, inAlertThreshold,
+		inFailThreshold, inComment, inOutDir, inCacheDir, inReportDir, inShardsDir, inJobs} {
+		known["INPUT_"+strings.ToUpper(strings.ReplaceAll(name, "-", "_"))] = true
+	}
 	for name := range a.Inputs {
 		if name == "setup-go" {
 			continue

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 	"github.com/inference-sim/accuracy-dashboard/internal/prcheck"
@@ -32,13 +31,18 @@ type event struct {
 	} `json:"workflow_run"`
 }
 
-func readEvent(path string) (event, error) {
+// decodeEvent reads the fields of event out of the payload go-githubactions
+// decoded from path (nil when the file was missing).
+func decodeEvent(path string, payload map[string]any) (event, error) {
 	var ev event
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return ev, fmt.Errorf("event: %w", err)
+	if payload == nil {
+		return ev, fmt.Errorf("event: %s: no event payload", path)
 	}
-	if err := json.Unmarshal(b, &ev); err != nil {
+	b, err := json.Marshal(payload)
+	if err == nil {
+		err = json.Unmarshal(b, &ev)
+	}
+	if err != nil {
 		return ev, fmt.Errorf("event %s: %w", path, err)
 	}
 	return ev, nil

@@ -38,7 +38,7 @@ type actionInputs struct {
 
 	eventName   string
 	eventPath   string
-	outputPath  string
+	payload     map[string]any // the event, as go-githubactions decodes it
 	summaryPath string
 	apiURL      string
 	serverURL   string
@@ -46,39 +46,48 @@ type actionInputs struct {
 	runID       string
 }
 
-// Input environment variables, as action.yml maps them.
+// The Action's inputs, as action.yml names them. action.yml maps each to
+// INPUT_<NAME> ('-' as '_'), which runner.input reads.
 const (
-	envToken          = "INPUT_GITHUB_TOKEN"
-	envPinFile        = "INPUT_PIN_FILE"
-	envMode           = "INPUT_MODE"
-	envSimulatorPath  = "INPUT_SIMULATOR_PATH"
-	envBaseline       = "INPUT_BASELINE"
-	envShard          = "INPUT_SHARD"
-	envAlertThreshold = "INPUT_ALERT_THRESHOLD"
-	envFailThreshold  = "INPUT_FAIL_THRESHOLD"
-	envComment        = "INPUT_COMMENT"
-	envOutDir         = "INPUT_OUT_DIR"
-	envCacheDir       = "INPUT_CACHE_DIR"
-	envReportDir      = "INPUT_REPORT_DIR"
-	envShardsDir      = "INPUT_SHARDS_DIR"
-	envJobs           = "INPUT_JOBS"
+	inToken          = "github-token"
+	inPinFile        = "pin-file"
+	inMode           = "mode"
+	inSimulatorPath  = "simulator-path"
+	inBaseline       = "baseline"
+	inShard          = "shard"
+	inAlertThreshold = "alert-threshold"
+	inFailThreshold  = "fail-threshold"
+	inComment        = "comment"
+	inOutDir         = "out-dir"
+	inCacheDir       = "cache-dir"
+	inReportDir      = "report-dir"
+	inShardsDir      = "shards-dir"
+	inJobs           = "jobs"
 )
 
-// readInputs reads and checks every input. Defaults are applied here, in one
-// place; an invalid input is an error naming the input.
-func readInputs(getenv func(string) string) (actionInputs, error) {
-	in := actionInputs{
-		token:       getenv(envToken),
-		eventName:   getenv("GITHUB_EVENT_NAME"),
-		eventPath:   getenv("GITHUB_EVENT_PATH"),
-		outputPath:  getenv("GITHUB_OUTPUT"),
-		summaryPath: getenv("GITHUB_STEP_SUMMARY"),
-		apiURL:      orDefault(getenv("GITHUB_API_URL"), "https://api.github.com"),
-		serverURL:   orDefault(getenv("GITHUB_SERVER_URL"), "https://github.com"),
-		repository:  getenv("GITHUB_REPOSITORY"),
-		runID:       getenv("GITHUB_RUN_ID"),
+// readInputs reads and checks every input and the runner's context
+// (go-githubactions). Defaults are applied here, in one place; an invalid
+// input is an error naming the input.
+func readInputs(r runner) (actionInputs, error) {
+	c, err := r.a.Context()
+	if err != nil {
+		return actionInputs{}, fmt.Errorf("runner context: %w", err)
 	}
-	workspace := orDefault(getenv("GITHUB_WORKSPACE"), ".")
+	in := actionInputs{
+		token:       r.input(inToken),
+		eventName:   c.EventName,
+		eventPath:   c.EventPath,
+		payload:     c.Event,
+		summaryPath: c.StepSummary,
+		apiURL:      c.APIURL,
+		serverURL:   c.ServerURL,
+		repository:  c.Repository,
+	}
+	if c.RunID != 0 {
+		in.runID = strconv.FormatInt(c.RunID, 10)
+	}
+	getenv := r.a.Getenv
+	workspace := orDefault(c.Workspace, ".")
 	abs := func(base, p string) string {
 		if filepath.IsAbs(p) {
 			return filepath.Clean(p)
@@ -93,35 +102,35 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 		return fmt.Errorf("input %s: %s", name, fmt.Sprintf(format, a...))
 	}
 
-	in.mode = orDefault(strings.TrimSpace(getenv(envMode)), modePR)
+	in.mode = orDefault(r.input(inMode), modePR)
 	switch in.mode {
 	case modePR, modeComment, modeMerge:
 	default:
 		return in, bad("mode", "%q: want pr, comment or merge", in.mode)
 	}
-	in.simulatorPath = abs(workspace, orDefault(getenv(envSimulatorPath), "."))
-	in.pinFile = abs(in.simulatorPath, orDefault(getenv(envPinFile), pin.DefaultPath))
+	in.simulatorPath = abs(workspace, orDefault(r.input(inSimulatorPath), "."))
+	in.pinFile = abs(in.simulatorPath, orDefault(r.input(inPinFile), pin.DefaultPath))
 
-	switch b := orDefault(strings.TrimSpace(getenv(envBaseline)), "base"); b {
+	switch b := orDefault(r.input(inBaseline), "base"); b {
 	case "base":
 		in.baseline = true
 	case "none":
 	default:
 		return in, bad("baseline", "%q: want base or none", b)
 	}
-	shard, err := report.ParseShard(strings.TrimSpace(getenv(envShard)))
+	shard, err := report.ParseShard(r.input(inShard))
 	if err != nil {
 		return in, bad("shard", "%v", err)
 	}
 	in.shard = shard
 	for _, th := range []struct {
-		name, env string
-		dst       **float64
+		name string
+		dst  **float64
 	}{
-		{"alert-threshold", envAlertThreshold, &in.thresholds.Alert},
-		{"fail-threshold", envFailThreshold, &in.thresholds.Fail},
+		{inAlertThreshold, &in.thresholds.Alert},
+		{inFailThreshold, &in.thresholds.Fail},
 	} {
-		v := strings.TrimSpace(getenv(th.env))
+		v := r.input(th.name)
 		if v == "" || v == "off" {
 			continue
 		}
@@ -131,30 +140,30 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 		}
 		*th.dst = &f
 	}
-	switch c := orDefault(strings.TrimSpace(getenv(envComment)), "true"); c {
+	switch v := orDefault(r.input(inComment), "true"); v {
 	case "true":
 		in.comment = true
 	case "false":
 	default:
-		return in, bad("comment", "%q: want true or false", c)
+		return in, bad("comment", "%q: want true or false", v)
 	}
-	in.outDir = abs(workspace, orDefault(getenv(envOutDir), filepath.Join(orDefault(getenv("RUNNER_TEMP"), workspace), "accuracy-report")))
-	in.cacheDir = getenv(envCacheDir)
+	in.outDir = abs(workspace, orDefault(r.input(inOutDir), filepath.Join(orDefault(getenv("RUNNER_TEMP"), workspace), "accuracy-report")))
+	in.cacheDir = r.input(inCacheDir)
 	if in.cacheDir == "" {
 		in.cacheDir = defaultCacheDir(getenv)
 	}
 	in.cacheDir = abs(workspace, in.cacheDir)
-	if v := strings.TrimSpace(getenv(envJobs)); v != "" {
+	if v := r.input(inJobs); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
 			return in, bad("jobs", "%q: want a positive integer", v)
 		}
 		in.jobs = n
 	}
-	if d := getenv(envReportDir); d != "" {
+	if d := r.input(inReportDir); d != "" {
 		in.reportDir = abs(workspace, d)
 	}
-	if d := getenv(envShardsDir); d != "" {
+	if d := r.input(inShardsDir); d != "" {
 		in.shardsDir = abs(workspace, d)
 	}
 	switch {

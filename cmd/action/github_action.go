@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -48,22 +47,24 @@ func runGitHubAction(ctx context.Context, args []string, getenv func(string) str
 		fmt.Fprint(stderr, githubActionUsage)
 		return errUsageShown
 	}
-	in, err := readInputs(getenv)
+	gha := newRunner(getenv, stdout)
+	in, err := readInputs(gha)
 	if err != nil {
 		return err
 	}
-	ev, err := readEvent(in.eventPath)
+	gha.mask(in.token)
+	ev, err := decodeEvent(in.eventPath, in.payload)
 	if err != nil {
 		return err
 	}
 	flow := &prcheck.Flow{
-		Log:        stdout,
+		Log:        gha,
 		OutDir:     in.outDir,
 		Thresholds: in.thresholds,
 		Cache:      &prcheck.Cache{Dir: filepath.Join(in.cacheDir, "action")},
 	}
 	if in.summaryPath != "" {
-		flow.Summary = func(md string) error { return appendFile(in.summaryPath, md+"\n") }
+		flow.Summary = gha.addStepSummary
 	}
 	if in.runID != "" && in.repository != "" {
 		flow.DetailsURL = strings.TrimSuffix(in.serverURL, "/") + "/" + in.repository + "/actions/runs/" + in.runID
@@ -81,12 +82,12 @@ func runGitHubAction(ctx context.Context, args []string, getenv func(string) str
 	case modeComment:
 		out, err = runCommentMode(ctx, in, ev, flow, gh)
 	default:
-		out, err = runScoringMode(ctx, in, ev, flow, getenv, stdout, stderr)
+		out, err = runScoringMode(ctx, in, ev, flow, gha, stdout, stderr)
 	}
 	if err != nil {
 		return err
 	}
-	if err := writeOutputs(in.outputPath, outputsOf(out), rand.Reader); err != nil {
+	if err := gha.setOutputs(outputsOf(out)); err != nil {
 		return fmt.Errorf("outputs: %w", err)
 	}
 	if out.Failed() {
@@ -96,7 +97,7 @@ func runGitHubAction(ctx context.Context, args []string, getenv func(string) str
 }
 
 // runScoringMode runs modes pr and merge with the pinned harness.
-func runScoringMode(ctx context.Context, in actionInputs, ev event, flow *prcheck.Flow, getenv func(string) string, stdout, stderr io.Writer) (prcheck.Outcome, error) {
+func runScoringMode(ctx context.Context, in actionInputs, ev event, flow *prcheck.Flow, gha runner, stdout, stderr io.Writer) (prcheck.Outcome, error) {
 	src, err := os.ReadFile(in.pinFile)
 	if err != nil {
 		return prcheck.Outcome{}, fmt.Errorf("pin file: %w (create it, or set pin-file; see docs/ACTION.md)", err)
@@ -129,9 +130,9 @@ func runScoringMode(ctx context.Context, in actionInputs, ev event, flow *prchec
 		flow.Comments = nil
 	}
 
-	prcheck.Group(stdout, fmt.Sprintf("Prepare the pinned harness %s (%s)", p.Harness.Tag, p.Harness.Commit))
+	gha.Group(fmt.Sprintf("Prepare the pinned harness %s (%s)", p.Harness.Tag, p.Harness.Commit))
 	h, err := preparePinnedHarness(ctx, p, cloneURL(p, in), in.cacheDir, env, stdout, stderr)
-	prcheck.EndGroup(stdout)
+	gha.EndGroup()
 	if err != nil {
 		return prcheck.Outcome{}, err
 	}

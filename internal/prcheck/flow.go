@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
@@ -48,6 +47,17 @@ type PullRequests interface {
 	PullRequestHead(ctx context.Context, number int) (string, error)
 }
 
+// Log is the run's log as the person reading it sees it: collapsible
+// groups around long steps, and annotations. cmd/action implements it with
+// the runner's workflow commands (go-githubactions), which escape the text.
+type Log interface {
+	Group(title string)
+	EndGroup()
+	Notice(msg string)
+	Warning(msg string)
+	Error(msg string)
+}
+
 // ErrReadOnly marks an error caused by a token that may not write.
 var ErrReadOnly = errors.New("the token may not write to this repository")
 
@@ -66,8 +76,8 @@ type Flow struct {
 	// Key holds the harness commit and data versions; Flow fills in the
 	// simulator commit and shard of each run.
 	Key CacheKey
-	// Log receives workflow commands (groups, annotations).
-	Log io.Writer
+	// Log receives the run's log groups and annotations.
+	Log Log
 	// Summary appends Markdown to the job summary.
 	Summary func(markdown string) error
 	// OutDir receives head/, base/, comparison.md and pr.json.
@@ -135,7 +145,7 @@ func (f *Flow) RunPR(ctx context.Context, pr PR, baseline bool, shard *report.Sh
 		case err != nil && shard != nil:
 			return out, err // a merge needs every shard's base
 		case err != nil:
-			Warning(f.Log, fmt.Sprintf("The base commit could not be scored; reporting without a baseline: %v", err))
+			f.Log.Warning(fmt.Sprintf("The base commit could not be scored; reporting without a baseline: %v", err))
 			notes = append(notes, "The base commit "+pr.BaseSHA+" could not be scored, so there is no baseline.")
 			os.RemoveAll(dir)
 		default:
@@ -164,13 +174,13 @@ func (f *Flow) RunMerge(ctx context.Context, pr PR, shardsDir string) (Outcome, 
 		return Outcome{}, err
 	}
 	out := Outcome{HeadDir: filepath.Join(f.OutDir, "head")}
-	Group(f.Log, fmt.Sprintf("Merge %d shards", len(set.Head)))
+	f.Log.Group(fmt.Sprintf("Merge %d shards", len(set.Head)))
 	err = f.Scorer.Merge(ctx, out.HeadDir, set.Head)
 	if err == nil && len(set.Base) > 0 {
 		out.BaseDir = filepath.Join(f.OutDir, "base")
 		err = f.Scorer.Merge(ctx, out.BaseDir, set.Base)
 	}
-	EndGroup(f.Log)
+	f.Log.EndGroup()
 	if err != nil {
 		return out, fmt.Errorf("merge: %w", err)
 	}
@@ -264,10 +274,10 @@ func (f *Flow) report(ctx context.Context, out Outcome, head Run, base *Run, not
 		return out, err
 	}
 	for _, a := range out.Verdict.Alerts {
-		Warning(f.Log, a)
+		f.Log.Warning(a)
 	}
 	for _, a := range out.Verdict.Failures {
-		ErrorAnnotation(f.Log, a)
+		f.Log.Error(a)
 	}
 	if f.Comments != nil && pr.Number > 0 {
 		url, readOnly, err := f.post(ctx, pr.Number, out.Markdown)
@@ -306,7 +316,7 @@ func (f *Flow) post(ctx context.Context, number int, markdown string) (url strin
 	body := Truncate(markdown, MaxCommentBytes, note+".")
 	degrade := func(err error) (string, bool, error) {
 		if errors.Is(err, ErrReadOnly) {
-			Notice(f.Log, "Not commenting: the token is read-only (a pull request from a fork?). The report is in the job summary. To comment on fork pull requests, use the pull_request + workflow_run pair (docs/ACTION.md).")
+			f.Log.Notice("Not commenting: the token is read-only (a pull request from a fork?). The report is in the job summary. To comment on fork pull requests, use the pull_request + workflow_run pair (docs/ACTION.md).")
 			return "", true, nil
 		}
 		return "", false, fmt.Errorf("comment: %w", err)
@@ -337,7 +347,7 @@ func (f *Flow) post(ctx context.Context, number int, markdown string) (url strin
 	}
 	for _, id := range d.Duplicates {
 		if err := f.Comments.DeleteComment(ctx, id); err != nil {
-			Warning(f.Log, fmt.Sprintf("Could not delete duplicate report comment %d: %v", id, err))
+			f.Log.Warning(fmt.Sprintf("Could not delete duplicate report comment %d: %v", id, err))
 		}
 	}
 	return c.URL, false, nil
@@ -353,7 +363,7 @@ func (f *Flow) score(ctx context.Context, what, sim string, shard *report.Shard,
 	}
 	if f.Cache != nil {
 		if src, r, ok := f.Cache.Lookup(key); ok {
-			Notice(f.Log, fmt.Sprintf("Using the cached %s result for %s.", what, sim))
+			f.Log.Notice(fmt.Sprintf("Using the cached %s result for %s.", what, sim))
 			return r, true, CopyResult(src, dir)
 		}
 	}
@@ -361,9 +371,9 @@ func (f *Flow) score(ctx context.Context, what, sim string, shard *report.Shard,
 	if shard != nil {
 		title += " (shard " + shard.String() + ")"
 	}
-	Group(f.Log, title)
+	f.Log.Group(title)
 	err = f.Scorer.Score(ctx, sim, shard, dir)
-	EndGroup(f.Log)
+	f.Log.EndGroup()
 	if err != nil {
 		return Run{}, false, fmt.Errorf("score %s %s: %w", what, sim, err)
 	}
@@ -372,7 +382,7 @@ func (f *Flow) score(ctx context.Context, what, sim string, shard *report.Shard,
 	}
 	if f.Cache != nil {
 		if err := f.Cache.Store(key, dir); err != nil {
-			Warning(f.Log, fmt.Sprintf("Could not cache the %s result: %v", what, err))
+			f.Log.Warning(fmt.Sprintf("Could not cache the %s result: %v", what, err))
 		}
 	}
 	return r, false, nil

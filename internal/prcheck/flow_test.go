@@ -1,7 +1,6 @@
 package prcheck
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -159,8 +158,18 @@ func (f fakePRs) PullRequestHead(_ context.Context, n int) (string, error) {
 	return sha, nil
 }
 
-func newFlow(t *testing.T, sc Scorer, cm Commenter) (*Flow, *bytes.Buffer, *strings.Builder) {
-	log := &bytes.Buffer{}
+// recordLog is a Log that keeps one line per call: "group: title",
+// "endgroup", "notice: msg", "warning: msg", "error: msg".
+type recordLog struct{ strings.Builder }
+
+func (l *recordLog) Group(title string) { l.WriteString("group: " + title + "\n") }
+func (l *recordLog) EndGroup()          { l.WriteString("endgroup\n") }
+func (l *recordLog) Notice(msg string)  { l.WriteString("notice: " + msg + "\n") }
+func (l *recordLog) Warning(msg string) { l.WriteString("warning: " + msg + "\n") }
+func (l *recordLog) Error(msg string)   { l.WriteString("error: " + msg + "\n") }
+
+func newFlow(t *testing.T, sc Scorer, cm Commenter) (*Flow, *recordLog, *strings.Builder) {
+	log := &recordLog{}
 	summary := &strings.Builder{}
 	return &Flow{
 		Scorer:   sc,
@@ -200,7 +209,7 @@ func TestRunPRCommentsThenUpdates(t *testing.T) {
 	if b, err := os.ReadFile(out.MarkdownPath); err != nil || string(b) != out.Markdown {
 		t.Errorf("comparison.md not written: %v", err)
 	}
-	if !strings.Contains(log.String(), "::group::Score head "+headSHA) || !strings.Contains(log.String(), "::endgroup::") {
+	if !strings.Contains(log.String(), "group: Score head "+headSHA) || !strings.Contains(log.String(), "endgroup") {
 		t.Errorf("log lacks groups:\n%s", log)
 	}
 
@@ -237,7 +246,7 @@ func TestRunPRReadOnlyToken(t *testing.T) {
 	if !out.ReadOnly || out.CommentURL != "" || summary.Len() == 0 {
 		t.Errorf("outcome %+v, summary %d bytes", out, summary.Len())
 	}
-	if !strings.Contains(log.String(), "::notice::Not commenting: the token is read-only") {
+	if !strings.Contains(log.String(), "notice: Not commenting: the token is read-only") {
 		t.Errorf("no notice:\n%s", log)
 	}
 }
@@ -264,7 +273,7 @@ func TestRunPRBaseFailureDegrades(t *testing.T) {
 	if out.BaseDir != "" || out.Comparison.Base != nil || !strings.Contains(out.Markdown, "could not be scored") {
 		t.Errorf("outcome %+v", out)
 	}
-	if !strings.Contains(log.String(), "::warning::The base commit could not be scored") {
+	if !strings.Contains(log.String(), "warning: The base commit could not be scored") {
 		t.Errorf("no warning:\n%s", log)
 	}
 }
@@ -299,7 +308,7 @@ func TestRunPRFailThreshold(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !out.Failed() || !strings.Contains(log.String(), "::error::TPOT MAPE") || !strings.Contains(log.String(), "::warning::TPOT MAPE") {
+	if !out.Failed() || !strings.Contains(log.String(), "error: TPOT MAPE") || !strings.Contains(log.String(), "warning: TPOT MAPE") {
 		t.Errorf("failed=%v log:\n%s", out.Failed(), log)
 	}
 	if !strings.Contains(out.Markdown, "[!CAUTION]") {
