@@ -1,7 +1,8 @@
 // Package schemas embeds the project's versioned JSON Schemas (draft
 // 2020-12) and validates documents against them: summary.v1.json and
 // points.v1.json (the harness's outputs), ledger-manifest.v1.json and
-// ledger-unit.v1.json (the measured corpus).
+// ledger-unit.v1.json (the measured corpus), leaderboard-runs.v1.json and
+// leaderboard-result.v1.json (the leaderboard).
 package schemas
 
 import (
@@ -21,6 +22,10 @@ const (
 	Points         = "points.v1.json"
 	LedgerManifest = "ledger-manifest.v1.json"
 	LedgerUnit     = "ledger-unit.v1.json"
+	// LeaderboardRuns is a leaderboard's runs.yaml, LeaderboardResult one
+	// of its result files (results/<group>/<run>.json).
+	LeaderboardRuns   = "leaderboard-runs.v1.json"
+	LeaderboardResult = "leaderboard-result.v1.json"
 )
 
 // FS holds every *.json schema of this directory.
@@ -35,6 +40,7 @@ var compiled = sync.OnceValues(func() (map[string]*jsonschema.Schema, error) {
 		return nil, err
 	}
 	c := jsonschema.NewCompiler()
+	urls := map[string]string{}
 	for _, name := range names {
 		raw, err := fs.ReadFile(FS, name)
 		if err != nil {
@@ -44,13 +50,22 @@ var compiled = sync.OnceValues(func() (map[string]*jsonschema.Schema, error) {
 		if err != nil {
 			return nil, fmt.Errorf("schema %s: %w", name, err)
 		}
-		if err := c.AddResource("mem:///"+name, doc); err != nil {
+		// Each schema is known by its $id, so that one schema can refer to
+		// another by relative URL (leaderboard-runs.v1.json#/$defs/...).
+		url := "mem:///" + name
+		if m, ok := doc.(map[string]any); ok {
+			if id, ok := m["$id"].(string); ok && id != "" {
+				url = id
+			}
+		}
+		if err := c.AddResource(url, doc); err != nil {
 			return nil, fmt.Errorf("schema %s: %w", name, err)
 		}
+		urls[name] = url
 	}
 	out := make(map[string]*jsonschema.Schema, len(names))
 	for _, name := range names {
-		s, err := c.Compile("mem:///" + name)
+		s, err := c.Compile(urls[name])
 		if err != nil {
 			return nil, fmt.Errorf("compile schema %s: %w", name, err)
 		}
@@ -58,6 +73,25 @@ var compiled = sync.OnceValues(func() (map[string]*jsonschema.Schema, error) {
 	}
 	return out, nil
 })
+
+// ValidateDetailed is Validate returning the validator's own error (a
+// *jsonschema.ValidationError when raw breaks the schema), for callers that
+// locate each problem themselves.
+func ValidateDetailed(name string, raw []byte) error {
+	all, err := compiled()
+	if err != nil {
+		return err
+	}
+	s, ok := all[name]
+	if !ok {
+		return fmt.Errorf("no schema %s", name)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return fmt.Errorf("not JSON: %w", err)
+	}
+	return s.Validate(doc)
+}
 
 // Validate checks the JSON document raw against the schema file name (one of
 // the constants above). The error says whether raw is not JSON or where it

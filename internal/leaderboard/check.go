@@ -1,0 +1,246 @@
+package leaderboard
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Problem kinds named by Validate.
+const (
+	ProblemInvalid    = "invalid"             // not a result file (schema, JSON)
+	ProblemTampered   = "tampered"            // content does not match its digest
+	ProblemMisfiled   = "misfiled"            // path does not match the ids inside
+	ProblemMissing    = "missing-result"      // a declared run has no result
+	ProblemUndeclared = "undeclared-result"   // a result no declaration asks for
+	ProblemChanged    = "declaration-changed" // the result ran another declaration
+	ProblemMixedWork  = "mixed-offered-work"  // a group's results were offered different work
+	ProblemDrift      = "simulator-drift"     // ran on another simulator commit than the pinned one
+	ProblemUnexpected = "unexpected-file"     // a file that is not a result
+)
+
+// Problem is one violation Validate found.
+type Problem struct {
+	Kind string
+	// File is the result's path relative to the results directory ("" for
+	// a problem of the declaration as a whole).
+	File string
+	Msg  string
+}
+
+func (p Problem) String() string {
+	if p.File == "" {
+		return p.Kind + ": " + p.Msg
+	}
+	return p.Kind + ": " + p.File + ": " + p.Msg
+}
+
+// TracesDir is where trace bytes live inside a results directory,
+// by content hash: traces/<sha256>/.
+const TracesDir = "traces"
+
+// ReadResults reads every result file of a results directory: files
+// <group>/<run>.json (traces/ is skipped). A file that cannot be read as a
+// result is returned as a problem, not an error.
+func ReadResults(fsys fs.FS) (map[string]*Result, []Problem, error) {
+	out := map[string]*Result{}
+	var probs []Problem
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p == TracesDir {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		dir, file := path.Split(p)
+		dir = strings.TrimSuffix(dir, "/")
+		if strings.HasPrefix(file, ".") && p != "." {
+			return nil
+		}
+		if dir == "" || strings.Contains(dir, "/") || path.Ext(file) != ".json" {
+			probs = append(probs, Problem{ProblemUnexpected, p, "not <group>/<run>.json"})
+			return nil
+		}
+		raw, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return err
+		}
+		r, err := ParseResult(raw, p)
+		if err != nil {
+			kind := ProblemInvalid
+			if errors.Is(err, ErrTampered) {
+				kind = ProblemTampered
+			}
+			probs = append(probs, Problem{kind, p, trimName(err.Error(), p)})
+			return nil
+		}
+		if want := r.Group + "/" + r.Run + ".json"; want != p {
+			probs = append(probs, Problem{ProblemMisfiled, p, fmt.Sprintf("holds the result of %s/%s, so it belongs at %s", r.Group, r.Run, want)})
+			return nil
+		}
+		out[r.Group+"/"+r.Run] = r
+		return nil
+	})
+	return out, probs, err
+}
+
+func trimName(msg, name string) string { return strings.TrimPrefix(msg, name+": ") }
+
+// Validate checks results against their declaration: every declared run
+// has exactly one result and every result a declaration; each result ran
+// the declaration as it is now; within a group every result was offered
+// the same work at a declared load; and, when pinned is a commit, every
+// result ran on it (drift). Problems are sorted by file.
+func Validate(d *Declaration, results map[string]*Result, pinned string) []Problem {
+	var probs []Problem
+	declared := map[string]Run{}
+	for _, r := range d.Runs() {
+		declared[r.Group+"/"+r.ID] = r
+	}
+	for key, r := range declared {
+		if results[key] == nil {
+			probs = append(probs, Problem{ProblemMissing, key + ".json", fmt.Sprintf("run %s of group %s is declared but has no result", r.ID, r.Group)})
+		}
+	}
+	groupKeys := map[string]map[string][]string{} // group → workload key → files
+	for key, res := range results {
+		file := key + ".json"
+		want, ok := declared[key]
+		if !ok {
+			probs = append(probs, Problem{ProblemUndeclared, file, "no declaration asks for this run (removed or renamed?)"})
+			continue
+		}
+		if res.Declaration.Load != want.Load {
+			probs = append(probs, Problem{ProblemMixedWork, file, fmt.Sprintf("was offered %s; group %s offers %s", res.Declaration.Load.Short(), want.Group, describeLoads(d.Group(want.Group).Load.Points()))})
+		} else if diffs := diffValues(want, res.Declaration); len(diffs) > 0 {
+			probs = append(probs, Problem{ProblemChanged, file, "ran another declaration than runs.yaml's; re-run it (" + diffs[0].String() + ")"})
+		}
+		if groupKeys[res.Group] == nil {
+			groupKeys[res.Group] = map[string][]string{}
+		}
+		wk := WorkloadKey(res.Declaration.Workload)
+		groupKeys[res.Group][wk] = append(groupKeys[res.Group][wk], file)
+		if pinned != "" && res.Provenance.Simulator.Commit != pinned {
+			probs = append(probs, Problem{ProblemDrift, file, fmt.Sprintf("ran on simulator commit %s, the pinned one is %s", res.Provenance.Simulator.Commit, pinned)})
+		}
+	}
+	for g, keys := range groupKeys {
+		if len(keys) < 2 {
+			continue
+		}
+		var parts []string
+		for k, files := range keys {
+			sort.Strings(files)
+			parts = append(parts, fmt.Sprintf("%s: %s", k[:19], strings.Join(files, ", ")))
+		}
+		sort.Strings(parts)
+		probs = append(probs, Problem{ProblemMixedWork, g + "/", "results of one group were offered different workloads (comparability keys " + strings.Join(parts, "; ") + ")"})
+	}
+	sort.SliceStable(probs, func(i, j int) bool {
+		if probs[i].File != probs[j].File {
+			return probs[i].File < probs[j].File
+		}
+		return probs[i].Kind < probs[j].Kind
+	})
+	return probs
+}
+
+// FieldDiff is one field that differs between two results.
+type FieldDiff struct {
+	Field    string
+	Old, New string
+}
+
+func (d FieldDiff) String() string { return d.Field + ": " + d.Old + " → " + d.New }
+
+// VerifyIgnored are the fields verify does not compare: the tool's own
+// commit (a later tool re-runs older results) and the digest (which
+// follows from the rest).
+var VerifyIgnored = []string{"provenance.harness", "digest"}
+
+// Diff compares a recorded result with a re-run of it, field by field,
+// except VerifyIgnored. Any difference is a bug: BLIS is deterministic.
+func Diff(recorded, rerun *Result) []FieldDiff {
+	var out []FieldDiff
+	for _, d := range diffValues(recorded, rerun) {
+		skip := false
+		for _, ig := range VerifyIgnored {
+			if d.Field == ig || strings.HasPrefix(d.Field, ig+".") {
+				skip = true
+			}
+		}
+		if !skip {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// diffValues compares the JSON forms of a and b, leaf by leaf.
+func diffValues(a, b any) []FieldDiff {
+	var av, bv any
+	ra, _ := json.Marshal(a)
+	rb, _ := json.Marshal(b)
+	_ = json.Unmarshal(ra, &av)
+	_ = json.Unmarshal(rb, &bv)
+	fa, fb := map[string]any{}, map[string]any{}
+	flatten("", av, fa)
+	flatten("", bv, fb)
+	keys := map[string]bool{}
+	for k := range fa {
+		keys[k] = true
+	}
+	for k := range fb {
+		keys[k] = true
+	}
+	var out []FieldDiff
+	for k := range keys {
+		x, okx := fa[k]
+		y, oky := fb[k]
+		if okx && oky && reflect.DeepEqual(x, y) {
+			continue
+		}
+		out = append(out, FieldDiff{Field: k, Old: show(x, okx), New: show(y, oky)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Field < out[j].Field })
+	return out
+}
+
+func flatten(prefix string, v any, out map[string]any) {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, c := range t {
+			p := k
+			if prefix != "" {
+				p = prefix + "." + k
+			}
+			flatten(p, c, out)
+		}
+	case []any:
+		for i, c := range t {
+			flatten(prefix+"["+strconv.Itoa(i)+"]", c, out)
+		}
+		if len(t) == 0 {
+			out[prefix] = t
+		}
+	default:
+		out[prefix] = v
+	}
+}
+
+func show(v any, ok bool) string {
+	if !ok {
+		return "(absent)"
+	}
+	raw, _ := json.Marshal(v)
+	return string(raw)
+}
