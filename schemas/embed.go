@@ -97,24 +97,10 @@ func ValidateDetailed(name string, raw []byte) error {
 // the constants above). The error says whether raw is not JSON or where it
 // breaks the schema.
 func Validate(name string, raw []byte) error {
-	all, err := compiled()
-	if err != nil {
-		return err
+	err := ValidateDetailed(name, raw)
+	var ve *jsonschema.ValidationError
+	if errors.As(err, &ve) {
+		return fmt.Errorf("does not match its schema: %s", ve.Error())
 	}
-	s, ok := all[name]
-	if !ok {
-		return fmt.Errorf("no schema %s", name)
-	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return fmt.Errorf("not JSON: %w", err)
-	}
-	if err := s.Validate(doc); err != nil {
-		var ve *jsonschema.ValidationError
-		if errors.As(err, &ve) {
-			return fmt.Errorf("does not match its schema: %s", ve.Error())
-		}
-		return err
-	}
-	return nil
+	return err
 }

@@ -101,10 +101,10 @@ func TestBoardListsFailedAndMissing(t *testing.T) {
 	t.Parallel()
 	d, res := fixtureResults(t)
 	runs := d.Runs()
-	res["chat-4rps/h100-tp2"] = failedResult(t, runs[2], ReasonUnknownHardware, "GPU \"H200\" not found")
+	res["chat-4rps/h100-tp2"] = failedResult(t, runs[2], "hardware-unknown-to-simulator", "GPU \"H200\" not found")
 	delete(res, "sweep/h100--conc-1")
 	b := BuildBoard(d, res)
-	if f := b.Groups[0].Tables[0].Failed; len(f) != 1 || !strings.HasPrefix(f[0].Reason, ReasonUnknownHardware) || f[0].Cells != nil {
+	if f := b.Groups[0].Tables[0].Failed; len(f) != 1 || !strings.HasPrefix(f[0].Reason, "hardware-unknown-to-simulator") || f[0].Cells != nil {
 		t.Errorf("failed rows = %+v", f)
 	}
 	if f := b.Groups[1].Tables[0].Failed; len(f) != 1 || f[0].Reason != "no result (not run yet)" {

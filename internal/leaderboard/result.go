@@ -24,16 +24,13 @@ const (
 	StatusFailed = "failed"
 )
 
-// Failure reasons of a failed result. A failed result carries no figure.
+// Failure reasons of a failed result beyond the harness's own
+// (harness.Reason*: unknown hardware or model, does not fit, run error,
+// timeout, unreadable output, unsupported build). A failed result carries
+// no figure.
 const (
-	ReasonUnsupportedBuild = "simulator-build-unsupported"
-	ReasonUnknownHardware  = "hardware-unknown-to-simulator"
-	ReasonUnknownModel     = "model-unknown-to-simulator"
-	ReasonDoesNotFit       = "model-does-not-fit-gpus"
-	ReasonRunError         = "simulator-run-error"
-	ReasonTimeout          = "simulator-timeout"
-	ReasonBadOutput        = "unreadable-simulator-output"
-	ReasonTraceRefused     = "trace-refused"
+	// ReasonTraceRefused: the trace cannot be offered as declared.
+	ReasonTraceRefused = "trace-refused"
 )
 
 // Result is one result file: what ran, on which build, and what BLIS said.
