@@ -18,11 +18,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	iofs "io/fs"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -32,6 +34,8 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/botconfig"
 	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 	"github.com/inference-sim/accuracy-dashboard/internal/github"
+	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
+	"github.com/inference-sim/accuracy-dashboard/internal/report"
 	"github.com/inference-sim/accuracy-dashboard/internal/webhook"
 )
 
@@ -401,7 +405,8 @@ func indent(s, prefix string) string {
 
 const publishHelp = `Usage: bot publish --summary PATH [--dry-run] [flags]
 
-Validates PATH (a summary.json) against the summary schema, applies the
+Validates PATH (a summary.json; points.json and plan.json next to it go
+with it when present) against the summary schema, applies the
 accuracy gate (label not experimental; harness commit from a checkout, or by
 assertion only when reachable from the harness's main and released; coverage
 balanced) and writes one commit to the dashboard repository
@@ -436,11 +441,22 @@ func runPublish(ctx context.Context, args []string, e env) error {
 	if err != nil {
 		return fmt.Errorf("summary: %w", err)
 	}
+	rep := bot.Report{Summary: raw}
+	// points.json and plan.json next to the summary go with it when present.
+	for name, dst := range map[string]*[]byte{report.PointsFile: &rep.Points, nightly.File: &rep.Plan} {
+		data, err := e.readFile(filepath.Join(filepath.Dir(*path), name))
+		switch {
+		case err == nil:
+			*dst = data
+		case !errors.Is(err, iofs.ErrNotExist):
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
 	s, err := wire(cfg, e, *dry, slog.New(slog.NewTextHandler(e.stderr, nil)))
 	if err != nil {
 		return err
 	}
-	res, err := s.publisher.Publish(ctx, raw, e.now(), "")
+	res, err := s.publisher.Publish(ctx, rep, e.now(), "")
 	if err != nil {
 		return err
 	}
@@ -451,7 +467,7 @@ func runPublish(ctx context.Context, args []string, e env) error {
 		}
 		return fmt.Errorf("%s: %w: %s", *path, errRefused, strings.Join(res.Reasons, "; "))
 	case bot.PublishUnchanged:
-		fmt.Fprintf(e.stdout, "unchanged: snapshot %s; the simulator release and data versions were already published\n", res.ID)
+		fmt.Fprintf(e.stdout, "unchanged: snapshot %s; the simulator release, harness and data versions were already published\n", res.ID)
 	case bot.PublishPlanned:
 		fmt.Fprintf(e.stdout, "planned commit on %s:\n", cfg.DashboardRepo)
 		fmt.Fprint(e.stdout, indent(bot.MarshalPlan(res.Files, res.Message), "  "))

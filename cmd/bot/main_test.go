@@ -243,6 +243,13 @@ func TestBumpDryRunPrintsThePlan(t *testing.T) {
 
 func summary(t *testing.T, edit func(*report.Summary)) []byte {
 	t.Helper()
+	raw, _ := runFiles(t, edit)
+	return raw
+}
+
+// runFiles is a run's summary.json (edited) and points.json.
+func runFiles(t *testing.T, edit func(*report.Summary)) (summaryJSON, pointsJSON []byte) {
+	t.Helper()
 	prov := report.Provenance{
 		Harness:   report.Harness{Commit: strings.Repeat("a", 40), Source: report.HarnessCheckout, Version: "v1.1.0"},
 		Simulator: report.Simulator{Repo: "https://github.com/inference-sim/inference-sim", Ref: "v0.7.15", Commit: strings.Repeat("b", 40), Tag: "v0.7.15", Release: true, BuiltByHarness: true, Driver: "replay"},
@@ -265,7 +272,11 @@ func summary(t *testing.T, edit func(*report.Summary)) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return raw
+	pts, err := report.EncodeJSON(report.SortPoints(points))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw, pts
 }
 
 func writeTemp(t *testing.T, data []byte) string {
@@ -276,18 +287,18 @@ func writeTemp(t *testing.T, data []byte) string {
 	return p
 }
 
-var snapshotFiles = []string{
-	"data/snapshots/v0.7.15_ledger-v1.0.0/summary.json", "data/snapshots/v0.7.15_ledger-v1.0.0/summary.md",
-	"data/latest/summary.json", "data/latest/summary.md", "data/index.json", "state/last-run.json", "README.md",
-}
+// snapshotID is the fixture's snapshot, published by hand.
+const snapshotID = "v0.7.15_ledger-v1.0.0_harness-v1.1.0"
 
-func assertOneSnapshotCommit(t *testing.T, f *githubfake.Server, before int) {
+func assertOneSnapshotCommit(t *testing.T, f *githubfake.Server, before int, id string) {
+	snapshotFiles := []string{"data/snapshots/" + id + "/summary.json", "data/snapshots/" + id + "/summary.md",
+		"data/latest/summary.json", "data/latest/summary.md", "data/index.json", "state/last-run.json", "README.md"}
 	t.Helper()
 	hist := f.Commits(dashboardRepo, "refs/heads/main")
 	if len(hist) != before+1 {
 		t.Fatalf("dashboard has %d commits, want %d (one new)", len(hist), before+1)
 	}
-	if hist[0].AuthorLogin != "accuracy-bot[bot]" || !strings.HasPrefix(hist[0].Message, "Publish accuracy snapshot v0.7.15_ledger-v1.0.0") {
+	if hist[0].AuthorLogin != "accuracy-bot[bot]" || !strings.HasPrefix(hist[0].Message, "Publish accuracy snapshot "+id+"\n") {
 		t.Errorf("head commit %+v", hist[0])
 	}
 	for _, p := range snapshotFiles {
@@ -319,7 +330,7 @@ func TestPublishCommand(t *testing.T) {
 	if err := w.run(t, "publish", "--summary", path); err != nil {
 		t.Fatalf("%v\n%s", err, w.stderr)
 	}
-	assertOneSnapshotCommit(t, w.fake, 1)
+	assertOneSnapshotCommit(t, w.fake, 1, snapshotID)
 	if n := w.fake.Calls("git/create-commit"); n != 2 {
 		t.Errorf("git/create-commit called %d times, want 2 (rebuilt once after the conflict)", n)
 	}
@@ -586,7 +597,8 @@ func TestServeWorkflowRunPublishesOrRefuses(t *testing.T) {
 	w := newWorld(t)
 	head := w.releaseAt
 	good := w.fake.AddWorkflowRun(harnessRepo, githubfake.WorkflowRun{HeadSHA: head, HeadBranch: "main"})
-	w.fake.AddArtifact(harnessRepo, good, "accuracy-report", artifactZip(t, map[string][]byte{"summary.json": summary(t, nil)}), false)
+	goodSummary, goodPoints := runFiles(t, nil)
+	w.fake.AddArtifact(harnessRepo, good, "accuracy-report", artifactZip(t, map[string][]byte{"summary.json": goodSummary, "points.json": goodPoints}), false)
 	bad := w.fake.AddWorkflowRun(harnessRepo, githubfake.WorkflowRun{HeadSHA: head, HeadBranch: "main"})
 	experimental := summary(t, func(s *report.Summary) {
 		s.Provenance.Ledger.Release = false
@@ -602,7 +614,7 @@ func TestServeWorkflowRunPublishesOrRefuses(t *testing.T) {
 		t.Fatal(code)
 	}
 	waitDelivery(t, done)
-	assertOneSnapshotCommit(t, w.fake, 1)
+	assertOneSnapshotCommit(t, w.fake, 1, fmt.Sprintf("%s_run-%d", snapshotID, good))
 
 	for i, id := range []int64{bad, missing, malformed} {
 		if code := post(t, addr, "workflow_run", fmt.Sprint("run-", id), runEvent(t, id, head)); code != http.StatusAccepted {

@@ -15,6 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
@@ -62,11 +63,20 @@ const (
 	RetryMax  = 5 * time.Second
 )
 
-// Limits on an artifact.
+// Limits on an artifact: the archive, and each file read from it.
 const (
 	MaxArtifactBytes = 50 << 20
 	MaxSummaryBytes  = 10 << 20
 )
+
+// Report is what a run hands to the bot, as raw untrusted bytes:
+// summary.json, points.json and, from the nightly, its plan.json (nil when
+// absent).
+type Report struct {
+	Summary, Points, Plan []byte
+	// RunID is the workflow run (0: published by hand).
+	RunID int64
+}
 
 // Publisher publishes gated summaries to the dashboard repository.
 type Publisher struct {
@@ -185,15 +195,16 @@ func (p *Publisher) publishRun(ctx context.Context, run Run, log *slog.Logger) (
 	if err != nil {
 		return PublishResult{}, fmt.Errorf("download artifact %s: %w", p.Cfg.Artifact, err)
 	}
-	raw, err := SummaryFromArtifact(zipped)
+	rep, err := ReportFromArtifact(zipped)
 	if err != nil {
 		return refused(fmt.Sprintf("artifact %q: %v", p.Cfg.Artifact, err)), nil
 	}
+	rep.RunID = run.ID
 	when := run.UpdatedAt
 	if when.IsZero() {
 		when = p.now()
 	}
-	return p.publish(ctx, raw, when, run.URL, log)
+	return p.publish(ctx, rep, when, run.URL, log)
 }
 
 func (p *Publisher) now() time.Time {
@@ -207,69 +218,109 @@ func refused(reasons ...string) PublishResult {
 	return PublishResult{Outcome: PublishRefused, Reasons: reasons}
 }
 
-// SummaryFromArtifact returns summary.json from an artifact's zip archive:
-// the one entry named summary.json (at any depth). Sizes are capped.
-func SummaryFromArtifact(zipped []byte) ([]byte, error) {
+// ReportFromArtifact reads an artifact's zip archive: the one entry named
+// summary.json (at any depth, required), and points.json and plan.json next
+// to it (each optional here; at most one of each name). Sizes are capped.
+func ReportFromArtifact(zipped []byte) (Report, error) {
 	if len(zipped) > MaxArtifactBytes {
-		return nil, fmt.Errorf("archive is larger than %d bytes", MaxArtifactBytes)
+		return Report{}, fmt.Errorf("archive is larger than %d bytes", MaxArtifactBytes)
 	}
 	zr, err := zip.NewReader(bytes.NewReader(zipped), int64(len(zipped)))
 	if err != nil {
-		return nil, fmt.Errorf("not a zip archive: %w", err)
+		return Report{}, fmt.Errorf("not a zip archive: %w", err)
 	}
-	var found *zip.File
+	found := map[string]*zip.File{}
 	for _, f := range zr.File {
-		if path.Base(f.Name) != report.SummaryFile || f.FileInfo().IsDir() {
+		name := path.Base(f.Name)
+		if f.FileInfo().IsDir() || (name != report.SummaryFile && name != report.PointsFile && name != nightly.File) {
 			continue
 		}
-		if found != nil {
-			return nil, fmt.Errorf("more than one %s (%s, %s)", report.SummaryFile, found.Name, f.Name)
+		if prev := found[name]; prev != nil {
+			return Report{}, fmt.Errorf("more than one %s (%s, %s)", name, prev.Name, f.Name)
 		}
-		found = f
+		found[name] = f
 	}
-	if found == nil {
-		return nil, fmt.Errorf("no %s in the archive", report.SummaryFile)
+	sum := found[report.SummaryFile]
+	if sum == nil {
+		return Report{}, fmt.Errorf("no %s in the archive", report.SummaryFile)
 	}
-	rc, err := found.Open()
+	var rep Report
+	for name, dst := range map[string]*[]byte{report.SummaryFile: &rep.Summary, report.PointsFile: &rep.Points, nightly.File: &rep.Plan} {
+		f := found[name]
+		if f == nil {
+			continue
+		}
+		if path.Dir(f.Name) != path.Dir(sum.Name) {
+			return Report{}, fmt.Errorf("%s is not next to %s", f.Name, sum.Name)
+		}
+		if *dst, err = readZipFile(f); err != nil {
+			return Report{}, err
+		}
+	}
+	return rep, nil
+}
+
+func readZipFile(f *zip.File) ([]byte, error) {
+	rc, err := f.Open()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", found.Name, err)
+		return nil, fmt.Errorf("%s: %w", f.Name, err)
 	}
 	defer rc.Close()
 	raw, err := io.ReadAll(io.LimitReader(rc, MaxSummaryBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", found.Name, err)
+		return nil, fmt.Errorf("%s: %w", f.Name, err)
 	}
 	if len(raw) > MaxSummaryBytes {
-		return nil, fmt.Errorf("%s is larger than %d bytes", found.Name, MaxSummaryBytes)
+		return nil, fmt.Errorf("%s is larger than %d bytes", f.Name, MaxSummaryBytes)
 	}
 	return raw, nil
 }
 
-// Publish reads raw summary.json (report.ParseSummary: schema, strict
-// decoding, balanced coverage), applies the gate and writes one commit to
-// the dashboard repository's default branch. When the branch
+// Publish reads a run's report (summary.json through report.ParseSummary:
+// schema, strict decoding, balanced coverage; points.json, which must be
+// the points the summary counts; plan.json, which must name what the
+// summary ran), applies the gate and writes one commit to the dashboard
+// repository's default branch. When the branch
 // moves meanwhile (ErrConflict on the fast-forward ref update) the commit is
 // rebuilt on the new head and retried after a random backoff, until the
 // deadline (Cfg.Deadline or the context's) or Cfg.MaxAttempts. A refused
 // summary is PublishRefused with its reasons and a nil error.
-func (p *Publisher) Publish(ctx context.Context, raw []byte, publishedAt time.Time, source string) (PublishResult, error) {
-	return p.publish(ctx, raw, publishedAt, source, p.logger())
+func (p *Publisher) Publish(ctx context.Context, rep Report, publishedAt time.Time, source string) (PublishResult, error) {
+	return p.publish(ctx, rep, publishedAt, source, p.logger())
 }
 
-func (p *Publisher) publish(ctx context.Context, raw []byte, publishedAt time.Time, source string, log *slog.Logger) (PublishResult, error) {
-	s, err := report.ParseSummary(raw)
+func (p *Publisher) publish(ctx context.Context, rep Report, publishedAt time.Time, source string, log *slog.Logger) (PublishResult, error) {
+	s, err := report.ParseSummary(rep.Summary)
 	if err != nil {
 		return refused(err.Error()), nil
+	}
+	snap := Snapshot{Summary: s, Markdown: []byte(render.Summary(s)), PublishedAt: publishedAt, Source: source, RunID: rep.RunID, Inputs: InputsOf(s)}
+	var reasons []string
+	if rep.Points == nil && rep.RunID != 0 {
+		reasons = append(reasons, fmt.Sprintf("no %s next to %s (a snapshot keeps its points)", report.PointsFile, report.SummaryFile))
+	}
+	if rep.Points != nil {
+		if snap.Points, err = canonicalPoints(rep.Points, s); err != nil {
+			reasons = append(reasons, err.Error())
+		}
+	}
+	if rep.Plan != nil {
+		plan, err := nightly.Parse(rep.Plan)
+		if err != nil {
+			reasons = append(reasons, err.Error())
+		} else {
+			reasons = append(reasons, PlanReasons(plan, s)...)
+			snap.Inputs = plan
+		}
 	}
 	check, err := p.checkHarness(ctx, s)
 	if err != nil {
 		return PublishResult{}, err
 	}
-	if reasons := Gate(s, check); len(reasons) > 0 {
+	if reasons = append(reasons, Gate(s, check)...); len(reasons) > 0 {
 		return refused(reasons...), nil
 	}
-	snap := Snapshot{Summary: s, Markdown: []byte(render.Summary(s)), PublishedAt: publishedAt, Source: source}
-	id := SnapshotID(s)
+	id := SnapshotID(s, rep.RunID)
 	res := PublishResult{ID: id, Message: snapshotMessage(s, id, source)}
 	branch, err := p.GH.DefaultBranch(ctx, p.Cfg.Dashboard)
 	if err != nil {
@@ -286,6 +337,9 @@ func (p *Publisher) publish(ctx context.Context, raw []byte, publishedAt time.Ti
 		}
 		dash, err := p.readDashboard(ctx, head, id)
 		if err != nil {
+			return res, err
+		}
+		if err := p.readPrevious(ctx, head, snap, &dash); err != nil {
 			return res, err
 		}
 		files, err := PlanSnapshot(snap, dash)
@@ -413,6 +467,69 @@ func (p *Publisher) readDashboard(ctx context.Context, head, id string) (Dashboa
 		*f.dst = data
 	}
 	return d, nil
+}
+
+// readPrevious reads the summary and points of the snapshot just older than
+// snap, for its comparison page; a snapshot without points.json (published
+// before snapshots kept them) gives no comparison.
+func (p *Publisher) readPrevious(ctx context.Context, head string, snap Snapshot, dash *Dashboard) error {
+	prev := PreviousID(snap, dash.Index)
+	if prev == "" || snap.Points == nil {
+		return nil
+	}
+	d := &PreviousSnapshot{ID: prev}
+	for _, f := range []struct {
+		name string
+		dst  *[]byte
+	}{{report.SummaryFile, &d.Summary}, {report.PointsFile, &d.Points}} {
+		data, err := p.GH.ReadFile(ctx, p.Cfg.Dashboard, head, SnapshotsDir+"/"+prev+"/"+f.name)
+		if errors.Is(err, ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read snapshot %s of %s: %w", prev, p.Cfg.Dashboard, err)
+		}
+		*f.dst = data
+	}
+	dash.Previous = d
+	return nil
+}
+
+// canonicalPoints checks that raw points.json validates and holds exactly
+// the points the summary counts, and returns its canonical encoding.
+func canonicalPoints(raw []byte, s report.Summary) ([]byte, error) {
+	points, err := report.ParsePoints(raw)
+	if err != nil {
+		return nil, err
+	}
+	scored := 0
+	for _, pt := range points {
+		if pt.Scored {
+			scored++
+		}
+	}
+	if len(points) != s.Coverage.CorpusPoints || scored != s.Coverage.Scored {
+		return nil, fmt.Errorf("%s holds %d points (%d scored), %s counts %d (%d scored)", report.PointsFile, len(points), scored,
+			report.SummaryFile, s.Coverage.CorpusPoints, s.Coverage.Scored)
+	}
+	return report.EncodeJSON(points)
+}
+
+// PlanReasons lists where a run's plan disagrees with what its summary
+// says ran: the simulator release and commit, the harness commit and
+// release.
+func PlanReasons(plan nightly.Plan, s report.Summary) []string {
+	var reasons []string
+	sim, h := s.Provenance.Simulator, s.Provenance.Harness
+	if plan.Simulator.Release != sim.Tag || plan.Simulator.Commit != sim.Commit {
+		reasons = append(reasons, fmt.Sprintf("%s names simulator %s (%s) but the summary scored %s (%s)",
+			nightly.File, plan.Simulator.Release, short(plan.Simulator.Commit), sim.Tag, short(sim.Commit)))
+	}
+	if plan.Harness.Commit != h.Commit || (h.Version != "" && plan.Harness.Release != h.Version) {
+		reasons = append(reasons, fmt.Sprintf("%s names harness %s (%s) but the summary was scored by %s (%s)",
+			nightly.File, plan.Harness.Release, short(plan.Harness.Commit), h.Version, short(h.Commit)))
+	}
+	return reasons
 }
 
 func snapshotMessage(s report.Summary, id, source string) string {

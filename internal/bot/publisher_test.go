@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/golden"
+	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
@@ -48,8 +49,8 @@ func TestPublishRunOneCommitWithEveryFile(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	w := newPublishWorld(t)
-	s := releaseSummary(t, "v0.7.15", "v1.0.0")
-	w.artifact(t, map[string][]byte{"out/summary.json": encode(t, s), "out/points.json": []byte("[]")})
+	rep := releaseReport(t, "v0.7.15", "v1.0.0")
+	w.artifact(t, map[string][]byte{"out/summary.json": rep.Summary, "out/points.json": rep.Points})
 	before, _ := w.gh.BranchHead(ctx, w.dashboard, "main")
 	res, err := w.pub.PublishRun(ctx, w.run, nil)
 	if err != nil {
@@ -67,9 +68,9 @@ func TestPublishRunOneCommitWithEveryFile(t *testing.T) {
 		t.Errorf("main is %s (parents %v), want the one commit %s on %s", head, c.Parents, res.Commit, before)
 	}
 	files := w.gh.tip(w.dashboard, "main")
-	id := "v0.7.15_ledger-v1.0.0"
-	for _, p := range []string{"data/snapshots/" + id + "/summary.json", "data/snapshots/" + id + "/summary.md",
-		"data/latest/summary.json", "data/latest/summary.md", IndexPath, LastRunPath} {
+	id := "v0.7.15_ledger-v1.0.0_harness-v1.1.0_run-4242"
+	for _, p := range []string{"data/snapshots/" + id + "/summary.json", "data/snapshots/" + id + "/summary.md", "data/snapshots/" + id + "/points.json",
+		"data/latest/summary.json", "data/latest/summary.md", "data/latest/points.json", IndexPath, LastRunPath} {
 		if len(files[p]) == 0 {
 			t.Errorf("%s missing from the commit", p)
 		}
@@ -100,12 +101,12 @@ func TestPublishAgainAfterANewerRelease(t *testing.T) {
 	w := newPublishWorld(t)
 	old, newer := releaseSummary(t, "v0.7.15", "v1.0.0"), releaseSummary(t, "v0.8.0", "v1.0.0")
 	for i, s := range []report.Summary{old, newer} {
-		if res, err := w.pub.Publish(ctx, encode(t, s), t0.Add(time.Duration(i)*time.Hour), ""); err != nil || res.Outcome != PublishPublished {
+		if res, err := w.pub.Publish(ctx, Report{Summary: encode(t, s)}, t0.Add(time.Duration(i)*time.Hour), ""); err != nil || res.Outcome != PublishPublished {
 			t.Fatalf("publish %s: %s %v, %v", s.Provenance.Simulator.Tag, res.Outcome, res.Reasons, err)
 		}
 	}
 	before := w.gh.tip(w.dashboard, "main")
-	res, err := w.pub.Publish(ctx, encode(t, old), t0.Add(2*time.Hour), "")
+	res, err := w.pub.Publish(ctx, Report{Summary: encode(t, old)}, t0.Add(2*time.Hour), "")
 	if err != nil || res.Outcome != PublishUnchanged {
 		t.Errorf("v0.7.15 again: %s %v, %v; want unchanged", res.Outcome, res.Reasons, err)
 	}
@@ -219,7 +220,7 @@ func TestPublishAssertedHarnessAccepted(t *testing.T) {
 	_ = rel
 	s := releaseSummary(t, "v0.7.15", "v1.0.0")
 	s.Provenance.Harness = report.Harness{Commit: sha, Source: report.HarnessAssertion, Version: "v1.1.0"}
-	res, err := w.pub.Publish(context.Background(), encode(t, s), t0, "")
+	res, err := w.pub.Publish(context.Background(), Report{Summary: encode(t, s)}, t0, "")
 	if err != nil || res.Outcome != PublishPublished {
 		t.Fatalf("%+v, %v", res, err)
 	}
@@ -229,7 +230,7 @@ func TestPublishAssertedHarnessAccepted(t *testing.T) {
 	_, other := w2.gh.release(w2.harness, "v1.2.0", "")
 	s.Provenance.Harness.Commit = other
 	s.Provenance.Harness.Version = "v1.1.0"
-	res, err = w2.pub.Publish(context.Background(), encode(t, s), t0, "")
+	res, err = w2.pub.Publish(context.Background(), Report{Summary: encode(t, s)}, t0, "")
 	if err != nil || res.Outcome != PublishRefused || !strings.Contains(res.Reasons[0], "no release names it") {
 		t.Fatalf("%+v, %v; want refused: no release names it", res, err)
 	}
@@ -243,7 +244,7 @@ func TestPublishRebuildsOnConflict(t *testing.T) {
 	w.gh.conflicts = 2
 	w.gh.onConflict = map[string][]byte{"data/other.txt": []byte("concurrent\n")}
 	s := releaseSummary(t, "v0.7.15", "v1.0.0")
-	res, err := w.pub.Publish(ctx, encode(t, s), t0, "")
+	res, err := w.pub.Publish(ctx, Report{Summary: encode(t, s)}, t0, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,14 +260,14 @@ func TestPublishRebuildsOnConflict(t *testing.T) {
 	w2 := newPublishWorld(t)
 	w2.gh.conflicts = 100
 	w2.pub.Cfg.MaxAttempts = 3
-	if _, err := w2.pub.Publish(ctx, encode(t, s), t0, ""); err == nil || !strings.Contains(err.Error(), "gave up after 3 attempts") {
+	if _, err := w2.pub.Publish(ctx, Report{Summary: encode(t, s)}, t0, ""); err == nil || !strings.Contains(err.Error(), "gave up after 3 attempts") {
 		t.Errorf("endless conflicts: %v", err)
 	}
 	// Without an attempt cap it retries, backing off, until the deadline.
 	w3 := newPublishWorld(t)
 	w3.gh.conflicts = 1 << 20
 	w3.pub.Cfg.Deadline = 300 * time.Millisecond
-	res, err = w3.pub.Publish(ctx, encode(t, s), t0, "")
+	res, err = w3.pub.Publish(ctx, Report{Summary: encode(t, s)}, t0, "")
 	if err == nil || !strings.Contains(err.Error(), "deadline") || res.Attempts < 2 ||
 		!strings.Contains(err.Error(), fmt.Sprintf("after %d attempts", res.Attempts)) {
 		t.Errorf("endless conflicts until the deadline: %d attempts, %v", res.Attempts, err)
@@ -292,7 +293,7 @@ func TestTenConcurrentPublishesAllLand(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			s := releaseSummary(t, fmt.Sprintf("v0.7.%d", i+1), "v1.0.0")
-			results[i], errs[i] = w.pub.Publish(ctx, encode(t, s), t0.Add(time.Duration(i)*time.Hour), "")
+			results[i], errs[i] = w.pub.Publish(ctx, Report{Summary: encode(t, s)}, t0.Add(time.Duration(i)*time.Hour), "")
 		}()
 	}
 	wg.Wait()
@@ -322,7 +323,7 @@ func TestTenConcurrentPublishesAllLand(t *testing.T) {
 		t.Errorf("%s is not the newest run:\n%s", LastRunPath, files[LastRunPath])
 	}
 	for i := range n {
-		if files[fmt.Sprintf("%s/v0.7.%d_ledger-v1.0.0/summary.json", SnapshotsDir, i+1)] == nil {
+		if files[fmt.Sprintf("%s/v0.7.%d_ledger-v1.0.0_harness-v1.1.0/summary.json", SnapshotsDir, i+1)] == nil {
 			t.Errorf("snapshot v0.7.%d lost", i+1)
 		}
 	}
@@ -365,15 +366,128 @@ func TestRunDecision(t *testing.T) {
 
 func TestSummaryFromArtifactLimits(t *testing.T) {
 	t.Parallel()
-	if _, err := SummaryFromArtifact([]byte("not a zip")); err == nil || !strings.Contains(err.Error(), "not a zip") {
+	if _, err := ReportFromArtifact([]byte("not a zip")); err == nil || !strings.Contains(err.Error(), "not a zip") {
 		t.Errorf("garbage: %v", err)
 	}
 	two := zipOf(t, map[string][]byte{"a/summary.json": []byte("{}"), "b/summary.json": []byte("{}")})
-	if _, err := SummaryFromArtifact(two); err == nil || !strings.Contains(err.Error(), "more than one") {
+	if _, err := ReportFromArtifact(two); err == nil || !strings.Contains(err.Error(), "more than one") {
 		t.Errorf("two summaries: %v", err)
 	}
 	big := zipOf(t, map[string][]byte{"summary.json": make([]byte, MaxSummaryBytes+1)})
-	if _, err := SummaryFromArtifact(big); err == nil || !strings.Contains(err.Error(), "larger than") {
+	if _, err := ReportFromArtifact(big); err == nil || !strings.Contains(err.Error(), "larger than") {
 		t.Errorf("oversized summary: %v", err)
+	}
+}
+
+// nightlyPlan is the plan a nightly run of releaseReport's summary carries.
+func nightlyPlan(simTag string) nightly.Plan {
+	return nightly.Plan{Version: nightly.Version,
+		Simulator: nightly.Source{Repository: "inference-sim/inference-sim", Release: simTag, Commit: simCommit},
+		Harness:   nightly.Source{Repository: harnessName, Release: "v1.1.0", Commit: harnessCommit},
+		Data:      []nightly.Data{{Name: "ledger", Version: "bundled"}, {Name: nightly.DataInferenceXDump, Version: "db-dump/2026-11-29"}}}
+}
+
+// TestPublishPerRun: each nightly run is its own immutable snapshot with
+// its points and plan; the second one (a new simulator release) also gets
+// the comparison with the first, linked from the index; the same run again
+// and a run of unchanged inputs are no-ops; a new harness release (same
+// simulator and data) publishes again.
+func TestPublishPerRun(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newPublishWorld(t)
+	publish := func(simTag string, run int64, plan nightly.Plan, at time.Duration) PublishResult {
+		t.Helper()
+		rep := releaseReport(t, simTag, "v1.0.0")
+		rep.Plan, rep.RunID = plan.Encode(), run
+		res, err := w.pub.Publish(ctx, rep, t0.Add(at), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	first := publish("v0.7.15", 1, nightlyPlan("v0.7.15"), 0)
+	second := publish("v0.8.0", 2, nightlyPlan("v0.8.0"), time.Hour)
+	if first.Outcome != PublishPublished || second.Outcome != PublishPublished {
+		t.Fatalf("outcomes %s %v, %s %v", first.Outcome, first.Reasons, second.Outcome, second.Reasons)
+	}
+	files := w.gh.tip(w.dashboard, "main")
+	page := CompareDir + "/" + first.ID + ".." + second.ID + ".md"
+	md := string(files[page])
+	for _, want := range []string{"### Simulator accuracy: " + first.ID + " → " + second.ID, "| Δ MAPE |", "Scored by both: 3."} {
+		if !strings.Contains(md, want) {
+			t.Errorf("%s lacks %q:\n%s", page, want, md)
+		}
+	}
+	var idx Index
+	if err := decodeStrict(files[IndexPath], &idx); err != nil {
+		t.Fatal(err)
+	}
+	if idx.Snapshots[0].Compare != page || idx.Snapshots[0].Run != 2 || idx.Snapshots[1].Compare != "" {
+		t.Errorf("index entries: %+v", idx.Snapshots)
+	}
+	if !strings.Contains(string(files[ReadmePath]), "[vs previous]("+page+")") {
+		t.Errorf("README does not link the comparison:\n%s", files[ReadmePath])
+	}
+	last, err := ParseLastRun(files[LastRunPath])
+	if err != nil || last.Inputs == nil || !nightly.Equal(*last.Inputs, nightlyPlan("v0.8.0")) || last.Snapshot != second.ID {
+		t.Errorf("%s = %+v, %v; want the second run's plan", LastRunPath, last, err)
+	}
+
+	// The same run again, and another run of the same inputs: no-ops.
+	if res := publish("v0.8.0", 2, nightlyPlan("v0.8.0"), 2*time.Hour); res.Outcome != PublishUnchanged {
+		t.Errorf("same run again: %s", res.Outcome)
+	}
+	if res := publish("v0.8.0", 3, nightlyPlan("v0.8.0"), 2*time.Hour); res.Outcome != PublishUnchanged {
+		t.Errorf("unchanged inputs: %s", res.Outcome)
+	}
+	// A new InferenceX dump (the plan's data) publishes a new snapshot.
+	newer := nightlyPlan("v0.8.0")
+	newer.Data[1].Version = "db-dump/2026-12-06"
+	if res := publish("v0.8.0", 4, newer, 3*time.Hour); res.Outcome != PublishPublished || res.ID == second.ID {
+		t.Errorf("new dump: %s %s", res.Outcome, res.ID)
+	}
+	if n := w.gh.countWrites("CreateCommit"); n != 3 {
+		t.Errorf("%d commits, want 3", n)
+	}
+}
+
+// TestPublishRefusesInconsistentRun: a plan that names another simulator or
+// harness than the summary ran, and points that are not the summary's, are
+// refused with reasons.
+func TestPublishRefusesInconsistentRun(t *testing.T) {
+	t.Parallel()
+	w := newPublishWorld(t)
+	rep := releaseReport(t, "v0.7.15", "v1.0.0")
+	plan := nightlyPlan("v0.8.0")
+	plan.Harness.Commit = strings.Repeat("e", 40)
+	rep.Plan, rep.RunID = plan.Encode(), 9
+	res, err := w.pub.Publish(context.Background(), rep, t0, "")
+	reasons := strings.Join(res.Reasons, "\n")
+	if err != nil || res.Outcome != PublishRefused || !strings.Contains(reasons, "plan.json names simulator v0.8.0") ||
+		!strings.Contains(reasons, "plan.json names harness v1.1.0 (eeeeeeeeeeee)") {
+		t.Errorf("plan mismatch: %s %v, %v", res.Outcome, res.Reasons, err)
+	}
+	rep = releaseReport(t, "v0.7.15", "v1.0.0")
+	rep.Points = []byte("[]")
+	res, err = w.pub.Publish(context.Background(), rep, t0, "")
+	if err != nil || res.Outcome != PublishRefused || !strings.Contains(strings.Join(res.Reasons, "\n"), "points.json holds 0 points (0 scored), summary.json counts 4 (3 scored)") {
+		t.Errorf("other points: %s %v, %v", res.Outcome, res.Reasons, err)
+	}
+	rep.Points, rep.RunID = nil, 9
+	res, _ = w.pub.Publish(context.Background(), rep, t0, "")
+	if res.Outcome != PublishRefused || !strings.Contains(strings.Join(res.Reasons, "\n"), "no points.json next to summary.json") {
+		t.Errorf("a run without points: %s %v", res.Outcome, res.Reasons)
+	}
+}
+
+func TestReportFromArtifact(t *testing.T) {
+	t.Parallel()
+	rep, err := ReportFromArtifact(zipOf(t, map[string][]byte{"head/summary.json": []byte("s"), "head/points.json": []byte("p"), "head/plan.json": []byte("n"), "base/other.json": []byte("x")}))
+	if err != nil || string(rep.Summary) != "s" || string(rep.Points) != "p" || string(rep.Plan) != "n" {
+		t.Errorf("ReportFromArtifact = %q %q %q, %v", rep.Summary, rep.Points, rep.Plan, err)
+	}
+	if _, err := ReportFromArtifact(zipOf(t, map[string][]byte{"a/summary.json": []byte("s"), "b/points.json": []byte("p")})); err == nil || !strings.Contains(err.Error(), "b/points.json is not next to a/summary.json") {
+		t.Errorf("points elsewhere: %v", err)
 	}
 }

@@ -6,10 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
+	"github.com/inference-sim/accuracy-dashboard/internal/prcheck"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
@@ -18,9 +21,12 @@ import (
 const (
 	SnapshotsDir = "data/snapshots"
 	LatestDir    = "data/latest"
-	IndexPath    = "data/index.json"
-	LastRunPath  = "state/last-run.json"
-	ReadmePath   = "README.md"
+	// CompareDir holds one Markdown comparison per published snapshot with
+	// the one before it: <previous>..<id>.md.
+	CompareDir  = "data/compare"
+	IndexPath   = "data/index.json"
+	LastRunPath = "state/last-run.json"
+	ReadmePath  = "README.md"
 	// TableStart and TableEnd enclose the accuracy table in README.md.
 	TableStart = "<!-- accuracy-table:start -->"
 	TableEnd   = "<!-- accuracy-table:end -->"
@@ -51,6 +57,14 @@ type IndexEntry struct {
 	CorpusPoints int      `json:"corpus_points"`
 	Path         string   `json:"path"`
 	Source       string   `json:"source,omitempty"`
+	// Run is the workflow run that produced the snapshot (0: published by hand).
+	Run int64 `json:"run,omitempty"`
+	// Compare is the comparison with the previous snapshot
+	// (data/compare/<previous>..<id>.md), "" when there is none.
+	Compare string `json:"compare,omitempty"`
+	// Inputs is what the run evaluated: the nightly plan it carried, or
+	// what its summary names.
+	Inputs *nightly.Plan `json:"inputs,omitempty"`
 }
 
 // Index is data/index.json: every snapshot, newest first.
@@ -59,19 +73,40 @@ type Index struct {
 	Snapshots []IndexEntry `json:"snapshots"`
 }
 
-// LastRun is state/last-run.json: the (simulator release, data versions)
-// pair of the newest published snapshot (the first entry of the index).
+// LastRun is state/last-run.json: the inputs of the newest published
+// snapshot (the first entry of the index), which the nightly plan compares
+// with the current ones.
 type LastRun struct {
 	Version          int       `json:"version"`
 	SimulatorRelease string    `json:"simulator_release"`
 	Data             []DataRef `json:"data"`
+	Harness          string    `json:"harness,omitempty"`
 	Snapshot         string    `json:"snapshot"`
 	PublishedAt      string    `json:"published_at"`
+	// Inputs is the newest snapshot's plan (absent in files written before
+	// plans existed: then any plan counts as a change).
+	Inputs *nightly.Plan `json:"inputs,omitempty"`
 }
 
-// Snapshot is one summary to publish.
+// ParseLastRun decodes state/last-run.json strictly.
+func ParseLastRun(raw []byte) (LastRun, error) {
+	var last LastRun
+	if err := decodeStrict(raw, &last); err != nil {
+		return LastRun{}, fmt.Errorf("%s: %w", LastRunPath, err)
+	}
+	return last, nil
+}
+
+// Snapshot is one run's report to publish.
 type Snapshot struct {
 	Summary report.Summary
+	// Points is the canonical points.json (nil: the run kept none; the
+	// snapshot then has no points.json and no comparison).
+	Points []byte
+	// Inputs is what the run evaluated (its plan, or InputsOf the summary).
+	Inputs nightly.Plan
+	// RunID is the workflow run (0: published by hand).
+	RunID int64
 	// Markdown is the rendered summary (summary.md).
 	Markdown []byte
 	// PublishedAt orders the index.
@@ -88,12 +123,22 @@ type Dashboard struct {
 	Readme  []byte
 	// Existing is data/snapshots/<id>/summary.json of this snapshot's id.
 	Existing []byte
+	// Previous is the snapshot just older than this one, when its files
+	// could be read (PreviousID names it).
+	Previous *PreviousSnapshot
 }
 
-// ErrUnchanged is returned by PlanSnapshot when the (simulator release,
-// data versions) pair is the newest published one, or its snapshot is
-// already published with the same content: publishing is a no-op.
-var ErrUnchanged = errors.New("simulator release and data versions already published")
+// PreviousSnapshot is a published snapshot's summary.json and points.json.
+type PreviousSnapshot struct {
+	ID              string
+	Summary, Points []byte
+}
+
+// ErrUnchanged is returned by PlanSnapshot when the snapshot's inputs
+// (simulator release, harness, data versions) are those of the newest
+// published snapshot, or its snapshot is already published with the same
+// content: publishing is a no-op.
+var ErrUnchanged = errors.New("simulator release, harness and data versions already published")
 
 // ErrImmutable is returned by PlanSnapshot when a snapshot with the same id
 // and different content is already published.
@@ -114,38 +159,66 @@ func DataRefs(s report.Summary) []DataRef {
 	return refs
 }
 
-// SnapshotID names a snapshot by its simulator release and data versions,
-// e.g. "v0.7.15_ledger-v1.0.0_catalog-2026.08". The same pair always gets
-// the same id.
-func SnapshotID(s report.Summary) string {
+// SnapshotID names a snapshot by its simulator release, data versions,
+// harness version and run, e.g.
+// "v0.7.15_ledger-v1.0.0_catalog-v1.0.0_harness-v1.2.0_run-4242": one per
+// run (a snapshot published by hand, runID 0, has no run part).
+func SnapshotID(s report.Summary, runID int64) string {
 	parts := []string{s.Provenance.Simulator.Tag}
 	for _, d := range DataRefs(s) {
 		parts = append(parts, d.Name+"-"+d.Version)
+	}
+	parts = append(parts, "harness-"+harnessLabel(s.Provenance.Harness))
+	if runID > 0 {
+		parts = append(parts, fmt.Sprintf("run-%d", runID))
 	}
 	id := idUnsafe.ReplaceAllString(strings.Join(parts, "_"), "-")
 	return strings.Trim(id, "-.")
 }
 
+// harnessLabel is the harness's release, or its short commit without one.
+func harnessLabel(h report.Harness) string {
+	if h.Version != "" {
+		return h.Version
+	}
+	return short(h.Commit)
+}
+
+// InputsOf is what a summary says it evaluated, for a run that carried no
+// plan: the simulator release, the harness and the data versions.
+func InputsOf(s report.Summary) nightly.Plan {
+	p := nightly.Plan{Version: nightly.Version,
+		Simulator: nightly.Source{Repository: s.Provenance.Simulator.Repo, Release: s.Provenance.Simulator.Tag, Commit: s.Provenance.Simulator.Commit},
+		Harness:   nightly.Source{Release: s.Provenance.Harness.Version, Commit: s.Provenance.Harness.Commit},
+	}
+	for _, d := range DataRefs(s) {
+		p.Data = append(p.Data, nightly.Data{Name: d.Name, Version: d.Version})
+	}
+	return p.Normalize()
+}
+
 // PlanSnapshot returns the files one publish writes (path → content):
-// data/snapshots/<id>/summary.json and summary.md, data/index.json,
-// state/last-run.json, README.md and, when the snapshot is the newest in
-// the index, data/latest/ (the same two files). data/latest/ and
-// state/last-run.json always describe the newest index entry, so a late
-// publish of an older pair does not move them back. It returns
-// ErrUnchanged when the pair is the newest published or the id exists with
-// the same content, ErrImmutable when the id exists with other content, and
-// an error naming the file when a dashboard file is malformed.
+// data/snapshots/<id>/summary.json, points.json and summary.md,
+// data/index.json, state/last-run.json, README.md, the comparison with the
+// previous snapshot (data/compare/<previous>..<id>.md, when both have
+// points) and, when the snapshot is the newest in the index, data/latest/
+// (the same three files). data/latest/ and state/last-run.json always
+// describe the newest index entry, so a late publish of an older run does
+// not move them back. It returns ErrUnchanged when the inputs are those of
+// the newest published snapshot or the id exists with the same content,
+// ErrImmutable when the id exists with other content, and an error naming
+// the file when a dashboard file is malformed.
 func PlanSnapshot(snap Snapshot, dash Dashboard) (map[string][]byte, error) {
 	s := snap.Summary
-	id := SnapshotID(s)
-	refs := DataRefs(s)
+	id := SnapshotID(s, snap.RunID)
 	published := snap.PublishedAt.UTC().Format(time.RFC3339)
+	inputs := snap.Inputs.Normalize()
 	if dash.LastRun != nil {
-		var last LastRun
-		if err := decodeStrict(dash.LastRun, &last); err != nil {
-			return nil, fmt.Errorf("%s: %w", LastRunPath, err)
+		last, err := ParseLastRun(dash.LastRun)
+		if err != nil {
+			return nil, err
 		}
-		if last.SimulatorRelease == s.Provenance.Simulator.Tag && equalRefs(last.Data, refs) {
+		if last.Inputs != nil && nightly.Equal(*last.Inputs, inputs) {
 			return nil, ErrUnchanged
 		}
 	}
@@ -159,16 +232,67 @@ func PlanSnapshot(snap Snapshot, dash Dashboard) (map[string][]byte, error) {
 		}
 		return nil, ErrUnchanged
 	}
+	entry := indexEntry(s, id, published, snap.Source)
+	entry.Run, entry.Inputs = snap.RunID, &inputs
+	kept, err := insertEntry(dash.Index, entry)
+	if err != nil {
+		return nil, err
+	}
+	files := map[string][]byte{
+		SnapshotsDir + "/" + id + "/summary.json": summaryJSON,
+		SnapshotsDir + "/" + id + "/summary.md":   snap.Markdown,
+	}
+	if snap.Points != nil {
+		files[SnapshotsDir+"/"+id+"/"+report.PointsFile] = snap.Points
+	}
+	at := slices.IndexFunc(kept, func(e IndexEntry) bool { return e.ID == id })
+	if prev := dash.Previous; prev != nil && at+1 < len(kept) && prev.ID == kept[at+1].ID && snap.Points != nil {
+		if md, ok := comparePage(*prev, s, snap.Points, id); ok {
+			path := CompareDir + "/" + prev.ID + ".." + id + ".md"
+			files[path] = md
+			kept[at].Compare = path
+		}
+	}
+	idx := Index{Version: IndexVersion, Snapshots: kept}
+	indexJSON, err := report.EncodeJSON(idx)
+	if err != nil {
+		return nil, err
+	}
+	newest := kept[0]
+	lastJSON, err := report.EncodeJSON(LastRun{Version: IndexVersion, SimulatorRelease: newest.Simulator, Data: newest.Data,
+		Harness: newest.Harness, Snapshot: newest.ID, PublishedAt: newest.PublishedAt, Inputs: newest.Inputs})
+	if err != nil {
+		return nil, err
+	}
+	readme, err := ReplaceTable(dash.Readme, Table(idx.Snapshots))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", ReadmePath, err)
+	}
+	files[IndexPath], files[LastRunPath], files[ReadmePath] = indexJSON, lastJSON, readme
+	// data/latest/ is the newest snapshot, which need not be this one when
+	// an older run is published late.
+	if newest.ID == id {
+		files[LatestDir+"/summary.json"] = summaryJSON
+		files[LatestDir+"/summary.md"] = snap.Markdown
+		if snap.Points != nil {
+			files[LatestDir+"/"+report.PointsFile] = snap.Points
+		}
+	}
+	return files, nil
+}
+
+// insertEntry decodes the index and returns its entries with entry added
+// (replacing one of the same id), newest first.
+func insertEntry(index []byte, entry IndexEntry) ([]IndexEntry, error) {
 	idx := Index{Version: IndexVersion}
-	if dash.Index != nil {
-		if err := decodeStrict(dash.Index, &idx); err != nil {
+	if index != nil {
+		if err := decodeStrict(index, &idx); err != nil {
 			return nil, fmt.Errorf("%s: %w", IndexPath, err)
 		}
 	}
-	entry := indexEntry(s, id, published, snap.Source)
 	kept := []IndexEntry{entry}
 	for _, e := range idx.Snapshots {
-		if e.ID != id {
+		if e.ID != entry.ID {
 			kept = append(kept, e)
 		}
 	}
@@ -178,43 +302,48 @@ func PlanSnapshot(snap Snapshot, dash Dashboard) (map[string][]byte, error) {
 		}
 		return kept[i].ID > kept[j].ID
 	})
-	idx.Version, idx.Snapshots = IndexVersion, kept
-	indexJSON, err := report.EncodeJSON(idx)
+	return kept, nil
+}
+
+// PreviousID names the published snapshot just older than snap, the one its
+// comparison page compares with ("" for none). A malformed index is
+// PlanSnapshot's to report: here it means no previous snapshot.
+func PreviousID(snap Snapshot, index []byte) string {
+	id := SnapshotID(snap.Summary, snap.RunID)
+	kept, err := insertEntry(index, IndexEntry{ID: id, PublishedAt: snap.PublishedAt.UTC().Format(time.RFC3339)})
 	if err != nil {
-		return nil, err
+		return ""
 	}
-	newest := kept[0]
-	lastJSON, err := report.EncodeJSON(LastRun{Version: IndexVersion, SimulatorRelease: newest.Simulator, Data: newest.Data,
-		Snapshot: newest.ID, PublishedAt: newest.PublishedAt})
+	at := slices.IndexFunc(kept, func(e IndexEntry) bool { return e.ID == id })
+	if at+1 < len(kept) {
+		return kept[at+1].ID
+	}
+	return ""
+}
+
+// comparePage renders the comparison of the previous snapshot with this
+// one; ok is false when the previous snapshot's files do not parse (an old
+// snapshot without points.json is not read at all).
+func comparePage(prev PreviousSnapshot, s report.Summary, points []byte, id string) ([]byte, bool) {
+	ps, err := report.ParseSummary(prev.Summary)
 	if err != nil {
-		return nil, err
+		return nil, false
 	}
-	readme, err := ReplaceTable(dash.Readme, Table(idx.Snapshots))
+	pp, err := report.ParsePoints(prev.Points)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", ReadmePath, err)
+		return nil, false
 	}
-	files := map[string][]byte{
-		SnapshotsDir + "/" + id + "/summary.json": summaryJSON,
-		SnapshotsDir + "/" + id + "/summary.md":   snap.Markdown,
-		IndexPath:                                 indexJSON,
-		LastRunPath:                               lastJSON,
-		ReadmePath:                                readme,
+	cur, err := report.ParsePoints(points)
+	if err != nil {
+		return nil, false
 	}
-	// data/latest/ is the newest snapshot, which need not be this one when
-	// an older run is published late.
-	if newest.ID == id {
-		files[LatestDir+"/summary.json"] = summaryJSON
-		files[LatestDir+"/summary.md"] = snap.Markdown
-	}
-	return files, nil
+	c := prcheck.CompareRuns(prcheck.Run{Summary: ps, Points: pp}, prcheck.Run{Summary: s, Points: cur}, prev.ID, id)
+	return []byte(render.CompareMarkdown(c)), true
 }
 
 func indexEntry(s report.Summary, id, published, source string) IndexEntry {
 	tier, scores, _ := render.HeadlineTier(s.Tiers)
-	harness := s.Provenance.Harness.Version
-	if harness == "" {
-		harness = short(s.Provenance.Harness.Commit)
-	}
+	harness := harnessLabel(s.Provenance.Harness)
 	return IndexEntry{
 		ID:           id,
 		PublishedAt:  published,
@@ -229,18 +358,6 @@ func indexEntry(s report.Summary, id, published, source string) IndexEntry {
 		Path:         SnapshotsDir + "/" + id + "/",
 		Source:       source,
 	}
-}
-
-func equalRefs(a, b []DataRef) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func decodeStrict(data []byte, v any) error {
@@ -259,8 +376,8 @@ func decodeStrict(data []byte, v any) error {
 // first, at most ReadmeRows rows. Untrusted text is escaped.
 func Table(entries []IndexEntry) string {
 	var b strings.Builder
-	b.WriteString("| Published | Simulator | Data | Harness | TTFT MAPE | TPOT MAPE | Tier | Scored | Snapshot |\n")
-	b.WriteString("|---|---|---|---|---:|---:|---|---:|---|\n")
+	b.WriteString("| Published | Simulator | Data | Harness | TTFT MAPE | TPOT MAPE | Tier | Scored | Snapshot | Change |\n")
+	b.WriteString("|---|---|---|---|---:|---:|---|---:|---|---|\n")
 	for i, e := range entries {
 		if i == ReadmeRows {
 			break
@@ -269,10 +386,14 @@ func Table(entries []IndexEntry) string {
 		for _, d := range e.Data {
 			data = append(data, d.Name+" "+d.Version)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %d / %d | [%s](%s) |\n",
+		change := ""
+		if e.Compare != "" {
+			change = "[vs previous](" + e.Compare + ")"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %d / %d | [%s](%s) | %s |\n",
 			render.Cell(dateOf(e.PublishedAt)), render.Cell(e.Simulator), render.Cell(strings.Join(data, ", ")),
 			render.Cell(e.Harness), render.Pct(e.TTFTMAPE), render.Pct(e.TPOTMAPE), render.Cell(e.Tier),
-			e.Scored, e.CorpusPoints, render.Cell(e.ID), e.Path+"summary.md")
+			e.Scored, e.CorpusPoints, render.Cell(e.ID), e.Path+"summary.md", change)
 	}
 	if len(entries) > ReadmeRows {
 		fmt.Fprintf(&b, "\n%d older snapshots are listed in [%s](%s).\n", len(entries)-ReadmeRows, IndexPath, IndexPath)

@@ -9,20 +9,26 @@ import (
 	"time"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/golden"
+	"github.com/inference-sim/accuracy-dashboard/internal/report"
 
 	"github.com/google/go-cmp/cmp"
 )
 
 var t0 = time.Date(2026, 8, 22, 6, 0, 0, 0, time.UTC)
 
+// snapshotOf is a snapshot of s published by hand (no run, no points).
+func snapshotOf(s report.Summary, md string, at time.Time, source string) Snapshot {
+	return Snapshot{Summary: s, Markdown: []byte(md), PublishedAt: at, Source: source, Inputs: InputsOf(s)}
+}
+
 func TestPlanSnapshotFirstAndNext(t *testing.T) {
 	t.Parallel()
 	s1 := releaseSummary(t, "v0.7.15", "v1.0.0")
-	files, err := PlanSnapshot(Snapshot{Summary: s1, Markdown: []byte("# one\n"), PublishedAt: t0, Source: "https://example.com/run/1"}, Dashboard{})
+	files, err := PlanSnapshot(snapshotOf(s1, "# one\n", t0, "https://example.com/run/1"), Dashboard{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	id1 := "v0.7.15_ledger-v1.0.0"
+	id1 := "v0.7.15_ledger-v1.0.0_harness-v1.1.0"
 	want := []string{
 		"README.md",
 		"data/index.json",
@@ -43,7 +49,7 @@ func TestPlanSnapshotFirstAndNext(t *testing.T) {
 	s2 := releaseSummary(t, "v0.8.0", "v1.0.0")
 	dash := Dashboard{Index: files[IndexPath], LastRun: files[LastRunPath],
 		Readme: []byte("# Dashboard\n\nIntro.\n\n" + TableStart + "\nold\n" + TableEnd + "\n\nFooter.\n")}
-	files2, err := PlanSnapshot(Snapshot{Summary: s2, Markdown: []byte("# two\n"), PublishedAt: t0.Add(24 * time.Hour)}, dash)
+	files2, err := PlanSnapshot(snapshotOf(s2, "# two\n", t0.Add(24*time.Hour), ""), dash)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +61,7 @@ func TestPlanSnapshotFirstAndNext(t *testing.T) {
 	}
 
 	// The unchanged pair is a no-op.
-	_, err = PlanSnapshot(Snapshot{Summary: s2, Markdown: []byte("# two\n"), PublishedAt: t0.Add(48 * time.Hour)},
+	_, err = PlanSnapshot(snapshotOf(s2, "# two\n", t0.Add(48*time.Hour), ""),
 		Dashboard{Index: files2[IndexPath], LastRun: files2[LastRunPath]})
 	if !errors.Is(err, ErrUnchanged) {
 		t.Errorf("same pair again: %v, want ErrUnchanged", err)
@@ -63,7 +69,7 @@ func TestPlanSnapshotFirstAndNext(t *testing.T) {
 
 	// A late publish of an older pair keeps data/latest on the newest.
 	s0 := releaseSummary(t, "v0.7.0", "v1.0.0")
-	files3, err := PlanSnapshot(Snapshot{Summary: s0, Markdown: []byte("# zero\n"), PublishedAt: t0.Add(-time.Hour)},
+	files3, err := PlanSnapshot(snapshotOf(s0, "# zero\n", t0.Add(-time.Hour), ""),
 		Dashboard{Index: files2[IndexPath], LastRun: files2[LastRunPath]})
 	if err != nil {
 		t.Fatal(err)
@@ -90,7 +96,7 @@ func TestPlanSnapshotFirstAndNext(t *testing.T) {
 func TestPlanSnapshotRefusesAndErrors(t *testing.T) {
 	t.Parallel()
 	s := releaseSummary(t, "v0.7.15", "v1.0.0")
-	snap := Snapshot{Summary: s, Markdown: []byte("x"), PublishedAt: t0}
+	snap := snapshotOf(s, "x", t0, "")
 	other := releaseSummary(t, "v0.7.15", "v1.0.0")
 	other.Coverage.Scored = 2
 	if _, err := PlanSnapshot(snap, Dashboard{Existing: encode(t, other)}); !errors.Is(err, ErrImmutable) {
@@ -129,7 +135,7 @@ func TestReplaceTable(t *testing.T) {
 func TestSnapshotIDIsSafe(t *testing.T) {
 	t.Parallel()
 	s := releaseSummary(t, "v0.7.15", "../../etc passwd")
-	if id := SnapshotID(s); strings.ContainsAny(id, "/\\ ") || strings.HasPrefix(id, ".") {
+	if id := SnapshotID(s, 0); strings.ContainsAny(id, "/\\ ") || strings.HasPrefix(id, ".") {
 		t.Errorf("SnapshotID = %q, want no path separators", id)
 	}
 }

@@ -19,6 +19,23 @@ const (
 // one not scored.
 func releaseSummary(t *testing.T, simTag, ledgerVersion string) report.Summary {
 	t.Helper()
+	s, _ := releaseRun(t, simTag, ledgerVersion)
+	return s
+}
+
+// releaseReport is releaseSummary's summary.json and points.json.
+func releaseReport(t *testing.T, simTag, ledgerVersion string) Report {
+	t.Helper()
+	s, points := releaseRun(t, simTag, ledgerVersion)
+	raw, err := report.EncodeJSON(points)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Report{Summary: encode(t, s), Points: raw}
+}
+
+func releaseRun(t *testing.T, simTag, ledgerVersion string) (report.Summary, []report.Point) {
+	t.Helper()
 	prov := report.Provenance{
 		Harness:   report.Harness{Commit: harnessCommit, Source: report.HarnessCheckout, Version: "v1.1.0"},
 		Simulator: report.Simulator{Repo: "https://github.com/inference-sim/inference-sim", Ref: simTag, Commit: simCommit, Tag: simTag, Release: true, BuiltByHarness: true, Driver: "replay"},
@@ -43,7 +60,7 @@ func releaseSummary(t *testing.T, simTag, ledgerVersion string) report.Summary {
 	if s.Label != report.LabelRelease {
 		t.Fatalf("fixture labelled %s: %v", s.Label, s.LabelReasons)
 	}
-	return s
+	return s, report.SortPoints(points)
 }
 
 func encode(t *testing.T, s report.Summary) []byte {

@@ -321,6 +321,22 @@ func TestHarnessIdentity(t *testing.T) {
 	if _, err := HarnessIdentity(ctx, cp); err == nil || !strings.Contains(err.Error(), "40-hex") {
 		t.Errorf("HARNESS_COMMIT=main: err = %v", err)
 	}
+	// With the release that names it: the version the gate checks.
+	os.WriteFile(filepath.Join(cp, HarnessCommitFile), []byte(commit+" v1.2.3\n"), 0o644)
+	if h, err := HarnessIdentity(ctx, cp); err != nil || h.Commit != commit || h.Version != "v1.2.3" || h.Source != report.HarnessAssertion {
+		t.Errorf("HARNESS_COMMIT with a release: %+v, %v", h, err)
+	}
+	for content, want := range map[string]string{
+		commit + " main\n":         `"main" is not a release tag`,
+		commit + " v1.2.3 extra\n": "want",
+		"\n":                       "want",
+	} {
+		os.WriteFile(filepath.Join(cp, HarnessCommitFile), []byte(content), 0o644)
+		if _, err := HarnessIdentity(ctx, cp); err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), HarnessCommitFile) {
+			t.Errorf("HARNESS_COMMIT %q: err = %v, want %q", content, err, want)
+		}
+		os.WriteFile(filepath.Join(cp, HarnessCommitFile), []byte(commit+"\n"), 0o644)
+	}
 
 	// A directory unpacked inside another repository is not a checkout.
 	nested := filepath.Join(dir, "vendor", "harness")
@@ -356,4 +372,23 @@ func TestSelectUnits(t *testing.T) {
 	if got := ids("nope/*"); !strings.Contains(got, "matches no unit") {
 		t.Errorf("no match: %s", got)
 	}
+}
+
+// FuzzParseHarnessCommit: a HARNESS_COMMIT file is a commit, or a commit
+// and a release tag; anything else is an error naming the file.
+func FuzzParseHarnessCommit(f *testing.F) {
+	f.Add([]byte(strings.Repeat("a", 40) + " v1.2.0\n"))
+	f.Add([]byte("main\n"))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		h, err := ParseHarnessCommit(raw, "HARNESS_COMMIT")
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "HARNESS_COMMIT: ") {
+				t.Fatalf("error does not name the file: %v", err)
+			}
+			return
+		}
+		if !IsCommit(h.Commit) || (h.Version != "" && !IsReleaseTag(h.Version)) || h.Source != report.HarnessAssertion {
+			t.Fatalf("accepted %q as %+v", raw, h)
+		}
+	})
 }

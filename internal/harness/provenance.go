@@ -21,7 +21,8 @@ import (
 // own directory.
 const ModulePath = "github.com/inference-sim/accuracy-dashboard"
 
-// HarnessCommitFile states the harness commit in a copy without git history.
+// HarnessCommitFile states the harness commit, and the release naming it,
+// in a copy without git history (ParseHarnessCommit).
 const HarnessCommitFile = "HARNESS_COMMIT"
 
 // ErrDirtyHarness is returned when the harness checkout has tracked files
@@ -89,11 +90,30 @@ func HarnessIdentity(ctx context.Context, dir string) (report.Harness, error) {
 		}
 		return report.Harness{}, fmt.Errorf("cannot tell the harness commit of %s: %s, and it has no %s file", abs, why, HarnessCommitFile)
 	}
-	c := strings.TrimSpace(string(raw))
-	if !IsCommit(c) {
-		return report.Harness{}, fmt.Errorf("%s: %q is not a 40-hex commit", filepath.Join(abs, HarnessCommitFile), c)
+	return ParseHarnessCommit(raw, filepath.Join(abs, HarnessCommitFile))
+}
+
+// ParseHarnessCommit reads a HARNESS_COMMIT file: the harness commit (40
+// hex) and, optionally after white space, the release tag that names it
+// (vX.Y.Z), e.g. "0123…cdef v1.2.0". name is the file, for errors. The
+// result is by assertion: the bot publishes such figures only when the
+// release is published and names that commit on the default branch.
+func ParseHarnessCommit(raw []byte, name string) (report.Harness, error) {
+	fields := strings.Fields(string(raw))
+	if len(fields) == 0 || len(fields) > 2 {
+		return report.Harness{}, fmt.Errorf("%s: want \"<40-hex commit> [<release tag>]\", got %q", name, strings.TrimSpace(string(raw)))
 	}
-	return report.Harness{Commit: c, Source: report.HarnessAssertion}, nil
+	if !IsCommit(fields[0]) {
+		return report.Harness{}, fmt.Errorf("%s: %q is not a 40-hex commit", name, fields[0])
+	}
+	h := report.Harness{Commit: fields[0], Source: report.HarnessAssertion}
+	if len(fields) == 2 {
+		if !IsReleaseTag(fields[1]) {
+			return report.Harness{}, fmt.Errorf("%s: %q is not a release tag vX.Y.Z", name, fields[1])
+		}
+		h.Version = fields[1]
+	}
+	return h, nil
 }
 
 // ownCheckout resolves dir (absolute, symlinks followed) and tells whether it
