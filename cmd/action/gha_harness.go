@@ -193,21 +193,3 @@ func prepareSimulator(ctx context.Context, dir string, commits ...string) error 
 func simulatorHead(ctx context.Context, dir string) (string, error) {
 	return harness.Git(ctx, dir, "rev-parse", "HEAD")
 }
-
-// subprocessEnv is the environment of go and the harness: the process's own
-// without the GitHub token, which the simulator under test (pull-request
-// code) must not see. git runs through harness.Git: it runs no pull-request
-// code (hooks and filter drivers come from local configuration, not from the
-// checkout).
-func subprocessEnv(environ []string) []string {
-	out := make([]string, 0, len(environ))
-	for _, kv := range environ {
-		name, _, _ := strings.Cut(kv, "=")
-		switch name {
-		case "INPUT_GITHUB_TOKEN", "GITHUB_TOKEN", "GH_TOKEN", "ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN":
-			continue
-		}
-		out = append(out, kv)
-	}
-	return out
-}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 	"github.com/inference-sim/accuracy-dashboard/internal/prcheck"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
@@ -110,7 +111,9 @@ func runScoringMode(ctx context.Context, in actionInputs, ev event, flow *prchec
 	if err != nil {
 		return prcheck.Outcome{}, err
 	}
-	env := subprocessEnv(os.Environ())
+	// go and the pinned harness (and through it the simulator, pull-request
+	// code) run with a clean environment: no token, no file commands.
+	env := harness.CleanEnv(os.Environ())
 	pr, isPR, err := ev.pullRequest()
 	if err != nil {
 		return prcheck.Outcome{}, err

@@ -88,7 +88,7 @@ func (b *Builder) Build(ctx context.Context, repo, ref string) (*Build, error) {
 		b.log().Info("building simulator", "ref", ref, "commit", commit)
 		cmd := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(tmp, "blis"), "main.go")
 		cmd.Dir = src
-		cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
+		cmd.Env = append(simulatorEnv(), "GOWORK=off", "GOFLAGS=-mod=mod")
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		if err := cmd.Run(); err != nil {

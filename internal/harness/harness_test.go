@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -227,6 +228,13 @@ func TestScoreWithResultsDriver(t *testing.T) {
 func TestSimulatorFaultsAreNotScored(t *testing.T) {
 	o := scoreOpts(t, "faults", "v0.2.0")
 	o.PointTimeout = 3 * time.Second
+	// The simulator is pull-request code: it gets a clean environment, with
+	// neither tokens nor the runner's file commands.
+	leaks := []string{"GITHUB_TOKEN", "INPUT_GITHUB_TOKEN", "GH_TOKEN", "ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
+		"GITHUB_ENV", "GITHUB_OUTPUT", "GITHUB_PATH", "GITHUB_STATE", "GITHUB_STEP_SUMMARY", "MY_DEPLOY_KEY"}
+	for _, name := range leaks {
+		t.Setenv(name, "secret-"+name)
+	}
 	res, err := Score(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
@@ -238,6 +246,7 @@ func TestSimulatorFaultsAreNotScored(t *testing.T) {
 		"fault/incomplete@c=2": {ReasonIncomplete, "completed"},
 		"fault/too-big@c=2":    {ReasonDoesNotFit, "exceeds available GPU memory"},
 		"fault/zero@c=2":       {ReasonBadPrediction, "mean TTFT 0 ms"},
+		"fault/env@c=2":        {ReasonRunError, "environment: "},
 	}
 	for _, p := range res.Points {
 		w, ok := want[p.ID]
@@ -249,7 +258,21 @@ func TestSimulatorFaultsAreNotScored(t *testing.T) {
 			t.Errorf("%s = scored %v reason %q detail %q; want reason %q with %q", p.ID, p.Scored, p.Reason, p.Detail, w.reason, w.detail)
 		}
 	}
-	if c := res.Summary.Coverage; c.Scored != 0 || c.NotScored != 6 || !c.Balanced() {
+	for _, p := range res.Points {
+		if p.ID != "fault/env@c=2" {
+			continue
+		}
+		names := strings.Fields(strings.TrimPrefix(p.Detail[strings.Index(p.Detail, "environment: "):], "environment: "))
+		if !slices.Contains(names, "PATH") {
+			t.Errorf("the simulator has no PATH: %v", names)
+		}
+		for _, leak := range leaks {
+			if slices.Contains(names, leak) {
+				t.Errorf("the simulator's environment holds %s: %v", leak, names)
+			}
+		}
+	}
+	if c := res.Summary.Coverage; c.Scored != 0 || c.NotScored != 7 || !c.Balanced() {
 		t.Errorf("coverage = %+v", c)
 	}
 	if res.Summary.Label != report.LabelExperimental {

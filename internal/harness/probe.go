@@ -68,7 +68,7 @@ func Probe(ctx context.Context, binary, dir string) (Capabilities, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary, "replay", "--help")
-	cmd.Dir = dir
+	cmd.Dir, cmd.Env = dir, simulatorEnv()
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	runErr := cmd.Run()

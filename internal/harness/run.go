@@ -234,7 +234,7 @@ func (r *Runner) exec(ctx context.Context, args []string) (Outcome, bool) {
 		timeout = DefaultPointTimeout
 	}
 	cmd := exec.Command(r.Build.Binary, args...)
-	cmd.Dir = r.Build.DataDir
+	cmd.Dir, cmd.Env = r.Build.DataDir, simulatorEnv()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var stderr tailBuffer
 	stderr.max = 64 << 10

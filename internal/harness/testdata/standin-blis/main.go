@@ -109,6 +109,16 @@ func main() {
 		os.Exit(2)
 	case "fault-hang":
 		time.Sleep(time.Hour)
+	case "fault-env":
+		// Reports the names of its environment variables, so tests can
+		// check what the harness hands the simulator.
+		var names []string
+		for _, kv := range os.Environ() {
+			name, _, _ := strings.Cut(kv, "=")
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		fatal("environment: %s", strings.Join(names, " "))
 	case "fault-garbage":
 		os.WriteFile(out, []byte("this is not json {"), 0o644)
 		return
