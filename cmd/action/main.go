@@ -5,6 +5,7 @@
 //	merge          combine the outputs of sharded score runs into one
 //	compare        compare two runs (result directories or published snapshots)
 //	ledger import  turn InferenceX / inference-perf artifacts into a ledger
+//	leaderboard    run, render, validate and verify a leaderboard (runs.yaml, results/)
 //	github-action  run inside GitHub Actions (pull-request check, comment, merge)
 package main
 
@@ -60,6 +61,7 @@ Commands:
   merge          combine the outputs of sharded score runs into one summary
   compare        compare two runs (result directories or snapshot ids): B − A per metric
   ledger import  turn InferenceX and inference-perf artifacts into a ledger
+  leaderboard    run, render, validate and verify a leaderboard of simulated deployments
   github-action  run inside GitHub Actions (reads the action's inputs from the environment)
 
 Run 'action <command> --help' for the flags of a command.
@@ -83,6 +85,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return errUsageShown
 		}
 		return runLedgerImport(ctx, args[2:], getenv, stdout, stderr)
+	case "leaderboard":
+		return runLeaderboard(ctx, args[1:], getenv, stdout, stderr)
 	case "github-action":
 		return runGitHubAction(ctx, args[1:], getenv, stdout, stderr)
 	case "help", "-h", "--help":

@@ -244,3 +244,16 @@ func show(v any, ok bool) string {
 	raw, _ := json.Marshal(v)
 	return string(raw)
 }
+
+// Check reads a results directory and validates it against d: every
+// problem of ReadResults and Validate, sorted by file. pinned is the
+// simulator commit results must have run on ("" checks no drift).
+func Check(d *Declaration, results fs.FS, pinned string) (map[string]*Result, []Problem, error) {
+	res, probs, err := ReadResults(results)
+	if err != nil {
+		return nil, nil, err
+	}
+	probs = append(probs, Validate(d, res, pinned)...)
+	sort.SliceStable(probs, func(i, j int) bool { return probs[i].File < probs[j].File })
+	return res, probs, nil
+}

@@ -147,7 +147,11 @@ func (l LoadPoint) String() string {
 	case ArrivalConstant:
 		return "constant arrivals at " + FormatNumber(l.Rate) + " req/s (one every " + FormatNumber(1000/l.Rate) + " ms)"
 	case ArrivalClosedLoop:
-		return strconv.Itoa(l.Concurrency) + " concurrent users (closed loop, no think time)"
+		users := " concurrent users"
+		if l.Concurrency == 1 {
+			users = " user at a time"
+		}
+		return strconv.Itoa(l.Concurrency) + users + " (closed loop, no think time)"
 	case ArrivalRecorded:
 		return "the trace's recorded arrivals"
 	}

@@ -37,7 +37,7 @@ func TestDecodeExpandsRuns(t *testing.T) {
 	if c := runs[0].Candidate; c.DP != 1 || c.Replicas != 1 {
 		t.Errorf("defaults not filled: %+v", c)
 	}
-	if runs[0].Load.String() != "Poisson arrivals at 4 req/s" || runs[3].Load.String() != "1 concurrent users (closed loop, no think time)" {
+	if runs[0].Load.String() != "Poisson arrivals at 4 req/s" || runs[3].Load.String() != "1 user at a time (closed loop, no think time)" {
 		t.Errorf("load words: %q, %q", runs[0].Load.String(), runs[3].Load.String())
 	}
 	if len(runs[3].Sweep) != 3 || runs[0].Sweep != nil {

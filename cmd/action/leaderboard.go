@@ -1,0 +1,193 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
+	"github.com/inference-sim/accuracy-dashboard/internal/harness"
+	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
+	"github.com/inference-sim/accuracy-dashboard/internal/render"
+)
+
+const leaderboardUsage = `Usage: action leaderboard <command> [flags]
+
+Commands:
+  run       run the declared candidates through a simulator build and file their results
+  render    render the results as Markdown (README.md) and one HTML page (index.html)
+  validate  check declarations and results: schema, ids, filing, coverage, comparability, drift
+  verify    re-run results with their recorded build and command line and diff them
+
+A leaderboard directory holds runs.yaml and results/. See docs/LEADERBOARD.md.
+`
+
+func runLeaderboard(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, leaderboardUsage)
+		return errUsageShown
+	}
+	switch args[0] {
+	case "render":
+		return runLeaderboardRender(ctx, args[1:], stdout, stderr)
+	case "validate":
+		return runLeaderboardValidate(ctx, args[1:], stdout, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, leaderboardUsage)
+		return nil
+	}
+	fmt.Fprintf(stderr, "unknown leaderboard command %q\n\n%s", args[0], leaderboardUsage)
+	return errUsageShown
+}
+
+// readDeclaration reads and decodes a runs.yaml.
+func readDeclaration(path string) (*leaderboard.Declaration, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--runs: %w", err)
+	}
+	return leaderboard.Decode(src, path)
+}
+
+// defaultResults is the results directory beside a runs.yaml.
+func defaultResults(runs string) string { return filepath.Join(filepath.Dir(runs), "results") }
+
+const leaderboardRenderUsage = `Usage: action leaderboard render [--runs runs.yaml] [--results DIR] [--out DIR]
+
+Renders one table per comparability group, rows in declaration order, each
+metric with its rank among the group's qualified runs; disqualified runs
+beneath with the rank they would have taken; the capacity table of a load
+sweep. Prints the Markdown; --out also writes README.md and index.html (one
+self-contained page whose columns sort on click). The results are checked
+first (as by validate, without drift); a problem is an error.
+
+Example:
+  action leaderboard render --runs leaderboard/runs.yaml --out leaderboard/
+
+Flags:
+`
+
+func runLeaderboardRender(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("leaderboard render", flag.ContinueOnError)
+	runs := fs.String("runs", "runs.yaml", "the run declaration `file` (e.g. --runs leaderboard/runs.yaml)")
+	results := fs.String("results", "", "the results `directory` (default: results/ beside --runs)")
+	out := fs.String("out", "", "write README.md and index.html into this `directory` (e.g. --out leaderboard/)")
+	if help, err := parseFlags(fs, leaderboardRenderUsage, args, stdout, stderr); help || err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "leaderboard render: unexpected argument %q\n", fs.Arg(0))
+		return errUsageShown
+	}
+	d, err := readDeclaration(*runs)
+	if err != nil {
+		return err
+	}
+	dir := *results
+	if dir == "" {
+		dir = defaultResults(*runs)
+	}
+	res, probs, err := leaderboard.Check(d, os.DirFS(dir), "")
+	if err != nil {
+		return fmt.Errorf("leaderboard render: read %s: %w", dir, err)
+	}
+	// A declared run without a result is shown as such; anything else is
+	// an error: a table is never drawn from results that do not check.
+	var bad []leaderboard.Problem
+	for _, p := range probs {
+		if p.Kind != leaderboard.ProblemMissing {
+			bad = append(bad, p)
+		}
+	}
+	if len(bad) > 0 {
+		return problemsError("leaderboard render", dir, bad)
+	}
+	files, err := render.LeaderboardFiles(leaderboard.BuildBoard(d, res))
+	if err != nil {
+		return err
+	}
+	if *out != "" {
+		if err := os.MkdirAll(*out, 0o755); err != nil {
+			return err
+		}
+		for _, name := range []string{render.LeaderboardMarkdownFile, render.LeaderboardHTMLFile} {
+			if err := diskio.WriteAtomic(filepath.Join(*out, name), files[name]); err != nil {
+				return fmt.Errorf("leaderboard render: %w", err)
+			}
+		}
+	}
+	_, err = stdout.Write(files[render.LeaderboardMarkdownFile])
+	return err
+}
+
+func problemsError(cmd, dir string, probs []leaderboard.Problem) error {
+	lines := make([]string, len(probs))
+	for i, p := range probs {
+		lines[i] = "  " + p.String()
+	}
+	return fmt.Errorf("%s: %d problem(s) in %s:\n%s", cmd, len(probs), dir, strings.Join(lines, "\n"))
+}
+
+const leaderboardValidateUsage = `Usage: action leaderboard validate [--runs runs.yaml] [--results DIR] [--sim COMMIT]
+
+Checks the declaration (schema, ids) and the results: each result's schema
+and digest (a result edited by hand fails), its filing (results/<group>/<run>.json
+matches the ids inside), that every declared run has a result and every
+result a declaration, that each result ran the declaration as it is now,
+that a group's results were offered the same work, and, with --sim, drift:
+results that ran on another simulator commit. Prints every problem, named;
+exit status 1 on any.
+
+Example:
+  action leaderboard validate --runs leaderboard/runs.yaml --sim f90a1e3a6787da17c2cd463dab6fb2660b1b1760
+
+Flags:
+`
+
+func runLeaderboardValidate(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("leaderboard validate", flag.ContinueOnError)
+	runs := fs.String("runs", "runs.yaml", "the run declaration `file` (e.g. --runs leaderboard/runs.yaml)")
+	results := fs.String("results", "", "the results `directory` (default: results/ beside --runs)")
+	sim := fs.String("sim", "", "the pinned simulator `commit` (40 hex): results that ran on another are listed as drift (e.g. --sim f90a1e3a6787da17c2cd463dab6fb2660b1b1760)")
+	if help, err := parseFlags(fs, leaderboardValidateUsage, args, stdout, stderr); help || err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "leaderboard validate: unexpected argument %q\n", fs.Arg(0))
+		return errUsageShown
+	}
+	if *sim != "" && !harness.IsCommit(*sim) {
+		return fmt.Errorf("leaderboard validate: --sim %q: give the pinned simulator commit, 40 lowercase hex", *sim)
+	}
+	d, err := readDeclaration(*runs)
+	if err != nil {
+		return err
+	}
+	dir := *results
+	if dir == "" {
+		dir = defaultResults(*runs)
+	}
+	res, probs, err := leaderboard.Check(d, os.DirFS(dir), *sim)
+	if err != nil {
+		return fmt.Errorf("leaderboard validate: read %s: %w", dir, err)
+	}
+	if len(probs) > 0 {
+		return problemsError("leaderboard validate", dir, probs)
+	}
+	groups := map[string]bool{}
+	for _, r := range res {
+		groups[r.Group] = true
+	}
+	names := make([]string, 0, len(groups))
+	for g := range groups {
+		names = append(names, g)
+	}
+	sort.Strings(names)
+	fmt.Fprintf(stdout, "ok: %d results in %d groups (%s) match %s\n", len(res), len(groups), strings.Join(names, ", "), *runs)
+	return nil
+}

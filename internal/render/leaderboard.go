@@ -1,0 +1,205 @@
+package render
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
+)
+
+// LeaderboardMarkdown renders the leaderboard's README.md: one table per
+// group (per offered load in a sweep), rows in declaration order, each
+// metric cell with its value and rank among the group's qualified runs;
+// disqualified runs beneath with the rank each would have taken; failed
+// runs with their reason; the capacity table of a load sweep; the values
+// this project computes marked † with their formulas in a legend.
+func LeaderboardMarkdown(b leaderboard.Board) string {
+	var w strings.Builder
+	w.WriteString("# BLIS leaderboard\n\n")
+	w.WriteString("Simulated deployments compared on the same offered work, one table per comparability group. ")
+	w.WriteString("Rows are in declaration order; each metric cell is `value (#rank)` among the group's qualified runs, so any column reads as a ranking. There is no composite score.\n\n")
+	w.WriteString(provenanceLine(b, Cell))
+	for _, g := range b.Groups {
+		title := g.ID
+		if g.Title != "" {
+			title = g.Title
+		}
+		fmt.Fprintf(&w, "\n## %s (`%s`)\n\n", Cell(title), g.ID)
+		fmt.Fprintf(&w, "Offered work: %s.\n", Cell(WorkloadWords(g.Workload)))
+		for _, t := range g.Tables {
+			if g.Sweep {
+				fmt.Fprintf(&w, "\n### At %s\n", Cell(t.Load.Short()))
+			}
+			fmt.Fprintf(&w, "\nLoad: %s†. Comparability key `%s`.\n\n", Cell(t.Load.String()), shortKey(t.Key))
+			writeMarkdownTable(&w, t)
+		}
+		if g.Sweep {
+			w.WriteString("\n### Capacity\n\nPer candidate, the highest offered load it kept up with (qualified there and at every lighter load of the sweep) and its throughput there.\n\n")
+			w.WriteString("| Candidate | Model | Hardware | Highest load kept up with | output tok/s there | responses/s there | Stopped keeping up |\n|---|---|---|---|---:|---:|---|\n")
+			for _, c := range g.Capacity {
+				kept, tps, rps := "none", "–", "–"
+				if c.Kept != nil {
+					kept, tps, rps = c.Kept.Short(), fixed(c.OutputTokensPerS, 1), fixed(c.ResponsesPerS, 3)
+				}
+				note := c.Note
+				if note == "" {
+					note = "kept up at every load"
+				}
+				fmt.Fprintf(&w, "| %s | %s | %s | %s | %s | %s | %s |\n", Cell(c.Candidate.ID), Cell(c.Candidate.Model), Cell(c.Candidate.Hardware), Cell(kept), tps, rps, Cell(note))
+			}
+		}
+	}
+	w.WriteString("\n---\n\n† Computed by this project, not read from BLIS:\n\n")
+	for _, f := range computedLegend {
+		fmt.Fprintf(&w, "- **%s** = %s\n", f[0], f[1])
+	}
+	return w.String()
+}
+
+// computedLegend names each computed value and its formula.
+var computedLegend = [][2]string{
+	{"GPUs", leaderboard.FormulaGPUs},
+	{"served", leaderboard.FormulaServedFraction},
+	{"out tok/req", leaderboard.FormulaTokensPerReq},
+	{"load", leaderboard.FormulaArrival},
+}
+
+func writeMarkdownTable(w *strings.Builder, t leaderboard.Table) {
+	header := "| Candidate | Model | Hardware | TP | GPUs† |"
+	align := "|---|---|---|---:|---:|"
+	for _, m := range leaderboard.Metrics {
+		header += " " + metricHeader(m) + " |"
+		align += "---:|"
+	}
+	header += " served† | out tok/req† |"
+	align += "---:|---:|"
+	if len(t.Rows) == 0 {
+		w.WriteString("No qualified run.\n")
+	} else {
+		w.WriteString(header + "\n" + align + "\n")
+		for _, r := range t.Rows {
+			w.WriteString(markdownRow(r, false) + "\n")
+		}
+	}
+	fmt.Fprintf(w, "\n%s\n", leaderboard.LoadNote)
+	if len(t.Disqualified) > 0 {
+		w.WriteString("\n**Disqualified** (did not serve every offered request, so its percentiles describe a smaller, easier job; not ranked, the rank it would have taken in brackets):\n\n")
+		w.WriteString(strings.TrimSuffix(header, " |") + " | Reason |\n" + align + "---|\n")
+		for _, r := range t.Disqualified {
+			fmt.Fprintf(w, "%s %s |\n", markdownRow(r, true), Cell(r.Reason))
+		}
+	}
+	if len(t.Failed) > 0 {
+		w.WriteString("\n**Failed** (no figures):\n\n| Candidate | Model | Hardware | TP | Reason |\n|---|---|---|---:|---|\n")
+		for _, r := range t.Failed {
+			fmt.Fprintf(w, "| %s | %s | %s | %d | %s |\n", Cell(r.Candidate.ID), Cell(r.Candidate.Model), Cell(r.Candidate.Hardware), r.Candidate.TP, Cell(r.Reason))
+		}
+	}
+}
+
+func metricHeader(m leaderboard.Metric) string {
+	if m.Unit != "" {
+		return m.Label + " (" + m.Unit + ")"
+	}
+	return m.Label
+}
+
+func markdownRow(r leaderboard.Row, wouldBe bool) string {
+	c := r.Candidate
+	s := fmt.Sprintf("| %s | %s | %s | %d | %s |", Cell(c.ID), Cell(c.Model), Cell(c.Hardware), c.TP, fixed(r.Result.Computed.GPUs.Value, 0))
+	for i, m := range leaderboard.Metrics {
+		cell := r.Cells[i]
+		rank := "#" + strconv.Itoa(cell.Rank)
+		if wouldBe {
+			rank = "[#" + strconv.Itoa(cell.Rank) + "]"
+		} else {
+			rank = "(" + rank + ")"
+		}
+		s += " " + fixed(cell.Value, m.Digits) + " " + rank + " |"
+	}
+	s += " " + percent(r.Result.Computed.ServedFraction.Value) + " | " + fixed(r.Result.Computed.OutputTokensPerServedRequest.Value, 1) + " |"
+	return s
+}
+
+func fixed(v float64, digits int) string { return strconv.FormatFloat(v, 'f', digits, 64) }
+
+func percent(v float64) string { return strconv.FormatFloat(100*v, 'f', 1, 64) + "%" }
+
+func shortKey(k string) string {
+	if len(k) > 19 {
+		return k[:19]
+	}
+	return k
+}
+
+// WorkloadWords describes a workload in words.
+func WorkloadWords(w leaderboard.Workload) string {
+	if w.Trace != nil {
+		s := "recorded trace (" + w.Trace.Format
+		if w.Trace.SHA256 != "" {
+			s += ", sha256 " + w.Trace.SHA256[:12]
+		}
+		return s + ")"
+	}
+	seed := int64(0)
+	if w.Seed != nil {
+		seed = *w.Seed
+	}
+	tok := func(t *leaderboard.Tokens) string {
+		if t == nil {
+			return "simulator default"
+		}
+		if t.Stdev == 0 || t.Min == t.Max {
+			return strconv.Itoa(t.Mean) + " each"
+		}
+		return fmt.Sprintf("Gaussian, mean %d, stdev %d, clipped to [%d, %d]", t.Mean, t.Stdev, t.Min, t.Max)
+	}
+	s := fmt.Sprintf("%d requests, seed %d; prompt tokens %s; output tokens %s", w.Requests, seed, tok(w.PromptTokens), tok(w.OutputTokens))
+	if w.PrefixTokens > 0 {
+		s += fmt.Sprintf("; a %d-token prefix shared by every request", w.PrefixTokens)
+	}
+	return s
+}
+
+// provenanceLine lists the simulator builds, catalogs and tool commits the
+// results came from (normally one of each).
+func provenanceLine(b leaderboard.Board, esc func(string) string) string {
+	sims, cats, tools := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	for _, g := range b.Groups {
+		for _, t := range g.Tables {
+			for _, rows := range [][]leaderboard.Row{t.Rows, t.Disqualified, t.Failed} {
+				for _, r := range rows {
+					if r.Result == nil {
+						continue
+					}
+					p := r.Result.Provenance
+					s := p.Simulator.Commit
+					if p.Simulator.Tag != "" {
+						s += " (" + p.Simulator.Tag + ")"
+					}
+					sims[s] = true
+					if p.Catalog != nil {
+						cats[p.Catalog.Name+" "+p.Catalog.Version] = true
+					} else {
+						cats["the simulator's own model_configs/"] = true
+					}
+					tools[p.Harness.Commit] = true
+				}
+			}
+		}
+	}
+	list := func(m map[string]bool) string {
+		var s []string
+		for k := range m {
+			s = append(s, k)
+		}
+		sort.Strings(s)
+		if len(s) == 0 {
+			return "none yet"
+		}
+		return esc(strings.Join(s, ", "))
+	}
+	return fmt.Sprintf("Simulator: BLIS %s. Model data: %s. Run by accuracy-dashboard %s.\n", list(sims), list(cats), list(tools))
+}
