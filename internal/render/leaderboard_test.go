@@ -59,7 +59,7 @@ func TestLeaderboardMarkdownGolden(t *testing.T) {
 	golden.Assert(t, filepath.Join("testdata", "leaderboard.md.golden"), []byte(md))
 	for _, want := range []string{
 		"| h100-tp1 | test/test-model-7b | H100 | 1 | 1 | 30.0 (#2) |", // value and rank
-		"[#1]",                      // a disqualified run's would-be rank
+		"[#1]", // a disqualified run's would-be rank
 		"completed 95 of 100 offered requests; 5 timed out",
 		"GPUs†", "served†", "- **GPUs** = TP × DP × replicas", // computed markers and legend
 		leaderboard.LoadNote,
