@@ -2,7 +2,6 @@ package main
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -70,42 +69,6 @@ func TestActionYAMLMapsEveryInput(t *testing.T) {
 	for _, o := range []string{"summary-path", "markdown-path", "label", "ttft-mape", "tpot-mape", "comment-url"} {
 		if a.Outputs[o].Value != "${{ steps.run.outputs."+o+" }}" {
 			t.Errorf("output %s = %q", o, a.Outputs[o].Value)
-		}
-	}
-}
-
-// TestExampleWorkflowsDropCheckoutCredentials: actions/checkout leaves the
-// workflow token in .git/config unless persist-credentials is false, where
-// the code under test (the simulator) could read it. Every example workflow
-// that checks out code turns that off.
-func TestExampleWorkflowsDropCheckoutCredentials(t *testing.T) {
-	t.Parallel()
-	files, err := filepath.Glob("../../docs/examples/*.yml")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no example workflows: %v", err)
-	}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var wf struct {
-			Jobs map[string]struct {
-				Steps []struct {
-					Uses string         `yaml:"uses"`
-					With map[string]any `yaml:"with"`
-				} `yaml:"steps"`
-			} `yaml:"jobs"`
-		}
-		if err := yaml.Unmarshal(b, &wf); err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		for job, j := range wf.Jobs {
-			for i, s := range j.Steps {
-				if strings.HasPrefix(s.Uses, "actions/checkout@") && s.With["persist-credentials"] != false {
-					t.Errorf("%s: job %s step %d: actions/checkout without persist-credentials: false", filepath.Base(f), job, i+1)
-				}
-			}
 		}
 	}
 }
