@@ -11,9 +11,11 @@ import (
 	"strings"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/importer"
+	"github.com/inference-sim/accuracy-dashboard/internal/inferencexdb"
 )
 
 const ledgerImportUsage = `Usage: action ledger import --out DIR [flags] SOURCE...
+       action ledger import --out DIR [flags] --postgres CONNECTION
 
 Turn measured benchmark artifacts into a ledger (the corpus 'score' runs
 against) and write DIR/import-report.json, which accounts for every input row:
@@ -22,13 +24,18 @@ rows_in == points_out + the sum of excluded (reason -> count).
 A SOURCE is an InferenceX agg_bmk artifact (run_<run-id>.json), a file of
 InferenceX /api/v1/benchmarks rows, an inference-perf run folder
 (exp-config.yaml, profile.yaml, results/), or a directory holding any of these.
-The rules (vLLM only, latest N versions, dedup, exclusions) are in
-docs/LEDGER.md.
+With --postgres, the rows come from the InferenceX database instead
+(tables configs, benchmark_results, server_logs and workflow_runs, e.g.
+restored from a weekly dump by scripts/restore-inferencex-dump.sh), read as
+the runs' agg_bmk rows under the same rules. The rules (vLLM only, latest N
+versions, dedup, exclusions) are in docs/LEDGER.md.
 
 Examples:
   action ledger import --out ledger ../shared/data/inferencex/agg_bmk
   action ledger import --out ledger --inference-perf-hardware H100 \
       --inference-perf-engine-version v0.15.1 ../shared/data
+  PGPASSWORD=... action ledger import --out ledger \
+      --postgres "postgres://postgres@localhost:5432/postgres?sslmode=disable"
 
 Flags:
 `
@@ -46,6 +53,7 @@ func runLedgerImport(ctx context.Context, args []string, getenv func(string) str
 		release  = fl.Bool("release", false, "mark the ledger as a published, immutable release (e.g. --release)")
 		desc     = fl.String("description", "", `free text for the manifest (e.g. --description "weekly InferenceX data")`)
 		ipHW     = fl.String("inference-perf-hardware", "", "GPU of inference-perf runs without a blis-import.yaml, as the simulator spells it (e.g. --inference-perf-hardware H100)")
+		pg       = fl.String("postgres", "", `read the InferenceX database instead of SOURCEs: a libpq connection string or URL; keep the password in PGPASSWORD (e.g. --postgres "host=/tmp port=5432 dbname=inferencex")`)
 		ipVer    = fl.String("inference-perf-engine-version", "", "vLLM version of inference-perf runs without a blis-import.yaml (e.g. --inference-perf-engine-version v0.15.1)")
 		notes    listFlag
 		dates    = runDatesFlag{}
@@ -61,18 +69,17 @@ func runLedgerImport(ctx context.Context, args []string, getenv func(string) str
 		fmt.Fprintln(stderr, "ledger import: --out is required")
 		fl.Usage()
 		return errUsageShown
-	case len(sources) == 0:
-		fmt.Fprintln(stderr, "ledger import: name at least one SOURCE")
+	case *pg != "" && len(sources) > 0:
+		fmt.Fprintln(stderr, "ledger import: give --postgres or SOURCEs, not both")
+		fl.Usage()
+		return errUsageShown
+	case *pg == "" && len(sources) == 0:
+		fmt.Fprintln(stderr, "ledger import: name at least one SOURCE (or --postgres)")
 		fl.Usage()
 		return errUsageShown
 	}
 
-	rootDir, rel, err := resolveSources(*root, sources)
-	if err != nil {
-		return fmt.Errorf("ledger import: %w", err)
-	}
 	opts := importer.Options{
-		Sources:                    rel,
 		Versions:                   *versions,
 		RunDates:                   dates,
 		InferencePerfHardware:      *ipHW,
@@ -89,7 +96,20 @@ func runLedgerImport(ctx context.Context, args []string, getenv func(string) str
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	res, err := importer.Import(os.DirFS(rootDir), opts)
+	var (
+		res *importer.Result
+		err error
+	)
+	if *pg != "" {
+		res, err = importPostgres(ctx, *pg, opts)
+	} else {
+		rootDir, rel, rerr := resolveSources(*root, sources)
+		if rerr != nil {
+			return fmt.Errorf("ledger import: %w", rerr)
+		}
+		opts.Sources = rel
+		res, err = importer.Import(os.DirFS(rootDir), opts)
+	}
 	if err != nil {
 		return fmt.Errorf("ledger import: %w", err)
 	}
@@ -98,6 +118,20 @@ func runLedgerImport(ctx context.Context, args []string, getenv func(string) str
 	}
 	fmt.Fprint(stdout, importer.Summary(&res.Report, *out))
 	return nil
+}
+
+// importPostgres reads the InferenceX database and imports its rows.
+func importPostgres(ctx context.Context, connString string, opts importer.Options) (*importer.Result, error) {
+	name, err := inferencexdb.Name(connString)
+	if err != nil {
+		return nil, err
+	}
+	results, err := inferencexdb.Read(ctx, connString)
+	if err != nil {
+		return nil, err
+	}
+	opts.Postgres = name
+	return importer.ImportPostgres(opts, results)
 }
 
 // resolveSources makes the sources relative to root (slash-separated, as the

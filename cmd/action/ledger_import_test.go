@@ -32,7 +32,7 @@ func TestLedgerImportHelp(t *testing.T) {
 		t.Fatalf("--help: %v", err)
 	}
 	for _, flag := range []string{"--out", "--root", "--versions", "--name", "--ledger-version", "--release", "--description",
-		"--inference-perf-hardware", "--inference-perf-engine-version", "--source-note", "--run-date"} {
+		"--inference-perf-hardware", "--inference-perf-engine-version", "--source-note", "--run-date", "--postgres"} {
 		line := ""
 		for _, l := range strings.Split(stdout, "\n") {
 			if strings.HasPrefix(strings.TrimSpace(l), flag+" ") || strings.TrimSpace(l) == flag {

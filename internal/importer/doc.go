@@ -1,6 +1,7 @@
 // Package importer turns measured benchmark artifacts into a ledger (see
 // package ledger): InferenceX agg_bmk.json artifacts and /api/v1/benchmarks
-// rows, and inference-perf run folders. It parses every input strictly (an
+// rows, rows of the InferenceX database (read by package inferencexdb), and
+// inference-perf run folders. It parses every input strictly (an
 // unknown field, a value of the wrong type or a duplicated key is an error
 // naming the file, row and field), applies the corpus rules (vLLM only, the
 // latest N numbered vLLM versions, one measurement per simulator-input

@@ -147,3 +147,31 @@ func FuzzParseExpConfig(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDatabaseMetrics: the metrics jsonb of an InferenceX database row
+// either decodes into finite numbers or is an error naming the row.
+func FuzzDatabaseMetrics(f *testing.F) {
+	f.Add([]byte(`{"mean_ttft": 0.0455, "mean_tpot": 0.00431, "avg_util_pct": 87.5}`))
+	f.Add([]byte(`{"mean_ttft": 1e400}`))
+	f.Add([]byte(`{"mean_ttft": null, "p99_tpot": -1}`))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, metrics []byte) {
+		r := dbResult(9)
+		r.Metrics = metrics
+		x, err := databaseRow(r, 3)
+		if err != nil {
+			if !strings.Contains(err.Error(), "benchmark_results id 9") {
+				t.Errorf("error does not name the row: %v", err)
+			}
+			return
+		}
+		if x.Index != 3 {
+			t.Errorf("index %d", x.Index)
+		}
+		m := x.Metrics
+		for name, v := range map[string]*float64{"mean_ttft": m.MeanTTFT, "mean_tpot": m.MeanTPOT, "median_ttft": m.MedianTTFT,
+			"p99_ttft": m.P99TTFT, "median_tpot": m.MedianTPOT, "p99_tpot": m.P99TPOT, "mean_itl": m.MeanITL, "mean_e2el": m.MeanE2EL} {
+			finiteOrNil(t, name, v)
+		}
+	})
+}

@@ -56,6 +56,9 @@ type Options struct {
 	// SourceNotes are extra lines for the manifest's sources, before the
 	// generated one-line-per-artifact list.
 	SourceNotes []string `json:"source_notes,omitempty"`
+	// Postgres names the InferenceX database of a database import
+	// (ImportPostgres), without its password; empty otherwise.
+	Postgres string `json:"postgres,omitempty"`
 }
 
 // Result is a finished import: the ledger to write and its report.

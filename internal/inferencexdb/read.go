@@ -49,8 +49,6 @@ type Result struct {
 	GitHubRunID   int64
 	RunAttempt    int
 	LatestAttempt bool
-	// RunURL is workflow_runs.html_url ("" when null).
-	RunURL string
 	// BenchmarkType is "single_turn" for fixed-length sweeps.
 	BenchmarkType string
 	// Date is the run's date, YYYY-MM-DD.
@@ -79,7 +77,6 @@ type Result struct {
 const query = `
 select br.id, wr.github_run_id, wr.run_attempt,
        wr.run_attempt = max(wr.run_attempt) over (partition by wr.github_run_id) as latest_attempt,
-       coalesce(wr.html_url, ''),
        br.benchmark_type, to_char(br.date, 'YYYY-MM-DD'),
        coalesce(br.isl, 0), coalesce(br.osl, 0), br.conc,
        coalesce(br.image, ''), br.metrics::text, coalesce(br.error, ''),
@@ -93,20 +90,16 @@ left join server_logs sl on sl.id = br.server_log_id
 order by wr.github_run_id, wr.run_attempt, br.id`
 
 // Read connects to the database named by connString (a libpq connection
-// string or postgres:// URL) and reads every benchmark result. A missing
-// table is an error naming it; so is a connection string that does not
-// parse (the message never repeats a password).
+// string or postgres:// URL; libpq's PG* environment variables apply, so a
+// password can stay out of it in PGPASSWORD) and reads every benchmark
+// result. A missing table is an error naming it; so is a connection string
+// that does not parse (the message never repeats a password).
 func Read(ctx context.Context, connString string) ([]Result, error) {
-	cfg, err := pgx.ParseConfig(connString)
+	cfg, err := parse(connString)
 	if err != nil {
-		// pgconn's parse errors may quote the string; say only what failed.
-		var pe *pgconn.ParseConfigError
-		if errors.As(err, &pe) {
-			return nil, fmt.Errorf("postgres connection string: does not parse (want a libpq key=value string or a postgres:// URL)")
-		}
-		return nil, fmt.Errorf("postgres connection string: %w", err)
+		return nil, err
 	}
-	where := Describe(cfg)
+	where := describe(cfg)
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("postgres %s: %w", where, err)
@@ -134,7 +127,7 @@ func Read(ctx context.Context, connString string) ([]Result, error) {
 	var out []Result
 	for rows.Next() {
 		var r Result
-		if err := rows.Scan(&r.ID, &r.GitHubRunID, &r.RunAttempt, &r.LatestAttempt, &r.RunURL,
+		if err := rows.Scan(&r.ID, &r.GitHubRunID, &r.RunAttempt, &r.LatestAttempt,
 			&r.BenchmarkType, &r.Date, &r.ISL, &r.OSL, &r.Conc,
 			&r.Image, &r.Metrics, &r.Error, &r.HasServerLog,
 			&r.Hardware, &r.Framework, &r.Model, &r.Precision, &r.SpecMethod,
@@ -150,8 +143,30 @@ func Read(ctx context.Context, connString string) ([]Result, error) {
 	return out, nil
 }
 
-// Describe names a database for messages and reports without its password:
-// "database D on host H" (a Unix socket directory is a host).
-func Describe(cfg *pgx.ConnConfig) string {
+// Name names the database of connString for messages and reports, without
+// its password: `database "D" on HOST port P` (a Unix socket directory is a
+// host).
+func Name(connString string) (string, error) {
+	cfg, err := parse(connString)
+	if err != nil {
+		return "", err
+	}
+	return describe(cfg), nil
+}
+
+func parse(connString string) (*pgx.ConnConfig, error) {
+	cfg, err := pgx.ParseConfig(connString)
+	if err != nil {
+		// pgconn's parse errors may quote the string; say only what failed.
+		var pe *pgconn.ParseConfigError
+		if errors.As(err, &pe) {
+			return nil, errors.New("postgres connection string: does not parse (want a libpq key=value string or a postgres:// URL)")
+		}
+		return nil, fmt.Errorf("postgres connection string: %w", err)
+	}
+	return cfg, nil
+}
+
+func describe(cfg *pgx.ConnConfig) string {
 	return fmt.Sprintf("database %q on %s port %d", cfg.Database, cfg.Host, cfg.Port)
 }

@@ -13,6 +13,7 @@ import (
 // TestReadJoinsTheTables loads two real agg_bmk rows (a vLLM row and a
 // multi-node Dynamo row) and one later attempt, and checks what Read returns.
 func TestReadJoinsTheTables(t *testing.T) {
+	t.Parallel()
 	conn, connString := inferencexdbtest.OpenWithSchema(t)
 	ctx := context.Background()
 	agg, err := os.ReadFile("../importer/testdata/postgres/run_20321908209.json")
@@ -55,8 +56,7 @@ func TestReadJoinsTheTables(t *testing.T) {
 	if v.GitHubRunID != 20662362255 || v.Framework != "vllm" || v.Model != "gptoss120b" || v.Hardware != "h100" ||
 		v.Precision != "fp4" || v.SpecMethod != "none" || v.DecodeTP != 4 || v.DecodeEP != 1 || v.DecodeDPAttn ||
 		v.ISL != 1024 || v.OSL != 1024 || v.Conc != 32 || v.Image != "vllm/vllm-openai:v0.13.0" || !v.HasServerLog ||
-		v.BenchmarkType != "single_turn" || v.Date != "2026-01-05" ||
-		v.RunURL != "https://github.com/SemiAnalysisAI/InferenceX/actions/runs/20662362255" {
+		v.BenchmarkType != "single_turn" || v.Date != "2026-01-05" {
 		t.Errorf("vLLM row: %+v", v)
 	}
 	if !strings.Contains(string(v.Metrics), `"mean_ttft": 0.`) {
@@ -65,6 +65,7 @@ func TestReadJoinsTheTables(t *testing.T) {
 }
 
 func TestReadNamesMissingTables(t *testing.T) {
+	t.Parallel()
 	conn, connString := inferencexdbtest.Open(t)
 	if _, err := conn.Exec(context.Background(), "create table configs (id serial primary key)"); err != nil {
 		t.Fatal(err)
@@ -76,6 +77,7 @@ func TestReadNamesMissingTables(t *testing.T) {
 }
 
 func TestReadRefusesABadConnectionString(t *testing.T) {
+	t.Parallel()
 	_, err := inferencexdb.Read(context.Background(), "host=/nonexistent port=notaport password=s3cret")
 	if err == nil || strings.Contains(err.Error(), "s3cret") {
 		t.Fatalf("err = %v", err)

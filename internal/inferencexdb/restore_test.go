@@ -56,6 +56,7 @@ func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 // pg_restore closes the stream once it has the four, which the script must
 // take as the expected outcome; the restored rows read back as the source's.
 func TestRestoreScriptStreamsTheTables(t *testing.T) {
+	t.Parallel()
 	pgDump := postgresTool(t, "pg_dump")
 	pgRestore := postgresTool(t, "pg_restore")
 	zstd, err := exec.LookPath("zstd")
@@ -127,6 +128,7 @@ func TestRestoreScriptStreamsTheTables(t *testing.T) {
 // TestRestoreScriptFailsOnADamagedStream: a truncated dump is an error, not
 // an early close.
 func TestRestoreScriptFailsOnADamagedStream(t *testing.T) {
+	t.Parallel()
 	pgRestore := postgresTool(t, "pg_restore")
 	if _, err := exec.LookPath("zstd"); err != nil {
 		t.Skip("zstd not found")

@@ -1,0 +1,174 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/importer"
+	"github.com/inference-sim/accuracy-dashboard/internal/inferencexdb/inferencexdbtest"
+)
+
+// postgresFixtures are real agg_bmk rows (see its README.txt).
+const postgresFixtures = "../../internal/importer/testdata/postgres"
+
+// fixtureRunDates are the stand-in dates the database needs (the artifacts
+// carry none); the artifact import gets the same as --run-date.
+var fixtureRunDates = map[int64]string{
+	20218553330: "2025-12-10",
+	20286968709: "2025-12-11",
+	20316427102: "2025-12-12",
+	20321908209: "2025-12-13",
+	20662362255: "2026-01-05",
+}
+
+// TestLedgerImportPostgresMatchesArtifacts loads the fixture artifacts'
+// rows into a real PostgreSQL laid out like the InferenceX database (as
+// InferenceX's ingest stores them), imports them with --postgres, and
+// imports the artifacts themselves: the two ledgers are the same bytes, file
+// by file. The database also holds rows the artifacts cannot have (a
+// superseded attempt, failed results, an agentic run); they are counted
+// under their own reasons and change nothing else.
+func TestLedgerImportPostgresMatchesArtifacts(t *testing.T) {
+	t.Parallel()
+	conn, connString := inferencexdbtest.OpenWithSchema(t)
+	ctx := context.Background()
+	artifact := func(id int64) []byte {
+		b, err := os.ReadFile(filepath.Join(postgresFixtures, "run_"+itoa(id)+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	load := func(run inferencexdbtest.Run) {
+		t.Helper()
+		if err := inferencexdbtest.Load(ctx, conn, run); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The retries run was re-run: attempt 1 is superseded by attempt 2.
+	load(inferencexdbtest.Run{GitHubRunID: 20316427102, Attempt: 1, Date: fixtureRunDates[20316427102], AggBmk: artifact(20316427102)})
+	var args []string
+	for id, date := range fixtureRunDates {
+		attempt := 1
+		if id == 20316427102 {
+			attempt = 2
+		}
+		load(inferencexdbtest.Run{GitHubRunID: id, Attempt: attempt, Date: date, AggBmk: artifact(id), ServerLog: "server log of run " + itoa(id)})
+		args = append(args, "--run-date", itoa(id)+"="+date)
+	}
+	// Rows of runs no artifact here has (run ids 1 and 2 are made up).
+	load(inferencexdbtest.Run{GitHubRunID: 1, Attempt: 1, Date: "2026-01-06", AggBmk: artifact(20662362255), Error: "benchmark client exited with status 1"})
+	load(inferencexdbtest.Run{GitHubRunID: 2, Attempt: 1, Date: "2026-01-07", AggBmk: artifact(20218553330), BenchmarkType: "agentic_traces"})
+
+	common := []string{"--name", "inferencex", "--ledger-version", "2026.12.0", "--versions", "5"}
+	fromDB := filepath.Join(t.TempDir(), "db")
+	if _, stderr, err := runImportCmd(t, append(append([]string{"--out", fromDB}, common...), "--postgres", connString)...); err != nil {
+		t.Fatalf("--postgres: %v\n%s", err, stderr)
+	}
+	fromFiles := filepath.Join(t.TempDir(), "files")
+	if _, stderr, err := runImportCmd(t, append(append(append([]string{"--out", fromFiles}, common...), args...), postgresFixtures)...); err != nil {
+		t.Fatalf("artifacts: %v\n%s", err, stderr)
+	}
+
+	dbFiles, files := readTree(t, fromDB), readTree(t, fromFiles)
+	delete(dbFiles, importer.ReportFile)
+	delete(files, importer.ReportFile)
+	if len(files) < 4 {
+		t.Fatalf("the artifact import wrote only %d files", len(files))
+	}
+	if d := cmp.Diff(files, dbFiles); d != "" {
+		t.Errorf("ledger from the database differs from the artifacts' (-artifacts +database):\n%s", d)
+	}
+
+	dbReport, fileReport := readReport(t, fromDB), readReport(t, fromFiles)
+	if dbReport.PointsOut == 0 || dbReport.PointsOut != fileReport.PointsOut || dbReport.Units != fileReport.Units {
+		t.Errorf("points/units: database %d/%d, artifacts %d/%d", dbReport.PointsOut, dbReport.Units, fileReport.PointsOut, fileReport.Units)
+	}
+	wantExcluded := map[string]int{}
+	for k, v := range fileReport.Excluded {
+		wantExcluded[k] = v
+	}
+	wantExcluded[importer.ReasonSupersededAttempt] += 5 // attempt 1 of the retries run
+	wantExcluded[importer.ReasonFailedResult] += 7      // run 1
+	wantExcluded[importer.ReasonNotFixedLength] += 10   // run 2
+	if d := cmp.Diff(wantExcluded, dbReport.Excluded); d != "" {
+		t.Errorf("excluded (-want +got):\n%s", d)
+	}
+	if dbReport.RowsIn != fileReport.RowsIn+22 {
+		t.Errorf("rows in: database %d, artifacts %d + 22", dbReport.RowsIn, fileReport.RowsIn)
+	}
+	for _, r := range []string{importer.ReasonNotVLLM, importer.ReasonDuplicate} {
+		if fileReport.Excluded[r] == 0 {
+			t.Errorf("the fixtures exercise no %q", r)
+		}
+	}
+	if !strings.Contains(dbReport.Options.Postgres, "database \"test_") || strings.Contains(dbReport.Options.Postgres, "password") {
+		t.Errorf("report names the database as %q", dbReport.Options.Postgres)
+	}
+	if len(dbReport.Options.Sources) != 0 {
+		t.Errorf("report of a database import lists sources %v", dbReport.Options.Sources)
+	}
+}
+
+func TestLedgerImportPostgresErrors(t *testing.T) {
+	t.Parallel()
+	_, stderr, err := runImportCmd(t, "--out", t.TempDir(), "--postgres", "host=/tmp", postgresFixtures)
+	if !errors.Is(err, errUsageShown) || !strings.Contains(stderr, "not both") {
+		t.Errorf("--postgres with a SOURCE: %v %q", err, stderr)
+	}
+	// A database without the InferenceX tables: an error naming them, nothing written.
+	_, connString := inferencexdbtest.Open(t)
+	out := filepath.Join(t.TempDir(), "ledger")
+	_, _, err = runImportCmd(t, "--out", out, "--postgres", connString)
+	if err == nil || !strings.Contains(err.Error(), "benchmark_results") {
+		t.Errorf("empty database: %v", err)
+	}
+	if _, serr := os.Stat(out); !errors.Is(serr, fs.ErrNotExist) {
+		t.Errorf("a failed import wrote %s", out)
+	}
+}
+
+func readTree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		files[filepath.ToSlash(rel)] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+func readReport(t *testing.T, dir string) importer.Report {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, importer.ReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r importer.Report
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
