@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/importer"
+	"github.com/inference-sim/accuracy-dashboard/internal/importer/importertest"
 	"github.com/inference-sim/accuracy-dashboard/internal/inferencexdb/inferencexdbtest"
 )
 
@@ -80,7 +81,7 @@ func TestLedgerImportPostgresMatchesArtifacts(t *testing.T) {
 		t.Fatalf("artifacts: %v\n%s", err, stderr)
 	}
 
-	dbFiles, files := readTree(t, fromDB), readTree(t, fromFiles)
+	dbFiles, files := importertest.Files(t, os.DirFS(fromDB)), importertest.Files(t, os.DirFS(fromFiles))
 	delete(dbFiles, importer.ReportFile)
 	delete(files, importer.ReportFile)
 	if len(files) < 4 {
@@ -136,24 +137,6 @@ func TestLedgerImportPostgresErrors(t *testing.T) {
 	if _, serr := os.Stat(out); !errors.Is(serr, fs.ErrNotExist) {
 		t.Errorf("a failed import wrote %s", out)
 	}
-}
-
-func readTree(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	files := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		rel, _ := filepath.Rel(dir, p)
-		files[filepath.ToSlash(rel)] = string(b)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return files
 }
 
 func readReport(t *testing.T, dir string) importer.Report {
