@@ -6,7 +6,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,67 +16,132 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/corpus"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
+	"github.com/inference-sim/accuracy-dashboard/internal/pool"
 )
 
-// BenchmarkHarnessOverhead compares the harness's wall time on the points of
-// the test ledger with running the same simulations directly (the same
-// binary, the same traces and flags, one after another). The ratio
-// harness/direct is the harness's overhead: workload generation, trace
-// writing, process management and output parsing.
+// BenchmarkHarnessOverhead compares the harness's wall time with running the
+// same simulations directly: the same binary, the same input files and
+// command lines, on the same number of workers, started in corpus order the
+// way `xargs -P N` would (direct-s/op), and, for reference, started longest
+// first (direct-lpt-s/op). overhead-ratio is harness/direct: workload
+// generation, file writing, process management, output parsing and the
+// schedule. With BLIS_SOURCE it runs the real simulator at f90a1e3a on the
+// 43 gpt-oss-120b H100 points of the bundled corpus (a realistic mix: 1k/1k,
+// 1k/8k and 8k/1k at concurrency 4 to 64, TP2 to TP8); otherwise the
+// stand-in on the test ledger, which measures the fixed costs only.
 //
-//	go test ./internal/harness -run '^$' -bench HarnessOverhead -benchtime 5x
+//	go test ./internal/harness -run '^$' -bench HarnessOverhead -benchtime 1x
+//	BLIS_SOURCE=/path/to/inference-sim go test ./internal/harness -run '^$' -bench HarnessOverhead -benchtime 1x -timeout 60m
+//
+// BENCH_JOBS lists the worker counts (default 1,2 with the stand-in, 2 with
+// BLIS).
 func BenchmarkHarnessOverhead(b *testing.B) {
-	o := benchOpts(b)
-	o.Jobs = 1
-	ctx := context.Background()
-	res, err := Score(ctx, o)
-	if err != nil {
-		b.Fatal(err)
-	}
-	// Prepare the direct runs: the exact command lines the harness uses.
-	runner := &Runner{Build: res.Build, Caps: res.Caps, Catalog: o.Catalog, WorkDir: b.TempDir()}
-	type direct struct{ args []string }
-	var cmds []direct
-	for ui := range o.Ledger.Units {
-		u := &o.Ledger.Units[ui]
-		for i := range u.Points {
-			if u.Points[i].Excluded != "" {
-				continue
-			}
-			tr, _ := Generate(u, i)
-			args, err := runner.args(u, i, tr)
+	for _, jobs := range benchJobs(b) {
+		b.Run(fmt.Sprintf("jobs=%d", jobs), func(b *testing.B) {
+			o := benchOpts(b)
+			o.Jobs = jobs
+			ctx := context.Background()
+			res, err := Score(ctx, o) // warms the build cache; gives the build and drivers
 			if err != nil {
 				b.Fatal(err)
 			}
-			dir := filepath.Join(runner.WorkDir, fmt.Sprintf("%s-%d", filepath.Base(u.ID), i))
-			os.MkdirAll(dir, 0o755)
-			h, d := filepath.Join(dir, "h.yaml"), filepath.Join(dir, "d.csv")
-			if err := WriteTrace(tr, h, d); err != nil {
-				b.Fatal(err)
+			cmds := directCommands(b, o, res)
+			var harnessTime, directTime, lptTime time.Duration
+			b.ResetTimer()
+			for n := 0; n < b.N; n++ {
+				t0 := time.Now()
+				if _, err := Score(ctx, o); err != nil {
+					b.Fatal(err)
+				}
+				harnessTime += time.Since(t0)
+				directTime += runDirect(res.Build, cmds, jobs, false)
+				lptTime += runDirect(res.Build, cmds, jobs, true)
 			}
-			cmds = append(cmds, direct{append(args, "--trace-header", h, "--trace-data", d, "--metrics-path", filepath.Join(dir, "m.json"))})
-		}
+			b.ReportMetric(float64(len(cmds)), "runs")
+			b.ReportMetric(harnessTime.Seconds()/float64(b.N), "harness-s/op")
+			b.ReportMetric(directTime.Seconds()/float64(b.N), "direct-s/op")
+			b.ReportMetric(lptTime.Seconds()/float64(b.N), "direct-lpt-s/op")
+			b.ReportMetric(float64(harnessTime)/float64(directTime), "overhead-ratio")
+		})
 	}
-	var harnessTime, directTime time.Duration
-	b.ResetTimer()
-	for n := 0; n < b.N; n++ {
-		t0 := time.Now()
-		if _, err := Score(ctx, o); err != nil {
+}
+
+type directCommand struct {
+	args []string
+	cost float64
+}
+
+// directCommands writes the input files of every point the harness runs and
+// returns the harness's own command lines for them, in corpus order.
+func directCommands(b *testing.B, o Options, res *Result) []directCommand {
+	b.Helper()
+	runner := &Runner{Build: res.Build, Caps: res.Caps, Catalog: o.Catalog, Registry: o.Registry, WorkDir: b.TempDir()}
+	units, err := SelectUnits(o.Ledger.Units, o.Units)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var cmds []directCommand
+	for _, j := range planJobs(units, o.Shard) {
+		u, i := j.unit, j.index
+		if u.Points[i].Excluded != "" {
+			continue
+		}
+		tr, err := Generate(u, i)
+		if err != nil {
 			b.Fatal(err)
 		}
-		harnessTime += time.Since(t0)
-		t1 := time.Now()
-		for _, c := range cmds {
-			cmd := exec.Command(res.Build.Binary, c.args...)
-			cmd.Dir = res.Build.DataDir
-			_ = cmd.Run() // some points fail on purpose (unknown hardware), as in the harness
+		driver, _ := res.Caps.DriverFor(tr.ClosedLoop)
+		if driver == DriverNone {
+			continue
 		}
-		directTime += time.Since(t1)
+		dir := filepath.Join(runner.WorkDir, strconv.Itoa(len(cmds)))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		args, _, err := runner.Command(driver, u, i, tr, dir)
+		if err != nil {
+			continue // the harness does not run it either
+		}
+		cmds = append(cmds, directCommand{args: args, cost: j.cost})
 	}
-	b.ReportMetric(float64(len(cmds)), "points")
-	b.ReportMetric(harnessTime.Seconds()/float64(b.N), "harness-s/op")
-	b.ReportMetric(directTime.Seconds()/float64(b.N), "direct-s/op")
-	b.ReportMetric(float64(harnessTime)/float64(directTime), "overhead-ratio")
+	return cmds
+}
+
+// runDirect runs the commands on `jobs` workers, in the given order or
+// longest first, and returns the wall time. Runs that fail (unknown GPU, a
+// model too big) fail as they do under the harness.
+func runDirect(bld *Build, cmds []directCommand, jobs int, longestFirst bool) time.Duration {
+	order := make([]int, len(cmds))
+	for k := range order {
+		order[k] = k
+	}
+	if longestFirst {
+		costs := make([]float64, len(cmds))
+		for k, c := range cmds {
+			costs[k] = c.cost
+		}
+		order = pool.LongestFirst(costs)
+	}
+	next := make(chan int)
+	var wg sync.WaitGroup
+	t0 := time.Now()
+	for w := 0; w < jobs; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range next {
+				cmd := exec.Command(bld.Binary, cmds[k].args...)
+				cmd.Dir = bld.DataDir
+				_ = cmd.Run()
+			}
+		}()
+	}
+	for _, k := range order {
+		next <- k
+	}
+	close(next)
+	wg.Wait()
+	return time.Since(t0)
 }
 
 // BenchmarkScoreJobs shows the speed-up from running simulations in parallel.
@@ -98,9 +165,29 @@ func BenchmarkScoreJobs(b *testing.B) {
 	}
 }
 
+func benchJobs(b *testing.B) []int {
+	spec := os.Getenv("BENCH_JOBS")
+	if spec == "" {
+		if os.Getenv("BLIS_SOURCE") != "" {
+			return []int{2}
+		}
+		return []int{1, 2}
+	}
+	var out []int
+	for _, f := range strings.Split(spec, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			b.Fatalf("BENCH_JOBS=%q: want positive integers separated by commas", spec)
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
 // benchOpts scores the test ledger with the stand-in or, when BLIS_SOURCE
-// names a clone of the real simulator, the default corpus's H100 TP4 1k/1k
-// sweep with BLIS at f90a1e3a (BLIS_UNITS picks other units).
+// names a clone of the real simulator, the bundled corpus's gpt-oss-120b
+// H100 points with BLIS at f90a1e3a (BLIS_UNITS picks other units, BLIS_REF
+// another build).
 func benchOpts(b *testing.B) Options {
 	b.Helper()
 	hdir, _ := harnesstest.HarnessCheckout(b)
@@ -114,16 +201,15 @@ func benchOpts(b *testing.B) Options {
 		if err := os.CopyFS(catalog, corpus.Catalog()); err != nil {
 			b.Fatal(err)
 		}
-		units := []string{"inferencex/gpt-oss-120b/h100/tp4/isl1024-osl1024"}
+		units := []string{"inferencex/gpt-oss-120b/h100"}
 		if u := os.Getenv("BLIS_UNITS"); u != "" {
 			units = strings.Split(u, ",")
 		}
-		sel, err := SelectUnits(l.Units, units)
-		if err != nil {
-			b.Fatal(err)
+		ref := "f90a1e3a6787da17c2cd463dab6fb2660b1b1760"
+		if r := os.Getenv("BLIS_REF"); r != "" {
+			ref = r
 		}
-		l.Units = sel
-		return Options{HarnessDir: hdir, SimRepo: src, SimRef: "f90a1e3a6787da17c2cd463dab6fb2660b1b1760", Ledger: l, Catalog: catalog, CacheDir: cache, PointTimeout: 20 * time.Minute}
+		return Options{HarnessDir: hdir, SimRepo: src, SimRef: ref, Ledger: l, Units: units, Catalog: catalog, CacheDir: cache, PointTimeout: 20 * time.Minute}
 	}
 	repo := harnesstest.StandinRepo(b)
 	return Options{HarnessDir: hdir, SimRepo: repo.Dir, SimRef: "v0.2.0", Ledger: testLedger(b, "ledger"), CacheDir: cache, PointTimeout: time.Minute}

@@ -17,12 +17,12 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
+	"github.com/inference-sim/accuracy-dashboard/internal/pool"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
@@ -58,6 +58,10 @@ type Options struct {
 	Jobs int
 	// PointTimeout bounds one simulation (default DefaultPointTimeout).
 	PointTimeout time.Duration
+	// ClosedLoopDriver forces the driver of closed-loop points
+	// (DriverReplayMetrics or DriverRunClosedLoop); "" or ClosedLoopAuto
+	// lets the probe choose.
+	ClosedLoopDriver string
 
 	// CacheDir keeps simulator mirrors and builds between runs.
 	CacheDir string
@@ -123,7 +127,10 @@ func Score(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("score: %w", err)
 	}
-	log.Info("simulator ready", "commit", bld.Commit, "tag", bld.Tag, "driver", caps.Driver, "cached", bld.Cached)
+	if caps, err = caps.Force(o.ClosedLoopDriver); err != nil {
+		return nil, fmt.Errorf("score: %w", err)
+	}
+	log.Info("simulator ready", "commit", bld.Commit, "tag", bld.Tag, "rate_driver", caps.Rate, "closed_loop_driver", caps.ClosedLoop, "cached", bld.Cached)
 
 	work := o.WorkDir
 	if work == "" {
@@ -147,7 +154,7 @@ func Score(ctx context.Context, o Options) (*Result, error) {
 	prov := report.Provenance{
 		Harness: harnessID,
 		Simulator: report.Simulator{Repo: bld.Repo, Ref: bld.Ref, Commit: bld.Commit, Tag: bld.Tag,
-			Release: bld.Tag != "" && bld.BuiltByHarness, BuiltByHarness: bld.BuiltByHarness, Driver: caps.Driver},
+			Release: bld.Tag != "" && bld.BuiltByHarness, BuiltByHarness: bld.BuiltByHarness, Driver: strings.Join(caps.Drivers(), "+")},
 		Ledger:   o.LedgerVersion,
 		Catalog:  o.CatalogVersion,
 		Registry: o.RegistryVersion,
@@ -220,6 +227,8 @@ func SelectUnits(units []ledger.Unit, selectors []string) ([]ledger.Unit, error)
 type job struct {
 	unit  *ledger.Unit
 	index int
+	// cost is the point's expected simulation cost (ExpectedCost).
+	cost float64
 }
 
 // InShard reports whether the point with this id belongs to shard s: points
@@ -240,47 +249,56 @@ func planJobs(units []ledger.Unit, shard *report.Shard) []job {
 		u := &units[ui]
 		for i := range u.Points {
 			if InShard(u.PointID(i), shard) {
-				jobs = append(jobs, job{unit: u, index: i})
+				jobs = append(jobs, job{unit: u, index: i, cost: pointCost(u, i)})
 			}
 		}
 	}
 	return jobs
 }
 
-// runAll runs every job in a pool of n workers and returns one point per job.
+// pointCost is the expected cost of simulating point i of u: 0 for a point
+// that will not run (excluded, or no workload).
+func pointCost(u *ledger.Unit, i int) float64 {
+	if u.Points[i].Excluded != "" {
+		return 0
+	}
+	t, err := Generate(u, i)
+	if err != nil {
+		return 0
+	}
+	return ExpectedCost(t)
+}
+
+// ExpectedCost is what simulating t is expected to cost, known before
+// running: the tokens it moves (requests × (input + output) tokens). The
+// simulator's work grows with the tokens it prefills and decodes, so the
+// points of a corpus order by it as their run times do; only the order
+// matters (pool.Run starts the most expensive first).
+func ExpectedCost(t Trace) float64 {
+	var tokens float64
+	for _, r := range t.Requests {
+		tokens += float64(r.InputTokens + r.OutputTokens)
+	}
+	return tokens
+}
+
+// runAll runs every job in a pool of n workers, the most expensive first,
+// and returns one point per job, in job order.
 func runAll(ctx context.Context, r *Runner, jobs []job, n int, done func(scored bool)) []report.Point {
-	if n <= 0 {
-		n = runtime.NumCPU()
-	}
 	out := make([]report.Point, len(jobs))
-	next := make(chan int)
-	var wg sync.WaitGroup
+	costs := make([]float64, len(jobs))
+	for k, j := range jobs {
+		costs[k] = j.cost
+	}
 	var mu sync.Mutex
-	for w := 0; w < n; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for k := range next {
-				j := jobs[k]
-				oc := r.RunPoint(ctx, j.unit, j.index)
-				out[k] = toPoint(j.unit, j.index, oc)
-				mu.Lock()
-				done(oc.Predicted != nil)
-				mu.Unlock()
-			}
-		}()
-	}
-	for k := range jobs {
-		select {
-		case next <- k:
-		case <-ctx.Done():
-		}
-		if ctx.Err() != nil {
-			break
-		}
-	}
-	close(next)
-	wg.Wait()
+	pool.Run(ctx, n, costs, func(ctx context.Context, k int) {
+		j := jobs[k]
+		oc := r.RunPoint(ctx, j.unit, j.index)
+		out[k] = toPoint(j.unit, j.index, oc)
+		mu.Lock()
+		done(oc.Predicted != nil)
+		mu.Unlock()
+	})
 	return out
 }
 

@@ -78,8 +78,8 @@ func TestScoreWithMetricsDriver(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Caps.Driver != DriverReplayMetrics {
-		t.Fatalf("driver = %s, want %s", res.Caps.Driver, DriverReplayMetrics)
+	if res.Caps.Rate != DriverReplayMetrics || res.Caps.ClosedLoop != DriverReplayMetrics {
+		t.Fatalf("drivers = %s (rate), %s (closed loop); want %s for both", res.Caps.Rate, res.Caps.ClosedLoop, DriverReplayMetrics)
 	}
 	s := res.Summary
 	c := s.Coverage
@@ -198,8 +198,8 @@ func TestScoreWithResultsDriver(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Caps.Driver != DriverReplayResults {
-		t.Fatalf("driver = %s, want %s", res.Caps.Driver, DriverReplayResults)
+	if res.Caps.Rate != DriverReplayResults {
+		t.Fatalf("rate driver = %s, want %s", res.Caps.Rate, DriverReplayResults)
 	}
 	pts := pointsByID(res.Points)
 	for id, p := range pts {

@@ -3,6 +3,7 @@ package harness
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os/exec"
 	"regexp"
@@ -13,35 +14,47 @@ import (
 
 // Drivers: how the harness drives a simulator build. The simulator's command
 // line changes between versions, so the harness probes what a build offers
-// and picks the first driver whose needs it meets.
+// (`replay --help`, `run --help`) and picks, for each kind of point (rate or
+// closed loop), the first driver whose needs the build meets.
 const (
 	// DriverReplayMetrics: `blis replay` with --metrics-path, whose
 	// requests[] has one row per request, closed-loop follow-ups included.
-	// Upstream main at f90a1e3a and later.
+	// Upstream main at f90a1e3a and later. Preferred for every point.
 	DriverReplayMetrics = "replay-metrics"
 	// DriverReplayResults: `blis replay` with --results-path only (v0.7.15):
 	// one row per completed request with a numeric id. Closed-loop
-	// follow-up rounds are not reported, so closed-loop points cannot be
-	// scored with it.
+	// follow-up rounds are not reported, so it drives rate points only.
 	DriverReplayResults = "replay-results"
-	// DriverNone: no driver fits this build.
+	// DriverRunClosedLoop: `blis run --workload-spec` with a closed-loop
+	// client of concurrency C (clients[].concurrency) drawing the benchmark
+	// client's length distributions, and --metrics-path's requests[]. For
+	// closed-loop points of builds whose replay cannot do closed loop
+	// (v0.7.15). The simulator draws the requests, with the unit's seed.
+	DriverRunClosedLoop = "run-closed-loop"
+	// DriverNone: no driver fits this build (for that kind of point).
 	DriverNone = "none"
 )
 
-// Capabilities is what a build's `replay --help` offers.
-type Capabilities struct {
-	// Flags are the long flag names of `replay`, without dashes.
-	Flags map[string]bool
-	// Driver is the chosen driver, DriverNone when nothing fits.
-	Driver string
-	// Missing names what the build lacks when Driver is DriverNone.
-	Missing string
-}
+// Flags are the long flag names a simulator command lists in its --help,
+// without dashes.
+type Flags map[string]bool
 
 var flagRe = regexp.MustCompile(`(?m)^\s*(?:-\w,\s*)?--([a-z0-9][a-z0-9-]*)`)
 
+// ParseFlags reads the long flag names out of a command's --help text.
+func ParseFlags(help string) Flags {
+	f := Flags{}
+	for _, m := range flagRe.FindAllStringSubmatch(help, -1) {
+		f[m[1]] = true
+	}
+	return f
+}
+
+// Has reports whether the command has the flag --name.
+func (f Flags) Has(name string) bool { return f[name] }
+
 // settingFlags maps each engine setting to the flag names builds have used
-// for it, newest first.
+// for it, newest first. `replay` and `run` share them.
 var settingFlags = map[string][]string{
 	"max_num_seqs":           {"max-num-seqs", "max-num-running-reqs"},
 	"max_num_batched_tokens": {"max-num-batched-tokens", "max-num-scheduled-tokens"},
@@ -50,68 +63,186 @@ var settingFlags = map[string][]string{
 	"block_size":             {"block-size-in-tokens"},
 }
 
-// Has reports whether the build has the flag --name.
-func (c Capabilities) Has(name string) bool { return c.Flags[name] }
-
-// FlagFor returns the flag this build uses for an engine setting, "" if none.
-func (c Capabilities) FlagFor(setting string) string {
-	for _, f := range settingFlags[setting] {
-		if c.Flags[f] {
-			return f
+// FlagFor returns the flag (without dashes) this command uses for an engine
+// setting (max_num_seqs, max_num_batched_tokens, gpu_memory_utilization,
+// max_model_len, block_size), "" if it has none.
+func (f Flags) FlagFor(setting string) string {
+	for _, name := range settingFlags[setting] {
+		if f[name] {
+			return name
 		}
 	}
 	return ""
 }
 
-// Probe runs `<binary> replay --help` in dir and chooses a driver.
-func Probe(ctx context.Context, binary, dir string) (Capabilities, error) {
+// missing returns the flags of want the command lacks, as "--a, --b".
+func (f Flags) missing(want ...string) string {
+	var out []string
+	for _, w := range want {
+		if !f[w] {
+			out = append(out, "--"+w)
+		}
+	}
+	sort.Strings(out)
+	return strings.Join(out, ", ")
+}
+
+// ProbeCommand runs `<binary> <command> --help` in dir and returns the flags
+// the command lists. A command the build does not have lists none (the
+// simulator exits non-zero with "unknown command"): that is no error. The
+// error is for a binary that cannot be run at all.
+func ProbeCommand(ctx context.Context, binary, dir, command string) (Flags, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, "replay", "--help")
+	cmd := exec.CommandContext(ctx, binary, command, "--help")
 	cmd.Dir, cmd.Env = dir, simulatorEnv()
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	runErr := cmd.Run()
-	caps := ParseHelp(out.String())
-	if len(caps.Flags) == 0 {
-		msg := strings.TrimSpace(out.String())
-		if len(msg) > 300 {
-			msg = msg[:300] + "…"
-		}
-		if runErr != nil {
-			return caps, fmt.Errorf("probe simulator: `replay --help` failed: %v: %s", runErr, msg)
-		}
-		caps.Driver = DriverNone
-		caps.Missing = "a `replay` command (its --help lists no flags)"
+	err := cmd.Run()
+	var exitErr *exec.ExitError
+	if err != nil && !errors.As(err, &exitErr) || ctx.Err() != nil {
+		return nil, fmt.Errorf("probe simulator: `%s --help`: %v", command, err)
 	}
-	return caps, nil
+	return ParseFlags(out.String()), nil
 }
 
-// ParseHelp reads the flags from a `replay --help` text and chooses a driver.
-func ParseHelp(help string) Capabilities {
-	c := Capabilities{Flags: map[string]bool{}}
-	for _, m := range flagRe.FindAllStringSubmatch(help, -1) {
-		c.Flags[m[1]] = true
+// Capabilities is what a build offers and the driver chosen for each kind
+// of point.
+type Capabilities struct {
+	// Replay and Run are the flags of `replay` and `run` (empty when the
+	// build lacks the command).
+	Replay, Run Flags
+	// Rate and ClosedLoop are the drivers for rate (open-loop) points and
+	// closed-loop points, DriverNone when nothing fits.
+	Rate, ClosedLoop string
+	// RateMissing and ClosedLoopMissing say what the build lacks when the
+	// matching driver is DriverNone.
+	RateMissing, ClosedLoopMissing string
+}
+
+// DriverFor returns the driver for a closed-loop or a rate point, and what
+// the build lacks when it is DriverNone.
+func (c Capabilities) DriverFor(closedLoop bool) (driver, missing string) {
+	if closedLoop {
+		return c.ClosedLoop, c.ClosedLoopMissing
 	}
-	base := []string{"trace-header", "trace-data", "model", "hardware", "tp", "horizon"}
-	var missing []string
-	for _, f := range base {
-		if !c.Flags[f] {
-			missing = append(missing, "--"+f)
+	return c.Rate, c.RateMissing
+}
+
+// Drivers lists the distinct drivers chosen (DriverNone included when a kind
+// of point has none), for logs.
+func (c Capabilities) Drivers() []string {
+	if c.Rate == c.ClosedLoop {
+		return []string{c.Rate}
+	}
+	return []string{c.Rate, c.ClosedLoop}
+}
+
+// Forcing a closed-loop driver (Options.ClosedLoopDriver): "" or
+// ClosedLoopAuto lets the probe choose.
+const ClosedLoopAuto = "auto"
+
+// Force restricts closed-loop points to one driver (DriverReplayMetrics or
+// DriverRunClosedLoop), e.g. to compare the two on a build that has both. A
+// build that cannot use it gets DriverNone for closed-loop points, saying why.
+func (c Capabilities) Force(driver string) (Capabilities, error) {
+	switch driver {
+	case "", ClosedLoopAuto:
+		return c, nil
+	case DriverReplayMetrics:
+		if d, why := replayClosedLoop(c.Replay); d == DriverNone {
+			c.ClosedLoop, c.ClosedLoopMissing = DriverNone, why+" (closed-loop driver forced to "+driver+")"
+		} else {
+			c.ClosedLoop, c.ClosedLoopMissing = d, ""
 		}
-	}
-	switch {
-	case len(c.Flags) == 0:
-		c.Driver, c.Missing = DriverNone, "a `replay` command"
-	case len(missing) > 0:
-		sort.Strings(missing)
-		c.Driver, c.Missing = DriverNone, "replay flags "+strings.Join(missing, ", ")
-	case c.Flags["metrics-path"]:
-		c.Driver = DriverReplayMetrics
-	case c.Flags["results-path"]:
-		c.Driver = DriverReplayResults
+	case DriverRunClosedLoop:
+		if why := runClosedLoopMissing(c.Run); why != "" {
+			c.ClosedLoop, c.ClosedLoopMissing = DriverNone, why+" (closed-loop driver forced to "+driver+")"
+		} else {
+			c.ClosedLoop, c.ClosedLoopMissing = DriverRunClosedLoop, ""
+		}
 	default:
-		c.Driver, c.Missing = DriverNone, "a per-request output (replay --metrics-path or --results-path)"
+		return c, fmt.Errorf("closed-loop driver %q: want %s, %s or %s", driver, ClosedLoopAuto, DriverReplayMetrics, DriverRunClosedLoop)
+	}
+	return c, nil
+}
+
+// Probe reads `replay --help` and `run --help` of the build in dir and
+// chooses the drivers.
+func Probe(ctx context.Context, binary, dir string) (Capabilities, error) {
+	replay, err := ProbeCommand(ctx, binary, dir, "replay")
+	if err != nil {
+		return Capabilities{}, err
+	}
+	run, err := ProbeCommand(ctx, binary, dir, "run")
+	if err != nil {
+		return Capabilities{}, err
+	}
+	return ChooseDrivers(replay, run), nil
+}
+
+// The flags each driver needs.
+var (
+	replayBase = []string{"trace-header", "trace-data", "model", "hardware", "tp", "horizon"}
+	runBase    = []string{"workload-spec", "concurrency", "num-requests", "seed", "metrics-path", "model", "hardware", "tp", "horizon"}
+)
+
+// ChooseDrivers picks the drivers for the flags of `replay` and `run`:
+//
+//	rate points:        replay-metrics, else replay-results
+//	closed-loop points: replay-metrics with --session-mode, else run-closed-loop
+func ChooseDrivers(replay, run Flags) Capabilities {
+	c := Capabilities{Replay: replay, Run: run}
+	c.Rate, c.RateMissing = replayRate(replay)
+	d, replayWhy := replayClosedLoop(replay)
+	if d != DriverNone {
+		c.ClosedLoop = d
+		return c
+	}
+	if runWhy := runClosedLoopMissing(run); runWhy == "" {
+		c.ClosedLoop = DriverRunClosedLoop
+	} else {
+		c.ClosedLoop, c.ClosedLoopMissing = DriverNone, replayWhy+"; and "+runWhy
 	}
 	return c
+}
+
+func replayRate(f Flags) (driver, missing string) {
+	switch {
+	case len(f) == 0:
+		return DriverNone, "a `replay` command"
+	case f.missing(replayBase...) != "":
+		return DriverNone, "replay flags " + f.missing(replayBase...)
+	case f["metrics-path"]:
+		return DriverReplayMetrics, ""
+	case f["results-path"]:
+		return DriverReplayResults, ""
+	}
+	return DriverNone, "a per-request output of replay (--metrics-path or --results-path)"
+}
+
+func replayClosedLoop(f Flags) (driver, missing string) {
+	switch {
+	case len(f) == 0:
+		return DriverNone, "a `replay` command"
+	case f.missing(replayBase...) != "":
+		return DriverNone, "replay flags " + f.missing(replayBase...)
+	case !f["metrics-path"] && f["results-path"]:
+		return DriverNone, "replay --metrics-path (its only per-request output, --results-path, omits closed-loop follow-up rounds)"
+	case !f["metrics-path"]:
+		return DriverNone, "replay --metrics-path"
+	case !f["session-mode"]:
+		return DriverNone, "replay --session-mode"
+	}
+	return DriverReplayMetrics, ""
+}
+
+func runClosedLoopMissing(f Flags) string {
+	if len(f) == 0 {
+		return "a `run` command"
+	}
+	if m := f.missing(runBase...); m != "" {
+		return "run flags " + m
+	}
+	return ""
 }

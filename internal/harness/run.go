@@ -1,19 +1,15 @@
 package harness
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
@@ -56,6 +52,9 @@ type Outcome struct {
 	Predicted *report.Latencies
 	Reason    string
 	Detail    string
+	// Driver is the driver the point was run with ("" when it was not run:
+	// excluded in the ledger, or no driver fits).
+	Driver string
 }
 
 func notScored(reason, format string, args ...any) Outcome {
@@ -70,24 +69,24 @@ func (r *Runner) RunPoint(ctx context.Context, u *ledger.Unit, i int) Outcome {
 	if p.Excluded != "" {
 		return Outcome{Reason: p.Excluded, Detail: "marked excluded in the ledger"}
 	}
-	if r.Caps.Driver == DriverNone || r.Caps.Driver == "" {
-		return notScored(ReasonUnsupportedBuild, "this simulator build lacks %s", r.Caps.Missing)
-	}
 	trace, err := Generate(u, i)
 	if err != nil {
 		return notScored(ReasonUnsupportedBuild, "%v", err)
 	}
-	if trace.ClosedLoop && r.Caps.Driver == DriverReplayResults {
-		return notScored(ReasonUnsupportedBuild, "closed-loop point: this build's only per-request output, replay --results-path, omits closed-loop follow-up rounds; needs replay --metrics-path")
+	driver, missing := r.Caps.DriverFor(trace.ClosedLoop)
+	if driver == DriverNone || driver == "" {
+		kind := "rate point"
+		if trace.ClosedLoop {
+			kind = "closed-loop point"
+		}
+		return notScored(ReasonUnsupportedBuild, "%s: this simulator build lacks %s", kind, missing)
 	}
-	if trace.ClosedLoop && !r.Caps.Has("session-mode") {
-		return notScored(ReasonUnsupportedBuild, "closed-loop point: this build's replay has no --session-mode")
-	}
-	args, err := r.args(u, i, trace)
-	if err != nil {
-		return notScored(ReasonUnsupportedBuild, "%v", err)
-	}
+	oc := r.runWith(ctx, driver, u, i, trace)
+	oc.Driver = driver
+	return oc
+}
 
+func (r *Runner) runWith(ctx context.Context, driver string, u *ledger.Unit, i int, trace Trace) Outcome {
 	dir, err := os.MkdirTemp(r.WorkDir, "point-")
 	if err != nil {
 		return notScored(ReasonRunError, "harness: %v", err)
@@ -95,28 +94,32 @@ func (r *Runner) RunPoint(ctx context.Context, u *ledger.Unit, i int) Outcome {
 	if !r.Keep {
 		defer os.RemoveAll(dir)
 	}
-	header, data, out := filepath.Join(dir, "trace.yaml"), filepath.Join(dir, "trace.csv"), filepath.Join(dir, "out.json")
-	if err := WriteTrace(trace, header, data); err != nil {
-		return notScored(ReasonRunError, "harness: write trace: %v", err)
+	args, out, err := r.Command(driver, u, i, trace, dir)
+	if err != nil {
+		var se *SimError
+		if errors.As(err, &se) {
+			return Outcome{Reason: se.Reason, Detail: se.Detail}
+		}
+		return notScored(ReasonRunError, "harness: %v", err)
 	}
-	args = append(args, "--trace-header", header, "--trace-data", data)
-	if r.Caps.Driver == DriverReplayMetrics {
-		args = append(args, "--metrics-path", out)
-	} else {
-		args = append(args, "--results-path", out)
-	}
-
-	if oc, failed := r.exec(ctx, args); failed {
-		return oc
+	if err := r.Build.Exec(ctx, args, r.Timeout); err != nil {
+		var se *SimError
+		if errors.As(err, &se) {
+			return Outcome{Reason: se.Reason, Detail: se.Detail}
+		}
+		return notScored(ReasonRunError, "%v", err)
 	}
 	raw, err := os.ReadFile(out)
 	if err != nil {
 		return notScored(ReasonBadOutput, "the simulator exited 0 but wrote no output file: %v", err)
 	}
 	var lat report.Latencies
-	if r.Caps.Driver == DriverReplayMetrics {
+	switch driver {
+	case DriverReplayMetrics:
 		lat, err = meansFromMetrics(raw, trace)
-	} else {
+	case DriverRunClosedLoop:
+		lat, err = meansFromRun(raw, trace)
+	default:
 		lat, err = meansFromResults(raw, trace)
 	}
 	if err != nil {
@@ -132,70 +135,70 @@ func (r *Runner) RunPoint(ctx context.Context, u *ledger.Unit, i int) Outcome {
 	return Outcome{Predicted: &lat}
 }
 
-// args builds the simulator command line for point i, without the file paths.
-func (r *Runner) args(u *ledger.Unit, i int, t Trace) ([]string, error) {
+// Command writes the input files of point i (trace t) for driver into dir
+// and returns the simulator's command line and the output file it will
+// write. A deployment the build cannot be told about is a *SimError with
+// ReasonUnsupportedBuild.
+func (r *Runner) Command(driver string, u *ledger.Unit, i int, t Trace, dir string) (args []string, out string, err error) {
+	flags := r.Caps.Replay
+	if driver == DriverRunClosedLoop {
+		flags = r.Caps.Run
+	}
+	dep, err := DeploymentArgs(flags, r.deployment(u, i))
+	if err != nil {
+		return nil, "", &SimError{ReasonUnsupportedBuild, err.Error()}
+	}
+	out = filepath.Join(dir, "out.json")
+	horizon := strconv.FormatInt(t.HorizonUs, 10)
+	switch driver {
+	case DriverRunClosedLoop:
+		spec := filepath.Join(dir, "workload.yaml")
+		if err := WriteClosedLoopSpec(t, spec); err != nil {
+			return nil, "", fmt.Errorf("write workload spec: %w", err)
+		}
+		args = append([]string{"run"}, dep...)
+		args = append(args, "--workload-spec", spec, "--num-requests", strconv.Itoa(len(t.Requests)),
+			"--seed", strconv.FormatInt(t.Seed, 10), "--horizon", horizon, "--metrics-path", out)
+	case DriverReplayMetrics, DriverReplayResults:
+		header, data := filepath.Join(dir, "trace.yaml"), filepath.Join(dir, "trace.csv")
+		if err := WriteTrace(t, header, data); err != nil {
+			return nil, "", fmt.Errorf("write trace: %w", err)
+		}
+		args = append([]string{"replay"}, dep...)
+		args = append(args, "--trace-header", header, "--trace-data", data, "--horizon", horizon)
+		if t.ClosedLoop {
+			args = append(args, "--session-mode", "closed-loop")
+		}
+		if driver == DriverReplayMetrics {
+			args = append(args, "--metrics-path", out)
+		} else {
+			args = append(args, "--results-path", out)
+		}
+	default:
+		return nil, "", fmt.Errorf("no command for driver %q", driver)
+	}
+	return args, out, nil
+}
+
+// deployment is what the simulator is told about point i's deployment.
+func (r *Runner) deployment(u *ledger.Unit, i int) SimDeployment {
 	d := u.Deployment
-	args := []string{"replay",
-		"--model", d.Model,
-		"--hardware", d.Hardware,
-		"--tp", strconv.Itoa(d.TensorParallel.Value),
-		"--horizon", strconv.FormatInt(t.HorizonUs, 10),
-	}
-	if t.ClosedLoop {
-		args = append(args, "--session-mode", "closed-loop")
-	}
-	if d.ExpertParallel.Value > 1 {
-		if !r.Caps.Has("enable-expert-parallel") {
-			return nil, fmt.Errorf("expert parallelism %d: this build has no --enable-expert-parallel", d.ExpertParallel.Value)
-		}
-		args = append(args, "--enable-expert-parallel")
-	}
-	if d.DataParallel.Value > 1 {
-		if !r.Caps.Has("dp") {
-			return nil, fmt.Errorf("data parallelism %d: this build has no --dp", d.DataParallel.Value)
-		}
-		args = append(args, "--dp", strconv.Itoa(d.DataParallel.Value))
-	}
 	s := u.Settings(i)
-	type setting struct {
-		name     string
-		set      bool
-		value    string
-		required bool
+	dep := SimDeployment{
+		Model: d.Model, Hardware: d.Hardware, TP: d.TensorParallel.Value, DP: d.DataParallel.Value,
+		ExpertParallel: d.ExpertParallel.Value > 1, Catalog: r.Catalog, Registry: r.Registry,
 	}
-	for _, st := range []setting{
-		{"max_num_seqs", s.MaxNumSeqs != nil, intVal(s.MaxNumSeqs), true},
-		{"max_num_batched_tokens", s.MaxNumBatchedTokens != nil, intVal(s.MaxNumBatchedTokens), true},
-		{"gpu_memory_utilization", s.GPUMemoryUtilization != nil, floatVal(s.GPUMemoryUtilization), true},
-		{"max_model_len", s.MaxModelLen != nil, intVal(s.MaxModelLen), true},
-		{"block_size", s.BlockSize != nil, intVal(s.BlockSize), false},
-	} {
-		if !st.set {
-			continue
-		}
-		flag := r.Caps.FlagFor(st.name)
-		if flag == "" {
-			if st.required {
-				return nil, fmt.Errorf("engine setting %s: this build has no flag for it (tried --%s)", st.name, strings.Join(settingFlags[st.name], ", --"))
-			}
-			continue
-		}
-		args = append(args, "--"+flag, st.value)
-	}
-	if r.Catalog != "" {
-		switch {
-		case r.Caps.Has("catalog"):
-			args = append(args, "--catalog", r.Catalog)
-		case r.Caps.Has("model-config-folder"):
-			if cfg := filepath.Join(r.Catalog, "models", ModelShortName(d.Model)); fileExists(filepath.Join(cfg, "config.json")) {
-				args = append(args, "--model-config-folder", cfg)
-			}
+	add := func(name string, set bool, value string, required bool) {
+		if set {
+			dep.Settings = append(dep.Settings, EngineSetting{Name: name, Value: value, Required: required})
 		}
 	}
-	if r.Registry != "" && r.Caps.Has("registry") {
-		args = append(args, "--registry", r.Registry)
-	}
-	return args, nil
+	add("max_num_seqs", s.MaxNumSeqs != nil, intVal(s.MaxNumSeqs), true)
+	add("max_num_batched_tokens", s.MaxNumBatchedTokens != nil, intVal(s.MaxNumBatchedTokens), true)
+	add("gpu_memory_utilization", s.GPUMemoryUtilization != nil, floatVal(s.GPUMemoryUtilization), true)
+	add("max_model_len", s.MaxModelLen != nil, intVal(s.MaxModelLen), true)
+	add("block_size", s.BlockSize != nil, intVal(s.BlockSize), false)
+	return dep
 }
 
 // ModelShortName is the simulator's folder name for a model id:
@@ -225,107 +228,6 @@ func floatVal(s *ledger.Setting[float64]) string {
 	}
 	return strconv.FormatFloat(s.Value, 'g', -1, 64)
 }
-
-// exec runs the simulator; failed is true (with the outcome) when the run
-// errored or timed out.
-func (r *Runner) exec(ctx context.Context, args []string) (Outcome, bool) {
-	timeout := r.Timeout
-	if timeout <= 0 {
-		timeout = DefaultPointTimeout
-	}
-	cmd := exec.Command(r.Build.Binary, args...)
-	cmd.Dir, cmd.Env = r.Build.DataDir, simulatorEnv()
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	var stderr tailBuffer
-	stderr.max = 64 << 10
-	cmd.Stdout = io.Discard // BLIS's stdout is for people; results come from files
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		return notScored(ReasonRunError, "start simulator: %v", err), true
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
-	select {
-	case err := <-done:
-		if err != nil {
-			msg := simulatorMessage(stderr.String())
-			switch {
-			case strings.Contains(msg, "not found in hardware config"):
-				return notScored(ReasonUnknownHardware, "%s", msg), true
-			case strings.Contains(msg, "could not find config.json"):
-				return notScored(ReasonUnknownModel, "%s", msg), true
-			case strings.Contains(msg, "exceeds available GPU memory"):
-				return notScored(ReasonDoesNotFit, "%s", msg), true
-			}
-			return notScored(ReasonRunError, "%v: %s", err, msg), true
-		}
-		return Outcome{}, false
-	case <-timer.C:
-		killGroup(cmd)
-		<-done
-		return notScored(ReasonTimeout, "no result within %s; the simulator was killed", timeout), true
-	case <-ctx.Done():
-		killGroup(cmd)
-		<-done
-		return notScored(ReasonRunError, "cancelled: %v", ctx.Err()), true
-	}
-}
-
-// DefaultPointTimeout bounds one simulator run.
-const DefaultPointTimeout = 15 * time.Minute
-
-func killGroup(cmd *exec.Cmd) {
-	if cmd.Process != nil {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
-}
-
-var fatalRe = regexp.MustCompile(`level=(?:fatal|error|panic) msg="((?:[^"\\]|\\.)*)"`)
-
-// simulatorMessage picks the simulator's own error message out of its stderr:
-// the last logrus fatal/error message, else the last non-empty line.
-func simulatorMessage(stderr string) string {
-	if m := fatalRe.FindAllStringSubmatch(stderr, -1); len(m) > 0 {
-		s := m[len(m)-1][1]
-		if u, err := strconv.Unquote(`"` + s + `"`); err == nil {
-			s = u
-		}
-		return oneLine(s)
-	}
-	lines := strings.Split(strings.TrimSpace(stderr), "\n")
-	for k := len(lines) - 1; k >= 0; k-- {
-		if l := strings.TrimSpace(lines[k]); l != "" {
-			return oneLine(l)
-		}
-	}
-	return "(no message on stderr)"
-}
-
-func oneLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 500 {
-		s = s[:500] + "…"
-	}
-	return s
-}
-
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
-	buf bytes.Buffer
-	max int
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.buf.Write(p)
-	if over := t.buf.Len() - t.max; over > 0 {
-		t.buf.Next(over)
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string { return t.buf.String() }
 
 type incompleteError struct{ msg string }
 
@@ -472,4 +374,71 @@ func clientMeans(rows []row) (report.Latencies, error) {
 		return report.Latencies{}, errors.New("no measured request with more than one output token")
 	}
 	return report.Latencies{TTFTMs: sumTTFT / float64(nTTFT), TPOTMs: sumTPOT / float64(nTPOT)}, nil
+}
+
+// Request ids in `blis run --metrics-path` of a closed-loop client: the C
+// first requests are "request_<k>" (k < C, all sent at 0); each follow-up is
+// "session_<session>_round_<r>_<n>", n = 1, 2, ... in the order the
+// simulator's client sent them.
+var (
+	runSeedRe     = regexp.MustCompile(`^request_(\d+)$`)
+	runFollowUpRe = regexp.MustCompile(`^session_(.+)_round_(\d+)_(\d+)$`)
+)
+
+// meansFromRun computes the client-side means from the per-request rows of
+// `blis run --metrics-path` for a closed-loop client that drew the requests
+// itself. Requests are put in the order the client sent them (the C first
+// ones, then follow-ups by their sequence number); the first t.Warmups() of
+// them are the warm-ups, as the benchmark client sends its warm-ups first
+// under the same semaphore. Every one of the len(t.Requests) requests must
+// appear exactly once and have completed.
+func meansFromRun(raw []byte, t Trace) (report.Latencies, error) {
+	var m metricsOutput
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return report.Latencies{}, fmt.Errorf("metrics output is not the expected JSON: %v", err)
+	}
+	if m.CompletedRequests == nil || m.InjectedRequests == nil {
+		return report.Latencies{}, errors.New("metrics output lacks completed_requests/injected_requests")
+	}
+	want, c := len(t.Requests), t.Concurrency
+	if *m.InjectedRequests != want || *m.CompletedRequests != want {
+		return report.Latencies{}, &incompleteError{fmt.Sprintf("completed %d of %d requests (injected %d, still queued %d, still running %d, timed out %d, dropped %d)",
+			*m.CompletedRequests, want, *m.InjectedRequests, m.StillQueued, m.StillRunning, m.TimedOut, m.Dropped)}
+	}
+	warm := t.Warmups()
+	seen := make([]bool, want)
+	rows := make([]row, 0, want)
+	for _, q := range m.Requests {
+		// order is the request's place in the client's sending order.
+		order := -1
+		if mm := runSeedRe.FindStringSubmatch(q.RequestID); mm != nil {
+			if k, err := strconv.Atoi(mm[1]); err == nil && k < c && (q.Round == nil || *q.Round == 0) {
+				order = k
+			}
+		} else if mm := runFollowUpRe.FindStringSubmatch(q.RequestID); mm != nil {
+			round, _ := strconv.Atoi(mm[2])
+			n, err := strconv.Atoi(mm[3])
+			if err == nil && n >= 1 && c-1+n < want && mm[1] == q.SessionID && round >= 1 && (q.Round == nil || *q.Round == round) {
+				order = c - 1 + n
+			}
+		}
+		if order < 0 {
+			return report.Latencies{}, fmt.Errorf("metrics output has a request the closed-loop client of %d users and %d requests cannot have sent: %q (session %q)", c, want, q.RequestID, q.SessionID)
+		}
+		if seen[order] {
+			return report.Latencies{}, fmt.Errorf("metrics output reports request %q twice", q.RequestID)
+		}
+		seen[order] = true
+		if q.TTFTMs == nil || q.E2EMs == nil || q.Decode == nil {
+			return report.Latencies{}, fmt.Errorf("metrics output request %q lacks ttft_ms, e2e_ms or num_decode_tokens", q.RequestID)
+		}
+		if *q.E2EMs <= 0 {
+			return report.Latencies{}, &incompleteError{fmt.Sprintf("request %q did not finish (e2e_ms %v)", q.RequestID, *q.E2EMs)}
+		}
+		rows = append(rows, row{warmup: order < warm, ttft: *q.TTFTMs, e2e: *q.E2EMs, out: *q.Decode})
+	}
+	if len(rows) != want {
+		return report.Latencies{}, &incompleteError{fmt.Sprintf("metrics output lists %d of %d requests", len(rows), want)}
+	}
+	return clientMeans(rows)
 }

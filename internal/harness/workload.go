@@ -2,6 +2,7 @@ package harness
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"math"
@@ -40,7 +41,24 @@ type Trace struct {
 	Requests    []Request
 	// HorizonUs is the simulated time limit handed to the simulator.
 	HorizonUs int64
+	// Lengths, for a closed loop, are the distributions the client drew
+	// Requests' lengths from (nil for open loop): what a simulator's own
+	// closed-loop client is told to draw from (DriverRunClosedLoop).
+	Lengths *Lengths
+	// Seed is the point's seed (the unit's seed and the point's load),
+	// handed to a simulator that draws the requests itself.
+	Seed int64
 }
+
+// Lengths are the uniform integer ranges input and output lengths are
+// drawn from, bounds included.
+type Lengths struct {
+	InputMin, InputMax   int
+	OutputMin, OutputMax int
+}
+
+// Warmups returns how many requests are warm-ups (sent first, excluded).
+func (t *Trace) Warmups() int { return len(t.Requests) - t.Measured() }
 
 // Measured returns how many requests count for the means (not warm-ups).
 func (t *Trace) Measured() int {
@@ -69,15 +87,21 @@ func Generate(u *ledger.Unit, i int) (Trace, error) {
 	p := u.Points[i]
 	h := fnv.New64a()
 	h.Write([]byte(p.Load.Key()))
-	rng := rand.New(rand.NewPCG(u.Workload.Seed, h.Sum64()))
+	loadHash := h.Sum64()
+	rng := rand.New(rand.NewPCG(u.Workload.Seed, loadHash))
+	var t Trace
+	var err error
 	switch u.Workload.Client {
 	case ledger.ClientInferenceX:
-		return inferenceX(u.Workload.InferenceX, p.Load.Concurrency, rng)
+		t, err = inferenceX(u.Workload.InferenceX, p.Load.Concurrency, rng)
 	case ledger.ClientInferencePerf:
-		return inferencePerf(u.Workload.InferencePerf, p.Load.Rate, p.Load.DurationS)
+		t, err = inferencePerf(u.Workload.InferencePerf, p.Load.Rate, p.Load.DurationS)
 	default:
 		return Trace{}, fmt.Errorf("unit %s: no request generator for client %q", u.ID, u.Workload.Client)
 	}
+	// The simulator's --seed is a signed 64-bit integer: keep 63 bits.
+	t.Seed = int64((u.Workload.Seed ^ loadHash) & math.MaxInt64)
+	return t, err
 }
 
 // inferenceX: benchmark_serving.py --dataset-name random with
@@ -89,16 +113,17 @@ func inferenceX(w *ledger.InferenceXWorkload, c int, rng *rand.Rand) (Trace, err
 	if w == nil || c <= 0 {
 		return Trace{}, fmt.Errorf("inferencex point needs a workload and a positive concurrency")
 	}
+	low := func(l int) int {
+		return max(1, int(math.Floor(w.RangeRatio*float64(l))))
+	}
 	draw := func(l int) int {
-		lo := int(math.Floor(w.RangeRatio * float64(l)))
-		if lo < 1 {
-			lo = 1
-		}
+		lo := low(l)
 		return lo + rng.IntN(l-lo+1)
 	}
 	warm := w.WarmupsPerConcurrency * c
 	total := warm + w.PromptsPerConcurrency*c
-	t := Trace{ClosedLoop: true, Concurrency: c}
+	t := Trace{ClosedLoop: true, Concurrency: c,
+		Lengths: &Lengths{InputMin: low(w.InputLen), InputMax: w.InputLen, OutputMin: low(w.OutputLen), OutputMax: w.OutputLen}}
 	for k := 0; k < total; k++ {
 		in := draw(w.InputLen)
 		out := draw(w.OutputLen)
@@ -183,4 +208,71 @@ func WriteTrace(t Trace, headerPath, dataPath string) error {
 		return err
 	}
 	return f.Close()
+}
+
+// workloadSpec is the part of BLIS's v2 workload specification
+// (`blis run --workload-spec`) the closed-loop driver writes. It is written
+// as JSON, which YAML parsers read as YAML; BLIS decodes it strictly, so only
+// fields BLIS knows appear.
+type workloadSpec struct {
+	Version     string       `json:"version"`
+	Seed        int64        `json:"seed"`
+	Category    string       `json:"category"`
+	Clients     []specClient `json:"clients"`
+	NumRequests int          `json:"num_requests"`
+	Horizon     int64        `json:"horizon"`
+}
+
+type specClient struct {
+	ID          string   `json:"id"`
+	Concurrency int      `json:"concurrency"`
+	InputDist   specDist `json:"input_distribution"`
+	OutputDist  specDist `json:"output_distribution"`
+	Streaming   bool     `json:"streaming"`
+}
+
+type specDist struct {
+	Type   string             `json:"type"`
+	Params map[string]float64 `json:"params"`
+}
+
+// closedLoopClientID names the one client of a closed-loop specification;
+// BLIS names its sessions after it ("concurrency_<id>_user_<k>").
+const closedLoopClientID = "client"
+
+// uniformEmpirical is the uniform distribution over the integers [lo, hi]
+// as an empirical PDF (token count → weight), which BLIS samples exactly.
+func uniformEmpirical(lo, hi int) specDist {
+	p := make(map[string]float64, hi-lo+1)
+	for n := lo; n <= hi; n++ {
+		p[strconv.Itoa(n)] = 1
+	}
+	return specDist{Type: "empirical", Params: p}
+}
+
+// WriteClosedLoopSpec writes the workload specification of closed-loop trace
+// t: one client of t.Concurrency concurrent users with no think time, input
+// and output lengths uniform over t.Lengths, len(t.Requests) requests in all
+// (warm-ups included), t.Seed and t.HorizonUs.
+func WriteClosedLoopSpec(t Trace, path string) error {
+	if !t.ClosedLoop || t.Lengths == nil || t.Concurrency <= 0 {
+		return fmt.Errorf("workload spec: not a closed-loop trace with length distributions")
+	}
+	l := t.Lengths
+	spec := workloadSpec{
+		Version: "2", Seed: t.Seed, Category: "language",
+		Clients: []specClient{{
+			ID: closedLoopClientID, Concurrency: t.Concurrency,
+			InputDist:  uniformEmpirical(l.InputMin, l.InputMax),
+			OutputDist: uniformEmpirical(l.OutputMin, l.OutputMax),
+			Streaming:  true,
+		}},
+		NumRequests: len(t.Requests),
+		Horizon:     t.HorizonUs,
+	}
+	raw, err := json.MarshalIndent(spec, "", " ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(raw, '\n'), 0o644)
 }

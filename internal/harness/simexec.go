@@ -1,0 +1,201 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// SimError is a simulator run that gave no result: Reason is one of the
+// not-scored reasons (ReasonUnknownHardware, ReasonTimeout, ...), Detail the
+// simulator's own message or what happened.
+type SimError struct {
+	Reason string
+	Detail string
+}
+
+func (e *SimError) Error() string { return e.Reason + ": " + e.Detail }
+
+// DefaultPointTimeout bounds one simulator run.
+const DefaultPointTimeout = 15 * time.Minute
+
+// Exec runs the build with args in its data directory (the simulator's source
+// tree, where it finds defaults.yaml and its model and hardware data), in a
+// process group of its own, killed whole past timeout (<= 0:
+// DefaultPointTimeout) or when ctx is done. stdout is discarded (BLIS's
+// stdout is for people; results come from the files args name). A run that
+// does not exit 0 returns a *SimError whose Reason classifies the simulator's
+// message: unknown GPU, unknown model, model too big for the GPUs, or a
+// plain run error; a timeout gives ReasonTimeout.
+func (b *Build) Exec(ctx context.Context, args []string, timeout time.Duration) error {
+	if timeout <= 0 {
+		timeout = DefaultPointTimeout
+	}
+	cmd := exec.Command(b.Binary, args...)
+	cmd.Dir, cmd.Env = b.DataDir, simulatorEnv()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stderr := tailBuffer{max: 64 << 10}
+	cmd.Stdout = io.Discard
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return &SimError{ReasonRunError, fmt.Sprintf("start simulator: %v", err)}
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case err := <-done:
+		if err == nil {
+			return nil
+		}
+		msg := simulatorMessage(stderr.String())
+		switch {
+		case strings.Contains(msg, "not found in hardware config"):
+			return &SimError{ReasonUnknownHardware, msg}
+		case strings.Contains(msg, "could not find config.json"):
+			return &SimError{ReasonUnknownModel, msg}
+		case strings.Contains(msg, "exceeds available GPU memory"):
+			return &SimError{ReasonDoesNotFit, msg}
+		}
+		return &SimError{ReasonRunError, fmt.Sprintf("%v: %s", err, msg)}
+	case <-timer.C:
+		killGroup(cmd)
+		<-done
+		return &SimError{ReasonTimeout, fmt.Sprintf("no result within %s; the simulator was killed", timeout)}
+	case <-ctx.Done():
+		killGroup(cmd)
+		<-done
+		return &SimError{ReasonRunError, fmt.Sprintf("cancelled: %v", ctx.Err())}
+	}
+}
+
+func killGroup(cmd *exec.Cmd) {
+	if cmd.Process != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+}
+
+var fatalRe = regexp.MustCompile(`level=(?:fatal|error|panic) msg="((?:[^"\\]|\\.)*)"`)
+
+// simulatorMessage picks the simulator's own error message out of its stderr:
+// the last logrus fatal/error message, else the last non-empty line.
+func simulatorMessage(stderr string) string {
+	if m := fatalRe.FindAllStringSubmatch(stderr, -1); len(m) > 0 {
+		s := m[len(m)-1][1]
+		if u, err := strconv.Unquote(`"` + s + `"`); err == nil {
+			s = u
+		}
+		return oneLine(s)
+	}
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	for k := len(lines) - 1; k >= 0; k-- {
+		if l := strings.TrimSpace(lines[k]); l != "" {
+			return oneLine(l)
+		}
+	}
+	return "(no message on stderr)"
+}
+
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 500 {
+		s = s[:500] + "…"
+	}
+	return s
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	buf bytes.Buffer
+	max int
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.buf.Write(p)
+	if over := t.buf.Len() - t.max; over > 0 {
+		t.buf.Next(over)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string { return t.buf.String() }
+
+// SimDeployment is what the simulator is told about the serving deployment
+// of one run: model, GPU, parallelism, engine settings and model data.
+type SimDeployment struct {
+	// Model is the org-prefixed model id ("openai/gpt-oss-120b").
+	Model    string
+	Hardware string
+	TP       int
+	// DP > 1 needs --dp; ExpertParallel needs --enable-expert-parallel.
+	DP             int
+	ExpertParallel bool
+	// Settings are engine settings by name, in the order given.
+	Settings []EngineSetting
+	// Catalog and Registry are data directories ("" for none): a build with
+	// --catalog gets the catalog, an older one --model-config-folder
+	// <catalog>/models/<short name> when that holds a config.json.
+	Catalog, Registry string
+}
+
+// EngineSetting is one engine setting: Name as settingFlags knows it
+// (max_num_seqs, max_num_batched_tokens, gpu_memory_utilization,
+// max_model_len, block_size) and its value. A Required setting the build has
+// no flag for is an error; an optional one is left out.
+type EngineSetting struct {
+	Name, Value string
+	Required    bool
+}
+
+// DeploymentArgs returns the flags telling a simulator command (with the
+// given flags, from ProbeCommand) about d: --model, --hardware, --tp,
+// parallelism, engine settings under the flag name the build has, and the
+// model data. An error names what the build lacks for d.
+func DeploymentArgs(f Flags, d SimDeployment) ([]string, error) {
+	args := []string{"--model", d.Model, "--hardware", d.Hardware, "--tp", strconv.Itoa(d.TP)}
+	if d.ExpertParallel {
+		if !f.Has("enable-expert-parallel") {
+			return nil, fmt.Errorf("expert parallelism: this build has no --enable-expert-parallel")
+		}
+		args = append(args, "--enable-expert-parallel")
+	}
+	if d.DP > 1 {
+		if !f.Has("dp") {
+			return nil, fmt.Errorf("data parallelism %d: this build has no --dp", d.DP)
+		}
+		args = append(args, "--dp", strconv.Itoa(d.DP))
+	}
+	for _, s := range d.Settings {
+		flag := f.FlagFor(s.Name)
+		if flag == "" {
+			if s.Required {
+				return nil, fmt.Errorf("engine setting %s: this build has no flag for it (tried --%s)", s.Name, strings.Join(settingFlags[s.Name], ", --"))
+			}
+			continue
+		}
+		args = append(args, "--"+flag, s.Value)
+	}
+	if d.Catalog != "" {
+		switch {
+		case f.Has("catalog"):
+			args = append(args, "--catalog", d.Catalog)
+		case f.Has("model-config-folder"):
+			if cfg := filepath.Join(d.Catalog, "models", ModelShortName(d.Model)); fileExists(filepath.Join(cfg, "config.json")) {
+				args = append(args, "--model-config-folder", cfg)
+			}
+		}
+	}
+	if d.Registry != "" && f.Has("registry") {
+		args = append(args, "--registry", d.Registry)
+	}
+	return args, nil
+}
