@@ -26,6 +26,7 @@ type scoreOptions struct {
 	sim, simRepo, simBin, simDataDir string
 	ledgerDir, units                 string
 	catalog, registry                string
+	closedLoopDriver                 string
 	jobs                             int
 	shard                            string
 	out                              string
@@ -60,6 +61,7 @@ func parseScoreFlags(args []string, getenv func(string) string, stdout, stderr i
 	fs.StringVar(&o.units, "units", "", "comma-separated unit `selectors`: ids, globs or id prefixes (e.g. --units 'inferencex/gpt-oss-120b/h100/*')")
 	fs.StringVar(&o.catalog, "catalog", "bundled", "model catalog `directory` handed to the simulator (models/<name>/config.json), \"bundled\" or \"none\" (e.g. --catalog ~/src/blis-catalog)")
 	fs.StringVar(&o.registry, "registry", "none", "coefficient registry `directory` handed to builds that take --registry, or \"none\" (e.g. --registry ~/src/blis-registry)")
+	fs.StringVar(&o.closedLoopDriver, "closed-loop-driver", harness.ClosedLoopAuto, "`driver` of closed-loop points: auto (replay-metrics where the build's replay can do closed loop, else run-closed-loop), replay-metrics or run-closed-loop (e.g. --closed-loop-driver run-closed-loop)")
 	fs.IntVar(&o.jobs, "jobs", runtime.NumCPU(), "number of simulations run in parallel (e.g. --jobs 2)")
 	fs.StringVar(&o.shard, "shard", "", "score only slice `k/n` of the points; combine slices with 'action merge' (e.g. --shard 2/4)")
 	fs.StringVar(&o.out, "out", "", "also write summary.json, points.json and summary.md into this `directory` (e.g. --out out/)")
@@ -81,6 +83,11 @@ func parseScoreFlags(args []string, getenv func(string) string, stdout, stderr i
 	}
 	if o.sim != "" && o.simBin != "" {
 		return o, errors.New("score: give --sim or --sim-bin, not both")
+	}
+	switch o.closedLoopDriver {
+	case harness.ClosedLoopAuto, harness.DriverReplayMetrics, harness.DriverRunClosedLoop:
+	default:
+		return o, fmt.Errorf("score: --closed-loop-driver %q: want %s, %s or %s", o.closedLoopDriver, harness.ClosedLoopAuto, harness.DriverReplayMetrics, harness.DriverRunClosedLoop)
 	}
 	if o.jobs < 1 {
 		return o, fmt.Errorf("score: --jobs %d: must be at least 1", o.jobs)
@@ -133,6 +140,7 @@ func runScore(ctx context.Context, args []string, getenv func(string) string, st
 	opts := harness.Options{
 		HarnessDir: harnessDir, SimRepo: o.simRepo, SimRef: o.sim, SimBin: o.simBin, SimDataDir: o.simDataDir,
 		Units: splitList(o.units), Shard: shard, Jobs: o.jobs, PointTimeout: o.pointTimeout,
+		ClosedLoopDriver: o.closedLoopDriver,
 		CacheDir: o.cacheDir, KeepRuns: o.keepRuns, Log: log, Progress: logOut,
 	}
 	if err := loadData(ctx, o, &opts); err != nil {
