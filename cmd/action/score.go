@@ -141,7 +141,7 @@ func runScore(ctx context.Context, args []string, getenv func(string) string, st
 		HarnessDir: harnessDir, SimRepo: o.simRepo, SimRef: o.sim, SimBin: o.simBin, SimDataDir: o.simDataDir,
 		Units: splitList(o.units), Shard: shard, Jobs: o.jobs, PointTimeout: o.pointTimeout,
 		ClosedLoopDriver: o.closedLoopDriver,
-		CacheDir: o.cacheDir, KeepRuns: o.keepRuns, Log: log, Progress: logOut,
+		CacheDir:         o.cacheDir, KeepRuns: o.keepRuns, Log: log, Progress: logOut,
 	}
 	if err := loadData(ctx, o, &opts); err != nil {
 		return fmt.Errorf("score: %w", err)
