@@ -122,6 +122,9 @@ func TestScoreCommandBadInput(t *testing.T) {
 	if _, _, err := runScoreCmd(t, append(base, "--sim", "v0.2.0", "--shard", "3/2")...); err == nil || !strings.Contains(err.Error(), "--shard") {
 		t.Errorf("--shard 3/2: %v", err)
 	}
+	if _, _, err := runScoreCmd(t, append(base, "--sim", "v0.2.0", "--closed-loop-driver", "replay")...); err == nil || !strings.Contains(err.Error(), "--closed-loop-driver \"replay\"") || !strings.Contains(err.Error(), "run-closed-loop") {
+		t.Errorf("--closed-loop-driver replay: %v, want an error naming the value and the choices", err)
+	}
 	if _, _, err := runScoreCmd(t, append(base, "--sim", "v0.2.0", "--units", "nothing/*")...); err == nil || !strings.Contains(err.Error(), "matches no unit") {
 		t.Errorf("--units nothing/*: %v", err)
 	}
