@@ -303,7 +303,7 @@ func runServe(ctx context.Context, args []string, e env) error {
 	}
 	hooks, err := webhook.New(webhook.Options{
 		Secret: []byte(cfg.WebhookSecret), Version: botVersion(), MaxBodyBytes: cfg.MaxBodyBytes,
-		QueueSize: cfg.QueueSize, Workers: cfg.Workers, Handlers: webhook.Events(s.bumper, pub), Logger: log,
+		MaxConcurrentReads: cfg.MaxConcurrentReads, QueueSize: cfg.QueueSize, Workers: cfg.Workers, Handlers: webhook.Events(s.bumper, pub), Logger: log,
 		Done: e.delivered,
 	})
 	if err != nil {
@@ -313,7 +313,7 @@ func runServe(ctx context.Context, args []string, e env) error {
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	srv := &http.Server{Handler: hooks, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second}
+	srv := hooks.HTTPServer()
 	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopWork()
 	hooks.Start(workCtx)

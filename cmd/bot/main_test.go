@@ -506,8 +506,12 @@ func TestServeReleaseEventBumpsOncePerRepository(t *testing.T) {
 	if code := post(t, addr, "release", "delivery-1", body); code != http.StatusOK {
 		t.Errorf("redelivery: %d, want 200", code)
 	}
-	// … and the same event under a new id changes nothing either.
-	if code := post(t, addr, "release", "delivery-2", body); code != http.StatusAccepted {
+	// … and so is the same signed body under a new id (a replay) …
+	if code := post(t, addr, "release", "delivery-2", body); code != http.StatusOK {
+		t.Fatalf("replayed body under a new id: %d, want 200", code)
+	}
+	// … and the same release in another delivery changes nothing either.
+	if code := post(t, addr, "release", "delivery-3", append(body, ' ')); code != http.StatusAccepted {
 		t.Fatalf("second delivery: %d", code)
 	}
 	waitDelivery(t, done)

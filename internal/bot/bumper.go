@@ -84,6 +84,13 @@ func ReleaseDecision(rel Release, harness Repo, allowPrereleases bool) string {
 	return ""
 }
 
+// SkipRelease says why rel bumps nothing under b's configuration ("" when
+// it bumps): ReleaseDecision, without calling GitHub. The webhook server
+// asks it before queueing a release.
+func (b *Bumper) SkipRelease(rel Release) string {
+	return ReleaseDecision(rel, b.Cfg.Harness, b.Cfg.AllowPrereleases)
+}
+
 // OwnedByBot reports whether a branch head commit is the bot's own: the
 // bot authored it and its message carries BumpTrailer. Anything else means
 // a human pushed to the branch.

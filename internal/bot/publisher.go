@@ -141,6 +141,13 @@ func RunDecision(run Run, repo Repo, workflow string) string {
 	return ""
 }
 
+// SkipRun says why run is not published under p's configuration ("" when
+// it is): RunDecision, without calling GitHub. The webhook server asks it
+// before queueing a run.
+func (p *Publisher) SkipRun(run Run) string {
+	return RunDecision(run, p.Cfg.WorkflowRepo, p.Cfg.WorkflowPath)
+}
+
 func (p *Publisher) logger() *slog.Logger {
 	if p.Log == nil {
 		return slog.Default()

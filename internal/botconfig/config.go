@@ -29,7 +29,14 @@ const (
 	DefaultBumpBranch      = "accuracy-bot/harness"
 	DefaultQueueSize       = 64
 	DefaultWorkers         = 2
-	DefaultMaxBodyBytes    = 25 << 20 // GitHub caps payloads at 25 MB.
+	// DefaultMaxBodyBytes caps a webhook body. GitHub allows 25 MB, but
+	// the events the bot acts on are far smaller (real release and
+	// workflow_run payloads are 8–20 KB; release notes are capped at
+	// 125 000 characters), and every body is held in memory before its
+	// signature can be checked.
+	DefaultMaxBodyBytes = 1 << 20
+	// DefaultMaxConcurrentReads bounds the webhook bodies read at once.
+	DefaultMaxConcurrentReads = 8
 )
 
 // Environment variable names.
@@ -90,20 +97,25 @@ type Config struct {
 	Workers int `yaml:"workers"`
 	// MaxBodyBytes caps a webhook body.
 	MaxBodyBytes int64 `yaml:"max_body_bytes"`
+	// MaxConcurrentReads bounds the webhook bodies read at once (503
+	// beyond); with MaxBodyBytes it bounds what unsigned callers can make
+	// the bot hold in memory.
+	MaxConcurrentReads int `yaml:"max_concurrent_reads"`
 }
 
 // Default returns the configuration before any source is applied.
 func Default() Config {
 	return Config{
-		ListenAddr:      DefaultListenAddr,
-		HarnessRepo:     DefaultHarnessRepo,
-		PinFile:         DefaultPinFile,
-		BumpBranch:      DefaultBumpBranch,
-		PublishWorkflow: DefaultPublishWorkflow,
-		ArtifactName:    DefaultArtifactName,
-		QueueSize:       DefaultQueueSize,
-		Workers:         DefaultWorkers,
-		MaxBodyBytes:    DefaultMaxBodyBytes,
+		ListenAddr:         DefaultListenAddr,
+		HarnessRepo:        DefaultHarnessRepo,
+		PinFile:            DefaultPinFile,
+		BumpBranch:         DefaultBumpBranch,
+		PublishWorkflow:    DefaultPublishWorkflow,
+		ArtifactName:       DefaultArtifactName,
+		QueueSize:          DefaultQueueSize,
+		Workers:            DefaultWorkers,
+		MaxBodyBytes:       DefaultMaxBodyBytes,
+		MaxConcurrentReads: DefaultMaxConcurrentReads,
 	}
 }
 
@@ -279,8 +291,8 @@ func (c Config) Validate(mode Mode) error {
 	if c.BumpBranch == "" {
 		errs = append(errs, errors.New("bump branch is empty"))
 	}
-	if c.QueueSize < 1 || c.Workers < 1 || c.MaxBodyBytes < 1 {
-		errs = append(errs, errors.New("queue_size, workers and max_body_bytes must be positive"))
+	if c.QueueSize < 1 || c.Workers < 1 || c.MaxBodyBytes < 1 || c.MaxConcurrentReads < 1 {
+		errs = append(errs, errors.New("queue_size, workers, max_body_bytes and max_concurrent_reads must be positive"))
 	}
 	return errors.Join(errs...)
 }

@@ -119,3 +119,23 @@ func TestValidateRefusesToStartWithoutCredentials(t *testing.T) {
 		t.Errorf("Validate = %v, want two joined problems (url, repository)", err)
 	}
 }
+
+// Issue 11, defect 1: every body is held in memory before its signature can
+// be checked, so the defaults bound what unsigned callers can make the bot
+// hold: a small body cap (not GitHub's 25 MB) times a few bodies at once.
+func TestDefaultsBoundUnsignedMemory(t *testing.T) {
+	t.Parallel()
+	d := Default()
+	if d.MaxBodyBytes > 1<<20 {
+		t.Errorf("default max_body_bytes %d, want at most 1 MiB", d.MaxBodyBytes)
+	}
+	if d.MaxConcurrentReads < 1 || int64(d.MaxConcurrentReads)*d.MaxBodyBytes > 16<<20 {
+		t.Errorf("default max_concurrent_reads %d × max_body_bytes %d: want at least one and at most 16 MiB held",
+			d.MaxConcurrentReads, d.MaxBodyBytes)
+	}
+	bad := d
+	bad.AppID, bad.PrivateKeyFile, bad.MaxConcurrentReads = 1, "k", 0
+	if err := bad.Validate(ModeCLI); err == nil || !strings.Contains(err.Error(), "max_concurrent_reads") {
+		t.Errorf("max_concurrent_reads 0: %v", err)
+	}
+}

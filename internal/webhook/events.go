@@ -11,21 +11,32 @@ import (
 )
 
 // Bumper moves pins to a release (bot.Bumper implements it) and logs each
-// repository's outcome to log.
+// repository's outcome to log. SkipRelease says why a release bumps nothing
+// ("" when it bumps), from the release alone, without calling GitHub.
 type Bumper interface {
+	SkipRelease(rel bot.Release) string
 	BumpRelease(ctx context.Context, rel bot.Release, log *slog.Logger) ([]bot.RepoOutcome, error)
 }
 
 // Publisher publishes a completed run's report (bot.Publisher implements
-// it) and logs the outcome to log.
+// it) and logs the outcome to log. SkipRun says why a run is not published
+// ("" when it is), from the run alone, without calling GitHub.
 type Publisher interface {
+	SkipRun(run bot.Run) string
 	PublishRun(ctx context.Context, run bot.Run, log *slog.Logger) (bot.PublishResult, error)
 }
 
+// BumpSerial is the Serial key of bump jobs: releases are bumped one at a
+// time, in the order they were received, and one waiting for another holds
+// no worker.
+const BumpSerial = "bump"
+
 // Events returns one handler per event the bot subscribes to: release,
-// workflow_run, installation and ping. Each maps the event's action to a
-// decision and calls the core; a nil publisher makes workflow_run log and
-// ignore.
+// workflow_run, installation and ping. Each decides on the request which
+// deliveries are work (a published release of the harness; a completed
+// success of the publishing workflow) and acknowledges the others without
+// queueing them; installation and ping deliveries are logged. A nil
+// publisher ignores every workflow_run.
 func Events(bumper Bumper, publisher Publisher) map[string]Handler {
 	return map[string]Handler{
 		"release":      releaseHandler{bumper},
@@ -68,27 +79,31 @@ type releasePayload struct {
 	Repository *repository `json:"repository"`
 }
 
-// Handle bumps pins on "published"; other actions are ignored.
-func (h releaseHandler) Handle(ctx context.Context, d Delivery) error {
+// Accept queues a bump for a published release of the harness.
+func (h releaseHandler) Accept(d Delivery) (*Job, string, error) {
 	var p releasePayload
 	if err := decode(d, &p); err != nil {
-		return err
+		return nil, "", err
 	}
 	if p.Action != "published" {
-		d.Log.Info("release ignored", "reason", "action "+p.Action)
-		return nil
+		return nil, "release action " + p.Action, nil
 	}
 	if p.Release == nil {
-		return fmt.Errorf("release payload has no release")
+		return nil, "", fmt.Errorf("release payload has no release")
 	}
 	repo, err := p.Repository.repo()
 	if err != nil {
-		return err
+		return nil, "", fmt.Errorf("release payload: %w", err)
 	}
 	r := p.Release
-	_, err = h.bumper.BumpRelease(ctx, bot.Release{Repo: repo, Tag: r.TagName, Notes: r.Body,
-		Draft: r.Draft, Prerelease: r.Prerelease}, d.Log)
-	return err
+	rel := bot.Release{Repo: repo, Tag: r.TagName, Notes: r.Body, Draft: r.Draft, Prerelease: r.Prerelease}
+	if reason := h.bumper.SkipRelease(rel); reason != "" {
+		return nil, reason, nil
+	}
+	return &Job{Serial: BumpSerial, Run: func(ctx context.Context) error {
+		_, err := h.bumper.BumpRelease(ctx, rel, d.Log)
+		return err
+	}}, "", nil
 }
 
 type workflowRunHandler struct{ publisher Publisher }
@@ -110,26 +125,25 @@ type workflowRunPayload struct {
 	Repository *repository `json:"repository"`
 }
 
-// Handle publishes on "completed"; other actions are ignored.
-func (h workflowRunHandler) Handle(ctx context.Context, d Delivery) error {
+// Accept queues a publish for a completed success of the publishing
+// workflow.
+func (h workflowRunHandler) Accept(d Delivery) (*Job, string, error) {
 	var p workflowRunPayload
 	if err := decode(d, &p); err != nil {
-		return err
+		return nil, "", err
 	}
 	if p.Action != "completed" {
-		d.Log.Info("workflow_run ignored", "reason", "action "+p.Action)
-		return nil
+		return nil, "workflow_run action " + p.Action, nil
 	}
 	if h.publisher == nil {
-		d.Log.Info("workflow_run ignored", "reason", "publishing is not configured")
-		return nil
+		return nil, "publishing is not configured", nil
 	}
 	if p.WorkflowRun == nil {
-		return fmt.Errorf("workflow_run payload has no workflow_run")
+		return nil, "", fmt.Errorf("workflow_run payload has no workflow_run")
 	}
 	repo, err := p.Repository.repo()
 	if err != nil {
-		return err
+		return nil, "", fmt.Errorf("workflow_run payload: %w", err)
 	}
 	r := p.WorkflowRun
 	run := bot.Run{Repo: repo, ID: r.ID, WorkflowPath: r.Path, Event: r.Event, Status: r.Status, HeadSHA: r.HeadSHA,
@@ -139,11 +153,16 @@ func (h workflowRunHandler) Handle(ctx context.Context, d Delivery) error {
 	}
 	if r.HeadRepository != nil {
 		if run.HeadRepo, err = r.HeadRepository.repo(); err != nil {
-			return err
+			return nil, "", fmt.Errorf("workflow_run payload: head %w", err)
 		}
 	}
-	_, err = h.publisher.PublishRun(ctx, run, d.Log)
-	return err
+	if reason := h.publisher.SkipRun(run); reason != "" {
+		return nil, reason, nil
+	}
+	return &Job{Run: func(ctx context.Context) error {
+		_, err := h.publisher.PublishRun(ctx, run, d.Log)
+		return err
+	}}, "", nil
 }
 
 type installationHandler struct{}
@@ -161,14 +180,15 @@ type installationPayload struct {
 	} `json:"repositories"`
 }
 
-// Handle logs installation changes. Nothing else needs doing: the set of
-// served repositories is listed afresh on every release, and the GitHub
-// adapter drops a cached repository client by itself when GitHub refuses
-// its installation's token (after an uninstall or a reinstall).
-func (installationHandler) Handle(_ context.Context, d Delivery) error {
+// Accept logs installation changes; nothing is queued. Nothing else needs
+// doing: the set of served repositories is listed afresh on every release,
+// and the GitHub adapter drops a cached repository client by itself when
+// GitHub refuses its installation's token (after an uninstall or a
+// reinstall).
+func (installationHandler) Accept(d Delivery) (*Job, string, error) {
 	var p installationPayload
 	if err := decode(d, &p); err != nil {
-		return err
+		return nil, "", err
 	}
 	var account string
 	var id int64
@@ -183,7 +203,7 @@ func (installationHandler) Handle(_ context.Context, d Delivery) error {
 		repos = append(repos, r.FullName)
 	}
 	d.Log.Info("installation", "installation_action", p.Action, "installation_id", id, "account", account, "repositories", repos)
-	return nil
+	return nil, "installation logged", nil
 }
 
 type pingHandler struct{}
@@ -193,12 +213,12 @@ type pingPayload struct {
 	HookID int64  `json:"hook_id"`
 }
 
-// Handle logs the ping.
-func (pingHandler) Handle(_ context.Context, d Delivery) error {
+// Accept logs the ping; nothing is queued.
+func (pingHandler) Accept(d Delivery) (*Job, string, error) {
 	var p pingPayload
 	if err := decode(d, &p); err != nil {
-		return err
+		return nil, "", err
 	}
 	d.Log.Info("ping", "hook_id", p.HookID, "zen", p.Zen)
-	return nil
+	return nil, "ping logged", nil
 }

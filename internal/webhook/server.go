@@ -1,12 +1,21 @@
 // Package webhook is the bot's HTTP edge: it receives GitHub webhook
-// deliveries on POST /webhook and answers GET /healthz. A delivery is
-// accepted only after its X-Hub-Signature-256 is verified (HMAC-SHA256,
-// constant-time; SHA-1 signatures are refused) on a size-capped body; it is
-// then queued on a bounded queue (503 when full) and acknowledged at once,
-// and workers hand it to the one Handler registered for its event. A
-// delivery id is remembered only after its handler succeeds, so a
-// redelivery of a failed delivery runs again while a redelivery of a
-// successful one changes nothing.
+// deliveries on POST /webhook and answers GET /healthz.
+//
+// A delivery is read only in one of MaxConcurrentReads read slots (a few
+// callers wait up to a second for one; the rest get 503 at once), with its
+// body capped (MaxBodyBytes) and its reading bounded (BodyReadTimeout), and is looked
+// at only after its X-Hub-Signature-256 is verified (HMAC-SHA256,
+// constant-time; SHA-1 signatures are refused). Its event's Handler then
+// decides, still on the request, whether it asks for any work: events,
+// actions, repositories and workflows the bot does not act on are
+// acknowledged (200 "ignored") without being queued, so that noise never
+// takes the queue's room. Work is de-duplicated on the delivery id and on
+// the signed body (a captured delivery replayed under a new id is a
+// duplicate), queued on a bounded queue (503 when full) and acknowledged at
+// once; workers run it, one job per Serial key at a time, each before its
+// deadline (queued time plus HandleTimeout). A delivery is remembered only
+// after its work succeeds, so a redelivery of a failed delivery runs again
+// while a redelivery of a successful one changes nothing.
 package webhook
 
 import (
@@ -21,8 +30,10 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -45,21 +56,29 @@ type Delivery struct {
 	// (0 and "" when absent).
 	Installation int64
 	Repository   string
-	// Log carries delivery, event, installation and repository.
+	// Log carries delivery, event, action, installation and repository.
 	Log *slog.Logger
 }
 
-// Handler processes the deliveries of one event. Handle runs on a worker,
-// never on the HTTP request; a nil error marks the delivery done.
-type Handler interface {
-	Handle(ctx context.Context, d Delivery) error
+// Job is the work a delivery asks for.
+type Job struct {
+	// Serial names work that must not overlap other work of the same name
+	// ("" for none): such a job waits in the queue, holding no worker,
+	// while another of its name runs.
+	Serial string
+	// Run does the work; a nil error marks the delivery done.
+	Run func(ctx context.Context) error
 }
 
-// HandlerFunc adapts a function to Handler.
-type HandlerFunc func(ctx context.Context, d Delivery) error
-
-// Handle calls f.
-func (f HandlerFunc) Handle(ctx context.Context, d Delivery) error { return f(ctx, d) }
+// Handler decides what the deliveries of one event ask for. Accept runs on
+// the HTTP request, after the signature check, and must be quick: it decodes
+// the payload and returns the Job to queue, or a nil Job and the reason the
+// delivery is acknowledged without work (an action, repository or workflow
+// the bot does not act on; an event that is only logged). An error is a
+// payload that cannot be decoded (400).
+type Handler interface {
+	Accept(d Delivery) (*Job, string, error)
+}
 
 // Options configure a Server.
 type Options struct {
@@ -69,43 +88,84 @@ type Options struct {
 	Version string
 	// MaxBodyBytes caps a delivery's body (413 beyond it).
 	MaxBodyBytes int64
-	// QueueSize bounds the deliveries waiting for a worker (503 beyond it).
+	// MaxConcurrentReads bounds the bodies being read at once; a request
+	// beyond it is refused with 503 before its body is read
+	// (DefaultMaxConcurrentReads if 0). With MaxBodyBytes it bounds the
+	// memory unsigned callers can make the server hold.
+	MaxConcurrentReads int
+	// QueueSize bounds the jobs waiting for a worker (503 beyond it).
 	QueueSize int
-	// Workers is the number of deliveries handled concurrently.
+	// Workers is the number of jobs run concurrently.
 	Workers int
 	// Handlers maps an event name to its handler; other events are
-	// acknowledged and ignored.
+	// acknowledged (204) and ignored.
 	Handlers map[string]Handler
 	// Logger receives the server's structured logs (slog.Default if nil).
 	Logger *slog.Logger
-	// Remember is how many successful delivery ids are kept for dedup
+	// Remember is how many successful deliveries are kept for dedup
 	// (DefaultRemember if 0).
 	Remember int
-	// HandleTimeout bounds one handler run (DefaultHandleTimeout if 0).
+	// HandleTimeout bounds a job from the moment it is queued: waiting
+	// for a worker or for its Serial key counts (DefaultHandleTimeout if 0).
 	HandleTimeout time.Duration
-	// Done, if set, is called after each handled delivery (tests, metrics).
+	// Done, if set, is called after each queued job ends (tests, metrics).
 	Done func(d Delivery, err error)
 }
 
-// Defaults.
+// Defaults and limits.
 const (
-	DefaultRemember      = 10000
-	DefaultHandleTimeout = 10 * time.Minute
+	DefaultRemember           = 10000
+	DefaultHandleTimeout      = 10 * time.Minute
+	DefaultMaxConcurrentReads = 8
+	// BodyReadTimeout bounds the reading of one body, and so how long a
+	// slow caller holds a read slot.
+	BodyReadTimeout = 5 * time.Second
+	// ReadSlotWait is how long a caller waits for a read slot, and
+	// ReadWaitersPerSlot how many may wait per slot; beyond them a caller
+	// is refused (503) at once.
+	ReadSlotWait       = time.Second
+	ReadWaitersPerSlot = 4
+	// MaxDeliveryIDBytes caps X-GitHub-Delivery; GitHub sends a GUID (36
+	// characters).
+	MaxDeliveryIDBytes = 64
 )
+
+// deliveryIDRe is what a delivery id may hold: GitHub's GUIDs, and the
+// letters, digits, '-', '_' and '.' of test tools.
+var deliveryIDRe = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
+
+// ErrExpired is the error of a job whose deadline passed before it started.
+var ErrExpired = errors.New("deadline passed while the delivery waited in the queue")
+
+// queued is a job waiting in the queue.
+type queued struct {
+	d        Delivery
+	job      *Job
+	digest   string // sha256 of the signed body
+	deadline time.Time
+}
 
 // Server is the webhook HTTP server. Create it with New, start its workers
 // with Start, stop them with Close.
 type Server struct {
 	opts  Options
 	log   *slog.Logger
-	queue chan Delivery
 	mux   *http.ServeMux
+	reads chan struct{} // read slots
+	// waiting counts the callers waiting for a read slot.
+	waiting atomic.Int64
 
-	mu       sync.Mutex
+	mu      sync.Mutex
+	wake    *sync.Cond // signalled when a job is queued, a Serial key frees or the server closes
+	queue   []queued
+	serials map[string]bool // Serial keys running
+	// inFlight and done hold delivery ids ("id:…") and body digests
+	// ("body:…") of queued or running jobs and of successful ones.
 	inFlight map[string]bool
 	done     map[string]bool
-	order    []string // done ids, oldest first, for eviction
+	order    []string // done keys, oldest first, for eviction
 	closed   bool
+	stopped  bool // the workers' context ended
 
 	wg sync.WaitGroup
 }
@@ -118,8 +178,11 @@ func New(opts Options) (*Server, error) {
 	if len(opts.Secret) == 0 {
 		return nil, ErrNoSecret
 	}
-	if opts.MaxBodyBytes <= 0 || opts.QueueSize <= 0 || opts.Workers <= 0 {
+	if opts.MaxBodyBytes <= 0 || opts.QueueSize <= 0 || opts.Workers <= 0 || opts.MaxConcurrentReads < 0 {
 		return nil, errors.New("webhook: MaxBodyBytes, QueueSize and Workers must be positive")
+	}
+	if opts.MaxConcurrentReads == 0 {
+		opts.MaxConcurrentReads = DefaultMaxConcurrentReads
 	}
 	if opts.Remember <= 0 {
 		opts.Remember = DefaultRemember
@@ -134,10 +197,12 @@ func New(opts Options) (*Server, error) {
 	s := &Server{
 		opts:     opts,
 		log:      log,
-		queue:    make(chan Delivery, opts.QueueSize),
+		reads:    make(chan struct{}, opts.MaxConcurrentReads),
+		serials:  map[string]bool{},
 		inFlight: map[string]bool{},
 		done:     map[string]bool{},
 	}
+	s.wake = sync.NewCond(&s.mu)
 	s.mux = http.NewServeMux()
 	s.mux.HandleFunc("POST /webhook", s.serveWebhook)
 	s.mux.HandleFunc("GET /healthz", s.serveHealth)
@@ -147,24 +212,47 @@ func New(opts Options) (*Server, error) {
 // ServeHTTP routes POST /webhook and GET /healthz.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
 
+// HTTPServer returns the http.Server the bot serves s with: bounded
+// headers (MaxHeaderBytes) and timeouts that end slow callers (ReadTimeout
+// also bounds how long one caller holds a read slot).
+func (s *Server) HTTPServer() *http.Server {
+	return &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+		WriteTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: MaxHeaderBytes}
+}
+
+// MaxHeaderBytes caps a request's headers (Go's default is 1 MiB).
+const MaxHeaderBytes = 64 << 10
+
 // Start starts the workers. They stop when ctx is done or Close is called.
 func (s *Server) Start(ctx context.Context) {
 	for range s.opts.Workers {
 		s.wg.Add(1)
 		go s.work(ctx)
 	}
+	go func() {
+		<-ctx.Done()
+		s.mu.Lock()
+		s.stopped = true
+		s.wake.Broadcast()
+		s.mu.Unlock()
+	}()
 }
 
-// Close stops accepting deliveries, lets the workers finish the queued ones
+// Close stops accepting deliveries, lets the workers finish the queued jobs
 // and waits for them.
 func (s *Server) Close() {
 	s.mu.Lock()
-	if !s.closed {
-		s.closed = true
-		close(s.queue)
-	}
+	s.closed = true
+	s.wake.Broadcast()
 	s.mu.Unlock()
 	s.wg.Wait()
+}
+
+// Queued returns the number of jobs waiting for a worker.
+func (s *Server) Queued() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.queue)
 }
 
 // Verify checks a X-Hub-Signature-256 header ("sha256=" + hex HMAC-SHA256
@@ -197,13 +285,24 @@ func Sign(secret, body []byte) string {
 func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request) {
 	delivery := r.Header.Get(HeaderDelivery)
 	event := r.Header.Get(HeaderEvent)
-	log := s.log.With("delivery", delivery, "event", event)
+	log := s.log.With("delivery", cut(delivery, MaxDeliveryIDBytes), "event", cut(event, 64))
 	if r.ContentLength > s.opts.MaxBodyBytes {
 		log.Warn("webhook refused", "reason", "body too large", "content_length", r.ContentLength)
 		http.Error(w, "body too large", http.StatusRequestEntityTooLarge)
 		return
 	}
+	if !s.readSlot() {
+		log.Warn("webhook refused", "reason", "too many bodies being read")
+		w.Header().Set("Retry-After", "10")
+		w.Header().Set("Connection", "close")
+		http.Error(w, "busy", http.StatusServiceUnavailable)
+		return
+	}
+	// A slot is held at most BodyReadTimeout, however slowly the body comes
+	// (the recorder of a test cannot set deadlines; that is no error).
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(BodyReadTimeout))
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes))
+	<-s.reads
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
@@ -226,26 +325,46 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "missing "+HeaderDelivery+" or "+HeaderEvent, http.StatusBadRequest)
 		return
 	}
+	if len(delivery) > MaxDeliveryIDBytes || !deliveryIDRe.MatchString(delivery) {
+		log.Warn("webhook refused", "reason", "malformed delivery id", "length", len(delivery))
+		http.Error(w, HeaderDelivery+" is not a delivery id", http.StatusBadRequest)
+		return
+	}
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
-		log.Warn("webhook refused", "reason", "content type", "content_type", r.Header.Get("Content-Type"))
+		log.Warn("webhook refused", "reason", "content type", "content_type", cut(r.Header.Get("Content-Type"), 64))
 		http.Error(w, "content type must be application/json", http.StatusUnsupportedMediaType)
 		return
 	}
-	if _, ok := s.opts.Handlers[event]; !ok {
+	h, ok := s.opts.Handlers[event]
+	if !ok {
 		log.Info("webhook ignored", "reason", "no handler for event")
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
-	d := Delivery{ID: delivery, Event: event, Body: body}
-	switch s.enqueue(d) {
+	d := s.delivery(delivery, event, body)
+	job, reason, err := accept(h, d)
+	switch {
+	case err != nil:
+		d.Log.Warn("webhook refused", "reason", "malformed payload", "err", err)
+		http.Error(w, "malformed payload: "+err.Error(), http.StatusBadRequest)
+		return
+	case job == nil:
+		d.Log.Info("webhook ignored", "reason", reason)
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		io.WriteString(w, "ignored: "+reason+"\n")
+		return
+	}
+	sum := sha256.Sum256(body)
+	switch s.enqueue(queued{d: d, job: job, digest: hex.EncodeToString(sum[:]),
+		deadline: time.Now().Add(s.opts.HandleTimeout)}) {
 	case enqueued:
 		w.WriteHeader(http.StatusAccepted)
 	case duplicate:
-		log.Info("webhook ignored", "reason", "duplicate delivery")
+		d.Log.Info("webhook ignored", "reason", "duplicate delivery")
 		w.WriteHeader(http.StatusOK)
 		io.WriteString(w, "duplicate delivery\n")
 	case full:
-		log.Warn("webhook refused", "reason", "queue full")
+		d.Log.Warn("webhook refused", "reason", "queue full")
 		w.Header().Set("Retry-After", "60")
 		http.Error(w, "queue full", http.StatusServiceUnavailable)
 	case closing:
@@ -253,46 +372,47 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-type enqueueResult int
-
-const (
-	enqueued enqueueResult = iota
-	duplicate
-	full
-	closing
-)
-
-func (s *Server) enqueue(d Delivery) enqueueResult {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	switch {
-	case s.closed:
-		return closing
-	case s.done[d.ID] || s.inFlight[d.ID]:
-		return duplicate
-	}
+// readSlot takes a read slot. When none is free, up to
+// ReadWaitersPerSlot callers per slot wait for one, at most ReadSlotWait
+// each (a burst of real deliveries is served, not refused); the rest are
+// refused at once.
+func (s *Server) readSlot() bool {
 	select {
-	case s.queue <- d:
-		s.inFlight[d.ID] = true
-		return enqueued
+	case s.reads <- struct{}{}:
+		return true
 	default:
-		return full
+	}
+	if s.waiting.Add(1) > int64(ReadWaitersPerSlot*cap(s.reads)) {
+		s.waiting.Add(-1)
+		return false
+	}
+	defer s.waiting.Add(-1)
+	t := time.NewTimer(ReadSlotWait)
+	defer t.Stop()
+	select {
+	case s.reads <- struct{}{}:
+		return true
+	case <-t.C:
+		return false
 	}
 }
 
-func (s *Server) work(ctx context.Context) {
-	defer s.wg.Done()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case d, ok := <-s.queue:
-			if !ok {
-				return
-			}
-			s.handle(ctx, d)
+// accept calls the handler, turning a panic into an error.
+func accept(h Handler, d Delivery) (job *Job, reason string, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			job, err = nil, fmt.Errorf("handler panic: %v", p)
 		}
+	}()
+	return h.Accept(d)
+}
+
+// cut shortens an untrusted header value for a log line.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
 	}
+	return s[:n] + "…"
 }
 
 // payloadHead is what the server reads from every payload, for logging.
@@ -306,9 +426,12 @@ type payloadHead struct {
 	} `json:"repository"`
 }
 
-func (s *Server) handle(ctx context.Context, d Delivery) {
+// delivery builds a Delivery with its logger; a payload that does not
+// decode leaves the fields empty (it is the handler's to report).
+func (s *Server) delivery(id, event string, body []byte) Delivery {
+	d := Delivery{ID: id, Event: event, Body: body}
 	var head payloadHead
-	_ = json.Unmarshal(d.Body, &head) // a malformed body is the handler's to report
+	_ = json.Unmarshal(body, &head)
 	if head.Installation != nil {
 		d.Installation = head.Installation.ID
 	}
@@ -317,45 +440,132 @@ func (s *Server) handle(ctx context.Context, d Delivery) {
 	}
 	d.Log = s.log.With("delivery", d.ID, "event", d.Event, "action", head.Action,
 		"installation", d.Installation, "repository", d.Repository)
-	start := time.Now()
-	err := s.run(ctx, d)
+	return d
+}
+
+type enqueueResult int
+
+const (
+	enqueued enqueueResult = iota
+	duplicate
+	full
+	closing
+)
+
+func keys(q queued) [2]string { return [2]string{"id:" + q.d.ID, "body:" + q.digest} }
+
+func (s *Server) enqueue(q queued) enqueueResult {
 	s.mu.Lock()
-	delete(s.inFlight, d.ID)
-	if err == nil {
-		s.remember(d.ID)
+	defer s.mu.Unlock()
+	if s.closed || s.stopped {
+		return closing
 	}
-	s.mu.Unlock()
-	if err != nil {
-		d.Log.Error("delivery failed", "err", err, "duration", time.Since(start))
-	} else {
-		d.Log.Info("delivery handled", "duration", time.Since(start))
+	for _, k := range keys(q) {
+		if s.done[k] || s.inFlight[k] {
+			return duplicate
+		}
 	}
-	if s.opts.Done != nil {
-		s.opts.Done(d, err)
+	if len(s.queue) >= s.opts.QueueSize {
+		return full
+	}
+	for _, k := range keys(q) {
+		s.inFlight[k] = true
+	}
+	s.queue = append(s.queue, q)
+	s.wake.Broadcast()
+	return enqueued
+}
+
+// next takes the first queued job whose Serial key is free, waiting for
+// one; ok is false when the server is closed and the queue drained, or the
+// workers' context ended.
+func (s *Server) next() (q queued, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for {
+		if s.stopped {
+			return queued{}, false
+		}
+		for i, c := range s.queue {
+			if c.job.Serial != "" && s.serials[c.job.Serial] {
+				continue
+			}
+			s.queue = append(s.queue[:i], s.queue[i+1:]...)
+			if c.job.Serial != "" {
+				s.serials[c.job.Serial] = true
+			}
+			return c, true
+		}
+		if s.closed && len(s.queue) == 0 {
+			return queued{}, false
+		}
+		s.wake.Wait()
 	}
 }
 
-// run calls the handler, turning a panic into an error.
-func (s *Server) run(ctx context.Context, d Delivery) (err error) {
-	ctx, cancel := context.WithTimeout(ctx, s.opts.HandleTimeout)
+func (s *Server) work(ctx context.Context) {
+	defer s.wg.Done()
+	for {
+		q, ok := s.next()
+		if !ok {
+			return
+		}
+		s.handle(ctx, q)
+	}
+}
+
+func (s *Server) handle(ctx context.Context, q queued) {
+	start := time.Now()
+	var err error
+	if !start.Before(q.deadline) {
+		err = ErrExpired
+	} else {
+		err = run(ctx, q)
+	}
+	s.mu.Lock()
+	if q.job.Serial != "" {
+		delete(s.serials, q.job.Serial)
+	}
+	for _, k := range keys(q) {
+		delete(s.inFlight, k)
+		if err == nil {
+			s.remember(k)
+		}
+	}
+	s.wake.Broadcast()
+	s.mu.Unlock()
+	if err != nil {
+		q.d.Log.Error("delivery failed", "err", err, "duration", time.Since(start))
+	} else {
+		q.d.Log.Info("delivery handled", "duration", time.Since(start))
+	}
+	if s.opts.Done != nil {
+		s.opts.Done(q.d, err)
+	}
+}
+
+// run runs a job before its deadline, turning a panic into an error.
+func run(ctx context.Context, q queued) (err error) {
+	ctx, cancel := context.WithDeadline(ctx, q.deadline)
 	defer cancel()
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("handler panic: %v", p)
 		}
 	}()
-	return s.opts.Handlers[d.Event].Handle(ctx, d)
+	return q.job.Run(ctx)
 }
 
-// remember records a successful delivery id, forgetting the oldest beyond
-// Options.Remember. s.mu must be held.
-func (s *Server) remember(id string) {
-	if s.done[id] {
+// remember records a successful delivery's key, forgetting the oldest
+// beyond twice Options.Remember (each delivery has two keys). s.mu must be
+// held.
+func (s *Server) remember(k string) {
+	if s.done[k] {
 		return
 	}
-	s.done[id] = true
-	s.order = append(s.order, id)
-	if len(s.order) > s.opts.Remember {
+	s.done[k] = true
+	s.order = append(s.order, k)
+	if len(s.order) > 2*s.opts.Remember {
 		delete(s.done, s.order[0])
 		s.order = s.order[1:]
 	}
@@ -367,5 +577,5 @@ func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request) {
 		Status  string `json:"status"`
 		Version string `json:"version"`
 		Queued  int    `json:"queued"`
-	}{"ok", s.opts.Version, len(s.queue)})
+	}{"ok", s.opts.Version, s.Queued()})
 }

@@ -1,0 +1,291 @@
+package webhook
+
+// Regression tests of issue 11 (the bot under hostile input and load).
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
+)
+
+// runOf returns a real workflow_run payload of action, edited: repository
+// full name, workflow path and run id. The examples have no in_progress
+// payload: one is made from a requested one.
+func runOf(t testing.TB, action, repo, path string, id int) []byte {
+	t.Helper()
+	source := action
+	if action == "in_progress" {
+		source = "requested"
+	}
+	var ex map[string]any
+	for _, e := range githubfake.WebhookExamples(t, "workflow_run", source) {
+		if r, _ := e["workflow_run"].(map[string]any); r["path"] != nil && (action != "completed" || r["conclusion"] == "success") {
+			ex = e
+			break
+		}
+	}
+	if ex == nil {
+		t.Fatalf("no workflow_run %s example with a path", action)
+	}
+	ex["action"] = action
+	ex["repository"].(map[string]any)["full_name"] = repo
+	r := ex["workflow_run"].(map[string]any)
+	r["path"], r["id"] = path, id
+	if hr, ok := r["head_repository"].(map[string]any); ok {
+		hr["full_name"] = repo
+	}
+	b, err := json.Marshal(ex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// holdBumps makes bumps wait until the returned function is called (at the
+// latest when the test ends, before the server is closed).
+func (h *harness) holdBumps(t *testing.T) func() {
+	h.rec.hold = make(chan struct{})
+	var once sync.Once
+	release := func() { once.Do(func() { close(h.rec.hold) }) }
+	t.Cleanup(release)
+	return release
+}
+
+// Defect 3: unrelated events (other actions, other repositories, other
+// workflows) are acknowledged without being queued, so that with every
+// worker busy they cannot fill the queue and push out the publish delivery.
+func TestUnrelatedEventsAreNotQueued(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, func(o *Options) { o.Workers, o.QueueSize = 1, 4 })
+	h.rec.allow = true
+	h.holdBumps(t)
+	// The only worker is busy with a release.
+	if w := h.post("release", "rel", example(t, "release", "published", nil)); w.Code != http.StatusAccepted {
+		t.Fatalf("release: %d %s", w.Code, w.Body)
+	}
+	n := 0
+	for _, action := range []string{"requested", "in_progress", "completed"} {
+		for _, repo := range []string{"other/repo", testPublishRepo.String()} {
+			path := testPublishWorkflow
+			if repo == testPublishRepo.String() {
+				path = ".github/workflows/ci.yml" // the right repository, another workflow
+			}
+			if action != "completed" {
+				path = testPublishWorkflow
+			}
+			for range 12 {
+				n++
+				w := h.post("workflow_run", fmt.Sprint("noise-", n), runOf(t, action, repo, path, 1000+n))
+				if w.Code != http.StatusOK || !strings.HasPrefix(w.Body.String(), "ignored: ") {
+					t.Fatalf("unrelated %s run of %s (%s): %d %q, want 200 ignored", action, repo, path, w.Code, w.Body)
+				}
+			}
+		}
+	}
+	for _, p := range []struct{ event, action string }{{"release", "created"}, {"release", "prereleased"}, {"release", "deleted"}} {
+		n++
+		if w := h.post(p.event, fmt.Sprint("noise-", n), example(t, p.event, p.action, nil)); w.Code != http.StatusOK {
+			t.Fatalf("%s/%s: %d, want 200 ignored", p.event, p.action, w.Code)
+		}
+	}
+	// The publish delivery still finds room.
+	w := h.post("workflow_run", "publish", runOf(t, "completed", testPublishRepo.String(), testPublishWorkflow, 42))
+	if w.Code != http.StatusAccepted {
+		t.Fatalf("publish delivery after %d unrelated ones: %d %s", n, w.Code, w.Body)
+	}
+	if q := h.srv.Queued(); q != 1 {
+		t.Errorf("%d deliveries queued, want only the publish", q)
+	}
+}
+
+// Defect 3: a second release waits for the first without holding a worker,
+// and only within its own deadline.
+func TestSecondReleaseWaitsWithoutHoldingAWorker(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, func(o *Options) { o.Workers, o.QueueSize = 2, 8 })
+	h.rec.allow = true
+	release := h.holdBumps(t)
+	rel := example(t, "release", "published", nil)
+	if w := h.post("release", "rel-1", rel); w.Code != http.StatusAccepted {
+		t.Fatal(w.Code)
+	}
+	second := bytes.Replace(rel, []byte(`"tag_name":"0.0.1"`), []byte(`"tag_name":"0.0.2"`), 1)
+	if bytes.Equal(second, rel) {
+		t.Fatal("could not make a second release")
+	}
+	if w := h.post("release", "rel-2", second); w.Code != http.StatusAccepted {
+		t.Fatal(w.Code)
+	}
+	// While the first bump runs and the second waits, a publish is handled.
+	if w := h.post("workflow_run", "publish", runOf(t, "completed", testPublishRepo.String(), testPublishWorkflow, 42)); w.Code != http.StatusAccepted {
+		t.Fatal(w.Code)
+	}
+	r := h.wait(t)
+	if r.err != nil || r.d.Event != "workflow_run" {
+		t.Fatalf("first delivery handled: %+v, want the publish while the bumps wait", r)
+	}
+	release()
+	for range 2 {
+		if r := h.wait(t); r.err != nil || r.d.Event != "release" {
+			t.Fatalf("release handled: %+v", r)
+		}
+	}
+	h.rec.mu.Lock()
+	defer h.rec.mu.Unlock()
+	if len(h.rec.releases) != 2 || h.rec.releases[0].Tag != "0.0.1" || h.rec.releases[1].Tag != "0.0.2" {
+		t.Errorf("releases bumped %+v, want 0.0.1 then 0.0.2", h.rec.releases)
+	}
+}
+
+func TestQueuedWorkExpiresAtItsDeadline(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, func(o *Options) { o.Workers, o.HandleTimeout = 2, 300*time.Millisecond })
+	h.rec.allow = true
+	h.holdBumps(t)
+	rel := example(t, "release", "published", nil)
+	h.post("release", "rel-1", rel)
+	h.post("release", "rel-2", bytes.Replace(rel, []byte(`"tag_name":"0.0.1"`), []byte(`"tag_name":"0.0.2"`), 1))
+	got := map[string]error{}
+	for range 2 {
+		r := h.wait(t)
+		got[r.d.ID] = r.err
+	}
+	if got["rel-1"] == nil || got["rel-2"] == nil || !strings.Contains(got["rel-2"].Error(), "deadline") {
+		t.Errorf("errors %v: want both past their deadline, the second without running", got)
+	}
+	h.rec.mu.Lock()
+	defer h.rec.mu.Unlock()
+	if h.rec.bumpsStarted != 1 || len(h.rec.releases) != 0 {
+		t.Errorf("%d bumps started, %d completed; want the first started and cut off, the second never started",
+			h.rec.bumpsStarted, len(h.rec.releases))
+	}
+}
+
+// Defect 4: the signed body is de-duplicated too, so a captured delivery
+// replayed under a new X-GitHub-Delivery is not acted on again.
+func TestReplayUnderNewDeliveryIDIsDropped(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, nil)
+	h.rec.allow = true
+	run := runOf(t, "completed", testPublishRepo.String(), testPublishWorkflow, 42)
+	if w := h.post("workflow_run", "original", run); w.Code != http.StatusAccepted {
+		t.Fatal(w.Code)
+	}
+	if r := h.wait(t); r.err != nil {
+		t.Fatal(r.err)
+	}
+	for i := range 5 {
+		if w := h.post("workflow_run", fmt.Sprint("replay-", i), run); w.Code != http.StatusOK || !strings.Contains(w.Body.String(), "duplicate") {
+			t.Errorf("replay %d: %d %q, want 200 duplicate", i, w.Code, w.Body)
+		}
+	}
+	select {
+	case r := <-h.done:
+		t.Fatalf("a replay was handled: %s", r.d.ID)
+	case <-time.After(50 * time.Millisecond):
+	}
+	h.rec.mu.Lock()
+	defer h.rec.mu.Unlock()
+	if len(h.rec.runs) != 1 {
+		t.Errorf("PublishRun called %d times, want 1", len(h.rec.runs))
+	}
+}
+
+// Defect 4: delivery ids are GitHub's GUIDs; a long one is refused, not kept.
+func TestLongDeliveryIDRefused(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, nil)
+	body := example(t, "ping", "", nil)
+	for _, id := range []string{strings.Repeat("a", 1<<20), strings.Repeat("a", MaxDeliveryIDBytes+1), "bad id\x00"} {
+		if w := h.post("ping", id, body); w.Code != http.StatusBadRequest {
+			t.Errorf("delivery id of %d bytes: %d, want 400", len(id), w.Code)
+		}
+	}
+	if w := h.post("ping", "72d3162e-cc78-11e3-81ab-4c9367dc0958", body); w.Code != http.StatusOK {
+		t.Errorf("a GUID delivery id: %d", w.Code)
+	}
+}
+
+// slowBody is a request body that sends one byte, then waits for release.
+type slowBody struct {
+	once    sync.Once
+	release chan struct{}
+}
+
+func (b *slowBody) Read(p []byte) (int, error) {
+	sent := false
+	b.once.Do(func() { p[0], sent = '{', true })
+	if sent {
+		return 1, nil
+	}
+	<-b.release
+	return 0, io.EOF
+}
+
+// Defect 1: bodies are read a bounded number at a time; a caller beyond the
+// bound waits a moment for a slot or is refused, before its body is read
+// (the waiters beyond ReadWaitersPerSlot per slot at once).
+func TestConcurrentBodyReadsAreBounded(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, nil)
+	ts := httptest.NewServer(h.srv)
+	t.Cleanup(ts.Close)
+	release := make(chan struct{})
+	var once sync.Once
+	t.Cleanup(func() { once.Do(func() { close(release) }) })
+	const callers = DefaultMaxConcurrentReads*(1+ReadWaitersPerSlot) + 8
+	codes := make(chan int, callers)
+	var wg sync.WaitGroup
+	for i := range callers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req, _ := http.NewRequest(http.MethodPost, ts.URL+"/webhook", &slowBody{release: release})
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set(HeaderEvent, "ping")
+			req.Header.Set(HeaderDelivery, fmt.Sprint("slow-", i))
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				codes <- 0
+				return
+			}
+			resp.Body.Close()
+			codes <- resp.StatusCode
+		}()
+	}
+	refused := 0
+	deadline := time.After(10 * time.Second)
+	start := time.Now()
+	for refused < callers-DefaultMaxConcurrentReads {
+		select {
+		case c := <-codes:
+			if c != http.StatusServiceUnavailable {
+				t.Fatalf("a caller beyond the bound got %d, want 503", c)
+			}
+			refused++
+			if refused == 8 && time.Since(start) >= ReadSlotWait {
+				t.Errorf("the first callers beyond the waiters were refused after %v, want at once", time.Since(start))
+			}
+		case <-deadline:
+			t.Fatalf("%d of %d unsigned slow callers refused while %d bodies are read; want %d refused",
+				refused, callers, DefaultMaxConcurrentReads, callers-DefaultMaxConcurrentReads)
+		}
+	}
+	once.Do(func() { close(release) })
+	wg.Wait()
+	close(codes)
+	for c := range codes {
+		if c != http.StatusUnauthorized && c != http.StatusServiceUnavailable {
+			t.Errorf("a slow unsigned caller finally got %d, want 401", c)
+		}
+	}
+}
