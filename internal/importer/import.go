@@ -29,6 +29,25 @@ const (
 	ReasonSpeculative = "speculative decoding without acceptance rate"
 )
 
+// Reasons a kept point is marked not simulable because its measurement
+// cannot be compared as it stands (ledger.Point.Excluded). A point gets the
+// first that applies, in the order listed.
+const (
+	// ReasonOverloaded: requests failed (more than
+	// Options.MaxFailedFraction); the means describe the survivors only, an
+	// easier job than the one offered. The counts are in the measurement.
+	ReasonOverloaded = "overloaded: requests failed"
+	// ReasonTPOTInconsistent: an inference-perf stage's mean TPOT agrees
+	// neither with (E2E − TTFT)/(output − 1) nor with the chunk-timing
+	// defect's half of it.
+	ReasonTPOTInconsistent = "implausible: inference-perf TPOT fits neither per-token nor per-chunk timing"
+	// The plausibility checks of rule_plausible.go.
+	ReasonSecondsUnit   = "implausible: latency in milliseconds where seconds belong"
+	ReasonTTFTAboveE2E  = "implausible: mean TTFT above mean E2E latency"
+	ReasonTPOTAboveE2E  = "implausible: TPOT × (output − 1) above mean E2E latency"
+	ReasonInteractivity = "implausible: interactivity far from 1/TPOT"
+)
+
 // DefaultVersions is how many of the latest numbered vLLM versions are kept.
 const DefaultVersions = 5
 
@@ -41,6 +60,10 @@ type Options struct {
 	Sources []string `json:"sources"`
 	// Versions is N: keep the latest N numbered vLLM versions present.
 	Versions int `json:"versions"`
+	// MaxFailedFraction is the fraction of a point's requests that may
+	// fail before the point is marked ReasonOverloaded: 0 (the default)
+	// marks any failure.
+	MaxFailedFraction float64 `json:"max_failed_fraction,omitempty"`
 	// RunDates gives the date (YYYY-MM-DD) of InferenceX runs by run id, for
 	// runs the importer does not know; a run's date decides its warmups.
 	RunDates map[string]string `json:"run_dates,omitempty"`
@@ -89,7 +112,8 @@ func Import(fsys fs.FS, opts Options) (*Result, error) {
 	}
 	res, err := ImportFrom(opts,
 		inferenceXFiles{fsys: fsys, files: found.xFiles, runDates: opts.RunDates},
-		inferencePerfRuns{fsys: fsys, dirs: found.ipRuns, hardware: opts.InferencePerfHardware, engineVersion: opts.InferencePerfEngineVersion},
+		inferencePerfRuns{fsys: fsys, dirs: found.ipRuns, hardware: opts.InferencePerfHardware,
+			engineVersion: opts.InferencePerfEngineVersion, maxFailed: opts.MaxFailedFraction},
 	)
 	if err != nil {
 		return nil, err
@@ -118,6 +142,7 @@ func ImportFrom(opts Options, sources ...Source) (*Result, error) {
 	}
 	kept, present := b.versionWindow()
 	b.build()
+	b.plausible()
 	b.dedup()
 	units, err := b.group()
 	if err != nil {
@@ -131,6 +156,9 @@ func (o *Options) validate() error {
 	var errs []error
 	if o.Versions < 1 {
 		errs = append(errs, fmt.Errorf("versions: %d (want at least 1)", o.Versions))
+	}
+	if !(o.MaxFailedFraction >= 0 && o.MaxFailedFraction < 1) {
+		errs = append(errs, fmt.Errorf("max failed fraction: %v (want at least 0 and below 1)", o.MaxFailedFraction))
 	}
 	ids := make([]string, 0, len(o.RunDates))
 	for id := range o.RunDates {

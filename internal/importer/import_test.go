@@ -120,7 +120,7 @@ func TestImportFixtureAccounting(t *testing.T) {
 	if d := cmp.Diff(wantExcluded, r.Excluded); d != "" {
 		t.Errorf("excluded (-want +got):\n%s", d)
 	}
-	if d := cmp.Diff(map[string]int{ReasonSpeculative: 1}, r.Marked); d != "" {
+	if d := cmp.Diff(map[string]int{ReasonSpeculative: 1, ReasonOverloaded: 1}, r.Marked); d != "" {
 		t.Errorf("marked (-want +got):\n%s", d)
 	}
 	if d := cmp.Diff(VersionWindow{Present: []string{"v0.10.0", "v0.11.2", "v0.13.0", "v0.15.1"}, Kept: []string{"v0.11.2", "v0.13.0", "v0.15.1"}}, r.VLLMVersions); d != "" {
@@ -135,6 +135,7 @@ func TestImportFixtureAccounting(t *testing.T) {
 	}
 	wantIDs := []string{
 		"inference-perf/llama-2-7b-hf/h100/tp1/20260217-155451-codegen",
+		"inference-perf/llama-2-7b-hf/h100/tp1/20260217-170634-reasoning",
 		"inference-perf/tiny-lm/h100/tp1/20260301-120000-chat",
 		"inferencex/gpt-oss-120b/h100/tp2-mtp/isl1024-osl1024",
 		"inferencex/gpt-oss-120b/h100/tp2/isl1024-osl1024",

@@ -22,6 +22,9 @@ const (
 	expConfigFile = "exp-config.yaml"
 	profileFile   = "profile.yaml"
 	resultsDir    = "results"
+	// clientConfigFile, under resultsDir, is the configuration the client
+	// actually ran (its defaults filled in).
+	clientConfigFile = "config.yaml"
 	// SidecarFile optionally states, per run folder, what the folder does
 	// not: the GPU and the vLLM version (see Sidecar).
 	SidecarFile = "blis-import.yaml"
@@ -99,6 +102,11 @@ type Profile struct {
 	QuestionLen             int
 	OutputLen               int
 	EnableMultiTurnChat     bool
+	// GroupKeys: the shared_prefix sizes are spelled num_groups and
+	// num_prompts_per_group, as the older client writes them in its
+	// results/config.yaml (that client knows neither
+	// num_unique_system_prompts nor enable_multi_turn_chat).
+	GroupKeys bool
 	// Stages are the constant-rate load stages, in order.
 	Stages []Stage
 }
@@ -133,6 +141,8 @@ type profileData struct {
 }
 
 type sharedPrefix struct {
+	NumGroups               *int  `yaml:"num_groups"`
+	NumPromptsPerGroup      *int  `yaml:"num_prompts_per_group"`
 	NumUniqueSystemPrompts  *int  `yaml:"num_unique_system_prompts"`
 	NumUsersPerSystemPrompt *int  `yaml:"num_users_per_system_prompt"`
 	SystemPromptLen         *int  `yaml:"system_prompt_len"`
@@ -199,8 +209,19 @@ func ParseProfile(name string, data []byte) (Profile, error) {
 			}
 			return *v
 		}
-		p.NumUniqueSystemPrompts = num("num_unique_system_prompts", sp.NumUniqueSystemPrompts, 1)
-		p.NumUsersPerSystemPrompt = num("num_users_per_system_prompt", sp.NumUsersPerSystemPrompt, 1)
+		// Two spellings of the same sizes: the older client's num_groups
+		// and num_prompts_per_group, the newer one's names.
+		p.GroupKeys = sp.NumGroups != nil || sp.NumPromptsPerGroup != nil
+		if p.GroupKeys && (sp.NumUniqueSystemPrompts != nil || sp.NumUsersPerSystemPrompt != nil) {
+			fail("data.shared_prefix", "names both num_groups/num_prompts_per_group and num_unique_system_prompts/num_users_per_system_prompt")
+		}
+		if p.GroupKeys {
+			p.NumUniqueSystemPrompts = num("num_groups", sp.NumGroups, 1)
+			p.NumUsersPerSystemPrompt = num("num_prompts_per_group", sp.NumPromptsPerGroup, 1)
+		} else {
+			p.NumUniqueSystemPrompts = num("num_unique_system_prompts", sp.NumUniqueSystemPrompts, 1)
+			p.NumUsersPerSystemPrompt = num("num_users_per_system_prompt", sp.NumUsersPerSystemPrompt, 1)
+		}
 		p.SystemPromptLen = num("system_prompt_len", sp.SystemPromptLen, 0)
 		p.QuestionLen = num("question_len", sp.QuestionLen, 1)
 		p.OutputLen = num("output_len", sp.OutputLen, 1)
@@ -302,15 +323,16 @@ func ParseSidecar(name string, data []byte) (Sidecar, error) {
 // Ladder is an aggregate of one quantity, in the source's unit; nil where
 // the source has no value.
 type Ladder struct {
-	Mean, Median, P99 *float64
+	Mean, Median, P75, P99 *float64
 }
 
 // StageMetrics is what one results/stage_N_lifecycle_metrics.json reports.
 type StageMetrics struct {
 	// RequestedRate is load_summary.requested_rate (requests per second).
 	RequestedRate *float64
-	// Successes is how many requests completed.
-	Successes int
+	// Successes is how many requests completed, Failures how many failed
+	// (0 when the file has no failures.count).
+	Successes, Failures int
 	// Latencies in seconds.
 	TTFT, TPOT, ITL, E2EL Ladder
 	// Mean prompt and output lengths in tokens.
@@ -340,7 +362,7 @@ func (l *ladderJSON) ladder() Ladder {
 	if l == nil {
 		return Ladder{}
 	}
-	return Ladder{Mean: l.Mean, Median: l.Median, P99: l.P99}
+	return Ladder{Mean: l.Mean, Median: l.Median, P75: l.P75, P99: l.P99}
 }
 
 func (l *ladderJSON) mean() *float64 {
@@ -411,6 +433,12 @@ func ParseStageMetrics(name string, data []byte) (StageMetrics, error) {
 		return StageMetrics{}, fmt.Errorf("%s: successes.count: %d is negative", name, *raw.Successes.Count)
 	}
 	m := StageMetrics{Successes: *raw.Successes.Count}
+	if raw.Failures != nil && raw.Failures.Count != nil {
+		if *raw.Failures.Count < 0 {
+			return StageMetrics{}, fmt.Errorf("%s: failures.count: %d is negative", name, *raw.Failures.Count)
+		}
+		m.Failures = *raw.Failures.Count
+	}
 	if raw.LoadSummary != nil {
 		m.RequestedRate = raw.LoadSummary.RequestedRate
 	}
@@ -486,8 +514,13 @@ type ipRun struct {
 	Name    string // the folder's base name, the run id
 	Exp     ExpConfig
 	Profile Profile
-	Sidecar *Sidecar
-	Stages  []ipStage
+	// Ran is what the client actually ran: results/config.yaml when the
+	// folder has it, else profile.yaml. Differences is every setting in
+	// which the two disagree (results/config.yaml followed).
+	Ran         Profile
+	Differences []string
+	Sidecar     *Sidecar
+	Stages      []ipStage
 }
 
 type ipStage struct {
@@ -534,6 +567,15 @@ func readInferencePerfRun(fsys fs.FS, dir string) (*ipRun, error) {
 	} else if run.Profile, err = ParseProfile(path.Join(dir, profileFile), b); err != nil {
 		errs = append(errs, err)
 	}
+	run.Ran = run.Profile
+	clientConfig := path.Join(dir, resultsDir, clientConfigFile)
+	if b, err := fs.ReadFile(fsys, clientConfig); err == nil {
+		if run.Ran, err = ParseProfile(clientConfig, b); err != nil {
+			errs = append(errs, err)
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		errs = append(errs, fmt.Errorf("inference-perf run %s: %w", dir, err))
+	}
 	if b, err := fs.ReadFile(fsys, path.Join(dir, SidecarFile)); err == nil {
 		s, err := ParseSidecar(path.Join(dir, SidecarFile), b)
 		if err != nil {
@@ -569,22 +611,27 @@ func readInferencePerfRun(fsys fs.FS, dir string) (*ipRun, error) {
 		errs = append(errs, fmt.Errorf("inference-perf run %s: %s model %q differs from %s server.model_name %q",
 			dir, expConfigFile, run.Exp.Model, profileFile, run.Profile.ModelName))
 	}
+	if run.Ran.ModelName != run.Profile.ModelName {
+		errs = append(errs, fmt.Errorf("inference-perf run %s: %s/%s server.model_name %q differs from %s server.model_name %q",
+			dir, resultsDir, clientConfigFile, run.Ran.ModelName, profileFile, run.Profile.ModelName))
+	}
+	run.Differences = profileDifferences(run.Profile, run.Ran)
 	var extra []int
 	for n := range found {
-		if n >= len(run.Profile.Stages) {
+		if n >= len(run.Ran.Stages) {
 			extra = append(extra, n)
 		}
 	}
 	sort.Ints(extra)
 	for _, n := range extra {
-		errs = append(errs, fmt.Errorf("inference-perf run %s: %s has results of stage %d, but %s has %d stages",
-			dir, path.Base(found[n]), n, profileFile, len(run.Profile.Stages)))
+		errs = append(errs, fmt.Errorf("inference-perf run %s: %s has results of stage %d, but the client ran %d stages",
+			dir, path.Base(found[n]), n, len(run.Ran.Stages)))
 	}
-	for i, st := range run.Profile.Stages {
+	for i, st := range run.Ran.Stages {
 		p, ok := found[i]
 		if !ok {
-			errs = append(errs, fmt.Errorf("inference-perf run %s: %s/stage_%d_lifecycle_metrics.json is missing (stage %d of %s)",
-				dir, resultsDir, i, i, profileFile))
+			errs = append(errs, fmt.Errorf("inference-perf run %s: %s/stage_%d_lifecycle_metrics.json is missing (stage %d of %d the client ran)",
+				dir, resultsDir, i, i, len(run.Ran.Stages)))
 			continue
 		}
 		b, err := fs.ReadFile(fsys, p)
@@ -598,8 +645,8 @@ func readInferencePerfRun(fsys fs.FS, dir string) (*ipRun, error) {
 			continue
 		}
 		if m.RequestedRate != nil && *m.RequestedRate != st.Rate {
-			errs = append(errs, fmt.Errorf("%s: load_summary.requested_rate %v differs from %s load.stages[%d].rate %v",
-				p, *m.RequestedRate, profileFile, i, st.Rate))
+			errs = append(errs, fmt.Errorf("%s: load_summary.requested_rate %v differs from the client's load.stages[%d].rate %v",
+				p, *m.RequestedRate, i, st.Rate))
 			continue
 		}
 		run.Stages = append(run.Stages, ipStage{Index: i, Artifact: p, Metrics: m})
@@ -608,4 +655,30 @@ func readInferencePerfRun(fsys fs.FS, dir string) (*ipRun, error) {
 		return nil, errors.Join(errs...)
 	}
 	return run, nil
+}
+
+// profileDifferences lists, one line each, the settings in which what the
+// client ran (ran, its results/config.yaml) differs from what was submitted
+// (profile.yaml).
+func profileDifferences(submitted, ran Profile) []string {
+	var out []string
+	diff := func(field string, a, b any) {
+		if a != b {
+			out = append(out, fmt.Sprintf("%s: %s says %v, %s/%s (what the client ran) %v; followed %s/%s", field, profileFile, a, resultsDir, clientConfigFile, b, resultsDir, clientConfigFile))
+		}
+	}
+	prompts, users := "num_unique_system_prompts", "num_users_per_system_prompt"
+	if ran.GroupKeys != submitted.GroupKeys {
+		prompts, users = "num_unique_system_prompts/num_groups", "num_users_per_system_prompt/num_prompts_per_group"
+	}
+	diff("data.shared_prefix."+prompts, submitted.NumUniqueSystemPrompts, ran.NumUniqueSystemPrompts)
+	diff("data.shared_prefix."+users, submitted.NumUsersPerSystemPrompt, ran.NumUsersPerSystemPrompt)
+	diff("data.shared_prefix.system_prompt_len", submitted.SystemPromptLen, ran.SystemPromptLen)
+	diff("data.shared_prefix.question_len", submitted.QuestionLen, ran.QuestionLen)
+	diff("data.shared_prefix.output_len", submitted.OutputLen, ran.OutputLen)
+	diff("data.shared_prefix.enable_multi_turn_chat", submitted.EnableMultiTurnChat, ran.EnableMultiTurnChat)
+	diff("server.type", submitted.ServerType, ran.ServerType)
+	diff("server.ignore_eos", submitted.IgnoreEOS, ran.IgnoreEOS)
+	diff("load.stages", fmt.Sprint(submitted.Stages), fmt.Sprint(ran.Stages))
+	return out
 }

@@ -45,6 +45,8 @@ type XMetrics struct {
 	MeanTTFT, MedianTTFT, P99TTFT *float64
 	MeanTPOT, MedianTPOT, P99TPOT *float64
 	MeanITL, MeanE2EL             *float64
+	// MeanIntvty is the mean interactivity, tokens per second per request.
+	MeanIntvty *float64
 }
 
 // metricFields are the metric names both InferenceX formats may carry
@@ -67,7 +69,7 @@ func readMetrics(o *object) XMetrics {
 	return XMetrics{
 		MeanTTFT: o.number("mean_ttft"), MedianTTFT: o.number("median_ttft"), P99TTFT: o.number("p99_ttft"),
 		MeanTPOT: o.number("mean_tpot"), MedianTPOT: o.number("median_tpot"), P99TPOT: o.number("p99_tpot"),
-		MeanITL: o.number("mean_itl"), MeanE2EL: o.number("mean_e2el"),
+		MeanITL: o.number("mean_itl"), MeanE2EL: o.number("mean_e2el"), MeanIntvty: o.number("mean_intvty"),
 	}
 }
 

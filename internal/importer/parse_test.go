@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -220,7 +221,8 @@ func TestParseProfile(t *testing.T) {
 	}
 	for _, tc := range []struct{ name, data, want string }{
 		{"unknown top-level field", strings.Replace(good, `"api"`, `"apii"`, 1), "field apii not found"},
-		{"unknown shared_prefix field", strings.Replace(good, `"question_len"`, `"num_groups"`, 1), "field num_groups not found"},
+		{"unknown shared_prefix field", strings.Replace(good, `"question_len"`, `"num_groupz"`, 1), "field num_groupz not found"},
+		{"both spellings of the sizes", strings.Replace(good, `"question_len"`, `"num_groups":10,"question_len"`, 1), "names both num_groups"},
 		{"no stages", strings.Replace(good, `[{"duration":600,"rate":5},{"duration":600,"rate":10}]`, `[]`, 1), "load.stages: empty"},
 		{"rate as string", strings.Replace(good, `"rate":5`, `"rate":"five"`, 1), "cannot unmarshal"},
 		{"negative rate", strings.Replace(good, `"rate":5`, `"rate":-5`, 1), "load.stages[0].rate"},
@@ -233,6 +235,26 @@ func TestParseProfile(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "p.yaml") || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one naming p.yaml and %q", tc.name, err, tc.want)
 		}
+	}
+}
+
+// TestParseProfileGroupKeys: results/config.yaml of the older client spells
+// the shared-prefix sizes num_groups and num_prompts_per_group and has no
+// enable_multi_turn_chat (the real file of
+// ../shared/data/inference-perf/20260217-155451-llama-2-7b-tp1-codegen).
+func TestParseProfileGroupKeys(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile("testdata/fixture/inference-perf/20260217-155451-llama-2-7b-tp1-codegen/results/config.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := ParseProfile("config.yaml", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.GroupKeys || p.NumUniqueSystemPrompts != 10 || p.NumUsersPerSystemPrompt != 10 || p.EnableMultiTurnChat ||
+		p.OutputLen != 247 || p.QuestionLen != 466 || len(p.Stages) != 2 {
+		t.Errorf("parsed as %+v", p)
 	}
 }
 

@@ -30,6 +30,9 @@ type Report struct {
 	Excluded map[string]int `json:"excluded"`
 	// Marked counts the points kept but marked not simulable, by reason.
 	Marked map[string]int `json:"marked"`
+	// Corrected counts the points whose TPOT the importer derived because
+	// the client reports it wrongly, by rule (ledger.Derivation.Rule).
+	Corrected map[string]int `json:"corrected,omitempty"`
 	// VLLMVersions are the numbered vLLM versions present in the input and
 	// the latest Options.Versions of them that were kept, ascending.
 	VLLMVersions VersionWindow `json:"vllm_versions"`
@@ -65,6 +68,10 @@ type SourceReport struct {
 	PointsOut int            `json:"points_out"`
 	Excluded  map[string]int `json:"excluded"`
 	Marked    map[string]int `json:"marked,omitempty"`
+	Corrected map[string]int `json:"corrected,omitempty"`
+	// Notes are what the reader should know about this input, one line
+	// each (for example settings in which two of its files disagree).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // result assembles the finished import: the report (per input and overall,
@@ -98,6 +105,12 @@ func (b *builder) result(units []ledger.Unit, kept, present []vllmVersion) *Resu
 		}
 		for k, v := range s.Marked {
 			r.Marked[k] += v
+		}
+		for k, v := range s.Corrected {
+			if r.Corrected == nil {
+				r.Corrected = map[string]int{}
+			}
+			r.Corrected[k] += v
 		}
 		if s.PointsOut > 0 && b.lines[p] != "" {
 			lines = append(lines, b.lines[p])
@@ -160,6 +173,7 @@ func Summary(r *Report, out string) string {
 	fmt.Fprintf(&b, "vLLM versions kept: %s (present: %s)\n", listOrNone(r.VLLMVersions.Kept), listOrNone(r.VLLMVersions.Present))
 	writeReasons(&b, "excluded", r.Excluded)
 	writeReasons(&b, "marked, kept but not simulable", r.Marked)
+	writeReasons(&b, "corrected, TPOT derived", r.Corrected)
 	fmt.Fprintf(&b, "check: %d points + %d excluded = %d rows\n", r.PointsOut, sum(r.Excluded), r.RowsIn)
 	return b.String()
 }

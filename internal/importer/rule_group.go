@@ -27,6 +27,12 @@ func (b *builder) group() ([]ledger.Unit, error) {
 			}
 			c.src.Marked[p.Point.Excluded]++
 		}
+		if d := p.Point.Measured.TPOTDerivation; d != nil {
+			if c.src.Corrected == nil {
+				c.src.Corrected = map[string]int{}
+			}
+			c.src.Corrected[d.Rule]++
+		}
 		c.src.PointsOut++
 		u, ok := units[p.UnitID]
 		if !ok {

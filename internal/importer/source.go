@@ -72,6 +72,17 @@ type Built struct {
 	// Spec is the speculative-decoding method, "" when none; part of the
 	// simulator-input identity.
 	Spec string
+	// For the plausibility checks (rule_plausible.go): the fewest output
+	// tokens a request of the point generated (0: unknown) and the client's
+	// mean interactivity, tokens per second per request (nil: not reported).
+	MinOutputTokens int
+	Interactivity   *float64
+}
+
+// Note adds a line to the input's report entry: something the reader of the
+// report should know, such as a setting in which two of its files disagree.
+func (in *Input) Note(line string) {
+	in.report.Notes = append(in.report.Notes, line)
 }
 
 // Add queues one row of the input.

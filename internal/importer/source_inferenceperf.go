@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -19,6 +20,9 @@ type inferencePerfRuns struct {
 	dirs []string
 	// hardware and engineVersion apply to folders without a sidecar.
 	hardware, engineVersion string
+	// maxFailed is the fraction of a stage's requests that may fail before
+	// its point is marked ReasonOverloaded (Options.MaxFailedFraction).
+	maxFailed float64
 }
 
 func (s inferencePerfRuns) Read(rows *Rows) error {
@@ -61,12 +65,15 @@ func (s inferencePerfRuns) readRun(rows *Rows, dir string) error {
 		ver = v.String()
 	}
 	in := rows.Input(dir, KindInferencePerf, fmt.Sprintf("%s: inference-perf run folder", dir))
+	for _, d := range run.Differences {
+		in.Note(d)
+	}
 	for _, st := range run.Stages {
 		row := Row{Artifact: st.Artifact, Index: st.Index, RunID: run.Name, Version: ver}
-		if run.Profile.ServerType != "vllm" {
+		if run.Ran.ServerType != "vllm" {
 			row.Exclude = ReasonNotVLLM
 		} else {
-			row.Build = func() (Built, string) { return buildInferencePerf(row, run, st, hw) }
+			row.Build = func() (Built, string) { return buildInferencePerf(row, run, st, hw, s.maxFailed) }
 		}
 		in.Add(row)
 	}
@@ -75,8 +82,11 @@ func (s inferencePerfRuns) readRun(rows *Rows, dir string) error {
 
 var runStamp = regexp.MustCompile(`^([0-9]{8})-([0-9]{6})-.*-([A-Za-z0-9_.]+)$`)
 
-// buildInferencePerf turns one inference-perf stage into a point.
-func buildInferencePerf(row Row, run *ipRun, st ipStage, hw string) (Built, string) {
+// buildInferencePerf turns one inference-perf stage into a point. The
+// workload is what the client ran (results/config.yaml). A stage with more
+// failed requests than maxFailed allows is kept, marked ReasonOverloaded; a
+// TPOT the client timed per chunk is derived again (see chunkTiming).
+func buildInferencePerf(row Row, run *ipRun, st ipStage, hw string, maxFailed float64) (Built, string) {
 	m := st.Metrics
 	if m.Successes == 0 || !positive(m.TTFT.Mean) || !positive(m.TPOT.Mean) {
 		return Built{}, ReasonMissingMean
@@ -88,7 +98,7 @@ func buildInferencePerf(row Row, run *ipRun, st ipStage, hw string) (Built, stri
 			date = t.Format(time.DateOnly)
 		}
 	}
-	exp, prof := run.Exp, run.Profile
+	exp, prof := run.Exp, run.Ran
 	var out Built
 	out.UnitID = strings.Join([]string{"inference-perf", segment(modelBase(exp.Model)), segment(hw),
 		"tp" + strconv.Itoa(exp.TensorParallelism), segment(runSeg)}, "/")
@@ -123,7 +133,7 @@ func buildInferencePerf(row Row, run *ipRun, st ipStage, hw string) (Built, stri
 		},
 	}
 	stage := prof.Stages[st.Index]
-	requests := m.Successes
+	requests, failed := m.Successes, m.Failures
 	out.Point = ledger.Point{
 		Load: ledger.Offered{Rate: stage.Rate, DurationS: stage.Duration},
 		Measured: ledger.Measurement{
@@ -139,6 +149,7 @@ func buildInferencePerf(row Row, run *ipRun, st ipStage, hw string) (Built, stri
 			MeanInputTokens:  m.PromptLenMean,
 			MeanOutputTokens: m.OutputLenMean,
 			ThroughputTokS:   m.TotalTokensPerSec,
+			FailedRequests:   &failed,
 		},
 		Provenance: ledger.Provenance{
 			Artifact:      st.Artifact,
@@ -147,5 +158,61 @@ func buildInferencePerf(row Row, run *ipRun, st ipStage, hw string) (Built, stri
 			Date:          date,
 		},
 	}
+	if prof.IgnoreEOS {
+		out.MinOutputTokens = prof.OutputLen
+	}
+	out.Point.Excluded = chunkTiming(&out.Point.Measured, m, prof)
+	if float64(failed) > maxFailed*float64(failed+requests) {
+		out.Point.Excluded = ReasonOverloaded // the first reason that applies
+	}
 	return out, ""
+}
+
+// RuleChunkTiming names the inference-perf defect corrected by chunkTiming.
+const RuleChunkTiming = "inference-perf-chunk-timing"
+
+// chunkTimingFormula is how chunkTiming derives TPOT.
+const chunkTimingFormula = "(e2el_ms - ttft_ms) / (output_tokens - 1)"
+
+// chunkTiming checks a stage's mean TPOT against its own means and corrects
+// it when the client timed chunks instead of tokens (docs/LEDGER.md,
+// "Corrected client figures"). With ignore_eos every request generated
+// exactly L = output_len tokens, so the mean per-request TPOT is
+// (mean E2E − mean TTFT) / (L − 1). A client that timestamps every line of
+// the event stream (two per token, plus two for the closing event) records
+// (last − first) / (2L + 1) instead: derived / recorded = (2L + 1) / (L − 1),
+// about 2. Found so (within 3 %), the derived value replaces tpot_ms, the
+// client's TPOT, ITL and TPOT percentiles move into tpot_derivation, and the
+// per-request figures that cannot be derived (ITL, median and p99 TPOT) are
+// omitted. A ratio of about 1 (within 5 %) is a client that timed tokens:
+// nothing changes. Any other ratio returns ReasonTPOTInconsistent. Without
+// ignore_eos or a mean E2E the check cannot be made and nothing changes.
+func chunkTiming(meas *ledger.Measurement, m StageMetrics, prof Profile) string {
+	l := prof.OutputLen
+	if !prof.IgnoreEOS || l < 2 || m.E2EL.Mean == nil || m.TTFT.Mean == nil || m.TPOT.Mean == nil || *m.TPOT.Mean <= 0 {
+		return ""
+	}
+	derived := (*m.E2EL.Mean - *m.TTFT.Mean) / float64(l-1)
+	ratio := derived / *m.TPOT.Mean
+	chunked := float64(2*l+1) / float64(l-1)
+	switch {
+	case math.Abs(ratio/chunked-1) <= 0.03:
+		meas.TPOTDerivation = &ledger.Derivation{
+			Evidence:             ledger.Derived,
+			Rule:                 RuleChunkTiming,
+			Formula:              chunkTimingFormula,
+			OutputTokens:         l,
+			RecordedTPOTMs:       meas.TPOTMs,
+			RecordedITLMs:        meas.ITLMs,
+			RecordedMedianTPOTMs: meas.MedianTPOTMs,
+			RecordedP99TPOTMs:    meas.P99TPOTMs,
+		}
+		meas.TPOTMs = derived * 1000
+		meas.ITLMs, meas.MedianTPOTMs, meas.P99TPOTMs = nil, nil, nil
+		return ""
+	case math.Abs(ratio-1) <= 0.05:
+		return ""
+	default:
+		return ReasonTPOTInconsistent
+	}
 }

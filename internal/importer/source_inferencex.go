@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"path"
 	"strconv"
 	"strings"
@@ -199,6 +200,9 @@ func buildInferenceX(row Row, runURL string, api bool, r XRow, runDates map[stri
 	if out.Spec != "" {
 		out.Point.Excluded = ReasonSpeculative
 	}
+	// benchmark_serving.py draws output lengths from [floor(r·OSL), OSL].
+	out.MinOutputTokens = int(math.Floor(out.Workload.InferenceX.RangeRatio * float64(r.OSL)))
+	out.Interactivity = r.Metrics.MeanIntvty
 	return out, ""
 }
 

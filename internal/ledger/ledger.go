@@ -196,6 +196,38 @@ type Measurement struct {
 	MeanInputTokens  *float64 `json:"mean_input_tokens,omitempty"`
 	MeanOutputTokens *float64 `json:"mean_output_tokens,omitempty"`
 	ThroughputTokS   *float64 `json:"throughput_tok_s,omitempty"`
+	// FailedRequests is how many requests failed (a client timeout, an
+	// error), where the source says. Means describe the survivors only.
+	FailedRequests *int `json:"failed_requests,omitempty"`
+	// TPOTDerivation, when set, says TPOTMs is not the client's own figure
+	// but derived by the importer from figures the client measured
+	// correctly, because the client is known to report TPOT wrongly; it
+	// keeps the client's figures beside it. Figures known to be wrong and
+	// not derivable (per-request TPOT percentiles, ITL) are then omitted
+	// from the measurement and kept only here.
+	TPOTDerivation *Derivation `json:"tpot_derivation,omitempty"`
+}
+
+// Derived is the evidence of a figure the importer computed from other
+// figures of the same measurement.
+const Derived = "derived"
+
+// Derivation records how a measurement's TPOT was derived and what the
+// client recorded. docs/LEDGER.md documents each rule.
+type Derivation struct {
+	// Evidence is always Derived.
+	Evidence string `json:"evidence"`
+	// Rule names the client defect corrected, e.g. "inference-perf-chunk-timing".
+	Rule string `json:"rule"`
+	// Formula is how TPOTMs was computed, in the measurement's field names.
+	Formula string `json:"formula"`
+	// OutputTokens is the output length per request the formula uses.
+	OutputTokens int `json:"output_tokens"`
+	// The client's own figures, as it wrote them (milliseconds).
+	RecordedTPOTMs       float64  `json:"recorded_tpot_ms"`
+	RecordedITLMs        *float64 `json:"recorded_itl_ms,omitempty"`
+	RecordedMedianTPOTMs *float64 `json:"recorded_median_tpot_ms,omitempty"`
+	RecordedP99TPOTMs    *float64 `json:"recorded_p99_tpot_ms,omitempty"`
 }
 
 // Provenance says where a point's measurement came from.

@@ -233,6 +233,21 @@ func (u *Unit) Validate() error {
 			v.positive(f+".measured.ttft_ms", p.Measured.TTFTMs)
 			v.positive(f+".measured.tpot_ms", p.Measured.TPOTMs)
 		}
+		if n := p.Measured.FailedRequests; n != nil && *n < 0 {
+			v.addf(f+".measured.failed_requests", "%d is negative", *n)
+		}
+		if d := p.Measured.TPOTDerivation; d != nil {
+			g := f + ".measured.tpot_derivation"
+			if d.Evidence != Derived {
+				v.addf(g+".evidence", "%q is not %q", d.Evidence, Derived)
+			}
+			v.nonEmpty(g+".rule", d.Rule)
+			v.nonEmpty(g+".formula", d.Formula)
+			if d.OutputTokens < 2 {
+				v.addf(g+".output_tokens", "%d is less than 2", d.OutputTokens)
+			}
+			v.positive(g+".recorded_tpot_ms", d.RecordedTPOTMs)
+		}
 		v.nonEmpty(f+".provenance.artifact", p.Provenance.Artifact)
 		v.nonEmpty(f+".provenance.run_id", p.Provenance.RunID)
 		v.nonEmpty(f+".provenance.engine_version", p.Provenance.EngineVersion)

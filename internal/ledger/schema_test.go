@@ -92,6 +92,16 @@ func TestSchemaAgreesWithLoader(t *testing.T) {
 		{"closed-loop point with rate", xID, edit(goodX, func(u map[string]any) { dig(point(u, 0), "load")["rate"] = 3 })},
 		{"closed-loop point without concurrency", xID, edit(goodX, func(u map[string]any) { delete(dig(point(u, 0), "load"), "concurrency") })},
 		{"range ratio 0", xID, edit(goodX, func(u map[string]any) { dig(u, "workload", "inferencex")["range_ratio"] = 0 })},
+		{"derivation not derived", id, edit(good, func(u map[string]any) {
+			dig(point(u, 0), "measured", "tpot_derivation")["evidence"] = "measured"
+		})},
+		{"derivation without recorded tpot", id, edit(good, func(u map[string]any) {
+			delete(dig(point(u, 0), "measured", "tpot_derivation"), "recorded_tpot_ms")
+		})},
+		{"derivation over one token", id, edit(good, func(u map[string]any) {
+			dig(point(u, 0), "measured", "tpot_derivation")["output_tokens"] = 1
+		})},
+		{"negative failed requests", id, edit(good, func(u map[string]any) { dig(point(u, 0), "measured")["failed_requests"] = -1 })},
 		{"override unknown setting", xID, edit(goodX, func(u map[string]any) {
 			dig(point(u, 0), "overrides")["swap_space"] = map[string]any{"value": 4, "evidence": "assumed"}
 		})},
