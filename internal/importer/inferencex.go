@@ -37,6 +37,10 @@ type XRow struct {
 	// Date (YYYY-MM-DD) and RunURL are carried by API rows only.
 	Date   string
 	RunURL string
+	// Unknown lists the fields of the row the parser does not know, in name
+	// order ("metrics.<name>" for an API row's metrics): ignored, counted
+	// in the import report.
+	Unknown []string
 }
 
 // XMetrics are a row's aggregate latencies in seconds; nil when the source
@@ -101,8 +105,9 @@ var aggFields = func() map[string]bool {
 
 // ParseAggBmk reads an InferenceX agg_bmk.json artifact: a JSON array of
 // rows (an empty array is valid and gives no rows). name is used in errors.
-// Decoding is strict: an unknown or duplicated field, a value of the wrong
-// type, or a missing identity field (hw, framework, model, precision,
+// Fields it does not know (a newer InferenceX's additions) are listed in
+// XRow.Unknown and otherwise ignored. Known fields are decoded strictly: a
+// duplicated field, a value of the wrong type, or a missing identity field (hw, framework, model, precision,
 // spec_decoding, disagg, is_multinode, isl, osl, conc; tp, ep and
 // dp_attention for single-node rows) is an error naming file, row and field.
 // Null or absent latencies are not errors: the corpus rules exclude such rows.
@@ -119,8 +124,8 @@ func ParseAggBmk(name string, data []byte) ([]XRow, error) {
 			re.add(i, err)
 			continue
 		}
-		o.onlyKnown(aggFields)
 		r := XRow{
+			Unknown:      o.unknownFields(aggFields, ""),
 			Index:        i,
 			Hardware:     o.reqStr("hw"),
 			Framework:    o.reqStr("framework"),
@@ -220,8 +225,8 @@ func ParseAPIRows(name string, data []byte) ([]XRow, error) {
 			re.add(i, err)
 			continue
 		}
-		o.onlyKnown(apiFields)
 		r := XRow{
+			Unknown:      o.unknownFields(apiFields, ""),
 			Index:        i,
 			Hardware:     o.reqStr("hardware"),
 			Framework:    o.reqStr("framework"),
@@ -265,7 +270,7 @@ func ParseAPIRows(name string, data []byte) ([]XRow, error) {
 				o.missing("metrics", "an object")
 			}
 		} else {
-			m.onlyKnown(metricFields)
+			r.Unknown = append(r.Unknown, m.unknownFields(metricFields, "metrics.")...)
 			checkMetricNumbers(m)
 			r.Metrics = readMetrics(m)
 			for _, e := range m.errs {

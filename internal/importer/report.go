@@ -33,6 +33,9 @@ type Report struct {
 	// Corrected counts the points whose TPOT the importer derived because
 	// the client reports it wrongly, by rule (ledger.Derivation.Rule).
 	Corrected map[string]int `json:"corrected,omitempty"`
+	// UnknownFields counts, per field name, the input rows that carried a
+	// field the parser does not know (ignored; known fields stay strict).
+	UnknownFields map[string]int `json:"unknown_fields,omitempty"`
 	// VLLMVersions are the numbered vLLM versions present in the input and
 	// the latest Options.Versions of them that were kept, ascending.
 	VLLMVersions VersionWindow `json:"vllm_versions"`
@@ -69,6 +72,9 @@ type SourceReport struct {
 	Excluded  map[string]int `json:"excluded"`
 	Marked    map[string]int `json:"marked,omitempty"`
 	Corrected map[string]int `json:"corrected,omitempty"`
+	// UnknownFields counts, per field the parser does not know, the rows
+	// that carried it; such fields are ignored.
+	UnknownFields map[string]int `json:"unknown_fields,omitempty"`
 	// Notes are what the reader should know about this input, one line
 	// each (for example settings in which two of its files disagree).
 	Notes []string `json:"notes,omitempty"`
@@ -105,6 +111,12 @@ func (b *builder) result(units []ledger.Unit, kept, present []vllmVersion) *Resu
 		}
 		for k, v := range s.Marked {
 			r.Marked[k] += v
+		}
+		for k, v := range s.UnknownFields {
+			if r.UnknownFields == nil {
+				r.UnknownFields = map[string]int{}
+			}
+			r.UnknownFields[k] += v
 		}
 		for k, v := range s.Corrected {
 			if r.Corrected == nil {
@@ -174,6 +186,7 @@ func Summary(r *Report, out string) string {
 	writeReasons(&b, "excluded", r.Excluded)
 	writeReasons(&b, "marked, kept but not simulable", r.Marked)
 	writeReasons(&b, "corrected, TPOT derived", r.Corrected)
+	writeReasons(&b, "unknown fields ignored (rows carrying each)", r.UnknownFields)
 	fmt.Fprintf(&b, "check: %d points + %d excluded = %d rows\n", r.PointsOut, sum(r.Excluded), r.RowsIn)
 	return b.String()
 }

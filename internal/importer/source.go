@@ -85,6 +85,17 @@ func (in *Input) Note(line string) {
 	in.report.Notes = append(in.report.Notes, line)
 }
 
+// Unknown counts, for each field named, one row of the input that carried
+// it although the parser does not know it (the field was ignored).
+func (in *Input) Unknown(fields []string) {
+	for _, f := range fields {
+		if in.report.UnknownFields == nil {
+			in.report.UnknownFields = map[string]int{}
+		}
+		in.report.UnknownFields[f]++
+	}
+}
+
 // Add queues one row of the input.
 func (in *Input) Add(r Row) {
 	in.report.RowsIn++

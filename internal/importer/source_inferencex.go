@@ -53,6 +53,7 @@ func (s inferenceXFiles) readFile(rows *Rows, p string, data []byte) error {
 		}
 		in := rows.Input(p, KindAggBmk, fmt.Sprintf("%s: InferenceX agg_bmk artifact of run %s", p, aggBmkRunURL(m[1])))
 		for _, r := range xs {
+			in.Unknown(r.Unknown)
 			in.Add(inferenceXRow(p, m[1], aggBmkRunURL(m[1]), false, r, s.runDates))
 		}
 		return nil
@@ -66,6 +67,7 @@ func (s inferenceXFiles) readFile(rows *Rows, p string, data []byte) error {
 	}
 	in := rows.Input(p, KindAPI, fmt.Sprintf("%s: InferenceX /api/v1/benchmarks rows", p))
 	for _, r := range xs {
+		in.Unknown(r.Unknown)
 		in.Add(inferenceXRow(p, runIDFromURL(r.RunURL), r.RunURL, true, r, s.runDates))
 	}
 	return nil

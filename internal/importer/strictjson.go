@@ -144,18 +144,17 @@ func (o *object) ok(key string) bool { return o.raw(key) != nil && !o.bad[key] }
 // err returns every problem met so far.
 func (o *object) err() error { return errors.Join(o.errs...) }
 
-// onlyKnown records an error for every field not in known, in name order.
-func (o *object) onlyKnown(known map[string]bool) {
+// unknownFields returns the fields not in known, in name order, each with
+// prefix: the caller counts and ignores them (a newer producer's additions).
+func (o *object) unknownFields(known map[string]bool, prefix string) []string {
 	var unknown []string
 	for k := range o.fields {
 		if !known[k] {
-			unknown = append(unknown, k)
+			unknown = append(unknown, prefix+k)
 		}
 	}
 	sort.Strings(unknown)
-	for _, k := range unknown {
-		o.failf(k, "unknown field")
-	}
+	return unknown
 }
 
 // raw returns the field's bytes, or nil when it is absent or null.
