@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -48,6 +50,7 @@ func runLedgerImport(ctx context.Context, args []string, getenv func(string) str
 		out      = fl.String("out", "", "directory to write the ledger to; replaced if it is a ledger or empty (e.g. --out corpus/ledger)")
 		root     = fl.String("root", "", "directory that artifact paths in the ledger are relative to (default: the sources' common parent directory; e.g. --root ../shared/data)")
 		versions = fl.Int("versions", importer.DefaultVersions, "keep the latest N numbered vLLM versions present (e.g. --versions 3)")
+		failed   = fl.Float64("max-failed-fraction", 0, "fraction of a point's requests that may fail before it is marked overloaded; 0 marks any failure (e.g. --max-failed-fraction 0.01)")
 		name     = fl.String("name", "local", "ledger name in the manifest (e.g. --name blis-default)")
 		version  = fl.String("ledger-version", "dev", "ledger version in the manifest (e.g. --ledger-version 2026.11.0)")
 		release  = fl.Bool("release", false, "mark the ledger as a published, immutable release (e.g. --release)")
@@ -60,10 +63,10 @@ func runLedgerImport(ctx context.Context, args []string, getenv func(string) str
 	)
 	fl.Var(&notes, "source-note", `extra line for the manifest's sources, repeatable (e.g. --source-note "SemiAnalysis InferenceX, Dec 2025")`)
 	fl.Var(dates, "run-date", "date of an InferenceX run the importer does not know, RUNID=YYYY-MM-DD, repeatable; decides the client's warmups (e.g. --run-date 21484110885=2026-01-29)")
-	if help, err := parseFlags(fl, ledgerImportUsage, args, stdout, stderr); help || err != nil {
+	sources, help, err := parseInterspersed(fl, ledgerImportUsage, args, stdout, stderr)
+	if help || err != nil {
 		return err
 	}
-	sources := fl.Args()
 	switch {
 	case *out == "":
 		fmt.Fprintln(stderr, "ledger import: --out is required")
@@ -81,6 +84,7 @@ func runLedgerImport(ctx context.Context, args []string, getenv func(string) str
 
 	opts := importer.Options{
 		Versions:                   *versions,
+		MaxFailedFraction:          *failed,
 		RunDates:                   dates,
 		InferencePerfHardware:      *ipHW,
 		InferencePerfEngineVersion: *ipVer,
@@ -96,10 +100,7 @@ func runLedgerImport(ctx context.Context, args []string, getenv func(string) str
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	var (
-		res *importer.Result
-		err error
-	)
+	var res *importer.Result
 	if *pg != "" {
 		res, err = importPostgres(ctx, *pg, opts)
 	} else {
@@ -134,9 +135,33 @@ func importPostgres(ctx context.Context, connString string, opts importer.Option
 	return importer.ImportPostgres(opts, results)
 }
 
+// parseInterspersed parses flags written before, between and after the
+// sources (the flag package stops at the first non-flag argument) and
+// returns the sources in order; after "--" every argument is a source.
+func parseInterspersed(fl *flag.FlagSet, header string, args []string, stdout, stderr io.Writer) (sources []string, help bool, err error) {
+	for {
+		if help, err := parseFlags(fl, header, args, stdout, stderr); help || err != nil {
+			return nil, help, err
+		}
+		rest := fl.Args()
+		if len(rest) < len(args) && args[len(args)-len(rest)-1] == "--" {
+			return append(sources, rest...), false, nil
+		}
+		for len(rest) > 0 && (rest[0] == "-" || !strings.HasPrefix(rest[0], "-")) {
+			sources, rest = append(sources, rest[0]), rest[1:]
+		}
+		if len(rest) == 0 {
+			return sources, false, nil
+		}
+		args = rest
+	}
+}
+
 // resolveSources makes the sources relative to root (slash-separated, as the
 // import file system wants them). Without a root, the sources' common parent
-// directory is the root (a file's parent for a file source).
+// directory is the root (a file's parent for a file source); when that is an
+// inference-perf run folder given as a source, its parent is the root, so
+// the run keeps its name (the run id).
 func resolveSources(root string, sources []string) (string, []string, error) {
 	abs := make([]string, len(sources))
 	for i, s := range sources {
@@ -144,13 +169,21 @@ func resolveSources(root string, sources []string) (string, []string, error) {
 		if err != nil {
 			return "", nil, err
 		}
-		if _, err := os.Stat(a); err != nil {
+		if _, err := os.Stat(a); errors.Is(err, fs.ErrNotExist) {
+			return "", nil, fmt.Errorf("source %s: no such file or directory", s)
+		} else if err != nil {
 			return "", nil, fmt.Errorf("source %s: %w", s, err)
 		}
 		abs[i] = a
 	}
 	if root == "" {
 		root = commonDir(abs)
+		for _, a := range abs {
+			if a == root && importer.IsInferencePerfRun(os.DirFS(root), ".") {
+				root = filepath.Dir(root)
+				break
+			}
+		}
 	}
 	root, err := filepath.Abs(root)
 	if err != nil {

@@ -32,7 +32,7 @@ func TestLedgerImportHelp(t *testing.T) {
 		t.Fatalf("--help: %v", err)
 	}
 	for _, flag := range []string{"--out", "--root", "--versions", "--name", "--ledger-version", "--release", "--description",
-		"--inference-perf-hardware", "--inference-perf-engine-version", "--source-note", "--run-date", "--postgres"} {
+		"--inference-perf-hardware", "--inference-perf-engine-version", "--source-note", "--run-date", "--postgres", "--max-failed-fraction"} {
 		line := ""
 		for _, l := range strings.Split(stdout, "\n") {
 			if strings.HasPrefix(strings.TrimSpace(l), flag+" ") || strings.TrimSpace(l) == flag {
@@ -162,5 +162,87 @@ func TestResolveSources(t *testing.T) {
 	}
 	if _, _, err := resolveSources("", []string{filepath.Join(base, "missing")}); err == nil {
 		t.Error("a missing source was accepted")
+	}
+}
+
+// TestLedgerImportSingleRunFolder: one inference-perf run folder imported
+// on its own keeps its name as the run id and in the unit id (it used to be
+// "." and "x").
+func TestLedgerImportSingleRunFolder(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "ledger")
+	run := filepath.Join(importFixtures, "inference-perf", "20260217-155451-llama-2-7b-tp1-codegen")
+	if _, stderr, err := runImportCmd(t, "--out", out, run); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	l, err := ledger.Load(os.DirFS(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := l.Units[0]
+	if u.ID != "inference-perf/llama-2-7b-hf/h100/tp1/20260217-155451-codegen" || u.Points[0].Provenance.RunID != "20260217-155451-llama-2-7b-tp1-codegen" {
+		t.Errorf("unit %s, run id %q", u.ID, u.Points[0].Provenance.RunID)
+	}
+}
+
+// TestLedgerImportFlagsAfterSources: flags may follow the sources; after
+// "--" every argument is a source.
+func TestLedgerImportFlagsAfterSources(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "ledger")
+	stdout, stderr, err := runImportCmd(t, "--out", out, importFixtures, "--versions", "3", "--run-date", "100=2026-01-05",
+		"--inference-perf-hardware", "H100", "--inference-perf-engine-version", "v0.15.1")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if !strings.Contains(stdout, "vLLM versions kept: v0.11.2, v0.13.0, v0.15.1") {
+		t.Errorf("--versions after the source was not applied:\n%s", stdout)
+	}
+	_, _, err = runImportCmd(t, "--out", filepath.Join(t.TempDir(), "l"), "--", "--versions")
+	if err == nil || !strings.Contains(err.Error(), "source --versions: no such file or directory") {
+		t.Errorf("after --: error %v, want --versions taken as a source", err)
+	}
+}
+
+// TestLedgerImportNoPointsIsAnError: an import whose rows are all excluded
+// writes nothing and says why, with a hint (a run of unknown date here).
+func TestLedgerImportNoPointsIsAnError(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "ledger")
+	_, _, err := runImportCmd(t, "--out", out, filepath.Join(importFixtures, "inferencex", "run_200.json"))
+	if err == nil || !strings.Contains(err.Error(), "no points") || !strings.Contains(err.Error(), "1 run date unknown") ||
+		!strings.Contains(err.Error(), "--run-date RUNID=YYYY-MM-DD") || !strings.Contains(err.Error(), "run 200") {
+		t.Fatalf("error %v", err)
+	}
+	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a ledger without points was written: %v", err)
+	}
+}
+
+// TestLedgerImportErrorsArePlain: errors name the file and field without
+// Go type names, and a problem shared by many run folders is said once.
+func TestLedgerImportErrorsArePlain(t *testing.T) {
+	t.Parallel()
+	src := t.TempDir()
+	if err := os.CopyFS(src, os.DirFS(filepath.Join(importFixtures, "inference-perf"))); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := runImportCmd(t, "--out", filepath.Join(t.TempDir(), "l"), "--inference-perf-hardware", "H100", src)
+	if err == nil || strings.Count(err.Error(), "vLLM version is not recorded") != 1 || !strings.Contains(err.Error(), "runs ") {
+		t.Errorf("missing version: error %v, want one line naming the runs", err)
+	}
+	stage := filepath.Join(src, "20260301-120000-tiny-lm-tp1-chat", "results", "stage_0_lifecycle_metrics.json")
+	b, err := os.ReadFile(stage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = bytes.Replace(b, []byte(`"count": 90`), []byte(`"count": "90"`), 1)
+	if err := os.WriteFile(stage, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = runImportCmd(t, "--out", filepath.Join(t.TempDir(), "l"), "--inference-perf-hardware", "H100", "--inference-perf-engine-version", "v0.15.1", src)
+	if err == nil || strings.Contains(err.Error(), "Go struct") || strings.Contains(err.Error(), " of type ") ||
+		!strings.Contains(err.Error(), "stage_0_lifecycle_metrics.json: field load_summary.count: a JSON string where an integer belongs") {
+		t.Errorf("wrong type: error %v", err)
 	}
 }

@@ -58,7 +58,7 @@ func discover(fsys fs.FS, sources []string) (*discovered, error) {
 					skip[p+"/"] = true // a ledger (an earlier import's output), not an artifact
 					return fs.SkipDir
 				}
-				if isInferencePerfRun(fsys, p) {
+				if IsInferencePerfRun(fsys, p) {
 					ip[p] = true
 					return fs.SkipDir
 				}
@@ -67,7 +67,7 @@ func discover(fsys fs.FS, sources []string) (*discovered, error) {
 			switch {
 			case !strings.HasSuffix(p, ".json"):
 				skip[p] = true
-			case aggRunFile.MatchString(path.Base(p)):
+			case isAggBmk(p):
 				addX(p)
 			case x[p] != nil || skip[p]:
 				// Found already under another source.
@@ -107,4 +107,9 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+func isAggBmk(p string) bool {
+	_, ok := aggBmkRunID(p)
+	return ok
 }

@@ -148,7 +148,45 @@ func ImportFrom(opts Options, sources ...Source) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return b.result(units, kept, present), nil
+	res := b.result(units, kept, present)
+	if len(units) == 0 {
+		return nil, b.noPoints(&res.Report)
+	}
+	return res, nil
+}
+
+// noPoints is the error of an import whose every row was excluded: a
+// ledger without units is of no use (score refuses it). It says why, by
+// reason, and what would help.
+func (b *builder) noPoints(r *Report) error {
+	var why []string
+	for _, k := range sortedKeys(r.Excluded) {
+		why = append(why, fmt.Sprintf("%d %s", r.Excluded[k], k))
+	}
+	msg := fmt.Sprintf("no points: all %d rows were excluded (%s)", r.RowsIn, strings.Join(why, ", "))
+	if r.RowsIn == 0 {
+		msg = "no points: the sources hold no rows"
+	}
+	var hints []string
+	if n := r.Excluded[ReasonRunDate]; n > 0 {
+		ids := map[string]bool{}
+		for _, c := range b.cands {
+			if c.reason == ReasonRunDate {
+				ids[c.row.RunID] = true
+			}
+		}
+		hints = append(hints, fmt.Sprintf("give the date of run %s with --run-date RUNID=YYYY-MM-DD", strings.Join(sortedKeys(ids), ", ")))
+	}
+	if r.Excluded[ReasonOldVersion] > 0 {
+		hints = append(hints, "keep more vLLM versions with --versions")
+	}
+	if r.Excluded[ReasonNotVLLM] == r.RowsIn && r.RowsIn > 0 {
+		hints = append(hints, "the corpus holds vLLM measurements only; these sources have none")
+	}
+	if len(hints) > 0 {
+		msg += "; " + strings.Join(hints, "; ")
+	}
+	return errors.New(msg)
 }
 
 // validate checks everything but Sources.
@@ -166,11 +204,15 @@ func (o *Options) validate() error {
 	}
 	sort.Strings(ids)
 	for _, id := range ids {
+		var bad []string
 		if _, err := strconv.ParseUint(id, 10, 64); err != nil {
-			errs = append(errs, fmt.Errorf("run date: run id %q is not a number", id))
+			bad = append(bad, fmt.Sprintf("run id %q is not a number", id))
 		}
 		if _, err := time.Parse(time.DateOnly, o.RunDates[id]); err != nil {
-			errs = append(errs, fmt.Errorf("run date of %s: %q is not a YYYY-MM-DD date", id, o.RunDates[id]))
+			bad = append(bad, fmt.Sprintf("%q is not a YYYY-MM-DD date", o.RunDates[id]))
+		}
+		if len(bad) > 0 {
+			errs = append(errs, fmt.Errorf("run date %s=%s: %s", id, o.RunDates[id], strings.Join(bad, "; ")))
 		}
 	}
 	if strings.TrimSpace(o.Name) == "" {

@@ -388,7 +388,7 @@ func TestImportBadInputNamesTheFile(t *testing.T) {
 		{"bad agg file", func(m fstest.MapFS) { m["x/run_5.json"] = &fstest.MapFile{Data: []byte(`[{"hw": 1}]`)} }, nil, []string{"x/run_5.json row 0", `"hw"`}},
 		{"agg file misnamed", func(m fstest.MapFS) { m["x/agg.json"] = &fstest.MapFile{Data: []byte("[" + goodAggRow + "]")} }, nil, []string{"x/agg.json", "run_<run-id>.json"}},
 		{"truncated file", func(m fstest.MapFS) { m["x/run_5.json"] = &fstest.MapFile{Data: []byte(`[{"hw": "h1`)} }, nil, []string{"x/run_5.json", "truncated"}},
-		{"bad run date", nil, func(o *Options) { o.RunDates = map[string]string{"5": "May"} }, []string{"run date of 5", "YYYY-MM-DD"}},
+		{"bad run date", nil, func(o *Options) { o.RunDates = map[string]string{"5": "May"} }, []string{"run date 5=May", "YYYY-MM-DD"}},
 		{"no such source", nil, func(o *Options) { o.Sources = []string{"nope"} }, []string{"source nope"}},
 	}
 	for _, tc := range tests {
@@ -583,5 +583,21 @@ func BenchmarkImportFixture(b *testing.B) {
 		if _, err := Import(fsys, opts); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestImportAggBmkRunFolderLayout: run_<id>/agg_bmk.json, the layout of a
+// downloaded GitHub Actions artifact, takes its run id from the folder.
+func TestImportAggBmkRunFolderLayout(t *testing.T) {
+	t.Parallel()
+	m := fstest.MapFS{"artifacts/run_20662362255/agg_bmk.json": {Data: []byte("[" + realAggRow + "]")}}
+	res, err := Import(m, Options{Sources: []string{"artifacts"}, Versions: 5, Name: "t", Version: "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr := res.Units[0].Points[0].Provenance
+	if pr.RunID != "20662362255" || pr.RunURL != "https://github.com/SemiAnalysisAI/InferenceX/actions/runs/20662362255" ||
+		pr.Artifact != "artifacts/run_20662362255/agg_bmk.json" || res.Report.Sources[0].Kind != KindAggBmk {
+		t.Errorf("provenance %s, source %+v", mustJSON(pr), res.Report.Sources[0])
 	}
 }

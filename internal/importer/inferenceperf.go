@@ -286,7 +286,7 @@ func decodeYAML(data []byte, v any) error {
 		var te *yaml.TypeError
 		if errors.As(err, &te) {
 			// One line: every problem, each with its YAML line number.
-			return fmt.Errorf("invalid: %s", oneLine(strings.Join(te.Errors, "; ")))
+			return fmt.Errorf("invalid: %s", oneLine(yamlTypeNames.ReplaceAllStringFunc(strings.Join(te.Errors, "; "), plainYAMLTypeError)))
 		}
 		return fmt.Errorf("invalid: %s", oneLine(err.Error()))
 	}
@@ -295,6 +295,32 @@ func decodeYAML(data []byte, v any) error {
 		return errors.New("more than one YAML document")
 	}
 	return nil
+}
+
+// yamlTypeNames matches yaml.v3's "cannot unmarshal !!str `five` into
+// float64", which names Go types.
+var yamlTypeNames = regexp.MustCompile("cannot unmarshal !!([a-z]+) `([^`]*)` into ([A-Za-z0-9_.\\[\\]*]+)")
+
+// plainYAMLTypeError rewrites one yamlTypeNames match into what was found
+// and what was wanted: "`five` is not a number".
+func plainYAMLTypeError(m string) string {
+	s := yamlTypeNames.FindStringSubmatch(m)
+	want := "a value of another kind"
+	switch t := strings.TrimLeft(s[3], "*"); {
+	case strings.HasPrefix(t, "int") || strings.HasPrefix(t, "uint"):
+		want = "an integer"
+	case strings.HasPrefix(t, "float"):
+		want = "a number"
+	case t == "bool":
+		want = "a boolean"
+	case t == "string":
+		want = "a string"
+	case strings.HasPrefix(t, "[]"):
+		want = "a list"
+	default:
+		want = "a mapping"
+	}
+	return fmt.Sprintf("`%s` is not %s", s[2], want)
 }
 
 // oneLine keeps an error message on one line when it quotes the input.
@@ -529,9 +555,10 @@ type ipStage struct {
 	Metrics  StageMetrics
 }
 
-// isInferencePerfRun reports whether dir looks like an inference-perf run
-// folder: it holds exp-config.yaml, profile.yaml or results/.
-func isInferencePerfRun(fsys fs.FS, dir string) bool {
+// IsInferencePerfRun reports whether dir looks like an inference-perf run
+// folder: it holds exp-config.yaml, profile.yaml or results/. The folder's
+// name is the run id.
+func IsInferencePerfRun(fsys fs.FS, dir string) bool {
 	for _, n := range []string{expConfigFile, profileFile, resultsDir} {
 		if _, err := fs.Stat(fsys, path.Join(dir, n)); err == nil {
 			return true

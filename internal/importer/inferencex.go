@@ -2,6 +2,7 @@ package importer
 
 import (
 	"fmt"
+	"path"
 	"regexp"
 	"strings"
 	"time"
@@ -304,6 +305,25 @@ func runIDFromURL(u string) string {
 // aggRunFile matches the file name of an agg_bmk artifact, which carries the
 // workflow run id (the rows do not).
 var aggRunFile = regexp.MustCompile(`^run_([0-9]+)\.json$`)
+
+// aggRunDir matches the folder of the other agg_bmk layout,
+// run_<run-id>/agg_bmk.json (a GitHub Actions artifact as downloaded).
+var aggRunDir = regexp.MustCompile(`^run_([0-9]+)$`)
+
+// aggBmkRunID returns the run id of an agg_bmk artifact at slash path p,
+// from its name (run_<id>.json) or its folder (run_<id>/agg_bmk.json); ok
+// is false for any other path.
+func aggBmkRunID(p string) (id string, ok bool) {
+	if m := aggRunFile.FindStringSubmatch(path.Base(p)); m != nil {
+		return m[1], true
+	}
+	if path.Base(p) == "agg_bmk.json" {
+		if m := aggRunDir.FindStringSubmatch(path.Base(path.Dir(p))); m != nil {
+			return m[1], true
+		}
+	}
+	return "", false
+}
 
 // apiModels maps the short model names of the API to HuggingFace ids.
 var apiModels = map[string]string{

@@ -230,7 +230,7 @@ func TestParseExpConfig(t *testing.T) {
 		t.Errorf("parsed as %+v", c)
 	}
 	for _, tc := range []struct{ name, data, want string }{
-		{"string for number", strings.Replace(good, "2048", "lots", 1), "cannot unmarshal"},
+		{"string for number", strings.Replace(good, "2048", "lots", 1), "line 4: `lots` is not an integer"},
 		{"unknown field", good + "gpu: h100\n", "field gpu not found"},
 		{"missing", strings.Replace(good, "max_num_seqs: 128\n", "", 1), "max_num_seqs: missing"},
 		{"zero", strings.Replace(good, "tensor_parallelism: 2", "tensor_parallelism: 0", 1), "tensor_parallelism: 0 is not a positive integer"},
@@ -261,7 +261,7 @@ func TestParseProfile(t *testing.T) {
 		{"unknown shared_prefix field", strings.Replace(good, `"question_len"`, `"num_groupz"`, 1), "field num_groupz not found"},
 		{"both spellings of the sizes", strings.Replace(good, `"question_len"`, `"num_groups":10,"question_len"`, 1), "names both num_groups"},
 		{"no stages", strings.Replace(good, `[{"duration":600,"rate":5},{"duration":600,"rate":10}]`, `[]`, 1), "load.stages: empty"},
-		{"rate as string", strings.Replace(good, `"rate":5`, `"rate":"five"`, 1), "cannot unmarshal"},
+		{"rate as string", strings.Replace(good, `"rate":5`, `"rate":"five"`, 1), "`five` is not a number"},
 		{"negative rate", strings.Replace(good, `"rate":5`, `"rate":-5`, 1), "load.stages[0].rate"},
 		{"other data type", strings.Replace(good, `"type":"shared_prefix"`, `"type":"random"`, 1), `data.type: "random" is not supported`},
 		{"no ignore_eos", strings.Replace(good, `"ignore_eos":true,`, ``, 1), "server.ignore_eos: missing"},
@@ -307,7 +307,7 @@ func TestParseStageMetrics(t *testing.T) {
 		t.Errorf("parsed as %+v", m)
 	}
 	for _, tc := range []struct{ name, data, want string }{
-		{"string for number", strings.Replace(good, `"mean":0.02`, `"mean":"0.02"`, 1), "time_to_first_token.mean"},
+		{"string for number", strings.Replace(good, `"mean":0.02`, `"mean":"0.02"`, 1), "field successes.latency.time_to_first_token.mean: a JSON string where a number belongs"},
 		{"unknown field", strings.Replace(good, `"prompt_len":{"mean":590.5}`, `"prompt_len":{"avg":590.5}`, 1), `unknown field "avg"`},
 		{"duplicate key", strings.Replace(good, `"count":3,"latency"`, `"count":3,"count":4,"latency"`, 1), `"count" appears twice`},
 		{"no successes count", strings.Replace(good, `"successes":{"count":3,`, `"successes":{`, 1), "successes.count: missing"},

@@ -27,19 +27,50 @@ type inferencePerfRuns struct {
 
 func (s inferencePerfRuns) Read(rows *Rows) error {
 	var errs []error
+	var noHW, noVersion []string // folders that do not say, reported once
 	for _, dir := range s.dirs {
-		if err := s.readRun(rows, dir); err != nil {
+		hw, ver, err := s.readRun(rows, dir)
+		if err != nil {
 			errs = append(errs, err)
 		}
+		if !hw {
+			noHW = append(noHW, dir)
+		}
+		if !ver {
+			noVersion = append(noVersion, dir)
+		}
+	}
+	if len(noHW) > 0 {
+		errs = append(errs, fmt.Errorf("inference-perf %s: the GPU is not recorded: state it in %s (hardware) or with --inference-perf-hardware", runList(noHW), SidecarFile))
+	}
+	if len(noVersion) > 0 {
+		errs = append(errs, fmt.Errorf("inference-perf %s: the vLLM version is not recorded: state it in %s (engine_version) or with --inference-perf-engine-version", runList(noVersion), SidecarFile))
 	}
 	return errors.Join(errs...)
 }
 
-// readRun reads one run folder and adds one row per stage.
-func (s inferencePerfRuns) readRun(rows *Rows, dir string) error {
+// runList names run folders: "run a", or "runs a, b and 3 more".
+func runList(dirs []string) string {
+	if len(dirs) == 1 {
+		return "run " + dirs[0]
+	}
+	if len(dirs) > 3 {
+		return fmt.Sprintf("runs %s and %d more", strings.Join(dirs[:3], ", "), len(dirs)-3)
+	}
+	return "runs " + strings.Join(dirs, ", ")
+}
+
+// readRun reads one run folder and adds one row per stage. hasHW and
+// hasVersion are false when neither the folder nor the options say which
+// GPU or vLLM version served it (nothing is added then).
+func (s inferencePerfRuns) readRun(rows *Rows, dir string) (hasHW, hasVersion bool, err error) {
+	if dir == "." {
+		// The run id and unit name come from the folder's name.
+		return true, true, errors.New("inference-perf run folder given as the import root: its name (the run id) is not known; import it from its parent folder (--root)")
+	}
 	run, err := readInferencePerfRun(s.fsys, dir)
 	if err != nil {
-		return err
+		return true, true, err
 	}
 	hw, ver := s.hardware, s.engineVersion
 	if run.Sidecar != nil {
@@ -50,15 +81,9 @@ func (s inferencePerfRuns) readRun(rows *Rows, dir string) error {
 			ver = run.Sidecar.EngineVersion
 		}
 	}
-	var errs []error
-	if strings.TrimSpace(hw) == "" {
-		errs = append(errs, fmt.Errorf("inference-perf run %s: the GPU is not recorded: state it in %s (hardware) or with --inference-perf-hardware", dir, SidecarFile))
-	}
-	if strings.TrimSpace(ver) == "" {
-		errs = append(errs, fmt.Errorf("inference-perf run %s: the vLLM version is not recorded: state it in %s (engine_version) or with --inference-perf-engine-version", dir, SidecarFile))
-	}
-	if len(errs) > 0 {
-		return errors.Join(errs...)
+	hasHW, hasVersion = strings.TrimSpace(hw) != "", strings.TrimSpace(ver) != ""
+	if !hasHW || !hasVersion {
+		return hasHW, hasVersion, nil
 	}
 	hw = strings.ToUpper(strings.TrimSpace(hw))
 	if v, ok := parseVersion(ver); ok {
@@ -77,7 +102,7 @@ func (s inferencePerfRuns) readRun(rows *Rows, dir string) error {
 		}
 		in.Add(row)
 	}
-	return nil
+	return true, true, nil
 }
 
 var runStamp = regexp.MustCompile(`^([0-9]{8})-([0-9]{6})-.*-([A-Za-z0-9_.]+)$`)

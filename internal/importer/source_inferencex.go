@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
-	"path"
 	"strconv"
 	"strings"
 
@@ -46,22 +45,22 @@ func (s inferenceXFiles) readFile(rows *Rows, p string, data []byte) error {
 			return fmt.Errorf("%s: %w", p, err)
 		}
 	}
-	if m := aggRunFile.FindStringSubmatch(path.Base(p)); m != nil {
+	if runID, ok := aggBmkRunID(p); ok {
 		xs, err := ParseAggBmk(p, data)
 		if err != nil {
 			return err
 		}
-		in := rows.Input(p, KindAggBmk, fmt.Sprintf("%s: InferenceX agg_bmk artifact of run %s", p, aggBmkRunURL(m[1])))
+		in := rows.Input(p, KindAggBmk, fmt.Sprintf("%s: InferenceX agg_bmk artifact of run %s", p, aggBmkRunURL(runID)))
 		for _, r := range xs {
 			in.Unknown(r.Unknown)
-			in.Add(inferenceXRow(p, m[1], aggBmkRunURL(m[1]), false, r, s.runDates))
+			in.Add(inferenceXRow(p, runID, aggBmkRunURL(runID), false, r, s.runDates))
 		}
 		return nil
 	}
 	xs, err := ParseAPIRows(p, data)
 	if err != nil {
 		if looksLikeAggBmk(data) {
-			return fmt.Errorf("%s: looks like an agg_bmk artifact, but its name is not run_<run-id>.json (the rows do not carry the run id): %w", p, err)
+			return fmt.Errorf("%s: looks like an agg_bmk artifact, but its name is neither run_<run-id>.json nor run_<run-id>/agg_bmk.json (the rows do not carry the run id): %w", p, err)
 		}
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -56,16 +57,51 @@ func expectEOF(dec *json.Decoder) error {
 	return nil
 }
 
-// jsonError rewrites encoding/json's errors into short, plain messages.
+// jsonError rewrites encoding/json's errors into short, plain messages
+// that name the field and say what was wanted, without Go's type names.
 func jsonError(err error) error {
 	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &se):
-		return fmt.Errorf("invalid JSON at byte %d: %v", se.Offset, err)
+		return fmt.Errorf("invalid JSON at byte %d: %s", se.Offset, strings.TrimPrefix(se.Error(), "json: "))
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return errors.New("truncated JSON")
+	case errors.As(err, &te):
+		field := strings.TrimPrefix(te.Field, ".")
+		if field == "" {
+			return fmt.Errorf("a JSON %s where %s belongs", te.Value, kindName(te.Type))
+		}
+		return fmt.Errorf("field %s: a JSON %s where %s belongs", field, te.Value, kindName(te.Type))
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		return errors.New(strings.TrimPrefix(err.Error(), "json: "))
 	}
 	return err
+}
+
+// kindName says what a Go type holds in JSON terms ("an integer").
+func kindName(t reflect.Type) string {
+	if t == nil {
+		return "another value"
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	default:
+		return "an object"
+	}
 }
 
 func tokenKind(tok json.Token) string {
