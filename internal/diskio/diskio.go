@@ -1,13 +1,17 @@
 // Package diskio writes the project's files the same way everywhere: JSON in
 // one canonical layout (two-space indent, no HTML escaping, a trailing
 // newline; the same value always gives the same bytes), and files replaced
-// atomically, so a reader never sees a half-written one.
+// atomically, so a reader never sees a half-written one. Files the project
+// does not control are read with ReadFileMax: regular files only, with a
+// size cap.
 package diskio
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -53,4 +57,42 @@ func WriteAtomic(path string, data []byte) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+// ReadFileMax reads the file name of fsys when it is a regular file of at
+// most max bytes. A symbolic link (the file would be read from wherever it
+// points, while a digest over regular files skips it), a directory or
+// device, and a larger file are errors naming the file. Input the project
+// does not control (a ledger handed in, another run's artifact) is read this
+// way.
+func ReadFileMax(fsys fs.FS, name string, max int64) ([]byte, error) {
+	st, err := fs.Lstat(fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	if st.Mode()&fs.ModeSymlink != 0 {
+		return nil, fmt.Errorf("%s is a symbolic link; only regular files are read", name)
+	}
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st, err = f.Stat(); err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", name)
+	}
+	if st.Size() > max {
+		return nil, fmt.Errorf("%s is larger than %d bytes (%d)", name, max, st.Size())
+	}
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if int64(len(b)) > max {
+		return nil, fmt.Errorf("%s is larger than %d bytes", name, max)
+	}
+	return b, nil
 }

@@ -9,9 +9,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
 )
@@ -190,9 +192,23 @@ func exportCommit(ctx context.Context, mirror, commit, dir string) error {
 	return exErr
 }
 
+// extractTar writes the archive's directories, files and symbolic links
+// into dir without ever following a link: every write goes through an
+// os.Root (nothing outside dir can be reached), an entry under or over a
+// link the archive created is refused, and files are created exclusively.
+// A simulator tree is exported as git stores it, links included; writing
+// through them would let a pull request's tree write outside the export.
 func extractTar(r io.Reader, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	var links []string
 	tr := tar.NewReader(r)
-	root := filepath.Clean(dir) + string(filepath.Separator)
 	for {
 		h, err := tr.Next()
 		if errors.Is(err, io.EOF) {
@@ -201,20 +217,28 @@ func extractTar(r io.Reader, dir string) error {
 		if err != nil {
 			return err
 		}
-		target := filepath.Join(dir, filepath.FromSlash(h.Name))
-		if !strings.HasPrefix(target+string(filepath.Separator), root) {
+		name := path.Clean(h.Name)
+		if h.Typeflag != tar.TypeDir && h.Typeflag != tar.TypeReg && h.Typeflag != tar.TypeSymlink {
+			continue // pax headers and the like carry no file
+		}
+		if !fs.ValidPath(name) || name == "." {
 			return fmt.Errorf("archive entry %q escapes the export directory", h.Name)
+		}
+		for _, l := range links {
+			if name == l || strings.HasPrefix(name, l+"/") {
+				return fmt.Errorf("archive entry %q lies under or over the symbolic link %q", h.Name, l)
+			}
 		}
 		switch h.Typeflag {
 		case tar.TypeDir:
-			if err := os.MkdirAll(target, 0o755); err != nil {
+			if err := root.MkdirAll(name, 0o755); err != nil {
 				return err
 			}
 		case tar.TypeReg:
-			if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			if err := root.MkdirAll(path.Dir(name), 0o755); err != nil {
 				return err
 			}
-			f, err := os.OpenFile(target, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, os.FileMode(h.Mode)&0o755|0o644)
+			f, err := root.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, os.FileMode(h.Mode)&0o755|0o644)
 			if err != nil {
 				return err
 			}
@@ -226,12 +250,13 @@ func extractTar(r io.Reader, dir string) error {
 				return err
 			}
 		case tar.TypeSymlink:
-			if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			if err := root.MkdirAll(path.Dir(name), 0o755); err != nil {
 				return err
 			}
-			if err := os.Symlink(h.Linkname, target); err != nil {
+			if err := root.Symlink(h.Linkname, name); err != nil {
 				return err
 			}
+			links = append(links, name)
 		}
 	}
 }

@@ -1,8 +1,12 @@
 package harness
 
 import (
+	"archive/tar"
+	"bytes"
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -81,5 +85,47 @@ func TestReleaseTags(t *testing.T) {
 	want := []string{"v0.10.0", "v0.7.15", "v0.7.10", "v0.7.9"}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("ReleaseTags = %v, want %v", got, want)
+	}
+}
+
+// extractTar never writes through a symbolic link, whether the archive
+// places a file under a link to a directory or over a link to a file.
+func TestExtractTarDoesNotFollowLinks(t *testing.T) {
+	t.Parallel()
+	type entry struct {
+		name, link, body string
+		typ              byte
+	}
+	for name, entries := range map[string][]entry{
+		"file under a link to a directory": {{name: "evil", link: "OUTSIDE", typ: tar.TypeSymlink}, {name: "evil/pwned", body: "x", typ: tar.TypeReg}},
+		"file over a link to a file":       {{name: "evil", link: "OUTSIDE/pwned", typ: tar.TypeSymlink}, {name: "evil", body: "x", typ: tar.TypeReg}},
+		"directory under a link":           {{name: "evil", link: "OUTSIDE", typ: tar.TypeSymlink}, {name: "evil/sub/", typ: tar.TypeDir}},
+		"parent directory":                 {{name: "../pwned", body: "x", typ: tar.TypeReg}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			outside := t.TempDir()
+			var buf bytes.Buffer
+			tw := tar.NewWriter(&buf)
+			for _, e := range entries {
+				h := &tar.Header{Name: e.name, Typeflag: e.typ, Mode: 0o644, Size: int64(len(e.body)), Linkname: strings.ReplaceAll(e.link, "OUTSIDE", outside)}
+				if e.typ != tar.TypeReg {
+					h.Size = 0
+				}
+				if err := tw.WriteHeader(h); err != nil {
+					t.Fatal(err)
+				}
+				tw.Write([]byte(e.body))
+			}
+			tw.Close()
+			dir := filepath.Join(t.TempDir(), "export")
+			err := extractTar(&buf, dir)
+			if err == nil {
+				t.Error("archive extracted without error")
+			}
+			if left, _ := os.ReadDir(outside); len(left) > 0 {
+				t.Errorf("extraction wrote outside the export directory: %v", left)
+			}
+		})
 	}
 }

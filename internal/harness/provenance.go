@@ -146,15 +146,23 @@ func tagsAt(ctx context.Context, dir, commit string) []string {
 }
 
 // DigestFS is "sha256:<hex>" over every regular file of fsys: its path,
-// size and bytes, in path order.
+// size and bytes, in path order. A symbolic link or any other file that is
+// not regular is an error, not skipped: the simulator would read what it
+// points to while the digest (provenance, the Action's cache key) did not
+// cover it.
 func DigestFS(fsys fs.FS) (string, error) {
 	var paths []string
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if d.Type().IsRegular() {
+		switch {
+		case d.Type().IsRegular():
 			paths = append(paths, p)
+		case d.Type()&fs.ModeSymlink != 0:
+			return fmt.Errorf("%s is a symbolic link; a data directory holds regular files only (copy the file in)", p)
+		case !d.IsDir():
+			return fmt.Errorf("%s is not a regular file", p)
 		}
 		return nil
 	})

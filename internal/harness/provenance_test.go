@@ -65,3 +65,20 @@ func TestDigestFS(t *testing.T) {
 		t.Errorf("digests: %s %s %s; want equal for equal content, different otherwise", da, db, dc)
 	}
 }
+
+// DigestFS refuses a symbolic link rather than skip it: a data directory
+// whose digest did not cover a file the simulator reads would name the
+// wrong data in provenance and in the Action's cache key.
+func TestDigestFSRefusesSymlinks(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.json"), []byte("1"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/etc/hostname", filepath.Join(dir, "b.json")); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := DigestFS(os.DirFS(dir)); err == nil || !strings.Contains(err.Error(), "b.json") || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("DigestFS = %q, %v; want an error naming the link", d, err)
+	}
+}

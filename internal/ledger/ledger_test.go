@@ -175,3 +175,67 @@ func TestWriteDirRoundTrip(t *testing.T) {
 		t.Errorf("digest changed on rewrite: %s -> %s", back.Digest, again.Digest)
 	}
 }
+
+// writeLedgerDir writes files into a new directory and returns it.
+func writeLedgerDir(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for p, s := range files {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// A symbolic link in a ledger is refused: it would be read from outside the
+// ledger while the digest behind provenance and the Action's cache key
+// (regular files only) did not cover it.
+func TestLoadRefusesSymlinks(t *testing.T) {
+	t.Parallel()
+	outside := filepath.Join(t.TempDir(), "unit.json")
+	if err := os.WriteFile(outside, []byte(testUnit), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	unit := writeLedgerDir(t, map[string]string{ManifestFile: testManifest})
+	if err := os.MkdirAll(filepath.Dir(filepath.Join(unit, UnitPath(testUnitID))), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(unit, UnitPath(testUnitID))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(os.DirFS(unit)); err == nil || !strings.Contains(err.Error(), UnitPath(testUnitID)) || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("symlinked unit: err = %v", err)
+	}
+
+	manifest := writeLedgerDir(t, map[string]string{UnitPath(testUnitID): testUnit, "m.json": testManifest})
+	if err := os.Symlink(filepath.Join(manifest, "m.json"), filepath.Join(manifest, ManifestFile)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(os.DirFS(manifest)); err == nil || !strings.Contains(err.Error(), ManifestFile) || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("symlinked manifest: err = %v", err)
+	}
+
+	units := writeLedgerDir(t, map[string]string{ManifestFile: testManifest, "elsewhere/" + strings.TrimPrefix(UnitPath(testUnitID), UnitsDir+"/"): testUnit})
+	if err := os.Symlink(filepath.Join(units, "elsewhere"), filepath.Join(units, UnitsDir)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(os.DirFS(units)); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("symlinked units directory: err = %v", err)
+	}
+}
+
+// Every file is read with a size cap: an oversized file is an error naming
+// it, not a read of whatever size it has.
+func TestLoadCapsFileSize(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat(" ", MaxFileBytes) + testUnit
+	_, err := Load(ledgerFS(map[string]string{ManifestFile: testManifest, UnitPath(testUnitID): big}))
+	if err == nil || !strings.Contains(err.Error(), UnitPath(testUnitID)) || !strings.Contains(err.Error(), "larger than") {
+		t.Errorf("oversized unit: err = %v", err)
+	}
+}

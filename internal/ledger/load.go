@@ -14,7 +14,13 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 )
+
+// MaxFileBytes bounds each file of a ledger (the manifest, a unit). The
+// largest unit of the bundled corpus is a few tens of kilobytes.
+const MaxFileBytes = 16 << 20
 
 var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*(/[a-z0-9][a-z0-9._-]*)*$`)
 
@@ -22,9 +28,13 @@ var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*(/[a-z0-9][a-z0-9._-]*)
 // ledger.json). Every file is decoded strictly: an unknown field, a value of
 // the wrong type, trailing data or a rule broken is an error naming the file
 // and the field. All problems found are returned together (errors.Join).
+//
+// A ledger holds regular files only: a symbolic link (ledger.json, the units
+// directory or a unit file) is an error, as is a file larger than
+// MaxFileBytes.
 func Load(fsys fs.FS) (*Ledger, error) {
 	h := sha256.New()
-	raw, err := fs.ReadFile(fsys, ManifestFile)
+	raw, err := diskio.ReadFileMax(fsys, ManifestFile, MaxFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("ledger: read %s: %w", ManifestFile, err)
 	}
@@ -37,10 +47,16 @@ func Load(fsys fs.FS) (*Ledger, error) {
 	}
 	hashFile(h, ManifestFile, raw)
 
+	if st, err := fs.Lstat(fsys, UnitsDir); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+		return nil, fmt.Errorf("ledger %s: a symbolic link; a ledger holds regular files only", UnitsDir)
+	}
 	var paths []string
 	err = fs.WalkDir(fsys, UnitsDir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("ledger %s: a symbolic link; a ledger holds regular files only", p)
 		}
 		if d.IsDir() {
 			return nil
@@ -62,7 +78,7 @@ func Load(fsys fs.FS) (*Ledger, error) {
 	l := &Ledger{Manifest: m}
 	var errs []error
 	for _, p := range paths {
-		raw, err := fs.ReadFile(fsys, p)
+		raw, err := diskio.ReadFileMax(fsys, p, MaxFileBytes)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("ledger %s: %w", p, err))
 			continue

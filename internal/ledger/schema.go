@@ -6,6 +6,8 @@ import (
 	"io/fs"
 
 	"github.com/inference-sim/accuracy-dashboard/schemas"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 )
 
 // CheckSchemas validates the manifest and every unit file of the ledger in
@@ -15,7 +17,7 @@ import (
 // together; a ledger without unit files fails too.
 func CheckSchemas(fsys fs.FS) error {
 	var errs []error
-	raw, err := fs.ReadFile(fsys, ManifestFile)
+	raw, err := diskio.ReadFileMax(fsys, ManifestFile, MaxFileBytes)
 	if err != nil {
 		return err
 	}
@@ -27,7 +29,7 @@ func CheckSchemas(fsys fs.FS) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		raw, err := fs.ReadFile(fsys, p)
+		raw, err := diskio.ReadFileMax(fsys, p, MaxFileBytes)
 		if err != nil {
 			return err
 		}

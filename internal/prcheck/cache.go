@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
@@ -101,7 +102,7 @@ func CopyResult(src, dst string) error {
 
 // readSummary reads one summary.json with report.ParseSummary.
 func readSummary(path string) (report.Summary, error) {
-	b, err := os.ReadFile(path)
+	b, err := diskio.ReadFileMax(os.DirFS(filepath.Dir(path)), filepath.Base(path), report.MaxSummaryBytes)
 	if err != nil {
 		return report.Summary{}, err
 	}

@@ -150,21 +150,57 @@ func TestReadRunRefuses(t *testing.T) {
 		file string
 		data []byte
 		want string
+		pad  int64
 	}{
-		"unbalanced":     {report.SummaryFile, encode(unbalanced), "coverage does not balance"},
-		"points missing": {report.PointsFile, encode(r.Points[:1]), "points.json holds 1 points"},
-		"unknown field":  {report.SummaryFile, []byte(`{"schema_version":1,"surprise":true}`), "surprise"},
-		"not a commit":   {report.SummaryFile, encode(badCommit), "does not match its schema"},
+		"unbalanced":     {report.SummaryFile, encode(unbalanced), "coverage does not balance", 0},
+		"points missing": {report.PointsFile, encode(r.Points[:1]), "points.json holds 1 points", 0},
+		"unknown field":  {report.SummaryFile, []byte(`{"schema_version":1,"surprise":true}`), "surprise", 0},
+		"not a commit":   {report.SummaryFile, encode(badCommit), "does not match its schema", 0},
+		// Results may be an untrusted run's artifact: sizes are capped.
+		// (a sparse file: the cap's worth of zero bytes, then the JSON).
+		"summary too large": {report.SummaryFile, encode(r.Summary), "larger than", report.MaxSummaryBytes},
+		"points too large":  {report.PointsFile, encode(r.Points), "larger than", report.MaxPointsBytes},
 	}
 	for name, tt := range tests {
 		dir := filepath.Join(t.TempDir(), "r")
 		writeRun(t, dir, r)
-		if err := os.WriteFile(filepath.Join(dir, tt.file), tt.data, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, tt.file), nil, 0o644); err != nil {
 			t.Fatal(err)
 		}
+		f, err := os.OpenFile(filepath.Join(dir, tt.file), os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.WriteAt(tt.data, tt.pad); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
 		if _, err := ReadRun(dir); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: err = %v, want %q", name, err, tt.want)
 		}
+	}
+	// A symbolic link is not followed: it could point anywhere on the runner.
+	dir := filepath.Join(t.TempDir(), "r")
+	writeRun(t, dir, r)
+	os.Rename(filepath.Join(dir, report.PointsFile), filepath.Join(dir, "elsewhere.json"))
+	if err := os.Symlink(filepath.Join(dir, "elsewhere.json"), filepath.Join(dir, report.PointsFile)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadRun(dir); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("symlinked points.json: err = %v", err)
+	}
+}
+
+// pr.json comes from an untrusted run's artifact: read with a size cap.
+func TestReadPRCapsSize(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), prFile)
+	big := strings.Repeat(" ", maxPRFileBytes) + `{"number": 1, "head_sha": "` + headSHA + `", "base_sha": "` + baseSHA + `"}`
+	if err := os.WriteFile(path, []byte(big), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readPR(path); err == nil || !strings.Contains(err.Error(), "larger than") {
+		t.Errorf("oversized pr.json: err = %v", err)
 	}
 }
 
@@ -221,5 +257,17 @@ func TestPlanMerge(t *testing.T) {
 				t.Errorf("accepted: %+v", set)
 			}
 		})
+	}
+}
+
+// Truncate never splits a multi-byte character, also when no line break
+// falls before the limit.
+func TestTruncateWithoutLineBreak(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{strings.Repeat("é", 40000), "x" + strings.Repeat("☕", 30000)} {
+		got := Truncate(s, MaxCommentBytes, "**Truncated**")
+		if len(got) > MaxCommentBytes || !utf8.ValidString(got) || !strings.HasSuffix(got, "**Truncated**\n") {
+			t.Errorf("%d bytes cut to %d, valid UTF-8 %v", len(s), len(got), utf8.ValidString(got))
+		}
 	}
 }

@@ -91,6 +91,9 @@ type Flow struct {
 // about.
 const prFile = "pr.json"
 
+// maxPRFileBytes bounds pr.json (a few hundred bytes when written here).
+const maxPRFileBytes = 64 << 10
+
 // PR is the pull request a run is about.
 type PR struct {
 	Number  int    `json:"number"`
@@ -410,11 +413,11 @@ func (f *Flow) writePR(pr PR) error {
 	return diskio.WriteAtomic(filepath.Join(f.OutDir, prFile), b)
 }
 
-// readPR reads a pr.json strictly: unknown fields and trailing data are
-// errors.
+// readPR reads a pr.json strictly (a regular file of at most
+// maxPRFileBytes): unknown fields and trailing data are errors.
 func readPR(path string) (PR, error) {
 	var pr PR
-	b, err := os.ReadFile(path)
+	b, err := diskio.ReadFileMax(os.DirFS(filepath.Dir(path)), filepath.Base(path), maxPRFileBytes)
 	if err != nil {
 		return pr, err
 	}

@@ -29,11 +29,9 @@ func Truncate(s string, limit int, note string) string {
 	if room <= 0 {
 		return cutRunes(note, limit)
 	}
-	cut := s[:room]
+	cut := cutRunes(s, room)
 	if i := strings.LastIndexByte(cut, '\n'); i > 0 {
 		cut = cut[:i]
-	} else {
-		cut = cutRunes(cut, len(cut))
 	}
 	if strings.Count(cut, "<details>") > strings.Count(cut, "</details>") {
 		cut += closeDetails

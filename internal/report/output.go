@@ -63,21 +63,31 @@ func Write(dir string, o Output) error {
 	return nil
 }
 
-// Read loads summary.json and points.json from dir, each checked against its
-// schema and decoded strictly, and checks that the points are the ones the
+// Size caps of the result files Read accepts. A summary of the bundled
+// corpus is about 10 KB and its points about 100 KB; results may come from
+// an untrusted run's artifact.
+const (
+	MaxSummaryBytes = 10 << 20
+	MaxPointsBytes  = 100 << 20
+)
+
+// Read loads summary.json and points.json from dir (regular files within
+// MaxSummaryBytes and MaxPointsBytes), each checked against its schema and
+// decoded strictly, and checks that the points are the ones the
 // summary counts.
 func Read(dir string) (Summary, []Point, error) {
-	rawS, err := os.ReadFile(filepath.Join(dir, SummaryFile))
+	fsys := os.DirFS(dir)
+	rawS, err := diskio.ReadFileMax(fsys, SummaryFile, MaxSummaryBytes)
 	if err != nil {
-		return Summary{}, nil, err
+		return Summary{}, nil, fmt.Errorf("%s: %w", dir, err)
 	}
 	s, err := ParseSummary(rawS)
 	if err != nil {
 		return Summary{}, nil, fmt.Errorf("%s: %w", dir, err)
 	}
-	rawP, err := os.ReadFile(filepath.Join(dir, PointsFile))
+	rawP, err := diskio.ReadFileMax(fsys, PointsFile, MaxPointsBytes)
 	if err != nil {
-		return Summary{}, nil, err
+		return Summary{}, nil, fmt.Errorf("%s: %w", dir, err)
 	}
 	p, err := ParsePoints(rawP)
 	if err != nil {
