@@ -1,7 +1,8 @@
 // Package corpus holds the bundled default corpus, embedded in the binary:
 // the ledger imported from ../shared/data (InferenceX gpt-oss-120b vLLM
-// sweeps on H100/H200/B200 and two inference-perf runs on H100) and the model
-// catalog the simulator needs for it (models/gpt-oss-120b/config.json).
+// sweeps on H100/H200/B200 and the 14 inference-perf runs of Llama-2-7B,
+// Llama-2-70B, Mixtral-8x7B and CodeLlama-34B on H100) and the model catalog
+// the simulator needs for it (models/<name>/config.json for all five).
 // docs/LEDGER.md says how to regenerate it; a test checks that the committed
 // bundle matches a fresh import whenever ../shared/data is present.
 package corpus
@@ -13,7 +14,7 @@ import (
 
 // Regenerate the bundled ledger from ../shared/data (the repository's sibling
 // shared/ folder); see docs/LEDGER.md.
-//go:generate go run ../cmd/action ledger import --out ledger --root ../../shared/data --name blis-default --ledger-version 2026.11.0 --release --description "BLIS default corpus: real InferenceX and inference-perf measurements" --source-note "SemiAnalysis InferenceX (github.com/SemiAnalysisAI/InferenceX) agg_bmk artifacts and API rows, Dec 2025 - Jan 2026" --source-note "BLIS team inference-perf runs (vLLM v0.15.1 on H100), Feb 2026" --inference-perf-hardware H100 --inference-perf-engine-version v0.15.1 ../../shared/data/inferencex ../../shared/data/inference-perf
+//go:generate go run ../cmd/action ledger import --out ledger --root ../../shared/data --name blis-default --ledger-version 2026.12.0 --release --description "BLIS default corpus: real InferenceX and inference-perf measurements" --source-note "SemiAnalysis InferenceX (github.com/SemiAnalysisAI/InferenceX) agg_bmk artifacts and API rows, Dec 2025 - Jan 2026" --source-note "BLIS team inference-perf runs (vLLM v0.15.1 on H100), Feb 2026" --inference-perf-hardware H100 --inference-perf-engine-version v0.15.1 ../../shared/data/inferencex ../../shared/data/inference-perf
 
 //go:embed ledger catalog
 var files embed.FS

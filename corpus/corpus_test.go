@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/inference-sim/accuracy-dashboard/corpus"
+	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/importer"
 	"github.com/inference-sim/accuracy-dashboard/internal/importer/importertest"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
@@ -100,5 +101,28 @@ func TestBundleMatchesFreshImport(t *testing.T) {
 	catalog := filepath.Join(data, "catalog")
 	if d := cmp.Diff(importertest.Files(t, os.DirFS(catalog)), importertest.Files(t, corpus.Catalog())); d != "" {
 		t.Errorf("the bundled catalog differs from %s (-source +bundle):\n%s", catalog, d)
+	}
+}
+
+// TestBundledCatalogCoversEveryModel: the catalog holds a configuration
+// for every model the bundled ledger serves (five), under the short name
+// the harness looks for.
+func TestBundledCatalogCoversEveryModel(t *testing.T) {
+	t.Parallel()
+	l, err := ledger.Load(corpus.Ledger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	models := map[string]bool{}
+	for _, u := range l.Units {
+		models[u.Deployment.Model] = true
+	}
+	if len(models) != 5 {
+		t.Errorf("the bundled ledger serves %d models, want 5: %v", len(models), models)
+	}
+	for m := range models {
+		if _, err := fs.Stat(corpus.Catalog(), "models/"+harness.ModelShortName(m)+"/config.json"); err != nil {
+			t.Errorf("model %s: no catalog config: %v", m, err)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package importer
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -151,8 +152,12 @@ func TestRealAccounting(t *testing.T) {
 	if got, want := r.Excluded[ReasonDuplicate], vllmRows-150; got != want {
 		t.Errorf("duplicates: %d, want %d (every vLLM row but the 150 of the v0.13.0 sweep)", got, want)
 	}
-	if r.PointsOut != 150+len(stages) || len(r.Marked) != 0 {
-		t.Errorf("points_out %d, marked %v; want 150 InferenceX + %d inference-perf, none marked", r.PointsOut, r.Marked, len(stages))
+	// The three overloaded reasoning stages of the data README.
+	if r.PointsOut != 150+len(stages) || !cmp.Equal(r.Marked, map[string]int{ReasonOverloaded: 3}) {
+		t.Errorf("points_out %d, marked %v; want 150 InferenceX + %d inference-perf, 3 marked overloaded", r.PointsOut, r.Marked, len(stages))
+	}
+	if r.Corrected[RuleChunkTiming] != len(stages) {
+		t.Errorf("corrected %v, want every one of the %d inference-perf stages", r.Corrected, len(stages))
 	}
 	perHW := map[string]int{}
 	for _, u := range res.Units {
@@ -202,42 +207,69 @@ func TestRealRecipeByGPU(t *testing.T) {
 	}
 }
 
+// TestRealInferencePerf checks every inference-perf point against its stage
+// file, read independently: TTFT and E2E as recorded, TPOT derived as
+// (E2E − TTFT)/(L − 1) with L from results/config.yaml (about twice the
+// recorded figure, which the derivation keeps), the failure counts, and the
+// three overloaded stages of the data README marked.
 func TestRealInferencePerf(t *testing.T) {
 	t.Parallel()
 	res, data := importReal(t)
-	for _, tc := range []struct {
-		id, folder string
-		rates      []float64
-	}{
-		{"inference-perf/llama-2-7b-hf/h100/tp1/20260217-155451-codegen", "20260217-155451-llama-2-7b-tp1-codegen", []float64{5, 10}},
-		{"inference-perf/codellama-34b-instruct-hf/h100/tp2/20260218-150304-general", "20260218-150304-codellama-34b-tp2-general", []float64{8, 20}},
-	} {
-		u := findUnit(t, res, tc.id)
-		if len(u.Points) != len(tc.rates) {
-			t.Fatalf("%s: %d points, want %d", tc.id, len(u.Points), len(tc.rates))
+	byArtifact := map[string]ledger.Point{}
+	for _, u := range res.Units {
+		for _, p := range u.Points {
+			byArtifact[p.Provenance.Artifact] = p
 		}
-		for i, p := range u.Points {
-			if p.Load.Rate != tc.rates[i] || p.Load.DurationS != 600 {
-				t.Errorf("%s point %d: load %+v", tc.id, i, p.Load)
-			}
-			b, err := os.ReadFile(filepath.Join(data, "inference-perf", tc.folder, "results", fmt.Sprintf("stage_%d_lifecycle_metrics.json", i)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var s struct {
-				Successes struct {
-					Count   int
-					Latency map[string]map[string]float64
-				}
-			}
-			if err := json.Unmarshal(b, &s); err != nil {
-				t.Fatal(err)
-			}
-			if p.Measured.TTFTMs != s.Successes.Latency["time_to_first_token"]["mean"]*1000 ||
-				p.Measured.TPOTMs != s.Successes.Latency["time_per_output_token"]["mean"]*1000 ||
-				*p.Measured.Requests != s.Successes.Count {
-				t.Errorf("%s point %d: %s does not match stage %d's means", tc.id, i, mustJSON(p.Measured), i)
-			}
+	}
+	stages, _ := filepath.Glob(filepath.Join(data, "inference-perf", "*", "results", "stage_*_lifecycle_metrics.json"))
+	if len(stages) != 21 {
+		t.Errorf("%d stage files, the data README lists 21 stages of 14 runs", len(stages))
+	}
+	overloaded := map[string]int{}
+	for _, f := range stages {
+		rel, _ := filepath.Rel(data, f)
+		p, ok := byArtifact[filepath.ToSlash(rel)]
+		if !ok {
+			t.Errorf("%s: no point", rel)
+			continue
 		}
+		e2e, ttft, tpot, _, _, l := stageFigures(t, f)
+		var s struct {
+			Successes struct{ Count int }
+			Failures  struct{ Count int }
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &s); err != nil {
+			t.Fatal(err)
+		}
+		m := p.Measured
+		derived := (e2e - ttft) / float64(l-1) * 1000
+		if m.TTFTMs != ttft*1000 || *m.E2ELMs != e2e*1000 || math.Abs(m.TPOTMs/derived-1) > 1e-12 ||
+			m.TPOTDerivation == nil || m.TPOTDerivation.RecordedTPOTMs != tpot*1000 ||
+			*m.Requests != s.Successes.Count || *m.FailedRequests != s.Failures.Count {
+			t.Errorf("%s: %s does not match the stage file", rel, mustJSON(m))
+		}
+		if r := m.TPOTMs / (tpot * 1000); r < 1.99 || r > 2.03 {
+			t.Errorf("%s: derived / recorded TPOT %.4f, want about 2", rel, r)
+		}
+		if s.Failures.Count > 0 {
+			overloaded[strings.SplitN(rel, string(filepath.Separator), 3)[1]] = s.Failures.Count
+			if p.Excluded != ReasonOverloaded {
+				t.Errorf("%s: %d failed requests, marked %q", rel, s.Failures.Count, p.Excluded)
+			}
+		} else if p.Excluded != "" {
+			t.Errorf("%s: marked %q", rel, p.Excluded)
+		}
+	}
+	want := map[string]int{
+		"20260217-170634-llama-2-7b-tp1-reasoning":     4068,
+		"20260218-065057-llama-2-70b-hf-tp4-reasoning": 1600,
+		"20260218-160939-codellama-34b-tp2-reasoning":  4,
+	}
+	if d := cmp.Diff(want, overloaded); d != "" {
+		t.Errorf("overloaded stages (-data README +found):\n%s", d)
 	}
 }
