@@ -1,6 +1,8 @@
 // Package schemas embeds the project's versioned JSON Schemas (draft
-// 2020-12) and validates documents against them: summary.v1.json and
-// points.v1.json (the harness's outputs), ledger-manifest.v1.json and
+// 2020-12) and validates documents against them: summary.v2.json and
+// points.v2.json (the harness's outputs; summary.v1.json is kept for reading
+// older summaries, and points.v2.json accepts version 1 points, whose
+// latencies are a subset), ledger-manifest.v1.json and
 // ledger-unit.v1.json (the measured corpus), leaderboard-runs.v1.json and
 // leaderboard-result.v1.json (the leaderboard).
 package schemas
@@ -18,8 +20,9 @@ import (
 
 // Schema file names.
 const (
-	Summary        = "summary.v1.json"
-	Points         = "points.v1.json"
+	Summary        = "summary.v2.json"
+	Points         = "points.v2.json"
+	SummaryV1      = "summary.v1.json"
 	LedgerManifest = "ledger-manifest.v1.json"
 	LedgerUnit     = "ledger-unit.v1.json"
 	// LeaderboardRuns is a leaderboard's runs.yaml, LeaderboardResult one

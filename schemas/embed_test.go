@@ -11,7 +11,7 @@ func TestEverySchemaCompiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{Summary, Points, LedgerManifest, LedgerUnit, LeaderboardRuns, LeaderboardResult} {
+	for _, name := range []string{Summary, Points, SummaryV1, LedgerManifest, LedgerUnit, LeaderboardRuns, LeaderboardResult} {
 		if all[name] == nil {
 			t.Errorf("schema %s missing", name)
 		}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/prcheck"
 	"gopkg.in/yaml.v3"
 )
 
@@ -66,7 +67,10 @@ func TestActionYAMLMapsEveryInput(t *testing.T) {
 	for v := range known {
 		t.Errorf("%s is read but no input maps to it", v)
 	}
-	for _, o := range []string{"summary-path", "markdown-path", "label", "ttft-mape", "tpot-mape", "comment-url"} {
+	// Every output the entry point writes (one per headline metric among
+	// them) is declared.
+	for _, kv := range outputsOf(prcheck.Outcome{}) {
+		o := kv[0]
 		if a.Outputs[o].Value != "${{ steps.run.outputs."+o+" }}" {
 			t.Errorf("output %s = %q", o, a.Outputs[o].Value)
 		}

@@ -11,9 +11,9 @@ import (
 	"strings"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
+	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 	"github.com/inference-sim/accuracy-dashboard/internal/prcheck"
-	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
@@ -191,32 +191,30 @@ func cloneURL(p pin.Pin, in actionInputs) string {
 	return p.Harness.CloneURL(in.serverURL)
 }
 
-// outputsOf lists the step outputs of an outcome: the figures are the head's
-// headline tier, as the summary table shows them. A shard run outputs its
-// label but no figures: they cover only its slice, and the merge job
-// reports the whole.
+// outputsOf lists the step outputs of an outcome: "<metric>-mape" for each
+// headline metric (metric.Headline) is the head's figure in the headline
+// tier, as the summary table shows it. A shard run outputs its label but no
+// figures: they cover only its slice, and the merge job reports the whole.
 func outputsOf(o prcheck.Outcome) [][2]string {
-	var summaryPath, ttft, tpot string
+	var summaryPath string
 	if o.HeadDir != "" {
 		summaryPath = filepath.Join(o.HeadDir, report.SummaryFile)
 	}
-	if o.Head.Shard == nil {
-		_, tier, _ := render.HeadlineTier(o.Head.Tiers)
-		ttft, tpot = mape(tier.TTFT), mape(tier.TPOT)
-	}
-	return [][2]string{
+	_, tier, _ := report.Headline(o.Head.Tiers)
+	out := [][2]string{
 		{"summary-path", summaryPath},
 		{"markdown-path", o.MarkdownPath},
 		{"label", o.Head.Label},
-		{"ttft-mape", ttft},
-		{"tpot-mape", tpot},
-		{"comment-url", o.CommentURL},
 	}
+	for _, d := range metric.Headline() {
+		var figure string
+		if m, _ := tier.Of(d); o.Head.Shard == nil && m.MAPE != nil {
+			figure = strconv.FormatFloat(*m.MAPE, 'f', 2, 64)
+		}
+		out = append(out, [2]string{mapeOutput(d), figure})
+	}
+	return append(out, [2]string{"comment-url", o.CommentURL})
 }
 
-func mape(m report.Metric) string {
-	if m.MAPE == nil {
-		return ""
-	}
-	return strconv.FormatFloat(*m.MAPE, 'f', 2, 64)
-}
+// mapeOutput is the name of the step output of metric d's MAPE.
+func mapeOutput(d metric.Def) string { return strings.ReplaceAll(d.Key, "_", "-") + "-mape" }

@@ -22,6 +22,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/bot"
 	"github.com/inference-sim/accuracy-dashboard/internal/github"
 	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
+	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 	"github.com/inference-sim/accuracy-dashboard/internal/webhook"
 )
@@ -259,7 +260,7 @@ func runFiles(t *testing.T, edit func(*report.Summary)) (summaryJSON, pointsJSON
 	for i, m := range []float64{100, 150, 200} {
 		points = append(points, report.Point{ID: fmt.Sprintf("u@c=%d", i+1), Unit: "u", Model: "m", Hardware: "H100",
 			Load: report.Load{Concurrency: i + 1}, Tier: "measured", Scored: true,
-			Measured: report.Latencies{TTFTMs: m, TPOTMs: m / 10}, Predicted: &report.Latencies{TTFTMs: m * 1.2, TPOTMs: m / 10}})
+			Measured: metric.Values{"ttft_ms": m, "tpot_ms": m / 10}, Predicted: metric.Values{"ttft_ms": m * 1.2, "tpot_ms": m / 10}})
 	}
 	s, err := report.Summarize(points, prov, nil)
 	if err != nil {

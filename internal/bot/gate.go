@@ -2,6 +2,7 @@ package bot
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
@@ -26,8 +27,8 @@ type HarnessCheck struct {
 // coverage balances.
 func Gate(s report.Summary, h HarnessCheck) []string {
 	var reasons []string
-	if s.SchemaVersion != report.SchemaVersion {
-		reasons = append(reasons, fmt.Sprintf("schema_version %d, want %d", s.SchemaVersion, report.SchemaVersion))
+	if !slices.Contains(report.ReadableVersions, s.SchemaVersion) {
+		reasons = append(reasons, fmt.Sprintf("schema_version %d, want one of %v", s.SchemaVersion, report.ReadableVersions))
 	}
 	if s.Label != report.LabelRelease {
 		r := fmt.Sprintf("label is %q, not %q", s.Label, report.LabelRelease)

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/golden"
+	"github.com/inference-sim/accuracy-dashboard/internal/jsonstrict"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
@@ -313,7 +314,7 @@ func TestTenConcurrentPublishesAllLand(t *testing.T) {
 	}
 	files := w.gh.tip(w.dashboard, "main")
 	var idx Index
-	if err := decodeStrict(files[IndexPath], &idx); err != nil {
+	if err := jsonstrict.Decode(files[IndexPath], &idx); err != nil {
 		t.Fatal(err)
 	}
 	if len(idx.Snapshots) != n {
@@ -420,7 +421,7 @@ func TestPublishPerRun(t *testing.T) {
 		}
 	}
 	var idx Index
-	if err := decodeStrict(files[IndexPath], &idx); err != nil {
+	if err := jsonstrict.Decode(files[IndexPath], &idx); err != nil {
 		t.Fatal(err)
 	}
 	if idx.Snapshots[0].Compare != page || idx.Snapshots[0].Run != 2 || idx.Snapshots[1].Compare != "" {

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/jsonstrict"
+	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"github.com/inference-sim/accuracy-dashboard/internal/prcheck"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
@@ -32,8 +34,13 @@ const (
 	TableEnd   = "<!-- accuracy-table:end -->"
 	// ReadmeRows is how many snapshots the README table shows.
 	ReadmeRows = 20
-	// IndexVersion is the version of data/index.json and state/last-run.json.
-	IndexVersion = 1
+	// IndexVersion is the version of data/index.json. Version 2 holds each
+	// snapshot's MAPE by metric key (every metric of internal/metric);
+	// version 1 (ttft_mape, tpot_mape) is still read and rewritten as
+	// version 2 on the next publish.
+	IndexVersion = 2
+	// LastRunVersion is the version of state/last-run.json.
+	LastRunVersion = 1
 )
 
 // DataRef names one data set by name and version.
@@ -50,13 +57,14 @@ type IndexEntry struct {
 	Harness     string    `json:"harness"`
 	Data        []DataRef `json:"data"`
 	// Tier is the tier the headline figures come from.
-	Tier         string   `json:"tier"`
-	TTFTMAPE     *float64 `json:"ttft_mape"`
-	TPOTMAPE     *float64 `json:"tpot_mape"`
-	Scored       int      `json:"scored"`
-	CorpusPoints int      `json:"corpus_points"`
-	Path         string   `json:"path"`
-	Source       string   `json:"source,omitempty"`
+	Tier string `json:"tier"`
+	// MAPE is the tier's MAPE by metric key (metric.Def.Key), null where
+	// no point was scored; the README table shows the headline metrics.
+	MAPE         map[string]*float64 `json:"mape"`
+	Scored       int                 `json:"scored"`
+	CorpusPoints int                 `json:"corpus_points"`
+	Path         string              `json:"path"`
+	Source       string              `json:"source,omitempty"`
 	// Run is the workflow run that produced the snapshot (0: published by hand).
 	Run int64 `json:"run,omitempty"`
 	// Compare is the comparison with the previous snapshot
@@ -91,7 +99,7 @@ type LastRun struct {
 // ParseLastRun decodes state/last-run.json strictly.
 func ParseLastRun(raw []byte) (LastRun, error) {
 	var last LastRun
-	if err := decodeStrict(raw, &last); err != nil {
+	if err := jsonstrict.Decode(raw, &last); err != nil {
 		return LastRun{}, fmt.Errorf("%s: %w", LastRunPath, err)
 	}
 	return last, nil
@@ -259,7 +267,7 @@ func PlanSnapshot(snap Snapshot, dash Dashboard) (map[string][]byte, error) {
 		return nil, err
 	}
 	newest := kept[0]
-	lastJSON, err := report.EncodeJSON(LastRun{Version: IndexVersion, SimulatorRelease: newest.Simulator, Data: newest.Data,
+	lastJSON, err := report.EncodeJSON(LastRun{Version: LastRunVersion, SimulatorRelease: newest.Simulator, Data: newest.Data,
 		Harness: newest.Harness, Snapshot: newest.ID, PublishedAt: newest.PublishedAt, Inputs: newest.Inputs})
 	if err != nil {
 		return nil, err
@@ -286,7 +294,8 @@ func PlanSnapshot(snap Snapshot, dash Dashboard) (map[string][]byte, error) {
 func insertEntry(index []byte, entry IndexEntry) ([]IndexEntry, error) {
 	idx := Index{Version: IndexVersion}
 	if index != nil {
-		if err := decodeStrict(index, &idx); err != nil {
+		var err error
+		if idx, err = decodeIndex(index); err != nil {
 			return nil, fmt.Errorf("%s: %w", IndexPath, err)
 		}
 	}
@@ -341,8 +350,56 @@ func comparePage(prev PreviousSnapshot, s report.Summary, points []byte, id stri
 	return []byte(render.CompareMarkdown(c)), true
 }
 
+// indexEntryV1 is an entry of a version 1 index.
+type indexEntryV1 struct {
+	IndexEntry
+	TTFTMAPE *float64 `json:"ttft_mape"`
+	TPOTMAPE *float64 `json:"tpot_mape"`
+}
+
+// decodeIndex reads data/index.json of version 2, or of version 1
+// converted to version 2.
+func decodeIndex(raw []byte) (Index, error) {
+	var head struct {
+		Version int `json:"version"`
+	}
+	if err := json.Unmarshal(raw, &head); err != nil {
+		return Index{}, err
+	}
+	switch head.Version {
+	case IndexVersion:
+		var idx Index
+		err := jsonstrict.Decode(raw, &idx)
+		return idx, err
+	case 1:
+		var v1 struct {
+			Version   int            `json:"version"`
+			Snapshots []indexEntryV1 `json:"snapshots"`
+		}
+		if err := jsonstrict.Decode(raw, &v1); err != nil {
+			return Index{}, err
+		}
+		idx := Index{Version: IndexVersion, Snapshots: []IndexEntry{}}
+		for _, e := range v1.Snapshots {
+			if e.MAPE != nil {
+				return Index{}, fmt.Errorf("snapshot %s: a version 1 entry has no mape", e.ID)
+			}
+			e.IndexEntry.MAPE = map[string]*float64{metric.TTFT.Key: e.TTFTMAPE, metric.TPOT.Key: e.TPOTMAPE}
+			idx.Snapshots = append(idx.Snapshots, e.IndexEntry)
+		}
+		return idx, nil
+	}
+	return Index{}, fmt.Errorf("version %d is not supported (want 1 or %d)", head.Version, IndexVersion)
+}
+
 func indexEntry(s report.Summary, id, published, source string) IndexEntry {
-	tier, scores, _ := render.HeadlineTier(s.Tiers)
+	tier, scores, _ := report.Headline(s.Tiers)
+	mape := map[string]*float64{}
+	for _, d := range metric.All {
+		if m, ok := scores.Of(d); ok {
+			mape[d.Key] = m.MAPE
+		}
+	}
 	harness := harnessLabel(s.Provenance.Harness)
 	return IndexEntry{
 		ID:           id,
@@ -351,8 +408,7 @@ func indexEntry(s report.Summary, id, published, source string) IndexEntry {
 		Harness:      harness,
 		Data:         DataRefs(s),
 		Tier:         tier,
-		TTFTMAPE:     scores.TTFT.MAPE,
-		TPOTMAPE:     scores.TPOT.MAPE,
+		MAPE:         mape,
 		Scored:       s.Coverage.Scored,
 		CorpusPoints: s.Coverage.CorpusPoints,
 		Path:         SnapshotsDir + "/" + id + "/",
@@ -360,24 +416,17 @@ func indexEntry(s report.Summary, id, published, source string) IndexEntry {
 	}
 }
 
-func decodeStrict(data []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if dec.More() {
-		return errors.New("trailing data after the JSON value")
-	}
-	return nil
-}
-
 // Table renders the README's accuracy table from index entries, newest
 // first, at most ReadmeRows rows. Untrusted text is escaped.
 func Table(entries []IndexEntry) string {
 	var b strings.Builder
-	b.WriteString("| Published | Simulator | Data | Harness | TTFT MAPE | TPOT MAPE | Tier | Scored | Snapshot | Change |\n")
-	b.WriteString("|---|---|---|---|---:|---:|---|---:|---|---|\n")
+	b.WriteString("| Published | Simulator | Data | Harness |")
+	align := "|---|---|---|---|"
+	for _, d := range metric.Headline() {
+		fmt.Fprintf(&b, " %s MAPE |", d.Short)
+		align += "---:|"
+	}
+	b.WriteString(" Tier | Scored | Snapshot | Change |\n" + align + "---|---:|---|---|\n")
 	for i, e := range entries {
 		if i == ReadmeRows {
 			break
@@ -390,10 +439,12 @@ func Table(entries []IndexEntry) string {
 		if e.Compare != "" {
 			change = "[vs previous](" + e.Compare + ")"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %d / %d | [%s](%s) | %s |\n",
-			render.Cell(dateOf(e.PublishedAt)), render.Cell(e.Simulator), render.Cell(strings.Join(data, ", ")),
-			render.Cell(e.Harness), render.Pct(e.TTFTMAPE), render.Pct(e.TPOTMAPE), render.Cell(e.Tier),
-			e.Scored, e.CorpusPoints, render.Cell(e.ID), e.Path+"summary.md", change)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |",
+			render.Cell(dateOf(e.PublishedAt)), render.Cell(e.Simulator), render.Cell(strings.Join(data, ", ")), render.Cell(e.Harness))
+		for _, d := range metric.Headline() {
+			fmt.Fprintf(&b, " %s |", render.Pct(e.MAPE[d.Key]))
+		}
+		fmt.Fprintf(&b, " %s | %d / %d | [%s](%s) | %s |\n", render.Cell(e.Tier), e.Scored, e.CorpusPoints, render.Cell(e.ID), e.Path+"summary.md", change)
 	}
 	if len(entries) > ReadmeRows {
 		fmt.Fprintf(&b, "\n%d older snapshots are listed in [%s](%s).\n", len(entries)-ReadmeRows, IndexPath, IndexPath)

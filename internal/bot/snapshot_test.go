@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/golden"
+	"github.com/inference-sim/accuracy-dashboard/internal/jsonstrict"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 
 	"github.com/google/go-cmp/cmp"
@@ -81,7 +82,7 @@ func TestPlanSnapshotFirstAndNext(t *testing.T) {
 		t.Errorf("a late publish of an older pair moved %s:\n%s", LastRunPath, files3[LastRunPath])
 	}
 	var idx Index
-	if err := decodeStrict(files3[IndexPath], &idx); err != nil {
+	if err := jsonstrict.Decode(files3[IndexPath], &idx); err != nil {
 		t.Fatal(err)
 	}
 	var order []string
@@ -147,4 +148,36 @@ func keys(m map[string][]byte) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+// A dashboard whose index is of version 1 (ttft_mape, tpot_mape) gets its
+// entries carried over into version 2, figures kept.
+func TestPlanSnapshotReadsIndexVersion1(t *testing.T) {
+	t.Parallel()
+	v1 := `{"version": 1, "snapshots": [{"id": "v0.7.0_ledger-v1.0.0", "published_at": "2026-08-01T06:00:00Z", "simulator": "v0.7.0",
+	  "harness": "v1.0.0", "data": [{"name": "ledger", "version": "v1.0.0"}], "tier": "all", "ttft_mape": 31.5, "tpot_mape": null,
+	  "scored": 3, "corpus_points": 4, "path": "data/snapshots/v0.7.0_ledger-v1.0.0/"}]}`
+	files, err := PlanSnapshot(Snapshot{Summary: releaseSummary(t, "v0.8.0", "v1.0.0"), Markdown: []byte("# two\n"), PublishedAt: t0},
+		Dashboard{Index: []byte(v1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var idx Index
+	if err := jsonstrict.Decode(files[IndexPath], &idx); err != nil {
+		t.Fatal(err)
+	}
+	if idx.Version != IndexVersion || len(idx.Snapshots) != 2 {
+		t.Fatalf("index = %+v, want version %d with 2 snapshots", idx, IndexVersion)
+	}
+	old := idx.Snapshots[1]
+	if old.ID != "v0.7.0_ledger-v1.0.0" || old.MAPE["ttft"] == nil || *old.MAPE["ttft"] != 31.5 || old.MAPE["tpot"] != nil {
+		t.Errorf("version 1 entry carried over as %+v", old)
+	}
+	if !strings.Contains(string(files[ReadmePath]), "| 31.5% | n/a |") {
+		t.Errorf("README table lacks the old entry's figures:\n%s", files[ReadmePath])
+	}
+	for _, bad := range []string{`{"version": 3, "snapshots": []}`, `{"version": 1, "snapshots": [{"id": "x", "mape": {}}]}`} {
+		if _, err := PlanSnapshot(Snapshot{Summary: releaseSummary(t, "v0.8.0", "v1.0.0"), PublishedAt: t0}, Dashboard{Index: []byte(bad)}); err == nil || !strings.Contains(err.Error(), IndexPath) {
+			t.Errorf("index %s: err = %v, want an error naming %s", bad, err, IndexPath)
+		}
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
@@ -44,10 +45,10 @@ func releaseRun(t *testing.T, simTag, ledgerVersion string) (report.Summary, []r
 	var points []report.Point
 	for i, m := range []float64{100, 120, 150, 200} {
 		p := report.Point{ID: "qwen-h100@c=" + string(rune('1'+i)), Unit: "qwen-h100", Model: "Qwen/Qwen3-8B", Hardware: "H100",
-			Load: report.Load{Concurrency: 1 << i}, Tier: "measured", Measured: report.Latencies{TTFTMs: m, TPOTMs: m / 10}}
+			Load: report.Load{Concurrency: 1 << i}, Tier: "measured", Measured: metric.Values{"ttft_ms": m, "tpot_ms": m / 10}}
 		if i < 3 {
 			p.Scored = true
-			p.Predicted = &report.Latencies{TTFTMs: m * 1.1, TPOTMs: m / 10 * 0.95}
+			p.Predicted = metric.Values{"ttft_ms": m * 1.1, "tpot_ms": m / 10 * 0.95}
 		} else {
 			p.Reason, p.Detail = "timeout", "simulator did not finish"
 		}

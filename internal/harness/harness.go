@@ -2,9 +2,10 @@
 // builds BLIS at an exact tag or commit (never a branch), probes how the
 // build can be driven, regenerates the exact workload of every measured
 // point, runs the points through the simulator in a bounded worker pool, and
-// turns the per-request output into client-side mean TTFT and mean TPOT. The
-// result is plain data (report.Point, report.Summary) with full provenance;
-// rendering and writing are the caller's.
+// turns the per-request output into the benchmark client's own figures
+// (every metric of internal/metric: mean TTFT and TPOT, and the secondary
+// ones). The result is plain data (report.Point, report.Summary) with full
+// provenance; rendering and writing are the caller's.
 package harness
 
 import (
@@ -22,6 +23,7 @@ import (
 	"time"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
+	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 	"github.com/inference-sim/accuracy-dashboard/internal/pool"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
@@ -308,7 +310,7 @@ func toPoint(u *ledger.Unit, i int, oc Outcome) report.Point {
 		ID: u.PointID(i), Unit: u.ID, Model: u.Deployment.Model, Hardware: u.Deployment.Hardware,
 		Load:     report.Load{Concurrency: p.Load.Concurrency, Rate: p.Load.Rate},
 		Tier:     string(u.Evidence(i)),
-		Measured: report.Latencies{TTFTMs: p.Measured.TTFTMs, TPOTMs: p.Measured.TPOTMs},
+		Measured: metric.Measured(p.Measured),
 	}
 	if oc.Predicted != nil {
 		rp.Scored, rp.Predicted = true, oc.Predicted

@@ -8,32 +8,57 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
+	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
 // standinPrediction is the stand-in simulator's latency model applied to the
-// regenerated trace, computed here independently of the harness's parsing.
-func standinPrediction(t *testing.T, tr Trace) report.Latencies {
+// regenerated trace, computed here independently of the harness's parsing:
+// every metric, the tails by numpy's linear-interpolation percentile.
+func standinPrediction(t *testing.T, tr Trace) metric.Values {
 	t.Helper()
 	conc := 1.0
 	if tr.ClosedLoop {
 		conc = float64(tr.Concurrency)
 	}
-	sum, n := 0.0, 0
+	tpot := 4 + 0.08*(conc-1)
+	var ttfts, e2es []float64
 	for _, r := range tr.Requests {
 		if r.Warmup {
 			continue
 		}
-		sum += 9 + 0.02*float64(r.InputTokens)*(1+0.04*(conc-1))
-		n++
+		ttft := 9 + 0.02*float64(r.InputTokens)*(1+0.04*(conc-1))
+		ttfts = append(ttfts, ttft)
+		e2es = append(e2es, ttft+float64(r.OutputTokens-1)*tpot)
 	}
-	return report.Latencies{TTFTMs: sum / float64(n), TPOTMs: 4 + 0.08*(conc-1)}
+	mean := func(xs []float64) float64 {
+		sum := 0.0
+		for _, x := range xs {
+			sum += x
+		}
+		return sum / float64(len(xs))
+	}
+	pct := func(xs []float64, q float64) float64 {
+		s := append([]float64(nil), xs...)
+		sort.Float64s(s)
+		pos := q / 100 * float64(len(s)-1)
+		i := int(pos)
+		if i+1 >= len(s) {
+			return s[len(s)-1]
+		}
+		return s[i]*(1-(pos-float64(i))) + s[i+1]*(pos-float64(i))
+	}
+	return metric.Values{
+		"ttft_ms": mean(ttfts), "tpot_ms": tpot, "e2e_ms": mean(e2es),
+		"median_ttft_ms": pct(ttfts, 50), "p99_ttft_ms": pct(ttfts, 99), "p99_tpot_ms": tpot,
+	}
 }
 
 func scoreOpts(t *testing.T, ledgerName, simRef string) Options {
@@ -106,22 +131,27 @@ func TestScoreWithMetricsDriver(t *testing.T) {
 			}
 			tr, _ := Generate(u, i)
 			want := standinPrediction(t, tr)
-			if math.Abs(p.Predicted.TTFTMs-want.TTFTMs) > 1e-6 || math.Abs(p.Predicted.TPOTMs-want.TPOTMs) > 1e-6 {
-				t.Errorf("%s predicted %+v, want %+v", p.ID, *p.Predicted, want)
+			if len(p.Predicted) != len(want) {
+				t.Errorf("%s predicted %v, want %v", p.ID, p.Predicted, want)
+			}
+			for k, w := range want {
+				if got, ok := p.Predicted[k]; !ok || math.Abs(got-w) > 1e-6 {
+					t.Errorf("%s predicted %s = %v, want %v", p.ID, k, got, w)
+				}
 			}
 		}
 	}
 
 	// Tiers: the A100 sweep's max_num_seqs is assumed, so it is only in tier all.
-	if s.Tiers.All.TTFT.N != 8 || s.Tiers.MeasuredResolved.TTFT.N != 5 {
-		t.Errorf("tier n: all %d, measured_resolved %d; want 8 and 5", s.Tiers.All.TTFT.N, s.Tiers.MeasuredResolved.TTFT.N)
+	if s.Tiers.All["ttft"].N != 8 || s.Tiers.MeasuredResolved["ttft"].N != 5 {
+		t.Errorf("tier n: all %d, measured_resolved %d; want 8 and 5", s.Tiers.All["ttft"].N, s.Tiers.MeasuredResolved["ttft"].N)
 	}
 	if got := pts["test/ix/test-model-7b/a100-assumed@c=1"].Tier; got != "assumed" {
 		t.Errorf("a100 tier = %q, want assumed", got)
 	}
 	// Shape: the H100 sweep has 3 scored points (anchor + 2), the A100 one 3.
-	if s.Tiers.All.TTFT.ShapeN != 4 {
-		t.Errorf("shape n = %d, want 4", s.Tiers.All.TTFT.ShapeN)
+	if s.Tiers.All["ttft"].ShapeN != 4 {
+		t.Errorf("shape n = %d, want 4", s.Tiers.All["ttft"].ShapeN)
 	}
 	p := s.Provenance
 	if p.Simulator.Commit != harnesstest.StandinRepo(t).V020 || p.Simulator.Tag != "v0.2.0" || !p.Simulator.Release || p.Harness.Source != report.HarnessCheckout {
@@ -215,8 +245,8 @@ func TestScoreWithResultsDriver(t *testing.T) {
 				t.Errorf("%s not scored (%s: %s), want scored through --results-path", id, p.Reason, p.Detail)
 				continue
 			}
-			if math.Abs(p.Predicted.TTFTMs-12) > 1e-3 || math.Abs(p.Predicted.TPOTMs-4) > 1e-3 {
-				t.Errorf("%s predicted %+v, want ttft 12, tpot 4", id, *p.Predicted)
+			if math.Abs(p.Predicted["ttft_ms"]-12) > 1e-3 || math.Abs(p.Predicted["tpot_ms"]-4) > 1e-3 || math.Abs(p.Predicted["p99_tpot_ms"]-4) > 1e-3 {
+				t.Errorf("%s predicted %v, want ttft 12, tpot 4, p99 tpot 4", id, p.Predicted)
 			}
 		}
 	}

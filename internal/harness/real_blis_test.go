@@ -57,7 +57,7 @@ func TestRealBLIS(t *testing.T) {
 				t.Fatal(err)
 			}
 			s := res.Summary
-			t.Logf("%s: driver %s, coverage %+v, TTFT MAPE %v, TPOT MAPE %v", tc.ref, res.Caps.Drivers(), s.Coverage, deref(s.Tiers.All.TTFT.MAPE), deref(s.Tiers.All.TPOT.MAPE))
+			t.Logf("%s: driver %s, coverage %+v, TTFT MAPE %v, TPOT MAPE %v", tc.ref, res.Caps.Drivers(), s.Coverage, deref(s.Tiers.All["ttft"].MAPE), deref(s.Tiers.All["tpot"].MAPE))
 			if res.Caps.Rate != tc.driver {
 				t.Errorf("rate driver = %s, want %s", res.Caps.Rate, tc.driver)
 			}

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 	"github.com/inference-sim/accuracy-dashboard/internal/score"
 )
 
@@ -49,7 +49,9 @@ type Runner struct {
 
 // Outcome is the result of one point: a prediction, or a reason it has none.
 type Outcome struct {
-	Predicted *report.Latencies
+	// Predicted holds every metric the simulator's rows allow (the headline
+	// metrics always), nil when the point is not scored.
+	Predicted metric.Values
 	Reason    string
 	Detail    string
 	// Driver is the driver the point was run with ("" when it was not run:
@@ -113,14 +115,18 @@ func (r *Runner) runWith(ctx context.Context, driver string, u *ledger.Unit, i i
 	if err != nil {
 		return notScored(ReasonBadOutput, "the simulator exited 0 but wrote no output file: %v", err)
 	}
-	var lat report.Latencies
+	var rows []row
 	switch driver {
 	case DriverReplayMetrics:
-		lat, err = meansFromMetrics(raw, trace)
+		rows, err = rowsFromMetrics(raw, trace)
 	case DriverRunClosedLoop:
-		lat, err = meansFromRun(raw, trace)
+		rows, err = rowsFromRun(raw, trace)
 	default:
-		lat, err = meansFromResults(raw, trace)
+		rows, err = rowsFromResults(raw, trace)
+	}
+	var pred metric.Values
+	if err == nil {
+		pred, err = clientFigures(rows)
 	}
 	if err != nil {
 		var inc *incompleteError
@@ -129,10 +135,16 @@ func (r *Runner) runWith(ctx context.Context, driver string, u *ledger.Unit, i i
 		}
 		return notScored(ReasonBadOutput, "%v", err)
 	}
-	if !score.Positive(lat.TTFTMs) || !score.Positive(lat.TPOTMs) {
-		return notScored(ReasonBadPrediction, "predicted mean TTFT %v ms, mean TPOT %v ms", lat.TTFTMs, lat.TPOTMs)
+	valid, figures := true, []string{}
+	for _, d := range metric.Headline() {
+		x, _ := d.Of(pred)
+		valid = valid && score.Positive(x)
+		figures = append(figures, fmt.Sprintf("%s%s %v %s", strings.ToLower(d.Name[:1]), d.Name[1:], x, d.Unit))
 	}
-	return Outcome{Predicted: &lat}
+	if !valid {
+		return notScored(ReasonBadPrediction, "predicted %s", strings.Join(figures, ", "))
+	}
+	return Outcome{Predicted: pred}
 }
 
 // Command writes the input files of point i (trace t) for driver into dir
@@ -253,22 +265,19 @@ type metricsOutput struct {
 
 var requestIDRe = regexp.MustCompile(`^request_(\d+)$`)
 
-// meansFromMetrics computes client-side mean TTFT and mean TPOT from the
-// per-request rows of --metrics-path, the way the benchmark client does:
-// mean TTFT over measured requests; mean TPOT over measured requests with
-// more than one output token of (e2e − ttft) / (output tokens − 1).
-// Warm-up requests are excluded. Every request must have completed.
-func meansFromMetrics(raw []byte, t Trace) (report.Latencies, error) {
+// rowsFromMetrics reads the per-request rows of --metrics-path, one per
+// request of the trace. Every request must have completed.
+func rowsFromMetrics(raw []byte, t Trace) ([]row, error) {
 	var m metricsOutput
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return report.Latencies{}, fmt.Errorf("metrics output is not the expected JSON: %v", err)
+		return nil, fmt.Errorf("metrics output is not the expected JSON: %v", err)
 	}
 	if m.CompletedRequests == nil || m.InjectedRequests == nil {
-		return report.Latencies{}, errors.New("metrics output lacks completed_requests/injected_requests")
+		return nil, errors.New("metrics output lacks completed_requests/injected_requests")
 	}
 	want := len(t.Requests)
 	if *m.InjectedRequests != want || *m.CompletedRequests != want {
-		return report.Latencies{}, &incompleteError{fmt.Sprintf("completed %d of %d requests (injected %d, still queued %d, still running %d, timed out %d, dropped %d)",
+		return nil, &incompleteError{fmt.Sprintf("completed %d of %d requests (injected %d, still queued %d, still running %d, timed out %d, dropped %d)",
 			*m.CompletedRequests, want, *m.InjectedRequests, m.StillQueued, m.StillRunning, m.TimedOut, m.Dropped)}
 	}
 	bySession := map[string]int{}
@@ -292,24 +301,24 @@ func meansFromMetrics(raw []byte, t Trace) (report.Latencies, error) {
 			}
 		}
 		if k < 0 {
-			return report.Latencies{}, fmt.Errorf("metrics output has a request the trace does not: %q (session %q)", q.RequestID, q.SessionID)
+			return nil, fmt.Errorf("metrics output has a request the trace does not: %q (session %q)", q.RequestID, q.SessionID)
 		}
 		if seen[k] {
-			return report.Latencies{}, fmt.Errorf("metrics output reports request %d twice", k)
+			return nil, fmt.Errorf("metrics output reports request %d twice", k)
 		}
 		seen[k] = true
 		if q.TTFTMs == nil || q.E2EMs == nil || q.Decode == nil {
-			return report.Latencies{}, fmt.Errorf("metrics output request %q lacks ttft_ms, e2e_ms or num_decode_tokens", q.RequestID)
+			return nil, fmt.Errorf("metrics output request %q lacks ttft_ms, e2e_ms or num_decode_tokens", q.RequestID)
 		}
 		if *q.E2EMs <= 0 {
-			return report.Latencies{}, &incompleteError{fmt.Sprintf("request %q did not finish (e2e_ms %v)", q.RequestID, *q.E2EMs)}
+			return nil, &incompleteError{fmt.Sprintf("request %q did not finish (e2e_ms %v)", q.RequestID, *q.E2EMs)}
 		}
 		rows = append(rows, row{warmup: t.Requests[k].Warmup, ttft: *q.TTFTMs, e2e: *q.E2EMs, out: *q.Decode})
 	}
 	if len(rows) != want {
-		return report.Latencies{}, &incompleteError{fmt.Sprintf("metrics output lists %d of %d requests", len(rows), want)}
+		return nil, &incompleteError{fmt.Sprintf("metrics output lists %d of %d requests", len(rows), want)}
 	}
-	return clientMeans(rows)
+	return rows, nil
 }
 
 // resultsRow is one element of `replay --results-path`.
@@ -320,34 +329,34 @@ type resultsRow struct {
 	Output    *int     `json:"output_tokens"`
 }
 
-// meansFromResults computes the client-side means from --results-path rows
-// (completed requests only, numeric ids). Every request must be present.
-func meansFromResults(raw []byte, t Trace) (report.Latencies, error) {
+// rowsFromResults reads the per-request rows of --results-path (completed
+// requests only, numeric ids). Every request must be present.
+func rowsFromResults(raw []byte, t Trace) ([]row, error) {
 	var rs []resultsRow
 	if err := json.Unmarshal(raw, &rs); err != nil {
-		return report.Latencies{}, fmt.Errorf("results output is not the expected JSON: %v", err)
+		return nil, fmt.Errorf("results output is not the expected JSON: %v", err)
 	}
 	want := len(t.Requests)
 	seen := make([]bool, want)
 	var rows []row
 	for _, q := range rs {
 		if q.RequestID == nil || q.TTFTUs == nil || q.E2EUs == nil || q.Output == nil {
-			return report.Latencies{}, errors.New("results output row lacks request_id, ttft_us, e2e_us or output_tokens")
+			return nil, errors.New("results output row lacks request_id, ttft_us, e2e_us or output_tokens")
 		}
 		k := *q.RequestID
 		if k < 0 || k >= want {
-			return report.Latencies{}, fmt.Errorf("results output has request %d, not in the trace", k)
+			return nil, fmt.Errorf("results output has request %d, not in the trace", k)
 		}
 		if seen[k] {
-			return report.Latencies{}, fmt.Errorf("results output reports request %d twice", k)
+			return nil, fmt.Errorf("results output reports request %d twice", k)
 		}
 		seen[k] = true
 		rows = append(rows, row{warmup: t.Requests[k].Warmup, ttft: *q.TTFTUs / 1000, e2e: *q.E2EUs / 1000, out: *q.Output})
 	}
 	if len(rows) != want {
-		return report.Latencies{}, &incompleteError{fmt.Sprintf("completed %d of %d requests", len(rows), want)}
+		return nil, &incompleteError{fmt.Sprintf("completed %d of %d requests", len(rows), want)}
 	}
-	return clientMeans(rows)
+	return rows, nil
 }
 
 type row struct {
@@ -356,24 +365,23 @@ type row struct {
 	out       int
 }
 
-func clientMeans(rows []row) (report.Latencies, error) {
-	var sumTTFT, sumTPOT float64
-	var nTTFT, nTPOT int
+// clientFigures computes every metric of internal/metric from the rows the
+// way the benchmark client computes its own figures (docs/SCORING.md),
+// warm-up requests excluded. The headline metrics must be computable.
+func clientFigures(rows []row) (metric.Values, error) {
+	var reqs []metric.Request
 	for _, r := range rows {
-		if r.warmup {
-			continue
-		}
-		sumTTFT += r.ttft
-		nTTFT++
-		if r.out > 1 {
-			sumTPOT += (r.e2e - r.ttft) / float64(r.out-1)
-			nTPOT++
+		if !r.warmup {
+			reqs = append(reqs, metric.Request{TTFTMs: r.ttft, E2EMs: r.e2e, OutputTokens: r.out})
 		}
 	}
-	if nTTFT == 0 || nTPOT == 0 {
-		return report.Latencies{}, errors.New("no measured request with more than one output token")
+	v := metric.Predicted(reqs)
+	for _, d := range metric.Headline() {
+		if _, ok := d.Of(v); !ok {
+			return nil, errors.New("no measured request with more than one output token")
+		}
 	}
-	return report.Latencies{TTFTMs: sumTTFT / float64(nTTFT), TPOTMs: sumTPOT / float64(nTPOT)}, nil
+	return v, nil
 }
 
 // Request ids in `blis run --metrics-path` of a closed-loop client: the C
@@ -385,24 +393,23 @@ var (
 	runFollowUpRe = regexp.MustCompile(`^session_(.+)_round_(\d+)_(\d+)$`)
 )
 
-// meansFromRun computes the client-side means from the per-request rows of
-// `blis run --metrics-path` for a closed-loop client that drew the requests
-// itself. Requests are put in the order the client sent them (the C first
+// rowsFromRun reads the per-request rows of `blis run --metrics-path` for a
+// closed-loop client that drew the requests itself. Requests are put in the order the client sent them (the C first
 // ones, then follow-ups by their sequence number); the first t.Warmups() of
 // them are the warm-ups, as the benchmark client sends its warm-ups first
 // under the same semaphore. Every one of the len(t.Requests) requests must
 // appear exactly once and have completed.
-func meansFromRun(raw []byte, t Trace) (report.Latencies, error) {
+func rowsFromRun(raw []byte, t Trace) ([]row, error) {
 	var m metricsOutput
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return report.Latencies{}, fmt.Errorf("metrics output is not the expected JSON: %v", err)
+		return nil, fmt.Errorf("metrics output is not the expected JSON: %v", err)
 	}
 	if m.CompletedRequests == nil || m.InjectedRequests == nil {
-		return report.Latencies{}, errors.New("metrics output lacks completed_requests/injected_requests")
+		return nil, errors.New("metrics output lacks completed_requests/injected_requests")
 	}
 	want, c := len(t.Requests), t.Concurrency
 	if *m.InjectedRequests != want || *m.CompletedRequests != want {
-		return report.Latencies{}, &incompleteError{fmt.Sprintf("completed %d of %d requests (injected %d, still queued %d, still running %d, timed out %d, dropped %d)",
+		return nil, &incompleteError{fmt.Sprintf("completed %d of %d requests (injected %d, still queued %d, still running %d, timed out %d, dropped %d)",
 			*m.CompletedRequests, want, *m.InjectedRequests, m.StillQueued, m.StillRunning, m.TimedOut, m.Dropped)}
 	}
 	warm := t.Warmups()
@@ -423,22 +430,22 @@ func meansFromRun(raw []byte, t Trace) (report.Latencies, error) {
 			}
 		}
 		if order < 0 {
-			return report.Latencies{}, fmt.Errorf("metrics output has a request the closed-loop client of %d users and %d requests cannot have sent: %q (session %q)", c, want, q.RequestID, q.SessionID)
+			return nil, fmt.Errorf("metrics output has a request the closed-loop client of %d users and %d requests cannot have sent: %q (session %q)", c, want, q.RequestID, q.SessionID)
 		}
 		if seen[order] {
-			return report.Latencies{}, fmt.Errorf("metrics output reports request %q twice", q.RequestID)
+			return nil, fmt.Errorf("metrics output reports request %q twice", q.RequestID)
 		}
 		seen[order] = true
 		if q.TTFTMs == nil || q.E2EMs == nil || q.Decode == nil {
-			return report.Latencies{}, fmt.Errorf("metrics output request %q lacks ttft_ms, e2e_ms or num_decode_tokens", q.RequestID)
+			return nil, fmt.Errorf("metrics output request %q lacks ttft_ms, e2e_ms or num_decode_tokens", q.RequestID)
 		}
 		if *q.E2EMs <= 0 {
-			return report.Latencies{}, &incompleteError{fmt.Sprintf("request %q did not finish (e2e_ms %v)", q.RequestID, *q.E2EMs)}
+			return nil, &incompleteError{fmt.Sprintf("request %q did not finish (e2e_ms %v)", q.RequestID, *q.E2EMs)}
 		}
 		rows = append(rows, row{warmup: order < warm, ttft: *q.TTFTMs, e2e: *q.E2EMs, out: *q.Decode})
 	}
 	if len(rows) != want {
-		return report.Latencies{}, &incompleteError{fmt.Sprintf("metrics output lists %d of %d requests", len(rows), want)}
+		return nil, &incompleteError{fmt.Sprintf("metrics output lists %d of %d requests", len(rows), want)}
 	}
-	return clientMeans(rows)
+	return rows, nil
 }

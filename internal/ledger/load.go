@@ -1,10 +1,8 @@
 package ledger
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
+	"github.com/inference-sim/accuracy-dashboard/internal/jsonstrict"
 )
 
 // MaxFileBytes bounds each file of a ledger (the manifest, a unit). The
@@ -39,7 +38,7 @@ func Load(fsys fs.FS) (*Ledger, error) {
 		return nil, fmt.Errorf("ledger: read %s: %w", ManifestFile, err)
 	}
 	var m Manifest
-	if err := decodeStrict(raw, &m); err != nil {
+	if err := jsonstrict.Decode(raw, &m); err != nil {
 		return nil, fmt.Errorf("ledger %s: %w", ManifestFile, err)
 	}
 	if err := m.validate(); err != nil {
@@ -85,7 +84,7 @@ func Load(fsys fs.FS) (*Ledger, error) {
 		}
 		hashFile(h, p, raw)
 		var u Unit
-		if err := decodeStrict(raw, &u); err != nil {
+		if err := jsonstrict.Decode(raw, &u); err != nil {
 			errs = append(errs, fmt.Errorf("ledger %s: %w", p, err))
 			continue
 		}
@@ -110,33 +109,6 @@ func Load(fsys fs.FS) (*Ledger, error) {
 func hashFile(h io.Writer, name string, raw []byte) {
 	fmt.Fprintf(h, "%s\x00%d\x00", name, len(raw))
 	h.Write(raw)
-}
-
-// decodeStrict decodes one JSON value into v, refusing unknown fields and
-// trailing data.
-func decodeStrict(raw []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			return fmt.Errorf("invalid JSON at byte %d: %v", se.Offset, err)
-		}
-		if errors.Is(err, io.EOF) {
-			return errors.New("empty file")
-		}
-		if errors.Is(err, io.ErrUnexpectedEOF) {
-			return errors.New("truncated JSON")
-		}
-		return err
-	}
-	if dec.More() {
-		return errors.New("trailing data after the JSON value")
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return errors.New("trailing data after the JSON value")
-	}
-	return nil
 }
 
 func (m *Manifest) validate() error {

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
+	"github.com/inference-sim/accuracy-dashboard/internal/jsonstrict"
 )
 
 // File is the plan's file name in the report artifact.
@@ -105,13 +106,8 @@ func (p Plan) Normalize() Plan {
 // errors) and validates it.
 func Parse(raw []byte) (Plan, error) {
 	var p Plan
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&p); err != nil {
+	if err := jsonstrict.Decode(raw, &p); err != nil {
 		return Plan{}, fmt.Errorf("%s: %w", File, err)
-	}
-	if dec.More() {
-		return Plan{}, fmt.Errorf("%s: trailing data after the JSON value", File)
 	}
 	if err := p.Validate(); err != nil {
 		return Plan{}, fmt.Errorf("%s: %w", File, err)

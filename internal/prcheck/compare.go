@@ -14,6 +14,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 	"github.com/inference-sim/accuracy-dashboard/internal/score"
@@ -28,29 +29,22 @@ type Run struct {
 // MaxMovers is how many points the comparison lists as moving most.
 const MaxMovers = 10
 
-var metrics = []struct {
-	name string
-	get  func(report.Latencies) float64
-	of   func(report.TierScores) report.Metric
-}{
-	{"TTFT", func(l report.Latencies) float64 { return l.TTFTMs }, func(t report.TierScores) report.Metric { return t.TTFT }},
-	{"TPOT", func(l report.Latencies) float64 { return l.TPOTMs }, func(t report.TierScores) report.Metric { return t.TPOT }},
-}
-
 var tiers = []struct {
 	name string
 	in   func(pointTier string) bool
-	of   func(report.Tiers) report.TierScores
 }{
-	{report.TierMeasuredResolved, report.InMeasuredResolved, func(t report.Tiers) report.TierScores { return t.MeasuredResolved }},
-	{report.TierAll, func(string) bool { return true }, func(t report.Tiers) report.TierScores { return t.All }},
+	{report.TierMeasuredResolved, report.InMeasuredResolved},
+	{report.TierAll, func(string) bool { return true }},
 }
 
 // Compare builds the comparison of head against base (nil: no baseline).
 // Base and head figures in each row are computed with internal/score over
 // the points both runs scored, matched by point ID, so Δ compares like with
 // like; the head's own figures over all its scored points are kept too.
-// Rows are ordered tier measured_resolved then all, metric TTFT then TPOT.
+// Rows are the headline metrics' (tier measured_resolved then all, metrics
+// in list order), then the secondary metrics' in the same order; a metric
+// the head summary does not hold (a version 1 summary has no secondary
+// metric) has no row.
 func Compare(head Run, base *Run) render.Comparison {
 	c := render.Comparison{Head: head.Summary}
 	if base != nil {
@@ -63,31 +57,19 @@ func Compare(head Run, base *Run) render.Comparison {
 			baseByID[p.ID] = p
 		}
 	}
-	for _, t := range tiers {
-		for _, m := range metrics {
-			row := render.DeltaRow{Tier: t.name, Metric: m.name, Head: m.of(t.of(head.Summary.Tiers))}
-			if base != nil {
-				var hs, bs []score.Sample
-				for _, hp := range head.Points {
-					if !t.in(hp.Tier) {
-						continue
-					}
-					bp, ok := baseByID[hp.ID]
-					both := ok && scoredValid(hp, m.get) && scoredValid(bp, m.get)
-					if both {
-						row.Common++
-					}
-					hs = append(hs, sample(hp, both, m.get))
-					bs = append(bs, sample(bp, both, m.get))
+	for _, defs := range [][]metric.Def{metric.Headline(), metric.Secondary()} {
+		for _, t := range tiers {
+			for _, d := range defs {
+				own, ok := head.Summary.Tiers.Of(t.name).Of(d)
+				if !ok {
+					continue
 				}
-				hr, br := score.Compute(hs), score.Compute(bs)
-				row.HeadMAPE, row.BaseMAPE = hr.MAPE, br.MAPE
-				row.HeadBias, row.BaseBias = hr.Bias, br.Bias
-				row.HeadShape, row.BaseShape = hr.Shape, br.Shape
-				row.Delta = diff(hr.MAPE, br.MAPE)
-				row.ShapeDelta = diff(hr.Shape, br.Shape)
+				row := render.DeltaRow{Tier: t.name, Metric: d.Key, Head: own}
+				if base != nil {
+					compareRow(&row, d, t.in, head.Points, baseByID)
+				}
+				c.Rows = append(c.Rows, row)
 			}
-			c.Rows = append(c.Rows, row)
 		}
 	}
 	if base != nil {
@@ -127,17 +109,17 @@ func groups(head []report.Point, baseByID map[string]report.Point) []render.Grou
 	})
 	var out []render.GroupDelta
 	for _, k := range keys {
-		for _, m := range metrics {
-			g := render.GroupDelta{Model: k.model, Hardware: k.hardware, Metric: m.name}
+		for _, d := range metric.Headline() {
+			g := render.GroupDelta{Model: k.model, Hardware: k.hardware, Metric: d.Key}
 			var hs, bs []score.Sample
 			for _, hp := range byGroup[k] {
 				bp, ok := baseByID[hp.ID]
-				if !ok || !scoredValid(hp, m.get) || !scoredValid(bp, m.get) {
+				if !ok || !scoredValid(hp, d) || !scoredValid(bp, d) {
 					continue
 				}
 				g.Common++
-				hs = append(hs, sample(hp, true, m.get))
-				bs = append(bs, sample(bp, true, m.get))
+				hs = append(hs, report.Sample(hp, d, true))
+				bs = append(bs, report.Sample(bp, d, true))
 			}
 			if g.Common == 0 {
 				continue
@@ -183,18 +165,36 @@ func diff(head, base *float64) *float64 {
 	return &d
 }
 
-func scoredValid(p report.Point, get func(report.Latencies) float64) bool {
-	return p.Scored && p.Predicted != nil && score.Valid(get(*p.Predicted), get(p.Measured))
+// compareRow fills in row's base and head figures of metric d over the
+// points of its tier (in) both runs scored.
+func compareRow(row *render.DeltaRow, d metric.Def, in func(pointTier string) bool, head []report.Point, baseByID map[string]report.Point) {
+	var hs, bs []score.Sample
+	for _, hp := range head {
+		if !in(hp.Tier) {
+			continue
+		}
+		bp, ok := baseByID[hp.ID]
+		both := ok && scoredValid(hp, d) && scoredValid(bp, d)
+		if both {
+			row.Common++
+		}
+		hs = append(hs, report.Sample(hp, d, both))
+		bs = append(bs, report.Sample(bp, d, both))
+	}
+	hr, br := score.Compute(hs), score.Compute(bs)
+	row.HeadMAPE, row.BaseMAPE = hr.MAPE, br.MAPE
+	row.HeadBias, row.BaseBias = hr.Bias, br.Bias
+	row.HeadShape, row.BaseShape = hr.Shape, br.Shape
+	row.Delta = diff(hr.MAPE, br.MAPE)
+	row.ShapeDelta = diff(hr.Shape, br.Shape)
 }
 
-// sample turns a point into a score.Sample that counts only when both runs
-// scored it; the point still takes part in shape as a sweep's anchor.
-func sample(p report.Point, both bool, get func(report.Latencies) float64) score.Sample {
-	s := score.Sample{Point: p.ID, Sweep: p.Unit, Load: p.Load.Value(), Scored: both, Measured: get(p.Measured)}
-	if p.Predicted != nil {
-		s.Predicted = get(*p.Predicted)
-	}
-	return s
+// scoredValid reports whether p is scored with a valid measurement and
+// prediction of d.
+func scoredValid(p report.Point, d metric.Def) bool {
+	m, okM := d.Of(p.Measured)
+	pr, okP := d.Of(p.Predicted)
+	return p.Scored && okM && okP && score.Valid(pr, m)
 }
 
 func movers(head []report.Point, baseByID map[string]report.Point) []render.PointDelta {
@@ -204,16 +204,16 @@ func movers(head []report.Point, baseByID map[string]report.Point) []render.Poin
 		if !ok {
 			continue
 		}
-		for _, m := range metrics {
-			if !scoredValid(hp, m.get) || !scoredValid(bp, m.get) {
+		for _, d := range metric.Headline() {
+			if !scoredValid(hp, d) || !scoredValid(bp, d) {
 				continue
 			}
-			h := score.APE(m.get(*hp.Predicted), m.get(hp.Measured))
-			b := score.APE(m.get(*bp.Predicted), m.get(bp.Measured))
+			h := score.APE(hp.Predicted[d.Field()], hp.Measured[d.Field()])
+			b := score.APE(bp.Predicted[d.Field()], bp.Measured[d.Field()])
 			if h == b {
 				continue
 			}
-			out = append(out, render.PointDelta{ID: hp.ID, Metric: m.name, BaseAPE: b, HeadAPE: h})
+			out = append(out, render.PointDelta{ID: hp.ID, Metric: d.Key, BaseAPE: b, HeadAPE: h})
 		}
 	}
 	slices.SortFunc(out, func(a, b render.PointDelta) int {

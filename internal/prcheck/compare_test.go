@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
@@ -43,9 +44,16 @@ func TestCompare(t *testing.T) {
 	t.Parallel()
 	head, base := comparePair(t)
 	c := Compare(head, &base)
-	if len(c.Rows) != 4 {
-		t.Fatalf("%d rows, want 4", len(c.Rows))
+	if len(c.Rows) != 2*len(metric.All) {
+		t.Fatalf("%d rows, want %d", len(c.Rows), 2*len(metric.All))
 	}
+	// No point measures a secondary metric: their rows have no common point.
+	for _, r := range c.Rows[4:] {
+		if d, _ := metric.ByKey(r.Metric); d.Headline || r.Common != 0 || r.Delta != nil {
+			t.Errorf("secondary row %+v, want no common point and no Δ", r)
+		}
+	}
+	c.Rows = c.Rows[:4]
 	type row struct {
 		Tier, Metric              string
 		Common                    int
@@ -58,11 +66,11 @@ func TestCompare(t *testing.T) {
 	}
 	want := []row{
 		// TTFT signed errors head a1 +10 a2 -20 r1 0 x1 +40; base a1 +20 a2 -5 r1 +10 x1 +40.
-		{report.TierMeasuredResolved, "TTFT", 3, 10, 35.0 / 3, 10 - 35.0/3, -10.0 / 3, 25.0 / 3},
+		{report.TierMeasuredResolved, "ttft", 3, 10, 35.0 / 3, 10 - 35.0/3, -10.0 / 3, 25.0 / 3},
 		// TPOT APE head: r1 10, others 0; base: all 0.
-		{report.TierMeasuredResolved, "TPOT", 3, 10.0 / 3, 0, 10.0 / 3, 10.0 / 3, 0},
-		{report.TierAll, "TTFT", 4, 17.5, 18.75, -1.25, 30.0 / 4, 65.0 / 4},
-		{report.TierAll, "TPOT", 4, 2.5, 0, 2.5, 2.5, 0},
+		{report.TierMeasuredResolved, "tpot", 3, 10.0 / 3, 0, 10.0 / 3, 10.0 / 3, 0},
+		{report.TierAll, "ttft", 4, 17.5, 18.75, -1.25, 30.0 / 4, 65.0 / 4},
+		{report.TierAll, "tpot", 4, 2.5, 0, 2.5, 2.5, 0},
 	}
 	approx := cmp.Comparer(func(a, b float64) bool { return math.Abs(a-b) < 1e-9 })
 	if d := cmp.Diff(want, got, approx); d != "" {
@@ -77,7 +85,7 @@ func TestCompare(t *testing.T) {
 	for _, m := range c.Movers {
 		ids = append(ids, m.ID+" "+m.Metric)
 	}
-	if d := cmp.Diff([]string{"a2 TTFT", "a1 TTFT", "r1 TPOT", "r1 TTFT"}, ids); d != "" {
+	if d := cmp.Diff([]string{"a2 ttft", "a1 ttft", "r1 tpot", "r1 ttft"}, ids); d != "" {
 		t.Errorf("movers (-want +got):\n%s", d)
 	}
 }
@@ -165,7 +173,7 @@ func TestCompareShape(t *testing.T) {
 	base := mkRun(t, baseSHA, pt{"u1", "measured", 1, 10, 1, 10, 1}, pt{"u2", "measured", 2, 20, 1, 20, 1}, pt{"u4", "measured", 4, 40, 1, 48, 1})
 	c := Compare(head, &base)
 	r := c.Rows[0]
-	if r.Tier != report.TierMeasuredResolved || r.Metric != "TTFT" {
+	if r.Tier != report.TierMeasuredResolved || r.Metric != "ttft" {
 		t.Fatalf("first row is %s %s", r.Tier, r.Metric)
 	}
 	for name, got := range map[string]*float64{"head shape": r.HeadShape, "base shape": r.BaseShape, "Δ shape": r.ShapeDelta} {
@@ -200,7 +208,7 @@ func TestCompareGroupsAndOneSided(t *testing.T) {
 	for _, g := range c.Groups {
 		got = append(got, group{g.Model, g.Hardware, g.Metric, g.Common, *g.HeadMAPE, *g.BaseMAPE, *g.Delta})
 	}
-	want := []group{{"m", "h", "TTFT", 4, 17.5, 18.75, -1.25}, {"m", "h", "TPOT", 4, 2.5, 0, 2.5}}
+	want := []group{{"m", "h", "ttft", 4, 17.5, 18.75, -1.25}, {"m", "h", "tpot", 4, 2.5, 0, 2.5}}
 	approx := cmp.Comparer(func(a, b float64) bool { return math.Abs(a-b) < 1e-9 })
 	if d := cmp.Diff(want, got, approx); d != "" {
 		t.Errorf("groups (-want +got):\n%s", d)
@@ -226,5 +234,53 @@ func TestCompareGroupsAndOneSided(t *testing.T) {
 	}
 	if strings.Contains(md, render.PRMarker) || strings.Contains(md, "pull request") {
 		t.Errorf("run comparison speaks of a pull request:\n%s", md)
+	}
+}
+
+// withE2E adds a measured and a predicted mean E2E latency to every scored
+// point of r (prediction = measurement × factor) and summarizes it again.
+func withE2E(t *testing.T, r Run, factor float64) Run {
+	t.Helper()
+	for i := range r.Points {
+		p := &r.Points[i]
+		p.Measured["e2e_ms"] = 1000
+		if p.Predicted != nil {
+			p.Predicted["e2e_ms"] = 1000 * factor
+		}
+	}
+	s, err := report.Summarize(r.Points, r.Summary.Provenance, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Summary = s
+	return r
+}
+
+// A secondary metric is compared over the common points like a headline
+// one, but never gated: a Δ past the thresholds in mean E2E latency alone
+// raises nothing, and its rows do not move the threshold tier.
+func TestCompareSecondaryIsShownNotGated(t *testing.T) {
+	t.Parallel()
+	head, base := comparePair(t)
+	head, base = withE2E(t, head, 1.5), withE2E(t, base, 1)
+	c := Compare(head, &base)
+	var e2e *render.DeltaRow
+	for i, r := range c.Rows {
+		if r.Tier == report.TierAll && r.Metric == metric.E2E.Key {
+			e2e = &c.Rows[i]
+		}
+	}
+	if e2e == nil || e2e.Common != 4 || e2e.Delta == nil || math.Abs(*e2e.Delta-50) > 1e-9 {
+		t.Fatalf("all-tier E2E row = %+v, want 4 common points and Δ +50 pp", e2e)
+	}
+	v := Evaluate(c, Thresholds{Alert: f64(20), Fail: f64(20)})
+	for _, msg := range append(v.Alerts, v.Failures...) {
+		if strings.Contains(msg, "E2E") {
+			t.Errorf("secondary metric gated: %s", msg)
+		}
+	}
+	md := render.CompareMarkdown(c)
+	if !strings.Contains(md, "| all | Mean E2E | 0.0% | 50.0% | **+50.00 pp**") {
+		t.Errorf("comparison lacks the E2E row:\n%s", md)
 	}
 }

@@ -1,15 +1,14 @@
 package prcheck
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
+	"github.com/inference-sim/accuracy-dashboard/internal/jsonstrict"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
@@ -421,13 +420,8 @@ func readPR(path string) (PR, error) {
 	if err != nil {
 		return pr, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&pr); err != nil {
+	if err := jsonstrict.Decode(b, &pr); err != nil {
 		return pr, fmt.Errorf("%s: %w", prFile, err)
-	}
-	if dec.More() {
-		return pr, fmt.Errorf("%s: trailing data after the JSON value", prFile)
 	}
 	return pr, nil
 }

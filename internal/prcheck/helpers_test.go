@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
@@ -29,10 +30,10 @@ func mkRun(t *testing.T, sim string, pts ...pt) Run {
 	var points []report.Point
 	for _, p := range pts {
 		rp := report.Point{ID: p.id, Unit: "unit-" + p.id[:1], Model: "m", Hardware: "h", Load: report.Load{Concurrency: p.load},
-			Tier: p.tier, Measured: report.Latencies{TTFTMs: p.mt, TPOTMs: p.mp}}
+			Tier: p.tier, Measured: metric.Values{"ttft_ms": p.mt, "tpot_ms": p.mp}}
 		if p.pttf > 0 {
 			rp.Scored = true
-			rp.Predicted = &report.Latencies{TTFTMs: p.pttf, TPOTMs: p.ptp}
+			rp.Predicted = metric.Values{"ttft_ms": p.pttf, "tpot_ms": p.ptp}
 		} else {
 			rp.Reason = "sim_error"
 		}

@@ -3,6 +3,7 @@ package prcheck
 import (
 	"fmt"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
@@ -24,21 +25,23 @@ type Verdict struct {
 }
 
 // thresholdTier is the tier thresholds apply to: measured_resolved when, for
-// every metric, some of its points were scored by both runs, else all. This
-// is not render.HeadlineTier, which looks at one run's own figures: a Δ
-// needs common points, so a measured_resolved row without any falls back
+// every headline metric, some of its points were scored by both runs, else
+// all. This is not report.Headline, which looks at one run's own figures: a
+// Δ needs common points, so a measured_resolved row without any falls back
 // even when each run scored some of that tier on its own.
 func thresholdTier(c render.Comparison) string {
 	for _, r := range c.Rows {
-		if r.Tier == report.TierMeasuredResolved && r.Common == 0 {
+		if r.Tier == report.TierMeasuredResolved && headline(r) && r.Common == 0 {
 			return report.TierAll
 		}
 	}
 	return report.TierMeasuredResolved
 }
 
-// Evaluate applies th to the tier thresholdTier picks. A metric past a threshold
-// has Δ strictly greater than it. Without a baseline nothing is evaluated.
+// Evaluate applies th to the headline metrics of the tier thresholdTier
+// picks; the secondary metrics are shown, never gated. A metric past a
+// threshold has Δ strictly greater than it. Without a baseline nothing is
+// evaluated.
 func Evaluate(c render.Comparison, th Thresholds) Verdict {
 	var v Verdict
 	if c.Base == nil {
@@ -46,12 +49,13 @@ func Evaluate(c render.Comparison, th Thresholds) Verdict {
 	}
 	tier := thresholdTier(c)
 	for _, r := range c.Rows {
-		if r.Tier != tier || r.Delta == nil {
+		if r.Tier != tier || !headline(r) || r.Delta == nil {
 			continue
 		}
+		d, _ := metric.ByKey(r.Metric)
 		msg := func(limit float64) string {
 			return fmt.Sprintf("%s MAPE (%s tier) rose by %.2f pp, from %s to %s over %d common points (threshold %.2f pp).",
-				r.Metric, tier, *r.Delta, render.Pct(r.BaseMAPE), render.Pct(r.HeadMAPE), r.Common, limit)
+				d.Short, tier, *r.Delta, render.Pct(r.BaseMAPE), render.Pct(r.HeadMAPE), r.Common, limit)
 		}
 		if th.Alert != nil && *r.Delta > *th.Alert {
 			v.Alerts = append(v.Alerts, msg(*th.Alert))
@@ -61,4 +65,10 @@ func Evaluate(c render.Comparison, th Thresholds) Verdict {
 		}
 	}
 	return v
+}
+
+// headline reports whether r is a row of a headline metric.
+func headline(r render.DeltaRow) bool {
+	d, ok := metric.ByKey(r.Metric)
+	return ok && d.Headline
 }

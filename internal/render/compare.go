@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
@@ -52,7 +53,8 @@ type Comparison struct {
 type DeltaRow struct {
 	// Tier is report.TierMeasuredResolved or report.TierAll.
 	Tier string
-	// Metric is "TTFT" or "TPOT".
+	// Metric is the metric's key (metric.Def.Key): "ttft", "tpot", ... Rows
+	// of headline metrics make the main table, the others a secondary one.
 	Metric string
 	// Head is the head run's own figure over all the points it scored.
 	Head report.Metric
@@ -73,6 +75,7 @@ type DeltaRow struct {
 // GroupDelta is one model × hardware group and metric: each run's MAPE
 // over the points of the group both runs scored.
 type GroupDelta struct {
+	// Metric is the metric's key (metric.Def.Key).
 	Model, Hardware, Metric string
 	Common                  int
 	BaseMAPE, HeadMAPE      *float64
@@ -97,7 +100,8 @@ const MaxOneSided = 30
 
 // PointDelta is one point's absolute percentage error in both runs.
 type PointDelta struct {
-	ID      string
+	ID string
+	// Metric is the metric's key (metric.Def.Key).
 	Metric  string
 	BaseAPE float64
 	HeadAPE float64
@@ -135,7 +139,7 @@ func CompareMarkdown(c Comparison) string {
 		fmt.Fprintf(&b, "<details><summary>By model × hardware (common points)</summary>\n\n")
 		fmt.Fprintf(&b, "| Model | Hardware | Metric | %s MAPE | %s MAPE | Δ MAPE | Common points |\n|---|---|---|---:|---:|---:|---:|\n", base, head)
 		for _, g := range c.Groups {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %d |\n", Cell(g.Model), Cell(g.Hardware), g.Metric,
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %d |\n", Cell(g.Model), Cell(g.Hardware), metricShort(g.Metric),
 				Pct(g.BaseMAPE), Pct(g.HeadMAPE), pp(g.Delta), g.Common)
 		}
 		b.WriteString("\n</details>\n\n")
@@ -144,7 +148,7 @@ func CompareMarkdown(c Comparison) string {
 		b.WriteString("<details><summary>Points whose error moved most</summary>\n\n")
 		fmt.Fprintf(&b, "| Point | Metric | %s APE | %s APE | Δ |\n|---|---|---:|---:|---:|\n", base, head)
 		for _, m := range c.Movers {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", Cell(m.ID), m.Metric,
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", Cell(m.ID), metricShort(m.Metric),
 				Pct(&m.BaseAPE), Pct(&m.HeadAPE), pp(ptr(m.HeadAPE-m.BaseAPE)))
 		}
 		b.WriteString("\n</details>\n\n")
@@ -210,15 +214,30 @@ func tierName(t string) string {
 	return "all"
 }
 
+// splitRows separates the rows of headline metrics from the others.
+func splitRows(rows []DeltaRow) (headline, secondary []DeltaRow) {
+	for _, r := range rows {
+		if d, ok := metric.ByKey(r.Metric); ok && !d.Headline {
+			secondary = append(secondary, r)
+		} else {
+			headline = append(headline, r)
+		}
+	}
+	return headline, secondary
+}
+
+// metricShort is how the comparison names metric key.
+func metricShort(key string) string {
+	if d, ok := metric.ByKey(key); ok {
+		return d.Short
+	}
+	return Cell(key)
+}
+
 func writeDeltaTable(b *strings.Builder, c Comparison) {
 	base, head := c.names()
-	fmt.Fprintf(b, "| Tier | Metric | %[1]s MAPE | %[2]s MAPE | Δ MAPE | %[1]s shape | %[2]s shape | Δ shape | %[1]s bias | %[2]s bias | Common points |\n", base, head)
-	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
-	for _, r := range c.Rows {
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d |\n", tierName(r.Tier), r.Metric,
-			Pct(r.BaseMAPE), Pct(r.HeadMAPE), pp(r.Delta), Pct(r.BaseShape), Pct(r.HeadShape), pp(r.ShapeDelta),
-			SignedPct(r.BaseBias), SignedPct(r.HeadBias), r.Common)
-	}
+	headline, secondary := splitRows(c.Rows)
+	writeDeltaRows(b, base, head, headline)
 	if c.Title == "" {
 		b.WriteString("\nBase and head figures are over the points both runs scored; Δ = head − base in percentage points (negative: the pull request predicts better). Bias > 0: over-prediction.\n\n")
 	} else {
@@ -226,20 +245,50 @@ func writeDeltaTable(b *strings.Builder, c Comparison) {
 	}
 	fmt.Fprintf(b, "%s over all the points it scored: ", head)
 	var parts []string
-	for _, r := range c.Rows {
-		parts = append(parts, fmt.Sprintf("%s %s MAPE %s (n=%d)", tierName(r.Tier), r.Metric, Pct(r.Head.MAPE), r.Head.N))
+	for _, r := range headline {
+		parts = append(parts, fmt.Sprintf("%s %s MAPE %s (n=%d)", tierName(r.Tier), metricShort(r.Metric), Pct(r.Head.MAPE), r.Head.N))
 	}
 	b.WriteString(strings.Join(parts, ", ") + ".\n\n")
+	writeSecondary(b, func() { writeDeltaRows(b, base, head, secondary) }, len(secondary),
+		"Each over the common points whose measurement has the metric.")
+}
+
+// writeSecondary writes the table of the n rows of the secondary metrics,
+// when there are any, collapsed below the headline, then note.
+func writeSecondary(b *strings.Builder, table func(), n int, note string) {
+	if n == 0 {
+		return
+	}
+	b.WriteString("<details><summary>Secondary metrics (not in the headline)</summary>\n\n")
+	table()
+	b.WriteString("\n" + note + "\n\n</details>\n\n")
+}
+
+func writeDeltaRows(b *strings.Builder, base, head string, rows []DeltaRow) {
+	fmt.Fprintf(b, "| Tier | Metric | %[1]s MAPE | %[2]s MAPE | Δ MAPE | %[1]s shape | %[2]s shape | Δ shape | %[1]s bias | %[2]s bias | Common points |\n", base, head)
+	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, r := range rows {
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d |\n", tierName(r.Tier), metricShort(r.Metric),
+			Pct(r.BaseMAPE), Pct(r.HeadMAPE), pp(r.Delta), Pct(r.BaseShape), Pct(r.HeadShape), pp(r.ShapeDelta),
+			SignedPct(r.BaseBias), SignedPct(r.HeadBias), r.Common)
+	}
 }
 
 func writeHeadTable(b *strings.Builder, c Comparison) {
+	headline, secondary := splitRows(c.Rows)
+	writeHeadRows(b, headline)
+	b.WriteString("\nNo baseline: the base commit was not scored.\n\n")
+	writeSecondary(b, func() { writeHeadRows(b, secondary) }, len(secondary),
+		"Each over the points whose measurement has the metric.")
+}
+
+func writeHeadRows(b *strings.Builder, rows []DeltaRow) {
 	b.WriteString("| Tier | Metric | MAPE | Bias | Median APE | Shape | Points |\n")
 	b.WriteString("|---|---|---:|---:|---:|---:|---:|\n")
-	for _, r := range c.Rows {
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %d |\n", tierName(r.Tier), r.Metric,
+	for _, r := range rows {
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %d |\n", tierName(r.Tier), metricShort(r.Metric),
 			Pct(r.Head.MAPE), SignedPct(r.Head.Bias), Pct(r.Head.MedianAPE), Pct(r.Head.Shape), r.Head.N)
 	}
-	b.WriteString("\nNo baseline: the base commit was not scored.\n\n")
 }
 
 func writeCoverage(b *strings.Builder, c Comparison) {

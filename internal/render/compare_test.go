@@ -26,8 +26,10 @@ func compareSummary(commit string) report.Summary {
 		// Reasons are listed most common first, as in Summary's coverage table.
 		Coverage: report.Coverage{CorpusPoints: 13, Scored: 10, NotScored: 3, NotScoredByReason: map[string]int{"timeout": 2, "sim_error": 1}},
 		Tiers: report.Tiers{
-			All:              report.TierScores{TTFT: report.Metric{MAPE: fp(17.5), Bias: fp(7.5), MedianAPE: fp(15), N: 10, Shape: fp(4.25), ShapeN: 6}, TPOT: report.Metric{MAPE: fp(2.5), Bias: fp(2.5), MedianAPE: fp(0), N: 10}},
-			MeasuredResolved: report.TierScores{TTFT: report.Metric{MAPE: fp(20), Bias: fp(-3), MedianAPE: fp(15), N: 8}, TPOT: report.Metric{MAPE: fp(3.33), Bias: fp(3.33), MedianAPE: fp(0), N: 8}},
+			All: report.TierScores{"ttft": report.Metric{MAPE: fp(17.5), Bias: fp(7.5), MedianAPE: fp(15), N: 10, Shape: fp(4.25), ShapeN: 6}, "tpot": report.Metric{MAPE: fp(2.5), Bias: fp(2.5), MedianAPE: fp(0), N: 10},
+				"e2e": report.Metric{MAPE: fp(6.5), Bias: fp(-6.5), MedianAPE: fp(6), N: 10}, "p99_ttft": report.Metric{MAPE: fp(40), Bias: fp(-40), MedianAPE: fp(38), N: 6}},
+			MeasuredResolved: report.TierScores{"ttft": report.Metric{MAPE: fp(20), Bias: fp(-3), MedianAPE: fp(15), N: 8}, "tpot": report.Metric{MAPE: fp(3.33), Bias: fp(3.33), MedianAPE: fp(0), N: 8},
+				"e2e": report.Metric{MAPE: fp(7), Bias: fp(-7), MedianAPE: fp(6), N: 8}, "p99_ttft": report.Metric{MAPE: fp(41), Bias: fp(-41), MedianAPE: fp(38), N: 5}},
 		},
 	}
 }
@@ -40,14 +42,18 @@ func compareFixture() Comparison {
 		Head: head,
 		Base: &base,
 		Rows: []DeltaRow{
-			{Tier: report.TierMeasuredResolved, Metric: "TTFT", Head: head.Tiers.MeasuredResolved.TTFT, Common: 3, HeadMAPE: fp(10), BaseMAPE: fp(35.0 / 3), HeadBias: fp(-10.0 / 3), BaseBias: fp(25.0 / 3), Delta: fp(10 - 35.0/3)},
-			{Tier: report.TierMeasuredResolved, Metric: "TPOT", Head: head.Tiers.MeasuredResolved.TPOT, Common: 3, HeadMAPE: fp(10.0 / 3), BaseMAPE: fp(0), HeadBias: fp(10.0 / 3), BaseBias: fp(0), Delta: fp(10.0 / 3)},
-			{Tier: report.TierAll, Metric: "TTFT", Head: head.Tiers.All.TTFT, Common: 4, HeadMAPE: fp(17.5), BaseMAPE: fp(18.75), HeadBias: fp(7.5), BaseBias: fp(16.25), Delta: fp(-1.25)},
-			{Tier: report.TierAll, Metric: "TPOT", Head: head.Tiers.All.TPOT, Common: 4, HeadMAPE: fp(2.5), BaseMAPE: nil, Delta: nil},
+			{Tier: report.TierMeasuredResolved, Metric: "ttft", Head: head.Tiers.MeasuredResolved["ttft"], Common: 3, HeadMAPE: fp(10), BaseMAPE: fp(35.0 / 3), HeadBias: fp(-10.0 / 3), BaseBias: fp(25.0 / 3), Delta: fp(10 - 35.0/3)},
+			{Tier: report.TierMeasuredResolved, Metric: "tpot", Head: head.Tiers.MeasuredResolved["tpot"], Common: 3, HeadMAPE: fp(10.0 / 3), BaseMAPE: fp(0), HeadBias: fp(10.0 / 3), BaseBias: fp(0), Delta: fp(10.0 / 3)},
+			{Tier: report.TierAll, Metric: "ttft", Head: head.Tiers.All["ttft"], Common: 4, HeadMAPE: fp(17.5), BaseMAPE: fp(18.75), HeadBias: fp(7.5), BaseBias: fp(16.25), Delta: fp(-1.25)},
+			{Tier: report.TierAll, Metric: "tpot", Head: head.Tiers.All["tpot"], Common: 4, HeadMAPE: fp(2.5), BaseMAPE: nil, Delta: nil},
+			{Tier: report.TierMeasuredResolved, Metric: "e2e", Head: head.Tiers.MeasuredResolved["e2e"], Common: 3, HeadMAPE: fp(7), BaseMAPE: fp(9), HeadBias: fp(-7), BaseBias: fp(-9), Delta: fp(-2)},
+			{Tier: report.TierMeasuredResolved, Metric: "p99_ttft", Head: head.Tiers.MeasuredResolved["p99_ttft"], Common: 2, HeadMAPE: fp(41), BaseMAPE: fp(40.5), HeadBias: fp(-41), BaseBias: fp(-40.5), Delta: fp(0.5)},
+			{Tier: report.TierAll, Metric: "e2e", Head: head.Tiers.All["e2e"], Common: 4, HeadMAPE: fp(6.5), BaseMAPE: fp(8), HeadBias: fp(-6.5), BaseBias: fp(-8), Delta: fp(-1.5)},
+			{Tier: report.TierAll, Metric: "p99_ttft", Head: head.Tiers.All["p99_ttft"], Common: 3, HeadMAPE: fp(40), BaseMAPE: fp(41), HeadBias: fp(-40), BaseBias: fp(-41), Delta: fp(-1)},
 		},
 		Movers: []PointDelta{
-			{ID: "unit-a@c=2", Metric: "TTFT", BaseAPE: 5, HeadAPE: 20},
-			{ID: "unit-<b>|x@c=1", Metric: "TPOT", BaseAPE: 10, HeadAPE: 0},
+			{ID: "unit-a@c=2", Metric: "ttft", BaseAPE: 5, HeadAPE: 20},
+			{ID: "unit-<b>|x@c=1", Metric: "tpot", BaseAPE: 10, HeadAPE: 0},
 		},
 		Alerts:     []string{"TPOT MAPE (measured_resolved tier) rose by 3.33 pp, from 0.0% to 3.3% over 3 common points (threshold 1.00 pp)."},
 		Notes:      []string{"Base result reused from the cache (same harness, simulator commit and data)."},

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
@@ -23,37 +24,46 @@ func Summary(s report.Summary) string {
 		fmt.Fprintf(&b, "Shard %d of %d: these figures cover only this slice of the corpus.\n\n", s.Shard.Index, s.Shard.Count)
 	}
 
-	tierName, tier, fellBack := HeadlineTier(s.Tiers)
+	tierName, tier, fellBack := report.Headline(s.Tiers)
 	fmt.Fprintf(&b, "### Headline (tier `%s`)\n\n", tierName)
 	if fellBack {
 		b.WriteString("Tier `measured_resolved` has no scored point, so this table falls back to tier `all`, which includes points whose engine settings had to be assumed.\n\n")
 	}
-	b.WriteString("| Metric | MAPE | Shape | Bias | Median APE | Worst point | Points (shape) |\n")
-	b.WriteString("|---|---:|---:|---:|---:|---|---:|\n")
-	for _, m := range []struct {
-		name string
-		m    report.Metric
-	}{{"Mean TTFT", tier.TTFT}, {"Mean TPOT", tier.TPOT}} {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %d (%d) |\n", m.name, Pct(m.m.MAPE), Pct(m.m.Shape), SignedPct(m.m.Bias), Pct(m.m.MedianAPE), worst(m.m.Worst), m.m.N, m.m.ShapeN)
-	}
+	writeMetricTable(&b, tier, metric.Headline())
 	if !fellBack {
-		other := s.Tiers.All
-		fmt.Fprintf(&b, "\nTier `all` (every scored point): TTFT MAPE %s, shape %s over %d points; TPOT MAPE %s, shape %s over %d points.\n",
-			Pct(other.TTFT.MAPE), Pct(other.TTFT.Shape), other.TTFT.N, Pct(other.TPOT.MAPE), Pct(other.TPOT.Shape), other.TPOT.N)
+		var parts []string
+		for _, d := range metric.Headline() {
+			m, _ := s.Tiers.All.Of(d)
+			parts = append(parts, fmt.Sprintf("%s MAPE %s, shape %s over %d points", d.Short, Pct(m.MAPE), Pct(m.Shape), m.N))
+		}
+		fmt.Fprintf(&b, "\nTier `all` (every scored point): %s.\n", strings.Join(parts, "; "))
 	}
 
 	if len(s.Groups) > 0 {
 		fmt.Fprintf(&b, "\n### By model × hardware (tier `%s`)\n\n", tierName)
-		b.WriteString("| Model | Hardware | TTFT MAPE | TTFT shape | TTFT bias | TPOT MAPE | TPOT shape | TPOT bias | Points |\n")
-		b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|\n")
-		for _, g := range s.Groups {
-			t := g.Tiers.All
-			if tierName == report.TierMeasuredResolved {
-				t = g.Tiers.MeasuredResolved
-			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %d |\n", Cell(g.Model), Cell(g.Hardware),
-				Pct(t.TTFT.MAPE), Pct(t.TTFT.Shape), SignedPct(t.TTFT.Bias), Pct(t.TPOT.MAPE), Pct(t.TPOT.Shape), SignedPct(t.TPOT.Bias), t.TTFT.N)
+		b.WriteString("| Model | Hardware |")
+		align := "|---|---|"
+		for _, d := range metric.Headline() {
+			fmt.Fprintf(&b, " %[1]s MAPE | %[1]s shape | %[1]s bias |", d.Short)
+			align += "---:|---:|---:|"
 		}
+		b.WriteString(" Points |\n" + align + "---:|\n")
+		for _, g := range s.Groups {
+			t := g.Tiers.Of(tierName)
+			fmt.Fprintf(&b, "| %s | %s |", Cell(g.Model), Cell(g.Hardware))
+			for _, d := range metric.Headline() {
+				m, _ := t.Of(d)
+				fmt.Fprintf(&b, " %s | %s | %s |", Pct(m.MAPE), Pct(m.Shape), SignedPct(m.Bias))
+			}
+			first, _ := t.Of(metric.Headline()[0])
+			fmt.Fprintf(&b, " %d |\n", first.N)
+		}
+	}
+
+	if secondary := present(tier, metric.Secondary()); len(secondary) > 0 {
+		fmt.Fprintf(&b, "\n### Secondary metrics (tier `%s`)\n\n", tierName)
+		b.WriteString("Not part of the headline. Each is scored over the points whose measurement has it; the prediction is the benchmark client's own computation over the simulator's requests (docs/SCORING.md).\n\n")
+		writeMetricTable(&b, tier, secondary)
 	}
 
 	b.WriteString("\n")
@@ -63,13 +73,26 @@ func Summary(s report.Summary) string {
 	return b.String()
 }
 
-// HeadlineTier picks the tier the headline shows: measured_resolved, or all
-// when measured_resolved has no scored point (fellBack).
-func HeadlineTier(t report.Tiers) (name string, scores report.TierScores, fellBack bool) {
-	if t.MeasuredResolved.TTFT.N > 0 || t.MeasuredResolved.TPOT.N > 0 {
-		return report.TierMeasuredResolved, t.MeasuredResolved, false
+// writeMetricTable writes one row per metric of defs from tier t.
+func writeMetricTable(b *strings.Builder, t report.TierScores, defs []metric.Def) {
+	b.WriteString("| Metric | MAPE | Shape | Bias | Median APE | Worst point | Points (shape) |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---|---:|\n")
+	for _, d := range defs {
+		m, _ := t.Of(d)
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %d (%d) |\n", d.Name, Pct(m.MAPE), Pct(m.Shape), SignedPct(m.Bias), Pct(m.MedianAPE), worst(m.Worst), m.N, m.ShapeN)
 	}
-	return report.TierAll, t.All, true
+}
+
+// present keeps the metrics of defs that t holds (a version 1 summary holds
+// no secondary metric).
+func present(t report.TierScores, defs []metric.Def) []metric.Def {
+	var out []metric.Def
+	for _, d := range defs {
+		if _, ok := t.Of(d); ok {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // Coverage renders the coverage section: counts and reasons, most common first.

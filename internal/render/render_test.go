@@ -6,15 +6,17 @@ import (
 	"testing"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/golden"
+	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
 func point(id, unit, model, hw string, c int, tier string, m, p float64, reason string) report.Point {
 	x := report.Point{ID: id, Unit: unit, Model: model, Hardware: hw, Load: report.Load{Concurrency: c}, Tier: tier,
-		Measured: report.Latencies{TTFTMs: m, TPOTMs: m / 8}}
+		Measured: metric.Values{"ttft_ms": m, "tpot_ms": m / 8, "e2e_ms": m * 20, "p99_ttft_ms": m * 2}}
 	if reason == "" {
-		x.Scored, x.Predicted = true, &report.Latencies{TTFTMs: p, TPOTMs: p / 7}
+		// Median TTFT and p99 TPOT are predicted but not measured: not scored.
+		x.Scored, x.Predicted = true, metric.Values{"ttft_ms": p, "tpot_ms": p / 7, "e2e_ms": p * 21, "p99_ttft_ms": p * 2.5, "median_ttft_ms": p, "p99_tpot_ms": p / 6}
 	} else {
 		x.Reason, x.Detail = reason, "detail"
 	}
@@ -66,9 +68,9 @@ func TestSummaryEscapesUntrustedText(t *testing.T) {
 func TestHeadlineFallsBackToAll(t *testing.T) {
 	t.Parallel()
 	s := sampleSummary(t, "assumed", false)
-	name, _, fell := HeadlineTier(s.Tiers)
+	name, _, fell := report.Headline(s.Tiers)
 	if name != report.TierAll || !fell {
-		t.Fatalf("HeadlineTier = %s, %v; want all, fell back", name, fell)
+		t.Fatalf("Headline = %s, %v; want all, fell back", name, fell)
 	}
 	md := Summary(s)
 	if !strings.Contains(md, "falls back to tier `all`") || !strings.Contains(md, "EXPERIMENTAL") {

@@ -3,12 +3,20 @@
 // (one entry per corpus point). Both are plain data: the harness produces
 // them, internal/render turns them into Markdown, the Action compares two of
 // them and the bot publishes them. The JSON shape is fixed by
-// schemas/summary.v1.json and schemas/points.v1.json; Validate checks a
-// document against them.
+// schemas/summary.v2.json and schemas/points.v2.json; ParseSummary and
+// ParsePoints check a document against them (version 1 is still read). The
+// metrics are the list of internal/metric.
 package report
 
+import "github.com/inference-sim/accuracy-dashboard/internal/metric"
+
 // SchemaVersion is the version of summary.json and points.json written here.
-const SchemaVersion = 1
+// Version 2 added the secondary metrics (internal/metric); version 1
+// documents, with mean TTFT and mean TPOT only, are still read.
+const SchemaVersion = 2
+
+// ReadableVersions are the schema versions ParseSummary and ParsePoints read.
+var ReadableVersions = []int{1, 2}
 
 // Labels.
 const (
@@ -130,10 +138,44 @@ type Tiers struct {
 	MeasuredResolved TierScores `json:"measured_resolved"`
 }
 
-// TierScores holds one tier's figures per metric.
-type TierScores struct {
-	TTFT Metric `json:"ttft"`
-	TPOT Metric `json:"tpot"`
+// TierScores holds one tier's figures by metric key (metric.Def.Key). A
+// summary written by this version holds every metric of metric.All; one of
+// version 1 holds only the headline metrics.
+type TierScores map[string]Metric
+
+// Of returns the figures of metric d, and false when the tier does not hold
+// the metric at all (a version 1 summary has no secondary metric).
+func (t TierScores) Of(d metric.Def) (Metric, bool) {
+	m, ok := t[d.Key]
+	return m, ok
+}
+
+// Scored reports whether any headline metric of the tier has a scored point.
+func (t TierScores) Scored() bool {
+	for _, d := range metric.Headline() {
+		if t[d.Key].N > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// Headline picks the tier the headline shows, a domain rule
+// (docs/SCORING.md#tiers): measured_resolved, or all when measured_resolved
+// has no point scored in a headline metric (fellBack).
+func Headline(t Tiers) (name string, scores TierScores, fellBack bool) {
+	if t.MeasuredResolved.Scored() {
+		return TierMeasuredResolved, t.MeasuredResolved, false
+	}
+	return TierAll, t.All, true
+}
+
+// Of returns the figures of tier name (TierAll or TierMeasuredResolved).
+func (t Tiers) Of(name string) TierScores {
+	if name == TierMeasuredResolved {
+		return t.MeasuredResolved
+	}
+	return t.All
 }
 
 // Metric is one metric's accuracy over a population, in percent. Nil values
@@ -180,10 +222,12 @@ type Point struct {
 	Scored bool   `json:"scored"`
 	// Reason is the not-scored reason code ("" when scored); Detail says more,
 	// including the simulator's own message where it gave one.
-	Reason    string     `json:"reason"`
-	Detail    string     `json:"detail"`
-	Measured  Latencies  `json:"measured"`
-	Predicted *Latencies `json:"predicted"`
+	Reason string `json:"reason"`
+	Detail string `json:"detail"`
+	// Measured holds every metric the ledger has for the point; Predicted
+	// every metric the simulator's rows allow, nil (null) when not scored.
+	Measured  metric.Values `json:"measured"`
+	Predicted metric.Values `json:"predicted"`
 }
 
 // Load is a point's offered load: concurrency (closed loop) or rate (req/s).
@@ -198,12 +242,6 @@ func (l Load) Value() float64 {
 		return float64(l.Concurrency)
 	}
 	return l.Rate
-}
-
-// Latencies are mean TTFT and mean TPOT in milliseconds.
-type Latencies struct {
-	TTFTMs float64 `json:"ttft_ms"`
-	TPOTMs float64 `json:"tpot_ms"`
 }
 
 // InMeasuredResolved reports whether a point tier belongs to tier measured_resolved.

@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 )
 
 func testProvenance() Provenance {
@@ -17,10 +19,10 @@ func testProvenance() Provenance {
 
 func pt(unit string, c int, tier string, m, p float64) Point {
 	x := Point{ID: unit + "@c=" + string(rune('0'+c)), Unit: unit, Model: "m", Hardware: "H100", Load: Load{Concurrency: c}, Tier: tier,
-		Measured: Latencies{TTFTMs: m, TPOTMs: m / 10}}
+		Measured: metric.Values{"ttft_ms": m, "tpot_ms": m / 10}}
 	if p > 0 {
 		x.Scored = true
-		x.Predicted = &Latencies{TTFTMs: p, TPOTMs: p / 10}
+		x.Predicted = metric.Values{"ttft_ms": p, "tpot_ms": p / 10}
 	} else {
 		x.Reason, x.Detail = "simulator-run-error", "exit status 2"
 	}
@@ -42,16 +44,16 @@ func TestSummarizeCoverageAndTiers(t *testing.T) {
 	if c := s.Coverage; c.CorpusPoints != 4 || c.Scored != 3 || c.NotScored != 1 || c.NotScoredByReason["simulator-run-error"] != 1 {
 		t.Errorf("coverage = %+v", c)
 	}
-	if s.Tiers.All.TTFT.N != 3 || s.Tiers.MeasuredResolved.TTFT.N != 2 {
-		t.Errorf("tier n: all %d, measured_resolved %d; want 3 and 2", s.Tiers.All.TTFT.N, s.Tiers.MeasuredResolved.TTFT.N)
+	if s.Tiers.All["ttft"].N != 3 || s.Tiers.MeasuredResolved["ttft"].N != 2 {
+		t.Errorf("tier n: all %d, measured_resolved %d; want 3 and 2", s.Tiers.All["ttft"].N, s.Tiers.MeasuredResolved["ttft"].N)
 	}
-	if got := *s.Tiers.All.TTFT.MAPE; got != 10 {
+	if got := *s.Tiers.All["ttft"].MAPE; got != 10 {
 		t.Errorf("all TTFT MAPE = %v, want 10", got)
 	}
 	if s.Label != LabelRelease {
 		t.Errorf("label = %s (%v), want release", s.Label, s.LabelReasons)
 	}
-	if len(s.Groups) != 1 || s.Groups[0].Tiers.All.TPOT.N != 3 {
+	if len(s.Groups) != 1 || s.Groups[0].Tiers.All["tpot"].N != 3 {
 		t.Errorf("groups = %+v", s.Groups)
 	}
 }
@@ -155,5 +157,100 @@ func TestValidateSummaryRefusesUnbalanced(t *testing.T) {
 	}
 	if err := ValidateSummary([]byte("{")); err == nil {
 		t.Error("truncated JSON accepted")
+	}
+}
+
+// Each metric is scored over the points whose measurement has it: p99 TTFT
+// is measured at two of the three scored points, so it counts two.
+func TestSummarizeScoresEachMetricWhereMeasured(t *testing.T) {
+	t.Parallel()
+	pts := []Point{pt("u", 1, "resolved", 10, 11), pt("u", 2, "resolved", 20, 20), pt("u", 4, "resolved", 40, 48)}
+	for i := range pts {
+		pts[i].Predicted["p99_ttft_ms"] = pts[i].Predicted["ttft_ms"] * 2
+	}
+	pts[0].Measured["p99_ttft_ms"] = 20 // predicted 22: APE 10
+	pts[1].Measured["p99_ttft_ms"] = 50 // predicted 40: APE 20
+	s, err := Summarize(pts, testProvenance(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range metric.All {
+		if _, ok := s.Tiers.All.Of(d); !ok {
+			t.Errorf("summary lacks metric %s", d.Key)
+		}
+	}
+	p99, _ := s.Tiers.All.Of(metric.P99TTFT)
+	if p99.N != 2 || p99.MAPE == nil || *p99.MAPE != 15 || p99.Bias == nil || *p99.Bias != -5 {
+		t.Errorf("p99 TTFT = %+v, want n 2, MAPE 15, bias -5", p99)
+	}
+	if e2e, _ := s.Tiers.All.Of(metric.E2E); e2e.N != 0 || e2e.MAPE != nil {
+		t.Errorf("mean E2E scored without a measurement: %+v", e2e)
+	}
+	if ttft, _ := s.Tiers.All.Of(metric.TTFT); ttft.N != 3 {
+		t.Errorf("mean TTFT n = %d, want 3", ttft.N)
+	}
+	// Every metric of the list is a field of the schemas: the outputs validate.
+	for i := range pts {
+		for _, d := range metric.All {
+			pts[i].Measured[d.Field()] = 1
+			pts[i].Predicted[d.Field()] = 1
+		}
+	}
+	s, err = Summarize(pts, testProvenance(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(t.TempDir(), Output{Summary: s, Points: pts}); err != nil {
+		t.Errorf("a summary of every metric does not validate: %v", err)
+	}
+}
+
+// A version 1 summary (headline metrics only) and version 1 points are
+// still read; the headline is unchanged and no secondary metric appears.
+func TestParseReadsVersion1(t *testing.T) {
+	t.Parallel()
+	pts := []Point{pt("u", 1, "resolved", 10, 11), pt("u", 2, "resolved", 20, 20)}
+	s, err := Summarize(pts, testProvenance(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SchemaVersion = 1
+	for _, ts := range []TierScores{s.Tiers.All, s.Tiers.MeasuredResolved, s.Groups[0].Tiers.All, s.Groups[0].Tiers.MeasuredResolved} {
+		for _, d := range metric.Secondary() {
+			delete(ts, d.Key)
+		}
+	}
+	raw, err := EncodeJSON(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ParseSummary(raw)
+	if err != nil {
+		t.Fatalf("version 1 summary refused: %v", err)
+	}
+	if got.SchemaVersion != 1 || len(got.Tiers.All) != 2 || *got.Tiers.All["ttft"].MAPE != 5 {
+		t.Errorf("version 1 summary read as %+v", got.Tiers.All)
+	}
+	// A version 1 summary with a version 2 field is refused: it is checked
+	// against its own version's schema.
+	s.Tiers.All["e2e"] = Metric{}
+	raw, _ = EncodeJSON(s)
+	if _, err := ParseSummary(raw); err == nil || !strings.Contains(err.Error(), "summary.v1.json") {
+		t.Errorf("version 1 summary with e2e: err = %v, want refused by summary.v1.json", err)
+	}
+	for _, v := range []string{`0`, `3`, `"2"`} {
+		bad := bytes.Replace(raw, []byte(`"schema_version": 1`), []byte(`"schema_version": `+v), 1)
+		if _, err := ParseSummary(bad); err == nil {
+			t.Errorf("schema_version %s accepted", v)
+		}
+	}
+	v1Points := `[{"id": "u@c=1", "unit": "u", "model": "m", "hardware": "H100", "load": {"concurrency": 1}, "tier": "resolved",
+	  "scored": true, "reason": "", "detail": "", "measured": {"ttft_ms": 10, "tpot_ms": 1}, "predicted": {"ttft_ms": 11, "tpot_ms": 1.1}}]`
+	ps, err := ParsePoints([]byte(v1Points))
+	if err != nil || len(ps) != 1 || ps[0].Predicted["ttft_ms"] != 11 {
+		t.Errorf("version 1 points: %v, %+v", err, ps)
+	}
+	if _, err := ParsePoints([]byte(strings.Replace(v1Points, `"tpot_ms": 1}`, `"tpot_ms": 1, "p50_ms": 2}`, 1))); err == nil {
+		t.Error("a latency no metric names accepted")
 	}
 }

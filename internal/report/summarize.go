@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 	"github.com/inference-sim/accuracy-dashboard/internal/score"
 )
 
@@ -130,23 +131,35 @@ func tiers(ps []Point) Tiers {
 	return Tiers{All: tierScores(ps), MeasuredResolved: tierScores(mr)}
 }
 
+// tierScores scores every metric of metric.All over ps. A point counts for
+// a metric when it is scored and both its measurement and its prediction
+// have the metric; it still takes part in shape as its sweep's anchor.
 func tierScores(ps []Point) TierScores {
-	ttft := make([]score.Sample, 0, len(ps))
-	tpot := make([]score.Sample, 0, len(ps))
-	for _, p := range ps {
-		t := score.Sample{Point: p.ID, Sweep: p.Unit, Load: p.Load.Value(), Scored: p.Scored && p.Predicted != nil}
-		o := t
-		if t.Scored {
-			t.Measured, t.Predicted = p.Measured.TTFTMs, p.Predicted.TTFTMs
-			o.Measured, o.Predicted = p.Measured.TPOTMs, p.Predicted.TPOTMs
+	t := TierScores{}
+	for _, d := range metric.All {
+		samples := make([]score.Sample, 0, len(ps))
+		for _, p := range ps {
+			samples = append(samples, Sample(p, d, p.Scored))
 		}
-		ttft = append(ttft, t)
-		tpot = append(tpot, o)
+		t[d.Key] = scores(score.Compute(samples))
 	}
-	return TierScores{TTFT: metric(score.Compute(ttft)), TPOT: metric(score.Compute(tpot))}
+	return t
 }
 
-func metric(r score.Result) Metric {
+// Sample is point p's sample of metric d for internal/score: scored when
+// scored is true and p has both a measurement and a prediction of d.
+func Sample(p Point, d metric.Def, scored bool) score.Sample {
+	s := score.Sample{Point: p.ID, Sweep: p.Unit, Load: p.Load.Value()}
+	m, okM := d.Of(p.Measured)
+	pr, okP := d.Of(p.Predicted)
+	s.Scored = scored && okM && okP
+	if s.Scored {
+		s.Measured, s.Predicted = m, pr
+	}
+	return s
+}
+
+func scores(r score.Result) Metric {
 	m := Metric{N: r.N, ShapeN: r.ShapeN, MAPE: round(r.MAPE), Bias: round(r.Bias), MedianAPE: round(r.MedianAPE), Shape: round(r.Shape)}
 	if r.WorstAPE != nil {
 		m.Worst = &Worst{Point: r.WorstPoint, APE: *round(r.WorstAPE)}
