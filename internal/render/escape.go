@@ -13,22 +13,45 @@ var (
 	cellMentionRe = regexp.MustCompile(`(^|[^\w])@([A-Za-z0-9][A-Za-z0-9-]*(?:/[A-Za-z0-9_.-]+)?)`)
 )
 
-// Cell makes untrusted text safe inside a Markdown table cell: pipes,
-// backticks, angle brackets and newlines cannot break the table or inject
-// HTML, and @mentions and #123 references cannot ping or cross-link.
+// cellReplacer escapes every character of untrusted text that Markdown or
+// HTML would act on.
+var cellReplacer = strings.NewReplacer(
+	"\\", "\\\\",
+	"|", "\\|",
+	"`", "\\`",
+	"[", "\\[",
+	"]", "\\]",
+	"&", "&amp;",
+	"<", "&lt;",
+	">", "&gt;",
+	"\r\n", " ",
+	"\n", " ",
+	"\r", " ",
+	"://", ":\u200d//",
+)
+
+var (
+	// cellRefRe is any #123: GitHub links it after a word too (org/repo#1).
+	cellRefRe = regexp.MustCompile(`#(\d)`)
+	// ghRefRe is GitHub's GH-123 issue reference.
+	ghRefRe = regexp.MustCompile(`(^|[^\w])([gG][hH])-(\d)`)
+	// wwwRe is the start of a URL GitHub autolinks without a scheme.
+	wwwRe = regexp.MustCompile(`(^|[^\w])([wW]{3})\.`)
+)
+
+// Cell makes untrusted text inert inside a Markdown table cell or
+// paragraph: pipes, backticks, brackets, angle brackets,
+// ampersands (so no HTML entity spells a mention) and newlines are escaped,
+// so the text cannot break the table, inject HTML, an image or a link; a
+// zero-width joiner keeps GitHub from autolinking URLs (after "://" and
+// "www") and from acting on @mentions, #123, org/repo#123 and GH-123. The
+// text still reads the same.
 func Cell(s string) string {
-	s = strings.NewReplacer(
-		"\\", "\\\\",
-		"|", "\\|",
-		"`", "\\`",
-		"<", "&lt;",
-		">", "&gt;",
-		"\r\n", " ",
-		"\n", " ",
-		"\r", " ",
-	).Replace(s)
+	s = cellReplacer.Replace(s)
 	s = cellMentionRe.ReplaceAllString(s, "$1@\u200d$2")
-	return issueRefRe.ReplaceAllString(s, "$1#\u200d$2")
+	s = cellRefRe.ReplaceAllString(s, "#\u200d$1")
+	s = ghRefRe.ReplaceAllString(s, "$1$2-\u200d$3")
+	return wwwRe.ReplaceAllString(s, "$1$2\u200d.")
 }
 
 // Defuse breaks @mentions and #123 references in untrusted text by putting a

@@ -121,22 +121,22 @@ func Provenance(s report.Summary) string {
 	if p.Harness.Version != "" {
 		ver = " (" + Cell(p.Harness.Version) + ")"
 	}
-	fmt.Fprintf(&b, "- Harness: `%s`%s, %s\n", p.Harness.Commit, ver, src)
+	fmt.Fprintf(&b, "- Harness: %s%s, %s\n", code(p.Harness.Commit), ver, src)
 	sim := p.Simulator
 	if sim.BuiltByHarness {
 		tag := "no release tag"
 		if sim.Tag != "" {
 			tag = "release " + Cell(sim.Tag)
 		}
-		fmt.Fprintf(&b, "- Simulator: %s at `%s` (%s), built by the harness from ref %s; driver `%s`\n", Cell(sim.Repo), sim.Commit, tag, Cell(sim.Ref), sim.Driver)
+		fmt.Fprintf(&b, "- Simulator: %s at %s (%s), built by the harness from ref %s; driver %s\n", Cell(sim.Repo), code(sim.Commit), tag, Cell(sim.Ref), code(sim.Driver))
 	} else {
-		fmt.Fprintf(&b, "- Simulator: a prebuilt binary (commit unknown to the harness); driver `%s`\n", sim.Driver)
+		fmt.Fprintf(&b, "- Simulator: a prebuilt binary (commit unknown to the harness); driver %s\n", code(sim.Driver))
 	}
 	fmt.Fprintf(&b, "- Ledger: %s\n", dataVersion(&p.Ledger))
 	fmt.Fprintf(&b, "- Catalog: %s\n", dataVersion(p.Catalog))
 	fmt.Fprintf(&b, "- Registry: %s\n", dataVersion(p.Registry))
-	fmt.Fprintf(&b, "- Shape: %s\n", s.ShapeDefinition)
-	fmt.Fprintf(&b, "- Label: **%s**\n", s.Label)
+	fmt.Fprintf(&b, "- Shape: %s\n", Cell(s.ShapeDefinition))
+	fmt.Fprintf(&b, "- Label: **%s**\n", Cell(s.Label))
 	b.WriteString("\n</details>\n")
 	return b.String()
 }
@@ -149,7 +149,7 @@ func dataVersion(v *report.DataVersion) string {
 	if v.Release {
 		rel = "release"
 	}
-	return fmt.Sprintf("%s %s (%s, `%s`)", Cell(v.Name), Cell(v.Version), rel, v.Digest)
+	return fmt.Sprintf("%s %s (%s, %s)", Cell(v.Name), Cell(v.Version), rel, code(v.Digest))
 }
 
 func labelText(l string) string {
