@@ -84,21 +84,22 @@ func (s inferenceXDatabase) Read(rows *Rows) error {
 			}
 			in = rows.Input(path, KindPostgres, line)
 		}
-		x, err := databaseRow(r, index)
+		row := Row{Artifact: artifact, Index: index, RunID: runID}
 		index++
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		row := Row{Artifact: artifact, Index: x.Index, RunID: runID}
 		switch {
 		case !r.LatestAttempt:
 			row.Exclude = ReasonSupersededAttempt
 		case r.Error != "":
 			row.Exclude = ReasonFailedResult
 		case r.BenchmarkType != "single_turn":
+			// Agentic rows keep other things in metrics (strings too).
 			row.Exclude = ReasonNotFixedLength
 		default:
+			x, err := databaseRow(r, row.Index)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
 			// Read as an API row: a model key databaseModels does not map
 			// is looked up among the API's short names, else unknown.
 			row = inferenceXRow(artifact, runID, aggBmkRunURL(runID), true, x, nil)

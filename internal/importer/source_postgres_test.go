@@ -28,6 +28,8 @@ func TestImportPostgresRows(t *testing.T) {
 	failed.Error = "timeout"
 	agentic := dbResult(4)
 	agentic.BenchmarkType = "agentic_traces"
+	// Not read: agentic rows keep strings in metrics too.
+	agentic.Metrics = []byte(`{"offload_mode": "on", "mean_tpot": "n/a"}`)
 	res, err := ImportPostgres(opts, []inferencexdb.Result{dbResult(1), unknown, failed, agentic})
 	if err != nil {
 		t.Fatal(err)
