@@ -6,7 +6,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -158,4 +160,29 @@ func dstRow(ctx context.Context, connString, query string, dst any) error {
 	}
 	defer conn.Close(ctx)
 	return conn.QueryRow(ctx, query).Scan(dst)
+}
+
+// TestRestoreScriptRefusesAnOldPgRestore: the release dumps need pg_restore
+// 17 or newer; an older one is refused before anything is downloaded.
+func TestRestoreScriptRefusesAnOldPgRestore(t *testing.T) {
+	t.Parallel()
+	pgRestore := postgresTool(t, "pg_restore")
+	out, err := exec.Command(pgRestore, "--version").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`\) ([0-9]+)\.`).FindStringSubmatch(string(out))
+	if m == nil {
+		t.Fatalf("%s --version: %q", pgRestore, out)
+	}
+	if major, _ := strconv.Atoi(m[1]); major >= 17 {
+		t.Skipf("%s is %s: not older than 17", pgRestore, strings.TrimSpace(string(out)))
+	}
+	var stderr bytes.Buffer
+	cmd := exec.Command("bash", "../../scripts/restore-inferencex-dump.sh", "--dbname", "host=/nonexistent", "--tag", "db-dump/2026-11-30")
+	cmd.Env = append(os.Environ(), "PG_RESTORE="+pgRestore, "PATH=/usr/bin:/bin") // no gh needed: refused first
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err == nil || !strings.Contains(stderr.String(), "needs pg_restore 17 or newer") {
+		t.Fatalf("err %v, stderr:\n%s", err, stderr.String())
+	}
 }
