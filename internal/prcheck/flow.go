@@ -206,15 +206,6 @@ func (f *Flow) RunComment(ctx context.Context, reportDir, headSHA string, prs Pu
 	if err != nil {
 		return Outcome{}, fmt.Errorf("comment: report artifact: %w", err)
 	}
-	if pr.Number <= 0 {
-		return Outcome{}, fmt.Errorf("comment: report artifact pr.json: no pull request number")
-	}
-	if err := pin.CheckCommit(pr.HeadSHA); err != nil {
-		return Outcome{}, fmt.Errorf("comment: report artifact pr.json: head_sha: %w", err)
-	}
-	if err := pin.CheckCommit(pr.BaseSHA); err != nil {
-		return Outcome{}, fmt.Errorf("comment: report artifact pr.json: base_sha: %w", err)
-	}
 	if pr.HeadSHA != headSHA {
 		return Outcome{}, fmt.Errorf("comment: report is for commit %q but the workflow run is for %s", pr.HeadSHA, headSHA)
 	}
@@ -412,16 +403,31 @@ func (f *Flow) writePR(pr PR) error {
 	return diskio.WriteAtomic(filepath.Join(f.OutDir, prFile), b)
 }
 
-// readPR reads a pr.json strictly (a regular file of at most
-// maxPRFileBytes): unknown fields and trailing data are errors.
+// readPR reads a pr.json (a regular file of at most maxPRFileBytes) with
+// parsePR.
 func readPR(path string) (PR, error) {
-	var pr PR
 	b, err := diskio.ReadFileMax(os.DirFS(filepath.Dir(path)), filepath.Base(path), maxPRFileBytes)
 	if err != nil {
-		return pr, err
+		return PR{}, err
 	}
+	return parsePR(b)
+}
+
+// parsePR decodes pr.json strictly (unknown fields and trailing data are
+// errors) and checks it names a pull request and two full commits.
+func parsePR(b []byte) (PR, error) {
+	var pr PR
 	if err := jsonstrict.Decode(b, &pr); err != nil {
 		return pr, fmt.Errorf("%s: %w", prFile, err)
+	}
+	if pr.Number <= 0 {
+		return pr, fmt.Errorf("%s: no pull request number", prFile)
+	}
+	if err := pin.CheckCommit(pr.HeadSHA); err != nil {
+		return pr, fmt.Errorf("%s: head_sha: %w", prFile, err)
+	}
+	if err := pin.CheckCommit(pr.BaseSHA); err != nil {
+		return pr, fmt.Errorf("%s: base_sha: %w", prFile, err)
 	}
 	return pr, nil
 }
