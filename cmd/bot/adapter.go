@@ -54,6 +54,8 @@ func mapErr(err error) error {
 		return fmt.Errorf("%w: %w", bot.ErrConflict, err)
 	case errors.Is(err, github.ErrTooLarge):
 		return fmt.Errorf("%w: %w", bot.ErrTooLarge, err)
+	case errors.Is(err, github.ErrRateLimited):
+		return fmt.Errorf("%w: %w", bot.ErrRateLimited, err)
 	}
 	return err
 }
@@ -267,7 +269,8 @@ func (a *appGitHub) UpdateBranch(ctx context.Context, repo bot.Repo, branch, sha
 }
 
 func toPull(p github.PullRequest) bot.Pull {
-	return bot.Pull{Number: p.Number, Title: p.Title, Body: p.Body, Head: p.HeadRef, Author: p.User}
+	return bot.Pull{Number: p.Number, Title: p.Title, Body: p.Body, Head: p.HeadRef, HeadSHA: p.HeadSHA,
+		Merged: p.Merged, Author: p.User}
 }
 
 // OpenPulls lists every open pull request of repo (branch is covered too).
@@ -286,6 +289,29 @@ func (a *appGitHub) OpenPulls(ctx context.Context, repo bot.Repo, _ string) ([]b
 			continue // from a fork: never the bot's
 		}
 		out = append(out, toPull(p))
+	}
+	return out, nil
+}
+
+// closedPullsListed is how many closed pull requests of the bump branch
+// are listed: the newest decides.
+const closedPullsListed = 5
+
+// ClosedPulls lists the newest closed pull requests from branch.
+func (a *appGitHub) ClosedPulls(ctx context.Context, repo bot.Repo, branch string) ([]bot.Pull, error) {
+	var prs []github.PullRequest
+	err := a.do(ctx, repo, func(c *github.Client) (err error) {
+		prs, err = c.ListClosedPullRequests(ctx, ghRepo(repo), branch, closedPullsListed)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]bot.Pull, 0, len(prs))
+	for _, p := range prs {
+		if p.HeadRef == branch && strings.EqualFold(p.HeadRepo, repo.String()) {
+			out = append(out, toPull(p))
+		}
 	}
 	return out, nil
 }

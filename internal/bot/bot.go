@@ -25,6 +25,9 @@ var (
 	ErrConflict = errors.New("conflict")
 	// ErrTooLarge: a download exceeds its size cap.
 	ErrTooLarge = errors.New("too large")
+	// ErrRateLimited: GitHub rate-limited the call for longer than the
+	// client would wait; no further call should be made for a while.
+	ErrRateLimited = errors.New("rate limited")
 )
 
 // Repo names a repository.
@@ -96,13 +99,16 @@ type Commit struct {
 	Parents     []string
 }
 
-// Pull is an open pull request.
+// Pull is a pull request.
 type Pull struct {
 	Number int
 	Title  string
 	Body   string
-	// Head is the head branch (in the same repository).
-	Head string
+	// Head is the head branch (in the same repository), HeadSHA its commit.
+	Head    string
+	HeadSHA string
+	// Merged is set for a closed pull request that was merged.
+	Merged bool
 	// Author is the login of the user who opened it.
 	Author string
 }
@@ -150,6 +156,9 @@ type Pulls interface {
 	// least every one whose head is branch, and when the implementation can
 	// list them, every other open one too (for finding superseded bumps).
 	OpenPulls(ctx context.Context, repo Repo, branch string) ([]Pull, error)
+	// ClosedPulls lists the closed pull requests whose head is branch (in
+	// the same repository), newest first; at least the newest.
+	ClosedPulls(ctx context.Context, repo Repo, branch string) ([]Pull, error)
 	// CreatePull opens a pull request from head into base.
 	CreatePull(ctx context.Context, repo Repo, head, base, title, body string) (Pull, error)
 	// EditPull sets a pull request's title and body.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path"
+	"runtime/debug"
 	"strings"
 	"sync"
 )
@@ -55,6 +56,7 @@ const (
 	OutcomeUnchanged = "unchanged" // the bump pull request already says exactly this
 	OutcomeSkipped   = "skipped"   // see Reason
 	OutcomePlanned   = "planned"   // dry run
+	OutcomeNotBumped = "not bumped" // GitHub rate-limited the bump before this repository was done
 )
 
 // RepoOutcome is what a bump did (or, in a dry run, would do) in one repository.
@@ -157,18 +159,61 @@ func (b *Bumper) BumpRelease(ctx context.Context, rel Release, log *slog.Logger)
 	}
 	var outcomes []RepoOutcome
 	var errs []error
-	for _, repo := range repos {
-		o, err := b.bumpRepo(ctx, repo, t, id)
+	for i, repo := range repos {
+		o, err := b.bumpRepoSafely(ctx, repo, t, id)
 		rlog := log.With("consumer", repo.String())
+		if errors.Is(err, ErrRateLimited) || ctx.Err() != nil {
+			// Every further call would be refused too (or is out of
+			// time): stop, and say which repositories were not bumped.
+			// A redelivery of the release bumps them (it is idempotent).
+			var names []string
+			for _, r := range repos[i:] {
+				names = append(names, r.String())
+				outcomes = append(outcomes, RepoOutcome{Repo: r, Outcome: OutcomeNotBumped, Reason: "stopped: " + stopReason(ctx, err)})
+			}
+			log.Error("bump stopped", "reason", stopReason(ctx, err), "not_bumped", names, "err", err)
+			errs = append(errs, fmt.Errorf("bump stopped at %s (%w); not bumped: %s; redeliver the release later",
+				repo, errOr(err, ctx.Err()), strings.Join(names, ", ")))
+			break
+		}
 		if err != nil {
 			rlog.Error("bump failed", "err", err)
 			errs = append(errs, fmt.Errorf("%s: %w", repo, err))
 			continue
 		}
-		rlog.Info("bump", "outcome", o.Outcome, "reason", o.Reason, "pull", o.Pull, "closed", o.Closed)
+		attrs := []any{"outcome", o.Outcome, "reason", o.Reason, "pull", o.Pull, "closed", o.Closed}
+		if o.Plan != nil && len(o.Plan.Notes) > 0 {
+			attrs = append(attrs, "left_alone", o.Plan.Notes)
+		}
+		rlog.Info("bump", attrs...)
 		outcomes = append(outcomes, o)
 	}
 	return outcomes, errors.Join(errs...)
+}
+
+func stopReason(ctx context.Context, err error) string {
+	if errors.Is(err, ErrRateLimited) {
+		return "GitHub rate limit"
+	}
+	return "out of time (" + ctx.Err().Error() + ")"
+}
+
+func errOr(err, other error) error {
+	if err != nil {
+		return err
+	}
+	return other
+}
+
+// bumpRepoSafely is bumpRepo with a panic turned into that repository's
+// error, so that no input stops the bumps of the other repositories.
+func (b *Bumper) bumpRepoSafely(ctx context.Context, repo Repo, t Target, id Identity) (o RepoOutcome, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			o, err = RepoOutcome{Repo: repo}, fmt.Errorf("panic: %v\n%s", p, debug.Stack())
+		}
+	}()
+	return b.bumpRepo(ctx, repo, t, id)
 }
 
 func (b *Bumper) logger() *slog.Logger {
@@ -269,6 +314,17 @@ func (b *Bumper) bumpRepo(ctx context.Context, repo Repo, t Target, id Identity)
 			current = &pulls[i]
 		}
 	}
+	if current == nil {
+		closed, err := b.closedBump(ctx, repo, t, id)
+		if err != nil {
+			return out, err
+		}
+		if closed != 0 {
+			out.Outcome = OutcomeSkipped
+			out.Reason = fmt.Sprintf("bump pull request #%d to this version (or a newer one) was closed without merging; left alone until a newer release", closed)
+			return out, nil
+		}
+	}
 	if b.Cfg.DryRun {
 		out.Outcome = OutcomePlanned
 		return out, nil
@@ -298,6 +354,13 @@ func (b *Bumper) bumpRepo(ctx context.Context, repo Repo, t Target, id Identity)
 	switch {
 	case current == nil:
 		pr, err := b.GH.CreatePull(ctx, repo, b.Cfg.Branch, base, plan.Title, plan.Body)
+		if err != nil && !errors.Is(err, ErrRateLimited) {
+			// GitHub may have opened it and the answer been lost: look
+			// before failing, never create twice.
+			if open, ok := b.openBump(ctx, repo); ok {
+				pr, err = open, nil
+			}
+		}
 		if err != nil {
 			return out, fmt.Errorf("create pull request: %w", err)
 		}
@@ -320,6 +383,49 @@ func (b *Bumper) bumpRepo(ctx context.Context, repo Repo, t Target, id Identity)
 		out.Closed = append(out.Closed, old.Number)
 	}
 	return out, nil
+}
+
+// closedBump returns the number of the newest bump pull request of the bot
+// on the branch that was closed without merging and moved the pin to t's
+// version or a newer one (0 when there is none): a maintainer declined it,
+// and only a newer release may propose a bump again.
+func (b *Bumper) closedBump(ctx context.Context, repo Repo, t Target, id Identity) (int, error) {
+	closed, err := b.GH.ClosedPulls(ctx, repo, b.Cfg.Branch)
+	if err != nil {
+		return 0, fmt.Errorf("list closed pull requests: %w", err)
+	}
+	for _, p := range closed {
+		if p.Merged || !strings.EqualFold(p.Author, id.Login) || !strings.HasPrefix(p.Body, BumpMarker) || p.HeadSHA == "" {
+			continue
+		}
+		// The newest closed bump decides: what did it propose?
+		proposed, err := b.readConsumer(ctx, repo, p.HeadSHA)
+		if errors.Is(err, ErrNotFound) {
+			return 0, nil
+		}
+		if err != nil {
+			return 0, fmt.Errorf("closed pull request #%d: %w", p.Number, err)
+		}
+		if _, err := PlanBump(proposed, t); errors.Is(err, SkipUpToDate) || errors.Is(err, SkipNewer) {
+			return p.Number, nil
+		}
+		return 0, nil
+	}
+	return 0, nil
+}
+
+// openBump returns the open pull request on the bump branch, if any.
+func (b *Bumper) openBump(ctx context.Context, repo Repo) (Pull, bool) {
+	pulls, err := b.GH.OpenPulls(ctx, repo, b.Cfg.Branch)
+	if err != nil {
+		return Pull{}, false
+	}
+	for _, p := range pulls {
+		if p.Head == b.Cfg.Branch {
+			return p, true
+		}
+	}
+	return Pull{}, false
 }
 
 func short(sha string) string {

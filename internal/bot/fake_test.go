@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha1"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"path"
 	"slices"
@@ -40,7 +41,16 @@ type fakeGitHub struct {
 	writes   []string // "CreateCommit owner/name", …
 	comments []string // commit comments: "owner/name@sha: body"
 	nextPull int
+
+	// seen counts the calls about each repository (lower-case owner/name).
+	seen map[string]int
+	// failRepo makes every call about a repository return its error, or
+	// panic with it when the error is errPanic.
+	failRepo map[string]error
 }
+
+// errPanic in fakeGitHub.failRepo makes calls about the repository panic.
+var errPanic = errors.New("fake GitHub: panic")
 
 type fakeRepo struct {
 	defaultBranch string
@@ -63,9 +73,25 @@ type fakePull struct {
 	comments []string
 }
 
+// closePull closes a pull request without merging it, as a maintainer does.
+func (f *fakeGitHub) closePull(repo Repo, number int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	p, _ := f.pull(repo, number)
+	r, _ := f.repo(repo)
+	p.closed, p.HeadSHA = true, r.branches[p.Head]
+}
+
+// calls returns how many calls were made about repo.
+func (f *fakeGitHub) calls(repo Repo) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.seen[strings.ToLower(repo.String())]
+}
+
 func newFake(t *testing.T) *fakeGitHub {
 	return &fakeGitHub{t: t, repos: map[string]*fakeRepo{}, artifacts: map[string][]byte{},
-		id: Identity{Login: "accuracy-bot[bot]"}, nextPull: 1}
+		id: Identity{Login: "accuracy-bot[bot]"}, nextPull: 1, seen: map[string]int{}, failRepo: map[string]error{}}
 }
 
 // addRepo creates a repository whose main branch holds files in one commit.
@@ -89,7 +115,15 @@ func (f *fakeGitHub) addRepo(name string, files map[string]string, installed boo
 }
 
 func (f *fakeGitHub) repo(repo Repo) (*fakeRepo, error) {
-	r, ok := f.repos[strings.ToLower(repo.String())]
+	key := strings.ToLower(repo.String())
+	f.seen[key]++
+	if err := f.failRepo[key]; err != nil {
+		if err == errPanic {
+			panic(fmt.Sprintf("fake GitHub: a call about %s", repo))
+		}
+		return nil, err
+	}
+	r, ok := f.repos[key]
 	if !ok {
 		f.t.Errorf("fake GitHub: call about unknown repository %s", repo)
 		return nil, fmt.Errorf("fake: repository %s: %w", repo, ErrNotFound)
@@ -351,6 +385,22 @@ func (f *fakeGitHub) UpdateBranch(_ context.Context, repo Repo, branch, sha stri
 
 func (f *fakeGitHub) OpenPulls(_ context.Context, repo Repo, _ string) ([]Pull, error) {
 	return f.openPulls(repo), nil
+}
+
+func (f *fakeGitHub) ClosedPulls(_ context.Context, repo Repo, branch string) ([]Pull, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	r, err := f.repo(repo)
+	if err != nil {
+		return nil, err
+	}
+	var out []Pull
+	for i := len(r.pulls) - 1; i >= 0; i-- { // newest first
+		if p := r.pulls[i]; p.closed && p.Head == branch {
+			out = append(out, p.Pull)
+		}
+	}
+	return out, nil
 }
 
 func (f *fakeGitHub) CreatePull(_ context.Context, repo Repo, head, base, title, body string) (Pull, error) {

@@ -128,7 +128,7 @@ func PlanBump(files ConsumerFiles, t Target) (BumpPlan, error) {
 		src := files.Workflows[p]
 		uses, err := pin.FindUses(src)
 		if err != nil {
-			plan.Notes = append(plan.Notes, fmt.Sprintf("%s left alone: %v", p, err))
+			plan.Notes = append(plan.Notes, cut(fmt.Sprintf("%s left alone: %v", p, err), maxNoteBytes))
 			continue
 		}
 		for _, u := range uses {
@@ -141,7 +141,7 @@ func PlanBump(files ConsumerFiles, t Target) (BumpPlan, error) {
 		}
 		out, changed, err := pin.BumpUses(src, t.Harness.String(), t.Tag, t.Commit)
 		if err != nil {
-			plan.Notes = append(plan.Notes, fmt.Sprintf("%s left alone: %v", p, err))
+			plan.Notes = append(plan.Notes, cut(fmt.Sprintf("%s left alone: %v", p, err), maxNoteBytes))
 			continue
 		}
 		if changed {
@@ -177,24 +177,29 @@ func bumpBody(plan BumpPlan, t Target) string {
 	repoURL := web + "/" + t.Harness.String()
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n", BumpMarker)
+	fromTag := cut(plan.FromTag, maxTagBytes) // read from the consumer's files
 	from := "an unknown version"
-	if plan.FromTag != "" {
-		from = "`" + plan.FromTag + "`"
+	if fromTag != "" {
+		from = codeSpan(fromTag)
 	}
 	fmt.Fprintf(&b, "Bumps the accuracy harness [%s](%s) from %s to `%s` (commit `%s`).\n\n", t.Harness, repoURL, from, t.Tag, t.Commit)
 	b.WriteString("Files changed:\n")
+	var lines []string
 	for _, p := range plan.Paths() {
-		fmt.Fprintf(&b, "- `%s`\n", p)
+		lines = append(lines, "- "+codeSpan(cut(p, maxPathBytes))+"\n")
 	}
+	writeLines(&b, lines, maxListBytes, "- … and %d more files\n")
 	b.WriteString("\n")
-	if plan.FromTag != "" {
-		fmt.Fprintf(&b, "Compare: %s/compare/%s...%s\n\n", repoURL, plan.FromTag, t.Tag)
+	if fromTag != "" && pin.CheckTag(fromTag) == nil {
+		fmt.Fprintf(&b, "Compare: %s/compare/%s...%s\n\n", repoURL, fromTag, t.Tag)
 	} else {
 		fmt.Fprintf(&b, "Release: %s/releases/tag/%s\n\n", repoURL, t.Tag)
 	}
+	lines = lines[:0]
 	for _, n := range plan.Notes {
-		fmt.Fprintf(&b, "> [!NOTE]\n> %s\n\n", render.Cell(n))
+		lines = append(lines, fmt.Sprintf("> [!NOTE]\n> %s\n\n", cut(render.Cell(n), maxNoteBytes)))
 	}
+	writeLines(&b, lines, maxListBytes, "> [!NOTE]\n> … and %d more files left alone (the bot's log lists them)\n\n")
 	head := b.String()
 	const tail = "\n</details>\n\n---\nThis pull request is kept up to date by the accuracy bot. Pushing to its branch stops the bot from touching it.\n"
 	notes := quote(defuseNotes(t.Release.Notes))
@@ -202,11 +207,37 @@ func bumpBody(plan BumpPlan, t Target) string {
 		notes = "> (no release notes)\n"
 	}
 	open := fmt.Sprintf("<details>\n<summary>Release notes of %s</summary>\n\n", render.Cell(t.Tag))
-	budget := MaxBodyChars - len(head) - len(open) - len(tail) - 200
+	// head is at most a few KB plus two capped lists, so the budget is
+	// positive; it is clamped all the same.
+	budget := max(0, MaxBodyChars-len(head)-len(open)-len(tail)-200)
 	if len(notes) > budget {
 		notes = prefix(notes, budget) + fmt.Sprintf("\n\n> … release notes truncated; see %s/releases/tag/%s\n", repoURL, t.Tag)
 	}
 	return head + open + notes + tail
+}
+
+// Caps on what a bump pull request body quotes from the consumer's files
+// (paths, notes about files left alone, the old tag): each line, and each
+// list, so that the release notes always keep room.
+const (
+	maxPathBytes = 300
+	maxNoteBytes = 1000
+	maxTagBytes  = 100
+	maxListBytes = 8 << 10
+)
+
+// writeLines writes lines until the next would take them past limit bytes,
+// then more, formatted with how many were left out.
+func writeLines(b *strings.Builder, lines []string, limit int, more string) {
+	n := 0
+	for i, l := range lines {
+		if n+len(l) > limit {
+			fmt.Fprintf(b, more, len(lines)-i)
+			return
+		}
+		b.WriteString(l)
+		n += len(l)
+	}
 }
 
 // defuseNotes makes release notes safe to quote: mentions and issue

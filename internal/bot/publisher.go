@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"path"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"time"
@@ -170,7 +171,7 @@ func (p *Publisher) PublishRun(ctx context.Context, run Run, log *slog.Logger) (
 		log.Info("run ignored", "reason", reason)
 		return PublishResult{Outcome: PublishIgnored, Reasons: []string{reason}}, nil
 	}
-	res, err := p.publishRun(ctx, run, log)
+	res, err := p.publishRunSafely(ctx, run, log)
 	if err != nil {
 		return res, err
 	}
@@ -189,6 +190,17 @@ func (p *Publisher) PublishRun(ctx context.Context, run Run, log *slog.Logger) (
 	}
 	log.Info("publish", "outcome", res.Outcome, "snapshot", res.ID, "commit", res.Commit, "attempts", res.Attempts)
 	return res, nil
+}
+
+// publishRunSafely is publishRun with a panic turned into an error: no
+// artifact may crash the bot.
+func (p *Publisher) publishRunSafely(ctx context.Context, run Run, log *slog.Logger) (res PublishResult, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = PublishResult{}, fmt.Errorf("publish run %d: panic: %v\n%s", run.ID, r, debug.Stack())
+		}
+	}()
+	return p.publishRun(ctx, run, log)
 }
 
 func (p *Publisher) publishRun(ctx context.Context, run Run, log *slog.Logger) (PublishResult, error) {
@@ -609,6 +621,9 @@ func cut(s string, n int) string {
 func prefix(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	if n <= 0 {
+		return ""
 	}
 	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--

@@ -554,16 +554,29 @@ func TestRetries(t *testing.T) {
 			t.Fatalf("err = %v, want ErrRateLimited", err)
 		}
 	})
-	t.Run("a retried POST replays its body once applied", func(t *testing.T) {
+	t.Run("a POST refused by a rate limit is retried with its body", func(t *testing.T) {
 		c, clk := newClient(t, s, Options{})
 		before := len(s.Comments(repoName, pr))
-		s.FailNext("issues/create-comment", 1, githubfake.ServerError(500))
+		s.FailNext("issues/create-comment", 1, githubfake.SecondaryRateLimit(3))
 		got, err := c.CreateIssueComment(ctx, repo, pr, "body survives the retry")
 		if err != nil || got.Body != "body survives the retry" {
 			t.Fatalf("create = %+v, %v", got, err)
 		}
 		if n := len(s.Comments(repoName, pr)) - before; n != 1 || len(clk.Slept()) != 1 {
 			t.Errorf("%d comments added, sleeps %v", n, clk.Slept())
+		}
+	})
+	// Issue 11, defect 6: after a lost response a comment is not posted
+	// again (it was, twice).
+	t.Run("a POST whose response was lost is not repeated", func(t *testing.T) {
+		c, clk := newClient(t, s, Options{})
+		before := len(s.Comments(repoName, pr))
+		s.FailNext("issues/create-comment", 1, githubfake.LostResponse())
+		if _, err := c.CreateIssueComment(ctx, repo, pr, "posted once"); err == nil {
+			t.Fatal("a lost response reported success")
+		}
+		if n := len(s.Comments(repoName, pr)) - before; n != 1 || len(clk.Slept()) != 0 {
+			t.Errorf("%d comments added, sleeps %v; want the one GitHub made, not repeated", n, clk.Slept())
 		}
 	})
 }
@@ -625,7 +638,7 @@ func TestCreateCommitComment(t *testing.T) {
 	_, feature, _ := seed(t, s)
 	c, clk := newClient(t, s, Options{})
 	body := "**refused**\n\n<!-- accuracy-bot:publish-refused run=1 -->\n"
-	s.FailNext("repos/create-commit-comment", 1, githubfake.ServerError(502))
+	s.FailNext("repos/create-commit-comment", 1, githubfake.SecondaryRateLimit(2))
 	got, err := c.CreateCommitComment(ctx, repo, feature, body)
 	if err != nil {
 		t.Fatal(err)

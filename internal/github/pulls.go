@@ -71,6 +71,19 @@ func (c *Client) ListOpenPullRequests(ctx context.Context, repo Repo) ([]PullReq
 	return toPullRequests(items), nil
 }
 
+// ListClosedPullRequests lists up to limit closed pull requests of repo
+// whose head is branch in repo itself, newest first.
+func (c *Client) ListClosedPullRequests(ctx context.Context, repo Repo, branch string, limit int) ([]PullRequest, error) {
+	items, err := listUpTo(ctx, c, limit, func(opts gh.ListOptions) ([]*gh.PullRequest, *gh.Response, error) {
+		return c.gh.PullRequests.List(ctx, repo.Owner, repo.Name, &gh.PullRequestListOptions{
+			State: "closed", Head: repo.Owner + ":" + branch, ListOptions: opts})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list closed pull requests of %s from %s: %w", repo, branch, err)
+	}
+	return toPullRequests(items), nil
+}
+
 // NewPullRequest is a pull request to open.
 type NewPullRequest struct {
 	Title string

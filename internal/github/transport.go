@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -35,8 +37,14 @@ const (
 // backs off exponentially from one minute. A wait longer than MaxWait, or
 // past the context's deadline, is not made: the answer is returned and
 // becomes ErrRateLimited. At most MaxAttempts requests are sent per call.
-// Every method is retried, POST included: a create whose answer was lost
-// may be applied twice, which the callers' flows tolerate (they re-list).
+//
+// A request that is not idempotent (a POST other than creating git objects
+// or an installation token: a pull request, a comment, a ref) is not sent
+// again after a lost response (a connection error once the request may have
+// been sent, or a 5xx): GitHub may have acted, and a repeat would comment
+// twice or fail with 422. Its error goes to the caller, whose flow re-reads
+// before it acts again. Rate-limit refusals are retried for every method:
+// GitHub refused before acting.
 type RetryPolicy struct {
 	MaxAttempts int
 	BaseDelay   time.Duration
@@ -133,6 +141,9 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		resp, err := t.next.RoundTrip(r)
 		wait, retry := t.classify(ctx, attempt, resp, err)
+		if retry && !idempotent(req) && lostResponse(resp, err) {
+			return resp, err
+		}
 		if !retry || attempt >= t.policy.MaxAttempts || !t.policy.canWait(ctx, wait) {
 			return resp, err
 		}
@@ -147,6 +158,32 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, serr
 		}
 	}
+}
+
+// gitObjectPath is a POST that creates a git object (blob, tree, commit):
+// objects are content-addressed, so a repeat creates nothing new.
+var gitObjectPath = regexp.MustCompile(`/repos/[^/]+/[^/]+/git/(blobs|trees|commits)$|/app/installations/[0-9]+/access_tokens$`)
+
+// idempotent reports whether req may be sent twice with the effect of once.
+func idempotent(req *http.Request) bool {
+	switch req.Method {
+	case http.MethodPost:
+		return gitObjectPath.MatchString(req.URL.Path)
+	case http.MethodConnect:
+		return false
+	}
+	return true // GET, HEAD, PUT, PATCH (set fields, move a ref to a given commit), DELETE
+}
+
+// lostResponse reports whether an answer leaves it unknown whether GitHub
+// acted: a connection error after dialing, or a 5xx. A refused dial sent
+// nothing.
+func lostResponse(resp *http.Response, err error) bool {
+	if err != nil {
+		var op *net.OpError
+		return !(errors.As(err, &op) && op.Op == "dial")
+	}
+	return resp.StatusCode >= 500
 }
 
 // rewind returns a copy of req with a fresh body.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -65,19 +66,25 @@ func TestRetryTransportClassifies(t *testing.T) {
 		first  func() (*http.Response, error)
 		calls  int32
 		sleeps []time.Duration
+		method string // default POST
 	}{
-		{"connection error is transient", func() (*http.Response, error) { return nil, errors.New("connection reset") }, 2, []time.Duration{time.Second}},
+		{"connection error is transient", func() (*http.Response, error) { return nil, errors.New("connection reset") }, 2, []time.Duration{time.Second}, http.MethodGet},
+		{"a POST is not repeated after a lost response", func() (*http.Response, error) { return nil, errors.New("connection reset") }, 1, nil, ""},
+		{"nor after a 502", func() (*http.Response, error) { return answer(502, nil, ""), nil }, 1, nil, ""},
+		{"a refused dial sent nothing", func() (*http.Response, error) {
+			return nil, &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}
+		}, 2, []time.Duration{time.Second}, ""},
 		{"429 with Retry-After", func() (*http.Response, error) {
 			return answer(429, http.Header{"Retry-After": {"4"}}, ""), nil
-		}, 2, []time.Duration{4 * time.Second}},
+		}, 2, []time.Duration{4 * time.Second}, ""},
 		{"secondary limit without Retry-After waits a minute", func() (*http.Response, error) {
 			return answer(403, nil, `{"message":"You have exceeded a secondary rate limit"}`), nil
-		}, 2, []time.Duration{time.Minute}},
+		}, 2, []time.Duration{time.Minute}, ""},
 		{"plain 403 is final", func() (*http.Response, error) {
 			return answer(403, nil, `{"message":"Resource not accessible by integration"}`), nil
-		}, 1, nil},
-		{"404 is final", func() (*http.Response, error) { return answer(404, nil, ""), nil }, 1, nil},
-		{"501 is final", func() (*http.Response, error) { return answer(501, nil, ""), nil }, 1, nil},
+		}, 1, nil, ""},
+		{"404 is final", func() (*http.Response, error) { return answer(404, nil, ""), nil }, 1, nil, ""},
+		{"501 is final", func() (*http.Response, error) { return answer(501, nil, ""), nil }, 1, nil, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			clk := newClock()
@@ -91,7 +98,11 @@ func TestRetryTransportClassifies(t *testing.T) {
 				return answer(200, nil, "ok"), nil
 			}}
 			rt := newRetryTransport(s, RetryPolicy{Now: clk.Now, Sleep: clk.Sleep})
-			if _, err := roundTrip(t, rt, http.MethodPost); err != nil && tc.calls > 1 {
+			method := tc.method
+			if method == "" {
+				method = http.MethodPost
+			}
+			if _, err := roundTrip(t, rt, method); err != nil && tc.calls > 1 {
 				t.Fatal(err)
 			}
 			if got := s.calls.Load(); got != tc.calls {
@@ -101,6 +112,31 @@ func TestRetryTransportClassifies(t *testing.T) {
 				t.Errorf("sleeps (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// Issue 11, defect 6: a POST that creates git objects is repeated after a
+// lost response (the objects are content-addressed); other POSTs are not.
+func TestIdempotentRequests(t *testing.T) {
+	for _, tc := range []struct {
+		method, path string
+		want         bool
+	}{
+		{http.MethodPost, "/repos/o/r/git/trees", true},
+		{http.MethodPost, "/api/v3/repos/o/r/git/commits", true},
+		{http.MethodPost, "/repos/o/r/git/blobs", true},
+		{http.MethodPost, "/app/installations/7/access_tokens", true},
+		{http.MethodPost, "/repos/o/r/git/refs", false},
+		{http.MethodPost, "/repos/o/r/pulls", false},
+		{http.MethodPost, "/repos/o/r/issues/1/comments", false},
+		{http.MethodPost, "/repos/o/r/commits/abc/comments", false},
+		{http.MethodPatch, "/repos/o/r/git/refs/heads/main", true},
+		{http.MethodGet, "/repos/o/r", true},
+	} {
+		req, _ := http.NewRequest(tc.method, "https://api.github.com"+tc.path, nil)
+		if got := idempotent(req); got != tc.want {
+			t.Errorf("idempotent(%s %s) = %v, want %v", tc.method, tc.path, got, tc.want)
+		}
 	}
 }
 

@@ -267,14 +267,25 @@ func listPulls(c *call) response {
 	if state == "" {
 		state = "open"
 	}
-	if c.query.Has("head") || c.query.Has("base") {
-		c.s.t.Errorf("githubfake: GET %s: filtering pull requests by head or base is not modelled", c.path)
-		return unprocessable("githubfake: filtering pull requests by head or base is not modelled")
+	if c.query.Has("base") {
+		c.s.t.Errorf("githubfake: GET %s: filtering pull requests by base is not modelled", c.path)
+		return unprocessable("githubfake: filtering pull requests by base is not modelled")
+	}
+	// head is "user:ref-name" (GitHub also takes "organization:ref-name").
+	headOwner, headRef, byHead := strings.Cut(c.query.Get("head"), ":")
+	if c.query.Has("head") && !byHead {
+		return ok(http.StatusOK, []any{}) // GitHub ignores a head without an owner: nothing matches here
 	}
 	items := []any{}
 	for _, p := range c.repo.sortedPulls() {
 		if state != "all" && p.state != state {
 			continue
+		}
+		if byHead {
+			owner, _, _ := strings.Cut(p.headRepo, "/")
+			if !strings.EqualFold(owner, headOwner) || p.headRef != headRef {
+				continue
+			}
 		}
 		items = append(items, c.s.pullJSON(c.repo, p))
 	}

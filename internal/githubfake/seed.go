@@ -315,6 +315,19 @@ func (s *Server) openPull(r *repo, p PullRequest) *pull {
 	return pr
 }
 
+// ClosePullRequest closes a pull request without merging it, as a
+// maintainer does; its head commit stays the one it had.
+func (s *Server) ClosePullRequest(fullName string, number int) {
+	s.t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, ok := s.mustRepo(fullName).pulls[number]
+	if !ok {
+		s.t.Fatalf("githubfake: ClosePullRequest(%q, %d): no such pull request", fullName, number)
+	}
+	p.state, p.updated = "closed", s.stamp()
+}
+
 // PullRequests lists the repository's pull requests by number.
 func (s *Server) PullRequests(fullName string) []PullRequest {
 	s.t.Helper()

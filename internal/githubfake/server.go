@@ -93,6 +93,15 @@ type Fault struct {
 	// DocumentationURL goes in the error body; go-github recognizes a
 	// secondary rate limit by it. Default GitHub's generic REST docs.
 	DocumentationURL string
+	// Applied makes the operation take effect before the fault is
+	// answered: a response lost on its way back (a 502 from a proxy after
+	// GitHub acted).
+	Applied bool
+}
+
+// LostResponse is a 502 answered after the operation took effect.
+func LostResponse() Fault {
+	return Fault{Status: http.StatusBadGateway, Message: "Server Error", Applied: true}
 }
 
 // ServerError is a transient 5xx.
@@ -364,6 +373,9 @@ func (s *Server) dispatch(c *call, r *http.Request, h handlerFunc) response {
 	if q := s.faults[c.op]; len(q) > 0 {
 		s.faults[c.op] = q[1:]
 		f := q[0]
+		if f.Applied {
+			s.serve(c, r, h)
+		}
 		resp := errorResponse(f.Status, f.Message)
 		if f.DocumentationURL != "" {
 			resp.body.(map[string]any)["documentation_url"] = f.DocumentationURL
@@ -372,6 +384,11 @@ func (s *Server) dispatch(c *call, r *http.Request, h handlerFunc) response {
 		resp.loose = true
 		return resp
 	}
+	return s.serve(c, r, h)
+}
+
+// serve authenticates a call and runs its handler. s.mu must be held.
+func (s *Server) serve(c *call, r *http.Request, h handlerFunc) response {
 	who, resp, ok := s.authenticate(c, r)
 	if !ok {
 		return resp

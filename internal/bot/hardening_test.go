@@ -1,0 +1,177 @@
+package bot
+
+// Regression tests of issue 11 (the bot under hostile input and GitHub's
+// failures).
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// Defect 2: a long note about a file the bot could not edit (one workflow
+// line of about 70 KB) made the pull request body's budget negative and
+// cutting the release notes panicked, which ended the bumps of every
+// repository after it. The body now stays within GitHub's limit and every
+// repository gets its bump.
+func TestLongNoteDoesNotStopOtherBumps(t *testing.T) {
+	t.Parallel()
+	w := newBumpWorld(t)
+	long := "      - {uses: " + harnessName + "/" + strings.Repeat("é", 35000) + "@" + oldCommit + ", with: {mode: pr}}\n"
+	// Installed first, so that it is bumped before the others.
+	huge := w.gh.addRepo("org/aaa-huge", map[string]string{
+		".github/accuracy-harness.yaml": pinV100,
+		".github/workflows/flow.yml":    "on: push\njobs:\n  a:\n    runs-on: x\n    steps:\n" + long,
+	}, true)
+	w.gh.installed = append([]Repo{huge}, w.gh.installed[:len(w.gh.installed)-1]...)
+	rel, _ := w.gh.release(w.harness, "v1.1.0", strings.Repeat("Long notes. ", 10000))
+	got, err := w.bumper.BumpRelease(context.Background(), rel, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"org/aaa-huge": OutcomeCreated, "org/app": OutcomeCreated, "org/lib": OutcomeCreated,
+		"org/plain": OutcomeSkipped, "org/newer": OutcomeSkipped}
+	for repo, o := range want {
+		if outcomes(got)[repo] != o {
+			t.Errorf("%s: %q, want %q (all: %v)", repo, outcomes(got)[repo], o, outcomes(got))
+		}
+	}
+	for _, o := range got {
+		if o.Plan == nil {
+			continue
+		}
+		if len(o.Plan.Body) > MaxBodyChars || !utf8.ValidString(o.Plan.Body) {
+			t.Errorf("%s: body of %d bytes (valid UTF-8: %v), want at most %d", o.Repo, len(o.Plan.Body), utf8.ValidString(o.Plan.Body), MaxBodyChars)
+		}
+	}
+}
+
+// Defect 2: the pull request body stays within GitHub's limit and valid
+// UTF-8 whatever the notes, file list and release notes.
+func TestBumpBodyWithinLimit(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name         string
+		notes, files int
+		noteLen      int
+		release      string
+	}{
+		{"one long note", 1, 1, 200000, "short"},
+		{"many notes", 5000, 1, 100, "short"},
+		{"many files", 0, 5000, 0, strings.Repeat("x", 70000)},
+		{"everything", 3000, 3000, 3000, strings.Repeat("€", 40000)},
+	} {
+		plan := BumpPlan{Files: map[string][]byte{}, FromTag: "v1.0.0"}
+		for i := range tc.files {
+			plan.Files[fmt.Sprintf(".github/workflows/w%05d-%s.yml", i, strings.Repeat("ü", 20))] = nil
+		}
+		for i := range tc.notes {
+			plan.Notes = append(plan.Notes, fmt.Sprint(i, strings.Repeat("ß", tc.noteLen)))
+		}
+		body := bumpBody(plan, Target{Harness: Repo{"o", "h"}, Tag: "v1.1.0", Commit: oldCommit,
+			Release: Release{Notes: tc.release}, WebURL: "https://github.com"})
+		if len(body) > MaxBodyChars || !utf8.ValidString(body) || !strings.HasPrefix(body, BumpMarker) {
+			t.Errorf("%s: %d bytes, valid UTF-8 %v, marker %v", tc.name, len(body), utf8.ValidString(body), strings.HasPrefix(body, BumpMarker))
+		}
+	}
+}
+
+// Defect 2: a failure in one repository, even a panic, is logged and
+// reported, and the others still get their bump.
+func TestPanicInOneRepositoryIsItsFailureOnly(t *testing.T) {
+	t.Parallel()
+	w := newBumpWorld(t)
+	w.gh.failRepo["org/app"] = errPanic
+	rel, _ := w.gh.release(w.harness, "v1.1.0", "notes")
+	got, err := w.bumper.BumpRelease(context.Background(), rel, nil)
+	if err == nil || !strings.Contains(err.Error(), "org/app") || !strings.Contains(err.Error(), "panic") {
+		t.Errorf("err = %v, want org/app's panic reported", err)
+	}
+	if o := outcomes(got); o["org/lib"] != OutcomeCreated || o["org/plain"] != OutcomeSkipped {
+		t.Errorf("outcomes %v: the others were not bumped", o)
+	}
+}
+
+// Defect 6: once GitHub rate-limits a bump, the bot stops calling it and
+// reports which repositories were not bumped.
+func TestRateLimitStopsTheBump(t *testing.T) {
+	t.Parallel()
+	w := newBumpWorld(t)
+	rel, _ := w.gh.release(w.harness, "v1.1.0", "notes")
+	// Installed order: org/app, org/lib, org/plain, org/newer.
+	w.gh.failRepo["org/lib"] = fmt.Errorf("GitHub said 403, retry after 600 s: %w", ErrRateLimited)
+	got, err := w.bumper.BumpRelease(context.Background(), rel, nil)
+	if !errors.Is(err, ErrRateLimited) {
+		t.Fatalf("err = %v, want ErrRateLimited", err)
+	}
+	for _, name := range []string{"org/lib", "org/plain", "org/newer"} {
+		if !strings.Contains(err.Error(), name) {
+			t.Errorf("error does not name %s as not bumped: %v", name, err)
+		}
+	}
+	for _, repo := range []Repo{w.plain, w.newer} {
+		if n := w.gh.calls(repo); n != 0 {
+			t.Errorf("%s: %d calls after the rate limit", repo, n)
+		}
+	}
+	o := outcomes(got)
+	if o["org/app"] != OutcomeCreated || o["org/plain"] != OutcomeNotBumped || o["org/newer"] != OutcomeNotBumped || o["org/lib"] != OutcomeNotBumped {
+		t.Errorf("outcomes %v", o)
+	}
+}
+
+// Defect 7: a bump pull request a maintainer closed without merging stays
+// closed for that release (a redelivery opens nothing); a newer release
+// opens a new one.
+func TestClosedBumpIsLeftAloneUntilANewerRelease(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newBumpWorld(t)
+	rel, _ := w.gh.release(w.harness, "v1.1.0", "notes")
+	if _, err := w.bumper.BumpRelease(ctx, rel, nil); err != nil {
+		t.Fatal(err)
+	}
+	first := w.gh.openPulls(w.app)[0]
+	w.gh.closePull(w.app, first.Number)
+	for range 3 { // redeliveries
+		got, err := w.bumper.BumpRelease(ctx, rel, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range got {
+			if o.Repo == w.app && (o.Outcome != OutcomeSkipped || !strings.Contains(o.Reason, fmt.Sprintf("#%d", first.Number))) {
+				t.Errorf("redelivery: %+v, want skipped naming the closed #%d", o, first.Number)
+			}
+		}
+	}
+	if n := len(w.gh.openPulls(w.app)); n != 0 {
+		t.Fatalf("%d pull requests reopened for the closed release", n)
+	}
+	newer, _ := w.gh.release(w.harness, "v1.2.0", "more")
+	got, err := w.bumper.BumpRelease(ctx, newer, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := outcomes(got); o["org/app"] != OutcomeCreated {
+		t.Errorf("newer release: %v, want a new pull request in org/app", o)
+	}
+	if p := w.gh.openPulls(w.app); len(p) != 1 || p[0].Title != "Bump accuracy harness to v1.2.0" {
+		t.Errorf("open pulls after the newer release: %+v", p)
+	}
+}
+
+// Defect 2: no input panics the publish path either; a panic is the run's
+// error.
+func TestPanicInPublishIsAnError(t *testing.T) {
+	t.Parallel()
+	w := newPublishWorld(t)
+	rep := releaseReport(t, "v0.7.15", "v1.0.0")
+	w.artifact(t, map[string][]byte{"summary.json": rep.Summary, "points.json": rep.Points})
+	w.gh.failRepo[strings.ToLower(w.dashboard.String())] = errPanic
+	if _, err := w.pub.PublishRun(context.Background(), w.run, nil); err == nil || !strings.Contains(err.Error(), "panic") {
+		t.Errorf("PublishRun = %v, want the panic as an error", err)
+	}
+}
