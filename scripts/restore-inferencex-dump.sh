@@ -31,7 +31,7 @@
 # Environment: PG_RESTORE, the pg_restore command (default: pg_restore; may
 # be a command with arguments, e.g. "docker exec -i CONTAINER pg_restore").
 # The dump is written by pg_dump 18; its custom format needs pg_restore 17 or
-# newer (an older one stops with "unsupported version (1.16) in file
+# newer (an older one stops with "unsupported version … in file
 # header"). The script checks the version first.
 #
 # pg_restore exits as soon as it has read the requested tables, which are
