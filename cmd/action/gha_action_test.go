@@ -362,9 +362,12 @@ func TestGitHubActionRefusesPullRequestTarget(t *testing.T) {
 	for _, mode := range []string{modePR, modeMerge} {
 		e := newActionEnv(t, fake, sim, t.TempDir(), pullRequestEvent(t, "opened", "octo/sim", 1, head, base),
 			map[string]string{"GITHUB_EVENT_NAME": "pull_request_target", "INPUT_MODE": mode, "INPUT_SHARDS_DIR": t.TempDir()})
-		_, err := e.run(t)
+		stdout, err := e.run(t)
 		if err == nil || !strings.Contains(err.Error(), "pull_request_target") || !strings.Contains(err.Error(), "accuracy-fork-run.yml") {
 			t.Errorf("mode %s under pull_request_target: err = %v, want a refusal naming the fork-safe pair", mode, err)
+		}
+		if !strings.Contains(stdout, "::error::mode "+mode+" refuses the pull_request_target event") {
+			t.Errorf("mode %s: the refusal is not annotated:\n%s", mode, stdout)
 		}
 		if n := fake.Calls("issues/create-comment"); n != 0 {
 			t.Errorf("mode %s: %d comments created", mode, n)

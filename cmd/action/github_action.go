@@ -49,6 +49,19 @@ func runGitHubAction(ctx context.Context, args []string, getenv func(string) str
 		return errUsageShown
 	}
 	gha := newRunner(getenv, stdout)
+	err := githubAction(ctx, gha, stdout, stderr)
+	// A failed step shows its error as an annotation too; a fail-threshold
+	// failure was annotated metric by metric already.
+	var ee *exitError
+	if err != nil && !errors.As(err, &ee) {
+		gha.Error(err.Error())
+	}
+	return err
+}
+
+// githubAction reads the inputs and the event, runs the mode and writes the
+// outputs.
+func githubAction(ctx context.Context, gha runner, stdout, stderr io.Writer) error {
 	in, err := readInputs(gha)
 	if err != nil {
 		return err
