@@ -20,7 +20,7 @@
 #
 #   --dbname CONN  target database (libpq connection string or postgres:// URL);
 #                  the four tables are dropped there first if they exist
-#   --tag TAG      the release to restore; default: the newest db-dump/* tag
+#   --tag TAG      the release to restore; default: the newest db-dump/YYYY-MM-DD tag
 #                  (needs `gh`, authenticated with GH_TOKEN in CI)
 #   --repo R       default SemiAnalysisAI/InferenceX-app
 #   --input F      a local zstd-compressed custom-format dump instead of a release
@@ -86,7 +86,7 @@ if [ -n "$input" ]; then
   echo "restore-inferencex-dump: restoring ${tables[*]} from $input" >&2
 else
   if [ -z "$tag" ]; then
-    tag="$(gh release list --repo "$repo" --limit 200 --json tagName --jq '.[].tagName' | grep '^db-dump/' | sort | tail -n 1 || true)"
+    tag="$(gh release list --repo "$repo" --limit 200 --json tagName --jq '.[].tagName' | grep -E '^db-dump/[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$' | sort | tail -n 1 || true)"
     if [ -z "$tag" ]; then
       echo "restore-inferencex-dump: no db-dump/* release in $repo" >&2
       exit 1
