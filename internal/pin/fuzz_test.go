@@ -1,0 +1,131 @@
+package pin
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// seedFiles adds every testdata input of dir (not the goldens) to f.
+func seedFiles(f *testing.F, dir string, add func(src []byte)) {
+	f.Helper()
+	paths, err := filepath.Glob(filepath.Join("testdata", dir, "*"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, p := range paths {
+		if strings.HasSuffix(p, ".golden") {
+			continue
+		}
+		src, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		add(src)
+	}
+}
+
+// FuzzSetHarness edits arbitrary pin files (consumer-controlled YAML): no
+// input panics; Parse and SetHarness agree on what is a valid pin file; an
+// edit keeps the line count and every line but the tag and commit lines,
+// and reads back as the same pin with the new tag and commit.
+func FuzzSetHarness(f *testing.F) {
+	seedFiles(f, "set-harness", func(src []byte) { f.Add(src) })
+	f.Add([]byte("harness:\n  repository: a/b\n  tag: v1.0.0\n  commit: " + oldCommit + "\n"))
+	f.Add([]byte("harness: {repository: a/b, tag: v1.0.0, commit: " + oldCommit + "}\n"))
+	f.Add([]byte("harness:\n  repository: a/b\n  tag: |\n    v1.0.0\n  commit: " + oldCommit + "\n"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		before, perr := Parse(src, "pin.yaml")
+		out, err := SetHarness(src, newTag, newCommit)
+		if perr != nil {
+			if err == nil {
+				t.Fatalf("SetHarness accepted a file Parse refuses (%v)", perr)
+			}
+			return
+		}
+		if err != nil {
+			return // a valid file whose values cannot be edited in place: refused, with a reason
+		}
+		after, err := Parse(out, "pin.yaml")
+		want := before
+		want.Harness.Tag, want.Harness.Commit = newTag, newCommit
+		if err != nil || after != want {
+			t.Fatalf("edited file reads back as %+v (%v), want %+v", after, err, want)
+		}
+		a, b := bytes.Split(src, []byte("\n")), bytes.Split(out, []byte("\n"))
+		if len(a) != len(b) {
+			t.Fatalf("edit changed the line count from %d to %d", len(a), len(b))
+		}
+		changed := 0
+		for i := range a {
+			if !bytes.Equal(a[i], b[i]) {
+				changed++
+			}
+		}
+		if changed > 2 {
+			t.Fatalf("edit changed %d lines, want at most the tag and the commit lines", changed)
+		}
+	})
+}
+
+// FuzzBumpUses bumps arbitrary workflow files (consumer-controlled YAML):
+// no input panics; an unchanged result is the input itself; a change keeps
+// the line count and the references, moving exactly the harness's
+// commit-pinned ones to the new commit and tag.
+func FuzzBumpUses(f *testing.F) {
+	const repo = "inference-sim/accuracy-dashboard"
+	seedFiles(f, "bump-uses", func(src []byte) { f.Add(src) })
+	f.Add([]byte("steps:\n  - uses: " + repo + "@" + oldCommit + " # v1.0.0\n"))
+	f.Add([]byte("steps:\n  - {uses: " + repo + "/sub@" + oldCommit + ", with: {a: b}}\n"))
+	f.Add([]byte("steps:\n  - uses: \"" + repo + "@" + oldCommit + "\"  # pinned\n"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		before, ferr := FindUses(src)
+		out, changed, err := BumpUses(src, repo, newTag, newCommit)
+		if err != nil {
+			return
+		}
+		if ferr != nil {
+			t.Fatalf("BumpUses accepted a file FindUses refuses (%v)", ferr)
+		}
+		if !changed {
+			if !bytes.Equal(out, src) {
+				t.Fatal("unchanged, but the output differs from the input")
+			}
+			return
+		}
+		if a, b := bytes.Count(src, []byte("\n")), bytes.Count(out, []byte("\n")); a != b {
+			t.Fatalf("bump changed the line count from %d to %d", a, b)
+		}
+		after, err := FindUses(out)
+		if err != nil || len(after) != len(before) {
+			t.Fatalf("bumped file has %d references (%v), want %d", len(after), err, len(before))
+		}
+		for i, u := range after {
+			want := before[i]
+			if strings.EqualFold(want.Repo, repo) && isSHA(want.Ref) {
+				want.Ref, want.Comment = newCommit, newTag
+			}
+			if u != want {
+				t.Fatalf("reference %d reads %+v, want %+v", i, u, want)
+			}
+		}
+	})
+}
+
+// FuzzParse parses arbitrary pin files: no input panics, and an accepted
+// file holds valid values.
+func FuzzParse(f *testing.F) {
+	seedFiles(f, "set-harness", func(src []byte) { f.Add(src) })
+	f.Add([]byte("harness:\n  repository: a/b\n  tag: v1.0.0\n  commit: " + oldCommit + "\ndata:\n  ledger: ../x\n"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		p, err := Parse(src, "pin.yaml")
+		if err != nil {
+			return
+		}
+		if CheckTag(p.Harness.Tag) != nil || CheckCommit(p.Harness.Commit) != nil || CheckRepository(p.Harness.Repository) != nil {
+			t.Fatalf("accepted invalid values: %+v", p)
+		}
+	})
+}
