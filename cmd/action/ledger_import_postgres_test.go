@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"gopkg.in/yaml.v3"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/importer"
 	"github.com/inference-sim/accuracy-dashboard/internal/importer/importertest"
@@ -155,3 +156,60 @@ func readReport(t *testing.T, dir string) importer.Report {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// TestInferenceXDBLedgerWorkflow checks the reusable workflow the nightly
+// calls: callable and startable by hand, read-only, a PostgreSQL service
+// whose pg_restore (17 or newer) reads the dump, the streaming restore,
+// then this command with --postgres, and the ledger uploaded.
+func TestInferenceXDBLedgerWorkflow(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile("../../.github/workflows/inferencex-db-ledger.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wf struct {
+		On          map[string]any    `yaml:"on"`
+		Permissions map[string]string `yaml:"permissions"`
+		Jobs        map[string]struct {
+			Services map[string]struct {
+				Image string `yaml:"image"`
+			} `yaml:"services"`
+			Steps []workflowStep `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	if err := yaml.Unmarshal(b, &wf); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := wf.On["workflow_call"]; !ok {
+		t.Error("not callable (on: workflow_call)")
+	}
+	if _, ok := wf.On["workflow_dispatch"]; !ok {
+		t.Error("cannot be started by hand (on: workflow_dispatch)")
+	}
+	if len(wf.Permissions) != 1 || wf.Permissions["contents"] != "read" {
+		t.Errorf("permissions %v, want contents: read only", wf.Permissions)
+	}
+	job, ok := wf.Jobs["import"]
+	if !ok || len(wf.Jobs) != 1 {
+		t.Fatalf("want one job, import; got %v", wf.Jobs)
+	}
+	image := job.Services["postgres"].Image
+	major, _ := strconv.Atoi(strings.TrimPrefix(strings.SplitN(image, "@", 2)[0], "postgres:"))
+	if major < 17 {
+		t.Errorf("service image %q: the dump needs pg_restore 17 or newer", image)
+	}
+	var restore, imp, upload int
+	for i, s := range job.Steps {
+		switch {
+		case strings.Contains(s.Run, "scripts/restore-inferencex-dump.sh"):
+			restore = i
+		case strings.Contains(s.Run, "ledger import") && strings.Contains(s.Run, "--postgres"):
+			imp = i
+		case strings.HasPrefix(s.Uses, "actions/upload-artifact@") && s.With["path"] == "inferencex-db-ledger/":
+			upload = i
+		}
+	}
+	if !(restore > 0 && restore < imp && imp < upload) {
+		t.Errorf("steps: restore %d, import %d, upload %d; want them in that order", restore, imp, upload)
+	}
+}
