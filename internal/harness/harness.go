@@ -312,6 +312,7 @@ func toPoint(u *ledger.Unit, i int, oc Outcome) report.Point {
 		Tier:     string(u.Evidence(i)),
 		Measured: metric.Measured(p.Measured),
 	}
+	rp.Driver = oc.Driver
 	if oc.Predicted != nil {
 		rp.Scored, rp.Predicted = true, oc.Predicted
 		return rp

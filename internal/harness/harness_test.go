@@ -223,35 +223,46 @@ func TestShardsMergeToTheUnshardedRun(t *testing.T) {
 }
 
 func TestScoreWithResultsDriver(t *testing.T) {
+	// Like BLIS v0.7.15: replay has only --results-path, so rate points are
+	// replayed through it and closed-loop points run through blis run.
 	o := scoreOpts(t, "ledger", "v0.1.0")
 	res, err := Score(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Caps.Rate != DriverReplayResults {
-		t.Fatalf("rate driver = %s, want %s", res.Caps.Rate, DriverReplayResults)
+	if res.Caps.Rate != DriverReplayResults || res.Caps.ClosedLoop != DriverRunClosedLoop {
+		t.Fatalf("drivers = %s (rate), %s (closed loop); want %s, %s", res.Caps.Rate, res.Caps.ClosedLoop, DriverReplayResults, DriverRunClosedLoop)
 	}
-	pts := pointsByID(res.Points)
-	for id, p := range pts {
-		closed := p.Load.Concurrency > 0
-		switch {
-		case closed && p.Reason == ReasonUnknownHardware, closed && strings.HasPrefix(p.Reason, "speculative"):
-		case closed:
-			if p.Scored || p.Reason != ReasonUnsupportedBuild || !strings.Contains(p.Detail, "--results-path") {
-				t.Errorf("%s = %+v, want not scored: closed loop needs --metrics-path", id, p)
-			}
-		default:
-			if !p.Scored {
-				t.Errorf("%s not scored (%s: %s), want scored through --results-path", id, p.Reason, p.Detail)
-				continue
-			}
-			if math.Abs(p.Predicted["ttft_ms"]-12) > 1e-3 || math.Abs(p.Predicted["tpot_ms"]-4) > 1e-3 || math.Abs(p.Predicted["p99_tpot_ms"]-4) > 1e-3 {
-				t.Errorf("%s predicted %v, want ttft 12, tpot 4, p99 tpot 4", id, p.Predicted)
+	l := o.Ledger
+	for ui := range l.Units {
+		u := &l.Units[ui]
+		for i := range u.Points {
+			id := u.PointID(i)
+			p := pointsByID(res.Points)[id]
+			closed := p.Load.Concurrency > 0
+			switch {
+			case p.Reason == ReasonUnknownHardware, strings.HasPrefix(p.Reason, "speculative"):
+			case !p.Scored:
+				t.Errorf("%s not scored (%s: %s)", id, p.Reason, p.Detail)
+			case !closed:
+				if p.Driver != DriverReplayResults || math.Abs(p.Predicted["ttft_ms"]-12) > 1e-3 || math.Abs(p.Predicted["tpot_ms"]-4) > 1e-3 || math.Abs(p.Predicted["p99_tpot_ms"]-4) > 1e-3 {
+					t.Errorf("%s by %s predicted %v, want ttft 12, tpot 4, p99 tpot 4 through %s", id, p.Driver, p.Predicted, DriverReplayResults)
+				}
+			default:
+				// The simulator drew the lengths: TTFT lies within what the
+				// client's input range allows, TPOT does not depend on them.
+				c := float64(p.Load.Concurrency)
+				w := u.Workload.InferenceX
+				lo, hi := math.Floor(w.RangeRatio*float64(w.InputLen)), float64(w.InputLen)
+				ttft := func(in float64) float64 { return 9 + 0.02*in*(1+0.04*(c-1)) }
+				if p.Driver != DriverRunClosedLoop || p.Predicted["ttft_ms"] < ttft(lo) || p.Predicted["ttft_ms"] > ttft(hi) || math.Abs(p.Predicted["tpot_ms"]-(4+0.08*(c-1))) > 1e-9 {
+					t.Errorf("%s by %s predicted %v, want TTFT in [%v, %v] and TPOT %v through %s", id, p.Driver, p.Predicted, ttft(lo), ttft(hi), 4+0.08*(c-1), DriverRunClosedLoop)
+				}
 			}
 		}
 	}
-	if res.Summary.Coverage.Scored != 2 {
-		t.Errorf("scored = %d, want the 2 rate points", res.Summary.Coverage.Scored)
+	if c := res.Summary.Coverage; c.Scored != 8 || c.ScoredByDriver[DriverReplayResults] != 2 || c.ScoredByDriver[DriverRunClosedLoop] != 6 {
+		t.Errorf("coverage = %+v, want the 2 rate points replayed and the 6 closed-loop points run", c)
 	}
 }
 
@@ -326,6 +337,14 @@ func TestBuildWithoutUsableDriver(t *testing.T) {
 		}
 		if p.Reason == ReasonUnsupportedBuild && !strings.Contains(p.Detail, "--trace-header") {
 			t.Errorf("%s detail %q does not name what is missing", p.ID, p.Detail)
+		}
+		// A closed-loop point could have been run by either command: the
+		// reason names what each lacks.
+		if p.Reason == ReasonUnsupportedBuild && p.Load.Concurrency > 0 && !strings.Contains(p.Detail, "run flags --concurrency") {
+			t.Errorf("%s detail %q does not name what run lacks", p.ID, p.Detail)
+		}
+		if p.Driver != "" {
+			t.Errorf("%s records driver %q, but no driver ran it", p.ID, p.Driver)
 		}
 	}
 	s := res.Summary

@@ -15,7 +15,8 @@ import (
 )
 
 // TestRealBLIS scores the bundled default corpus with the real simulator, at
-// upstream main f90a1e3a and at release v0.7.15. Opt-in: it needs a clone of
+// upstream main f90a1e3a (everything replayed) and at release v0.7.15 (rate
+// points replayed, closed-loop points through blis run). Opt-in: it needs a clone of
 // github.com/inference-sim/inference-sim named by BLIS_SOURCE and takes
 // several minutes per build on 2 cores:
 //
@@ -41,10 +42,10 @@ func TestRealBLIS(t *testing.T) {
 		units = strings.Split(u, ",")
 	}
 	for _, tc := range []struct {
-		ref, driver string
+		ref, driver, closedDriver string
 	}{
-		{"f90a1e3a6787da17c2cd463dab6fb2660b1b1760", DriverReplayMetrics},
-		{"v0.7.15", DriverReplayResults},
+		{"f90a1e3a6787da17c2cd463dab6fb2660b1b1760", DriverReplayMetrics, DriverReplayMetrics},
+		{"v0.7.15", DriverReplayResults, DriverRunClosedLoop},
 	} {
 		t.Run(tc.ref, func(t *testing.T) {
 			res, err := Score(context.Background(), Options{
@@ -58,8 +59,8 @@ func TestRealBLIS(t *testing.T) {
 			}
 			s := res.Summary
 			t.Logf("%s: driver %s, coverage %+v, TTFT MAPE %v, TPOT MAPE %v", tc.ref, res.Caps.Drivers(), s.Coverage, deref(s.Tiers.All["ttft"].MAPE), deref(s.Tiers.All["tpot"].MAPE))
-			if res.Caps.Rate != tc.driver {
-				t.Errorf("rate driver = %s, want %s", res.Caps.Rate, tc.driver)
+			if res.Caps.Rate != tc.driver || res.Caps.ClosedLoop != tc.closedDriver {
+				t.Errorf("drivers = %s (rate), %s (closed loop); want %s, %s", res.Caps.Rate, res.Caps.ClosedLoop, tc.driver, tc.closedDriver)
 			}
 			if !s.Coverage.Balanced() || s.Coverage.CorpusPoints == 0 {
 				t.Fatalf("coverage = %+v", s.Coverage)
@@ -67,15 +68,17 @@ func TestRealBLIS(t *testing.T) {
 			if s.Coverage.Scored == 0 {
 				t.Fatalf("no point scored; reasons %v", s.Coverage.NotScoredByReason)
 			}
+			closedScored := 0
 			for _, p := range res.Points {
 				closedLoop := p.Load.Concurrency > 0
+				want := tc.driver
+				if closedLoop {
+					want = tc.closedDriver
+				}
+				if p.Scored && p.Driver != want {
+					t.Errorf("%s scored by %q, want %s", p.ID, p.Driver, want)
+				}
 				switch {
-				case tc.driver == DriverReplayResults && closedLoop:
-					// --results-path omits closed-loop follow-up rounds:
-					// whatever else is wrong, these cannot be scored.
-					if p.Scored || p.Reason != ReasonUnsupportedBuild {
-						t.Errorf("%s: scored %v, reason %q; want %s", p.ID, p.Scored, p.Reason, ReasonUnsupportedBuild)
-					}
 				case p.Hardware == "H200" || p.Hardware == "B200":
 					if p.Reason != ReasonUnknownHardware {
 						t.Errorf("%s: reason %q, want %s (this simulator knows no %s)", p.ID, p.Reason, ReasonUnknownHardware, p.Hardware)
@@ -84,10 +87,38 @@ func TestRealBLIS(t *testing.T) {
 					if !p.Scored {
 						t.Errorf("%s (rate point, bundled model) not scored: %s: %s", p.ID, p.Reason, p.Detail)
 					}
+				case p.Reason == ReasonUnsupportedBuild:
+					// Either replay or run can drive closed loop in both builds.
+					t.Errorf("%s: %s: %s", p.ID, p.Reason, p.Detail)
+				case strings.Contains(p.Unit, "/tp2/") && p.Hardware == "H100":
+					// gpt-oss-120b's weights, taken as 16-bit, exceed two H100s.
+					if p.Reason != ReasonDoesNotFit {
+						t.Errorf("%s: scored %v, reason %q; want %s", p.ID, p.Scored, p.Reason, ReasonDoesNotFit)
+					}
+				case p.Scored:
+					closedScored++
 				}
+			}
+			if want := wantClosedScored(units); closedScored < want {
+				t.Errorf("%d closed-loop points scored, want at least %d (gpt-oss-120b at TP4 and TP8 on H100)", closedScored, want)
 			}
 		})
 	}
+}
+
+// wantClosedScored is how many closed-loop points of the selection both
+// builds must score: the 28 gpt-oss-120b H100 points at TP4 and TP8 of the
+// bundled corpus when the selection includes them all.
+func wantClosedScored(units []string) int {
+	if len(units) == 0 {
+		return 28
+	}
+	for _, u := range units {
+		if u == "inferencex/gpt-oss-120b/h100" || u == "inferencex/gpt-oss-120b/h100/*/*" {
+			return 28
+		}
+	}
+	return 0
 }
 
 type testWriter struct{ t *testing.T }

@@ -6,6 +6,7 @@ package render
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
@@ -132,6 +133,9 @@ func Provenance(s report.Summary) string {
 	} else {
 		fmt.Fprintf(&b, "- Simulator: a prebuilt binary (commit unknown to the harness); driver %s\n", code(sim.Driver))
 	}
+	if d := drivers(s.Coverage.ScoredByDriver); d != "" {
+		fmt.Fprintf(&b, "- Scored points: %s\n", d)
+	}
 	fmt.Fprintf(&b, "- Ledger: %s\n", dataVersion(&p.Ledger))
 	fmt.Fprintf(&b, "- Catalog: %s\n", dataVersion(p.Catalog))
 	fmt.Fprintf(&b, "- Registry: %s\n", dataVersion(p.Registry))
@@ -139,6 +143,32 @@ func Provenance(s report.Summary) string {
 	fmt.Fprintf(&b, "- Label: **%s**\n", Cell(s.Label))
 	b.WriteString("\n</details>\n")
 	return b.String()
+}
+
+// driverWords says in words how a driver produced its points.
+var driverWords = map[string]string{
+	"replay-metrics":  "replayed from the regenerated requests (`blis replay --metrics-path`)",
+	"replay-results":  "replayed from the regenerated requests (`blis replay --results-path`)",
+	"run-closed-loop": "closed-loop points drawn by the simulator's own client (`blis run`)",
+}
+
+// drivers says which drivers produced the scored points, in words, in the
+// order of driverWords' keys ("" when no point records its driver).
+func drivers(byDriver map[string]int) string {
+	var parts []string
+	for _, d := range []string{"replay-metrics", "replay-results", "run-closed-loop"} {
+		if n := byDriver[d]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, driverWords[d]))
+		}
+	}
+	var other []string
+	for d, n := range byDriver {
+		if _, known := driverWords[d]; !known && n > 0 {
+			other = append(other, fmt.Sprintf("%d through driver %s", n, code(d)))
+		}
+	}
+	sort.Strings(other)
+	return strings.Join(append(parts, other...), "; ")
 }
 
 func dataVersion(v *report.DataVersion) string {

@@ -42,6 +42,15 @@ func sampleSummary(t *testing.T, tierOfAll string, release bool) report.Summary 
 	if !release {
 		prov.Simulator.Tag, prov.Simulator.Ref = "", prov.Simulator.Commit
 	}
+	if release { // v0.7.15: closed-loop points through blis run, rate points replayed
+		for k := range pts {
+			if pts[k].Scored {
+				pts[k].Driver = "run-closed-loop"
+			}
+		}
+		pts[4].Driver = "replay-results"
+		prov.Simulator.Driver = "replay-results+run-closed-loop"
+	}
 	s, err := report.Summarize(pts, prov, nil)
 	if err != nil {
 		t.Fatal(err)

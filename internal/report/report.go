@@ -121,6 +121,10 @@ type Coverage struct {
 	Scored            int            `json:"scored"`
 	NotScored         int            `json:"not_scored"`
 	NotScoredByReason map[string]int `json:"not_scored_by_reason"`
+	// ScoredByDriver counts the scored points by the driver that ran them
+	// (points of outputs written before drivers were recorded count under
+	// none).
+	ScoredByDriver map[string]int `json:"scored_by_driver,omitempty"`
 }
 
 // Balanced reports whether every point is scored or not scored, once.
@@ -224,6 +228,10 @@ type Point struct {
 	// including the simulator's own message where it gave one.
 	Reason string `json:"reason"`
 	Detail string `json:"detail"`
+	// Driver is how the harness ran the point through the simulator
+	// (replay-metrics, replay-results, run-closed-loop; see
+	// internal/harness), "" when it did not run it.
+	Driver string `json:"driver,omitempty"`
 	// Measured holds every metric the ledger has for the point; Predicted
 	// every metric the simulator's rows allow, nil (null) when not scored.
 	Measured  metric.Values `json:"measured"`

@@ -25,6 +25,12 @@ func Summarize(points []Point, prov Provenance, shard *Shard) (Summary, error) {
 		switch {
 		case p.Scored && p.Reason == "" && p.Predicted != nil:
 			cov.Scored++
+			if p.Driver != "" {
+				if cov.ScoredByDriver == nil {
+					cov.ScoredByDriver = map[string]int{}
+				}
+				cov.ScoredByDriver[p.Driver]++
+			}
 		case !p.Scored && p.Reason != "":
 			cov.NotScored++
 			cov.NotScoredByReason[p.Reason]++

@@ -20,7 +20,7 @@ const ModulePath = "github.com/inference-sim/accuracy-dashboard"
 
 // Standin is a git repository of the stand-in simulator:
 //
-//	V010 (tag v0.1.0)     the "results" variant, like BLIS v0.7.15 (--results-path only)
+//	V010 (tag v0.1.0)     the "results" variant, like BLIS v0.7.15 (replay --results-path only; run)
 //	V020 (tag v0.2.0)     the "metrics" variant, like upstream main (--metrics-path); main points here
 //	Feature (branch feature) one more commit, no tag
 //	Broken (tag v0.3.0-rc1) a commit whose main.go does not compile

@@ -1,12 +1,29 @@
 // Command blis is a stand-in for the BLIS simulator used by the harness's
-// tests. It honours the part of BLIS's command-line contract the harness uses
-// (`replay` with a trace v2 header and CSV, closed-loop sessions, engine
-// flags, --metrics-path or --results-path) with a simple deterministic latency
-// model, and misbehaves on purpose for models named fault-*.
+// tests. It honours the part of BLIS's command-line contract the harness
+// uses, with a simple deterministic latency model:
+//
+//   - `replay` with a trace v2 header and CSV, closed-loop sessions, engine
+//     flags, and --metrics-path or --results-path;
+//   - `run --workload-spec FILE` whose one client has a concurrency C (as in
+//     BLIS, --concurrency and --workload-spec are mutually exclusive) and
+//     empirical length distributions, with --num-requests, --seed, --horizon
+//     and --metrics-path: C users send a request each at 0 and a follow-up
+//     whenever one completes, until the count is reached; requests are
+//     "request_<k>" for the first C and "session_<session>_round_<r>_<n>"
+//     for follow-ups, n counting up in sending order. The specification is
+//     read in its JSON form (YAML's JSON subset), which is what the harness
+//     writes.
+//
+// It misbehaves on purpose for models named fault-*. Models named flat-*
+// answer without looking at request lengths (TTFT and TPOT depend on the
+// load and, like a cold server, on whether the request is a session's
+// first), so two drivers of one point give the same means whatever requests
+// they draw, provided they exclude the same warm-ups.
 //
 // The variant constant selects which generation of BLIS it imitates:
-// "metrics" (upstream main: --metrics-path, --max-num-seqs) or "results"
-// (v0.7.15: only --results-path, --max-num-running-reqs). Tests rewrite it.
+// "metrics" (upstream main: replay --metrics-path, --max-num-seqs) or
+// "results" (v0.7.15: replay --results-path only, --max-num-running-reqs;
+// run --metrics-path). Tests rewrite it.
 package main
 
 import (
@@ -15,6 +32,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sort"
@@ -39,37 +57,40 @@ type req struct {
 	arrivalUs     int64
 }
 
-func main() {
-	if len(os.Args) < 2 || os.Args[1] != "replay" {
-		fmt.Fprintln(os.Stderr, "usage: blis replay [flags]")
-		os.Exit(1)
-	}
-	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
-	header := fs.String("trace-header", "", "Path to TraceV2 header YAML file (required)")
-	data := fs.String("trace-data", "", "Path to TraceV2 data CSV file (required)")
-	model := fs.String("model", "", "LLM name")
-	hw := fs.String("hardware", "", "GPU type")
-	tp := fs.Int("tp", 1, "Tensor parallelism")
-	horizon := fs.Int64("horizon", math.MaxInt64, "Total simulation horizon (in ticks)")
-	sessionMode := fs.String("session-mode", "fixed", "Session replay mode")
-	cfgFolder := fs.String("model-config-folder", "", "Path to folder containing config.json")
+// sim is what `replay` and `run` share: the deployment flags and the
+// latency model.
+type sim struct {
+	model, hw, cfgFolder string
+	tp                   *int
+	horizon              *int64
+	seqs, batched        *int
+	short                string
+}
+
+func simFlags(fs *flag.FlagSet) *sim {
+	s := &sim{}
+	fs.StringVar(&s.model, "model", "", "LLM name")
+	fs.StringVar(&s.hw, "hardware", "", "GPU type")
+	s.tp = fs.Int("tp", 1, "Tensor parallelism")
+	s.horizon = fs.Int64("horizon", math.MaxInt64, "Total simulation horizon (in ticks)")
+	fs.StringVar(&s.cfgFolder, "model-config-folder", "", "Path to folder containing config.json")
 	fs.Float64("gpu-memory-utilization", 0.9, "Fraction of GPU memory to use for KV cache")
 	fs.Int("block-size-in-tokens", 16, "Number of tokens contained in a KV cache block")
 	fs.Int("max-model-len", 0, "Max total sequence length")
-	var out string
-	var seqs, batched *int
 	if variant == "metrics" {
-		fs.StringVar(&out, "metrics-path", "", "File to write aggregate MetricsOutput JSON")
-		seqs = fs.Int("max-num-seqs", 256, "Maximum number of requests running together")
-		batched = fs.Int("max-num-batched-tokens", 2048, "Maximum total number of new tokens")
+		s.seqs = fs.Int("max-num-seqs", 256, "Maximum number of requests running together")
+		s.batched = fs.Int("max-num-batched-tokens", 2048, "Maximum total number of new tokens")
 	} else {
-		fs.StringVar(&out, "results-path", "", "File to write []SimResult JSON")
-		seqs = fs.Int("max-num-running-reqs", 256, "Maximum number of requests running together")
-		batched = fs.Int("max-num-scheduled-tokens", 2048, "Maximum total number of new tokens")
+		s.seqs = fs.Int("max-num-running-reqs", 256, "Maximum number of requests running together")
+		s.batched = fs.Int("max-num-scheduled-tokens", 2048, "Maximum total number of new tokens")
 	}
+	return s
+}
+
+func parse(fs *flag.FlagSet) {
 	fs.SetOutput(os.Stdout)
 	fs.Usage = func() {
-		fmt.Println("Usage:\n  blis replay [flags]\n\nFlags:")
+		fmt.Printf("Usage:\n  blis %s [flags]\n\nFlags:\n", fs.Name())
 		fs.VisitAll(func(f *flag.Flag) {
 			fmt.Printf("      --%s string   %s\n", f.Name, f.Usage)
 		})
@@ -80,28 +101,27 @@ func main() {
 		}
 		os.Exit(1)
 	}
-	if *header == "" || *data == "" || out == "" {
-		fatal("--trace-header, --trace-data and an output path are required")
-	}
-	if h, err := os.ReadFile(*header); err != nil || !strings.Contains(string(h), "trace_version: 2") {
-		fatal("bad trace header %s", *header)
-	}
+}
+
+// load checks the GPU and model as BLIS does and acts out the fault-*
+// models; it returns false when the run is over (fault-garbage).
+func (s *sim) load(out string) bool {
 	hwcfg := map[string]any{}
 	if raw, err := os.ReadFile("hardware_config.json"); err == nil {
 		_ = json.Unmarshal(raw, &hwcfg)
 	}
-	if _, ok := hwcfg[*hw]; !ok {
-		fatal("Failed to load hardware config: GPU %q not found in hardware config", *hw)
+	if _, ok := hwcfg[s.hw]; !ok {
+		fatal("Failed to load hardware config: GPU %q not found in hardware config", s.hw)
 	}
-	short := strings.ToLower((*model)[strings.LastIndex(*model, "/")+1:])
-	cfg := filepath.Join("model_configs", short, "config.json")
-	if *cfgFolder != "" {
-		cfg = filepath.Join(*cfgFolder, "config.json")
+	s.short = strings.ToLower(s.model[strings.LastIndex(s.model, "/")+1:])
+	cfg := filepath.Join("model_configs", s.short, "config.json")
+	if s.cfgFolder != "" {
+		cfg = filepath.Join(s.cfgFolder, "config.json")
 	}
-	if _, err := os.Stat(cfg); err != nil && !strings.HasPrefix(short, "fault-") {
-		fatal("--latency-model: could not find config.json for model %q. Provide --model-config-folder explicitly", *model)
+	if _, err := os.Stat(cfg); err != nil && !strings.HasPrefix(s.short, "fault-") {
+		fatal("--latency-model: could not find config.json for model %q. Provide --model-config-folder explicitly", s.model)
 	}
-	switch short {
+	switch s.short {
 	case "fault-too-big":
 		fatal("--latency-model: KV capacity auto-calculation failed: CalculateKVBlocks: model overhead (226.27 GiB) exceeds available GPU memory (72.00 GiB = 80.0 GiB × 90%% util × 1 GPUs)")
 	case "fault-crash":
@@ -121,6 +141,112 @@ func main() {
 		fatal("environment: %s", strings.Join(names, " "))
 	case "fault-garbage":
 		os.WriteFile(out, []byte("this is not json {"), 0o644)
+		return false
+	}
+	return true
+}
+
+// Deterministic latency model: prefill cost grows with input and load,
+// decode cost with load; both shrink with tensor parallelism. flat-* models
+// ignore the input length and add 20 ms to a session's first request.
+func (s *sim) ttft(r req, conc float64, closed bool) float64 {
+	scale := 1 / math.Sqrt(float64(*s.tp))
+	queue := 0.0
+	if closed && conc > float64(*s.seqs) {
+		queue = (conc - float64(*s.seqs)) * 2
+	}
+	if strings.HasPrefix(s.short, "flat-") {
+		cold := 0.0
+		if r.round == 0 {
+			cold = 20
+		}
+		return (8+0.5*(conc-1)+queue+cold)*scale + 2048/float64(*s.batched)
+	}
+	return (8+0.02*float64(r.input)*(1+0.04*(conc-1))+queue)*scale + 2048/float64(*s.batched)
+}
+
+func (s *sim) tpot(conc float64) float64 {
+	return (4 + 0.08*(conc-1)) / math.Sqrt(float64(*s.tp))
+}
+
+type done struct {
+	r         req
+	ttft, e2e float64
+	startUs   float64
+	id        string
+}
+
+// row is one element of --metrics-path's requests[].
+func (s *sim) row(d done) map[string]any {
+	ttft := d.ttft
+	if s.short == "fault-zero" {
+		ttft = 0 // a latency no real server has
+	}
+	row := map[string]any{"requestID": d.id, "arrived_at": d.startUs / 1e6, "num_prefill_tokens": d.r.input, "num_decode_tokens": d.r.output,
+		"ttft_ms": ttft, "e2e_ms": d.e2e, "handled_by": "instance_0", "round_index": d.r.round}
+	if d.r.session != "" {
+		row["session_id"] = d.r.session
+	}
+	return row
+}
+
+// metrics writes the --metrics-path output for the requests that finished
+// within the horizon.
+func (s *sim) metrics(out string, injected int, results []done) {
+	completed := 0
+	rows := []map[string]any{}
+	for _, d := range results {
+		if d.startUs+d.e2e*1000 > float64(*s.horizon) {
+			continue
+		}
+		if s.short == "fault-incomplete" && d.r.id%2 == 1 {
+			continue
+		}
+		completed++
+		rows = append(rows, s.row(d))
+	}
+	raw, _ := json.MarshalIndent(map[string]any{
+		"completed_requests": completed, "injected_requests": injected, "still_queued": 0,
+		"still_running": injected - completed, "timed_out_requests": 0, "dropped_unservable": 0, "requests": rows,
+	}, "", " ")
+	if err := os.WriteFile(out, raw, 0o644); err != nil {
+		fatal("write output: %v", err)
+	}
+}
+
+func main() {
+	if len(os.Args) < 2 || (os.Args[1] != "replay" && os.Args[1] != "run") {
+		fmt.Fprintf(os.Stderr, "Error: unknown command %q for \"blis\"\nRun 'blis --help' for usage.\n", strings.Join(os.Args[1:min(2, len(os.Args))], ""))
+		os.Exit(1)
+	}
+	if os.Args[1] == "run" {
+		run()
+	} else {
+		replay()
+	}
+	fmt.Println("=== Simulation Metrics ===")
+}
+
+func replay() {
+	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+	header := fs.String("trace-header", "", "Path to TraceV2 header YAML file (required)")
+	data := fs.String("trace-data", "", "Path to TraceV2 data CSV file (required)")
+	sessionMode := fs.String("session-mode", "fixed", "Session replay mode")
+	s := simFlags(fs)
+	var out string
+	if variant == "metrics" {
+		fs.StringVar(&out, "metrics-path", "", "File to write aggregate MetricsOutput JSON")
+	} else {
+		fs.StringVar(&out, "results-path", "", "File to write []SimResult JSON")
+	}
+	parse(fs)
+	if *header == "" || *data == "" || out == "" {
+		fatal("--trace-header, --trace-data and an output path are required")
+	}
+	if h, err := os.ReadFile(*header); err != nil || !strings.Contains(string(h), "trace_version: 2") {
+		fatal("bad trace header %s", *header)
+	}
+	if !s.load(out) {
 		return
 	}
 
@@ -136,82 +262,183 @@ func main() {
 	if !closed {
 		conc = 1
 	}
-	// Deterministic latency model: prefill cost grows with input and load,
-	// decode cost with load; both shrink with tensor parallelism.
-	scale := 1 / math.Sqrt(float64(*tp))
-	queue := 0.0
-	if closed && conc > float64(*seqs) {
-		queue = (conc - float64(*seqs)) * 2
-	}
-	ttftOf := func(r req) float64 {
-		return (8+0.02*float64(r.input)*(1+0.04*(conc-1))+queue)*scale + 2048/float64(*batched)
-	}
-	tpotOf := func(r req) float64 { return (4 + 0.08*(conc-1)) * scale }
-
-	type done struct {
-		r         req
-		ttft, e2e float64
-		startUs   float64
-	}
 	var results []done
 	if closed {
 		sessClock := map[string]float64{}
 		sort.SliceStable(reqs, func(i, j int) bool { return reqs[i].round < reqs[j].round })
+		n := 0
 		for _, r := range reqs {
-			t := ttftOf(r)
-			e := t + float64(r.output-1)*tpotOf(r)
+			t := s.ttft(r, conc, true)
+			e := t + float64(r.output-1)*s.tpot(conc)
 			start := sessClock[r.session]
 			sessClock[r.session] = start + e*1000
-			results = append(results, done{r, t, e, start})
+			id := fmt.Sprintf("request_%d", r.id)
+			if r.round > 0 {
+				id = fmt.Sprintf("session_%s_round_%d_%d", r.session, r.round, n)
+				n++
+			}
+			results = append(results, done{r, t, e, start, id})
 		}
 	} else {
 		for _, r := range reqs {
-			t := ttftOf(r)
-			results = append(results, done{r, t, t + float64(r.output-1)*tpotOf(r), float64(r.arrivalUs)})
+			t := s.ttft(r, conc, false)
+			results = append(results, done{r, t, t + float64(r.output-1)*s.tpot(conc), float64(r.arrivalUs), fmt.Sprintf("request_%d", r.id)})
 		}
 	}
-	completed := 0
-	var rows []map[string]any
-	var resRows []map[string]any
-	n := 0
-	for _, d := range results {
-		if d.startUs+d.e2e*1000 > float64(*horizon) {
-			continue
-		}
-		if short == "fault-incomplete" && d.r.id%2 == 1 {
-			continue
-		}
-		completed++
-		id := fmt.Sprintf("request_%d", d.r.id)
-		if closed && d.r.round > 0 {
-			id = fmt.Sprintf("session_%s_round_%d_%d", d.r.session, d.r.round, n)
-			n++
-		} else if variant == "results" {
-			resRows = append(resRows, map[string]any{"request_id": d.r.id, "ttft_us": math.Round(d.ttft * 1000), "e2e_us": math.Round(d.e2e * 1000), "input_tokens": d.r.input, "output_tokens": d.r.output})
-		}
-		ttft := d.ttft
-		if short == "fault-zero" {
-			ttft = 0 // a latency no real server has
-		}
-		row := map[string]any{"requestID": id, "num_prefill_tokens": d.r.input, "num_decode_tokens": d.r.output, "ttft_ms": ttft, "e2e_ms": d.e2e, "handled_by": "instance_0"}
-		if d.r.session != "" {
-			row["session_id"], row["round_index"] = d.r.session, d.r.round
-		}
-		rows = append(rows, row)
-	}
-	var raw []byte
 	if variant == "metrics" {
-		raw, _ = json.MarshalIndent(map[string]any{
-			"completed_requests": completed, "injected_requests": len(reqs), "still_queued": 0,
-			"still_running": len(reqs) - completed, "timed_out_requests": 0, "dropped_unservable": 0, "requests": rows,
-		}, "", " ")
-	} else {
-		raw, _ = json.MarshalIndent(resRows, "", " ")
+		s.metrics(out, len(reqs), results)
+		return
 	}
+	// --results-path: completed requests with numeric ids only; closed-loop
+	// follow-up rounds are missing, as in BLIS v0.7.15.
+	resRows := []map[string]any{}
+	for _, d := range results {
+		if d.startUs+d.e2e*1000 > float64(*s.horizon) || (s.short == "fault-incomplete" && d.r.id%2 == 1) || (closed && d.r.round > 0) {
+			continue
+		}
+		resRows = append(resRows, map[string]any{"request_id": d.r.id, "ttft_us": math.Round(d.ttft * 1000), "e2e_us": math.Round(d.e2e * 1000), "input_tokens": d.r.input, "output_tokens": d.r.output})
+	}
+	raw, _ := json.MarshalIndent(resRows, "", " ")
 	if err := os.WriteFile(out, raw, 0o644); err != nil {
 		fatal("write output: %v", err)
 	}
-	fmt.Println("=== Simulation Metrics ===")
+}
+
+// spec is the part of a v2 workload specification the stand-in reads;
+// unknown fields are refused, as BLIS does.
+type spec struct {
+	Version     string `json:"version"`
+	Seed        int64  `json:"seed"`
+	Category    string `json:"category"`
+	NumRequests int64  `json:"num_requests"`
+	Horizon     int64  `json:"horizon"`
+	Clients     []struct {
+		ID          string  `json:"id"`
+		Concurrency int     `json:"concurrency"`
+		InputDist   distrib `json:"input_distribution"`
+		OutputDist  distrib `json:"output_distribution"`
+		Streaming   bool    `json:"streaming"`
+	} `json:"clients"`
+}
+
+type distrib struct {
+	Type   string             `json:"type"`
+	Params map[string]float64 `json:"params"`
+}
+
+// sampler returns a draw from an empirical distribution (token count →
+// weight).
+func (d distrib) sampler(name string) func(*rand.Rand) int {
+	if d.Type != "empirical" || len(d.Params) == 0 {
+		fatal("Failed to generate workload: %s: the stand-in draws only from non-empty empirical distributions, got %q", name, d.Type)
+	}
+	var values []int
+	var cdf []float64
+	total := 0.0
+	for k := range d.Params {
+		v, err := strconv.Atoi(k)
+		if err != nil {
+			fatal("Failed to generate workload: empirical PDF key %q is not an integer", k)
+		}
+		values = append(values, v)
+	}
+	sort.Ints(values)
+	for _, v := range values {
+		total += d.Params[strconv.Itoa(v)]
+		cdf = append(cdf, total)
+	}
+	return func(rng *rand.Rand) int {
+		u := rng.Float64() * total
+		return values[min(sort.SearchFloat64s(cdf, u), len(values)-1)]
+	}
+}
+
+func run() {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	specPath := fs.String("workload-spec", "", "Path to YAML workload specification file (overrides --workload)")
+	concurrency := fs.Int("concurrency", 0, "Number of concurrent virtual users (closed-loop, mutually exclusive with --rate)")
+	numRequests := fs.Int("num-requests", 100, "Number of requests to generate")
+	seed := fs.Int64("seed", 42, "Seed for random request generation")
+	out := fs.String("metrics-path", "", "File to write MetricsOutput JSON")
+	s := simFlags(fs)
+	parse(fs)
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if *specPath == "" {
+		fatal("the stand-in runs only --workload-spec workloads")
+	}
+	if *concurrency > 0 {
+		fatal("--concurrency cannot be used with --workload-spec; define concurrency in the spec file using clients[].concurrency instead")
+	}
+	raw, err := os.ReadFile(*specPath)
+	if err != nil {
+		fatal("Failed to load workload spec: reading workload spec: %v", err)
+	}
+	var sp spec
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&sp); err != nil {
+		fatal("Failed to load workload spec: parsing workload spec: %v", err)
+	}
+	if len(sp.Clients) != 1 || sp.Clients[0].Concurrency <= 0 {
+		fatal("the stand-in runs only a workload spec of one client with a concurrency")
+	}
+	if set["seed"] {
+		sp.Seed = *seed
+	}
+	n := int(sp.NumRequests)
+	if set["num-requests"] {
+		n = *numRequests
+	}
+	if !set["horizon"] && sp.Horizon > 0 {
+		*s.horizon = sp.Horizon
+	}
+	if n <= 0 {
+		fatal("Workload requires either num_requests or --horizon to bound generation")
+	}
+	if *out == "" {
+		fatal("the stand-in needs --metrics-path")
+	}
+	if !s.load(*out) {
+		return
+	}
+
+	cl := sp.Clients[0]
+	c := cl.Concurrency
+	input, output := cl.InputDist.sampler("input_distribution"), cl.OutputDist.sampler("output_distribution")
+	rng := rand.New(rand.NewPCG(uint64(sp.Seed), 10007))
+	conc := float64(c)
+	// Each user sends a request at 0 and its next one when the previous
+	// completes; the earliest completion (then the lowest user) sends next.
+	clock := make([]float64, c) // when each user's current request completes, µs
+	round := make([]int, c)
+	var results []done
+	send := func(u int, id string) {
+		r := req{id: len(results), session: fmt.Sprintf("concurrency_%s_user_%d", cl.ID, u), round: round[u], input: input(rng), output: output(rng)}
+		t := s.ttft(r, conc, true)
+		e := t + float64(r.output-1)*s.tpot(conc)
+		results = append(results, done{r, t, e, clock[u], id})
+		clock[u] += e * 1000
+		round[u]++
+	}
+	for u := 0; u < c && u < n; u++ {
+		send(u, fmt.Sprintf("request_%d", u))
+	}
+	for k := 1; len(results) < n; k++ {
+		u := 0
+		for v := range clock {
+			if clock[v] < clock[u] {
+				u = v
+			}
+		}
+		if clock[u] > float64(*s.horizon) {
+			break
+		}
+		send(u, fmt.Sprintf("session_concurrency_%s_user_%d_round_%d_%d", cl.ID, u, round[u], k))
+	}
+	// BLIS lists the requests by arrival.
+	sort.SliceStable(results, func(i, j int) bool { return results[i].startUs < results[j].startUs })
+	s.metrics(*out, len(results), results)
 }
 
 func readTrace(path string) []req {
