@@ -240,7 +240,7 @@ func wire(cfg botconfig.Config, e env, dryRun bool, log *slog.Logger) (*services
 		Harness: harness, PinFile: cfg.PinFile, Branch: cfg.BumpBranch, AllowPrereleases: cfg.AllowPrereleases,
 		Repositories: served, WebURL: webURL(cfg.GitHubURL), DryRun: dryRun,
 	}}
-	if cfg.DashboardRepo != "" {
+	if cfg.Publishing() {
 		dash, err := bot.ParseRepo(cfg.DashboardRepo)
 		if err != nil {
 			return nil, err

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/bot"
+	"github.com/inference-sim/accuracy-dashboard/internal/botconfig"
 	"github.com/inference-sim/accuracy-dashboard/internal/github"
 	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
@@ -137,6 +138,9 @@ func newWorldPrefix(t *testing.T, prefix string) *world {
 	vars := map[string]string{
 		"BOT_APP_ID": fmt.Sprint(appID), "BOT_PRIVATE_KEY_FILE": keyPath, "BOT_WEBHOOK_SECRET": secret,
 		"BOT_GITHUB_URL": fake.URL(), "BOT_HARNESS_REPO": harnessRepo, "BOT_DASHBOARD_REPO": dashboardRepo,
+		// The publishing workflow runs in the harness repository here (by
+		// default it runs in the dashboard repository).
+		"BOT_PUBLISH_REPO": harnessRepo,
 		"BOT_LISTEN_ADDR":  "127.0.0.1:0",
 		"BOT_REPOSITORIES": "org/app,org/lib,org/plain",
 	}
@@ -593,7 +597,7 @@ func runEvent(t *testing.T, id int64, headSHA string) []byte {
 		repo := m["repository"].(map[string]any)
 		repo["full_name"], repo["default_branch"] = harnessRepo, "main"
 		r := m["workflow_run"].(map[string]any)
-		r["id"], r["path"], r["event"], r["head_sha"], r["head_branch"] = id, ".github/workflows/publish.yml", "schedule", headSHA, "main"
+		r["id"], r["path"], r["event"], r["head_sha"], r["head_branch"] = id, botconfig.DefaultPublishWorkflow, "schedule", headSHA, "main"
 		r["head_repository"].(map[string]any)["full_name"] = harnessRepo
 	})
 }

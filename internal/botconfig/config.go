@@ -24,8 +24,15 @@ const (
 	DefaultListenAddr      = ":8080"
 	DefaultHarnessRepo     = "inference-sim/accuracy-dashboard"
 	DefaultPinFile         = ".github/accuracy-harness.yaml"
-	DefaultPublishWorkflow = ".github/workflows/publish.yml"
+	// DefaultDashboardRepo, DefaultPublishWorkflow and DefaultArtifactName
+	// are the nightly this repository ships: .github/workflows/accuracy-nightly.yml
+	// runs in this repository, which is also the dashboard, and uploads the
+	// artifact accuracy-report (a test checks that they agree).
+	DefaultDashboardRepo   = DefaultHarnessRepo
+	DefaultPublishWorkflow = ".github/workflows/accuracy-nightly.yml"
 	DefaultArtifactName    = "accuracy-report"
+	// PublishingOff as dashboard_repo turns publishing off.
+	PublishingOff = "none"
 	DefaultBumpBranch      = "accuracy-bot/harness"
 	DefaultQueueSize       = 64
 	DefaultWorkers         = 2
@@ -76,11 +83,11 @@ type Config struct {
 	PinFile string `yaml:"pin_file"`
 	// BumpBranch is the stable branch the bot pushes pin bumps to.
 	BumpBranch string `yaml:"bump_branch"`
-	// DashboardRepo (owner/name) receives published snapshots; empty
-	// disables publishing.
+	// DashboardRepo (owner/name) receives published snapshots;
+	// PublishingOff ("none") disables publishing.
 	DashboardRepo string `yaml:"dashboard_repo"`
 	// PublishRepo (owner/name) is where the publishing workflow runs;
-	// default the harness repository.
+	// default the dashboard repository.
 	PublishRepo string `yaml:"publish_repo"`
 	// PublishWorkflow is the path of the publishing workflow file in PublishRepo.
 	PublishWorkflow string `yaml:"publish_workflow"`
@@ -110,6 +117,7 @@ func Default() Config {
 		HarnessRepo:        DefaultHarnessRepo,
 		PinFile:            DefaultPinFile,
 		BumpBranch:         DefaultBumpBranch,
+		DashboardRepo:      DefaultDashboardRepo,
 		PublishWorkflow:    DefaultPublishWorkflow,
 		ArtifactName:       DefaultArtifactName,
 		QueueSize:          DefaultQueueSize,
@@ -160,11 +168,15 @@ func Load(getenv func(string) string, flags Flags, readFile func(string) ([]byte
 	set(&cfg.PrivateKeyFile, flags.PrivateKeyFile)
 	set(&cfg.ListenAddr, flags.ListenAddr)
 	set(&cfg.GitHubURL, flags.GitHubURL)
-	if cfg.PublishRepo == "" {
-		cfg.PublishRepo = cfg.HarnessRepo
+	if cfg.PublishRepo == "" && cfg.Publishing() {
+		cfg.PublishRepo = cfg.DashboardRepo
 	}
 	return cfg, nil
 }
+
+// Publishing reports whether snapshots are published (dashboard_repo is
+// not "none").
+func (c Config) Publishing() bool { return c.DashboardRepo != PublishingOff && c.DashboardRepo != "" }
 
 func set(dst *string, v string) {
 	if v != "" {
@@ -254,7 +266,7 @@ func (c Config) Validate(mode Mode) error {
 	if c.PrivateKeyFile == "" {
 		errs = append(errs, fmt.Errorf("private key file is required (%s)", EnvPrivateKeyFile))
 	}
-	if mode == ModePublish && c.DashboardRepo == "" {
+	if mode == ModePublish && !c.Publishing() {
 		errs = append(errs, fmt.Errorf("dashboard repo is required to publish (%s)", EnvDashboardRepo))
 	}
 	if mode == ModeServe {
@@ -280,7 +292,9 @@ func (c Config) Validate(mode Mode) error {
 		}
 	}
 	check("harness repo", c.HarnessRepo, true)
-	check("dashboard repo", c.DashboardRepo, false)
+	if c.Publishing() {
+		check("dashboard repo", c.DashboardRepo, true)
+	}
 	check("publish repo", c.PublishRepo, false)
 	for _, r := range c.Repositories {
 		check("repository", r, true)

@@ -50,7 +50,7 @@ allow_prereleases: true
 	want.ListenAddr = ":3333" // flag over env over file
 	want.GitHubURL = "https://ghe.example.com/api/v3/"
 	want.DashboardRepo = "org/dash"
-	want.PublishRepo = DefaultHarnessRepo // defaults to the harness repository
+	want.PublishRepo = "org/dash" // defaults to the dashboard repository
 	want.Repositories = []string{"org/c", "org/d"}
 	want.AllowPrereleases = false
 	if d := cmp.Diff(want, cfg); d != "" {
@@ -104,8 +104,21 @@ func TestValidateRefusesToStartWithoutCredentials(t *testing.T) {
 	if err := cfg.Validate(ModeCLI); err != nil {
 		t.Errorf("Validate(ModeCLI) without a secret = %v, want nil", err)
 	}
-	if err := cfg.Validate(ModePublish); err == nil || !strings.Contains(err.Error(), EnvDashboardRepo) {
-		t.Errorf("Validate(ModePublish) without a dashboard = %v, want it named", err)
+	// Out of the box the bot publishes to this repository, from the nightly
+	// it ships; "none" turns publishing off.
+	if cfg.DashboardRepo != DefaultHarnessRepo || cfg.PublishRepo != DefaultHarnessRepo || cfg.PublishWorkflow != ".github/workflows/accuracy-nightly.yml" {
+		t.Errorf("defaults: dashboard %s, publish repo %s, workflow %s", cfg.DashboardRepo, cfg.PublishRepo, cfg.PublishWorkflow)
+	}
+	if err := cfg.Validate(ModePublish); err != nil {
+		t.Errorf("Validate(ModePublish) with the default dashboard = %v", err)
+	}
+	off, err := Load(env(map[string]string{EnvDashboardRepo: PublishingOff}), Flags{}, files(nil))
+	if err != nil || off.Publishing() || off.PublishRepo != "" {
+		t.Fatalf("dashboard none: %+v, %v", off, err)
+	}
+	off.AppID, off.PrivateKeyFile = 1, "k.pem"
+	if err := off.Validate(ModePublish); err == nil || !strings.Contains(err.Error(), EnvDashboardRepo) {
+		t.Errorf("Validate(ModePublish) with publishing off = %v, want it named", err)
 	}
 	if err := cfg.Validate(ModeServe); err == nil || !strings.Contains(err.Error(), EnvWebhookSecret) {
 		t.Errorf("Validate(ModeServe) = %v, want a missing secret", err)
