@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
+	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 )
 
@@ -20,26 +21,6 @@ const (
 	checkoutAction = "actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683"
 	setupGoAction  = "actions/setup-go@d35c59abb061a4a6fb18e82ac0862c26744d6ab5"
 )
-
-// findAct locates nektos/act: on PATH or in $GOPATH/bin (where .ci/run
-// installs it). Without it the test is skipped, or fails when CI=true.
-func findAct(t *testing.T) string {
-	t.Helper()
-	if p, err := exec.LookPath("act"); err == nil {
-		return p
-	}
-	if out, err := exec.Command("go", "env", "GOPATH").Output(); err == nil {
-		p := filepath.Join(strings.TrimSpace(string(out)), "bin", "act")
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("act is not installed (.ci/install-act.sh installs it)")
-	}
-	t.Skip("act is not installed (go install github.com/nektos/act@v0.2.89)")
-	return ""
-}
 
 const e2eWorkflow = `name: accuracy e2e
 on: pull_request
@@ -71,7 +52,7 @@ jobs:
 // the fake GitHub, twice: the first run creates the comment, the second
 // edits it.
 func TestActEndToEnd(t *testing.T) {
-	act := findAct(t)
+	act := harnesstest.FindAct(t)
 	hdir, hcommit := harnessRepo(t)
 	sim, head, base := consumerRepo(t, hdir, hcommit)
 	cache := t.TempDir()

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,43 +13,15 @@ import (
 
 const harnessTag = "v9.9.9"
 
-// harnessRepo copies this module's working tree (tracked and untracked
-// files that git does not ignore) into a new git repository tagged
-// harnessTag, so the Action's pinned-harness path (clone, verify, build, run
-// from the clone) is exercised on the code under test.
+// harnessRepo is this module's working tree as a git repository tagged
+// harnessTag (harnesstest.WorkingTreeRepo).
 func harnessRepo(t *testing.T) (dir, commit string) {
 	t.Helper()
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command("git", "-C", root, "ls-files", "--cached", "--others", "--exclude-standard", "-z").Output()
-	if err != nil {
-		t.Fatalf("git ls-files: %v", err)
-	}
-	dir = filepath.Join(t.TempDir(), "harness")
-	for _, f := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
-		src := filepath.Join(root, f)
-		st, err := os.Lstat(src)
-		if err != nil || !st.Mode().IsRegular() {
-			continue // deleted in the working tree, or not a file
-		}
-		b, err := os.ReadFile(src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		dst := filepath.Join(dir, f)
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(dst, b, st.Mode().Perm()); err != nil {
-			t.Fatal(err)
-		}
-	}
-	harnesstest.GitInit(t, dir)
-	commit = harnesstest.CommitAll(t, dir, "harness under test")
-	harnesstest.Run(t, dir, "git", "tag", harnessTag)
-	return dir, commit
+	return harnesstest.WorkingTreeRepo(t, root, harnessTag)
 }
 
 // consumerRepo makes the simulator repository a pull request runs in: a

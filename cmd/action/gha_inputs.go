@@ -16,6 +16,9 @@ const (
 	modePR      = "pr"
 	modeComment = "comment"
 	modeMerge   = "merge"
+	// modeNightlyPlan and modeNightly are the two steps of the nightly.
+	modeNightlyPlan = "nightly-plan"
+	modeNightly     = "nightly"
 )
 
 // actionInputs are the Action's inputs and the runner environment it uses.
@@ -35,6 +38,11 @@ type actionInputs struct {
 	reportDir     string // mode comment
 	shardsDir     string // mode merge
 	jobs          int
+	// simulatorRepo and inferencexRepo (owner/name) are what mode
+	// nightly-plan resolves releases from; plan is mode nightly's plan.
+	simulatorRepo  string
+	inferencexRepo string
+	plan           string
 
 	eventName   string
 	eventPath   string
@@ -63,6 +71,9 @@ const (
 	inReportDir      = "report-dir"
 	inShardsDir      = "shards-dir"
 	inJobs           = "jobs"
+	inSimulatorRepo  = "simulator-repository"
+	inInferenceXRepo = "inferencex-repository"
+	inPlan           = "plan"
 )
 
 // readInputs reads and checks every input and the runner's context
@@ -104,10 +115,13 @@ func readInputs(r runner) (actionInputs, error) {
 
 	in.mode = orDefault(r.input(inMode), modePR)
 	switch in.mode {
-	case modePR, modeComment, modeMerge:
+	case modePR, modeComment, modeMerge, modeNightlyPlan, modeNightly:
 	default:
-		return in, bad("mode", "%q: want pr, comment or merge", in.mode)
+		return in, bad("mode", "%q: want pr, comment, merge, nightly-plan or nightly", in.mode)
 	}
+	in.simulatorRepo = orDefault(r.input(inSimulatorRepo), DefaultSimulatorRepository)
+	in.inferencexRepo = r.input(inInferenceXRepo)
+	in.plan = r.input(inPlan)
 	in.simulatorPath = abs(workspace, orDefault(r.input(inSimulatorPath), "."))
 	in.pinFile = abs(in.simulatorPath, orDefault(r.input(inPinFile), pin.DefaultPath))
 
@@ -171,8 +185,10 @@ func readInputs(r runner) (actionInputs, error) {
 		return in, bad("report-dir", "required with mode: comment (the directory the report artifact was downloaded to)")
 	case in.mode == modeMerge && in.shardsDir == "":
 		return in, bad("shards-dir", "required with mode: merge (the directory the shard artifacts were downloaded to)")
-	case in.mode != modePR && in.shard != nil:
-		return in, bad("shard", "only with mode: pr")
+	case in.mode != modePR && in.mode != modeNightly && in.shard != nil:
+		return in, bad("shard", "only with mode: pr or nightly")
+	case in.mode == modeNightly && in.plan == "":
+		return in, bad("plan", "required with mode: nightly (the plan output of the nightly-plan step)")
 	case in.comment && in.token == "":
 		return in, bad("github-token", "empty; give a token or set comment: false")
 	case in.eventPath == "" || in.eventName == "":

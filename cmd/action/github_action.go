@@ -24,7 +24,8 @@ takes no flags: its inputs come from INPUT_* environment variables that
 action.yml maps one by one (INPUT_GITHUB_TOKEN, INPUT_PIN_FILE, INPUT_MODE,
 INPUT_SIMULATOR_PATH, INPUT_BASELINE, INPUT_SHARD, INPUT_ALERT_THRESHOLD,
 INPUT_FAIL_THRESHOLD, INPUT_COMMENT, INPUT_OUT_DIR, INPUT_CACHE_DIR,
-INPUT_REPORT_DIR, INPUT_SHARDS_DIR, INPUT_JOBS), plus the runner's
+INPUT_REPORT_DIR, INPUT_SHARDS_DIR, INPUT_JOBS, INPUT_SIMULATOR_REPOSITORY,
+INPUT_INFERENCEX_REPOSITORY, INPUT_PLAN), plus the runner's
 GITHUB_EVENT_NAME, GITHUB_EVENT_PATH, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, GITHUB_API_URL,
 GITHUB_SERVER_URL, GITHUB_REPOSITORY, GITHUB_RUN_ID and GITHUB_WORKSPACE.
 
@@ -34,6 +35,10 @@ Modes:
   merge    combine the shard outputs of a matrix of 'pr' runs, then report
            (pr and merge refuse the pull_request_target event)
   comment  post the report artifact of another run (workflow_run)
+  nightly-plan  resolve the newest simulator release, the pinned harness and
+           the data, compare with state/last-run.json: outputs changed, plan
+  nightly  score the plan's simulator release with the pinned harness, no
+           baseline, no comment; head/ holds plan.json for the bot
 
 See docs/ACTION.md.
 `
@@ -95,6 +100,10 @@ func githubAction(ctx context.Context, gha runner, stdout, stderr io.Writer) err
 	switch in.mode {
 	case modeComment:
 		out, err = runCommentMode(ctx, in, ev, flow, gh)
+	case modeNightlyPlan:
+		return runNightlyPlanMode(ctx, in, gha)
+	case modeNightly:
+		out, err = runNightlyMode(ctx, in, flow, gha, stdout, stderr)
 	default:
 		out, err = runScoringMode(ctx, in, ev, flow, gha, stdout, stderr)
 	}
@@ -112,21 +121,10 @@ func githubAction(ctx context.Context, gha runner, stdout, stderr io.Writer) err
 
 // runScoringMode runs modes pr and merge with the pinned harness.
 func runScoringMode(ctx context.Context, in actionInputs, ev event, flow *prcheck.Flow, gha runner, stdout, stderr io.Writer) (prcheck.Outcome, error) {
-	src, err := os.ReadFile(in.pinFile)
-	if err != nil {
-		return prcheck.Outcome{}, fmt.Errorf("pin file: %w (create it, or set pin-file; see docs/ACTION.md)", err)
-	}
-	rel, err := filepath.Rel(in.simulatorPath, in.pinFile)
-	if err != nil {
-		rel = in.pinFile
-	}
-	p, err := pin.Parse(src, rel)
+	p, err := readPin(in)
 	if err != nil {
 		return prcheck.Outcome{}, err
 	}
-	// go and the pinned harness (and through it the simulator, pull-request
-	// code) run with a clean environment: no token, no file commands.
-	env := harness.CleanEnv(os.Environ())
 	pr, isPR, err := ev.pullRequest()
 	if err != nil {
 		return prcheck.Outcome{}, err
@@ -146,23 +144,11 @@ func runScoringMode(ctx context.Context, in actionInputs, ev event, flow *prchec
 		flow.Comments = nil
 	}
 
-	gha.Group(fmt.Sprintf("Prepare the pinned harness %s (%s)", p.Harness.Tag, p.Harness.Commit))
-	h, err := preparePinnedHarness(ctx, p, cloneURL(p, in), in.cacheDir, env, stdout, stderr)
-	gha.EndGroup()
+	h, err := pinnedScorer(ctx, in, p, flow, gha, stdout, stderr)
 	if err != nil {
 		return prcheck.Outcome{}, err
 	}
 	h.simRepo = in.simulatorPath
-	h.args = append(dataArgs(p, in.simulatorPath), "--cache-dir", in.cacheDir)
-	if in.jobs > 0 {
-		h.args = append(h.args, "--jobs", strconv.Itoa(in.jobs))
-	}
-	flow.Scorer = h
-	data, err := dataKey(p, in.simulatorPath)
-	if err != nil {
-		return prcheck.Outcome{}, err
-	}
-	flow.Key = prcheck.CacheKey{HarnessCommit: p.Harness.Commit, Data: data}
 
 	if in.mode == modeMerge {
 		return flow.RunMerge(ctx, pr, in.shardsDir)
@@ -175,6 +161,42 @@ func runScoringMode(ctx context.Context, in actionInputs, ev event, flow *prchec
 		return prcheck.Outcome{}, err
 	}
 	return flow.RunPR(ctx, pr, in.baseline, in.shard)
+}
+
+// readPin reads and parses the pin file.
+func readPin(in actionInputs) (pin.Pin, error) {
+	src, err := os.ReadFile(in.pinFile)
+	if err != nil {
+		return pin.Pin{}, fmt.Errorf("pin file: %w (create it, or set pin-file; see docs/ACTION.md)", err)
+	}
+	rel, err := filepath.Rel(in.simulatorPath, in.pinFile)
+	if err != nil {
+		rel = in.pinFile
+	}
+	return pin.Parse(src, rel)
+}
+
+// pinnedScorer prepares the pinned harness (clone, verify, build) and makes
+// it flow's scorer, with the pin's data, the cache and the jobs, and flow's
+// cache key; the caller sets which simulator repository it scores.
+func pinnedScorer(ctx context.Context, in actionInputs, p pin.Pin, flow *prcheck.Flow, gha runner, stdout, stderr io.Writer) (*pinnedHarness, error) {
+	gha.Group(fmt.Sprintf("Prepare the pinned harness %s (%s)", p.Harness.Tag, p.Harness.Commit))
+	h, err := preparePinnedHarness(ctx, p, cloneURL(p, in), in.cacheDir, harness.CleanEnv(os.Environ()), stdout, stderr)
+	gha.EndGroup()
+	if err != nil {
+		return nil, err
+	}
+	h.args = append(dataArgs(p, in.simulatorPath), "--cache-dir", in.cacheDir)
+	if in.jobs > 0 {
+		h.args = append(h.args, "--jobs", strconv.Itoa(in.jobs))
+	}
+	flow.Scorer = h
+	data, err := dataKey(p, in.simulatorPath)
+	if err != nil {
+		return nil, err
+	}
+	flow.Key = prcheck.CacheKey{HarnessCommit: p.Harness.Commit, Data: data}
+	return h, nil
 }
 
 // runCommentMode posts another run's report from a workflow_run job.

@@ -4,6 +4,7 @@
 //	score          score a simulator build against the ledger and print the table
 //	merge          combine the outputs of sharded score runs into one
 //	compare        compare two runs (result directories or published snapshots)
+//	nightly plan   what a nightly evaluation would run, and whether it changed
 //	ledger import  turn InferenceX / inference-perf artifacts into a ledger
 //	leaderboard    run, render, validate and verify a leaderboard (runs.yaml, results/)
 //	github-action  run inside GitHub Actions (pull-request check, comment, merge)
@@ -60,6 +61,7 @@ Commands:
   score          score a simulator build against the ledger and print the accuracy table
   merge          combine the outputs of sharded score runs into one summary
   compare        compare two runs (result directories or snapshot ids): B − A per metric
+  nightly plan   resolve the newest simulator release, harness and data; say what changed
   ledger import  turn InferenceX and inference-perf artifacts into a ledger
   leaderboard    run, render, validate and verify a leaderboard of simulated deployments
   github-action  run inside GitHub Actions (reads the action's inputs from the environment)
@@ -79,6 +81,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runMerge(ctx, args[1:], getenv, stdout, stderr)
 	case "compare":
 		return runCompare(ctx, args[1:], getenv, stdout, stderr)
+	case "nightly":
+		return runNightly(ctx, args[1:], getenv, stdout, stderr)
 	case "ledger":
 		if len(args) < 2 || args[1] != "import" {
 			fmt.Fprint(stderr, "Usage: action ledger import --out DIR SOURCE...\n")

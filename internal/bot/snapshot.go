@@ -309,6 +309,10 @@ func insertEntry(index []byte, entry IndexEntry) ([]IndexEntry, error) {
 		if kept[i].PublishedAt != kept[j].PublishedAt {
 			return kept[i].PublishedAt > kept[j].PublishedAt
 		}
+		// Runs finished in the same second: the later run is newer.
+		if kept[i].Run != kept[j].Run {
+			return kept[i].Run > kept[j].Run
+		}
 		return kept[i].ID > kept[j].ID
 	})
 	return kept, nil

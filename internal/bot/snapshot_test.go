@@ -149,6 +149,7 @@ func keys(m map[string][]byte) []string {
 	sort.Strings(out)
 	return out
 }
+
 // A dashboard whose index is of version 1 (ttft_mape, tpot_mape) gets its
 // entries carried over into version 2, figures kept.
 func TestPlanSnapshotReadsIndexVersion1(t *testing.T) {

@@ -21,9 +21,9 @@ import (
 
 // Defaults.
 const (
-	DefaultListenAddr      = ":8080"
-	DefaultHarnessRepo     = "inference-sim/accuracy-dashboard"
-	DefaultPinFile         = ".github/accuracy-harness.yaml"
+	DefaultListenAddr  = ":8080"
+	DefaultHarnessRepo = "inference-sim/accuracy-dashboard"
+	DefaultPinFile     = ".github/accuracy-harness.yaml"
 	// DefaultDashboardRepo, DefaultPublishWorkflow and DefaultArtifactName
 	// are the nightly this repository ships: .github/workflows/accuracy-nightly.yml
 	// runs in this repository, which is also the dashboard, and uploads the
@@ -32,10 +32,10 @@ const (
 	DefaultPublishWorkflow = ".github/workflows/accuracy-nightly.yml"
 	DefaultArtifactName    = "accuracy-report"
 	// PublishingOff as dashboard_repo turns publishing off.
-	PublishingOff = "none"
-	DefaultBumpBranch      = "accuracy-bot/harness"
-	DefaultQueueSize       = 64
-	DefaultWorkers         = 2
+	PublishingOff     = "none"
+	DefaultBumpBranch = "accuracy-bot/harness"
+	DefaultQueueSize  = 64
+	DefaultWorkers    = 2
 	// DefaultMaxBodyBytes caps a webhook body. GitHub allows 25 MB, but
 	// the events the bot acts on are far smaller (real release and
 	// workflow_run payloads are 8–20 KB; release notes are capped at

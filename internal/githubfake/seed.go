@@ -237,6 +237,22 @@ func (s *Server) Ref(fullName, ref string) (string, bool) {
 	return sha, ok
 }
 
+// ForeignCommit makes the repository hold a commit named sha whose content
+// the fake does not know (an empty tree, no parents): a commit of a real git
+// repository the test also serves elsewhere (a local clone), so that Tag and
+// refs can name it by its real sha.
+func (s *Server) ForeignCommit(fullName, sha, message string) {
+	s.t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.mustRepo(fullName)
+	if len(sha) != 40 || strings.Trim(sha, "0123456789abcdef") != "" {
+		s.t.Fatalf("githubfake: ForeignCommit(%q, %q): not a 40-hex sha", fullName, sha)
+	}
+	sig := signature{Name: "upstream", Email: "upstream@users.noreply.github.com", Date: s.stamp()}
+	r.objects[sha] = &object{Type: "commit", Commit: &gitCommit{Tree: r.buildTree(map[string]flatEntry{}), Message: message, Author: sig, Committer: sig}}
+}
+
 // Tag creates refs/tags/name at commit sha. An annotated tag creates a tag
 // object too and the ref names it. It returns the sha the ref names.
 func (s *Server) Tag(fullName, name, sha string, annotated bool) string {

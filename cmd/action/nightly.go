@@ -1,0 +1,291 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/bot"
+	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
+	"github.com/inference-sim/accuracy-dashboard/internal/github"
+	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
+	"github.com/inference-sim/accuracy-dashboard/internal/pin"
+	"github.com/inference-sim/accuracy-dashboard/internal/prcheck"
+)
+
+// Defaults of the nightly plan.
+const (
+	// DefaultSimulatorRepository is the simulator whose releases the
+	// nightly evaluates (owner/name on the GitHub server).
+	DefaultSimulatorRepository = "inference-sim/inference-sim"
+)
+
+// releaseRefs is what the plan reads from GitHub (*github.Client).
+type releaseRefs interface {
+	ListMatchingRefs(ctx context.Context, repo github.Repo, prefix string) ([]github.Ref, error)
+	ResolveTag(ctx context.Context, repo github.Repo, tag string) (string, error)
+}
+
+// planRequest is what the plan resolves from.
+type planRequest struct {
+	// dashboardDir is the dashboard checkout: state/last-run.json, and the
+	// data directories the pin names.
+	dashboardDir string
+	pinFile      string
+	// simulatorRepo and inferencexRepo are owner/name; inferencexRepo ""
+	// leaves the InferenceX dump out of the plan.
+	simulatorRepo, inferencexRepo string
+}
+
+// planResult is the current plan and the last published one.
+type planResult struct {
+	plan nightly.Plan
+	// last is the newest snapshot's plan (nil: none recorded); lastID its id.
+	last    *nightly.Plan
+	lastID  string
+	changes []string
+}
+
+// resolvePlan resolves the current plan, never hard-coded: the newest
+// stable release tag of the simulator and the commit it names (through
+// GitHub), the harness release the pin names, the data the pin names (by
+// content digest for a directory), the newest InferenceX dump tag; and
+// compares it with state/last-run.json of the dashboard checkout.
+func resolvePlan(ctx context.Context, gh releaseRefs, req planRequest) (planResult, error) {
+	var res planResult
+	src, err := os.ReadFile(req.pinFile)
+	if err != nil {
+		return res, fmt.Errorf("pin file: %w", err)
+	}
+	rel, err := filepath.Rel(req.dashboardDir, req.pinFile)
+	if err != nil {
+		rel = req.pinFile
+	}
+	p, err := pin.Parse(src, rel)
+	if err != nil {
+		return res, err
+	}
+	simRepo, err := github.ParseRepo(req.simulatorRepo)
+	if err != nil {
+		return res, fmt.Errorf("simulator repository: %w", err)
+	}
+	tags, err := tagNames(ctx, gh, simRepo, "tags/v")
+	if err != nil {
+		return res, err
+	}
+	release := nightly.NewestRelease(tags)
+	if release == "" {
+		return res, fmt.Errorf("simulator repository %s: %w", simRepo, nightly.ErrNoRelease)
+	}
+	commit, err := gh.ResolveTag(ctx, simRepo, release)
+	if err != nil {
+		return res, err
+	}
+	res.plan = nightly.Plan{Version: nightly.Version,
+		Simulator: nightly.Source{Repository: simRepo.String(), Release: release, Commit: commit},
+		Harness:   nightly.Source{Repository: p.Harness.Repository, Release: p.Harness.Tag, Commit: p.Harness.Commit},
+	}
+	data, err := dataKey(p, req.dashboardDir)
+	if err != nil {
+		return res, err
+	}
+	for name, v := range data {
+		res.plan.Data = append(res.plan.Data, nightly.Data{Name: name, Version: v})
+	}
+	if req.inferencexRepo != "" {
+		ix, err := github.ParseRepo(req.inferencexRepo)
+		if err != nil {
+			return res, fmt.Errorf("InferenceX repository: %w", err)
+		}
+		dumps, err := tagNames(ctx, gh, ix, "tags/"+nightly.DumpTagPrefix)
+		if err != nil {
+			return res, err
+		}
+		dump := nightly.NewestDump(dumps)
+		if dump == "" {
+			return res, fmt.Errorf("InferenceX repository %s has no weekly dump tag %sYYYY-MM-DD", ix, nightly.DumpTagPrefix)
+		}
+		res.plan.Data = append(res.plan.Data, nightly.Data{Name: nightly.DataInferenceXDump, Version: dump})
+	}
+	res.plan = res.plan.Normalize()
+	if err := res.plan.Validate(); err != nil {
+		return res, fmt.Errorf("plan: %w", err)
+	}
+	raw, err := os.ReadFile(filepath.Join(req.dashboardDir, filepath.FromSlash(bot.LastRunPath)))
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+	case err != nil:
+		return res, err
+	default:
+		last, err := bot.ParseLastRun(raw)
+		if err != nil {
+			return res, err
+		}
+		res.last, res.lastID = last.Inputs, last.Snapshot
+	}
+	res.changes = nightly.Changes(res.last, res.plan)
+	return res, nil
+}
+
+// tagNames lists the tags of repo under prefix ("tags/v"), without "refs/tags/".
+func tagNames(ctx context.Context, gh releaseRefs, repo github.Repo, prefix string) ([]string, error) {
+	refs, err := gh.ListMatchingRefs(ctx, repo, prefix)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(refs))
+	for i, r := range refs {
+		names[i] = strings.TrimPrefix(r.Name, "refs/tags/")
+	}
+	return names, nil
+}
+
+// planMarkdown is the job summary of the plan: "nothing changed" or what did.
+func planMarkdown(r planResult) string {
+	p := r.plan
+	var data []string
+	for _, d := range p.Data {
+		data = append(data, d.Name+" "+d.Version)
+	}
+	what := fmt.Sprintf("simulator %s (`%s`), harness %s (`%s`), data %s", p.Simulator.Release, p.Simulator.Commit[:12],
+		p.Harness.Release, p.Harness.Commit[:12], strings.Join(data, ", "))
+	if len(r.changes) == 0 {
+		return fmt.Sprintf("**Accuracy nightly: nothing changed** since snapshot %s (%s). Nothing to evaluate.\n", r.lastID, what)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "**Accuracy nightly: evaluating** %s. What changed:\n\n", what)
+	for _, c := range r.changes {
+		fmt.Fprintf(&b, "- %s\n", c)
+	}
+	return b.String()
+}
+
+// runNightlyPlanMode is the Action's mode nightly-plan: outputs changed
+// (true/false), plan (one line of JSON) and the job summary.
+func runNightlyPlanMode(ctx context.Context, in actionInputs, gha runner) error {
+	gh, err := github.New(github.Options{Token: in.token, BaseURL: in.apiURL, Login: prcheck.DefaultBotLogin})
+	if err != nil {
+		return err
+	}
+	res, err := resolvePlan(ctx, gh, planRequest{dashboardDir: in.simulatorPath, pinFile: in.pinFile,
+		simulatorRepo: in.simulatorRepo, inferencexRepo: in.inferencexRepo})
+	if err != nil {
+		return err
+	}
+	md := planMarkdown(res)
+	gha.Notice(strings.TrimSpace(strings.SplitN(md, "\n", 2)[0]))
+	if in.summaryPath != "" {
+		if err := gha.addStepSummary(md); err != nil {
+			return err
+		}
+	}
+	return gha.setOutputs([][2]string{
+		{"changed", strconv.FormatBool(len(res.changes) > 0)},
+		{"plan", string(res.plan.Encode())},
+	})
+}
+
+// runNightlyMode is the Action's mode nightly: score the plan's simulator
+// release with the pinned harness (which must be the plan's) over the whole
+// corpus (or one shard), no baseline and no comment, and put plan.json next
+// to the head's summary.json for the bot.
+func runNightlyMode(ctx context.Context, in actionInputs, flow *prcheck.Flow, gha runner, stdout, stderr io.Writer) (prcheck.Outcome, error) {
+	plan, err := nightly.Parse([]byte(in.plan))
+	if err != nil {
+		return prcheck.Outcome{}, fmt.Errorf("input plan: %w", err)
+	}
+	p, err := readPin(in)
+	if err != nil {
+		return prcheck.Outcome{}, err
+	}
+	if p.Harness.Commit != plan.Harness.Commit || p.Harness.Tag != plan.Harness.Release {
+		return prcheck.Outcome{}, fmt.Errorf("the pin names harness %s (%s) but the plan %s (%s): the pin moved since the plan; the next nightly evaluates it",
+			p.Harness.Tag, p.Harness.Commit, plan.Harness.Release, plan.Harness.Commit)
+	}
+	flow.Comments = nil
+	h, err := pinnedScorer(ctx, in, p, flow, gha, stdout, stderr)
+	if err != nil {
+		return prcheck.Outcome{}, err
+	}
+	h.simRepo = cloneURLOf(plan.Simulator.Repository, in.serverURL)
+	out, err := flow.RunPR(ctx, prcheck.PR{HeadSHA: plan.Simulator.Commit}, false, in.shard)
+	if err != nil {
+		return out, err
+	}
+	if tag := out.Head.Provenance.Simulator.Tag; tag != plan.Simulator.Release {
+		return out, fmt.Errorf("the plan's simulator release %s names commit %s, but the harness found that commit tagged %q", plan.Simulator.Release, plan.Simulator.Commit, tag)
+	}
+	if err := diskio.WriteAtomic(filepath.Join(out.HeadDir, nightly.File), append(plan.Encode(), '\n')); err != nil {
+		return out, fmt.Errorf("write %s: %w", nightly.File, err)
+	}
+	return out, nil
+}
+
+// cloneURLOf is where a repository named in a plan is cloned from:
+// owner/name on this GitHub server, anything else as written.
+func cloneURLOf(repo, serverURL string) string {
+	if _, err := github.ParseRepo(repo); err == nil && !strings.HasPrefix(repo, ".") {
+		return strings.TrimSuffix(serverURL, "/") + "/" + repo + ".git"
+	}
+	return repo
+}
+
+const nightlyPlanUsage = `Usage: action nightly plan [flags]
+
+Resolves what a nightly evaluation would run: the newest stable release of the
+simulator (release tags vX.Y.Z of its repository, through the GitHub API), the
+harness release the dashboard's pin names, the data versions the pin names,
+and, with --inferencex-repo, the newest weekly dump tag db-dump/YYYY-MM-DD of
+InferenceX. It compares them with state/last-run.json of the dashboard
+checkout and prints "nothing changed" or what changed, then the plan as JSON.
+Exit status 0 either way. GITHUB_TOKEN and GITHUB_API_URL are used when set.
+
+Example:
+  GITHUB_TOKEN=... action nightly plan --dashboard ~/src/accuracy-dashboard --out plan.json
+
+Flags:
+`
+
+func runNightly(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "plan" {
+		fmt.Fprint(stderr, "Usage: action nightly plan [flags]\n")
+		return errUsageShown
+	}
+	fs := flag.NewFlagSet("nightly plan", flag.ContinueOnError)
+	dashboard := fs.String("dashboard", ".", "the dashboard `checkout` (state/last-run.json; e.g. --dashboard ~/src/accuracy-dashboard)")
+	pinFile := fs.String("pin", "", "the pin `file` (default <dashboard>/"+pin.DefaultPath+")")
+	simRepo := fs.String("simulator-repo", DefaultSimulatorRepository, "the simulator `repository` whose newest release is evaluated (owner/name)")
+	ixRepo := fs.String("inferencex-repo", "", "the InferenceX `repository` whose newest weekly dump is imported (owner/name; default: none)")
+	out := fs.String("out", "", "write the plan to this `file` (e.g. --out plan.json)")
+	if help, err := parseFlags(fs, nightlyPlanUsage, args[1:], stdout, stderr); help || err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "nightly plan: unexpected argument %q\n", fs.Arg(0))
+		return errUsageShown
+	}
+	if *pinFile == "" {
+		*pinFile = filepath.Join(*dashboard, filepath.FromSlash(pin.DefaultPath))
+	}
+	gh, err := github.New(github.Options{Token: getenv("GITHUB_TOKEN"), BaseURL: orDefault(getenv("GITHUB_API_URL"), github.DefaultBaseURL)})
+	if err != nil {
+		return err
+	}
+	res, err := resolvePlan(ctx, gh, planRequest{dashboardDir: *dashboard, pinFile: *pinFile, simulatorRepo: *simRepo, inferencexRepo: *ixRepo})
+	if err != nil {
+		return fmt.Errorf("nightly plan: %w", err)
+	}
+	if *out != "" {
+		if err := diskio.WriteAtomic(*out, append(res.plan.Encode(), '\n')); err != nil {
+			return fmt.Errorf("nightly plan: %w", err)
+		}
+	}
+	_, err = fmt.Fprintf(stdout, "%s\n%s\n", planMarkdown(res), res.plan.Encode())
+	return err
+}
