@@ -27,7 +27,7 @@ A SOURCE is an InferenceX agg_bmk artifact (run_<run-id>.json), a file of
 InferenceX /api/v1/benchmarks rows, an inference-perf run folder
 (exp-config.yaml, profile.yaml, results/), or a directory holding any of these.
 With --postgres, the rows come from the InferenceX database instead
-(tables configs, benchmark_results, server_logs and workflow_runs, e.g.
+(tables configs, benchmark_results and workflow_runs, e.g.
 restored from a weekly dump by scripts/restore-inferencex-dump.sh), read as
 the runs' agg_bmk rows under the same rules. The rules (vLLM only, latest N
 versions, dedup, exclusions) are in docs/LEDGER.md.
