@@ -114,7 +114,7 @@ func githubAction(ctx context.Context, gha runner, stdout, stderr io.Writer) err
 		return fmt.Errorf("outputs: %w", err)
 	}
 	if out.Failed() {
-		return &exitError{code: 1, err: fmt.Errorf("accuracy fell past fail-threshold: %s", strings.Join(out.Verdict.Failures, " "))}
+		return fmt.Errorf("accuracy fell past fail-threshold: %s", strings.Join(out.Verdict.Failures, " "))
 	}
 	return nil
 }

@@ -12,48 +12,31 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
 	stop()
-	if err != nil {
-		if !errors.Is(err, errUsageShown) {
-			fmt.Fprintln(os.Stderr, "error:", err)
-		}
-		os.Exit(exitCode(err))
+	if msg := cli.Message(err); msg != "" {
+		fmt.Fprintln(os.Stderr, msg)
 	}
+	os.Exit(exitCode(err))
 }
 
-// errUsageShown is returned after help was printed because of a usage error.
-var errUsageShown = errors.New("usage error")
+// errUsageShown is returned after the usage was printed because of a usage
+// error (exit status 2).
+var errUsageShown = cli.ErrUsageShown
 
-// exitError carries a specific exit code.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
-
-func exitCode(err error) int {
-	var ee *exitError
-	if errors.As(err, &ee) {
-		return ee.code
-	}
-	if errors.Is(err, errUsageShown) {
-		return 2
-	}
-	return 1
-}
+// exitCode is the one exit-code rule (internal/cli): 0 ok, 1 error, 2 usage.
+func exitCode(err error) int { return cli.ExitCode(err) }
 
 const usage = `Usage: action <command> [flags]
 

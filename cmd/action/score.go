@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/inference-sim/accuracy-dashboard/corpus"
+	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
@@ -29,6 +30,7 @@ type scoreOptions struct {
 	closedLoopDriver                 string
 	jobs                             int
 	shard                            string
+	parsedShard                      *report.Shard
 	out                              string
 	pointTimeout                     time.Duration
 	cacheDir, harnessDir             string
@@ -82,16 +84,21 @@ func parseScoreFlags(args []string, getenv func(string) string, stdout, stderr i
 		return o, errUsageShown
 	}
 	if o.sim != "" && o.simBin != "" {
-		return o, errors.New("score: give --sim or --sim-bin, not both")
+		return o, cli.Usagef("score: give --sim or --sim-bin, not both")
 	}
 	switch o.closedLoopDriver {
 	case harness.ClosedLoopAuto, harness.DriverReplayMetrics, harness.DriverRunClosedLoop:
 	default:
-		return o, fmt.Errorf("score: --closed-loop-driver %q: want %s, %s or %s", o.closedLoopDriver, harness.ClosedLoopAuto, harness.DriverReplayMetrics, harness.DriverRunClosedLoop)
+		return o, cli.Usagef("score: --closed-loop-driver %q: want %s, %s or %s", o.closedLoopDriver, harness.ClosedLoopAuto, harness.DriverReplayMetrics, harness.DriverRunClosedLoop)
 	}
 	if o.jobs < 1 {
-		return o, fmt.Errorf("score: --jobs %d: must be at least 1", o.jobs)
+		return o, cli.Usagef("score: --jobs %d: must be at least 1", o.jobs)
 	}
+	shard, err := report.ParseShard(o.shard)
+	if err != nil {
+		return o, cli.Usagef("score: --%w", err)
+	}
+	o.parsedShard = shard
 	return o, nil
 }
 
@@ -116,10 +123,7 @@ func runScore(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return err
 	}
-	shard, err := report.ParseShard(o.shard)
-	if err != nil {
-		return fmt.Errorf("score: --%w", err)
-	}
+	shard := o.parsedShard
 	logOut := stderr
 	if o.quiet {
 		logOut = io.Discard

@@ -164,3 +164,28 @@ func TestMain(m *testing.M) {
 	harnesstest.Cleanup()
 	os.Exit(code)
 }
+
+// Usage errors exit 2, as the README documents; they are found before any
+// work (no clone, no build).
+func TestScoreUsageErrorsExit2(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{
+		{"score", "--shard", "0/0"},
+		{"score", "--shard", "3/2"},
+		{"score", "--shard", "x"},
+		{"score", "--jobs", "-1"},
+		{"score", "--jobs", "0"},
+		{"score", "--sim", "v1.0.0", "--sim-bin", "./blis"},
+		{"score", "--closed-loop-driver", "nope"},
+		{"score", "--no-such-flag"},
+		{"score", "extra-argument"},
+		{"merge"},
+		{"nope"},
+	} {
+		var stdout, stderr bytes.Buffer
+		err := run(context.Background(), args, func(string) string { return "" }, &stdout, &stderr)
+		if got := exitCode(err); got != 2 {
+			t.Errorf("%v: exit %d (%v), want 2", args, got, err)
+		}
+	}
+}

@@ -46,29 +46,21 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
 	stop()
-	if err != nil {
-		if !errors.Is(err, errUsage) {
-			fmt.Fprintln(os.Stderr, "error:", err)
-		}
-		os.Exit(exitCode(err))
+	if msg := cli.Message(err); msg != "" {
+		fmt.Fprintln(os.Stderr, msg)
 	}
+	os.Exit(exitCode(err))
 }
 
-// errUsage is returned after usage was printed for a usage error.
-var errUsage = errors.New("usage error")
+// errUsage is returned after usage was printed for a usage error (exit 2).
+var errUsage = cli.ErrUsageShown
 
-// errRefused is returned when a publish was refused by the gate.
-var errRefused = errors.New("refused")
+// errRefused is returned when a publish was refused by the gate (exit 3).
+var errRefused = &cli.ExitError{Code: 3, Err: errors.New("refused")}
 
-func exitCode(err error) int {
-	switch {
-	case errors.Is(err, errUsage):
-		return 2
-	case errors.Is(err, errRefused):
-		return 3
-	}
-	return 1
-}
+// exitCode is the one exit-code rule (internal/cli): 0 ok, 1 error, 2
+// usage, and 3 for a refused publish.
+func exitCode(err error) int { return cli.ExitCode(err) }
 
 const usage = `Usage: bot <command> [flags]
 
