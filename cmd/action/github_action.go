@@ -57,12 +57,15 @@ func runGitHubAction(ctx context.Context, args []string, getenv func(string) str
 	err := githubAction(ctx, gha, stdout, stderr)
 	// A failed step shows its error as an annotation too; a fail-threshold
 	// failure was annotated metric by metric already.
-	var ee *exitError
-	if err != nil && !errors.As(err, &ee) {
+	if err != nil && !errors.Is(err, errPastFailThreshold) {
 		gha.Error(err.Error())
 	}
 	return err
 }
+
+// errPastFailThreshold is the error of a run whose accuracy fell past the
+// fail-threshold input (exit status 1; each metric was annotated already).
+var errPastFailThreshold = errors.New("accuracy fell past fail-threshold")
 
 // githubAction reads the inputs and the event, runs the mode and writes the
 // outputs.
@@ -114,7 +117,7 @@ func githubAction(ctx context.Context, gha runner, stdout, stderr io.Writer) err
 		return fmt.Errorf("outputs: %w", err)
 	}
 	if out.Failed() {
-		return fmt.Errorf("accuracy fell past fail-threshold: %s", strings.Join(out.Verdict.Failures, " "))
+		return fmt.Errorf("%w: %s", errPastFailThreshold, strings.Join(out.Verdict.Failures, " "))
 	}
 	return nil
 }
