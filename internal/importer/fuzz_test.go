@@ -114,7 +114,10 @@ func FuzzParseStageMetrics(f *testing.F) {
 func FuzzParseProfile(f *testing.F) {
 	seedFiles(f,
 		"testdata/fixture/inference-perf/20260217-155451-llama-2-7b-tp1-codegen/profile.yaml",
-		"testdata/fixture/inference-perf/20260301-120000-tiny-lm-tp1-chat/profile.yaml")
+		"testdata/fixture/inference-perf/20260301-120000-tiny-lm-tp1-chat/profile.yaml",
+		// results/config.yaml, what the client ran, goes through the same parser.
+		"testdata/fixture/inference-perf/20260217-155451-llama-2-7b-tp1-codegen/results/config.yaml",
+		"testdata/fixture/inference-perf/20260217-170634-llama-2-7b-tp1-reasoning/results/config.yaml")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := ParseProfile("p.yaml", data)
 		if err != nil {
