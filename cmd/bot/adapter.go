@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/bot"
 	"github.com/inference-sim/accuracy-dashboard/internal/github"
@@ -28,7 +29,15 @@ type appGitHub struct {
 	mu      sync.Mutex
 	clients map[string]*github.Client // lower-case owner/name → client
 	login   string
+	// limitedUntil: after GitHub rate-limits a repository call, no
+	// repository call is sent before then (the limits are per
+	// installation; one gate for all is the cautious reading).
+	limitedUntil time.Time
 }
+
+// rateLimitFloor is how long calls pause after a rate limit that names no
+// reset time (GitHub asks for at least a minute on secondary limits).
+const rateLimitFloor = time.Minute
 
 func newAppGitHub(transport *github.AppTransport, opts github.Options) (*appGitHub, error) {
 	appOpts := opts
@@ -107,20 +116,46 @@ func (a *appGitHub) forget(repo bot.Repo, c *github.Client) {
 // e.g. after an uninstall, or a reinstall under a new installation id), the
 // client is dropped and call runs once more with a fresh one; such a
 // refusal comes before GitHub acts, so the repeat does nothing twice.
+//
+// While GitHub's rate limit holds (limitedUntil), no call is sent: each
+// fails at once with ErrRateLimited.
 func (a *appGitHub) do(ctx context.Context, repo bot.Repo, call func(c *github.Client) error) error {
+	a.mu.Lock()
+	until := a.limitedUntil
+	a.mu.Unlock()
+	if time.Now().Before(until) {
+		return mapErr(fmt.Errorf("not calling GitHub until the rate limit resets at %s: %w",
+			until.UTC().Format(time.RFC3339), github.ErrRateLimited))
+	}
 	c, cached, err := a.client(ctx, repo)
-	if err != nil {
-		return err
-	}
-	err = call(c)
-	if cached && (errors.Is(err, github.ErrInstallationToken) || errors.Is(err, github.ErrUnauthorized)) {
-		a.forget(repo, c)
-		if c, _, err = a.client(ctx, repo); err != nil {
-			return err
-		}
+	if err == nil {
 		err = call(c)
+		if cached && (errors.Is(err, github.ErrInstallationToken) || errors.Is(err, github.ErrUnauthorized)) {
+			a.forget(repo, c)
+			if c, _, err = a.client(ctx, repo); err == nil {
+				err = call(c)
+			}
+		}
 	}
+	a.noteRateLimit(err)
 	return mapErr(err)
+}
+
+// noteRateLimit closes the gate until a rate limit's reset.
+func (a *appGitHub) noteRateLimit(err error) {
+	var ae *github.APIError
+	if !errors.Is(err, github.ErrRateLimited) || !errors.As(err, &ae) {
+		return
+	}
+	until := ae.RetryAt
+	if floor := time.Now().Add(rateLimitFloor); until.Before(floor) {
+		until = floor
+	}
+	a.mu.Lock()
+	if until.After(a.limitedUntil) {
+		a.limitedUntil = until
+	}
+	a.mu.Unlock()
 }
 
 func (a *appGitHub) Identity(ctx context.Context) (bot.Identity, error) {

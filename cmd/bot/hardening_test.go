@@ -107,3 +107,30 @@ func TestClosedBumpPullRequestStaysClosed(t *testing.T) {
 		t.Errorf("stdout:\n%s", w.stdout)
 	}
 }
+
+// Defect 6: the pause lasts across deliveries: a bump made while the limit
+// holds sends nothing to GitHub's repository endpoints.
+func TestNoCallsWhileRateLimited(t *testing.T) {
+	w := newWorld(t)
+	addr, done := w.serve(t)
+	w.fake.FailNext("repos/get", 1, githubfake.RateLimitExhausted(time.Now().Add(10*time.Minute)))
+	if code := post(t, addr, "release", "first", releaseEvent(t)); code != http.StatusAccepted {
+		t.Fatal(code)
+	}
+	if err := <-done; !errors.Is(err, bot.ErrRateLimited) {
+		t.Fatalf("first delivery: %v, want rate limited", err)
+	}
+	before := w.fake.CallCounts()
+	if code := post(t, addr, "release", "second", append(releaseEvent(t), ' ')); code != http.StatusAccepted {
+		t.Fatal(code)
+	}
+	if err := <-done; !errors.Is(err, bot.ErrRateLimited) || !strings.Contains(err.Error(), "not calling GitHub until") {
+		t.Fatalf("second delivery: %v, want refused without calling GitHub", err)
+	}
+	after := w.fake.CallCounts()
+	for op, n := range after {
+		if n != before[op] && op != "apps/get-authenticated" {
+			t.Errorf("%s called %d times while rate-limited", op, n-before[op])
+		}
+	}
+}

@@ -47,6 +47,9 @@ type APIError struct {
 	Message    string
 	// Err is the sentinel for StatusCode, or nil.
 	Err error
+	// RetryAt is, for ErrRateLimited, when GitHub said calls may resume
+	// (zero when it did not say).
+	RetryAt time.Time
 }
 
 func (e *APIError) Error() string {
@@ -112,11 +115,16 @@ func mapError(resp *gh.Response, err error) error {
 		if !rle.Rate.Reset.Time.IsZero() {
 			msg += fmt.Sprintf(" (resets %s)", rle.Rate.Reset.Time.UTC().Format(time.RFC3339))
 		}
-		return &APIError{StatusCode: statusOf(rle.Response, http.StatusForbidden), Message: msg, Err: ErrRateLimited}
+		return &APIError{StatusCode: statusOf(rle.Response, http.StatusForbidden), Message: msg, Err: ErrRateLimited,
+			RetryAt: rle.Rate.Reset.Time}
 	}
 	var arle *gh.AbuseRateLimitError
 	if errors.As(err, &arle) {
-		return &APIError{StatusCode: statusOf(arle.Response, http.StatusForbidden), Message: arle.Message, Err: ErrRateLimited}
+		ae := &APIError{StatusCode: statusOf(arle.Response, http.StatusForbidden), Message: arle.Message, Err: ErrRateLimited}
+		if arle.RetryAfter != nil {
+			ae.RetryAt = time.Now().Add(*arle.RetryAfter)
+		}
+		return ae
 	}
 	var er *gh.ErrorResponse
 	if errors.As(err, &er) {
@@ -129,11 +137,14 @@ func mapError(resp *gh.Response, err error) error {
 				msg += fmt.Sprintf("; %s %s %s", e.Resource, e.Field, e.Code)
 			}
 		}
-		sentinel := sentinelFor(status)
+		ae := &APIError{StatusCode: status, Message: msg, Err: sentinelFor(status)}
 		if er.Response != nil && rateLimited(status, er.Response.Header, er.Message+" "+er.DocumentationURL) {
-			sentinel = ErrRateLimited
+			ae.Err = ErrRateLimited
+			if wait, ok := limitWait(er.Response.Header, time.Now()); ok {
+				ae.RetryAt = time.Now().Add(wait)
+			}
 		}
-		return &APIError{StatusCode: status, Message: msg, Err: sentinel}
+		return ae
 	}
 	var he *ghinstallation.HTTPError
 	if errors.As(err, &he) && he.Response != nil {

@@ -224,23 +224,33 @@ func (t *retryTransport) classify(ctx context.Context, attempt int, resp *http.R
 	default:
 		return 0, false
 	}
-	if s := resp.Header.Get("Retry-After"); s != "" {
-		if secs, perr := strconv.Atoi(strings.TrimSpace(s)); perr == nil && secs >= 0 {
-			return time.Duration(secs) * time.Second, true
-		}
-		if when, perr := http.ParseTime(s); perr == nil {
-			return max(0, when.Sub(p.Now())), true
-		}
-	}
-	if resp.Header.Get("X-RateLimit-Remaining") == "0" {
-		if reset, perr := strconv.ParseInt(resp.Header.Get("X-RateLimit-Reset"), 10, 64); perr == nil {
-			return max(0, time.Unix(reset, 0).Sub(p.Now())) + time.Second, true
-		}
+	if wait, ok := limitWait(resp.Header, p.Now()); ok {
+		return wait, true
 	}
 	if rateLimited(resp.StatusCode, resp.Header, peekBody(resp)) {
 		return p.backoff(attempt, secondaryFloor), true
 	}
 	return 0, false // a plain 403: permission denied
+}
+
+// limitWait reads how long a rate-limit answer asks to wait: Retry-After
+// (seconds or a date), else until X-RateLimit-Reset (plus a second) when
+// X-RateLimit-Remaining is 0. ok is false when the headers name no wait.
+func limitWait(h http.Header, now time.Time) (wait time.Duration, ok bool) {
+	if s := h.Get("Retry-After"); s != "" {
+		if secs, err := strconv.Atoi(strings.TrimSpace(s)); err == nil && secs >= 0 {
+			return time.Duration(secs) * time.Second, true
+		}
+		if when, err := http.ParseTime(s); err == nil {
+			return max(0, when.Sub(now)), true
+		}
+	}
+	if h.Get("X-RateLimit-Remaining") == "0" {
+		if reset, err := strconv.ParseInt(h.Get("X-RateLimit-Reset"), 10, 64); err == nil {
+			return max(0, time.Unix(reset, 0).Sub(now)) + time.Second, true
+		}
+	}
+	return 0, false
 }
 
 // peekBody returns the start of resp's body, leaving the body readable.
