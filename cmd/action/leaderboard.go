@@ -33,6 +33,10 @@ func runLeaderboard(ctx context.Context, args []string, getenv func(string) stri
 		return errUsageShown
 	}
 	switch args[0] {
+	case "run":
+		return runLeaderboardRun(ctx, args[1:], getenv, stdout, stderr)
+	case "verify":
+		return runLeaderboardVerify(ctx, args[1:], getenv, stdout, stderr)
 	case "render":
 		return runLeaderboardRender(ctx, args[1:], stdout, stderr)
 	case "validate":

@@ -45,6 +45,8 @@ type GroupBoard struct {
 	Tables    []Table
 	// Capacity has one row per candidate, for a sweep only.
 	Capacity []CapacityRow
+	// KeepUp is the group's bound for keeping up (nil: none).
+	KeepUp *KeepUp
 }
 
 // Table is the runs of one group at one offered load.
@@ -80,8 +82,9 @@ type Cell struct {
 }
 
 // CapacityRow is a candidate's capacity in a load sweep: the highest
-// offered load it kept up with (qualified there and at every lighter load)
-// and its throughput there.
+// offered load it kept up with (qualified, and within the group's keep_up
+// bounds if it declares any, there and at every lighter load) and its
+// throughput there.
 type CapacityRow struct {
 	Candidate Candidate
 	// Kept is nil when the candidate kept up with none of the loads.
@@ -101,7 +104,7 @@ func BuildBoard(d *Declaration, results map[string]*Result) Board {
 	var b Board
 	for gi := range d.Groups {
 		g := &d.Groups[gi]
-		gb := GroupBoard{ID: g.ID, Title: g.Title, Workload: *g.Workload, Sweep: g.Load.Sweep()}
+		gb := GroupBoard{ID: g.ID, Title: g.Title, Workload: *g.Workload, Sweep: g.Load.Sweep(), KeepUp: g.KeepUp}
 		runs := expandGroup(g)
 		for _, p := range g.Load.Points() {
 			t := Table{Load: p, Key: OfferedKey(*g.Workload, p)}
@@ -200,6 +203,9 @@ func capacity(g *Group, runs []Run, results map[string]*Result) []CapacityRow {
 				why = "failed (" + res.Failure.Reason + ")"
 			default:
 				why = res.Disqualification()
+				if why == "" {
+					why = g.KeepUp.Missed(res.BLIS)
+				}
 			}
 			if why != "" {
 				row.Note = fmt.Sprintf("at %s: %s", p.Short(), why)

@@ -42,6 +42,31 @@ type Group struct {
 	Workload   *Workload   `yaml:"workload,omitempty" json:"workload,omitempty"`
 	Load       *Load       `yaml:"load,omitempty" json:"load,omitempty"`
 	Candidates []Candidate `yaml:"candidates" json:"candidates"`
+	// KeepUp bounds what counts as keeping up with a load in a sweep's
+	// capacity table, beyond serving every request (nil: serving every
+	// request is enough). It is a reading of the results, not offered work.
+	KeepUp *KeepUp `yaml:"keep_up,omitempty" json:"keep_up,omitempty"`
+}
+
+// KeepUp is a latency bound a run must meet to have kept up with its load.
+type KeepUp struct {
+	TTFTP99Ms *float64 `yaml:"ttft_p99_ms,omitempty" json:"ttft_p99_ms,omitempty"`
+	E2EP99Ms  *float64 `yaml:"e2e_p99_ms,omitempty" json:"e2e_p99_ms,omitempty"`
+}
+
+// Missed says which bound f misses ("" when it meets them all).
+func (k *KeepUp) Missed(f *Figures) string {
+	if k == nil {
+		return ""
+	}
+	var out []string
+	if k.TTFTP99Ms != nil && f.TTFTP99Ms > *k.TTFTP99Ms {
+		out = append(out, fmt.Sprintf("TTFT p99 %s ms > %s ms", FormatNumber(math.Round(f.TTFTP99Ms*10)/10), FormatNumber(*k.TTFTP99Ms)))
+	}
+	if k.E2EP99Ms != nil && f.E2EP99Ms > *k.E2EP99Ms {
+		out = append(out, fmt.Sprintf("E2E p99 %s ms > %s ms", FormatNumber(math.Round(f.E2EP99Ms)), FormatNumber(*k.E2EP99Ms)))
+	}
+	return strings.Join(out, ", ")
 }
 
 // Candidate is one simulated deployment.
@@ -368,6 +393,9 @@ func (d *Declaration) check(name string, idx *nodeIndex) Errors {
 			add(gp, "no load: a group fixes the offered load (rate, rates, concurrency or concurrencies)")
 		} else {
 			errs = append(errs, checkLoad(g.Load, g.Workload, name, gp+".load", idx)...)
+		}
+		if g.KeepUp != nil && (g.Load == nil || !g.Load.Sweep()) {
+			add(gp+".keep_up", "applies to a load sweep's capacity table; this group offers one load")
 		}
 		candIDs := map[string]string{}
 		for ci := range g.Candidates {

@@ -36,7 +36,7 @@ func LeaderboardMarkdown(b leaderboard.Board) string {
 			writeMarkdownTable(&w, t)
 		}
 		if g.Sweep {
-			w.WriteString("\n### Capacity\n\nPer candidate, the highest offered load it kept up with (qualified there and at every lighter load of the sweep) and its throughput there.\n\n")
+			fmt.Fprintf(&w, "\n### Capacity\n\n%s\n\n", Cell(CapacityRule(g.KeepUp)))
 			w.WriteString("| Candidate | Model | Hardware | Highest load kept up with | output tok/s there | responses/s there | Stopped keeping up |\n|---|---|---|---|---:|---:|---|\n")
 			for _, c := range g.Capacity {
 				kept, tps, rps := "none", "–", "–"
@@ -202,4 +202,18 @@ func provenanceLine(b leaderboard.Board, esc func(string) string) string {
 		return esc(strings.Join(s, ", "))
 	}
 	return fmt.Sprintf("Simulator: BLIS %s. Model data: %s. Run by accuracy-dashboard %s.\n", list(sims), list(cats), list(tools))
+}
+
+// CapacityRule says what keeping up with a load means for a group.
+func CapacityRule(k *leaderboard.KeepUp) string {
+	s := "Per candidate, the highest offered load it kept up with (there and at every lighter load of the sweep: served every request"
+	if k != nil {
+		if k.TTFTP99Ms != nil {
+			s += ", TTFT p99 ≤ " + leaderboard.FormatNumber(*k.TTFTP99Ms) + " ms"
+		}
+		if k.E2EP99Ms != nil {
+			s += ", E2E p99 ≤ " + leaderboard.FormatNumber(*k.E2EP99Ms) + " ms"
+		}
+	}
+	return s + ") and its throughput there."
 }

@@ -48,6 +48,7 @@ type htmlGroup struct {
 	Tables              []htmlTable
 	Capacity            []htmlRow
 	CapacityHeaders     []htmlCell
+	CapacityRule        string
 }
 
 type htmlPage struct {
@@ -85,6 +86,7 @@ func pageData(b leaderboard.Board) htmlPage {
 			hg.Tables = append(hg.Tables, ht)
 		}
 		if g.Sweep {
+			hg.CapacityRule = CapacityRule(g.KeepUp)
 			hg.CapacityHeaders = []htmlCell{{Text: "Candidate"}, {Text: "Model"}, {Text: "Hardware"}, {Text: "Highest load kept up with", Num: true},
 				{Text: "output tok/s there", Num: true}, {Text: "responses/s there", Num: true}, {Text: "Stopped keeping up"}}
 			for _, c := range g.Capacity {
@@ -194,7 +196,7 @@ table.dq td, table.failed td { color: #57606a; }
 </table>{{end}}
 {{end}}
 {{if .Capacity}}<h3>Capacity</h3>
-<p>Per candidate, the highest offered load it kept up with (qualified there and at every lighter load of the sweep) and its throughput there.</p>
+<p>{{.CapacityRule}}</p>
 <table class="capacity sortable" id="t-{{.ID}}-capacity">
 <thead><tr>{{range $i, $h := .CapacityHeaders}}<th data-col="{{$i}}" data-type="{{if $h.Num}}num{{else}}text{{end}}">{{$h.Text}}</th>{{end}}</tr></thead>
 <tbody>

@@ -4,6 +4,10 @@
 //
 //   - `replay` with a trace v2 header and CSV, closed-loop sessions, engine
 //     flags, and --metrics-path or --results-path;
+//   - `run` with a distribution workload from its flags (--rate: constant
+//     arrivals; --concurrency: closed loop; Gaussian --prompt-tokens and
+//     --output-tokens), or a --workload-spec of one rate client (constant or
+//     poisson arrivals at aggregate_rate) as the leaderboard writes;
 //   - `run --workload-spec FILE` whose one client has a concurrency C (as in
 //     BLIS, --concurrency and --workload-spec are mutually exclusive) and
 //     empirical length distributions, with --num-requests, --seed, --horizon
@@ -205,10 +209,39 @@ func (s *sim) metrics(out string, injected int, results []done) {
 		completed++
 		rows = append(rows, s.row(d))
 	}
-	raw, _ := json.MarshalIndent(map[string]any{
+	m := map[string]any{
 		"completed_requests": completed, "injected_requests": injected, "still_queued": 0,
 		"still_running": injected - completed, "timed_out_requests": 0, "dropped_unservable": 0, "requests": rows,
-	}, "", " ")
+		"preemption_count": 0, "length_capped_requests": 0,
+	}
+	// BLIS's aggregate figures over the finished requests.
+	var ttfts, e2es, itls []float64
+	outTokens, end := 0, 0.0
+	for _, row := range rows {
+		t, e, o := row["ttft_ms"].(float64), row["e2e_ms"].(float64), row["num_decode_tokens"].(int)
+		ttfts, e2es, outTokens = append(ttfts, t), append(e2es, e), outTokens+o
+		if o > 1 {
+			itls = append(itls, (e-t)/float64(o-1))
+		}
+		end = math.Max(end, row["arrived_at"].(float64)*1000+e)
+	}
+	agg := func(name string, v []float64) {
+		mean, p99 := 0.0, 0.0
+		if len(v) > 0 {
+			sort.Float64s(v)
+			for _, x := range v {
+				mean += x
+			}
+			mean, p99 = mean/float64(len(v)), v[int(math.Ceil(0.99*float64(len(v))))-1]
+		}
+		m[name+"_mean_ms"], m[name+"_p99_ms"] = mean, p99
+	}
+	agg("ttft", ttfts)
+	agg("e2e", e2es)
+	agg("itl", itls)
+	secs := math.Max(end/1000, 1e-9)
+	m["total_output_tokens"], m["tokens_per_sec"], m["responses_per_sec"] = outTokens, float64(outTokens)/secs, float64(completed)/secs
+	raw, _ := json.MarshalIndent(m, "", " ")
 	if err := os.WriteFile(out, raw, 0o644); err != nil {
 		fatal("write output: %v", err)
 	}
@@ -312,13 +345,25 @@ type spec struct {
 	Category    string `json:"category"`
 	NumRequests int64  `json:"num_requests"`
 	Horizon     int64  `json:"horizon"`
-	Clients     []struct {
-		ID          string  `json:"id"`
-		Concurrency int     `json:"concurrency"`
-		InputDist   distrib `json:"input_distribution"`
-		OutputDist  distrib `json:"output_distribution"`
-		Streaming   bool    `json:"streaming"`
-	} `json:"clients"`
+	// AggregateRate is the request rate of rate clients (req/s).
+	AggregateRate float64      `json:"aggregate_rate"`
+	Clients       []specClient `json:"clients"`
+}
+
+type specClient struct {
+	ID          string  `json:"id"`
+	Concurrency int     `json:"concurrency"`
+	InputDist   distrib `json:"input_distribution"`
+	OutputDist  distrib `json:"output_distribution"`
+	Streaming   bool    `json:"streaming"`
+	// A rate client (no concurrency): its share of the aggregate rate and
+	// its arrival process (constant or poisson).
+	RateFraction float64 `json:"rate_fraction"`
+	Arrival      struct {
+		Process string `json:"process"`
+	} `json:"arrival"`
+	PrefixGroup  string `json:"prefix_group"`
+	PrefixLength int    `json:"prefix_length"`
 }
 
 type distrib struct {
@@ -327,8 +372,16 @@ type distrib struct {
 }
 
 // sampler returns a draw from an empirical distribution (token count →
-// weight).
+// weight) or a clipped Gaussian.
 func (d distrib) sampler(name string) func(*rand.Rand) int {
+	if d.Type == "gaussian" {
+		// BLIS's distribution workload: a Gaussian rounded and clipped.
+		p := d.Params
+		return func(rng *rand.Rand) int {
+			v := math.Round(p["mean"] + rng.NormFloat64()*p["std_dev"])
+			return int(math.Min(math.Max(v, p["min"]), p["max"]))
+		}
+	}
 	if d.Type != "empirical" || len(d.Params) == 0 {
 		fatal("Failed to generate workload: %s: the stand-in draws only from non-empty empirical distributions, got %q", name, d.Type)
 	}
@@ -360,28 +413,50 @@ func run() {
 	numRequests := fs.Int("num-requests", 100, "Number of requests to generate")
 	seed := fs.Int64("seed", 42, "Seed for random request generation")
 	out := fs.String("metrics-path", "", "File to write MetricsOutput JSON")
+	rate := fs.Float64("rate", 1, "Requests arrival per second")
+	fs.Int("num-instances", 1, "Number of instances in the cluster")
+	fs.Int("dp", 1, "Data parallelism degree")
+	fs.Int("prefix-tokens", 0, "Prefix Token Count")
+	tok := map[string]*int{}
+	for _, k := range []string{"prompt-tokens", "output-tokens"} {
+		tok[k] = fs.Int(k, 512, "Average Token Count")
+		tok[k+"-stdev"] = fs.Int(k+"-stdev", 256, "Stddev Token Count")
+		tok[k+"-min"] = fs.Int(k+"-min", 2, "Min Token Count")
+		tok[k+"-max"] = fs.Int(k+"-max", 7000, "Max Token Count")
+	}
 	s := simFlags(fs)
 	parse(fs)
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if *specPath == "" {
-		fatal("the stand-in runs only --workload-spec workloads")
-	}
-	if *concurrency > 0 {
-		fatal("--concurrency cannot be used with --workload-spec; define concurrency in the spec file using clients[].concurrency instead")
-	}
-	raw, err := os.ReadFile(*specPath)
-	if err != nil {
-		fatal("Failed to load workload spec: reading workload spec: %v", err)
-	}
 	var sp spec
-	dec := json.NewDecoder(strings.NewReader(string(raw)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&sp); err != nil {
-		fatal("Failed to load workload spec: parsing workload spec: %v", err)
+	if *specPath == "" {
+		// The distribution workload, synthesized from the flags as BLIS
+		// does: Gaussian lengths, a constant-rate or a closed-loop client.
+		gauss := func(k string) distrib {
+			return distrib{Type: "gaussian", Params: map[string]float64{"mean": float64(*tok[k]), "std_dev": float64(*tok[k+"-stdev"]),
+				"min": float64(*tok[k+"-min"]), "max": float64(*tok[k+"-max"])}}
+		}
+		cl := specClient{ID: "distribution", Concurrency: *concurrency, InputDist: gauss("prompt-tokens"), OutputDist: gauss("output-tokens")}
+		if *concurrency == 0 {
+			cl.RateFraction, cl.Arrival.Process, sp.AggregateRate = 1, "constant", *rate
+		}
+		sp.Seed, sp.NumRequests, sp.Clients = *seed, int64(*numRequests), []specClient{cl}
+	} else {
+		if *concurrency > 0 {
+			fatal("--concurrency cannot be used with --workload-spec; define concurrency in the spec file using clients[].concurrency instead")
+		}
+		raw, err := os.ReadFile(*specPath)
+		if err != nil {
+			fatal("Failed to load workload spec: reading workload spec: %v", err)
+		}
+		dec := json.NewDecoder(strings.NewReader(string(raw)))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&sp); err != nil {
+			fatal("Failed to load workload spec: parsing workload spec: %v", err)
+		}
 	}
-	if len(sp.Clients) != 1 || sp.Clients[0].Concurrency <= 0 {
-		fatal("the stand-in runs only a workload spec of one client with a concurrency")
+	if len(sp.Clients) != 1 || (sp.Clients[0].Concurrency <= 0 && sp.AggregateRate <= 0) {
+		fatal("the stand-in runs only a workload of one client with a concurrency or a rate")
 	}
 	if set["seed"] {
 		sp.Seed = *seed
@@ -407,6 +482,24 @@ func run() {
 	c := cl.Concurrency
 	input, output := cl.InputDist.sampler("input_distribution"), cl.OutputDist.sampler("output_distribution")
 	rng := rand.New(rand.NewPCG(uint64(sp.Seed), 10007))
+	if c == 0 {
+		// Open loop: request k arrives at k/rate (constant) or after
+		// exponential gaps (poisson); the load is the rate.
+		var results []done
+		at, load := 0.0, 1+sp.AggregateRate/4
+		for k := 0; k < n; k++ {
+			if cl.Arrival.Process == "poisson" {
+				at += rng.ExpFloat64() / sp.AggregateRate * 1e6
+			} else {
+				at = float64(k+1) / sp.AggregateRate * 1e6
+			}
+			r := req{id: k, input: input(rng), output: output(rng)}
+			t := s.ttft(r, load, false)
+			results = append(results, done{r, t, t + float64(r.output-1)*s.tpot(load), at, fmt.Sprintf("request_%d", k)})
+		}
+		s.metrics(*out, n, results)
+		return
+	}
 	conc := float64(c)
 	// Each user sends a request at 0 and its next one when the previous
 	// completes; the earliest completion (then the lowest user) sends next.

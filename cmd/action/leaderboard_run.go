@@ -1,0 +1,332 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/inference-sim/accuracy-dashboard/corpus"
+	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
+	"github.com/inference-sim/accuracy-dashboard/internal/harness"
+	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
+	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
+	"github.com/inference-sim/accuracy-dashboard/internal/pool"
+	"github.com/inference-sim/accuracy-dashboard/internal/report"
+)
+
+// simFlags are the flags `leaderboard run` and `verify` share.
+type simFlags struct {
+	simRepo, catalog, cacheDir string
+	jobs                       int
+	timeout                    time.Duration
+	quiet                      bool
+}
+
+func (s *simFlags) register(fs *flag.FlagSet, getenv func(string) string) {
+	fs.StringVar(&s.simRepo, "sim-repo", harness.DefaultSimRepo, "simulator git `repository`: a URL or a local path (e.g. --sim-repo ~/src/inference-sim)")
+	fs.StringVar(&s.catalog, "catalog", "none", "model catalog `directory` handed to the simulator (models/<name>/config.json), \"bundled\" or \"none\" for the simulator's own model_configs/ (e.g. --catalog ~/src/blis-catalog)")
+	fs.StringVar(&s.cacheDir, "cache-dir", defaultCacheDir(getenv), "`directory` caching simulator clones and builds between runs; env ACCURACY_DASHBOARD_CACHE (e.g. --cache-dir /tmp/blis-cache)")
+	fs.IntVar(&s.jobs, "jobs", runtime.NumCPU(), "number of simulations run in parallel (e.g. --jobs 2)")
+	fs.DurationVar(&s.timeout, "timeout", harness.DefaultPointTimeout, "kill a simulation that runs longer than this; its result fails with simulator-timeout (e.g. --timeout 5m)")
+	fs.BoolVar(&s.quiet, "quiet", false, "print no progress or log lines on stderr (e.g. --quiet)")
+}
+
+func (s *simFlags) logger(stderr io.Writer) (*slog.Logger, io.Writer) {
+	out := stderr
+	if s.quiet {
+		out = io.Discard
+	}
+	return slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelInfo})), out
+}
+
+// resolveCatalog turns --catalog into a directory and its version.
+func resolveCatalog(ctx context.Context, catalog, cacheDir string) (string, *report.DataVersion, error) {
+	switch catalog {
+	case "none", "":
+		return "", nil, nil
+	case "bundled":
+		l, err := ledger.Load(corpus.Ledger())
+		if err != nil {
+			return "", nil, err
+		}
+		return extractBundledCatalog(cacheDir, l.Manifest)
+	}
+	dv, err := harness.DirVersion(ctx, "catalog", catalog)
+	if err != nil {
+		return "", nil, err
+	}
+	abs, err := filepath.Abs(catalog)
+	if err != nil {
+		return "", nil, err
+	}
+	return abs, &dv, nil
+}
+
+const leaderboardRunUsage = `Usage: action leaderboard run --runs runs.yaml [flags]
+
+Builds the simulator at an exact release tag or 40-hex commit (a branch is
+refused) through the harness's build cache, runs 'blis run' once per declared
+candidate and offered load, in the simulator's source tree, and files each
+result as <out>/<group>/<run>.json. A run the simulator cannot do (unknown
+model or GPU, a crash, a timeout) gets a failed result with the reason and
+the simulator's message, never a number. The same declaration and build give
+byte-identical files.
+
+Examples:
+  action leaderboard run --runs leaderboard/runs.yaml --sim-repo ~/src/inference-sim --sim f90a1e3a6787da17c2cd463dab6fb2660b1b1760
+  action leaderboard run --runs runs.yaml --sim v0.7.15 --only chat-4rps/h100-tp1 --jobs 2
+
+Flags:
+`
+
+func runLeaderboardRun(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("leaderboard run", flag.ContinueOnError)
+	runsPath := fs.String("runs", "runs.yaml", "the run declaration `file` (e.g. --runs leaderboard/runs.yaml)")
+	sim := fs.String("sim", "", "simulator `ref`: a release tag or a full 40-hex commit; default: the newest vX.Y.Z tag of --sim-repo (e.g. --sim v0.7.15)")
+	out := fs.String("out", "", "results `directory` (default: results/ beside --runs)")
+	only := fs.String("only", "", "comma-separated `GROUP or GROUP/RUN` to run, default all (e.g. --only chat-4rps/h100-tp1)")
+	harnessDir := fs.String("harness-dir", "", "this tool's own `directory`, whose commit results record (default: found from the working directory)")
+	var sf simFlags
+	sf.register(fs, getenv)
+	if help, err := parseFlags(fs, leaderboardRunUsage, args, stdout, stderr); help || err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "leaderboard run: unexpected argument %q\n", fs.Arg(0))
+		return errUsageShown
+	}
+	if sf.jobs < 1 {
+		return fmt.Errorf("leaderboard run: --jobs %d: must be at least 1", sf.jobs)
+	}
+	log, progress := sf.logger(stderr)
+	d, err := readDeclaration(*runsPath)
+	if err != nil {
+		return err
+	}
+	runs, err := leaderboard.Select(d.Runs(), splitList(*only))
+	if err != nil {
+		return fmt.Errorf("leaderboard run: --only %w", err)
+	}
+	hdir := *harnessDir
+	if hdir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return err
+		}
+		if hdir, err = harness.FindHarnessDir(wd); err != nil {
+			return fmt.Errorf("leaderboard run: %w", err)
+		}
+	}
+	id, err := harness.HarnessIdentity(ctx, hdir)
+	if err != nil {
+		return fmt.Errorf("leaderboard run: %w", err)
+	}
+	b := &harness.Builder{CacheDir: sf.cacheDir, Log: log}
+	ref := *sim
+	if ref == "" {
+		if ref, err = b.DefaultRef(ctx, sf.simRepo); err != nil {
+			return fmt.Errorf("leaderboard run: %w", err)
+		}
+		log.Info("no --sim given; using the newest release tag", "tag", ref)
+	}
+	s, cleanup, err := prepareSim(ctx, b, sf, ref, id)
+	if err != nil {
+		return fmt.Errorf("leaderboard run: %w", err)
+	}
+	defer cleanup()
+	log.Info("simulator ready", "commit", s.Build.Commit, "tag", s.Build.Tag, "runs", len(runs))
+
+	dir := *out
+	if dir == "" {
+		dir = defaultResults(*runsPath)
+	}
+	done := 0
+	results := s.RunAll(ctx, runs, sf.jobs, func(r *leaderboard.Result) {
+		done++
+		fmt.Fprintf(progress, "progress: %d/%d runs (%s/%s: %s)\n", done, len(runs), r.Group, r.Run, r.Status)
+	})
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("leaderboard run: %w", err)
+	}
+	var failed []string
+	for _, r := range results {
+		if err := writeResult(dir, r); err != nil {
+			return fmt.Errorf("leaderboard run: %w", err)
+		}
+		if r.Status == leaderboard.StatusFailed {
+			failed = append(failed, fmt.Sprintf("  %s/%s: %s: %s", r.Group, r.Run, r.Failure.Reason, r.Failure.Message))
+		}
+	}
+	fmt.Fprintf(stdout, "wrote %d results into %s (%d failed)\n", len(results), dir, len(failed))
+	if len(failed) > 0 {
+		fmt.Fprintf(stdout, "failed runs (filed with their reason, no figures):\n%s\n", strings.Join(failed, "\n"))
+	}
+	return nil
+}
+
+// prepareSim builds ref, probes its `run` and resolves the catalog.
+func prepareSim(ctx context.Context, b *harness.Builder, sf simFlags, ref string, id report.Harness) (*leaderboard.Sim, func(), error) {
+	bld, err := b.Build(ctx, sf.simRepo, ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	flags, err := harness.ProbeCommand(ctx, bld.Binary, bld.DataDir, "run")
+	if err != nil {
+		return nil, nil, err
+	}
+	cat, catVersion, err := resolveCatalog(ctx, sf.catalog, sf.cacheDir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--catalog: %w", err)
+	}
+	work, err := os.MkdirTemp("", "leaderboard-runs-")
+	if err != nil {
+		return nil, nil, err
+	}
+	return &leaderboard.Sim{Build: bld, RunFlags: flags, Catalog: cat, CatalogVersion: catVersion, Harness: id, Timeout: sf.timeout, WorkDir: work},
+		func() { os.RemoveAll(work) }, nil
+}
+
+// writeResult files r as <dir>/<group>/<run>.json, atomically.
+func writeResult(dir string, r *leaderboard.Result) error {
+	raw, err := r.Encode()
+	if err != nil {
+		return err
+	}
+	gdir := filepath.Join(dir, r.Group)
+	if err := os.MkdirAll(gdir, 0o755); err != nil {
+		return err
+	}
+	return diskio.WriteAtomic(filepath.Join(gdir, r.Run+".json"), raw)
+}
+
+const leaderboardVerifyUsage = `Usage: action leaderboard verify [--runs runs.yaml] [--results DIR] [--only GROUP/RUN] [flags]
+
+Re-runs results with their recorded simulator commit and command line and
+compares the new result with the recorded one, field by field (except the
+tool's own commit, provenance.harness). BLIS is deterministic, so any
+difference is a bug: it is printed with file, field, old and new value, and
+the exit status is 1.
+
+Example:
+  action leaderboard verify --runs leaderboard/runs.yaml --sim-repo ~/src/inference-sim --only chat-4rps
+
+Flags:
+`
+
+func runLeaderboardVerify(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("leaderboard verify", flag.ContinueOnError)
+	runsPath := fs.String("runs", "runs.yaml", "the run declaration `file` (e.g. --runs leaderboard/runs.yaml)")
+	resultsDir := fs.String("results", "", "the results `directory` (default: results/ beside --runs)")
+	only := fs.String("only", "", "comma-separated `GROUP or GROUP/RUN` to verify, default all (e.g. --only chat-4rps/h100-tp1)")
+	var sf simFlags
+	sf.register(fs, getenv)
+	if help, err := parseFlags(fs, leaderboardVerifyUsage, args, stdout, stderr); help || err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "leaderboard verify: unexpected argument %q\n", fs.Arg(0))
+		return errUsageShown
+	}
+	log, _ := sf.logger(stderr)
+	d, err := readDeclaration(*runsPath)
+	if err != nil {
+		return err
+	}
+	dir := *resultsDir
+	if dir == "" {
+		dir = defaultResults(*runsPath)
+	}
+	recorded, probs, err := leaderboard.ReadResults(os.DirFS(dir))
+	if err != nil {
+		return fmt.Errorf("leaderboard verify: read %s: %w", dir, err)
+	}
+	if len(probs) > 0 {
+		return problemsError("leaderboard verify", dir, probs)
+	}
+	runs, err := leaderboard.Select(d.Runs(), splitList(*only))
+	if err != nil {
+		return fmt.Errorf("leaderboard verify: --only %w", err)
+	}
+	var todo []*leaderboard.Result
+	for _, r := range runs {
+		res := recorded[r.Group+"/"+r.ID]
+		if res == nil {
+			return fmt.Errorf("leaderboard verify: %s/%s.json: no result to verify", r.Group, r.ID)
+		}
+		todo = append(todo, res)
+	}
+	b := &harness.Builder{CacheDir: sf.cacheDir, Log: log}
+	sims := map[string]*leaderboard.Sim{}
+	var lines []string
+	nDiff := 0
+	for _, rec := range todo {
+		commit := rec.Provenance.Simulator.Commit
+		s := sims[commit]
+		if s == nil {
+			var cleanup func()
+			if s, cleanup, err = prepareSim(ctx, b, sf, commit, rec.Provenance.Harness); err != nil {
+				return fmt.Errorf("leaderboard verify: %w", err)
+			}
+			defer cleanup()
+			sims[commit] = s
+		}
+		if !sameCatalog(rec.Provenance.Catalog, s.CatalogVersion) {
+			return fmt.Errorf("leaderboard verify: %s/%s.json ran with catalog %s; give that catalog with --catalog (now: %s)", rec.Group, rec.Run, catalogName(rec.Provenance.Catalog), catalogName(s.CatalogVersion))
+		}
+	}
+	reruns := make([]*leaderboard.Result, len(todo))
+	runsOf := make([]leaderboard.Run, len(todo))
+	for i, rec := range todo {
+		runsOf[i] = rec.Declaration
+	}
+	pool.Run(ctx, sf.jobs, leaderboard.Costs(runsOf), func(ctx context.Context, i int) {
+		rec := todo[i]
+		s := sims[rec.Provenance.Simulator.Commit]
+		rerun := s.Execute(ctx, rec.Declaration, leaderboard.Invocation{Args: rec.Command[1:], Inputs: rec.Inputs})
+		// A re-run records the recorded tool (verify compares everything else).
+		rerun.Provenance.Harness = rec.Provenance.Harness
+		reruns[i] = rerun
+	})
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("leaderboard verify: %w", err)
+	}
+	for i, rec := range todo {
+		file := filepath.Join(dir, rec.Group, rec.Run+".json")
+		diffs := leaderboard.Diff(rec, reruns[i])
+		if len(diffs) == 0 {
+			lines = append(lines, "ok: "+file)
+			continue
+		}
+		nDiff++
+		for _, df := range diffs {
+			lines = append(lines, fmt.Sprintf("DIFF: %s: %s", file, df))
+		}
+	}
+	fmt.Fprintln(stdout, strings.Join(lines, "\n"))
+	if nDiff > 0 {
+		return &exitError{code: 1, err: fmt.Errorf("leaderboard verify: %d of %d results did not reproduce (BLIS is deterministic: this is a bug)", nDiff, len(todo))}
+	}
+	fmt.Fprintf(stdout, "verified: %d results reproduce exactly\n", len(todo))
+	return nil
+}
+
+func sameCatalog(a, b *report.DataVersion) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return a.Digest == b.Digest
+}
+
+func catalogName(v *report.DataVersion) string {
+	if v == nil {
+		return "none"
+	}
+	return v.Name + " " + v.Version + " (" + v.Digest + ")"
+}

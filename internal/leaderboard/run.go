@@ -1,0 +1,323 @@
+package leaderboard
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/harness"
+	"github.com/inference-sim/accuracy-dashboard/internal/pool"
+	"github.com/inference-sim/accuracy-dashboard/internal/report"
+)
+
+// Placeholders in a recorded command line: files of the run's own
+// directory and the catalog directory, whose paths differ between machines.
+const (
+	RunDirPlaceholder     = "{run}"
+	CatalogDirPlaceholder = "{catalog}"
+)
+
+// Input and output file names in a run's directory.
+const (
+	WorkloadSpecFile = "workload-spec.yaml"
+)
+
+// Sim is a probed simulator build the runs go through.
+type Sim struct {
+	Build *harness.Build
+	// RunFlags are the flags of the build's `blis run` (harness.ProbeCommand).
+	RunFlags harness.Flags
+	// Catalog is the model catalog directory handed to the simulator ("":
+	// none, the simulator's own model_configs/), with its version.
+	Catalog        string
+	CatalogVersion *report.DataVersion
+	// Harness is this tool's identity, recorded in every result.
+	Harness report.Harness
+	// Timeout bounds one simulation (<= 0: harness.DefaultPointTimeout).
+	Timeout time.Duration
+	// WorkDir holds the per-run directories (removed after each run).
+	WorkDir string
+}
+
+// Invocation is a planned simulator command: its arguments after "blis",
+// with RunDirPlaceholder and CatalogDirPlaceholder standing for machine
+// paths, and the input files it reads, by name in the run directory.
+type Invocation struct {
+	Args   []string
+	Inputs map[string]string
+}
+
+// failure is a planning failure: the run gets a failed result.
+type failure struct{ reason, msg string }
+
+func (f *failure) Error() string { return f.reason + ": " + f.msg }
+
+// runNeeds are the `blis run` flags every leaderboard run uses.
+var runNeeds = []string{"model", "hardware", "tp", "num-requests", "seed", "metrics-path",
+	"prompt-tokens", "prompt-tokens-stdev", "prompt-tokens-min", "prompt-tokens-max",
+	"output-tokens", "output-tokens-stdev", "output-tokens-min", "output-tokens-max"}
+
+// Plan writes the simulator command for run r on a build whose `run` has
+// flags, with the model data of catalog ("" for none) or of the build's
+// source tree dataDir. What the build cannot do, or a model with no config
+// in either place, is a *failure (a failed result, never a number).
+func Plan(r Run, flags harness.Flags, catalog, dataDir string) (Invocation, error) {
+	if len(flags) == 0 {
+		return Invocation{}, &failure{harness.ReasonUnsupportedBuild, "this simulator build has no `blis run` command"}
+	}
+	var missing []string
+	for _, f := range runNeeds {
+		if !flags.Has(f) {
+			missing = append(missing, "--"+f)
+		}
+	}
+	if len(missing) > 0 {
+		return Invocation{}, &failure{harness.ReasonUnsupportedBuild, "this build's `blis run` lacks " + strings.Join(missing, ", ")}
+	}
+	if r.Workload.Trace != nil {
+		return Invocation{}, &failure{ReasonTraceRefused, "trace workloads are not run by this version of the leaderboard"}
+	}
+	c := r.Candidate.normalized()
+	short := harness.ModelShortName(c.Model)
+	inCatalog := catalog != "" && fileExists(filepath.Join(catalog, "models", short, "config.json"))
+	if !inCatalog && !fileExists(filepath.Join(dataDir, "model_configs", short, "config.json")) {
+		where := "the simulator's model_configs/"
+		if catalog != "" {
+			where = "the catalog (models/" + short + "/config.json) or " + where
+		}
+		return Invocation{}, &failure{harness.ReasonUnknownModel, fmt.Sprintf("no model config for %s in %s; the simulator would try to download one", c.Model, where)}
+	}
+	dep := harness.SimDeployment{Model: c.Model, Hardware: c.Hardware, TP: c.TP, DP: c.DP}
+	if e := c.Engine; e != nil {
+		add := func(name string, v *int) {
+			if v != nil {
+				dep.Settings = append(dep.Settings, harness.EngineSetting{Name: name, Value: strconv.Itoa(*v), Required: true})
+			}
+		}
+		add("max_num_seqs", e.MaxNumSeqs)
+		add("max_num_batched_tokens", e.MaxNumBatchedTokens)
+		add("block_size", e.BlockSize)
+		add("max_model_len", e.MaxModelLen)
+		if e.GPUMemoryUtilization != nil {
+			dep.Settings = append(dep.Settings, harness.EngineSetting{Name: "gpu_memory_utilization", Value: FormatNumber(*e.GPUMemoryUtilization), Required: true})
+		}
+	}
+	// DeploymentArgs looks for the model's config under the catalog path
+	// it is given; the command records the placeholder instead of the path.
+	if inCatalog {
+		dep.Catalog = catalog
+	}
+	depArgs, err := harness.DeploymentArgs(flags, dep)
+	if err != nil {
+		return Invocation{}, &failure{harness.ReasonUnsupportedBuild, err.Error()}
+	}
+	for i, a := range depArgs {
+		if catalog != "" && strings.HasPrefix(a, catalog) {
+			depArgs[i] = CatalogDirPlaceholder + strings.TrimPrefix(a, catalog)
+		}
+	}
+	args := append([]string{"run"}, depArgs...)
+	if c.Replicas > 1 {
+		if !flags.Has("num-instances") {
+			return Invocation{}, &failure{harness.ReasonUnsupportedBuild, fmt.Sprintf("%d replicas: this build's `blis run` has no --num-instances", c.Replicas)}
+		}
+		args = append(args, "--num-instances", strconv.Itoa(c.Replicas))
+	}
+	w := r.Workload
+	inv := Invocation{}
+	switch r.Load.Arrival {
+	case ArrivalClosedLoop:
+		if !flags.Has("concurrency") {
+			return Invocation{}, &failure{harness.ReasonUnsupportedBuild, "a concurrency load: this build's `blis run` has no --concurrency"}
+		}
+		args = append(args, "--concurrency", strconv.Itoa(r.Load.Concurrency))
+	case ArrivalConstant:
+		if !flags.Has("rate") {
+			return Invocation{}, &failure{harness.ReasonUnsupportedBuild, "a rate load: this build's `blis run` has no --rate"}
+		}
+		args = append(args, "--rate", FormatNumber(r.Load.Rate))
+	case ArrivalPoisson:
+		// `blis run --rate` draws constant arrivals; Poisson arrivals
+		// need a workload specification with the same distributions.
+		if !flags.Has("workload-spec") {
+			return Invocation{}, &failure{harness.ReasonUnsupportedBuild, "Poisson arrivals: this build's `blis run` has no --workload-spec"}
+		}
+		spec, err := poissonSpec(w, r.Load.Rate)
+		if err != nil {
+			return Invocation{}, err
+		}
+		inv.Inputs = map[string]string{WorkloadSpecFile: spec}
+		args = append(args, "--workload-spec", RunDirPlaceholder+"/"+WorkloadSpecFile)
+	default:
+		return Invocation{}, &failure{harness.ReasonUnsupportedBuild, "load " + r.Load.Arrival + " is not run by this version of the leaderboard"}
+	}
+	args = append(args, "--num-requests", strconv.Itoa(w.Requests), "--seed", strconv.FormatInt(*w.Seed, 10))
+	for _, t := range []struct {
+		name string
+		tok  *Tokens
+	}{{"prompt-tokens", w.PromptTokens}, {"output-tokens", w.OutputTokens}} {
+		args = append(args, "--"+t.name, strconv.Itoa(t.tok.Mean), "--"+t.name+"-stdev", strconv.Itoa(t.tok.Stdev),
+			"--"+t.name+"-min", strconv.Itoa(t.tok.Min), "--"+t.name+"-max", strconv.Itoa(t.tok.Max))
+	}
+	if w.PrefixTokens > 0 {
+		if !flags.Has("prefix-tokens") {
+			return Invocation{}, &failure{harness.ReasonUnsupportedBuild, "a shared prefix: this build's `blis run` has no --prefix-tokens"}
+		}
+		args = append(args, "--prefix-tokens", strconv.Itoa(w.PrefixTokens))
+	}
+	inv.Args = append(args, "--metrics-path", RunDirPlaceholder+"/"+Output)
+	return inv, nil
+}
+
+// poissonSpec is BLIS's v2 workload specification of the distribution
+// workload w at rate req/s with Poisson arrivals: the client `blis run`
+// synthesizes from its distribution flags (Gaussian lengths clipped to
+// [min, max]), with the arrival process changed from constant to Poisson.
+// BLIS ignores the token flags when a spec is given; they are passed
+// anyway, so the command line states the whole workload.
+func poissonSpec(w Workload, rate float64) (string, error) {
+	dist := func(t *Tokens) map[string]any {
+		return map[string]any{"type": "gaussian", "params": map[string]float64{
+			"mean": float64(t.Mean), "std_dev": float64(t.Stdev), "min": float64(t.Min), "max": float64(t.Max)}}
+	}
+	client := map[string]any{
+		"id": "distribution", "rate_fraction": 1.0, "arrival": map[string]string{"process": "poisson"},
+		"input_distribution": dist(w.PromptTokens), "output_distribution": dist(w.OutputTokens), "streaming": false,
+	}
+	if w.PrefixTokens > 0 {
+		client["prefix_group"], client["prefix_length"] = "shared", w.PrefixTokens
+	}
+	spec := map[string]any{"version": "2", "seed": *w.Seed, "category": "language", "aggregate_rate": rate,
+		"num_requests": w.Requests, "clients": []any{client}}
+	raw, err := json.MarshalIndent(spec, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	return string(raw) + "\n", nil
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
+}
+
+// Run simulates run r and returns its sealed result: BLIS's figures and the
+// computed values, or a failed result with the reason and the simulator's
+// message. It never returns a number it could not read from BLIS.
+func (s *Sim) Run(ctx context.Context, r Run) *Result {
+	inv, err := Plan(r, s.RunFlags, s.Catalog, s.Build.DataDir)
+	if err != nil {
+		return s.failed(r, Invocation{Args: []string{"run"}}, err)
+	}
+	return s.Execute(ctx, r, inv)
+}
+
+// Execute runs inv (planned, or recorded in a result) for run r.
+func (s *Sim) Execute(ctx context.Context, r Run, inv Invocation) *Result {
+	dir, err := os.MkdirTemp(s.WorkDir, "run-")
+	if err != nil {
+		return s.failed(r, inv, &failure{harness.ReasonRunError, "leaderboard: " + err.Error()})
+	}
+	defer os.RemoveAll(dir)
+	for name, content := range inv.Inputs {
+		if strings.ContainsAny(name, `/\`) || name == Output {
+			return s.failed(r, inv, &failure{harness.ReasonRunError, "leaderboard: input name " + strconv.Quote(name) + " is not a plain file name"})
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			return s.failed(r, inv, &failure{harness.ReasonRunError, "leaderboard: " + err.Error()})
+		}
+	}
+	args := make([]string, len(inv.Args))
+	for i, a := range inv.Args {
+		a = strings.ReplaceAll(a, RunDirPlaceholder, dir)
+		if strings.Contains(a, CatalogDirPlaceholder) {
+			if s.Catalog == "" {
+				return s.failed(r, inv, &failure{harness.ReasonRunError, "the command needs a catalog (--catalog)"})
+			}
+			a = strings.ReplaceAll(a, CatalogDirPlaceholder, s.Catalog)
+		}
+		args[i] = a
+	}
+	if err := s.Build.Exec(ctx, args, s.Timeout); err != nil {
+		return s.failed(r, inv, err)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, Output))
+	if err != nil {
+		return s.failed(r, inv, &failure{harness.ReasonBadOutput, "the simulator exited 0 but wrote no metrics file"})
+	}
+	fig, err := ParseMetrics(raw)
+	if err != nil {
+		return s.failed(r, inv, &failure{harness.ReasonBadOutput, err.Error()})
+	}
+	comp := Compute(r, fig)
+	res := s.result(r, inv)
+	res.Status, res.BLIS, res.Computed = StatusOK, &fig, &comp
+	return seal(res)
+}
+
+func (s *Sim) result(r Run, inv Invocation) *Result {
+	prov := Provenance{Simulator: Simulator{Commit: s.Build.Commit, Tag: s.Build.Tag}, Catalog: s.CatalogVersion, Harness: s.Harness}
+	return &Result{Group: r.Group, Run: r.ID, Declaration: r, Command: append([]string{"blis"}, inv.Args...), Inputs: inv.Inputs, Provenance: prov}
+}
+
+func (s *Sim) failed(r Run, inv Invocation, err error) *Result {
+	res := s.result(r, inv)
+	res.Status = StatusFailed
+	var f *failure
+	var se *harness.SimError
+	switch {
+	case errors.As(err, &f):
+		res.Failure = &Failure{Reason: f.reason, Message: f.msg}
+	case errors.As(err, &se):
+		res.Failure = &Failure{Reason: se.Reason, Message: se.Detail}
+	default:
+		res.Failure = &Failure{Reason: harness.ReasonRunError, Message: err.Error()}
+	}
+	return seal(res)
+}
+
+func seal(r *Result) *Result {
+	if err := r.Seal(); err != nil {
+		// Sealing encodes plain data; it cannot fail for a Result.
+		panic(err)
+	}
+	return r
+}
+
+// RunAll simulates every run on at most jobs workers (the most expensive
+// first) and returns the results in the order of runs. done (if not nil)
+// is called once per finished run, never concurrently.
+func (s *Sim) RunAll(ctx context.Context, runs []Run, jobs int, done func(*Result)) []*Result {
+	out := make([]*Result, len(runs))
+	var mu sync.Mutex
+	pool.Run(ctx, jobs, Costs(runs), func(ctx context.Context, i int) {
+		out[i] = s.Run(ctx, runs[i])
+		if done != nil {
+			mu.Lock()
+			done(out[i])
+			mu.Unlock()
+		}
+	})
+	return out
+}
+
+// Costs estimates each run's simulation cost for longest-first ordering:
+// output tokens to decode (requests × mean output length).
+func Costs(runs []Run) []float64 {
+	c := make([]float64, len(runs))
+	for i, r := range runs {
+		out := 1
+		if r.Workload.OutputTokens != nil {
+			out = r.Workload.OutputTokens.Mean
+		}
+		c[i] = float64(max(r.Workload.Requests, 1) * out)
+	}
+	return c
+}
