@@ -1,0 +1,223 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
+	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
+)
+
+// standinRuns declares runs against the stand-in simulator: a group at one
+// Poisson rate with a qualified, a disqualified (half its requests time
+// out), a crashing, an unknown-GPU and an unknown-model candidate; and a
+// constant-rate sweep.
+const standinRuns = `version: 1
+groups:
+  - id: chat
+    workload:
+      requests: 40
+      seed: 3
+      prompt_tokens: {mean: 256, stdev: 64, min: 16, max: 1024}
+      output_tokens: {mean: 64, stdev: 16, min: 8, max: 256}
+    load: {arrival: poisson, rate: 4}
+    candidates:
+      - {id: h100, model: org/test-model-7b, hardware: H100, tp: 1}
+      - {id: a100-tp2, model: org/test-model-7b, hardware: A100-80, tp: 2, engine: {max_num_seqs: 128}}
+      - {id: flaky, model: org/fault-incomplete, hardware: H100, tp: 1}
+      - {id: crash, model: org/fault-crash, hardware: H100, tp: 1}
+      - {id: h200, model: org/test-model-7b, hardware: H200, tp: 1}
+      - {id: nomodel, model: org/no-such-model, hardware: H100, tp: 1}
+  - id: sweep
+    workload:
+      requests: 30
+      seed: 1
+      prompt_tokens: {mean: 128, stdev: 0, min: 128, max: 128}
+      output_tokens: {mean: 32, stdev: 0, min: 32, max: 32}
+    load: {arrival: constant, rates: [2, 8]}
+    candidates:
+      - {id: h100, model: org/test-model-7b, hardware: H100, tp: 1, replicas: 2}
+`
+
+type lbEnv struct {
+	t                       *testing.T
+	repo                    harnesstest.Standin
+	harnessDir, cache, runs string
+	results                 string
+}
+
+func newLBEnv(t *testing.T) *lbEnv {
+	repo := harnesstest.StandinRepo(t)
+	hdir, _ := harnesstest.HarnessCheckout(t)
+	dir := t.TempDir()
+	runs := filepath.Join(dir, "runs.yaml")
+	if err := os.WriteFile(runs, []byte(standinRuns), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return &lbEnv{t: t, repo: repo, harnessDir: hdir, cache: t.TempDir(), runs: runs, results: filepath.Join(dir, "results")}
+}
+
+func (e *lbEnv) cmd(args ...string) (string, error) {
+	e.t.Helper()
+	var out, errb bytes.Buffer
+	err := run(context.Background(), append([]string{"leaderboard"}, args...), fakeEnv(map[string]string{"HOME": e.t.TempDir()}), &out, &errb)
+	return out.String() + errb.String(), err
+}
+
+func (e *lbEnv) simArgs(extra ...string) []string {
+	return append([]string{"--runs", e.runs, "--sim-repo", e.repo.Dir, "--cache-dir", e.cache, "--quiet", "--jobs", "2", "--timeout", "20s"}, extra...)
+}
+
+func TestLeaderboardRunRenderValidateVerify(t *testing.T) {
+	e := newLBEnv(t)
+	out, err := e.cmd(append([]string{"run", "--sim", "v0.2.0", "--harness-dir", e.harnessDir}, e.simArgs()...)...)
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "wrote 8 results") || !strings.Contains(out, "(3 failed)") {
+		t.Errorf("run output:\n%s", out)
+	}
+	read := func(name string) *leaderboard.Result {
+		raw, err := os.ReadFile(filepath.Join(e.results, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := leaderboard.ParseResult(raw, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	ok := read("chat/h100.json")
+	if ok.Status != leaderboard.StatusOK || ok.BLIS.Completed != 40 || ok.Provenance.Simulator.Commit != e.repo.V020 || ok.Provenance.Simulator.Tag != "v0.2.0" {
+		t.Errorf("chat/h100: %+v", ok)
+	}
+	if got := strings.Join(ok.Command, " "); !strings.Contains(got, "--workload-spec {run}/workload-spec.yaml") || !strings.Contains(ok.Inputs[leaderboard.WorkloadSpecFile], `"process": "poisson"`) {
+		t.Errorf("Poisson run command %q, inputs %v", got, ok.Inputs)
+	}
+	if c := strings.Join(read("chat/a100-tp2.json").Command, " "); !strings.Contains(c, "--tp 2") || !strings.Contains(c, "--max-num-seqs 128") {
+		t.Errorf("engine settings not passed: %s", c)
+	}
+	if c := strings.Join(read("sweep/h100--rate-8.json").Command, " "); !strings.Contains(c, "--rate 8") || !strings.Contains(c, "--num-instances 2") {
+		t.Errorf("constant-rate sweep command: %s", c)
+	}
+	for name, reason := range map[string]string{
+		"chat/crash.json": "simulator-run-error", "chat/h200.json": "hardware-unknown-to-simulator", "chat/nomodel.json": "model-unknown-to-simulator",
+	} {
+		r := read(name)
+		if r.Status != leaderboard.StatusFailed || r.Failure.Reason != reason || r.BLIS != nil || r.Failure.Message == "" {
+			t.Errorf("%s: status %s, failure %+v, figures %v; want failed with %s and a message", name, r.Status, r.Failure, r.BLIS, reason)
+		}
+	}
+	if d := read("chat/flaky.json").Disqualification(); d != "completed 20 of 40 offered requests; 20 timed out" {
+		t.Errorf("flaky disqualification = %q", d)
+	}
+
+	// Same declaration, same build: byte-identical files.
+	again := filepath.Join(t.TempDir(), "again")
+	if out, err := e.cmd(append([]string{"run", "--sim", e.repo.V020, "--harness-dir", e.harnessDir, "--out", again}, e.simArgs("--jobs", "1")...)...); err != nil {
+		t.Fatalf("second run: %v\n%s", err, out)
+	}
+	filepath.WalkDir(e.results, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(e.results, p)
+		a, _ := os.ReadFile(p)
+		b, _ := os.ReadFile(filepath.Join(again, rel))
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s differs between two runs of the same declaration and build", rel)
+		}
+		return nil
+	})
+
+	out, err = e.cmd("render", "--runs", e.runs, "--out", filepath.Dir(e.runs))
+	if err != nil {
+		t.Fatalf("render: %v\n%s", err, out)
+	}
+	for _, want := range []string{"## chat (`chat`)", "[#", "**Disqualified**", "hardware-unknown-to-simulator", "### Capacity", "GPUs†"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("render lacks %q", want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(e.runs), "index.html")); err != nil {
+		t.Error(err)
+	}
+
+	if out, err := e.cmd("validate", "--runs", e.runs, "--sim", e.repo.V020); err != nil || !strings.Contains(out, "ok: 8 results in 2 groups") {
+		t.Fatalf("validate: %v\n%s", err, out)
+	}
+	if out, err := e.cmd(append([]string{"verify", "--only", "chat/h100,sweep"}, e.simArgs()...)...); err != nil || !strings.Contains(out, "verified: 3 results reproduce exactly") {
+		t.Fatalf("verify: %v\n%s", err, out)
+	}
+
+	// Drift: the pinned simulator is another commit.
+	if out, err := e.cmd("validate", "--runs", e.runs, "--sim", e.repo.V010); err == nil || !strings.Contains(err.Error(), "simulator-drift: chat/h100.json: ran on simulator commit "+e.repo.V020) {
+		t.Errorf("drift: %v\n%s", err, out)
+	}
+	// Tampered: a figure edited by hand fails validate (digest) ...
+	path := filepath.Join(e.results, "chat", "h100.json")
+	orig, _ := os.ReadFile(path)
+	tampered := strings.Replace(string(orig), `"completed_requests": 40`, `"completed_requests": 41`, 1)
+	os.WriteFile(path, []byte(tampered), 0o644)
+	if _, err := e.cmd("validate", "--runs", e.runs); err == nil || !strings.Contains(err.Error(), "tampered: chat/h100.json: digest") {
+		t.Errorf("tampered: %v", err)
+	}
+	// ... and, re-sealed so that the digest matches, fails verify, naming
+	// the field with its old and new value.
+	var r leaderboard.Result
+	if err := json.Unmarshal([]byte(tampered), &r); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Seal(); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := r.Encode()
+	os.WriteFile(path, raw, 0o644)
+	out, err = e.cmd(append([]string{"verify", "--only", "chat/h100"}, e.simArgs()...)...)
+	var ee *exitError
+	if !errors.As(err, &ee) || ee.code != 1 || !strings.Contains(out, "DIFF: "+path+": blis.completed_requests: 41 → 40") {
+		t.Errorf("verify of a re-sealed tampered result: %v\n%s", err, out)
+	}
+	os.WriteFile(path, orig, 0o644)
+	// Misfiled.
+	os.Rename(path, filepath.Join(e.results, "sweep", "h100.json"))
+	if _, err := e.cmd("validate", "--runs", e.runs); err == nil || !strings.Contains(err.Error(), "misfiled: sweep/h100.json: holds the result of chat/h100") {
+		t.Errorf("misfiled: %v", err)
+	}
+	os.Rename(filepath.Join(e.results, "sweep", "h100.json"), path)
+	// A group mixing offered loads: the declaration now offers 5 req/s to
+	// one candidate only; decoding refuses it.
+	mixed := strings.Replace(standinRuns, "{id: h100, model: org/test-model-7b, hardware: H100, tp: 1}", "{id: h100, model: org/test-model-7b, hardware: H100, tp: 1, load: {arrival: poisson, rate: 5}}", 1)
+	os.WriteFile(e.runs, []byte(mixed), 0o644)
+	if _, err := e.cmd("validate", "--runs", e.runs); err == nil || !strings.Contains(err.Error(), "groups[0].candidates[0].load: offers 5 req/s, the group 4 req/s") {
+		t.Errorf("mixed loads: %v", err)
+	}
+}
+
+func TestLeaderboardRunRefusals(t *testing.T) {
+	e := newLBEnv(t)
+	if _, err := e.cmd(append([]string{"run", "--sim", "feature", "--harness-dir", e.harnessDir}, e.simArgs()...)...); err == nil || !strings.Contains(err.Error(), "is a branch") {
+		t.Errorf("a branch as --sim: %v", err)
+	}
+	os.WriteFile(e.runs, []byte(strings.Replace(standinRuns, ", hardware: H100, tp: 1, replicas: 2}", ", replicas: 2}", 1)), 0o644)
+	if _, err := e.cmd(append([]string{"run", "--sim", "v0.2.0", "--harness-dir", e.harnessDir}, e.simArgs()...)...); err == nil || !strings.Contains(err.Error(), "runs.yaml:25: groups[1].candidates[0]: missing properties 'hardware', 'tp'") {
+		t.Errorf("missing hardware and TP: %v", err)
+	}
+}
+
+// A hanging simulator is killed at --timeout and its result fails with the reason.
+func TestLeaderboardRunTimeout(t *testing.T) {
+	e := newLBEnv(t)
+	os.WriteFile(e.runs, []byte(strings.Replace(standinRuns, "org/fault-crash", "org/fault-hang", 1)), 0o644)
+	out, err := e.cmd(append([]string{"run", "--sim", "v0.2.0", "--harness-dir", e.harnessDir, "--only", "chat/crash"}, e.simArgs("--timeout", "1s")...)...)
+	if err != nil || !strings.Contains(out, "chat/crash: simulator-timeout: no result within 1s; the simulator was killed") {
+		t.Errorf("hang: %v\n%s", err, out)
+	}
+}
