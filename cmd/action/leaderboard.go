@@ -49,13 +49,22 @@ func runLeaderboard(ctx context.Context, args []string, getenv func(string) stri
 	return errUsageShown
 }
 
-// readDeclaration reads and decodes a runs.yaml.
-func readDeclaration(path string) (*leaderboard.Declaration, error) {
+// readDeclaration reads and decodes a runs.yaml and resolves the traces it
+// names (relative to its directory) to their content hashes.
+func readDeclaration(path string) (*leaderboard.Declaration, map[string]leaderboard.TraceFiles, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("--runs: %w", err)
+		return nil, nil, fmt.Errorf("--runs: %w", err)
 	}
-	return leaderboard.Decode(src, path)
+	d, err := leaderboard.Decode(src, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	traces, err := leaderboard.ResolveTraces(d, os.DirFS(filepath.Dir(path)))
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return d, traces, nil
 }
 
 // defaultResults is the results directory beside a runs.yaml.
@@ -88,7 +97,7 @@ func runLeaderboardRender(_ context.Context, args []string, stdout, stderr io.Wr
 		fmt.Fprintf(stderr, "leaderboard render: unexpected argument %q\n", fs.Arg(0))
 		return errUsageShown
 	}
-	d, err := readDeclaration(*runs)
+	d, _, err := readDeclaration(*runs)
 	if err != nil {
 		return err
 	}
@@ -168,7 +177,7 @@ func runLeaderboardValidate(_ context.Context, args []string, stdout, stderr io.
 	if *sim != "" && !harness.IsCommit(*sim) {
 		return fmt.Errorf("leaderboard validate: --sim %q: give the pinned simulator commit, 40 lowercase hex", *sim)
 	}
-	d, err := readDeclaration(*runs)
+	d, _, err := readDeclaration(*runs)
 	if err != nil {
 		return err
 	}

@@ -106,13 +106,17 @@ func runLeaderboardRun(ctx context.Context, args []string, getenv func(string) s
 		return fmt.Errorf("leaderboard run: --jobs %d: must be at least 1", sf.jobs)
 	}
 	log, progress := sf.logger(stderr)
-	d, err := readDeclaration(*runsPath)
+	d, traces, err := readDeclaration(*runsPath)
 	if err != nil {
 		return err
 	}
 	runs, err := leaderboard.Select(d.Runs(), splitList(*only))
 	if err != nil {
 		return fmt.Errorf("leaderboard run: --only %w", err)
+	}
+	dir := *out
+	if dir == "" {
+		dir = defaultResults(*runsPath)
 	}
 	hdir := *harnessDir
 	if hdir == "" {
@@ -136,16 +140,16 @@ func runLeaderboardRun(ctx context.Context, args []string, getenv func(string) s
 		}
 		log.Info("no --sim given; using the newest release tag", "tag", ref)
 	}
-	s, cleanup, err := prepareSim(ctx, b, sf, ref, id)
+	s, cleanup, err := prepareSim(ctx, b, sf, ref, id, dir)
 	if err != nil {
 		return fmt.Errorf("leaderboard run: %w", err)
 	}
 	defer cleanup()
 	log.Info("simulator ready", "commit", s.Build.Commit, "tag", s.Build.Tag, "runs", len(runs))
-
-	dir := *out
-	if dir == "" {
-		dir = defaultResults(*runsPath)
+	if len(traces) > 0 {
+		if err := leaderboard.StoreTraces(s.TracesDir, traces); err != nil {
+			return fmt.Errorf("leaderboard run: store traces: %w", err)
+		}
 	}
 	done := 0
 	results := s.RunAll(ctx, runs, sf.jobs, func(r *leaderboard.Result) {
@@ -171,13 +175,22 @@ func runLeaderboardRun(ctx context.Context, args []string, getenv func(string) s
 	return nil
 }
 
-// prepareSim builds ref, probes its `run` and resolves the catalog.
-func prepareSim(ctx context.Context, b *harness.Builder, sf simFlags, ref string, id report.Harness) (*leaderboard.Sim, func(), error) {
+// prepareSim builds ref, probes its `run` and `replay` and resolves the
+// catalog; traces are stored in resultsDir's traces/.
+func prepareSim(ctx context.Context, b *harness.Builder, sf simFlags, ref string, id report.Harness, resultsDir string) (*leaderboard.Sim, func(), error) {
 	bld, err := b.Build(ctx, sf.simRepo, ref)
 	if err != nil {
 		return nil, nil, err
 	}
 	flags, err := harness.ProbeCommand(ctx, bld.Binary, bld.DataDir, "run")
+	if err != nil {
+		return nil, nil, err
+	}
+	replay, err := harness.ProbeCommand(ctx, bld.Binary, bld.DataDir, "replay")
+	if err != nil {
+		return nil, nil, err
+	}
+	traces, err := filepath.Abs(filepath.Join(resultsDir, leaderboard.TracesDir))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -189,7 +202,7 @@ func prepareSim(ctx context.Context, b *harness.Builder, sf simFlags, ref string
 	if err != nil {
 		return nil, nil, err
 	}
-	return &leaderboard.Sim{Build: bld, RunFlags: flags, Catalog: cat, CatalogVersion: catVersion, Harness: id, Timeout: sf.timeout, WorkDir: work},
+	return &leaderboard.Sim{Build: bld, RunFlags: flags, ReplayFlags: replay, TracesDir: traces, Catalog: cat, CatalogVersion: catVersion, Harness: id, Timeout: sf.timeout, WorkDir: work},
 		func() { os.RemoveAll(work) }, nil
 }
 
@@ -235,7 +248,7 @@ func runLeaderboardVerify(ctx context.Context, args []string, getenv func(string
 		return errUsageShown
 	}
 	log, _ := sf.logger(stderr)
-	d, err := readDeclaration(*runsPath)
+	d, _, err := readDeclaration(*runsPath)
 	if err != nil {
 		return err
 	}
@@ -271,7 +284,7 @@ func runLeaderboardVerify(ctx context.Context, args []string, getenv func(string
 		s := sims[commit]
 		if s == nil {
 			var cleanup func()
-			if s, cleanup, err = prepareSim(ctx, b, sf, commit, rec.Provenance.Harness); err != nil {
+			if s, cleanup, err = prepareSim(ctx, b, sf, commit, rec.Provenance.Harness, dir); err != nil {
 				return fmt.Errorf("leaderboard verify: %w", err)
 			}
 			defer cleanup()

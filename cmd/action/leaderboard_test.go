@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -219,5 +220,93 @@ func TestLeaderboardRunTimeout(t *testing.T) {
 	out, err := e.cmd(append([]string{"run", "--sim", "v0.2.0", "--harness-dir", e.harnessDir, "--only", "chat/crash"}, e.simArgs("--timeout", "1s")...)...)
 	if err != nil || !strings.Contains(out, "chat/crash: simulator-timeout: no result within 1s; the simulator was killed") {
 		t.Errorf("hang: %v\n%s", err, out)
+	}
+}
+
+// writeTraceV2 writes a small TraceV2 pair: n independent requests, one
+// every 250 ms, 200 tokens in and 40 out.
+func writeTraceV2(t *testing.T, dir string, n int) {
+	t.Helper()
+	header := "trace_version: 2\ntime_unit: microseconds\nmode: generated\nwarm_up_requests: 0\n"
+	var b strings.Builder
+	b.WriteString("request_id,client_id,tenant_id,slo_class,session_id,round_index,prefix_group,prefix_length,streaming,input_tokens,output_tokens,text_tokens,image_tokens,audio_tokens,video_tokens,reason_ratio,model,deadline_us,server_input_tokens,arrival_time_us,send_time_us,first_chunk_time_us,last_chunk_time_us,num_chunks,status,error_message,finish_reason\n")
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "%d,c,,,,0,,0,true,200,40,200,0,0,0,0,,0,0,%d,0,0,0,0,ok,,stop\n", i, i*250000)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "trace.yaml"), []byte(header), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "trace.csv"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+const traceRuns = `version: 1
+groups:
+  - id: recorded
+    workload: {trace: {format: tracev2, header: trace.yaml, data: trace.csv}}
+    load: {arrival: recorded}
+    candidates:
+      - {id: h100, model: org/test-model-7b, hardware: H100, tp: 1}
+      - {id: a100, model: org/test-model-7b, hardware: A100-80, tp: 1}
+  - id: sessions
+    workload: {trace: {format: tracev2, header: trace.yaml, data: trace.csv}}
+    load: {concurrency: 4}
+    candidates:
+      - {id: h100, model: org/test-model-7b, hardware: H100, tp: 1}
+  - id: agentic
+    workload: {trace: {format: otel, file: agent.json}}
+    load: {arrival: recorded}
+    candidates:
+      - {id: h100, model: org/test-model-7b, hardware: H100, tp: 1}
+`
+
+func TestLeaderboardTraceWorkloads(t *testing.T) {
+	e := newLBEnv(t)
+	writeTraceV2(t, filepath.Dir(e.runs), 12)
+	os.WriteFile(e.runs, []byte(traceRuns), 0o644)
+	out, err := e.cmd(append([]string{"run", "--sim", "v0.2.0", "--harness-dir", e.harnessDir}, e.simArgs()...)...)
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, out)
+	}
+	raw, _ := os.ReadFile(filepath.Join(e.results, "recorded", "h100.json"))
+	r, err := leaderboard.ParseResult(raw, "recorded/h100.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := r.Declaration.Workload.Trace.SHA256
+	if r.Status != leaderboard.StatusOK || r.BLIS.Completed != 12 || r.BLIS.Injected != 12 || len(sum) != 64 {
+		t.Fatalf("recorded trace: %+v %+v", r, r.BLIS)
+	}
+	if c := strings.Join(r.Command, " "); !strings.Contains(c, "replay") || !strings.Contains(c, "--trace-header {traces}/"+sum+"/header.yaml") {
+		t.Errorf("trace command: %s", c)
+	}
+	stored, err := os.ReadFile(filepath.Join(e.results, "traces", sum, "data.csv"))
+	want, _ := os.ReadFile(filepath.Join(filepath.Dir(e.runs), "trace.csv"))
+	if err != nil || !bytes.Equal(stored, want) {
+		t.Errorf("trace not stored by hash: %v", err)
+	}
+	for name, reason := range map[string]string{"sessions/h100.json": "--concurrent-sessions", "agentic/h100.json": "blis convert otel"} {
+		raw, _ := os.ReadFile(filepath.Join(e.results, name))
+		r, err := leaderboard.ParseResult(raw, name)
+		if err != nil || r.Status != leaderboard.StatusFailed || !strings.Contains(r.Failure.Message, reason) {
+			t.Errorf("%s: %v %+v, want a failed result naming %s", name, err, r.Failure, reason)
+		}
+	}
+	if out, err := e.cmd("validate", "--runs", e.runs); err != nil {
+		t.Fatalf("validate: %v\n%s", err, out)
+	}
+	if out, err := e.cmd(append([]string{"verify", "--only", "recorded"}, e.simArgs()...)...); err != nil || !strings.Contains(out, "verified: 2 results") {
+		t.Fatalf("verify: %v\n%s", err, out)
+	}
+	// The same trace with another byte is another workload: the results no
+	// longer match the declaration, and a removed stored trace is named.
+	os.RemoveAll(filepath.Join(e.results, "traces", sum))
+	if _, err := e.cmd("validate", "--runs", e.runs); err == nil || !strings.Contains(err.Error(), "trace: recorded/h100.json: its trace is not stored under traces/"+sum) {
+		t.Errorf("removed trace: %v", err)
+	}
+	writeTraceV2(t, filepath.Dir(e.runs), 13)
+	if _, err := e.cmd("validate", "--runs", e.runs); err == nil || !strings.Contains(err.Error(), "declaration-changed: recorded/h100.json") {
+		t.Errorf("changed trace: %v", err)
 	}
 }

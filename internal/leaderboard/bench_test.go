@@ -100,7 +100,7 @@ func runDirect(b *testing.B, s *Sim, runs []Run, jobs int) time.Duration {
 	b.Helper()
 	var cmds [][]string
 	for _, r := range runs {
-		inv, err := Plan(r, s.RunFlags, s.Catalog, s.Build.DataDir)
+		inv, err := s.Plan(r)
 		if err != nil {
 			continue // a run that fails before starting costs the leaderboard nothing either
 		}

@@ -23,6 +23,7 @@ const (
 	ProblemMixedWork  = "mixed-offered-work"  // a group's results were offered different work
 	ProblemDrift      = "simulator-drift"     // ran on another simulator commit than the pinned one
 	ProblemUnexpected = "unexpected-file"     // a file that is not a result
+	ProblemTrace      = "trace"               // a result's trace is not stored (or not as hashed)
 )
 
 // Problem is one violation Validate found.
@@ -254,6 +255,37 @@ func Check(d *Declaration, results fs.FS, pinned string) (map[string]*Result, []
 		return nil, nil, err
 	}
 	probs = append(probs, Validate(d, res, pinned)...)
+	probs = append(probs, checkTraces(results, res)...)
 	sort.SliceStable(probs, func(i, j int) bool { return probs[i].File < probs[j].File })
 	return res, probs, nil
+}
+
+// checkTraces checks that every trace a result replayed is stored under
+// traces/<sha256>/ with the bytes that hash names.
+func checkTraces(fsys fs.FS, res map[string]*Result) []Problem {
+	var probs []Problem
+	checked := map[string]string{}
+	for key, r := range res {
+		t := r.Declaration.Workload.Trace
+		if t == nil || t.SHA256 == "" {
+			continue
+		}
+		msg, ok := checked[t.SHA256]
+		if !ok {
+			dir := TracesDir + "/" + t.SHA256 + "/"
+			h, err1 := fs.ReadFile(fsys, dir+TraceHeaderFile)
+			d, err2 := fs.ReadFile(fsys, dir+TraceDataFile)
+			switch {
+			case err1 != nil || err2 != nil:
+				msg = "its trace is not stored under " + dir
+			case (TraceFiles{Header: h, Data: d}).Hash() != t.SHA256:
+				msg = "the trace stored under " + dir + " does not hash to its name"
+			}
+			checked[t.SHA256] = msg
+		}
+		if msg != "" {
+			probs = append(probs, Problem{ProblemTrace, key + ".json", msg})
+		}
+	}
+	return probs
 }

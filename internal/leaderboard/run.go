@@ -22,6 +22,7 @@ import (
 const (
 	RunDirPlaceholder     = "{run}"
 	CatalogDirPlaceholder = "{catalog}"
+	TracesDirPlaceholder  = "{traces}"
 )
 
 // Input and output file names in a run's directory.
@@ -32,8 +33,11 @@ const (
 // Sim is a probed simulator build the runs go through.
 type Sim struct {
 	Build *harness.Build
-	// RunFlags are the flags of the build's `blis run` (harness.ProbeCommand).
-	RunFlags harness.Flags
+	// RunFlags and ReplayFlags are the flags of the build's `blis run` and
+	// `blis replay` (harness.ProbeCommand).
+	RunFlags, ReplayFlags harness.Flags
+	// TracesDir is the results directory's traces/ (trace runs only).
+	TracesDir string
 	// Catalog is the model catalog directory handed to the simulator ("":
 	// none, the simulator's own model_configs/), with its version.
 	Catalog        string
@@ -59,31 +63,51 @@ type failure struct{ reason, msg string }
 
 func (f *failure) Error() string { return f.reason + ": " + f.msg }
 
-// runNeeds are the `blis run` flags every leaderboard run uses.
-var runNeeds = []string{"model", "hardware", "tp", "num-requests", "seed", "metrics-path",
-	"prompt-tokens", "prompt-tokens-stdev", "prompt-tokens-min", "prompt-tokens-max",
-	"output-tokens", "output-tokens-stdev", "output-tokens-min", "output-tokens-max"}
+// runNeeds are the `blis run` flags every distribution run uses;
+// replayNeeds the `blis replay` flags every trace run uses.
+var (
+	runNeeds = []string{"model", "hardware", "tp", "num-requests", "seed", "metrics-path",
+		"prompt-tokens", "prompt-tokens-stdev", "prompt-tokens-min", "prompt-tokens-max",
+		"output-tokens", "output-tokens-stdev", "output-tokens-min", "output-tokens-max"}
+	replayNeeds = []string{"model", "hardware", "tp", "trace-header", "trace-data", "horizon", "metrics-path"}
+)
 
-// Plan writes the simulator command for run r on a build whose `run` has
-// flags, with the model data of catalog ("" for none) or of the build's
-// source tree dataDir. What the build cannot do, or a model with no config
-// in either place, is a *failure (a failed result, never a number).
-func Plan(r Run, flags harness.Flags, catalog, dataDir string) (Invocation, error) {
+// Plan writes the simulator command for run r on s's build: `blis run` for
+// a distribution workload, `blis replay` for a trace, with the model data of
+// the catalog or of the build's source tree. What the build cannot do, or a
+// model with no config in either place, is a *failure (a failed result,
+// never a number).
+func (s *Sim) Plan(r Run) (Invocation, error) {
+	command, flags, needs := "run", s.RunFlags, runNeeds
+	if r.Workload.Trace != nil {
+		command, flags, needs = "replay", s.ReplayFlags, replayNeeds
+	}
 	if len(flags) == 0 {
-		return Invocation{}, &failure{harness.ReasonUnsupportedBuild, "this simulator build has no `blis run` command"}
+		return Invocation{}, &failure{harness.ReasonUnsupportedBuild, "this simulator build has no `blis " + command + "` command"}
 	}
 	var missing []string
-	for _, f := range runNeeds {
+	for _, f := range needs {
 		if !flags.Has(f) {
 			missing = append(missing, "--"+f)
 		}
 	}
 	if len(missing) > 0 {
-		return Invocation{}, &failure{harness.ReasonUnsupportedBuild, "this build's `blis run` lacks " + strings.Join(missing, ", ")}
+		return Invocation{}, &failure{harness.ReasonUnsupportedBuild, "this build's `blis " + command + "` lacks " + strings.Join(missing, ", ")}
 	}
+	dep, err := deploymentArgs(r, flags, s.Catalog, s.Build.DataDir)
+	if err != nil {
+		return Invocation{}, err
+	}
+	args := append([]string{command}, dep...)
 	if r.Workload.Trace != nil {
-		return Invocation{}, &failure{ReasonTraceRefused, "trace workloads are not run by this version of the leaderboard"}
+		return planTrace(r, flags, args)
 	}
+	return planRun(r, flags, args)
+}
+
+// deploymentArgs checks that the model has a config (in the catalog or the
+// build's model_configs/) and returns the deployment's flags.
+func deploymentArgs(r Run, flags harness.Flags, catalog, dataDir string) ([]string, error) {
 	c := r.Candidate.normalized()
 	short := harness.ModelShortName(c.Model)
 	inCatalog := catalog != "" && fileExists(filepath.Join(catalog, "models", short, "config.json"))
@@ -92,7 +116,7 @@ func Plan(r Run, flags harness.Flags, catalog, dataDir string) (Invocation, erro
 		if catalog != "" {
 			where = "the catalog (models/" + short + "/config.json) or " + where
 		}
-		return Invocation{}, &failure{harness.ReasonUnknownModel, fmt.Sprintf("no model config for %s in %s; the simulator would try to download one", c.Model, where)}
+		return nil, &failure{harness.ReasonUnknownModel, fmt.Sprintf("no model config for %s in %s; the simulator would try to download one", c.Model, where)}
 	}
 	dep := harness.SimDeployment{Model: c.Model, Hardware: c.Hardware, TP: c.TP, DP: c.DP}
 	if e := c.Engine; e != nil {
@@ -114,22 +138,26 @@ func Plan(r Run, flags harness.Flags, catalog, dataDir string) (Invocation, erro
 	if inCatalog {
 		dep.Catalog = catalog
 	}
-	depArgs, err := harness.DeploymentArgs(flags, dep)
+	args, err := harness.DeploymentArgs(flags, dep)
 	if err != nil {
-		return Invocation{}, &failure{harness.ReasonUnsupportedBuild, err.Error()}
+		return nil, &failure{harness.ReasonUnsupportedBuild, err.Error()}
 	}
-	for i, a := range depArgs {
+	for i, a := range args {
 		if catalog != "" && strings.HasPrefix(a, catalog) {
-			depArgs[i] = CatalogDirPlaceholder + strings.TrimPrefix(a, catalog)
+			args[i] = CatalogDirPlaceholder + strings.TrimPrefix(a, catalog)
 		}
 	}
-	args := append([]string{"run"}, depArgs...)
 	if c.Replicas > 1 {
 		if !flags.Has("num-instances") {
-			return Invocation{}, &failure{harness.ReasonUnsupportedBuild, fmt.Sprintf("%d replicas: this build's `blis run` has no --num-instances", c.Replicas)}
+			return nil, &failure{harness.ReasonUnsupportedBuild, fmt.Sprintf("%d replicas: this build has no --num-instances", c.Replicas)}
 		}
 		args = append(args, "--num-instances", strconv.Itoa(c.Replicas))
 	}
+	return args, nil
+}
+
+// planRun completes a `blis run` command for a distribution workload.
+func planRun(r Run, flags harness.Flags, args []string) (Invocation, error) {
 	w := r.Workload
 	inv := Invocation{}
 	switch r.Load.Arrival {
@@ -156,7 +184,7 @@ func Plan(r Run, flags harness.Flags, catalog, dataDir string) (Invocation, erro
 		inv.Inputs = map[string]string{WorkloadSpecFile: spec}
 		args = append(args, "--workload-spec", RunDirPlaceholder+"/"+WorkloadSpecFile)
 	default:
-		return Invocation{}, &failure{harness.ReasonUnsupportedBuild, "load " + r.Load.Arrival + " is not run by this version of the leaderboard"}
+		return Invocation{}, &failure{harness.ReasonUnsupportedBuild, "load " + r.Load.Arrival + " needs a trace workload"}
 	}
 	args = append(args, "--num-requests", strconv.Itoa(w.Requests), "--seed", strconv.FormatInt(*w.Seed, 10))
 	for _, t := range []struct {
@@ -212,9 +240,13 @@ func fileExists(p string) bool {
 // computed values, or a failed result with the reason and the simulator's
 // message. It never returns a number it could not read from BLIS.
 func (s *Sim) Run(ctx context.Context, r Run) *Result {
-	inv, err := Plan(r, s.RunFlags, s.Catalog, s.Build.DataDir)
+	inv, err := s.Plan(r)
 	if err != nil {
-		return s.failed(r, Invocation{Args: []string{"run"}}, err)
+		command := "run"
+		if r.Workload.Trace != nil {
+			command = "replay"
+		}
+		return s.failed(r, Invocation{Args: []string{command}}, err)
 	}
 	return s.Execute(ctx, r, inv)
 }
@@ -237,6 +269,12 @@ func (s *Sim) Execute(ctx context.Context, r Run, inv Invocation) *Result {
 	args := make([]string, len(inv.Args))
 	for i, a := range inv.Args {
 		a = strings.ReplaceAll(a, RunDirPlaceholder, dir)
+		if strings.Contains(a, TracesDirPlaceholder) {
+			if s.TracesDir == "" {
+				return s.failed(r, inv, &failure{harness.ReasonRunError, "the command replays a stored trace, but no traces directory is set"})
+			}
+			a = strings.ReplaceAll(a, TracesDirPlaceholder, s.TracesDir)
+		}
 		if strings.Contains(a, CatalogDirPlaceholder) {
 			if s.Catalog == "" {
 				return s.failed(r, inv, &failure{harness.ReasonRunError, "the command needs a catalog (--catalog)"})
