@@ -324,7 +324,7 @@ func runLeaderboardVerify(ctx context.Context, args []string, getenv func(string
 	}
 	fmt.Fprintln(stdout, strings.Join(lines, "\n"))
 	if nDiff > 0 {
-		return &exitError{code: 1, err: fmt.Errorf("leaderboard verify: %d of %d results did not reproduce (BLIS is deterministic: this is a bug)", nDiff, len(todo))}
+		return fmt.Errorf("leaderboard verify: %d of %d results did not reproduce (BLIS is deterministic: this is a bug)", nDiff, len(todo))
 	}
 	fmt.Fprintf(stdout, "verified: %d results reproduce exactly\n", len(todo))
 	return nil
