@@ -130,6 +130,9 @@ func resolvePlan(ctx context.Context, gh releaseRefs, req planRequest) (planResu
 		res.last, res.lastID = last.Inputs, last.Snapshot
 	}
 	res.changes = nightly.Changes(res.last, res.plan)
+	if res.last == nil && res.lastID != "" {
+		res.changes = []string{fmt.Sprintf("the last snapshot %s recorded no inputs (published before plans existed)", res.lastID)}
+	}
 	return res, nil
 }
 
