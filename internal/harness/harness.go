@@ -161,6 +161,7 @@ func Score(ctx context.Context, o Options) (*Result, error) {
 		Catalog:  o.CatalogVersion,
 		Registry: o.RegistryVersion,
 	}
+	notPassed(&prov, caps)
 	sum, err := report.Summarize(points, prov, o.Shard)
 	if err != nil {
 		return nil, fmt.Errorf("score: %w", err)
@@ -352,5 +353,29 @@ func progressPrinter(w io.Writer, total int, now func() time.Time) func(bool) {
 			eta = (time.Duration(float64(el) / float64(done) * float64(total-done))).Round(time.Second).String()
 		}
 		fmt.Fprintf(w, "progress: %d/%d points (%d scored), %s elapsed, ~%s left\n", done, total, scored, el.Round(time.Second), eta)
+	}
+}
+
+// notPassed drops from prov the catalog and registry the build could not
+// take (neither of its commands has a flag for them) and says so in
+// NotPassed: the figures record only the data the simulator was given.
+func notPassed(prov *report.Provenance, caps Capabilities) {
+	takes := func(names ...string) bool {
+		for _, f := range []Flags{caps.Replay, caps.Run} {
+			for _, n := range names {
+				if f.Has(n) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	if c := prov.Catalog; c != nil && !takes("catalog", "model-config-folder") {
+		prov.NotPassed = append(prov.NotPassed, fmt.Sprintf("catalog %s %s: this build takes no --catalog or --model-config-folder", c.Name, c.Version))
+		prov.Catalog = nil
+	}
+	if r := prov.Registry; r != nil && !takes("registry") {
+		prov.NotPassed = append(prov.NotPassed, fmt.Sprintf("registry %s %s: this build takes no --registry", r.Name, r.Version))
+		prov.Registry = nil
 	}
 }

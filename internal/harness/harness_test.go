@@ -464,3 +464,28 @@ func FuzzParseHarnessCommit(f *testing.F) {
 		}
 	})
 }
+
+// TestNotPassed: the catalog and registry are recorded only when the build
+// has a flag to take them; otherwise the provenance says they were not
+// passed, and why.
+func TestNotPassed(t *testing.T) {
+	t.Parallel()
+	cat := &report.DataVersion{Name: "catalog x", Version: "v1"}
+	reg := &report.DataVersion{Name: "registry y", Version: "v2"}
+	prov := report.Provenance{Catalog: cat, Registry: reg}
+	notPassed(&prov, Capabilities{Replay: ParseFlags("  --model-config-folder string\n  --model string\n")})
+	if prov.Catalog != cat || prov.Registry != nil || len(prov.NotPassed) != 1 ||
+		prov.NotPassed[0] != "registry registry y v2: this build takes no --registry" {
+		t.Errorf("old build: catalog %v, registry %v, not passed %q", prov.Catalog, prov.Registry, prov.NotPassed)
+	}
+	prov = report.Provenance{Catalog: cat, Registry: reg}
+	notPassed(&prov, Capabilities{Run: ParseFlags("  --catalog string\n  --registry string\n")})
+	if prov.Catalog != cat || prov.Registry != reg || prov.NotPassed != nil {
+		t.Errorf("new build: %+v", prov)
+	}
+	prov = report.Provenance{Catalog: cat}
+	notPassed(&prov, Capabilities{})
+	if prov.Catalog != nil || len(prov.NotPassed) != 1 || !strings.Contains(prov.NotPassed[0], "catalog catalog x v1: this build takes no --catalog or --model-config-folder") {
+		t.Errorf("no flags: %+v", prov)
+	}
+}

@@ -139,6 +139,9 @@ func Provenance(s report.Summary) string {
 	fmt.Fprintf(&b, "- Ledger: %s\n", dataVersion(&p.Ledger))
 	fmt.Fprintf(&b, "- Catalog: %s\n", dataVersion(p.Catalog))
 	fmt.Fprintf(&b, "- Registry: %s\n", dataVersion(p.Registry))
+	for _, n := range p.NotPassed {
+		fmt.Fprintf(&b, "- Not passed to the simulator: %s\n", Cell(n))
+	}
 	fmt.Fprintf(&b, "- Shape: %s\n", Cell(s.ShapeDefinition))
 	fmt.Fprintf(&b, "- Label: **%s**\n", Cell(s.Label))
 	b.WriteString("\n</details>\n")

@@ -86,3 +86,23 @@ func TestHeadlineFallsBackToAll(t *testing.T) {
 		t.Errorf("fallback or label not stated:\n%s", md)
 	}
 }
+
+// TestProvenanceNotPassed: data the build could not take is listed, escaped,
+// and the summary carrying it validates against its schema.
+func TestProvenanceNotPassed(t *testing.T) {
+	t.Parallel()
+	s := sampleSummary(t, "measured", true)
+	s.Provenance.Registry = nil
+	s.Provenance.NotPassed = []string{"registry <r> v2: this build takes no --registry"}
+	md := Provenance(s)
+	if !strings.Contains(md, "- Not passed to the simulator: registry &lt;r&gt; v2: this build takes no --registry\n") {
+		t.Errorf("provenance:\n%s", md)
+	}
+	raw, err := report.EncodeJSON(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := report.ParseSummary(raw); err != nil {
+		t.Errorf("a summary with not_passed does not validate: %v", err)
+	}
+}

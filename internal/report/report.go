@@ -68,6 +68,10 @@ type Provenance struct {
 	Ledger    DataVersion  `json:"ledger"`
 	Catalog   *DataVersion `json:"catalog"`
 	Registry  *DataVersion `json:"registry"`
+	// NotPassed says which data the harness was given but the simulator
+	// build could not take (no flag for it), each with why; such data is
+	// not recorded as Catalog or Registry.
+	NotPassed []string `json:"not_passed,omitempty"`
 }
 
 // How the harness commit is known.
