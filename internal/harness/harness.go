@@ -314,6 +314,7 @@ func toPoint(u *ledger.Unit, i int, oc Outcome) report.Point {
 		Measured: metric.Measured(p.Measured),
 	}
 	rp.Driver = oc.Driver
+	rp.NotPassed = oc.NotPassed
 	if oc.Predicted != nil {
 		rp.Scored, rp.Predicted = true, oc.Predicted
 		return rp

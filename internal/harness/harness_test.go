@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
 	"math"
 	"os"
 	"path/filepath"
@@ -487,5 +488,26 @@ func TestNotPassed(t *testing.T) {
 	notPassed(&prov, Capabilities{})
 	if prov.Catalog != nil || len(prov.NotPassed) != 1 || !strings.Contains(prov.NotPassed[0], "catalog catalog x v1: this build takes no --catalog or --model-config-folder") {
 		t.Errorf("no flags: %+v", prov)
+	}
+}
+
+// TestNotPassedSettings: the ledger's settings no simulator flag takes are
+// listed per point; block_size only when the build has no flag for it.
+func TestNotPassedSettings(t *testing.T) {
+	t.Parallel()
+	l := testLedger(t, "ledger")
+	u := &l.Units[0]
+	u.Deployment.Precision.Value = "fp8"
+	u.Deployment.Engines.PrefixCaching = &ledger.Setting[bool]{Value: true}
+	u.Deployment.Engines.KVCacheDtype = &ledger.Setting[string]{Value: "fp8_e4m3"}
+	u.Deployment.Engines.BlockSize = &ledger.Setting[int]{Value: 32}
+	got := NotPassedSettings(ParseFlags("  --max-num-seqs int\n"), u, 0)
+	want := []string{"precision fp8", "prefix_caching true", "kv_cache_dtype fp8_e4m3", "block_size 32"}
+	if strings.Join(got, "; ") != strings.Join(want, "; ") {
+		t.Errorf("old build: %q, want %q", got, want)
+	}
+	got = NotPassedSettings(ParseFlags("  --block-size-in-tokens int\n"), u, 0)
+	if strings.Join(got, "; ") != strings.Join(want[:3], "; ") {
+		t.Errorf("build with a block size flag: %q, want %q", got, want[:3])
 	}
 }

@@ -57,6 +57,9 @@ type Outcome struct {
 	// Driver is the driver the point was run with ("" when it was not run:
 	// excluded in the ledger, or no driver fits).
 	Driver string
+	// NotPassed lists the ledger's settings of the point the simulator was
+	// not given (no flag for them), as "name value".
+	NotPassed []string
 }
 
 func notScored(reason, format string, args ...any) Outcome {
@@ -85,7 +88,34 @@ func (r *Runner) RunPoint(ctx context.Context, u *ledger.Unit, i int) Outcome {
 	}
 	oc := r.runWith(ctx, driver, u, i, trace)
 	oc.Driver = driver
+	flags := r.Caps.Replay
+	if driver == DriverRunClosedLoop {
+		flags = r.Caps.Run
+	}
+	oc.NotPassed = NotPassedSettings(flags, u, i)
 	return oc
+}
+
+// NotPassedSettings lists the settings of point i of u that a simulator
+// command with flags is not given, as "name value": the precision, prefix
+// caching and KV-cache dtype (no build takes them), and an optional engine
+// setting the build has no flag for.
+func NotPassedSettings(flags Flags, u *ledger.Unit, i int) []string {
+	var out []string
+	if p := u.Deployment.Precision.Value; p != "" {
+		out = append(out, "precision "+p)
+	}
+	s := u.Settings(i)
+	if s.PrefixCaching != nil {
+		out = append(out, fmt.Sprintf("prefix_caching %t", s.PrefixCaching.Value))
+	}
+	if s.KVCacheDtype != nil {
+		out = append(out, "kv_cache_dtype "+s.KVCacheDtype.Value)
+	}
+	if s.BlockSize != nil && flags.FlagFor("block_size") == "" {
+		out = append(out, "block_size "+intVal(s.BlockSize))
+	}
+	return out
 }
 
 func (r *Runner) runWith(ctx context.Context, driver string, u *ledger.Unit, i int, trace Trace) Outcome {

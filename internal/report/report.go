@@ -236,6 +236,9 @@ type Point struct {
 	// (replay-metrics, replay-results, run-closed-loop; see
 	// internal/harness), "" when it did not run it.
 	Driver string `json:"driver,omitempty"`
+	// NotPassed lists the ledger's settings of the point the simulator was
+	// not given (its build has no flag for them), as "name value".
+	NotPassed []string `json:"not_passed,omitempty"`
 	// Measured holds every metric the ledger has for the point; Predicted
 	// every metric the simulator's rows allow, nil (null) when not scored.
 	Measured  metric.Values `json:"measured"`
