@@ -127,7 +127,7 @@ func (nw *nightlyWorld) nightly(t *testing.T) (log, report string, ok bool) {
 	art := filepath.Join(nw.artifacts, fmt.Sprint(nw.runs))
 	gocache := strings.TrimSpace(harnesstest.Run(t, "", "go", "env", "GOCACHE"))
 	gomodcache := strings.TrimSpace(harnesstest.Run(t, "", "go", "env", "GOMODCACHE"))
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, nw.act, "schedule", "-W", nightlyWorkflow,
 		"-P", "ubuntu-latest=-self-hosted", "--no-cache-server",
