@@ -87,6 +87,11 @@ func TestActEndToEnd(t *testing.T) {
 			"--env", "GITHUB_API_URL="+strings.TrimSuffix(fake.URL(), "/"),
 			"--env", "GITHUB_REPOSITORY=octo/sim",
 			"--env", "HOME="+dir,
+			// The host's Go caches: the workflow builds the action, the
+			// pinned harness and the simulator, which need no network
+			// and no recompilation of what the host already built.
+			"--env", "GOMODCACHE="+goEnv(t, "GOMODCACHE"),
+			"--env", "GOCACHE="+goEnv(t, "GOCACHE"),
 		)
 		cmd.Dir = hdir
 		cmd.Env = append(os.Environ(), "ACT_DISABLE_VERSION_CHECK=1")
@@ -118,4 +123,14 @@ func TestActEndToEnd(t *testing.T) {
 	if n := fake.Calls("issues/update-comment"); n != 1 {
 		t.Errorf("update-comment called %d times, want 1", n)
 	}
+}
+
+// goEnv is `go env name` on the host.
+func goEnv(t *testing.T, name string) string {
+	t.Helper()
+	out, err := exec.Command("go", "env", name).Output()
+	if err != nil {
+		t.Fatalf("go env %s: %v", name, err)
+	}
+	return strings.TrimSpace(string(out))
 }
