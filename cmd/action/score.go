@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/inference-sim/accuracy-dashboard/corpus"
+	"github.com/inference-sim/accuracy-dashboard/internal/cachedir"
 	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
@@ -229,7 +230,7 @@ func extractBundledCatalog(cacheDir string, m ledger.Manifest) (string, *report.
 	}
 	dv := &report.DataVersion{Name: "blis-default catalog (bundled)", Version: m.Version, Digest: digest, Release: m.Release}
 	dir := filepath.Join(cacheDir, "catalog", strings.TrimPrefix(digest, "sha256:")[:16])
-	if _, err := harness.FillCacheDir(dir, func(tmp string) error { return os.CopyFS(tmp, cat) }); err != nil {
+	if _, err := cachedir.Fill(dir, func(tmp string) error { return os.CopyFS(tmp, cat) }); err != nil {
 		return "", nil, fmt.Errorf("bundled catalog: %w", err)
 	}
 	return dir, dv, nil

@@ -10,10 +10,10 @@ package bot
 import (
 	"context"
 	"errors"
-	"fmt"
-	"regexp"
 	"strings"
 	"time"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 )
 
 // Sentinel outcomes the GitHub interfaces report; callers branch on them
@@ -38,18 +38,13 @@ type Repo struct {
 // String returns "owner/name".
 func (r Repo) String() string { return r.Owner + "/" + r.Name }
 
-// repoRe is what GitHub allows in "owner/name": an account login (letters,
-// digits, hyphens; underscores for Enterprise Managed Users) and a
-// repository name (letters, digits, '.', '_', '-').
-var repoRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,38}/[A-Za-z0-9._-]{1,100}$`)
-
-// ParseRepo parses "owner/name", as GitHub spells repositories. It is the
-// one check of a repository name, for configuration and payloads alike.
+// ParseRepo parses "owner/name", as GitHub spells repositories
+// (ident.SplitRepo, the one check of a repository name).
 func ParseRepo(s string) (Repo, error) {
-	if !repoRe.MatchString(s) {
-		return Repo{}, fmt.Errorf("repository %q is not owner/name", s)
+	owner, name, err := ident.SplitRepo(s)
+	if err != nil {
+		return Repo{}, err
 	}
-	owner, name, _ := strings.Cut(s, "/")
 	return Repo{Owner: owner, Name: name}, nil
 }
 

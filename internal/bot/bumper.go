@@ -9,6 +9,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 )
 
 // BumpGitHub is what Bumper needs from GitHub.
@@ -51,11 +53,11 @@ type Bumper struct {
 
 // What happened to one repository.
 const (
-	OutcomeCreated   = "created"   // new branch and pull request
-	OutcomeUpdated   = "updated"   // existing bump pull request moved to this version
-	OutcomeUnchanged = "unchanged" // the bump pull request already says exactly this
-	OutcomeSkipped   = "skipped"   // see Reason
-	OutcomePlanned   = "planned"   // dry run
+	OutcomeCreated   = "created"    // new branch and pull request
+	OutcomeUpdated   = "updated"    // existing bump pull request moved to this version
+	OutcomeUnchanged = "unchanged"  // the bump pull request already says exactly this
+	OutcomeSkipped   = "skipped"    // see Reason
+	OutcomePlanned   = "planned"    // dry run
 	OutcomeNotBumped = "not bumped" // GitHub rate-limited the bump before this repository was done
 )
 
@@ -428,9 +430,5 @@ func (b *Bumper) openBump(ctx context.Context, repo Repo) (Pull, bool) {
 	return Pull{}, false
 }
 
-func short(sha string) string {
-	if len(sha) > 12 {
-		return sha[:12]
-	}
-	return sha
-}
+// short is a commit's short form (ident.Short).
+func short(c string) string { return ident.Short(c) }

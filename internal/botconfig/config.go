@@ -14,9 +14,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"gopkg.in/yaml.v3"
-
-	"github.com/inference-sim/accuracy-dashboard/internal/bot"
 )
 
 // Defaults.
@@ -287,7 +286,7 @@ func (c Config) Validate(mode Mode) error {
 		if v == "" && !required {
 			return
 		}
-		if _, err := bot.ParseRepo(v); err != nil {
+		if _, _, err := ident.SplitRepo(v); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", name, err))
 		}
 	}

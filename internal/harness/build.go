@@ -16,6 +16,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/cachedir"
 )
 
 // DefaultSimRepo is where the BLIS simulator lives.
@@ -82,7 +84,7 @@ func (b *Builder) Build(ctx context.Context, repo, ref string) (*Build, error) {
 	final := filepath.Join(b.CacheDir, "builds", commit)
 	bld.Binary = filepath.Join(final, "blis")
 	bld.DataDir = filepath.Join(final, "src")
-	cached, err := FillCacheDir(final, func(tmp string) error {
+	cached, err := cachedir.Fill(final, func(tmp string) error {
 		src := filepath.Join(tmp, "src")
 		if err := exportCommit(ctx, mirror, commit, src); err != nil {
 			return fmt.Errorf("export simulator %s (%s): %w", ref, commit, err)
@@ -133,7 +135,7 @@ func (b *Builder) mirror(ctx context.Context, repo string) (string, error) {
 	}
 	sum := sha256.Sum256([]byte(repo))
 	dir := filepath.Join(b.CacheDir, "repos", hex.EncodeToString(sum[:8])+".git")
-	cached, err := FillCacheDir(dir, func(tmp string) error {
+	cached, err := cachedir.Fill(dir, func(tmp string) error {
 		b.log().Info("cloning simulator repository", "repo", repo)
 		if _, err := Git(ctx, filepath.Dir(tmp), "clone", "--quiet", "--bare", repo, tmp); err != nil {
 			return fmt.Errorf("clone simulator repository %s (offline? pass --sim-repo with the path of a local clone): %w", repo, err)

@@ -7,10 +7,11 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 )
 
 var (
-	commitRe  = regexp.MustCompile(`^[0-9a-f]{40}$`)
 	releaseRe = regexp.MustCompile(`^v(\d+)\.(\d+)\.(\d+)$`)
 )
 
@@ -19,7 +20,7 @@ var (
 var ErrNotPinned = errors.New("not a release tag or a 40-hex commit")
 
 // IsCommit reports whether s is a full 40-hex (lowercase) commit id.
-func IsCommit(s string) bool { return commitRe.MatchString(s) }
+func IsCommit(s string) bool { return ident.IsCommit(s) }
 
 // IsReleaseTag reports whether s looks like a release tag: vMAJOR.MINOR.PATCH.
 func IsReleaseTag(s string) bool { return releaseRe.MatchString(s) }
@@ -63,7 +64,7 @@ func checkRefSyntax(ref string) error {
 	switch {
 	case ref == "":
 		return fmt.Errorf("simulator ref is empty: %w", ErrNotPinned)
-	case len(ref) == 40 && strings.ToLower(ref) != ref && commitRe.MatchString(strings.ToLower(ref)):
+	case len(ref) == 40 && strings.ToLower(ref) != ref && ident.IsCommit(strings.ToLower(ref)):
 		return fmt.Errorf("simulator ref %q: write the commit in lowercase hex", ref)
 	case strings.HasPrefix(ref, "-") || strings.ContainsAny(ref, " \t\n~^:?*[\\"):
 		return fmt.Errorf("simulator ref %q: %w", ref, ErrNotPinned)

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/jsonstrict"
 )
 
@@ -204,9 +205,5 @@ func NewestDump(tags []string) string {
 // ErrNoRelease is returned when a repository has no stable release tag.
 var ErrNoRelease = errors.New("no release tag vX.Y.Z")
 
-func short(c string) string {
-	if len(c) > 12 {
-		return c[:12]
-	}
-	return c
-}
+// short is a commit's short form (ident.Short).
+func short(c string) string { return ident.Short(c) }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"gopkg.in/yaml.v3"
 )
 
@@ -153,7 +154,7 @@ func BumpUses(src []byte, repo, tag, commit string) (out []byte, changed bool, e
 	return out, true, nil
 }
 
-func isSHA(s string) bool { return commitRe.MatchString(strings.ToLower(s)) && len(s) == 40 }
+func isSHA(s string) bool { return ident.IsCommit(strings.ToLower(s)) }
 
 // usesRef is a Uses with the node it was read from.
 type usesRef struct {

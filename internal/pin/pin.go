@@ -19,6 +19,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"gopkg.in/yaml.v3"
 )
 
@@ -83,8 +84,6 @@ func (e *Error) Error() string {
 }
 
 var (
-	commitRe = regexp.MustCompile(`^[0-9a-f]{40}$`)
-	hexRe    = regexp.MustCompile(`^[0-9a-fA-F]+$`)
 	// tagRe is a release tag: vMAJOR.MINOR.PATCH with an optional
 	// pre-release (-rc.1) and no build metadata.
 	tagRe       = regexp.MustCompile(`^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$`)
@@ -160,20 +159,8 @@ func CheckTag(tag string) error {
 }
 
 // CheckCommit reports whether commit is a full lowercase 40-hex commit id,
-// with an error saying why not.
-func CheckCommit(commit string) error {
-	switch {
-	case commit == "":
-		return errors.New("commit is empty")
-	case !hexRe.MatchString(commit):
-		return fmt.Errorf("%q is not a hexadecimal commit id", commit)
-	case len(commit) != 40:
-		return fmt.Errorf("%q has %d hex digits; want the full 40-digit commit id", commit, len(commit))
-	case !commitRe.MatchString(commit):
-		return fmt.Errorf("%q must be lowercase", commit)
-	}
-	return nil
-}
+// with an error saying why not (ident.CheckCommit).
+func CheckCommit(commit string) error { return ident.CheckCommit(commit) }
 
 // CheckRepository reports whether repo names a harness repository: owner/name,
 // an http(s), ssh or file URL, or a local path (absolute, or starting with ./

@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/cachedir"
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
-	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
@@ -46,7 +46,7 @@ func (k CacheKey) String() string {
 
 // Cache keeps harness results in a directory that actions/cache can save
 // and restore: Dir/results/<key>/ holds a result's summary.json, points.json
-// and summary.md. Entries are written atomically (harness.FillCacheDir) and
+// and summary.md. Entries are written atomically (cachedir.Fill) and
 // never modified.
 type Cache struct {
 	Dir string
@@ -76,7 +76,7 @@ func (c Cache) Lookup(key CacheKey) (string, Run, bool) {
 // Store copies the result in src into the cache under key. An entry that
 // already exists is left as it is.
 func (c Cache) Store(key CacheKey, src string) error {
-	if _, err := harness.FillCacheDir(c.entry(key), func(tmp string) error { return CopyResult(src, tmp) }); err != nil {
+	if _, err := cachedir.Fill(c.entry(key), func(tmp string) error { return CopyResult(src, tmp) }); err != nil {
 		return fmt.Errorf("cache: %w", err)
 	}
 	return nil

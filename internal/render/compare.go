@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
@@ -399,10 +400,7 @@ func commitCode(commit string) string {
 	if commit == "" {
 		commit = "unknown"
 	}
-	if len(commit) > 12 {
-		commit = commit[:12]
-	}
-	return code(commit)
+	return code(ident.Short(commit))
 }
 
 // codeToken is text that is safe inside a code span: a commit id, a digest.

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 	"github.com/inference-sim/accuracy-dashboard/internal/score"
 )
@@ -117,14 +118,12 @@ func Label(p Provenance) (string, []string) {
 	return LabelRelease, reasons
 }
 
+// short is a commit's short form (ident.Short), "(unknown)" for none.
 func short(c string) string {
-	if len(c) > 12 {
-		return c[:12]
-	}
 	if c == "" {
 		return "(unknown)"
 	}
-	return c
+	return ident.Short(c)
 }
 
 func tiers(ps []Point) Tiers {

@@ -1,4 +1,4 @@
-package harness
+package cachedir
 
 import (
 	"errors"
@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-func TestFillCacheDir(t *testing.T) {
+func TestFill(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	dir := filepath.Join(root, "builds", "abc")
@@ -16,10 +16,10 @@ func TestFillCacheDir(t *testing.T) {
 		calls++
 		return os.WriteFile(filepath.Join(tmp, "blis"), []byte("bin"), 0o755)
 	}
-	if cached, err := FillCacheDir(dir, fill); err != nil || cached {
+	if cached, err := Fill(dir, fill); err != nil || cached {
 		t.Fatalf("first fill: cached %v, err %v", cached, err)
 	}
-	if cached, err := FillCacheDir(dir, fill); err != nil || !cached || calls != 1 {
+	if cached, err := Fill(dir, fill); err != nil || !cached || calls != 1 {
 		t.Fatalf("second fill: cached %v, err %v, fill ran %d times; want a cache hit", cached, err, calls)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "blis")); string(b) != "bin" {
@@ -29,7 +29,7 @@ func TestFillCacheDir(t *testing.T) {
 	// A failed fill leaves neither the directory nor a temporary one behind.
 	bad := filepath.Join(root, "builds", "def")
 	boom := errors.New("boom")
-	if _, err := FillCacheDir(bad, func(tmp string) error { return boom }); !errors.Is(err, boom) {
+	if _, err := Fill(bad, func(tmp string) error { return boom }); !errors.Is(err, boom) {
 		t.Fatalf("failed fill: err %v", err)
 	}
 	entries, _ := os.ReadDir(filepath.Join(root, "builds"))
@@ -43,7 +43,7 @@ func TestFillCacheDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(stale, "HEAD"), []byte("old"), 0o644)
-	if cached, err := FillCacheDir(stale, fill); err != nil || cached {
+	if cached, err := Fill(stale, fill); err != nil || cached {
 		t.Fatalf("stale directory: cached %v, err %v; want a fresh fill", cached, err)
 	}
 	if _, err := os.Stat(filepath.Join(stale, "HEAD")); err == nil {

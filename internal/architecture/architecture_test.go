@@ -1,0 +1,273 @@
+package architecture
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/inference-sim/accuracy-dashboard"
+
+// external names a third-party module as the table writes it.
+var external = []struct{ prefix, name string }{
+	{"github.com/google/go-github/", "go-github"},
+	{"github.com/bradleyfalzon/ghinstallation/", "ghinstallation"},
+	{"github.com/golang-jwt/jwt/", "jwt"},
+	{"github.com/getkin/kin-openapi/", "kin-openapi"},
+	{"github.com/jackc/pgx/", "pgx"},
+	{"gopkg.in/yaml.v3", "yaml"},
+	{"github.com/santhosh-tekuri/jsonschema/", "jsonschema"},
+	{"github.com/google/go-cmp/", "go-cmp"},
+	{"github.com/sethvargo/go-githubactions", "go-githubactions"},
+	{"golang.org/x/mod/", "x/mod"},
+	{"golang.org/x/text/", "x/text"},
+}
+
+// graph maps a package (its path in the module: "internal/report", "cmd/bot",
+// "schemas") to the names of what it imports: a project package by its last
+// path element ("report"), a third-party module by its name in external.
+type graph map[string][]string
+
+// rule is one promise of docs/ARCHITECTURE.md about the import graph.
+type rule struct {
+	what string
+	// broken returns the imports of pkg that break the rule.
+	broken func(pkg string, imports []string) []string
+}
+
+// forbid is a rule: packages matching who import none of names.
+func forbid(what string, who func(pkg string) bool, names ...string) rule {
+	return rule{what, func(pkg string, imports []string) []string {
+		if !who(pkg) {
+			return nil
+		}
+		var bad []string
+		for _, n := range names {
+			if slices.Contains(imports, n) {
+				bad = append(bad, n)
+			}
+		}
+		return bad
+	}}
+}
+
+func is(names ...string) func(string) bool {
+	return func(pkg string) bool { return slices.Contains(names, pkg) }
+}
+
+func not(names ...string) func(string) bool {
+	return func(pkg string) bool { return !slices.Contains(names, pkg) }
+}
+
+// rules are the layering rules of docs/ARCHITECTURE.md.
+var rules = []rule{
+	forbid("only internal/github talks to GitHub (go-github, ghinstallation)", not("internal/github"), "go-github", "ghinstallation"),
+	forbid("only the wiring (cmd/*) uses the GitHub adapter", func(p string) bool { return !strings.HasPrefix(p, "cmd/") }, "github"),
+	forbid("only internal/inferencexdb (and its test helper) talks to PostgreSQL", not("internal/inferencexdb", "internal/inferencexdb/inferencexdbtest"), "pgx"),
+	forbid("only cmd/action talks to the Actions runner (go-githubactions)", not("cmd/action"), "go-githubactions"),
+	forbid("the pull-request core (prcheck) depends only on model packages", is("internal/prcheck"),
+		"harness", "importer", "ledger", "bot", "botconfig", "webhook", "nightly", "leaderboard", "inferencexdb", "github", "corpus"),
+	forbid("configuration (botconfig) does not import the bot's core or its server", is("internal/botconfig"), "bot", "webhook", "github"),
+	forbid("rendering is pure: no harness, importer, bot or disk", is("internal/render"), "harness", "importer", "bot", "prcheck", "diskio", "github", "webhook"),
+	forbid("the model packages do not import the harness, the flows or the edges", is("internal/report", "internal/metric", "internal/score", "internal/ledger", "internal/pin", "internal/ident", "internal/jsonstrict"),
+		"harness", "prcheck", "bot", "webhook", "render", "importer", "github"),
+}
+
+// check returns every broken rule of g, one line each, sorted.
+func check(g graph) []string {
+	var out []string
+	for pkg, imports := range g {
+		for _, r := range rules {
+			for _, bad := range r.broken(pkg, imports) {
+				out = append(out, fmt.Sprintf("%s imports %s: breaks %q", pkg, bad, r.what))
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// goList is the import graph of the module's packages (tests excluded).
+func goList(t *testing.T, root string) graph {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-json", "./...")
+	cmd.Dir = root
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, stderr.String())
+	}
+	g := graph{}
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for dec.More() {
+		var p struct {
+			ImportPath string
+			Imports    []string
+		}
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		pkg := strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, module), "/")
+		if pkg == "internal/architecture" {
+			continue
+		}
+		names := []string{}
+		for _, imp := range p.Imports {
+			if n, ok := name(t, imp); ok && !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+		sort.Strings(names)
+		g[pkg] = names
+	}
+	return g
+}
+
+// name is how the table names an import; false for the standard library.
+func name(t *testing.T, imp string) (string, bool) {
+	if rest, ok := strings.CutPrefix(imp, module+"/"); ok {
+		return rest[strings.LastIndex(rest, "/")+1:], true
+	}
+	for _, e := range external {
+		if strings.HasPrefix(imp, e.prefix) {
+			return e.name, true
+		}
+	}
+	if first, _, _ := strings.Cut(imp, "/"); strings.Contains(first, ".") {
+		t.Errorf("third-party import %s: give it a name in external (architecture_test.go) and the table", imp)
+		return imp, true
+	}
+	return "", false
+}
+
+var (
+	rowRe   = regexp.MustCompile("^\\| `([^`]+)` \\|.*\\| ([^|]*) \\|$")
+	parenRe = regexp.MustCompile(`\s*\([^)]*\)`)
+)
+
+// table reads the package table of docs/ARCHITECTURE.md: package → the
+// names of its "depends on" column ("—" for none; parenthesised notes are
+// dropped).
+func table(t *testing.T, path string) graph {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	g := graph{}
+	in := false
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "## "):
+			in = line == "## Packages"
+		case in:
+			m := rowRe.FindStringSubmatch(line)
+			if m == nil || m[1] == "package" {
+				continue
+			}
+			deps := []string{}
+			if col := strings.TrimSpace(parenRe.ReplaceAllString(m[2], "")); col != "—" {
+				for _, d := range strings.Split(col, ",") {
+					deps = append(deps, strings.TrimSpace(d))
+				}
+			}
+			sort.Strings(deps)
+			if _, dup := g[m[1]]; dup {
+				t.Errorf("%s: package %s has two rows", path, m[1])
+			}
+			g[m[1]] = deps
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// The package table of docs/ARCHITECTURE.md is the import graph: one row
+// per package, its "depends on" column exactly what it imports.
+func TestArchitectureTableIsTheImportGraph(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := goList(t, root)
+	doc := table(t, filepath.Join(root, "docs", "ARCHITECTURE.md"))
+	var pkgs []string
+	for p := range got {
+		pkgs = append(pkgs, p)
+	}
+	sort.Strings(pkgs)
+	for _, p := range pkgs {
+		want, ok := doc[p]
+		switch {
+		case !ok:
+			t.Errorf("docs/ARCHITECTURE.md has no row for package %s (it imports: %s)", p, orNone(got[p]))
+		case !slices.Equal(want, got[p]):
+			t.Errorf("docs/ARCHITECTURE.md: %s depends on %q, the table says %q", p, orNone(got[p]), orNone(want))
+		}
+	}
+	for p := range doc {
+		if _, ok := got[p]; !ok {
+			t.Errorf("docs/ARCHITECTURE.md has a row for %s, which is not a package", p)
+		}
+	}
+	for _, v := range check(got) {
+		t.Error(v)
+	}
+}
+
+func orNone(deps []string) string {
+	if len(deps) == 0 {
+		return "—"
+	}
+	return strings.Join(deps, ", ")
+}
+
+// Each rule fails when its forbidden import is added.
+func TestRulesCatchForbiddenImports(t *testing.T) {
+	t.Parallel()
+	clean := graph{
+		"internal/github":    {"ghinstallation", "go-github", "jwt"},
+		"internal/report":    {"diskio", "jsonstrict", "metric", "schemas", "score"},
+		"internal/prcheck":   {"cachedir", "diskio", "pin", "render", "report", "score"},
+		"internal/botconfig": {"ident", "yaml"},
+		"internal/render":    {"metric", "report"},
+		"cmd/bot":            {"bot", "github"},
+	}
+	if v := check(clean); len(v) != 0 {
+		t.Fatalf("a clean graph breaks rules: %v", v)
+	}
+	for _, tt := range []struct{ pkg, dep string }{
+		{"internal/report", "go-github"},
+		{"internal/report", "github"},
+		{"internal/prcheck", "harness"},
+		{"internal/botconfig", "bot"},
+		{"internal/render", "diskio"},
+		{"internal/report", "pgx"},
+		{"internal/render", "go-githubactions"},
+		{"internal/metric", "harness"},
+	} {
+		g := graph{}
+		for k, v := range clean {
+			g[k] = append([]string(nil), v...)
+		}
+		g[tt.pkg] = append(g[tt.pkg], tt.dep)
+		if v := check(g); len(v) == 0 || !strings.Contains(v[0], tt.pkg+" imports "+tt.dep) {
+			t.Errorf("%s importing %s: %v, want a broken rule", tt.pkg, tt.dep, v)
+		}
+	}
+}

@@ -1,0 +1,6 @@
+// Package architecture holds no code: its test checks the layering that
+// docs/ARCHITECTURE.md promises against the real import graph (`go list`):
+// the package table's "depends on" column is exactly what each package
+// imports, and the rules (one go-github adapter, a pure pull-request core,
+// configuration apart from the bot's core, ...) hold.
+package architecture

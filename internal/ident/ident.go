@@ -1,0 +1,60 @@
+// Package ident holds the one definition of the identifiers the project
+// passes around: a commit id (40 lowercase hex digits), its short form, and a
+// GitHub repository's "owner/name". Every check of these goes through here.
+package ident
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+var (
+	commitRe = regexp.MustCompile(`^[0-9a-f]{40}$`)
+	hexRe    = regexp.MustCompile(`^[0-9a-fA-F]+$`)
+	// repoRe is what GitHub allows in "owner/name": an account login
+	// (letters, digits, single '-', at most 39) and a repository name
+	// (letters, digits, '.', '_', '-').
+	repoRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,38}/[A-Za-z0-9._-]{1,100}$`)
+)
+
+// IsCommit reports whether s is a full commit id: 40 lowercase hex digits.
+func IsCommit(s string) bool { return commitRe.MatchString(s) }
+
+// CheckCommit is IsCommit with an error saying what is wrong.
+func CheckCommit(commit string) error {
+	switch {
+	case commit == "":
+		return errors.New("commit is empty")
+	case !hexRe.MatchString(commit):
+		return fmt.Errorf("%q is not a hexadecimal commit id", commit)
+	case len(commit) != 40:
+		return fmt.Errorf("%q has %d hex digits; want the full 40-digit commit id", commit, len(commit))
+	case !commitRe.MatchString(commit):
+		return fmt.Errorf("%q must be lowercase", commit)
+	}
+	return nil
+}
+
+// ShortLen is how many characters of a commit id or digest are shown.
+const ShortLen = 12
+
+// Short is the first ShortLen characters of a commit id (or any longer
+// string), the whole of a shorter one.
+func Short(commit string) string {
+	if len(commit) > ShortLen {
+		return commit[:ShortLen]
+	}
+	return commit
+}
+
+// SplitRepo splits "owner/name" as GitHub spells repositories, with an
+// error naming s when it is not one.
+func SplitRepo(s string) (owner, name string, err error) {
+	if !repoRe.MatchString(s) {
+		return "", "", fmt.Errorf("repository %q is not owner/name", s)
+	}
+	owner, name, _ = strings.Cut(s, "/")
+	return owner, name, nil
+}

@@ -1,0 +1,46 @@
+package ident
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestCommit(t *testing.T) {
+	t.Parallel()
+	good := strings.Repeat("ab12", 10)
+	if !IsCommit(good) || CheckCommit(good) != nil {
+		t.Errorf("%s refused", good)
+	}
+	for bad, why := range map[string]string{
+		"":                                "empty",
+		"v1.2.0":                          "not a hexadecimal",
+		"abc123":                          "6 hex digits",
+		strings.ToUpper(good):             "lowercase",
+		good + "0":                        "41 hex digits",
+		strings.Repeat("g", 40):           "not a hexadecimal",
+		"ab12ab12ab12ab12ab12ab12ab12ab1": "31 hex digits",
+	} {
+		err := CheckCommit(bad)
+		if IsCommit(bad) || err == nil || !strings.Contains(err.Error(), why) {
+			t.Errorf("CheckCommit(%q) = %v, want an error saying %q", bad, err, why)
+		}
+	}
+	if Short(good) != good[:12] || Short("abc") != "abc" {
+		t.Errorf("Short: %q, %q", Short(good), Short("abc"))
+	}
+}
+
+func TestSplitRepo(t *testing.T) {
+	t.Parallel()
+	for _, good := range []string{"octo/sim", "inference-sim/inference-sim", "a/b.c_d-e", "A1/.github"} {
+		o, n, err := SplitRepo(good)
+		if err != nil || o+"/"+n != good {
+			t.Errorf("SplitRepo(%q) = %q, %q, %v", good, o, n, err)
+		}
+	}
+	for _, bad := range []string{"", "octo", "octo/", "/sim", "octo/sim/extra", "-octo/sim", "octo/si m", strings.Repeat("o", 40) + "/sim", "octo/" + strings.Repeat("n", 101)} {
+		if _, _, err := SplitRepo(bad); err == nil || !strings.Contains(err.Error(), "not owner/name") {
+			t.Errorf("SplitRepo(%q) = %v, want refused", bad, err)
+		}
+	}
+}
