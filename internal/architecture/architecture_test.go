@@ -112,10 +112,19 @@ func goList(t *testing.T, root string) graph {
 	for dec.More() {
 		var p struct {
 			ImportPath string
+			Dir        string
+			GoFiles    []string
 			Imports    []string
 		}
 		if err := dec.Decode(&p); err != nil {
 			t.Fatal(err)
+		}
+		// Reading the sources here (not only in go list) lets go test's
+		// cache see them: an import added later reruns the test.
+		for _, f := range p.GoFiles {
+			if _, err := os.ReadFile(filepath.Join(p.Dir, f)); err != nil {
+				t.Fatal(err)
+			}
 		}
 		pkg := strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, module), "/")
 		if pkg == "internal/architecture" {

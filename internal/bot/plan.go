@@ -9,6 +9,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
+	"github.com/inference-sim/accuracy-dashboard/internal/textcut"
 )
 
 // Markers the bot leaves so that it recognizes its own work.
@@ -17,8 +18,9 @@ const (
 	BumpTrailer = "Accuracy-Bot: harness-bump"
 	// BumpMarker starts every bump pull request body.
 	BumpMarker = "<!-- accuracy-bot:harness-bump -->"
-	// MaxBodyChars is GitHub's limit on a pull request or comment body.
-	MaxBodyChars = 65536
+	// MaxBodyChars is GitHub's limit on a pull request or comment body
+	// (textcut.MaxGitHubBody).
+	MaxBodyChars = textcut.MaxGitHubBody
 )
 
 // WorkflowDir is where workflows are looked for `uses:` pins.
@@ -211,7 +213,7 @@ func bumpBody(plan BumpPlan, t Target) string {
 	// positive; it is clamped all the same.
 	budget := max(0, MaxBodyChars-len(head)-len(open)-len(tail)-200)
 	if len(notes) > budget {
-		notes = prefix(notes, budget) + fmt.Sprintf("\n\n> … release notes truncated; see %s/releases/tag/%s\n", repoURL, t.Tag)
+		notes = textcut.Prefix(notes, budget) + fmt.Sprintf("\n\n> … release notes truncated; see %s/releases/tag/%s\n", repoURL, t.Tag)
 	}
 	return head + open + notes + tail
 }

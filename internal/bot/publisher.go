@@ -14,11 +14,11 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/textcut"
 )
 
 // PublishGitHub is what Publisher needs from GitHub.
@@ -608,28 +608,9 @@ func RefusalComment(run Run, artifact string, reasons []string) string {
 // quote a whole document).
 const maxReasonBytes = 4000
 
-// cut shortens s to at most n bytes, on a rune boundary, marking the cut.
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return prefix(s, n-len(" …")) + " …"
-}
-
-// prefix returns the longest prefix of s of at most n bytes that ends on a
-// rune boundary.
-func prefix(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	if n <= 0 {
-		return ""
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
+// cut shortens s to at most n bytes, on a rune boundary, marking the cut
+// (textcut.Cut).
+func cut(s string, n int) string { return textcut.Cut(s, n) }
 
 // codeSpan quotes s as inline code; backticks and line breaks, which would
 // end the span, become ' and spaces.

@@ -2,15 +2,14 @@ package prcheck
 
 import (
 	"strings"
-	"unicode/utf8"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/textcut"
 )
 
 // Size limits GitHub enforces.
 const (
-	// MaxCommentBytes bounds a comment body. GitHub allows 65 536
-	// characters; bounding bytes keeps under that however characters are
-	// counted.
-	MaxCommentBytes = 65536
+	// MaxCommentBytes bounds a comment body (textcut.MaxGitHubBody).
+	MaxCommentBytes = textcut.MaxGitHubBody
 	// MaxStepSummaryBytes bounds what one step writes to $GITHUB_STEP_SUMMARY.
 	MaxStepSummaryBytes = 1 << 20
 )
@@ -27,9 +26,9 @@ func Truncate(s string, limit int, note string) string {
 	const closeDetails = "\n</details>\n"
 	room := limit - len(tail) - len(closeDetails)
 	if room <= 0 {
-		return cutRunes(note, limit)
+		return textcut.Prefix(note, limit)
 	}
-	cut := cutRunes(s, room)
+	cut := textcut.Prefix(s, room)
 	if i := strings.LastIndexByte(cut, '\n'); i > 0 {
 		cut = cut[:i]
 	}
@@ -37,16 +36,4 @@ func Truncate(s string, limit int, note string) string {
 		cut += closeDetails
 	}
 	return cut + tail
-}
-
-// cutRunes returns the longest prefix of s of at most n bytes that does not
-// split a UTF-8 sequence.
-func cutRunes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }

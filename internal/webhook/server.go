@@ -35,6 +35,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/textcut"
 )
 
 // Header names GitHub sends with every delivery.
@@ -407,12 +409,13 @@ func accept(h Handler, d Delivery) (job *Job, reason string, err error) {
 	return h.Accept(d)
 }
 
-// cut shortens an untrusted header value for a log line.
+// cut shortens an untrusted header value for a log line, on a rune
+// boundary (textcut.Prefix).
 func cut(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return s[:n] + "…"
+	return textcut.Prefix(s, n) + "…"
 }
 
 // payloadHead is what the server reads from every payload, for logging.
