@@ -3,17 +3,13 @@ package harness
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 )
 
-var (
-	releaseRe = regexp.MustCompile(`^v(\d+)\.(\d+)\.(\d+)$`)
-)
+var ()
 
 // ErrNotPinned is returned for a simulator ref that is neither a tag nor a
 // full commit: a branch moves, so figures from it could not be regenerated.
@@ -22,8 +18,9 @@ var ErrNotPinned = errors.New("not a release tag or a 40-hex commit")
 // IsCommit reports whether s is a full 40-hex (lowercase) commit id.
 func IsCommit(s string) bool { return ident.IsCommit(s) }
 
-// IsReleaseTag reports whether s looks like a release tag: vMAJOR.MINOR.PATCH.
-func IsReleaseTag(s string) bool { return releaseRe.MatchString(s) }
+// IsReleaseTag reports whether s is a stable release tag: vMAJOR.MINOR.PATCH
+// (ident.IsStableRelease).
+func IsReleaseTag(s string) bool { return ident.IsStableRelease(s) }
 
 // NewestRelease returns the highest vX.Y.Z tag of tags by version order, or
 // "" when none is a release tag.
@@ -47,17 +44,7 @@ func ReleaseTags(tags []string) []string {
 	return rel
 }
 
-func versionLess(a, b string) bool {
-	ma, mb := releaseRe.FindStringSubmatch(a), releaseRe.FindStringSubmatch(b)
-	for k := 1; k <= 3; k++ {
-		x, _ := strconv.Atoi(ma[k])
-		y, _ := strconv.Atoi(mb[k])
-		if x != y {
-			return x < y
-		}
-	}
-	return a < b
-}
+func versionLess(a, b string) bool { return ident.CompareTags(a, b) < 0 }
 
 // checkRefSyntax refuses refs that can never be pinned, before any git work.
 func checkRefSyntax(ref string) error {

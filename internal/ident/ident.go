@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"golang.org/x/mod/semver"
 )
 
 var (
@@ -58,3 +60,25 @@ func SplitRepo(s string) (owner, name string, err error) {
 	owner, name, _ = strings.Cut(s, "/")
 	return owner, name, nil
 }
+
+// CheckTag reports whether tag is a release tag, vMAJOR.MINOR.PATCH with an
+// optional pre-release (semantic versioning, golang.org/x/mod/semver; no
+// build metadata, no leading zeros), with an error saying why not.
+func CheckTag(tag string) error {
+	if tag == "" {
+		return errors.New("tag is empty")
+	}
+	if !semver.IsValid(tag) || semver.Canonical(tag) != tag {
+		return fmt.Errorf("%q is not a release tag (want vMAJOR.MINOR.PATCH, e.g. v1.2.0); a branch or moving tag cannot be pinned because its figures could not be regenerated", tag)
+	}
+	return nil
+}
+
+// IsStableRelease reports whether tag is a release tag without a
+// pre-release: vMAJOR.MINOR.PATCH.
+func IsStableRelease(tag string) bool {
+	return CheckTag(tag) == nil && semver.Prerelease(tag) == ""
+}
+
+// CompareTags orders release tags by semantic version: -1, 0 or +1.
+func CompareTags(a, b string) int { return semver.Compare(a, b) }

@@ -44,3 +44,20 @@ func TestSplitRepo(t *testing.T) {
 		}
 	}
 }
+
+func TestTags(t *testing.T) {
+	t.Parallel()
+	for tag, stable := range map[string]bool{"v1.2.0": true, "v0.7.15": true, "v10.0.1": true, "v1.2.0-rc.1": false, "v2.0.0-beta": false} {
+		if err := CheckTag(tag); err != nil || IsStableRelease(tag) != stable {
+			t.Errorf("%s: CheckTag %v, stable %v; want a release tag, stable %v", tag, err, IsStableRelease(tag), stable)
+		}
+	}
+	for _, bad := range []string{"", "1.2.0", "v1.2", "v1", "v1.2.0+build", "v01.2.0", "main", "v1.2.0-", "v1.2.0-rc..1", "V1.2.0"} {
+		if CheckTag(bad) == nil || IsStableRelease(bad) {
+			t.Errorf("%q accepted as a release tag", bad)
+		}
+	}
+	if CompareTags("v0.10.0", "v0.9.9") != 1 || CompareTags("v1.0.0-rc.1", "v1.0.0") != -1 || CompareTags("v1.2.3", "v1.2.3") != 0 {
+		t.Error("CompareTags does not order by version")
+	}
+}

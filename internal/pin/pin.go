@@ -84,9 +84,6 @@ func (e *Error) Error() string {
 }
 
 var (
-	// tagRe is a release tag: vMAJOR.MINOR.PATCH with an optional
-	// pre-release (-rc.1) and no build metadata.
-	tagRe       = regexp.MustCompile(`^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$`)
 	ownerNameRe = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$`)
 )
 
@@ -147,16 +144,8 @@ func parse(src []byte, name string) (Pin, []field, error) {
 }
 
 // CheckTag reports whether tag is a release tag (vMAJOR.MINOR.PATCH with an
-// optional pre-release), with an error saying why not.
-func CheckTag(tag string) error {
-	if tag == "" {
-		return errors.New("tag is empty")
-	}
-	if !tagRe.MatchString(tag) {
-		return fmt.Errorf("%q is not a release tag (want vMAJOR.MINOR.PATCH, e.g. v1.2.0); a branch or moving tag cannot be pinned because its figures could not be regenerated", tag)
-	}
-	return nil
-}
+// optional pre-release), with an error saying why not (ident.CheckTag).
+func CheckTag(tag string) error { return ident.CheckTag(tag) }
 
 // CheckCommit reports whether commit is a full lowercase 40-hex commit id,
 // with an error saying why not (ident.CheckCommit).
