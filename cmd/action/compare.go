@@ -44,7 +44,7 @@ func runCompare(_ context.Context, args []string, _ func(string) string, stdout,
 		fs.Usage()
 		return errUsageShown
 	}
-	var runs [2]prcheck.Run
+	var runs [2]report.Run
 	var names [2]string
 	for i, arg := range fs.Args() {
 		dir, name, err := resolveRun(arg, *dashboard)
@@ -55,7 +55,7 @@ func runCompare(_ context.Context, args []string, _ func(string) string, stdout,
 		if err != nil {
 			return fmt.Errorf("compare: run %s: %w", arg, err)
 		}
-		runs[i], names[i] = prcheck.Run{Summary: s, Points: p}, name
+		runs[i], names[i] = report.Run{Summary: s, Points: p}, name
 	}
 	_, err := io.WriteString(stdout, render.CompareMarkdown(prcheck.CompareRuns(runs[0], runs[1], names[0], names[1])))
 	return err

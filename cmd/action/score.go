@@ -157,7 +157,7 @@ func runScore(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	md := render.Summary(res.Summary)
 	if o.out != "" {
-		if err := report.Write(o.out, report.Output{Summary: res.Summary, Points: res.Points, Markdown: md}); err != nil {
+		if err := report.Write(o.out, report.Output{Run: res.Run, Markdown: md}); err != nil {
 			return fmt.Errorf("score: write %s: %w", o.out, err)
 		}
 		log.Info("wrote outputs", "dir", o.out)
@@ -274,14 +274,14 @@ func runMerge(ctx context.Context, args []string, getenv func(string) string, st
 		if err != nil {
 			return fmt.Errorf("merge: %w", err)
 		}
-		parts = append(parts, report.Part{Name: dir, Summary: s, Points: p})
+		parts = append(parts, report.Part{Name: dir, Run: report.Run{Summary: s, Points: p}})
 	}
 	s, p, err := report.Merge(parts)
 	if err != nil {
 		return err
 	}
 	md := render.Summary(s)
-	if err := report.Write(*out, report.Output{Summary: s, Points: p, Markdown: md}); err != nil {
+	if err := report.Write(*out, report.Output{Run: report.Run{Summary: s, Points: p}, Markdown: md}); err != nil {
 		return fmt.Errorf("merge: write %s: %w", *out, err)
 	}
 	_, err = io.WriteString(stdout, md)

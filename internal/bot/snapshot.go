@@ -350,7 +350,7 @@ func comparePage(prev PreviousSnapshot, s report.Summary, points []byte, id stri
 	if err != nil {
 		return nil, false
 	}
-	c := prcheck.CompareRuns(prcheck.Run{Summary: ps, Points: pp}, prcheck.Run{Summary: s, Points: cur}, prev.ID, id)
+	c := prcheck.CompareRuns(report.Run{Summary: ps, Points: pp}, report.Run{Summary: s, Points: cur}, prev.ID, id)
 	return []byte(render.CompareMarkdown(c)), true
 }
 

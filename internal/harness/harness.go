@@ -81,10 +81,9 @@ type Options struct {
 
 // Result is one scoring run.
 type Result struct {
-	Summary report.Summary
-	Points  []report.Point
-	Build   *Build
-	Caps    Capabilities
+	report.Run
+	Build *Build
+	Caps  Capabilities
 }
 
 // Score runs the whole pipeline. It fails, rather than return figures, when
@@ -169,7 +168,7 @@ func Score(ctx context.Context, o Options) (*Result, error) {
 	if sum.Coverage.CorpusPoints != len(jobs) {
 		return nil, fmt.Errorf("score: coverage does not balance: %d points accounted for, %d in the corpus selection", sum.Coverage.CorpusPoints, len(jobs))
 	}
-	return &Result{Summary: sum, Points: report.SortPoints(points), Build: bld, Caps: caps}, nil
+	return &Result{Run: report.Run{Summary: sum, Points: report.SortPoints(points)}, Build: bld, Caps: caps}, nil
 }
 
 func prebuilt(bin, dataDir string) (*Build, error) {

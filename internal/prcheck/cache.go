@@ -61,14 +61,14 @@ func (c Cache) entry(key CacheKey) string { return filepath.Join(c.Dir, "results
 // read with ReadRun, and whether there is one. An entry is used only when
 // its files are all present and valid and its summary names the key's
 // harness and simulator commits.
-func (c Cache) Lookup(key CacheKey) (string, Run, bool) {
+func (c Cache) Lookup(key CacheKey) (string, report.Run, bool) {
 	dir := c.entry(key)
 	if _, err := os.Stat(filepath.Join(dir, report.MarkdownFile)); err != nil {
-		return "", Run{}, false
+		return "", report.Run{}, false
 	}
 	r, err := ReadRun(dir)
 	if p := r.Summary.Provenance; err != nil || p.Harness.Commit != key.HarnessCommit || p.Simulator.Commit != key.SimCommit {
-		return "", Run{}, false
+		return "", report.Run{}, false
 	}
 	return dir, r, true
 }
@@ -118,10 +118,10 @@ func readSummary(path string) (report.Summary, error) {
 // fields are errors), the coverage balanced and the points the ones the
 // summary counts. It is the one way results enter prcheck, whether the
 // harness just wrote them or they come from an untrusted run's artifact.
-func ReadRun(dir string) (Run, error) {
+func ReadRun(dir string) (report.Run, error) {
 	s, pts, err := report.Read(dir)
 	if err != nil {
-		return Run{}, fmt.Errorf("read result: %w", err)
+		return report.Run{}, fmt.Errorf("read result: %w", err)
 	}
-	return Run{Summary: s, Points: pts}, nil
+	return report.Run{Summary: s, Points: pts}, nil
 }

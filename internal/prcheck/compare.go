@@ -20,12 +20,6 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/score"
 )
 
-// Run is one harness run's output.
-type Run struct {
-	Summary report.Summary
-	Points  []report.Point
-}
-
 // MaxMovers is how many points the comparison lists as moving most.
 const MaxMovers = 10
 
@@ -45,7 +39,7 @@ var tiers = []struct {
 // in list order), then the secondary metrics' in the same order; a metric
 // the head summary does not hold (a version 1 summary has no secondary
 // metric) has no row.
-func Compare(head Run, base *Run) render.Comparison {
+func Compare(head report.Run, base *report.Run) render.Comparison {
 	c := render.Comparison{Head: head.Summary}
 	if base != nil {
 		s := base.Summary
@@ -83,7 +77,7 @@ func Compare(head Run, base *Run) render.Comparison {
 
 // CompareRuns compares run b against run a, named for display ("B − A"): the
 // comparison `action compare` prints and the dashboard's compare pages show.
-func CompareRuns(a, b Run, nameA, nameB string) render.Comparison {
+func CompareRuns(a, b report.Run, nameA, nameB string) render.Comparison {
 	c := Compare(b, &a)
 	c.Title = fmt.Sprintf("Simulator accuracy: %s → %s", nameA, nameB)
 	c.BaseName, c.HeadName = nameA, nameB

@@ -19,7 +19,7 @@ import (
 //	          base: a1 20, a2 5,  a4 30, r1 10, x1 40
 //	measured_resolved common {a1,a2,r1}: head (10+20+0)/3 = 10, base (20+5+10)/3 = 35/3
 //	all common {a1,a2,r1,x1}: head 70/4 = 17.5, base 75/4 = 18.75
-func comparePair(t *testing.T) (Run, Run) {
+func comparePair(t *testing.T) (report.Run, report.Run) {
 	t.Helper()
 	head := mkRun(t, headSHA,
 		pt{"a1", "measured", 1, 100, 10, 110, 10},
@@ -239,7 +239,7 @@ func TestCompareGroupsAndOneSided(t *testing.T) {
 
 // withE2E adds a measured and a predicted mean E2E latency to every scored
 // point of r (prediction = measurement × factor) and summarizes it again.
-func withE2E(t *testing.T, r Run, factor float64) Run {
+func withE2E(t *testing.T, r report.Run, factor float64) report.Run {
 	t.Helper()
 	for i := range r.Points {
 		p := &r.Points[i]

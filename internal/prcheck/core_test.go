@@ -206,7 +206,7 @@ func TestReadPRCapsSize(t *testing.T) {
 
 func TestPlanMerge(t *testing.T) {
 	t.Parallel()
-	shardRun := func(k, n int) Run {
+	shardRun := func(k, n int) report.Run {
 		r := mkRun(t, headSHA, pt{"a1", "measured", 1, 100, 10, 110, 10})
 		r.Summary.Shard = &report.Shard{Index: k, Count: n}
 		return r

@@ -139,7 +139,7 @@ func (f *Flow) RunPR(ctx context.Context, pr PR, baseline bool, shard *report.Sh
 	if cached {
 		notes = append(notes, "Head result reused from the cache (same harness, simulator commit and data).")
 	}
-	var base *Run
+	var base *report.Run
 	if baseline {
 		dir := filepath.Join(f.OutDir, "base")
 		b, cached, err := f.score(ctx, "base", pr.BaseSHA, shard, dir)
@@ -229,7 +229,7 @@ func (f *Flow) RunComment(ctx context.Context, reportDir, headSHA string, prs Pu
 
 // readResults reads the head result in out.HeadDir and, when out.BaseDir is
 // set, the base result, each checked by readChecked.
-func (f *Flow) readResults(out Outcome, pr PR) (Run, *Run, error) {
+func (f *Flow) readResults(out Outcome, pr PR) (report.Run, *report.Run, error) {
 	head, err := f.readChecked(out.HeadDir, pr.HeadSHA)
 	if err != nil {
 		return head, nil, err
@@ -247,7 +247,7 @@ func (f *Flow) readResults(out Outcome, pr PR) (Run, *Run, error) {
 // report compares the checked results head and base (nil: no baseline),
 // renders, writes comparison.md and the job summary, comments, and applies
 // the thresholds.
-func (f *Flow) report(ctx context.Context, out Outcome, head Run, base *Run, notes []string, pr PR) (Outcome, error) {
+func (f *Flow) report(ctx context.Context, out Outcome, head report.Run, base *report.Run, notes []string, pr PR) (Outcome, error) {
 	out.Head = head.Summary
 	c := Compare(head, base)
 	out.Verdict = Evaluate(c, f.Thresholds)
@@ -284,7 +284,7 @@ func (f *Flow) report(ctx context.Context, out Outcome, head Run, base *Run, not
 
 // readChecked reads a result with ReadRun and checks it is for sim (when
 // known) and, when a pin is in force, from the pinned harness commit.
-func (f *Flow) readChecked(dir, sim string) (Run, error) {
+func (f *Flow) readChecked(dir, sim string) (report.Run, error) {
 	r, err := ReadRun(dir)
 	if err != nil {
 		return r, err
@@ -348,11 +348,11 @@ func (f *Flow) post(ctx context.Context, number int, markdown string) (url strin
 
 // score produces a result in dir, from the cache when it holds one, and
 // returns it read and checked.
-func (f *Flow) score(ctx context.Context, what, sim string, shard *report.Shard, dir string) (r Run, cached bool, err error) {
+func (f *Flow) score(ctx context.Context, what, sim string, shard *report.Shard, dir string) (r report.Run, cached bool, err error) {
 	key := f.Key
 	key.SimCommit, key.Shard = sim, shard.String()
 	if err := os.RemoveAll(dir); err != nil {
-		return Run{}, false, err
+		return report.Run{}, false, err
 	}
 	if f.Cache != nil {
 		if src, r, ok := f.Cache.Lookup(key); ok {
@@ -368,10 +368,10 @@ func (f *Flow) score(ctx context.Context, what, sim string, shard *report.Shard,
 	err = f.Scorer.Score(ctx, sim, shard, dir)
 	f.Log.EndGroup()
 	if err != nil {
-		return Run{}, false, fmt.Errorf("score %s %s: %w", what, sim, err)
+		return report.Run{}, false, fmt.Errorf("score %s %s: %w", what, sim, err)
 	}
 	if r, err = f.readChecked(dir, sim); err != nil {
-		return Run{}, false, fmt.Errorf("score %s: %w", what, err)
+		return report.Run{}, false, fmt.Errorf("score %s: %w", what, err)
 	}
 	if f.Cache != nil {
 		if err := f.Cache.Store(key, dir); err != nil {

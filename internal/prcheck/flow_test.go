@@ -14,11 +14,11 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
-// fakeScorer writes the canned Run of each simulator commit and fails the
+// fakeScorer writes the canned report.Run of each simulator commit and fails the
 // test on a commit it was not given.
 type fakeScorer struct {
 	t      *testing.T
-	runs   map[string]Run
+	runs   map[string]report.Run
 	fail   map[string]error
 	scored []string
 	merged [][]string
@@ -183,7 +183,7 @@ func newFlow(t *testing.T, sc Scorer, cm Commenter) (*Flow, *recordLog, *strings
 
 func canned(t *testing.T) *fakeScorer {
 	head, base := comparePair(t)
-	return &fakeScorer{t: t, runs: map[string]Run{headSHA: head, baseSHA: base}}
+	return &fakeScorer{t: t, runs: map[string]report.Run{headSHA: head, baseSHA: base}}
 }
 
 var pr = PR{Number: 7, HeadSHA: headSHA, BaseSHA: baseSHA}

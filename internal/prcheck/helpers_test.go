@@ -23,9 +23,9 @@ type pt struct {
 	pttf, ptp float64
 }
 
-// mkRun builds a Run of simulator commit sim whose summary is
+// mkRun builds a report.Run of simulator commit sim whose summary is
 // report.Summarize of its points, as the harness writes it.
-func mkRun(t *testing.T, sim string, pts ...pt) Run {
+func mkRun(t *testing.T, sim string, pts ...pt) report.Run {
 	t.Helper()
 	var points []report.Point
 	for _, p := range pts {
@@ -48,14 +48,14 @@ func mkRun(t *testing.T, sim string, pts ...pt) Run {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Run{Summary: sum, Points: report.SortPoints(points)}
+	return report.Run{Summary: sum, Points: report.SortPoints(points)}
 }
 
-// writeRun writes a Run as a harness result directory with report.Write,
+// writeRun writes a report.Run as a harness result directory with report.Write,
 // which checks it against the schemas.
-func writeRun(t *testing.T, dir string, r Run) {
+func writeRun(t *testing.T, dir string, r report.Run) {
 	t.Helper()
-	if err := report.Write(dir, report.Output{Summary: r.Summary, Points: r.Points, Markdown: "| table |\n"}); err != nil {
+	if err := report.Write(dir, report.Output{Run: r, Markdown: "| table |\n"}); err != nil {
 		t.Fatal(err)
 	}
 }

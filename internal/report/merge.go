@@ -9,9 +9,8 @@ import (
 // Part is the output of one shard.
 type Part struct {
 	// Name says where the part came from (a directory), for errors.
-	Name    string
-	Summary Summary
-	Points  []Point
+	Name string
+	Run
 }
 
 // Merge combines the outputs of the shards of one run into the summary and

@@ -15,10 +15,17 @@ const (
 	MarkdownFile = "summary.md"
 )
 
-// Output is one run's complete result.
+// Run is one harness run's result, the one "summary + points" type: what
+// the harness returns, what Write writes and Read reads, one shard of a
+// merge, one side of a comparison.
+type Run struct {
+	Summary Summary
+	Points  []Point
+}
+
+// Output is one run's complete result: its figures and their Markdown.
 type Output struct {
-	Summary  Summary
-	Points   []Point
+	Run
 	Markdown string
 }
 

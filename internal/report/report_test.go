@@ -116,7 +116,7 @@ func TestWriteValidatesAndRoundTrips(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	if err := Write(dir, Output{Summary: s, Points: pts, Markdown: "# x\n"}); err != nil {
+	if err := Write(dir, Output{Run: Run{Summary: s, Points: pts}, Markdown: "# x\n"}); err != nil {
 		t.Fatal(err)
 	}
 	s2, p2, err := Read(dir)
@@ -139,7 +139,7 @@ func TestWriteValidatesAndRoundTrips(t *testing.T) {
 	bad := s
 	bad.Provenance.Harness.Commit = "not-a-commit"
 	dir2 := t.TempDir()
-	if err := Write(dir2, Output{Summary: bad, Points: pts}); err == nil || !strings.Contains(err.Error(), "summary.json") {
+	if err := Write(dir2, Output{Run: Run{Summary: bad, Points: pts}}); err == nil || !strings.Contains(err.Error(), "summary.json") {
 		t.Fatalf("invalid summary: err = %v, want a schema error naming summary.json", err)
 	}
 	if entries, _ := os.ReadDir(dir2); len(entries) != 0 {
@@ -200,7 +200,7 @@ func TestSummarizeScoresEachMetricWhereMeasured(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Write(t.TempDir(), Output{Summary: s, Points: pts}); err != nil {
+	if err := Write(t.TempDir(), Output{Run: Run{Summary: s, Points: pts}}); err != nil {
 		t.Errorf("a summary of every metric does not validate: %v", err)
 	}
 }
