@@ -13,6 +13,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
+	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 )
 
@@ -146,33 +147,50 @@ func problemsError(cmd, dir string, probs []leaderboard.Problem) error {
 	return fmt.Errorf("%s: %d problem(s) in %s:\n%s", cmd, len(probs), dir, strings.Join(lines, "\n"))
 }
 
-const leaderboardValidateUsage = `Usage: action leaderboard validate [--runs runs.yaml] [--results DIR] [--sim COMMIT]
+const leaderboardValidateUsage = `Usage: action leaderboard validate [--runs runs.yaml] [--results DIR] [--sim COMMIT | --pin FILE]
 
 Checks the declaration (schema, ids) and the results: each result's schema
 and digest (a result edited by hand fails), its filing (results/<group>/<run>.json
 matches the ids inside), that every declared run has a result and every
 result a declaration, that each result ran the declaration as it is now,
 that a group's results were offered the same work, and, with --sim, drift:
-results that ran on another simulator commit. Prints every problem, named;
-exit status 1 on any.
+results that ran on another simulator commit. With --pin, the pin file's
+simulator/catalog pair instead: a result that ran on neither member is drift,
+one that shares exactly one member is a half-moved pin, and a catalog pinned
+as a path (relative to the working directory, the repository root) must still
+hash to its pinned digest. Prints every problem, named; exit status 1 on any.
 
-Example:
+Examples:
   action leaderboard validate --runs leaderboard/runs.yaml --sim f90a1e3a6787da17c2cd463dab6fb2660b1b1760
+  action leaderboard validate --runs leaderboard/runs.yaml --pin .github/accuracy-harness.yaml
 
 Flags:
 `
 
-func runLeaderboardValidate(_ context.Context, args []string, stdout, stderr io.Writer) error {
+func runLeaderboardValidate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("leaderboard validate", flag.ContinueOnError)
 	runs := fs.String("runs", "runs.yaml", "the run declaration `file` (e.g. --runs leaderboard/runs.yaml)")
 	results := fs.String("results", "", "the results `directory` (default: results/ beside --runs)")
 	sim := fs.String("sim", "", "the pinned simulator `commit` (40 hex): results that ran on another are listed as drift (e.g. --sim f90a1e3a6787da17c2cd463dab6fb2660b1b1760)")
+	pinFile := fs.String("pin", "", "the pin `file` whose leaderboard simulator/catalog pair the results must have run on (e.g. --pin .github/accuracy-harness.yaml)")
 	if help, err := parseFlags(fs, leaderboardValidateUsage, args, stdout, stderr); help || err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "leaderboard validate: unexpected argument %q\n", fs.Arg(0))
 		return errUsageShown
+	}
+	if *sim != "" && *pinFile != "" {
+		fmt.Fprintln(stderr, "leaderboard validate: give --sim or --pin, not both (the pin file names the simulator)")
+		return errUsageShown
+	}
+	var pair *pin.LeaderboardPair
+	if *pinFile != "" {
+		p, err := readLeaderboardPair(*pinFile)
+		if err != nil {
+			return fmt.Errorf("leaderboard validate: %w", err)
+		}
+		pair = &p
 	}
 	if *sim != "" && !harness.IsCommit(*sim) {
 		return fmt.Errorf("leaderboard validate: --sim %q: give the pinned simulator commit, 40 lowercase hex", *sim)
@@ -188,6 +206,13 @@ func runLeaderboardValidate(_ context.Context, args []string, stdout, stderr io.
 	res, probs, err := leaderboard.Check(d, os.DirFS(dir), *sim)
 	if err != nil {
 		return fmt.Errorf("leaderboard validate: read %s: %w", dir, err)
+	}
+	if pair != nil {
+		more, err := pinPairProblems(ctx, *pair, *pinFile, ".", res)
+		if err != nil {
+			return fmt.Errorf("leaderboard validate: %w", err)
+		}
+		probs = append(probs, more...)
 	}
 	if len(probs) > 0 {
 		return problemsError("leaderboard validate", dir, probs)

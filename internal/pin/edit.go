@@ -57,7 +57,7 @@ func SetHarness(src []byte, tag, commit string) ([]byte, error) {
 	got, err := Parse(out, "")
 	wantPin := old
 	wantPin.Harness.Tag, wantPin.Harness.Commit = tag, commit
-	if err != nil || got != wantPin {
+	if err != nil || !got.Equal(wantPin) {
 		// Cannot happen for the value forms scalarEdit accepts.
 		return nil, fmt.Errorf("set harness: edited file does not read back as intended (%v)", err)
 	}

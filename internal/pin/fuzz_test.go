@@ -27,6 +27,56 @@ func seedFiles(f *testing.F, dir string, add func(src []byte)) {
 	}
 }
 
+// FuzzSetLeaderboard moves the leaderboard pair of arbitrary pin files: no
+// input panics; a file Parse refuses is refused; an edit reads back as the
+// same pin with the pair moved, and changes at most the three pinned lines.
+func FuzzSetLeaderboard(f *testing.F) {
+	seedFiles(f, "set-leaderboard", func(src []byte) { f.Add(src) })
+	f.Add([]byte(harnessOK + "leaderboard:\n" + simOK + catOK))
+	f.Add([]byte(harnessOK + "leaderboard:\n" + simOK))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		before, perr := Parse(src, "pin.yaml")
+		next := LeaderboardPair{Simulator: Harness{Tag: "v9.9.9", Commit: simNew}, Catalog: LeaderboardCatalog{Digest: digestNew}}
+		if perr == nil && before.Leaderboard != nil && before.Leaderboard.Simulator.Tag == "" {
+			next.Simulator.Tag = ""
+		}
+		if perr == nil && before.Leaderboard != nil && before.Leaderboard.Catalog.Source == None {
+			next.Catalog.Digest = ""
+		}
+		out, err := SetLeaderboard(src, next)
+		if perr != nil {
+			if err == nil {
+				t.Fatalf("SetLeaderboard accepted a file Parse refuses (%v)", perr)
+			}
+			return
+		}
+		if err != nil {
+			return // no pair, a half move, or values that cannot be edited in place: refused
+		}
+		after, err := Parse(out, "pin.yaml")
+		want := before
+		moved := *before.Leaderboard
+		moved.Simulator.Tag, moved.Simulator.Commit, moved.Catalog.Digest = next.Simulator.Tag, next.Simulator.Commit, next.Catalog.Digest
+		want.Leaderboard = &moved
+		if err != nil || !after.Equal(want) {
+			t.Fatalf("edited file reads back as %+v (%v), want %+v", after, err, want)
+		}
+		a, b := bytes.Split(src, []byte("\n")), bytes.Split(out, []byte("\n"))
+		if len(a) != len(b) {
+			t.Fatalf("edit changed the line count from %d to %d", len(a), len(b))
+		}
+		changed := 0
+		for i := range a {
+			if !bytes.Equal(a[i], b[i]) {
+				changed++
+			}
+		}
+		if changed > 3 {
+			t.Fatalf("edit changed %d lines, want at most the tag, commit and digest lines", changed)
+		}
+	})
+}
+
 // FuzzSetHarness edits arbitrary pin files (consumer-controlled YAML): no
 // input panics; Parse and SetHarness agree on what is a valid pin file; an
 // edit keeps the line count and every line but the tag and commit lines,
@@ -51,7 +101,7 @@ func FuzzSetHarness(f *testing.F) {
 		after, err := Parse(out, "pin.yaml")
 		want := before
 		want.Harness.Tag, want.Harness.Commit = newTag, newCommit
-		if err != nil || after != want {
+		if err != nil || !after.Equal(want) {
 			t.Fatalf("edited file reads back as %+v (%v), want %+v", after, err, want)
 		}
 		a, b := bytes.Split(src, []byte("\n")), bytes.Split(out, []byte("\n"))

@@ -41,6 +41,9 @@ const (
 type Pin struct {
 	Harness Harness
 	Data    Data
+	// Leaderboard is the simulator/catalog pair the leaderboard runs with
+	// (nil when the file pins none). See LeaderboardPair.
+	Leaderboard *LeaderboardPair
 }
 
 // Harness is the pinned harness.
@@ -105,12 +108,15 @@ func parse(src []byte, name string) (Pin, []field, error) {
 		return Pin{}, nil, err
 	}
 	p := Pin{Data: Data{Ledger: Bundled, Catalog: Bundled, Registry: Bundled}}
+	leaderboardLine := 0
 	for _, f := range fields {
 		v := f.node.Value
 		bad := func(format string, a ...any) error {
 			return &Error{File: name, Line: f.node.Line, Msg: f.path + ": " + fmt.Sprintf(format, a...)}
 		}
 		switch f.path {
+		case "leaderboard":
+			p.Leaderboard, leaderboardLine = &LeaderboardPair{}, f.node.Line
 		case "harness.repository":
 			if err := CheckRepository(v); err != nil {
 				return Pin{}, nil, bad("%v", err)
@@ -126,6 +132,11 @@ func parse(src []byte, name string) (Pin, []field, error) {
 				return Pin{}, nil, bad("%v", err)
 			}
 			p.Harness.Commit = v
+		case "leaderboard.simulator.repository", "leaderboard.simulator.tag", "leaderboard.simulator.commit",
+			"leaderboard.catalog.source", "leaderboard.catalog.digest":
+			if err := p.Leaderboard.set(f.path, v); err != nil {
+				return Pin{}, nil, bad("%v", err)
+			}
 		case "data.ledger", "data.catalog", "data.registry":
 			if err := checkDataValue(v, f.path != "data.ledger"); err != nil {
 				return Pin{}, nil, bad("%v", err)
@@ -138,6 +149,11 @@ func parse(src []byte, name string) (Pin, []field, error) {
 			default:
 				p.Data.Registry = v
 			}
+		}
+	}
+	if p.Leaderboard != nil {
+		if err := p.Leaderboard.complete(); err != nil {
+			return Pin{}, nil, &Error{File: name, Line: leaderboardLine, Msg: err.Error()}
 		}
 	}
 	return p, fields, nil
@@ -227,41 +243,58 @@ func normalizeRepo(r string) string {
 	return r
 }
 
-// field is one scalar value of the pin file with its dotted path.
+// field is one value of the pin file with its dotted path: a single-line
+// scalar, or the key of a mapping (a path listed in allowedKeys) before its
+// own fields.
 type field struct {
 	path string
 	node *yaml.Node
 }
 
+// allowedKeys lists the keys of each mapping by its dotted path; a key whose
+// path is not listed here holds a single-line scalar.
 var allowedKeys = map[string][]string{
-	"":        {"harness", "data"},
-	"harness": {"repository", "tag", "commit"},
-	"data":    {"ledger", "catalog", "registry"},
+	"":                      {"harness", "data", "leaderboard"},
+	"harness":               {"repository", "tag", "commit"},
+	"data":                  {"ledger", "catalog", "registry"},
+	"leaderboard":           {"simulator", "catalog"},
+	"leaderboard.simulator": {"repository", "tag", "commit"},
+	"leaderboard.catalog":   {"source", "digest"},
 }
 
 // pinFields checks the document's structure and returns its scalar fields
 // in file order.
 func pinFields(doc *yaml.Node, name string) ([]field, error) {
-	root := doc.Content[0]
-	top, err := mappingEntries(root, "", name)
-	if err != nil {
-		return nil, err
-	}
 	var out []field
 	seen := map[string]bool{}
-	for _, kv := range top {
-		sub, err := mappingEntries(kv[1], kv[0].Value, name)
+	var walk func(n *yaml.Node, path string) error
+	walk = func(n *yaml.Node, path string) error {
+		entries, err := mappingEntries(n, path, name)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		for _, e := range sub {
-			path := kv[0].Value + "." + e[0].Value
-			if e[1].Kind != yaml.ScalarNode || e[1].Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
-				return nil, &Error{File: name, Line: e[1].Line, Msg: path + ": want a single-line value"}
+		for _, e := range entries {
+			sub := e[0].Value
+			if path != "" {
+				sub = path + "." + sub
 			}
-			seen[path] = true
-			out = append(out, field{path: path, node: e[1]})
+			if _, isMapping := allowedKeys[sub]; isMapping {
+				out = append(out, field{path: sub, node: e[0]}) // the key: its line
+				if err := walk(e[1], sub); err != nil {
+					return err
+				}
+				continue
+			}
+			if e[1].Kind != yaml.ScalarNode || e[1].Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
+				return &Error{File: name, Line: e[1].Line, Msg: sub + ": want a single-line value"}
+			}
+			seen[sub] = true
+			out = append(out, field{path: sub, node: e[1]})
 		}
+		return nil
+	}
+	if err := walk(doc.Content[0], ""); err != nil {
+		return nil, err
 	}
 	for _, req := range []string{"harness.repository", "harness.tag", "harness.commit"} {
 		if !seen[req] {
