@@ -29,22 +29,25 @@ func SetHarness(src []byte, tag, commit string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	wantPin := old
+	wantPin.Harness.Tag, wantPin.Harness.Commit = tag, commit
+	return setFields("set harness", src, fields, map[string]string{"harness.tag": tag, "harness.commit": commit}, wantPin)
+}
+
+// setFields returns src with the scalar fields named in values (dotted
+// paths) set, each in place with its quoting kept, and checks that the result
+// reads back as want. A field already at its value is left alone; with no
+// change src is returned as is. An error for a value that cannot be edited in
+// place is an *Error naming its line; op prefixes the others.
+func setFields(op string, src []byte, fields []field, values map[string]string, want Pin) ([]byte, error) {
 	lines := splitLines(src)
 	var edits []edit
 	for _, f := range fields {
-		var want string
-		switch f.path {
-		case "harness.tag":
-			want = tag
-		case "harness.commit":
-			want = commit
-		default:
+		v, ok := values[f.path]
+		if !ok || f.node.Value == v {
 			continue
 		}
-		if f.node.Value == want {
-			continue
-		}
-		e, err := scalarEdit(src, lines, f.node, want)
+		e, err := scalarEdit(src, lines, f.node, v)
 		if err != nil {
 			return nil, &Error{Line: f.node.Line, Msg: f.path + ": " + err.Error()}
 		}
@@ -54,12 +57,9 @@ func SetHarness(src []byte, tag, commit string) ([]byte, error) {
 		return src, nil
 	}
 	out := apply(src, edits)
-	got, err := Parse(out, "")
-	wantPin := old
-	wantPin.Harness.Tag, wantPin.Harness.Commit = tag, commit
-	if err != nil || !got.Equal(wantPin) {
+	if got, err := Parse(out, ""); err != nil || !got.Equal(want) {
 		// Cannot happen for the value forms scalarEdit accepts.
-		return nil, fmt.Errorf("set harness: edited file does not read back as intended (%v)", err)
+		return nil, fmt.Errorf("%s: edited file does not read back as intended (%v)", op, err)
 	}
 	return out, nil
 }

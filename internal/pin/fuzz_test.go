@@ -27,6 +27,23 @@ func seedFiles(f *testing.F, dir string, add func(src []byte)) {
 	}
 }
 
+// changedLines counts the lines an edit changed; a change of the line count
+// fails the test.
+func changedLines(t *testing.T, src, out []byte) int {
+	t.Helper()
+	a, b := bytes.Split(src, []byte("\n")), bytes.Split(out, []byte("\n"))
+	if len(a) != len(b) {
+		t.Fatalf("edit changed the line count from %d to %d", len(a), len(b))
+	}
+	changed := 0
+	for i := range a {
+		if !bytes.Equal(a[i], b[i]) {
+			changed++
+		}
+	}
+	return changed
+}
+
 // FuzzSetLeaderboard moves the leaderboard pair of arbitrary pin files: no
 // input panics; a file Parse refuses is refused; an edit reads back as the
 // same pin with the pair moved, and changes at most the three pinned lines.
@@ -61,16 +78,7 @@ func FuzzSetLeaderboard(f *testing.F) {
 		if err != nil || !after.Equal(want) {
 			t.Fatalf("edited file reads back as %+v (%v), want %+v", after, err, want)
 		}
-		a, b := bytes.Split(src, []byte("\n")), bytes.Split(out, []byte("\n"))
-		if len(a) != len(b) {
-			t.Fatalf("edit changed the line count from %d to %d", len(a), len(b))
-		}
-		changed := 0
-		for i := range a {
-			if !bytes.Equal(a[i], b[i]) {
-				changed++
-			}
-		}
+		changed := changedLines(t, src, out)
 		if changed > 3 {
 			t.Fatalf("edit changed %d lines, want at most the tag, commit and digest lines", changed)
 		}
@@ -104,16 +112,7 @@ func FuzzSetHarness(f *testing.F) {
 		if err != nil || !after.Equal(want) {
 			t.Fatalf("edited file reads back as %+v (%v), want %+v", after, err, want)
 		}
-		a, b := bytes.Split(src, []byte("\n")), bytes.Split(out, []byte("\n"))
-		if len(a) != len(b) {
-			t.Fatalf("edit changed the line count from %d to %d", len(a), len(b))
-		}
-		changed := 0
-		for i := range a {
-			if !bytes.Equal(a[i], b[i]) {
-				changed++
-			}
-		}
+		changed := changedLines(t, src, out)
 		if changed > 2 {
 			t.Fatalf("edit changed %d lines, want at most the tag and the commit lines", changed)
 		}

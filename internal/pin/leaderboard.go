@@ -211,38 +211,13 @@ func SetLeaderboard(src []byte, next LeaderboardPair) ([]byte, error) {
 	if err := CheckPairMove(cur, next); err != nil {
 		return nil, fmt.Errorf("set leaderboard: %w", err)
 	}
-	lines := splitLines(src)
-	var edits []edit
-	for _, f := range fields {
-		var want string
-		switch f.path {
-		case "leaderboard.simulator.tag":
-			want = next.Simulator.Tag
-		case "leaderboard.simulator.commit":
-			want = next.Simulator.Commit
-		case "leaderboard.catalog.digest":
-			want = next.Catalog.Digest
-		default:
-			continue
-		}
-		if f.node.Value == want {
-			continue
-		}
-		e, err := scalarEdit(src, lines, f.node, want)
-		if err != nil {
-			return nil, &Error{Line: f.node.Line, Msg: f.path + ": " + err.Error()}
-		}
-		edits = append(edits, e)
-	}
-	out := apply(src, edits)
-	got, err := Parse(out, "")
 	want := old
 	want.Leaderboard = &next
-	if err != nil || !got.Equal(want) {
-		// Cannot happen for the value forms scalarEdit accepts.
-		return nil, fmt.Errorf("set leaderboard: edited file does not read back as intended (%v)", err)
-	}
-	return out, nil
+	return setFields("set leaderboard", src, fields, map[string]string{
+		"leaderboard.simulator.tag":    next.Simulator.Tag,
+		"leaderboard.simulator.commit": next.Simulator.Commit,
+		"leaderboard.catalog.digest":   next.Catalog.Digest,
+	}, want)
 }
 
 // Equal reports whether two pins pin the same things.
