@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 )
 
 // LeaderboardPair is the leaderboard's pin: the simulator build every
@@ -128,30 +131,19 @@ func CheckPairMove(old, next LeaderboardPair) error {
 	switch {
 	case simMoved && !catMoved:
 		return fmt.Errorf("half-moved leaderboard pin: the simulator moves from %s to %s but the catalog stays at %s; the pair moves together (re-pin the catalog the new simulator is run with)",
-			short(old.Simulator.Commit), short(next.Simulator.Commit), catalogName(old.Catalog))
+			ident.Short(old.Simulator.Commit), ident.Short(next.Simulator.Commit), catalogName(old.Catalog))
 	case catMoved && !simMoved:
 		return fmt.Errorf("half-moved leaderboard pin: the catalog moves from %s to %s but the simulator stays at %s; the pair moves together (re-pin the simulator with it)",
-			catalogName(old.Catalog), catalogName(next.Catalog), short(old.Simulator.Commit))
+			catalogName(old.Catalog), catalogName(next.Catalog), ident.Short(old.Simulator.Commit))
 	}
 	return nil
-}
-
-func short(commit string) string {
-	if len(commit) > 12 {
-		return commit[:12]
-	}
-	return commit
 }
 
 func catalogName(c LeaderboardCatalog) string {
 	if c.Source == None {
 		return "none"
 	}
-	d := c.Digest
-	if len(d) > len("sha256:")+12 {
-		d = d[:len("sha256:")+12]
-	}
-	return c.Source + " (" + d + ")"
+	return c.Source + " (sha256:" + ident.Short(strings.TrimPrefix(c.Digest, "sha256:")) + ")"
 }
 
 // SetLeaderboard returns src with the leaderboard pair moved to next: the
