@@ -116,12 +116,18 @@ func burst(b *testing.B, maxBody int) []*burstRequest {
 		work = append(work, add("signed-work", "release", body, "release "+tag))
 	}
 	noiseKinds := []func(i int) (string, []byte){
-		func(i int) (string, []byte) { return "workflow_run", runOf(b, "requested", "other/repo", testPublishWorkflow, 9000+i) },
-		func(i int) (string, []byte) { return "workflow_run", runOf(b, "in_progress", "other/repo", testPublishWorkflow, 9000+i) },
+		func(i int) (string, []byte) {
+			return "workflow_run", runOf(b, "requested", "other/repo", testPublishWorkflow, 9000+i)
+		},
+		func(i int) (string, []byte) {
+			return "workflow_run", runOf(b, "in_progress", "other/repo", testPublishWorkflow, 9000+i)
+		},
 		func(i int) (string, []byte) {
 			return "workflow_run", runOf(b, "completed", testPublishRepo.String(), ".github/workflows/ci.yml", 9000+i)
 		},
-		func(i int) (string, []byte) { return "workflow_run", runOf(b, "completed", "other/repo", testPublishWorkflow, 9000+i) },
+		func(i int) (string, []byte) {
+			return "workflow_run", runOf(b, "completed", "other/repo", testPublishWorkflow, 9000+i)
+		},
 		func(i int) (string, []byte) { return "release", example(b, "release", "created", nil) },
 		func(i int) (string, []byte) { return "release", example(b, "release", "edited", nil) },
 		func(i int) (string, []byte) { return "release", example(b, "release", "prereleased", nil) },
@@ -341,4 +347,3 @@ func boolInt(v bool) int {
 	}
 	return 0
 }
-
