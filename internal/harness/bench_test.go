@@ -41,12 +41,10 @@ func BenchmarkHarnessOverhead(b *testing.B) {
 			o := benchOpts(b)
 			o.Jobs = jobs
 			ctx := context.Background()
-			res, err := Score(ctx, o) // warms the build cache; gives the build and drivers
-			if err != nil {
-				b.Fatal(err)
-			}
-			cmds := directCommands(b, o, res)
-			var harnessTime, directTime, lptTime time.Duration
+			bld, caps := benchBuild(b, o)
+			cmds := directCommands(b, o, bld, caps)
+			var harnessTime, directTime, lptTime, serial time.Duration
+			durations := make([]time.Duration, len(cmds))
 			b.ResetTimer()
 			for n := 0; n < b.N; n++ {
 				t0 := time.Now()
@@ -54,16 +52,46 @@ func BenchmarkHarnessOverhead(b *testing.B) {
 					b.Fatal(err)
 				}
 				harnessTime += time.Since(t0)
-				directTime += runDirect(res.Build, cmds, jobs, false)
-				lptTime += runDirect(res.Build, cmds, jobs, true)
+				directTime += runDirect(bld, cmds, jobs, false, durations)
+				lptTime += runDirect(bld, cmds, jobs, true, nil)
+				for _, d := range durations {
+					serial += d
+				}
+			}
+			costs := make([]float64, len(cmds))
+			secs := make([]float64, len(cmds))
+			for k, c := range cmds {
+				costs[k], secs[k] = c.cost, durations[k].Seconds()
 			}
 			b.ReportMetric(float64(len(cmds)), "runs")
 			b.ReportMetric(harnessTime.Seconds()/float64(b.N), "harness-s/op")
 			b.ReportMetric(directTime.Seconds()/float64(b.N), "direct-s/op")
 			b.ReportMetric(lptTime.Seconds()/float64(b.N), "direct-lpt-s/op")
 			b.ReportMetric(float64(harnessTime)/float64(directTime), "overhead-ratio")
+			// serial-s/op is the sum of the runs' own times: what --jobs 1
+			// would take at best; serial/harness is the speed-up of --jobs.
+			b.ReportMetric(serial.Seconds()/float64(b.N), "serial-s/op")
+			b.ReportMetric(float64(serial)/float64(harnessTime), "jobs-speedup")
+			// How well the expected cost orders the runs by their time
+			// (Spearman's rank correlation, 1 = the same order).
+			b.ReportMetric(spearman(costs, secs), "cost-time-rank-corr")
 		})
 	}
+}
+
+// benchBuild builds (or takes from the cache) and probes the simulator the
+// benchmark scores.
+func benchBuild(b *testing.B, o Options) (*Build, Capabilities) {
+	b.Helper()
+	bld, err := (&Builder{CacheDir: o.CacheDir}).Build(context.Background(), o.SimRepo, o.SimRef)
+	if err != nil {
+		b.Fatal(err)
+	}
+	caps, err := Probe(context.Background(), bld.Binary, bld.DataDir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return bld, caps
 }
 
 type directCommand struct {
@@ -73,9 +101,9 @@ type directCommand struct {
 
 // directCommands writes the input files of every point the harness runs and
 // returns the harness's own command lines for them, in corpus order.
-func directCommands(b *testing.B, o Options, res *Result) []directCommand {
+func directCommands(b *testing.B, o Options, bld *Build, caps Capabilities) []directCommand {
 	b.Helper()
-	runner := &Runner{Build: res.Build, Caps: res.Caps, Catalog: o.Catalog, Registry: o.Registry, WorkDir: b.TempDir()}
+	runner := &Runner{Build: bld, Caps: caps, Catalog: o.Catalog, Registry: o.Registry, WorkDir: b.TempDir()}
 	units, err := SelectUnits(o.Ledger.Units, o.Units)
 	if err != nil {
 		b.Fatal(err)
@@ -90,7 +118,7 @@ func directCommands(b *testing.B, o Options, res *Result) []directCommand {
 		if err != nil {
 			b.Fatal(err)
 		}
-		driver, _ := res.Caps.DriverFor(tr.ClosedLoop)
+		driver, _ := caps.DriverFor(tr.ClosedLoop)
 		if driver == DriverNone {
 			continue
 		}
@@ -107,10 +135,33 @@ func directCommands(b *testing.B, o Options, res *Result) []directCommand {
 	return cmds
 }
 
+// spearman is the rank correlation of x and y (no tie correction).
+func spearman(x, y []float64) float64 {
+	rank := func(v []float64) []float64 {
+		idx := pool.LongestFirst(v) // decreasing order
+		r := make([]float64, len(v))
+		for k, i := range idx {
+			r[i] = float64(k)
+		}
+		return r
+	}
+	rx, ry := rank(x), rank(y)
+	n := float64(len(x))
+	if n < 2 {
+		return 1
+	}
+	var d2 float64
+	for k := range rx {
+		d2 += (rx[k] - ry[k]) * (rx[k] - ry[k])
+	}
+	return 1 - 6*d2/(n*(n*n-1))
+}
+
 // runDirect runs the commands on `jobs` workers, in the given order or
-// longest first, and returns the wall time. Runs that fail (unknown GPU, a
-// model too big) fail as they do under the harness.
-func runDirect(bld *Build, cmds []directCommand, jobs int, longestFirst bool) time.Duration {
+// longest first, and returns the wall time; durations, when not nil,
+// receives each command's own time. Runs that fail (unknown GPU, a model too
+// big) fail as they do under the harness.
+func runDirect(bld *Build, cmds []directCommand, jobs int, longestFirst bool, durations []time.Duration) time.Duration {
 	order := make([]int, len(cmds))
 	for k := range order {
 		order[k] = k
@@ -132,7 +183,11 @@ func runDirect(bld *Build, cmds []directCommand, jobs int, longestFirst bool) ti
 			for k := range next {
 				cmd := exec.Command(bld.Binary, cmds[k].args...)
 				cmd.Dir = bld.DataDir
+				t0 := time.Now()
 				_ = cmd.Run()
+				if durations != nil {
+					durations[k] = time.Since(t0)
+				}
 			}
 		}()
 	}
