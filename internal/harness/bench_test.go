@@ -62,6 +62,7 @@ func BenchmarkHarnessOverhead(b *testing.B) {
 			secs := make([]float64, len(cmds))
 			for k, c := range cmds {
 				costs[k], secs[k] = c.cost, durations[k].Seconds()
+				b.Logf("run %2d: expected cost %.3g, %.2f s: %s", k, c.cost, secs[k], c.point)
 			}
 			b.ReportMetric(float64(len(cmds)), "runs")
 			b.ReportMetric(harnessTime.Seconds()/float64(b.N), "harness-s/op")
@@ -95,8 +96,9 @@ func benchBuild(b *testing.B, o Options) (*Build, Capabilities) {
 }
 
 type directCommand struct {
-	args []string
-	cost float64
+	args  []string
+	cost  float64
+	point string
 }
 
 // directCommands writes the input files of every point the harness runs and
@@ -130,7 +132,7 @@ func directCommands(b *testing.B, o Options, bld *Build, caps Capabilities) []di
 		if err != nil {
 			continue // the harness does not run it either
 		}
-		cmds = append(cmds, directCommand{args: args, cost: j.cost})
+		cmds = append(cmds, directCommand{args: args, cost: j.cost, point: u.PointID(i)})
 	}
 	return cmds
 }

@@ -95,30 +95,18 @@ func TestRealBLIS(t *testing.T) {
 					if p.Reason != ReasonDoesNotFit {
 						t.Errorf("%s: scored %v, reason %q; want %s", p.ID, p.Scored, p.Reason, ReasonDoesNotFit)
 					}
-				case p.Scored:
+				case p.Hardware == "H100" && strings.HasPrefix(p.Unit, "inferencex/gpt-oss-120b/"):
+					// gpt-oss-120b at TP4 and TP8 on H100: the closed-loop
+					// points both builds must score.
+					if !p.Scored {
+						t.Errorf("%s not scored: %s: %s", p.ID, p.Reason, p.Detail)
+					}
 					closedScored++
 				}
 			}
-			if want := wantClosedScored(units); closedScored < want {
-				t.Errorf("%d closed-loop points scored, want at least %d (gpt-oss-120b at TP4 and TP8 on H100)", closedScored, want)
-			}
+			t.Logf("%s: %d gpt-oss-120b H100 closed-loop points at TP4/TP8 scored", tc.ref, closedScored)
 		})
 	}
-}
-
-// wantClosedScored is how many closed-loop points of the selection both
-// builds must score: the 28 gpt-oss-120b H100 points at TP4 and TP8 of the
-// bundled corpus when the selection includes them all.
-func wantClosedScored(units []string) int {
-	if len(units) == 0 {
-		return 28
-	}
-	for _, u := range units {
-		if u == "inferencex/gpt-oss-120b/h100" || u == "inferencex/gpt-oss-120b/h100/*/*" {
-			return 28
-		}
-	}
-	return 0
 }
 
 type testWriter struct{ t *testing.T }
