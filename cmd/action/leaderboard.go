@@ -94,9 +94,8 @@ func runLeaderboardRender(_ context.Context, args []string, stdout, stderr io.Wr
 	if help, err := parseFlags(fs, leaderboardRenderUsage, args, stdout, stderr); help || err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "leaderboard render: unexpected argument %q\n", fs.Arg(0))
-		return errUsageShown
+	if err := noArgs(fs, stderr); err != nil {
+		return err
 	}
 	d, _, err := readDeclaration(*runs)
 	if err != nil {
@@ -176,9 +175,8 @@ func runLeaderboardValidate(ctx context.Context, args []string, stdout, stderr i
 	if help, err := parseFlags(fs, leaderboardValidateUsage, args, stdout, stderr); help || err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "leaderboard validate: unexpected argument %q\n", fs.Arg(0))
-		return errUsageShown
+	if err := noArgs(fs, stderr); err != nil {
+		return err
 	}
 	if *sim != "" && *pinFile != "" {
 		fmt.Fprintln(stderr, "leaderboard validate: give --sim or --pin, not both (the pin file names the simulator)")

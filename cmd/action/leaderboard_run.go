@@ -98,9 +98,8 @@ func runLeaderboardRun(ctx context.Context, args []string, getenv func(string) s
 	if help, err := parseFlags(fs, leaderboardRunUsage, args, stdout, stderr); help || err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "leaderboard run: unexpected argument %q\n", fs.Arg(0))
-		return errUsageShown
+	if err := noArgs(fs, stderr); err != nil {
+		return err
 	}
 	if sf.jobs < 1 {
 		return fmt.Errorf("leaderboard run: --jobs %d: must be at least 1", sf.jobs)
@@ -243,9 +242,8 @@ func runLeaderboardVerify(ctx context.Context, args []string, getenv func(string
 	if help, err := parseFlags(fs, leaderboardVerifyUsage, args, stdout, stderr); help || err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "leaderboard verify: unexpected argument %q\n", fs.Arg(0))
-		return errUsageShown
+	if err := noArgs(fs, stderr); err != nil {
+		return err
 	}
 	log, _ := sf.logger(stderr)
 	d, _, err := readDeclaration(*runsPath)

@@ -269,9 +269,8 @@ func runNightly(ctx context.Context, args []string, getenv func(string) string, 
 	if help, err := parseFlags(fs, nightlyPlanUsage, args[1:], stdout, stderr); help || err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "nightly plan: unexpected argument %q\n", fs.Arg(0))
-		return errUsageShown
+	if err := noArgs(fs, stderr); err != nil {
+		return err
 	}
 	if *pinFile == "" {
 		*pinFile = filepath.Join(*dashboard, filepath.FromSlash(pin.DefaultPath))

@@ -80,9 +80,8 @@ func parseScoreFlags(args []string, getenv func(string) string, stdout, stderr i
 	if err != nil {
 		return o, err
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "score: unexpected argument %q\n", fs.Arg(0))
-		return o, errUsageShown
+	if err := noArgs(fs, stderr); err != nil {
+		return o, err
 	}
 	if o.sim != "" && o.simBin != "" {
 		return o, cli.Usagef("score: give --sim or --sim-bin, not both")

@@ -35,3 +35,13 @@ func parseFlags(fs *flag.FlagSet, header string, args []string, stdout, stderr i
 	}
 	return false, nil
 }
+
+// noArgs refuses positional arguments left after the flags of a command that
+// takes none, naming the first: a usage error.
+func noArgs(fs *flag.FlagSet, stderr io.Writer) error {
+	if fs.NArg() == 0 {
+		return nil
+	}
+	fmt.Fprintf(stderr, "%s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
+	return errUsageShown
+}

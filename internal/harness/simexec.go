@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/textcut"
 )
 
 // SimError is a simulator run that gave no result: Reason is one of the
@@ -107,8 +109,8 @@ func simulatorMessage(stderr string) string {
 
 func oneLine(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 500 {
-		s = s[:500] + "…"
+	if p := textcut.Prefix(s, 500); p != s {
+		return p + "…"
 	}
 	return s
 }
