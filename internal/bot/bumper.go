@@ -291,7 +291,7 @@ func (b *Bumper) bumpRepo(ctx context.Context, repo Repo, t Target, id Identity)
 		}
 		if !OwnedByBot(head, id) {
 			out.Outcome = OutcomeSkipped
-			out.Reason = fmt.Sprintf("branch %s has commits not made by the bot (head %s); left alone", b.Cfg.Branch, short(branchSHA))
+			out.Reason = fmt.Sprintf("branch %s has commits not made by the bot (head %s); left alone", b.Cfg.Branch, ident.Short(branchSHA))
 			return out, nil
 		}
 		// A release delivered late must not move the branch back.
@@ -431,4 +431,3 @@ func (b *Bumper) openBump(ctx context.Context, repo Repo) (Pull, bool) {
 }
 
 // short is a commit's short form (ident.Short).
-func short(c string) string { return ident.Short(c) }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
@@ -50,10 +51,10 @@ func Gate(s report.Summary, h HarnessCheck) []string {
 	case report.HarnessCheckout:
 	case report.HarnessAssertion:
 		if !h.ReachableFromMain {
-			reasons = append(reasons, fmt.Sprintf("harness commit %s is asserted but not reachable from the harness's main branch", short(hc.Commit)))
+			reasons = append(reasons, fmt.Sprintf("harness commit %s is asserted but not reachable from the harness's main branch", ident.Short(hc.Commit)))
 		}
 		if h.ReleaseTag == "" {
-			reasons = append(reasons, fmt.Sprintf("harness commit %s is asserted but no release names it", short(hc.Commit)))
+			reasons = append(reasons, fmt.Sprintf("harness commit %s is asserted but no release names it", ident.Short(hc.Commit)))
 		}
 	default:
 		reasons = append(reasons, fmt.Sprintf("harness commit source %q is neither %q nor %q", hc.Source, report.HarnessCheckout, report.HarnessAssertion))

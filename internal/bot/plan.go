@@ -130,7 +130,7 @@ func PlanBump(files ConsumerFiles, t Target) (BumpPlan, error) {
 		src := files.Workflows[p]
 		uses, err := pin.FindUses(src)
 		if err != nil {
-			plan.Notes = append(plan.Notes, cut(fmt.Sprintf("%s left alone: %v", p, err), maxNoteBytes))
+			plan.Notes = append(plan.Notes, textcut.Cut(fmt.Sprintf("%s left alone: %v", p, err), maxNoteBytes))
 			continue
 		}
 		for _, u := range uses {
@@ -143,7 +143,7 @@ func PlanBump(files ConsumerFiles, t Target) (BumpPlan, error) {
 		}
 		out, changed, err := pin.BumpUses(src, t.Harness.String(), t.Tag, t.Commit)
 		if err != nil {
-			plan.Notes = append(plan.Notes, cut(fmt.Sprintf("%s left alone: %v", p, err), maxNoteBytes))
+			plan.Notes = append(plan.Notes, textcut.Cut(fmt.Sprintf("%s left alone: %v", p, err), maxNoteBytes))
 			continue
 		}
 		if changed {
@@ -179,7 +179,7 @@ func bumpBody(plan BumpPlan, t Target) string {
 	repoURL := web + "/" + t.Harness.String()
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n", BumpMarker)
-	fromTag := cut(plan.FromTag, maxTagBytes) // read from the consumer's files
+	fromTag := textcut.Cut(plan.FromTag, maxTagBytes) // read from the consumer's files
 	from := "an unknown version"
 	if fromTag != "" {
 		from = codeSpan(fromTag)
@@ -188,7 +188,7 @@ func bumpBody(plan BumpPlan, t Target) string {
 	b.WriteString("Files changed:\n")
 	var lines []string
 	for _, p := range plan.Paths() {
-		lines = append(lines, "- "+codeSpan(cut(p, maxPathBytes))+"\n")
+		lines = append(lines, "- "+codeSpan(textcut.Cut(p, maxPathBytes))+"\n")
 	}
 	writeLines(&b, lines, maxListBytes, "- … and %d more files\n")
 	b.WriteString("\n")
@@ -199,7 +199,7 @@ func bumpBody(plan BumpPlan, t Target) string {
 	}
 	lines = lines[:0]
 	for _, n := range plan.Notes {
-		lines = append(lines, fmt.Sprintf("> [!NOTE]\n> %s\n\n", cut(render.Cell(n), maxNoteBytes)))
+		lines = append(lines, fmt.Sprintf("> [!NOTE]\n> %s\n\n", textcut.Cut(render.Cell(n), maxNoteBytes)))
 	}
 	writeLines(&b, lines, maxListBytes, "> [!NOTE]\n> … and %d more files left alone (the bot's log lists them)\n\n")
 	head := b.String()

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
@@ -442,7 +443,7 @@ func (p *Publisher) checkHarness(ctx context.Context, s report.Summary) (Harness
 		check.ReachableFromMain, err = false, nil
 	}
 	if err != nil {
-		return check, fmt.Errorf("harness commit %s on %s: %w", short(h.Commit), main, err)
+		return check, fmt.Errorf("harness commit %s on %s: %w", ident.Short(h.Commit), main, err)
 	}
 	if h.Version == "" {
 		return check, nil
@@ -542,11 +543,11 @@ func PlanReasons(plan nightly.Plan, s report.Summary) []string {
 	sim, h := s.Provenance.Simulator, s.Provenance.Harness
 	if plan.Simulator.Release != sim.Tag || plan.Simulator.Commit != sim.Commit {
 		reasons = append(reasons, fmt.Sprintf("%s names simulator %s (%s) but the summary scored %s (%s)",
-			nightly.File, plan.Simulator.Release, short(plan.Simulator.Commit), sim.Tag, short(sim.Commit)))
+			nightly.File, plan.Simulator.Release, ident.Short(plan.Simulator.Commit), sim.Tag, ident.Short(sim.Commit)))
 	}
 	if plan.Harness.Commit != h.Commit || (h.Version != "" && plan.Harness.Release != h.Version) {
 		reasons = append(reasons, fmt.Sprintf("%s names harness %s (%s) but the summary was scored by %s (%s)",
-			nightly.File, plan.Harness.Release, short(plan.Harness.Commit), h.Version, short(h.Commit)))
+			nightly.File, plan.Harness.Release, ident.Short(plan.Harness.Commit), h.Version, ident.Short(h.Commit)))
 	}
 	return reasons
 }
@@ -561,7 +562,7 @@ func snapshotMessage(s report.Summary, id, source string) string {
 		harness = s.Provenance.Harness.Commit
 	}
 	msg := fmt.Sprintf("Publish accuracy snapshot %s\n\nSimulator %s (%s), %s, harness %s.\n",
-		id, s.Provenance.Simulator.Tag, short(s.Provenance.Simulator.Commit), strings.Join(data, ", "), harness)
+		id, s.Provenance.Simulator.Tag, ident.Short(s.Provenance.Simulator.Commit), strings.Join(data, ", "), harness)
 	if source != "" {
 		msg += "Source: " + source + "\n"
 	}
@@ -594,7 +595,7 @@ func RefusalComment(run Run, artifact string, reasons []string) string {
 	b.WriteString(" was refused:\n\n")
 	const room = 200 // for the truncation note
 	for i, r := range reasons {
-		line := fmt.Sprintf("- %s\n", cut(render.Cell(strings.TrimSpace(r)), maxReasonBytes))
+		line := fmt.Sprintf("- %s\n", textcut.Cut(render.Cell(strings.TrimSpace(r)), maxReasonBytes))
 		if b.Len()+len(line) > MaxBodyChars-room {
 			fmt.Fprintf(&b, "- … %d more reasons truncated; see the run's logs\n", len(reasons)-i)
 			break
@@ -610,7 +611,6 @@ const maxReasonBytes = 4000
 
 // cut shortens s to at most n bytes, on a rune boundary, marking the cut
 // (textcut.Cut).
-func cut(s string, n int) string { return textcut.Cut(s, n) }
 
 // codeSpan quotes s as inline code; backticks and line breaks, which would
 // end the span, become ' and spaces.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/jsonstrict"
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
@@ -189,7 +190,7 @@ func harnessLabel(h report.Harness) string {
 	if h.Version != "" {
 		return h.Version
 	}
-	return short(h.Commit)
+	return ident.Short(h.Commit)
 }
 
 // InputsOf is what a summary says it evaluated, for a run that carried no

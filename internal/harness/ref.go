@@ -3,13 +3,11 @@ package harness
 import (
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 )
-
-var ()
 
 // ErrNotPinned is returned for a simulator ref that is neither a tag nor a
 // full commit: a branch moves, so figures from it could not be regenerated.
@@ -36,15 +34,13 @@ func NewestRelease(tags []string) string {
 func ReleaseTags(tags []string) []string {
 	var rel []string
 	for _, t := range tags {
-		if IsReleaseTag(strings.TrimSpace(t)) {
-			rel = append(rel, strings.TrimSpace(t))
+		if t = strings.TrimSpace(t); IsReleaseTag(t) {
+			rel = append(rel, t)
 		}
 	}
-	sort.Slice(rel, func(i, j int) bool { return versionLess(rel[j], rel[i]) })
+	slices.SortFunc(rel, func(a, b string) int { return ident.CompareTags(b, a) })
 	return rel
 }
-
-func versionLess(a, b string) bool { return ident.CompareTags(a, b) < 0 }
 
 // checkRefSyntax refuses refs that can never be pinned, before any git work.
 func checkRefSyntax(ref string) error {

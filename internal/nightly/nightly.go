@@ -142,7 +142,7 @@ func Changes(last *Plan, now Plan) []string {
 		case s.old.Release != s.next.Release:
 			out = append(out, fmt.Sprintf("%s release %s → %s", s.name, s.old.Release, s.next.Release))
 		case s.old.Commit != s.next.Commit:
-			out = append(out, fmt.Sprintf("%s %s now names commit %s (was %s)", s.name, s.next.Release, short(s.next.Commit), short(s.old.Commit)))
+			out = append(out, fmt.Sprintf("%s %s now names commit %s (was %s)", s.name, s.next.Release, ident.Short(s.next.Commit), ident.Short(s.old.Commit)))
 		}
 	}
 	old := map[string]string{}
@@ -206,4 +206,3 @@ func NewestDump(tags []string) string {
 var ErrNoRelease = errors.New("no release tag vX.Y.Z")
 
 // short is a commit's short form (ident.Short).
-func short(c string) string { return ident.Short(c) }
