@@ -16,6 +16,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
+	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbrun"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
 	"github.com/inference-sim/accuracy-dashboard/internal/pool"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
@@ -176,7 +177,7 @@ func runLeaderboardRun(ctx context.Context, args []string, getenv func(string) s
 
 // prepareSim builds ref, probes its `run` and `replay` and resolves the
 // catalog; traces are stored in resultsDir's traces/.
-func prepareSim(ctx context.Context, b *harness.Builder, sf simFlags, ref string, id report.Harness, resultsDir string) (*leaderboard.Sim, func(), error) {
+func prepareSim(ctx context.Context, b *harness.Builder, sf simFlags, ref string, id report.Harness, resultsDir string) (*lbrun.Sim, func(), error) {
 	bld, err := b.Build(ctx, sf.simRepo, ref)
 	if err != nil {
 		return nil, nil, err
@@ -201,7 +202,7 @@ func prepareSim(ctx context.Context, b *harness.Builder, sf simFlags, ref string
 	if err != nil {
 		return nil, nil, err
 	}
-	return &leaderboard.Sim{Build: bld, RunFlags: flags, ReplayFlags: replay, TracesDir: traces, Catalog: cat, CatalogVersion: catVersion, Harness: id, Timeout: sf.timeout, WorkDir: work},
+	return &lbrun.Sim{Build: bld, RunFlags: flags, ReplayFlags: replay, TracesDir: traces, Catalog: cat, CatalogVersion: catVersion, Harness: id, Timeout: sf.timeout, WorkDir: work},
 		func() { os.RemoveAll(work) }, nil
 }
 
@@ -274,7 +275,7 @@ func runLeaderboardVerify(ctx context.Context, args []string, getenv func(string
 		todo = append(todo, res)
 	}
 	b := &harness.Builder{CacheDir: sf.cacheDir, Log: log}
-	sims := map[string]*leaderboard.Sim{}
+	sims := map[string]*lbrun.Sim{}
 	var lines []string
 	nDiff := 0
 	for _, rec := range todo {
@@ -297,10 +298,10 @@ func runLeaderboardVerify(ctx context.Context, args []string, getenv func(string
 	for i, rec := range todo {
 		runsOf[i] = rec.Declaration
 	}
-	pool.Run(ctx, sf.jobs, leaderboard.Costs(runsOf), func(ctx context.Context, i int) {
+	pool.Run(ctx, sf.jobs, lbrun.Costs(runsOf), func(ctx context.Context, i int) {
 		rec := todo[i]
 		s := sims[rec.Provenance.Simulator.Commit]
-		rerun := s.Execute(ctx, rec.Declaration, leaderboard.Invocation{Args: rec.Command[1:], Inputs: rec.Inputs})
+		rerun := s.Execute(ctx, rec.Declaration, lbrun.Invocation{Args: rec.Command[1:], Inputs: rec.Inputs})
 		// A re-run records the recorded tool (verify compares everything else).
 		rerun.Provenance.Harness = rec.Provenance.Harness
 		reruns[i] = rerun

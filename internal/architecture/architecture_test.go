@@ -40,24 +40,79 @@ type graph map[string][]string
 // rule is one promise of docs/ARCHITECTURE.md about the import graph.
 type rule struct {
 	what string
-	// broken returns the imports of pkg that break the rule.
-	broken func(pkg string, imports []string) []string
+	// broken returns the imports of pkg that break the rule: a name, or
+	// for an indirect dependency the chain "a → b → name".
+	broken func(g graph, pkg string) []string
 }
 
 // forbid is a rule: packages matching who import none of names.
 func forbid(what string, who func(pkg string) bool, names ...string) rule {
-	return rule{what, func(pkg string, imports []string) []string {
+	return rule{what, func(g graph, pkg string) []string {
 		if !who(pkg) {
 			return nil
 		}
 		var bad []string
 		for _, n := range names {
-			if slices.Contains(imports, n) {
+			if slices.Contains(g[pkg], n) {
 				bad = append(bad, n)
 			}
 		}
 		return bad
 	}}
+}
+
+// forbidReach is a rule: packages matching who depend on none of names,
+// directly or through any chain of the module's packages.
+func forbidReach(what string, who func(pkg string) bool, names ...string) rule {
+	return rule{what, func(g graph, pkg string) []string {
+		if !who(pkg) {
+			return nil
+		}
+		var bad []string
+		for _, n := range names {
+			if chain := g.path(pkg, n); chain != nil {
+				bad = append(bad, strings.Join(chain, " → "))
+			}
+		}
+		return bad
+	}}
+}
+
+// pkgNamed is the package of g an import name stands for ("harness" →
+// "internal/harness"); commands (cmd/*) are never imported.
+func (g graph) pkgNamed(name string) string {
+	for p := range g {
+		if !strings.HasPrefix(p, "cmd/") && p[strings.LastIndex(p, "/")+1:] == name {
+			return p
+		}
+	}
+	return ""
+}
+
+// path is the shortest chain of import names by which pkg depends on
+// target (nil: it does not), breadth first over g.
+func (g graph) path(pkg, target string) []string {
+	type step struct {
+		pkg   string
+		chain []string
+	}
+	seen := map[string]bool{pkg: true}
+	queue := []step{{pkg, nil}}
+	for len(queue) > 0 {
+		s := queue[0]
+		queue = queue[1:]
+		for _, n := range g[s.pkg] {
+			chain := append(slices.Clone(s.chain), n)
+			if n == target {
+				return chain
+			}
+			if next := g.pkgNamed(n); next != "" && !seen[next] {
+				seen[next] = true
+				queue = append(queue, step{next, chain})
+			}
+		}
+	}
+	return nil
 }
 
 func is(names ...string) func(string) bool {
@@ -78,6 +133,8 @@ var rules = []rule{
 		"harness", "importer", "ledger", "bot", "botconfig", "webhook", "nightly", "leaderboard", "inferencexdb", "github", "corpus"),
 	forbid("configuration (botconfig) does not import the bot's core or its server", is("internal/botconfig"), "bot", "webhook", "github"),
 	forbid("rendering is pure: no harness, importer, bot or disk", is("internal/render"), "harness", "importer", "bot", "prcheck", "diskio", "github", "webhook"),
+	forbidReach("rendering and the pull-request core never depend on the simulator harness, not even through another package", is("internal/render", "internal/prcheck"), "harness", "lbrun"),
+	forbidReach("the leaderboard's model is pure: the runner (lbrun) alone drives the simulator", is("internal/leaderboard"), "harness", "lbrun"),
 	forbid("the model packages do not import the harness, the flows or the edges", is("internal/report", "internal/metric", "internal/score", "internal/ledger", "internal/pin", "internal/ident", "internal/jsonstrict"),
 		"harness", "prcheck", "bot", "webhook", "render", "importer", "github"),
 }
@@ -85,9 +142,9 @@ var rules = []rule{
 // check returns every broken rule of g, one line each, sorted.
 func check(g graph) []string {
 	var out []string
-	for pkg, imports := range g {
+	for pkg := range g {
 		for _, r := range rules {
-			for _, bad := range r.broken(pkg, imports) {
+			for _, bad := range r.broken(g, pkg) {
 				out = append(out, fmt.Sprintf("%s imports %s: breaks %q", pkg, bad, r.what))
 			}
 		}
@@ -119,8 +176,12 @@ func goList(t *testing.T, root string) graph {
 		if err := dec.Decode(&p); err != nil {
 			t.Fatal(err)
 		}
-		// Reading the sources here (not only in go list) lets go test's
-		// cache see them: an import added later reruns the test.
+		// Reading the sources and listing their directory here (not only
+		// in go list) lets go test's cache see them: an import or a file
+		// added later reruns the test.
+		if _, err := os.ReadDir(p.Dir); err != nil {
+			t.Fatal(err)
+		}
 		for _, f := range p.GoFiles {
 			if _, err := os.ReadFile(filepath.Join(p.Dir, f)); err != nil {
 				t.Fatal(err)
@@ -250,12 +311,16 @@ func orNone(deps []string) string {
 func TestRulesCatchForbiddenImports(t *testing.T) {
 	t.Parallel()
 	clean := graph{
-		"internal/github":    {"ghinstallation", "go-github", "jwt"},
-		"internal/report":    {"diskio", "jsonstrict", "metric", "schemas", "score"},
-		"internal/prcheck":   {"cachedir", "diskio", "pin", "render", "report", "score"},
-		"internal/botconfig": {"ident", "yaml"},
-		"internal/render":    {"metric", "report"},
-		"cmd/bot":            {"bot", "github"},
+		"internal/github":      {"ghinstallation", "go-github", "jwt"},
+		"internal/report":      {"diskio", "jsonstrict", "metric", "schemas", "score"},
+		"internal/prcheck":     {"cachedir", "diskio", "pin", "render", "report", "score"},
+		"internal/botconfig":   {"ident", "yaml"},
+		"internal/render":      {"leaderboard", "metric", "report"},
+		"internal/leaderboard": {"diskio", "report", "schemas"},
+		"internal/harness":     {"pool", "report"},
+		"internal/lbrun":       {"harness", "leaderboard", "pool"},
+		"cmd/bot":              {"bot", "github"},
+		"cmd/action":           {"harness", "lbrun", "leaderboard", "render"},
 	}
 	if v := check(clean); len(v) != 0 {
 		t.Fatalf("a clean graph breaks rules: %v", v)
@@ -269,14 +334,64 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 		{"internal/report", "pgx"},
 		{"internal/render", "go-githubactions"},
 		{"internal/metric", "harness"},
+		{"internal/leaderboard", "harness"},
+		{"internal/leaderboard", "lbrun"},
+		{"internal/render", "lbrun"},
+		{"internal/prcheck", "lbrun"},
 	} {
 		g := graph{}
 		for k, v := range clean {
 			g[k] = append([]string(nil), v...)
 		}
 		g[tt.pkg] = append(g[tt.pkg], tt.dep)
-		if v := check(g); len(v) == 0 || !strings.Contains(v[0], tt.pkg+" imports "+tt.dep) {
+		if v := check(g); !slices.ContainsFunc(v, func(line string) bool { return strings.HasPrefix(line, tt.pkg+" imports "+tt.dep+":") }) {
 			t.Errorf("%s importing %s: %v, want a broken rule", tt.pkg, tt.dep, v)
+		}
+	}
+}
+
+// The rules on render and prcheck hold through any chain of imports: a
+// harness dependency added two packages away breaks them.
+func TestRulesCatchIndirectDependencies(t *testing.T) {
+	t.Parallel()
+	clean := graph{
+		"internal/render":      {"leaderboard", "metric", "report"},
+		"internal/prcheck":     {"render", "report"},
+		"internal/leaderboard": {"diskio", "report"},
+		"internal/report":      {"diskio", "metric"},
+		"internal/diskio":      {},
+		"internal/metric":      {},
+		"internal/harness":     {"pool", "report"},
+		"internal/lbrun":       {"harness", "leaderboard", "pool"},
+		"cmd/action":           {"harness", "lbrun", "leaderboard", "render"},
+	}
+	if v := check(clean); len(v) != 0 {
+		t.Fatalf("a clean graph breaks rules: %v", v)
+	}
+	for _, tt := range []struct {
+		pkg, dep string
+		want     []string
+	}{
+		{"internal/diskio", "harness", []string{
+			"internal/leaderboard imports diskio → harness",
+			"internal/prcheck imports report → diskio → harness",
+			"internal/render imports leaderboard → diskio → harness",
+		}},
+		{"internal/metric", "lbrun", []string{
+			"internal/prcheck imports render → metric → lbrun",
+			"internal/render imports metric → lbrun",
+		}},
+	} {
+		g := graph{}
+		for k, v := range clean {
+			g[k] = append([]string(nil), v...)
+		}
+		g[tt.pkg] = append(g[tt.pkg], tt.dep)
+		v := check(g)
+		for _, w := range tt.want {
+			if !slices.ContainsFunc(v, func(line string) bool { return strings.HasPrefix(line, w+":") }) {
+				t.Errorf("%s importing %s: %q, want a line starting %q", tt.pkg, tt.dep, v, w)
+			}
 		}
 	}
 }

@@ -579,7 +579,7 @@ func expandGroup(g *Group) []Run {
 	}
 	for _, c := range g.Candidates {
 		c.Workload, c.Load = nil, nil
-		c = c.normalized()
+		c = c.Normalized()
 		for _, p := range points {
 			id := c.ID
 			if sweep != nil {
@@ -591,8 +591,8 @@ func expandGroup(g *Group) []Run {
 	return out
 }
 
-// normalized fills the defaults a result records explicitly.
-func (c Candidate) normalized() Candidate {
+// Normalized fills the defaults a result records explicitly.
+func (c Candidate) Normalized() Candidate {
 	if c.DP == 0 {
 		c.DP = 1
 	}

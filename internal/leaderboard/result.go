@@ -225,7 +225,7 @@ func (r Run) Offered(f Figures) int {
 
 // Compute derives the computed values of run r from BLIS's figures.
 func Compute(r Run, f Figures) Computed {
-	c := r.Candidate.normalized()
+	c := r.Candidate.Normalized()
 	offered := r.Offered(f)
 	served := 0.0
 	if offered > 0 {

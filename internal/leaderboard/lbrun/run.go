@@ -1,4 +1,10 @@
-package leaderboard
+// Package lbrun drives the simulator for the leaderboard: it plans the
+// `blis run` or `blis replay` command of each declared run on a build the
+// harness built and probed, executes it through the harness (Build.Exec,
+// timeouts, the simulator's reasons) in internal/pool, and turns BLIS's
+// output into a sealed result of package leaderboard (the model: results,
+// tables and checks, which never depend on the harness).
+package lbrun
 
 import (
 	"context"
@@ -13,6 +19,7 @@ import (
 	"time"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
+	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/pool"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
@@ -77,7 +84,7 @@ var (
 // the catalog or of the build's source tree. What the build cannot do, or a
 // model with no config in either place, is a *failure (a failed result,
 // never a number).
-func (s *Sim) Plan(r Run) (Invocation, error) {
+func (s *Sim) Plan(r leaderboard.Run) (Invocation, error) {
 	command, flags, needs := "run", s.RunFlags, runNeeds
 	if r.Workload.Trace != nil {
 		command, flags, needs = "replay", s.ReplayFlags, replayNeeds
@@ -107,8 +114,8 @@ func (s *Sim) Plan(r Run) (Invocation, error) {
 
 // deploymentArgs checks that the model has a config (in the catalog or the
 // build's model_configs/) and returns the deployment's flags.
-func deploymentArgs(r Run, flags harness.Flags, catalog, dataDir string) ([]string, error) {
-	c := r.Candidate.normalized()
+func deploymentArgs(r leaderboard.Run, flags harness.Flags, catalog, dataDir string) ([]string, error) {
+	c := r.Candidate.Normalized()
 	short := harness.ModelShortName(c.Model)
 	inCatalog := catalog != "" && fileExists(filepath.Join(catalog, "models", short, "config.json"))
 	if !inCatalog && !fileExists(filepath.Join(dataDir, "model_configs", short, "config.json")) {
@@ -130,7 +137,7 @@ func deploymentArgs(r Run, flags harness.Flags, catalog, dataDir string) ([]stri
 		add("block_size", e.BlockSize)
 		add("max_model_len", e.MaxModelLen)
 		if e.GPUMemoryUtilization != nil {
-			dep.Settings = append(dep.Settings, harness.EngineSetting{Name: "gpu_memory_utilization", Value: FormatNumber(*e.GPUMemoryUtilization), Required: true})
+			dep.Settings = append(dep.Settings, harness.EngineSetting{Name: "gpu_memory_utilization", Value: leaderboard.FormatNumber(*e.GPUMemoryUtilization), Required: true})
 		}
 	}
 	// DeploymentArgs looks for the model's config under the catalog path
@@ -157,21 +164,21 @@ func deploymentArgs(r Run, flags harness.Flags, catalog, dataDir string) ([]stri
 }
 
 // planRun completes a `blis run` command for a distribution workload.
-func planRun(r Run, flags harness.Flags, args []string) (Invocation, error) {
+func planRun(r leaderboard.Run, flags harness.Flags, args []string) (Invocation, error) {
 	w := r.Workload
 	inv := Invocation{}
 	switch r.Load.Arrival {
-	case ArrivalClosedLoop:
+	case leaderboard.ArrivalClosedLoop:
 		if !flags.Has("concurrency") {
 			return Invocation{}, &failure{harness.ReasonUnsupportedBuild, "a concurrency load: this build's `blis run` has no --concurrency"}
 		}
 		args = append(args, "--concurrency", strconv.Itoa(r.Load.Concurrency))
-	case ArrivalConstant:
+	case leaderboard.ArrivalConstant:
 		if !flags.Has("rate") {
 			return Invocation{}, &failure{harness.ReasonUnsupportedBuild, "a rate load: this build's `blis run` has no --rate"}
 		}
-		args = append(args, "--rate", FormatNumber(r.Load.Rate))
-	case ArrivalPoisson:
+		args = append(args, "--rate", leaderboard.FormatNumber(r.Load.Rate))
+	case leaderboard.ArrivalPoisson:
 		// `blis run --rate` draws constant arrivals; Poisson arrivals
 		// need a workload specification with the same distributions.
 		if !flags.Has("workload-spec") {
@@ -189,7 +196,7 @@ func planRun(r Run, flags harness.Flags, args []string) (Invocation, error) {
 	args = append(args, "--num-requests", strconv.Itoa(w.Requests), "--seed", strconv.FormatInt(*w.Seed, 10))
 	for _, t := range []struct {
 		name string
-		tok  *Tokens
+		tok  *leaderboard.Tokens
 	}{{"prompt-tokens", w.PromptTokens}, {"output-tokens", w.OutputTokens}} {
 		args = append(args, "--"+t.name, strconv.Itoa(t.tok.Mean), "--"+t.name+"-stdev", strconv.Itoa(t.tok.Stdev),
 			"--"+t.name+"-min", strconv.Itoa(t.tok.Min), "--"+t.name+"-max", strconv.Itoa(t.tok.Max))
@@ -200,7 +207,7 @@ func planRun(r Run, flags harness.Flags, args []string) (Invocation, error) {
 		}
 		args = append(args, "--prefix-tokens", strconv.Itoa(w.PrefixTokens))
 	}
-	inv.Args = append(args, "--metrics-path", RunDirPlaceholder+"/"+Output)
+	inv.Args = append(args, "--metrics-path", RunDirPlaceholder+"/"+leaderboard.Output)
 	return inv, nil
 }
 
@@ -210,8 +217,8 @@ func planRun(r Run, flags harness.Flags, args []string) (Invocation, error) {
 // [min, max]), with the arrival process changed from constant to Poisson.
 // BLIS ignores the token flags when a spec is given; they are passed
 // anyway, so the command line states the whole workload.
-func poissonSpec(w Workload, rate float64) (string, error) {
-	dist := func(t *Tokens) map[string]any {
+func poissonSpec(w leaderboard.Workload, rate float64) (string, error) {
+	dist := func(t *leaderboard.Tokens) map[string]any {
 		return map[string]any{"type": "gaussian", "params": map[string]float64{
 			"mean": float64(t.Mean), "std_dev": float64(t.Stdev), "min": float64(t.Min), "max": float64(t.Max)}}
 	}
@@ -239,7 +246,7 @@ func fileExists(p string) bool {
 // Run simulates run r and returns its sealed result: BLIS's figures and the
 // computed values, or a failed result with the reason and the simulator's
 // message. It never returns a number it could not read from BLIS.
-func (s *Sim) Run(ctx context.Context, r Run) *Result {
+func (s *Sim) Run(ctx context.Context, r leaderboard.Run) *leaderboard.Result {
 	inv, err := s.Plan(r)
 	if err != nil {
 		command := "run"
@@ -252,14 +259,14 @@ func (s *Sim) Run(ctx context.Context, r Run) *Result {
 }
 
 // Execute runs inv (planned, or recorded in a result) for run r.
-func (s *Sim) Execute(ctx context.Context, r Run, inv Invocation) *Result {
+func (s *Sim) Execute(ctx context.Context, r leaderboard.Run, inv Invocation) *leaderboard.Result {
 	dir, err := os.MkdirTemp(s.WorkDir, "run-")
 	if err != nil {
 		return s.failed(r, inv, &failure{harness.ReasonRunError, "leaderboard: " + err.Error()})
 	}
 	defer os.RemoveAll(dir)
 	for name, content := range inv.Inputs {
-		if strings.ContainsAny(name, `/\`) || name == Output {
+		if strings.ContainsAny(name, `/\`) || name == leaderboard.Output {
 			return s.failed(r, inv, &failure{harness.ReasonRunError, "leaderboard: input name " + strconv.Quote(name) + " is not a plain file name"})
 		}
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
@@ -286,42 +293,42 @@ func (s *Sim) Execute(ctx context.Context, r Run, inv Invocation) *Result {
 	if err := s.Build.Exec(ctx, args, s.Timeout); err != nil {
 		return s.failed(r, inv, err)
 	}
-	raw, err := os.ReadFile(filepath.Join(dir, Output))
+	raw, err := os.ReadFile(filepath.Join(dir, leaderboard.Output))
 	if err != nil {
 		return s.failed(r, inv, &failure{harness.ReasonBadOutput, "the simulator exited 0 but wrote no metrics file"})
 	}
-	fig, err := ParseMetrics(raw)
+	fig, err := leaderboard.ParseMetrics(raw)
 	if err != nil {
 		return s.failed(r, inv, &failure{harness.ReasonBadOutput, err.Error()})
 	}
-	comp := Compute(r, fig)
+	comp := leaderboard.Compute(r, fig)
 	res := s.result(r, inv)
-	res.Status, res.BLIS, res.Computed = StatusOK, &fig, &comp
+	res.Status, res.BLIS, res.Computed = leaderboard.StatusOK, &fig, &comp
 	return seal(res)
 }
 
-func (s *Sim) result(r Run, inv Invocation) *Result {
-	prov := Provenance{Simulator: Simulator{Commit: s.Build.Commit, Tag: s.Build.Tag}, Catalog: s.CatalogVersion, Harness: s.Harness}
-	return &Result{Group: r.Group, Run: r.ID, Declaration: r, Command: append([]string{"blis"}, inv.Args...), Inputs: inv.Inputs, Provenance: prov}
+func (s *Sim) result(r leaderboard.Run, inv Invocation) *leaderboard.Result {
+	prov := leaderboard.Provenance{Simulator: leaderboard.Simulator{Commit: s.Build.Commit, Tag: s.Build.Tag}, Catalog: s.CatalogVersion, Harness: s.Harness}
+	return &leaderboard.Result{Group: r.Group, Run: r.ID, Declaration: r, Command: append([]string{"blis"}, inv.Args...), Inputs: inv.Inputs, Provenance: prov}
 }
 
-func (s *Sim) failed(r Run, inv Invocation, err error) *Result {
+func (s *Sim) failed(r leaderboard.Run, inv Invocation, err error) *leaderboard.Result {
 	res := s.result(r, inv)
-	res.Status = StatusFailed
+	res.Status = leaderboard.StatusFailed
 	var f *failure
 	var se *harness.SimError
 	switch {
 	case errors.As(err, &f):
-		res.Failure = &Failure{Reason: f.reason, Message: f.msg}
+		res.Failure = &leaderboard.Failure{Reason: f.reason, Message: f.msg}
 	case errors.As(err, &se):
-		res.Failure = &Failure{Reason: se.Reason, Message: se.Detail}
+		res.Failure = &leaderboard.Failure{Reason: se.Reason, Message: se.Detail}
 	default:
-		res.Failure = &Failure{Reason: harness.ReasonRunError, Message: err.Error()}
+		res.Failure = &leaderboard.Failure{Reason: harness.ReasonRunError, Message: err.Error()}
 	}
 	return seal(res)
 }
 
-func seal(r *Result) *Result {
+func seal(r *leaderboard.Result) *leaderboard.Result {
 	if err := r.Seal(); err != nil {
 		// Sealing encodes plain data; it cannot fail for a Result.
 		panic(err)
@@ -332,8 +339,8 @@ func seal(r *Result) *Result {
 // RunAll simulates every run on at most jobs workers (the most expensive
 // first) and returns the results in the order of runs. done (if not nil)
 // is called once per finished run, never concurrently.
-func (s *Sim) RunAll(ctx context.Context, runs []Run, jobs int, done func(*Result)) []*Result {
-	out := make([]*Result, len(runs))
+func (s *Sim) RunAll(ctx context.Context, runs []leaderboard.Run, jobs int, done func(*leaderboard.Result)) []*leaderboard.Result {
+	out := make([]*leaderboard.Result, len(runs))
 	var mu sync.Mutex
 	pool.Run(ctx, jobs, Costs(runs), func(ctx context.Context, i int) {
 		out[i] = s.Run(ctx, runs[i])
@@ -348,7 +355,7 @@ func (s *Sim) RunAll(ctx context.Context, runs []Run, jobs int, done func(*Resul
 
 // Costs estimates each run's simulation cost for longest-first ordering:
 // output tokens to decode (requests × mean output length).
-func Costs(runs []Run) []float64 {
+func Costs(runs []leaderboard.Run) []float64 {
 	c := make([]float64, len(runs))
 	for i, r := range runs {
 		out := 1

@@ -1,4 +1,4 @@
-package leaderboard
+package lbrun
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
+	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
@@ -26,8 +27,8 @@ import (
 // unequal cost, a load sweep to 64 req/s, one failing); otherwise the
 // stand-in on the package's test declaration, which measures fixed costs.
 //
-//	go test ./internal/leaderboard -run '^$' -bench LeaderboardRun -benchtime 3x
-//	BLIS_SOURCE=/path/to/inference-sim go test ./internal/leaderboard -run '^$' -bench LeaderboardRun -benchtime 1x
+//	go test ./internal/leaderboard/lbrun -run '^$' -bench LeaderboardRun -benchtime 3x
+//	BLIS_SOURCE=/path/to/inference-sim go test ./internal/leaderboard/lbrun -run '^$' -bench LeaderboardRun -benchtime 1x
 func BenchmarkLeaderboardRun(b *testing.B) {
 	sim, runs := benchSim(b)
 	for _, jobs := range []int{1, 2} {
@@ -60,12 +61,12 @@ func BenchmarkLeaderboardRun(b *testing.B) {
 
 // benchSim builds the simulator (real with BLIS_SOURCE, else the stand-in)
 // and returns it probed, with the runs of the matching declaration.
-func benchSim(b *testing.B) (*Sim, []Run) {
+func benchSim(b *testing.B) (*Sim, []leaderboard.Run) {
 	b.Helper()
 	ctx := context.Background()
-	repo, ref, declPath := "", "", "testdata/runs.yaml"
+	repo, ref, declPath := "", "", "../testdata/runs.yaml"
 	if src := os.Getenv("BLIS_SOURCE"); src != "" {
-		repo, ref, declPath = src, "f90a1e3a6787da17c2cd463dab6fb2660b1b1760", "../../docs/examples/leaderboard/runs.yaml"
+		repo, ref, declPath = src, "f90a1e3a6787da17c2cd463dab6fb2660b1b1760", "../../../docs/examples/leaderboard/runs.yaml"
 	} else {
 		s := harnesstest.StandinRepo(b)
 		repo, ref = s.Dir, s.V020
@@ -86,7 +87,7 @@ func benchSim(b *testing.B) (*Sim, []Run) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	d, err := Decode(src, declPath)
+	d, err := leaderboard.Decode(src, declPath)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -96,7 +97,7 @@ func benchSim(b *testing.B) (*Sim, []Run) {
 // runDirect runs the planned command of every run straight through the
 // binary (its input files written beforehand, outside the timing), on jobs
 // workers in declaration order, and returns the wall time.
-func runDirect(b *testing.B, s *Sim, runs []Run, jobs int) time.Duration {
+func runDirect(b *testing.B, s *Sim, runs []leaderboard.Run, jobs int) time.Duration {
 	b.Helper()
 	var cmds [][]string
 	for _, r := range runs {
