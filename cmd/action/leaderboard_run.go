@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -80,8 +82,14 @@ model or GPU, a crash, a timeout) gets a failed result with the reason and
 the simulator's message, never a number. The same declaration and build give
 byte-identical files.
 
+With --reuse DIR, a result filed in DIR that ran the same declaration on the
+same build (simulator commit, catalog digest) with the same command line as
+the run would now is copied into the output as it is instead of being run
+again (a timed-out result is always run again).
+
 Examples:
   action leaderboard run --runs leaderboard/runs.yaml --sim-repo ~/src/inference-sim --sim f90a1e3a6787da17c2cd463dab6fb2660b1b1760
+  action leaderboard run --runs runs.yaml --sim v0.7.15 --reuse results/ --out /tmp/results
   action leaderboard run --runs runs.yaml --sim v0.7.15 --only chat-4rps/h100-tp1 --jobs 2
 
 Flags:
@@ -93,6 +101,7 @@ func runLeaderboardRun(ctx context.Context, args []string, getenv func(string) s
 	sim := fs.String("sim", "", "simulator `ref`: a release tag or a full 40-hex commit; default: the newest vX.Y.Z tag of --sim-repo (e.g. --sim v0.7.15)")
 	out := fs.String("out", "", "results `directory` (default: results/ beside --runs)")
 	only := fs.String("only", "", "comma-separated `GROUP or GROUP/RUN` to run, default all (e.g. --only chat-4rps/h100-tp1)")
+	reuse := fs.String("reuse", "", "results `directory` whose unchanged results are kept instead of run again (may be --out itself; e.g. --reuse leaderboard/results)")
 	harnessDir := fs.String("harness-dir", "", "this tool's own `directory`, whose commit results record (default: found from the working directory)")
 	var sf simFlags
 	sf.register(fs, getenv)
@@ -151,28 +160,118 @@ func runLeaderboardRun(ctx context.Context, args []string, getenv func(string) s
 			return fmt.Errorf("leaderboard run: store traces: %w", err)
 		}
 	}
+	all := runs
+	var reused []reusedResult
+	if *reuse != "" {
+		if reused, runs, err = reusable(s, *reuse, runs, log); err != nil {
+			return fmt.Errorf("leaderboard run: --reuse: %w", err)
+		}
+	}
 	done := 0
-	results := s.RunAll(ctx, runs, sf.jobs, func(r *leaderboard.Result) {
+	ran := s.RunAll(ctx, runs, sf.jobs, func(r *leaderboard.Result) {
 		done++
 		fmt.Fprintf(progress, "progress: %d/%d runs (%s/%s: %s)\n", done, len(runs), r.Group, r.Run, r.Status)
 	})
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("leaderboard run: %w", err)
 	}
-	var failed []string
-	for _, r := range results {
+	byKey := map[string]*leaderboard.Result{}
+	for _, r := range ran {
 		if err := writeResult(dir, r); err != nil {
 			return fmt.Errorf("leaderboard run: %w", err)
 		}
-		if r.Status == leaderboard.StatusFailed {
+		byKey[r.Group+"/"+r.Run] = r
+	}
+	for _, r := range reused {
+		if err := r.copyTo(dir); err != nil {
+			return fmt.Errorf("leaderboard run: %w", err)
+		}
+		byKey[r.result.Group+"/"+r.result.Run] = r.result
+	}
+	var failed []string
+	for _, run := range all {
+		if r := byKey[run.Group+"/"+run.ID]; r.Status == leaderboard.StatusFailed {
 			failed = append(failed, fmt.Sprintf("  %s/%s: %s: %s", r.Group, r.Run, r.Failure.Reason, r.Failure.Message))
 		}
 	}
-	fmt.Fprintf(stdout, "wrote %d results into %s (%d failed)\n", len(results), dir, len(failed))
+	fmt.Fprintf(stdout, "wrote %d results into %s (%d failed)\n", len(all), dir, len(failed))
+	if *reuse != "" {
+		fmt.Fprintf(stdout, "reused %d unchanged results from %s, ran %d\n", len(reused), *reuse, len(ran))
+	}
 	if len(failed) > 0 {
 		fmt.Fprintf(stdout, "failed runs (filed with their reason, no figures):\n%s\n", strings.Join(failed, "\n"))
 	}
 	return nil
+}
+
+// reusedResult is a result kept from a --reuse directory, with its file.
+type reusedResult struct {
+	result *leaderboard.Result
+	file   string
+}
+
+// copyTo files the kept result in dir byte for byte (nothing when it is
+// there already).
+func (r reusedResult) copyTo(dir string) error {
+	dst := filepath.Join(dir, r.result.Group, r.result.Run+".json")
+	if same, err := sameFile(r.file, dst); err != nil || same {
+		return err
+	}
+	raw, err := os.ReadFile(r.file)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	return diskio.WriteAtomic(dst, raw)
+}
+
+func sameFile(a, b string) (bool, error) {
+	sa, err := os.Stat(a)
+	if err != nil {
+		return false, err
+	}
+	sb, err := os.Stat(b)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	return err == nil && os.SameFile(sa, sb), err
+}
+
+// reusable splits runs into the results of dir that stand for running them
+// again on s (leaderboard.Sim.Reuse) and the runs left to run. A missing
+// dir holds nothing to reuse; a file of dir that is not a valid result
+// (edited, misfiled, another format) is not reused, and a log line says so.
+func reusable(s *leaderboard.Sim, dir string, runs []leaderboard.Run, log *slog.Logger) ([]reusedResult, []leaderboard.Run, error) {
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		log.Info("nothing to reuse: no results directory", "dir", dir)
+		return nil, runs, nil
+	}
+	prev, probs, err := leaderboard.ReadResults(os.DirFS(dir))
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, p := range probs {
+		log.Warn("not reusing a file that does not read as a result", "problem", p.String())
+	}
+	var kept []reusedResult
+	var todo []leaderboard.Run
+	for _, r := range runs {
+		key := r.Group + "/" + r.ID
+		p := prev[key]
+		if p == nil {
+			todo = append(todo, r)
+			continue
+		}
+		if ok, why := s.Reuse(p, r); !ok {
+			log.Info("running again", "run", key, "because", why)
+			todo = append(todo, r)
+			continue
+		}
+		kept = append(kept, reusedResult{result: p, file: filepath.Join(dir, r.Group, r.ID+".json")})
+	}
+	return kept, todo, nil
 }
 
 // prepareSim builds ref, probes its `run` and `replay` and resolves the

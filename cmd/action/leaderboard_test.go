@@ -309,3 +309,72 @@ func TestLeaderboardTraceWorkloads(t *testing.T) {
 		t.Errorf("changed trace: %v", err)
 	}
 }
+
+// --reuse keeps a result whose declaration and build are unchanged (a
+// planted figure a re-run could not give survives byte for byte) and runs
+// again one whose declaration changed, and everything on another build.
+func TestLeaderboardRunReuse(t *testing.T) {
+	e := newLBEnv(t)
+	runArgs := func(sim string, extra ...string) []string {
+		return append([]string{"run", "--sim", sim, "--harness-dir", e.harnessDir}, e.simArgs(extra...)...)
+	}
+	if out, err := e.cmd(runArgs("v0.2.0")...); err != nil {
+		t.Fatalf("run: %v\n%s", err, out)
+	}
+	// plant re-seals a result with a TTFT the simulator would not give.
+	plant := func(name string) []byte {
+		path := filepath.Join(e.results, name)
+		raw, _ := os.ReadFile(path)
+		r, err := leaderboard.ParseResult(raw, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.BLIS.TTFTMeanMs = 12345
+		if err := r.Seal(); err != nil {
+			t.Fatal(err)
+		}
+		if raw, err = r.Encode(); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return raw
+	}
+	kept := plant("chat/h100.json")
+	plant("chat/a100-tp2.json")
+	// a100-tp2's declaration changes; everything else stays.
+	os.WriteFile(e.runs, []byte(strings.Replace(standinRuns, "max_num_seqs: 128", "max_num_seqs: 64", 1)), 0o644)
+
+	out := filepath.Join(t.TempDir(), "out")
+	log, err := e.cmd(append(runArgs("v0.2.0", "--out", out, "--reuse", e.results), "--quiet=false")...)
+	if err != nil {
+		t.Fatalf("run --reuse: %v\n%s", err, log)
+	}
+	// Reused: h100, flaky, crash and h200 (failed in the simulator, as it
+	// would again) and the two sweep runs. Run: a100-tp2 (declaration) and
+	// nomodel (fails before simulating: nothing to save).
+	if !strings.Contains(log, "reused 6 unchanged results from "+e.results+", ran 2") || !strings.Contains(log, "wrote 8 results into "+out+" (3 failed)") {
+		t.Errorf("run --reuse output:\n%s", log)
+	}
+	if !strings.Contains(log, `run=chat/a100-tp2 because="the declaration changed (candidate.engine.max_num_seqs: 128 → 64)"`) {
+		t.Errorf("the log does not say why a100-tp2 ran again:\n%s", log)
+	}
+	if got, _ := os.ReadFile(filepath.Join(out, "chat", "h100.json")); !bytes.Equal(got, kept) {
+		t.Error("chat/h100.json was run again, not reused")
+	}
+	raw, _ := os.ReadFile(filepath.Join(out, "chat", "a100-tp2.json"))
+	r, err := leaderboard.ParseResult(raw, "chat/a100-tp2.json")
+	if err != nil || r.BLIS.TTFTMeanMs == 12345 || !strings.Contains(strings.Join(r.Command, " "), "--max-num-seqs 64") {
+		t.Errorf("chat/a100-tp2.json was not run again with its new declaration: %v %+v", err, r)
+	}
+	if o, err := e.cmd("validate", "--runs", e.runs, "--results", out); err != nil {
+		t.Errorf("validate of the reused and new results: %v\n%s", err, o)
+	}
+
+	// Another build: nothing is reused.
+	log, err = e.cmd(runArgs("v0.1.0", "--out", filepath.Join(t.TempDir(), "v010"), "--reuse", e.results)...)
+	if err != nil || !strings.Contains(log, "reused 0 unchanged results") || !strings.Contains(log, "ran 8") {
+		t.Errorf("run --reuse on another build: %v\n%s", err, log)
+	}
+}

@@ -33,10 +33,7 @@ func CheckPair(results map[string]*Result, pinned PinnedPair) []Problem {
 	for _, key := range keys {
 		r, file := results[key], key+".json"
 		sim := r.Provenance.Simulator.Commit
-		cat := ""
-		if r.Provenance.Catalog != nil {
-			cat = r.Provenance.Catalog.Digest
-		}
+		cat := catalogDigest(r.Provenance.Catalog)
 		simDiffers, catDiffers := sim != pinned.SimulatorCommit, cat != pinned.CatalogDigest
 		ran := fmt.Sprintf("ran on simulator %s with catalog %s; the pinned pair is simulator %s with catalog %s",
 			sim, catalogOrNone(cat), pinned.SimulatorCommit, catalogOrNone(pinned.CatalogDigest))
