@@ -240,10 +240,10 @@ func sameFile(a, b string) (bool, error) {
 }
 
 // reusable splits runs into the results of dir that stand for running them
-// again on s (leaderboard.Sim.Reuse) and the runs left to run. A missing
+// again on s (lbrun.Sim.Reuse) and the runs left to run. A missing
 // dir holds nothing to reuse; a file of dir that is not a valid result
 // (edited, misfiled, another format) is not reused, and a log line says so.
-func reusable(s *leaderboard.Sim, dir string, runs []leaderboard.Run, log *slog.Logger) ([]reusedResult, []leaderboard.Run, error) {
+func reusable(s *lbrun.Sim, dir string, runs []leaderboard.Run, log *slog.Logger) ([]reusedResult, []leaderboard.Run, error) {
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 		log.Info("nothing to reuse: no results directory", "dir", dir)
 		return nil, runs, nil

@@ -5,40 +5,30 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
-// Reuse says whether prev, a result filed earlier for run r, stands for
-// running r again on s: it ran the same declaration (the run as declared,
-// defaults filled) on the same build (simulator commit and catalog digest)
-// with the same command line and input files as r would run with now. BLIS
-// is deterministic, so running it again would give the same figures. A
-// timed-out run (the machine's load and --timeout decide it, not the
-// declaration) and a run that cannot be planned on s (it fails without
-// simulating, so nothing is saved) are never reused. The reason says why
-// not ("" when prev is reused).
-func (s *Sim) Reuse(prev *Result, r Run) (reuse bool, reason string) {
-	if d := diffValues(prev.Declaration, r); len(d) > 0 {
+// Reusable says whether prev, a result filed earlier, stands for planned,
+// the result a run is about to get (its declaration, build and command
+// line, before any figure): same declaration (the run as declared, defaults
+// filled), same build (simulator commit and catalog digest), same command
+// line and input files. BLIS is deterministic, so running it again would
+// give the same figures. The tool's own commit (provenance.harness) does
+// not count, as for Diff. The reason says why not ("" when reusable).
+func Reusable(prev, planned *Result) (reuse bool, reason string) {
+	if d := diffValues(prev.Declaration, planned.Declaration); len(d) > 0 {
 		return false, "the declaration changed (" + d[0].String() + ")"
 	}
-	if c := prev.Provenance.Simulator.Commit; c != s.Build.Commit {
-		return false, fmt.Sprintf("it ran on simulator %s, this build is %s", c, s.Build.Commit)
+	if a, b := prev.Provenance.Simulator.Commit, planned.Provenance.Simulator.Commit; a != b {
+		return false, fmt.Sprintf("it ran on simulator %s, this build is %s", a, b)
 	}
-	if a, b := catalogDigest(prev.Provenance.Catalog), catalogDigest(s.CatalogVersion); a != b {
+	if a, b := catalogDigest(prev.Provenance.Catalog), catalogDigest(planned.Provenance.Catalog); a != b {
 		return false, fmt.Sprintf("it ran with catalog %s, this run has %s", catalogOrNone(a), catalogOrNone(b))
 	}
-	if prev.Status == StatusFailed && prev.Failure != nil && prev.Failure.Reason == harness.ReasonTimeout {
-		return false, "it timed out (" + harness.ReasonTimeout + ")"
+	if !slices.Equal(prev.Command, planned.Command) {
+		return false, "the command line changed (" + diffValues(prev.Command, planned.Command)[0].String() + ")"
 	}
-	inv, err := s.Plan(r)
-	if err != nil {
-		return false, "it cannot be planned on this build (" + err.Error() + ")"
-	}
-	if cmd := append([]string{"blis"}, inv.Args...); !slices.Equal(cmd, prev.Command) {
-		return false, "the command line changed (" + diffValues(prev.Command, cmd)[0].String() + ")"
-	}
-	if !maps.Equal(inv.Inputs, prev.Inputs) {
+	if !maps.Equal(prev.Inputs, planned.Inputs) {
 		return false, "the command's input files changed"
 	}
 	return true, ""

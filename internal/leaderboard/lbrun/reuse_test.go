@@ -1,11 +1,13 @@
-package leaderboard
+package lbrun
 
 import (
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
+	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
@@ -28,14 +30,14 @@ func TestReuse(t *testing.T) {
 	commit := strings.Repeat("c", 40)
 	flags := runFlags("workload-spec", "concurrency", "num-instances", "max-num-seqs")
 	s := reuseSim(commit, flags)
-	runs := readDecl(t).Runs()
+	runs := testRuns(t)
 	a100 := runs[1] // chat-4rps/a100-tp1: Poisson (a workload spec input), max_num_seqs 64
 	if a100.ID != "a100-tp1" {
 		t.Fatalf("test declaration changed: %s", a100.ID)
 	}
 	// prev is what running a100 on s would file (failed or ok alike:
 	// reuse looks at what ran, not at the figures).
-	filed := func(s *Sim, r Run) *Result {
+	filed := func(s *Sim, r leaderboard.Run) *leaderboard.Result {
 		inv, err := s.Plan(r)
 		if err != nil {
 			t.Fatal(err)
@@ -49,15 +51,15 @@ func TestReuse(t *testing.T) {
 
 	changedDecl := a100
 	seqs := 32
-	changedDecl.Candidate.Engine = &Engine{MaxNumSeqs: &seqs}
+	changedDecl.Candidate.Engine = &leaderboard.Engine{MaxNumSeqs: &seqs}
 	timedOut := filed(s, a100)
-	timedOut.Status, timedOut.Failure = StatusFailed, &Failure{Reason: harness.ReasonTimeout, Message: "killed after 15m"}
+	timedOut.Status, timedOut.Failure = leaderboard.StatusFailed, &leaderboard.Failure{Reason: harness.ReasonTimeout, Message: "killed after 15m"}
 	withCatalog := reuseSim(commit, flags)
 	withCatalog.CatalogVersion = &report.DataVersion{Name: "catalog", Version: "1", Digest: "sha256:" + strings.Repeat("d", 64)}
 	for name, tt := range map[string]struct {
 		s    *Sim
-		prev *Result
-		run  Run
+		prev *leaderboard.Result
+		run  leaderboard.Run
 		want string
 	}{
 		"declaration": {s, prev, changedDecl, "the declaration changed (candidate.engine.max_num_seqs: 64 → 32)"},
@@ -74,4 +76,17 @@ func TestReuse(t *testing.T) {
 			t.Errorf("%s: Reuse = %v, %q; want false, %q…", name, ok, why, tt.want)
 		}
 	}
+}
+
+func testRuns(t *testing.T) []leaderboard.Run {
+	t.Helper()
+	src, err := os.ReadFile("../testdata/runs.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := leaderboard.Decode(src, "runs.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d.Runs()
 }
