@@ -14,6 +14,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/workloadspec"
 )
 
 // The --help texts in testdata/help are the real simulator's, printed by
@@ -171,7 +172,7 @@ func TestWriteClosedLoopSpec(t *testing.T) {
 		t.Fatal(err)
 	}
 	raw, _ := os.ReadFile(path)
-	var spec workloadSpec
+	var spec workloadspec.Spec
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&spec); err != nil {
@@ -183,7 +184,7 @@ func TestWriteClosedLoopSpec(t *testing.T) {
 	// Input 128 and output 64 at range ratio 0.8: every integer of
 	// [102, 128] and [51, 64] with the same weight, nothing else.
 	for _, d := range []struct {
-		dist   specDist
+		dist   workloadspec.Dist
 		lo, hi int
 	}{{spec.Clients[0].InputDist, 102, 128}, {spec.Clients[0].OutputDist, 51, 64}} {
 		if d.dist.Type != "empirical" || len(d.dist.Params) != d.hi-d.lo+1 {

@@ -2,7 +2,6 @@ package harness
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"math"
@@ -11,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
+	"github.com/inference-sim/accuracy-dashboard/internal/workloadspec"
 )
 
 // Request is one request the benchmark client sent at a point.
@@ -210,45 +210,9 @@ func WriteTrace(t Trace, headerPath, dataPath string) error {
 	return f.Close()
 }
 
-// workloadSpec is the part of BLIS's v2 workload specification
-// (`blis run --workload-spec`) the closed-loop driver writes. It is written
-// as JSON, which YAML parsers read as YAML; BLIS decodes it strictly, so only
-// fields BLIS knows appear.
-type workloadSpec struct {
-	Version     string       `json:"version"`
-	Seed        int64        `json:"seed"`
-	Category    string       `json:"category"`
-	Clients     []specClient `json:"clients"`
-	NumRequests int          `json:"num_requests"`
-	Horizon     int64        `json:"horizon"`
-}
-
-type specClient struct {
-	ID          string   `json:"id"`
-	Concurrency int      `json:"concurrency"`
-	InputDist   specDist `json:"input_distribution"`
-	OutputDist  specDist `json:"output_distribution"`
-	Streaming   bool     `json:"streaming"`
-}
-
-type specDist struct {
-	Type   string             `json:"type"`
-	Params map[string]float64 `json:"params"`
-}
-
 // closedLoopClientID names the one client of a closed-loop specification;
 // BLIS names its sessions after it ("concurrency_<id>_user_<k>").
 const closedLoopClientID = "client"
-
-// uniformEmpirical is the uniform distribution over the integers [lo, hi]
-// as an empirical PDF (token count → weight), which BLIS samples exactly.
-func uniformEmpirical(lo, hi int) specDist {
-	p := make(map[string]float64, hi-lo+1)
-	for n := lo; n <= hi; n++ {
-		p[strconv.Itoa(n)] = 1
-	}
-	return specDist{Type: "empirical", Params: p}
-}
 
 // WriteClosedLoopSpec writes the workload specification of closed-loop trace
 // t: one client of t.Concurrency concurrent users with no think time, input
@@ -259,20 +223,19 @@ func WriteClosedLoopSpec(t Trace, path string) error {
 		return fmt.Errorf("workload spec: not a closed-loop trace with length distributions")
 	}
 	l := t.Lengths
-	spec := workloadSpec{
-		Version: "2", Seed: t.Seed, Category: "language",
-		Clients: []specClient{{
+	raw, err := workloadspec.Encode(workloadspec.Spec{
+		Seed: t.Seed, Category: workloadspec.CategoryLanguage,
+		Clients: []workloadspec.Client{{
 			ID: closedLoopClientID, Concurrency: t.Concurrency,
-			InputDist:  uniformEmpirical(l.InputMin, l.InputMax),
-			OutputDist: uniformEmpirical(l.OutputMin, l.OutputMax),
+			InputDist:  workloadspec.UniformEmpirical(l.InputMin, l.InputMax),
+			OutputDist: workloadspec.UniformEmpirical(l.OutputMin, l.OutputMax),
 			Streaming:  true,
 		}},
 		NumRequests: len(t.Requests),
 		Horizon:     t.HorizonUs,
-	}
-	raw, err := json.MarshalIndent(spec, "", " ")
+	})
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(raw, '\n'), 0o644)
+	return os.WriteFile(path, raw, 0o644)
 }

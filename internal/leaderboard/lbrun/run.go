@@ -8,7 +8,6 @@ package lbrun
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -22,6 +21,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/pool"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/workloadspec"
 )
 
 // Placeholders in a recorded command line: files of the run's own
@@ -218,24 +218,22 @@ func planRun(r leaderboard.Run, flags harness.Flags, args []string) (Invocation,
 // BLIS ignores the token flags when a spec is given; they are passed
 // anyway, so the command line states the whole workload.
 func poissonSpec(w leaderboard.Workload, rate float64) (string, error) {
-	dist := func(t *leaderboard.Tokens) map[string]any {
-		return map[string]any{"type": "gaussian", "params": map[string]float64{
-			"mean": float64(t.Mean), "std_dev": float64(t.Stdev), "min": float64(t.Min), "max": float64(t.Max)}}
+	gauss := func(t *leaderboard.Tokens) workloadspec.Dist {
+		return workloadspec.Gaussian(t.Mean, t.Stdev, t.Min, t.Max)
 	}
-	client := map[string]any{
-		"id": "distribution", "rate_fraction": 1.0, "arrival": map[string]string{"process": "poisson"},
-		"input_distribution": dist(w.PromptTokens), "output_distribution": dist(w.OutputTokens), "streaming": false,
+	client := workloadspec.Client{
+		ID: "distribution", RateFraction: 1, Arrival: &workloadspec.Arrival{Process: workloadspec.ArrivalPoisson},
+		InputDist: gauss(w.PromptTokens), OutputDist: gauss(w.OutputTokens),
 	}
 	if w.PrefixTokens > 0 {
-		client["prefix_group"], client["prefix_length"] = "shared", w.PrefixTokens
+		client.PrefixGroup, client.PrefixLength = "shared", w.PrefixTokens
 	}
-	spec := map[string]any{"version": "2", "seed": *w.Seed, "category": "language", "aggregate_rate": rate,
-		"num_requests": w.Requests, "clients": []any{client}}
-	raw, err := json.MarshalIndent(spec, "", "  ")
+	raw, err := workloadspec.Encode(workloadspec.Spec{Seed: *w.Seed, Category: workloadspec.CategoryLanguage, AggregateRate: rate,
+		NumRequests: w.Requests, Clients: []workloadspec.Client{client}})
 	if err != nil {
 		return "", err
 	}
-	return string(raw) + "\n", nil
+	return string(raw), nil
 }
 
 func fileExists(p string) bool {
