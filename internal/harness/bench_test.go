@@ -34,7 +34,8 @@ import (
 //	BLIS_SOURCE=/path/to/inference-sim go test ./internal/harness -run '^$' -bench HarnessOverhead -benchtime 1x -timeout 60m
 //
 // BENCH_JOBS lists the worker counts (default 1,2 with the stand-in, 2 with
-// BLIS).
+// BLIS); BENCH_RUNS_OUT names a CSV file that receives every run's expected
+// cost and time. Each iteration runs every pass twice, in ABBA order.
 func BenchmarkHarnessOverhead(b *testing.B) {
 	for _, jobs := range benchJobs(b) {
 		b.Run(fmt.Sprintf("jobs=%d", jobs), func(b *testing.B) {
@@ -46,33 +47,53 @@ func BenchmarkHarnessOverhead(b *testing.B) {
 			var harnessTime, directTime, lptTime, serial time.Duration
 			durations := make([]time.Duration, len(cmds))
 			b.ResetTimer()
-			for n := 0; n < b.N; n++ {
+			timeHarness := func() time.Duration {
 				t0 := time.Now()
 				if _, err := Score(ctx, o); err != nil {
 					b.Fatal(err)
 				}
-				harnessTime += time.Since(t0)
+				return time.Since(t0)
+			}
+			for n := 0; n < b.N; n++ {
+				// The passes run in ABBA order (harness, direct, longest
+				// first, then the same three reversed), so a load that
+				// drifts steadily during an iteration weighs on every kind
+				// of pass equally: a shared machine cannot favour one side.
+				harnessTime += timeHarness()
 				directTime += runDirect(bld, cmds, jobs, false, durations)
 				lptTime += runDirect(bld, cmds, jobs, true, nil)
+				lptTime += runDirect(bld, cmds, jobs, true, nil)
+				directTime += runDirect(bld, cmds, jobs, false, nil)
+				harnessTime += timeHarness()
 				for _, d := range durations {
 					serial += d
 				}
 			}
+			passes := float64(2 * b.N)
 			costs := make([]float64, len(cmds))
 			secs := make([]float64, len(cmds))
+			var runs strings.Builder
+			runs.WriteString("run,point,expected_cost,seconds\n")
 			for k, c := range cmds {
 				costs[k], secs[k] = c.cost, durations[k].Seconds()
-				b.Logf("run %2d: expected cost %.3g, %.2f s: %s", k, c.cost, secs[k], c.point)
+				fmt.Fprintf(&runs, "%d,%s,%.6g,%.3f\n", k, c.point, c.cost, secs[k])
+			}
+			// Every run's cost and time, for checking the cost model
+			// (b.Logf output is cut after a few lines).
+			if out := os.Getenv("BENCH_RUNS_OUT"); out != "" {
+				if err := os.WriteFile(out, []byte(runs.String()), 0o644); err != nil {
+					b.Fatal(err)
+				}
 			}
 			b.ReportMetric(float64(len(cmds)), "runs")
-			b.ReportMetric(harnessTime.Seconds()/float64(b.N), "harness-s/op")
-			b.ReportMetric(directTime.Seconds()/float64(b.N), "direct-s/op")
-			b.ReportMetric(lptTime.Seconds()/float64(b.N), "direct-lpt-s/op")
+			b.ReportMetric(harnessTime.Seconds()/passes, "harness-s/op")
+			b.ReportMetric(directTime.Seconds()/passes, "direct-s/op")
+			b.ReportMetric(lptTime.Seconds()/passes, "direct-lpt-s/op")
 			b.ReportMetric(float64(harnessTime)/float64(directTime), "overhead-ratio")
 			// serial-s/op is the sum of the runs' own times: what --jobs 1
 			// would take at best; serial/harness is the speed-up of --jobs.
 			b.ReportMetric(serial.Seconds()/float64(b.N), "serial-s/op")
-			b.ReportMetric(float64(serial)/float64(harnessTime), "jobs-speedup")
+			b.ReportMetric(serial.Seconds()/float64(b.N)/(harnessTime.Seconds()/passes), "jobs-speedup")
 			// How well the expected cost orders the runs by their time
 			// (Spearman's rank correlation, 1 = the same order).
 			b.ReportMetric(spearman(costs, secs), "cost-time-rank-corr")
