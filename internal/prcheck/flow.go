@@ -86,6 +86,9 @@ type Flow struct {
 	Thresholds Thresholds
 }
 
+// comparisonFile is the file of OutDir that holds the whole report.
+const comparisonFile = "comparison.md"
+
 // prFile is the file of OutDir that names the pull request (PR) a run is
 // about.
 const prFile = "pr.json"
@@ -160,7 +163,7 @@ func (f *Flow) RunPR(ctx context.Context, pr PR, baseline bool, shard *report.Sh
 	if shard != nil {
 		md := fmt.Sprintf("Accuracy shard %s scored (head %s). The merge job posts the report.\n", shard.String(), pr.HeadSHA)
 		out.Markdown = md
-		return out, f.writeSummary(md)
+		return out, f.WriteSummary(md, comparisonFile)
 	}
 	return f.report(ctx, out, head, base, notes, pr)
 }
@@ -256,14 +259,14 @@ func (f *Flow) report(ctx context.Context, out Outcome, head report.Run, base *r
 	c.DetailsURL = f.DetailsURL
 	out.Comparison = c
 	out.Markdown = render.CompareMarkdown(c)
-	out.MarkdownPath = filepath.Join(f.OutDir, "comparison.md")
+	out.MarkdownPath = filepath.Join(f.OutDir, comparisonFile)
 	if err := os.MkdirAll(f.OutDir, 0o755); err != nil {
 		return out, fmt.Errorf("output directory: %w", err)
 	}
 	if err := diskio.WriteAtomic(out.MarkdownPath, []byte(out.Markdown)); err != nil {
 		return out, fmt.Errorf("write comparison: %w", err)
 	}
-	if err := f.writeSummary(out.Markdown); err != nil {
+	if err := f.WriteSummary(out.Markdown, comparisonFile); err != nil {
 		return out, err
 	}
 	for _, a := range out.Verdict.Alerts {
@@ -273,7 +276,7 @@ func (f *Flow) report(ctx context.Context, out Outcome, head report.Run, base *r
 		f.Log.Error(a)
 	}
 	if f.Comments != nil && pr.Number > 0 {
-		url, readOnly, err := f.post(ctx, pr.Number, out.Markdown)
+		url, readOnly, err := f.Post(ctx, pr.Number, render.PRMarker, out.Markdown)
 		if err != nil {
 			return out, err
 		}
@@ -299,9 +302,13 @@ func (f *Flow) readChecked(dir, sim string) (report.Run, error) {
 	return r, nil
 }
 
-// post creates or updates the sticky comment. A read-only token is not an
-// error: the report stays in the job summary and a notice says why.
-func (f *Flow) post(ctx context.Context, number int, markdown string) (url string, readOnly bool, err error) {
+// Post creates or updates the sticky comment of pull request number that
+// carries marker: one comment per kind of report (render.PRMarker for the
+// accuracy report, render.LeaderboardMarker for the leaderboard's tables),
+// each edited in place by its own mode only. markdown is cut to a comment's
+// limit with a note pointing at the job summary. A read-only token is not
+// an error: the report stays in the job summary and a notice says why.
+func (f *Flow) Post(ctx context.Context, number int, marker, markdown string) (url string, readOnly bool, err error) {
 	note := "**Truncated:** a comment holds at most 65 536 characters; the full report is in the job summary"
 	if f.DetailsURL != "" {
 		note += " of [this run](" + f.DetailsURL + ")"
@@ -325,7 +332,7 @@ func (f *Flow) post(ctx context.Context, number int, markdown string) (url strin
 	if err != nil {
 		return degrade(err)
 	}
-	d := DecideComment(list, self, render.PRMarker, body)
+	d := DecideComment(list, self, marker, body)
 	var c Comment
 	switch d.Op {
 	case OpKeep:
@@ -381,11 +388,14 @@ func (f *Flow) score(ctx context.Context, what, sim string, shard *report.Shard,
 	return r, false, nil
 }
 
-func (f *Flow) writeSummary(md string) error {
+// WriteSummary appends md to the job summary (nothing when the run has
+// none), cut to the summary's limit with a note naming file, the output
+// file that holds it whole.
+func (f *Flow) WriteSummary(md, file string) error {
 	if f.Summary == nil {
 		return nil
 	}
-	note := "**Truncated:** a job summary holds at most 1 MiB; the full report is in the run's artifact (comparison.md)."
+	note := "**Truncated:** a job summary holds at most 1 MiB; the full report is in the run's artifact (" + file + ")."
 	if err := f.Summary(Truncate(md, MaxStepSummaryBytes, note)); err != nil {
 		return fmt.Errorf("job summary: %w", err)
 	}

@@ -453,3 +453,35 @@ func TestRunCommentRefusesTamperedArtifact(t *testing.T) {
 		})
 	}
 }
+
+// Each kind of report keeps its own sticky comment: with the accuracy
+// comment and the leaderboard comment both on a pull request, posting one
+// kind edits only the comment with its marker.
+func TestPostEditsOnlyItsOwnMarker(t *testing.T) {
+	t.Parallel()
+	cm := expectComments(t, "self", "list", "update")
+	accuracy := Comment{ID: 1, Author: "github-actions[bot]", Body: render.PRMarker + "\naccuracy v1"}
+	board := Comment{ID: 2, Author: "github-actions[bot]", Body: render.LeaderboardMarker + "\ntables v1"}
+	cm.comments, cm.nextID = []Comment{accuracy, board}, 2
+	f, _, _ := newFlow(t, &fakeScorer{t: t}, cm)
+	ctx := context.Background()
+
+	if _, _, err := f.Post(ctx, 7, render.LeaderboardMarker, render.LeaderboardMarker+"\ntables v2"); err != nil {
+		t.Fatal(err)
+	}
+	if cm.comments[0] != accuracy || cm.comments[1].Body != render.LeaderboardMarker+"\ntables v2" {
+		t.Errorf("leaderboard post: %+v", cm.comments)
+	}
+	if _, _, err := f.Post(ctx, 7, render.PRMarker, render.PRMarker+"\naccuracy v2"); err != nil {
+		t.Fatal(err)
+	}
+	if cm.comments[0].Body != render.PRMarker+"\naccuracy v2" || cm.comments[1].Body != render.LeaderboardMarker+"\ntables v2" {
+		t.Errorf("accuracy post: %+v", cm.comments)
+	}
+	if want := "self list 7 update 2 self list 7 update 1"; strings.Join(cm.calls, " ") != want {
+		t.Errorf("calls %q, want %q", cm.calls, want)
+	}
+	if strings.Contains(render.PRMarker, render.LeaderboardMarker) || strings.Contains(render.LeaderboardMarker, render.PRMarker) {
+		t.Error("one marker contains the other: a comment would be taken for the other kind")
+	}
+}

@@ -21,22 +21,31 @@ func LeaderboardMarkdown(b leaderboard.Board) string {
 	w.WriteString("Simulated deployments compared on the same offered work, one table per comparability group. ")
 	w.WriteString("Rows are in declaration order; each metric cell is `value (#rank)` among the group's qualified runs, so any column reads as a ranking. There is no composite score.\n\n")
 	w.WriteString(provenanceLine(b, Cell))
+	writeLeaderboardGroups(&w, b, 2)
+	writeComputedLegend(&w)
+	return w.String()
+}
+
+// writeLeaderboardGroups writes each group's tables under a heading of
+// level h (its loads and capacity table at h+1).
+func writeLeaderboardGroups(w *strings.Builder, b leaderboard.Board, h int) {
+	group, sub := strings.Repeat("#", h), strings.Repeat("#", h+1)
 	for _, g := range b.Groups {
 		title := g.ID
 		if g.Title != "" {
 			title = g.Title
 		}
-		fmt.Fprintf(&w, "\n## %s (`%s`)\n\n", Cell(title), g.ID)
-		fmt.Fprintf(&w, "Offered work: %s.\n", Cell(WorkloadWords(g.Workload)))
+		fmt.Fprintf(w, "\n%s %s (`%s`)\n\n", group, Cell(title), g.ID)
+		fmt.Fprintf(w, "Offered work: %s.\n", Cell(WorkloadWords(g.Workload)))
 		for _, t := range g.Tables {
 			if g.Sweep {
-				fmt.Fprintf(&w, "\n### At %s\n", Cell(t.Load.Short()))
+				fmt.Fprintf(w, "\n%s At %s\n", sub, Cell(t.Load.Short()))
 			}
-			fmt.Fprintf(&w, "\nLoad: %s†. Comparability key `%s`.\n\n", Cell(t.Load.String()), shortKey(t.Key))
-			writeMarkdownTable(&w, t)
+			fmt.Fprintf(w, "\nLoad: %s†. Comparability key `%s`.\n\n", Cell(t.Load.String()), shortKey(t.Key))
+			writeMarkdownTable(w, t)
 		}
 		if g.Sweep {
-			fmt.Fprintf(&w, "\n### Capacity\n\n%s\n\n", Cell(CapacityRule(g.KeepUp)))
+			fmt.Fprintf(w, "\n%s Capacity\n\n%s\n\n", sub, Cell(CapacityRule(g.KeepUp)))
 			w.WriteString("| Candidate | Model | Hardware | Highest load kept up with | output tok/s there | responses/s there | Stopped keeping up |\n|---|---|---|---|---:|---:|---|\n")
 			for _, c := range g.Capacity {
 				kept, tps, rps := "none", "–", "–"
@@ -47,15 +56,18 @@ func LeaderboardMarkdown(b leaderboard.Board) string {
 				if note == "" {
 					note = "kept up at every load"
 				}
-				fmt.Fprintf(&w, "| %s | %s | %s | %s | %s | %s | %s |\n", Cell(c.Candidate.ID), Cell(c.Candidate.Model), Cell(c.Candidate.Hardware), Cell(kept), tps, rps, Cell(note))
+				fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", Cell(c.Candidate.ID), Cell(c.Candidate.Model), Cell(c.Candidate.Hardware), Cell(kept), tps, rps, Cell(note))
 			}
 		}
 	}
+}
+
+// writeComputedLegend writes the legend of the values marked †.
+func writeComputedLegend(w *strings.Builder) {
 	w.WriteString("\n---\n\n† Computed by this project, not read from BLIS:\n\n")
 	for _, f := range computedLegend {
-		fmt.Fprintf(&w, "- **%s** = %s\n", f[0], f[1])
+		fmt.Fprintf(w, "- **%s** = %s\n", f[0], f[1])
 	}
-	return w.String()
 }
 
 // computedLegend names each computed value and its formula.

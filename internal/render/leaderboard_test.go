@@ -97,3 +97,34 @@ func TestLeaderboardHTMLGolden(t *testing.T) {
 		}
 	}
 }
+
+func TestLeaderboardCommentGolden(t *testing.T) {
+	t.Parallel()
+	ok := LeaderboardReport{Path: "leaderboard/runs.yaml", Board: sampleBoard(t), Results: 6, Unchanged: 4}
+	refused := LeaderboardReport{Path: "other/runs.yaml", Refused: []string{
+		"other/runs.yaml:7: groups[0].candidates[0]: missing properties 'hardware', 'tp'",
+		"other/runs.yaml:9: groups[0].candidates[1].colour: unknown field | <b>@someone</b> #3",
+	}}
+	md := LeaderboardComment([]LeaderboardReport{ok, refused})
+	golden.Assert(t, filepath.Join("testdata", "leaderboard-comment.golden"), []byte(md))
+	if !strings.HasPrefix(md, LeaderboardMarker+"\n") || strings.Contains(md, PRMarker) {
+		t.Error("the comment does not start with its own marker alone")
+	}
+	for _, want := range []string{
+		"6 results in 2 groups: 4 ranked, 1 disqualified, 1 failed. 4 as committed, 2 new or changed.",
+		"##### Chat, 4 req/s (`chat-4rps`)", "###### Capacity", "**Disqualified**", "[#", "† Computed by this project",
+		"**Refused**, no tables:", "- other/runs.yaml:7: groups\\[0\\].candidates\\[0\\]: missing properties 'hardware', 'tp'",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("comment lacks %q", want)
+		}
+	}
+	for _, bad := range []string{"<b>", "@someone", "<script>"} {
+		if strings.Contains(md, bad) {
+			t.Errorf("untrusted text %q is live in the comment", bad)
+		}
+	}
+	if c := ok.Counts(); c != (LeaderboardCounts{Groups: 2, Qualified: 4, Disqualified: 1, Failed: 1}) {
+		t.Errorf("counts %+v", c)
+	}
+}

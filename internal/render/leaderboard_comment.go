@@ -1,0 +1,81 @@
+package render
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
+)
+
+// LeaderboardMarker is the hidden marker that identifies the Action's
+// leaderboard comment on a pull request, distinct from the accuracy
+// comment's PRMarker: each mode finds and edits only its own comment.
+const LeaderboardMarker = "<!-- accuracy-dashboard:leaderboard -->"
+
+// LeaderboardReport is what the Action's leaderboard mode found for one
+// runs.yaml of a pull request.
+type LeaderboardReport struct {
+	// Path is the runs.yaml's path in the repository.
+	Path string
+	// Refused says why no tables are shown: the declaration does not
+	// decode (each line naming file, line and field) or its results do not
+	// check. Board is unset then.
+	Refused []string
+	Board   leaderboard.Board
+	// Results counts the results; Unchanged those identical to the ones
+	// committed beside runs.yaml (the rest are new or changed).
+	Results, Unchanged int
+}
+
+// LeaderboardCounts are the counts the comment, the job summary and the
+// step outputs give for a report.
+type LeaderboardCounts struct {
+	Groups, Qualified, Disqualified, Failed int
+}
+
+// Counts counts the board's groups and its runs by standing.
+func (r LeaderboardReport) Counts() LeaderboardCounts {
+	c := LeaderboardCounts{Groups: len(r.Board.Groups)}
+	for _, g := range r.Board.Groups {
+		for _, t := range g.Tables {
+			c.Qualified += len(t.Rows)
+			c.Disqualified += len(t.Disqualified)
+			c.Failed += len(t.Failed)
+		}
+	}
+	return c
+}
+
+// LeaderboardComment renders the leaderboard mode's pull-request comment
+// (and job summary): LeaderboardMarker, then for each changed runs.yaml the
+// group tables as LeaderboardMarkdown draws them (ranks, disqualified runs
+// with their would-be ranks, failed runs, capacity) or why it was refused,
+// and the legend of the computed values. Every string from a declaration or
+// a result is inert text (Cell).
+func LeaderboardComment(reports []LeaderboardReport) string {
+	var w strings.Builder
+	w.WriteString(LeaderboardMarker + "\n### Leaderboard of this pull request\n\n")
+	w.WriteString("Simulated deployments compared on the same offered work, one table per comparability group, as the changed `runs.yaml` declares them, run on the pinned simulator. ")
+	w.WriteString("Each metric cell is `value (#rank)` among the group's qualified runs; there is no composite score.\n")
+	tables := false
+	for _, r := range reports {
+		fmt.Fprintf(&w, "\n---\n\n#### %s\n\n", Cell(r.Path))
+		if len(r.Refused) > 0 {
+			w.WriteString("**Refused**, no tables:\n\n")
+			for _, line := range r.Refused {
+				fmt.Fprintf(&w, "- %s\n", Cell(line))
+			}
+			continue
+		}
+		tables = true
+		c := r.Counts()
+		fmt.Fprintf(&w, "%d results in %d groups: %d ranked, %d disqualified, %d failed. %d as committed, %d new or changed.\n\n",
+			r.Results, c.Groups, c.Qualified, c.Disqualified, c.Failed, r.Unchanged, r.Results-r.Unchanged)
+		w.WriteString(provenanceLine(r.Board, Cell))
+		writeLeaderboardGroups(&w, r.Board, 5)
+	}
+	if tables {
+		writeComputedLegend(&w)
+	}
+	return w.String()
+}
