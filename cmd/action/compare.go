@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 	"github.com/inference-sim/accuracy-dashboard/internal/prcheck"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
@@ -33,21 +34,36 @@ Examples:
 Flags:
 `
 
-func runCompare(_ context.Context, args []string, _ func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
-	dashboard := fs.String("dashboard", ".", "dashboard `checkout` whose data/snapshots/<id>/ a snapshot id names (e.g. --dashboard ~/src/accuracy-dashboard)")
-	if help, err := parseFlags(fs, compareUsage, args, stdout, stderr); help || err != nil {
-		return err
-	}
-	if fs.NArg() != 2 {
-		fmt.Fprintf(stderr, "compare: want two runs A and B, got %d arguments\n\n", fs.NArg())
-		fs.Usage()
-		return errUsageShown
-	}
+// compareOptions are the flags and arguments of `action compare`.
+type compareOptions struct {
+	dashboard string
+	// a and b are the two runs, as given.
+	a, b string
+}
+
+// compareCommand is `action compare`.
+var compareCommand = cli.Spec[compareOptions]{
+	Name:    "compare",
+	Summary: "compare two runs (result directories or snapshot ids): B − A per metric",
+	Usage:   compareUsage,
+	Flags: func(fs *flag.FlagSet, o *compareOptions, _ func(string) string) {
+		fs.StringVar(&o.dashboard, "dashboard", ".", "dashboard `checkout` whose data/snapshots/<id>/ a snapshot id names (e.g. --dashboard ~/src/accuracy-dashboard)")
+	},
+	Check: func(o *compareOptions, args []string) error {
+		if len(args) != 2 {
+			return fmt.Errorf("want two runs A and B, got %d arguments", len(args))
+		}
+		o.a, o.b = args[0], args[1]
+		return nil
+	},
+	Run: runCompare,
+}
+
+func runCompare(_ context.Context, o compareOptions, env cli.Env) error {
 	var runs [2]report.Run
 	var names [2]string
-	for i, arg := range fs.Args() {
-		dir, name, err := resolveRun(arg, *dashboard)
+	for i, arg := range []string{o.a, o.b} {
+		dir, name, err := resolveRun(arg, o.dashboard)
 		if err != nil {
 			return fmt.Errorf("compare: %w", err)
 		}
@@ -57,7 +73,7 @@ func runCompare(_ context.Context, args []string, _ func(string) string, stdout,
 		}
 		runs[i], names[i] = report.Run{Summary: s, Points: p}, name
 	}
-	_, err := io.WriteString(stdout, render.CompareMarkdown(prcheck.CompareRuns(runs[0], runs[1], names[0], names[1])))
+	_, err := io.WriteString(env.Stdout, render.CompareMarkdown(prcheck.CompareRuns(runs[0], runs[1], names[0], names[1])))
 	return err
 }
 

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
@@ -43,16 +44,19 @@ Modes:
 See docs/ACTION.md.
 `
 
+// githubActionCommand is `action github-action`: no flags, no arguments;
+// the inputs come from the environment (readInputs).
+var githubActionCommand = cli.Spec[struct{}]{
+	Name:    "github-action",
+	Summary: "run inside GitHub Actions (reads the action's inputs from the environment)",
+	Usage:   githubActionUsage,
+	Run: func(ctx context.Context, _ struct{}, env cli.Env) error {
+		return runGitHubAction(ctx, env.Getenv, env.Stdout, env.Stderr)
+	},
+}
+
 // runGitHubAction is the Action's entry point (see githubActionUsage).
-func runGitHubAction(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	if len(args) > 0 {
-		if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-			fmt.Fprint(stdout, githubActionUsage)
-			return nil
-		}
-		fmt.Fprint(stderr, githubActionUsage)
-		return errUsageShown
-	}
+func runGitHubAction(ctx context.Context, getenv func(string) string, stdout, stderr io.Writer) error {
 	gha := newRunner(getenv, stdout)
 	err := githubAction(ctx, gha, stdout, stderr)
 	// A failed step shows its error as an annotation too; a fail-threshold

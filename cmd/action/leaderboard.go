@@ -2,53 +2,21 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 )
-
-const leaderboardUsage = `Usage: action leaderboard <command> [flags]
-
-Commands:
-  run       run the declared candidates through a simulator build and file their results
-  render    render the results as Markdown (README.md) and one HTML page (index.html)
-  validate  check declarations and results: schema, ids, filing, coverage, comparability, drift
-  verify    re-run results with their recorded build and command line and diff them
-
-A leaderboard directory holds runs.yaml and results/. See docs/LEADERBOARD.md.
-`
-
-func runLeaderboard(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, leaderboardUsage)
-		return errUsageShown
-	}
-	switch args[0] {
-	case "run":
-		return runLeaderboardRun(ctx, args[1:], getenv, stdout, stderr)
-	case "verify":
-		return runLeaderboardVerify(ctx, args[1:], getenv, stdout, stderr)
-	case "render":
-		return runLeaderboardRender(ctx, args[1:], stdout, stderr)
-	case "validate":
-		return runLeaderboardValidate(ctx, args[1:], stdout, stderr)
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, leaderboardUsage)
-		return nil
-	}
-	fmt.Fprintf(stderr, "unknown leaderboard command %q\n\n%s", args[0], leaderboardUsage)
-	return errUsageShown
-}
 
 // readDeclaration reads and decodes a runs.yaml and resolves the traces it
 // names (relative to its directory) to their content hashes.
@@ -86,25 +54,51 @@ Example:
 Flags:
 `
 
-func runLeaderboardRender(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("leaderboard render", flag.ContinueOnError)
-	runs := fs.String("runs", "runs.yaml", "the run declaration `file` (e.g. --runs leaderboard/runs.yaml)")
-	results := fs.String("results", "", "the results `directory` (default: results/ beside --runs)")
-	out := fs.String("out", "", "write README.md and index.html into this `directory` (e.g. --out leaderboard/)")
-	if help, err := parseFlags(fs, leaderboardRenderUsage, args, stdout, stderr); help || err != nil {
-		return err
+// leaderboardFiles are the --runs and --results flags most leaderboard
+// commands share.
+type leaderboardFiles struct {
+	runs, results string
+}
+
+func (f *leaderboardFiles) register(fs *flag.FlagSet, withResults bool) {
+	fs.StringVar(&f.runs, "runs", "runs.yaml", "the run declaration `file` (e.g. --runs leaderboard/runs.yaml)")
+	if withResults {
+		fs.StringVar(&f.results, "results", "", "the results `directory` (default: results/ beside --runs)")
 	}
-	if err := noArgs(fs, stderr); err != nil {
-		return err
+}
+
+// resultsDir is --results, or results/ beside --runs.
+func (f leaderboardFiles) resultsDir() string {
+	if f.results != "" {
+		return f.results
 	}
-	d, _, err := readDeclaration(*runs)
+	return defaultResults(f.runs)
+}
+
+// leaderboardRenderOptions are the flags of `action leaderboard render`.
+type leaderboardRenderOptions struct {
+	leaderboardFiles
+	out string
+}
+
+// leaderboardRenderCommand is `action leaderboard render`.
+var leaderboardRenderCommand = cli.Spec[leaderboardRenderOptions]{
+	Name:    "leaderboard render",
+	Summary: "render the results as Markdown (README.md) and one HTML page (index.html)",
+	Usage:   leaderboardRenderUsage,
+	Flags: func(fs *flag.FlagSet, o *leaderboardRenderOptions, _ func(string) string) {
+		o.register(fs, true)
+		fs.StringVar(&o.out, "out", "", "write README.md and index.html into this `directory` (e.g. --out leaderboard/)")
+	},
+	Run: runLeaderboardRender,
+}
+
+func runLeaderboardRender(_ context.Context, o leaderboardRenderOptions, env cli.Env) error {
+	d, _, err := readDeclaration(o.runs)
 	if err != nil {
 		return err
 	}
-	dir := *results
-	if dir == "" {
-		dir = defaultResults(*runs)
-	}
+	dir := o.resultsDir()
 	res, probs, err := leaderboard.Check(d, os.DirFS(dir), "")
 	if err != nil {
 		return fmt.Errorf("leaderboard render: read %s: %w", dir, err)
@@ -124,17 +118,17 @@ func runLeaderboardRender(_ context.Context, args []string, stdout, stderr io.Wr
 	if err != nil {
 		return err
 	}
-	if *out != "" {
-		if err := os.MkdirAll(*out, 0o755); err != nil {
+	if o.out != "" {
+		if err := os.MkdirAll(o.out, 0o755); err != nil {
 			return err
 		}
 		for _, name := range []string{render.LeaderboardMarkdownFile, render.LeaderboardHTMLFile} {
-			if err := diskio.WriteAtomic(filepath.Join(*out, name), files[name]); err != nil {
+			if err := diskio.WriteAtomic(filepath.Join(o.out, name), files[name]); err != nil {
 				return fmt.Errorf("leaderboard render: %w", err)
 			}
 		}
 	}
-	_, err = stdout.Write(files[render.LeaderboardMarkdownFile])
+	_, err = env.Stdout.Write(files[render.LeaderboardMarkdownFile])
 	return err
 }
 
@@ -166,47 +160,54 @@ Examples:
 Flags:
 `
 
-func runLeaderboardValidate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("leaderboard validate", flag.ContinueOnError)
-	runs := fs.String("runs", "runs.yaml", "the run declaration `file` (e.g. --runs leaderboard/runs.yaml)")
-	results := fs.String("results", "", "the results `directory` (default: results/ beside --runs)")
-	sim := fs.String("sim", "", "the pinned simulator `commit` (40 hex): results that ran on another are listed as drift (e.g. --sim f90a1e3a6787da17c2cd463dab6fb2660b1b1760)")
-	pinFile := fs.String("pin", "", "the pin `file` whose leaderboard simulator/catalog pair the results must have run on (e.g. --pin .github/accuracy-harness.yaml)")
-	if help, err := parseFlags(fs, leaderboardValidateUsage, args, stdout, stderr); help || err != nil {
-		return err
-	}
-	if err := noArgs(fs, stderr); err != nil {
-		return err
-	}
-	if *sim != "" && *pinFile != "" {
-		fmt.Fprintln(stderr, "leaderboard validate: give --sim or --pin, not both (the pin file names the simulator)")
-		return errUsageShown
-	}
+// leaderboardValidateOptions are the flags of `action leaderboard validate`.
+type leaderboardValidateOptions struct {
+	leaderboardFiles
+	sim, pinFile string
+}
+
+// leaderboardValidateCommand is `action leaderboard validate`.
+var leaderboardValidateCommand = cli.Spec[leaderboardValidateOptions]{
+	Name:    "leaderboard validate",
+	Summary: "check declarations and results: schema, ids, filing, coverage, comparability, drift",
+	Usage:   leaderboardValidateUsage,
+	Flags: func(fs *flag.FlagSet, o *leaderboardValidateOptions, _ func(string) string) {
+		o.register(fs, true)
+		fs.StringVar(&o.sim, "sim", "", "the pinned simulator `commit` (40 hex): results that ran on another are listed as drift (e.g. --sim f90a1e3a6787da17c2cd463dab6fb2660b1b1760)")
+		fs.StringVar(&o.pinFile, "pin", "", "the pin `file` whose leaderboard simulator/catalog pair the results must have run on (e.g. --pin .github/accuracy-harness.yaml)")
+	},
+	Check: func(o *leaderboardValidateOptions, args []string) error {
+		if o.sim != "" && o.pinFile != "" {
+			return errors.New("give --sim or --pin, not both (the pin file names the simulator)")
+		}
+		return cli.NoArgs(args)
+	},
+	Run: runLeaderboardValidate,
+}
+
+func runLeaderboardValidate(ctx context.Context, o leaderboardValidateOptions, env cli.Env) error {
 	var pair *pin.LeaderboardPair
-	if *pinFile != "" {
-		p, err := readLeaderboardPair(*pinFile)
+	if o.pinFile != "" {
+		p, err := readLeaderboardPair(o.pinFile)
 		if err != nil {
 			return fmt.Errorf("leaderboard validate: %w", err)
 		}
 		pair = &p
 	}
-	if *sim != "" && !harness.IsCommit(*sim) {
-		return fmt.Errorf("leaderboard validate: --sim %q: give the pinned simulator commit, 40 lowercase hex", *sim)
+	if o.sim != "" && !harness.IsCommit(o.sim) {
+		return fmt.Errorf("leaderboard validate: --sim %q: give the pinned simulator commit, 40 lowercase hex", o.sim)
 	}
-	d, _, err := readDeclaration(*runs)
+	d, _, err := readDeclaration(o.runs)
 	if err != nil {
 		return err
 	}
-	dir := *results
-	if dir == "" {
-		dir = defaultResults(*runs)
-	}
-	res, probs, err := leaderboard.Check(d, os.DirFS(dir), *sim)
+	dir := o.resultsDir()
+	res, probs, err := leaderboard.Check(d, os.DirFS(dir), o.sim)
 	if err != nil {
 		return fmt.Errorf("leaderboard validate: read %s: %w", dir, err)
 	}
 	if pair != nil {
-		more, err := pinPairProblems(ctx, *pair, *pinFile, ".", res)
+		more, err := pinPairProblems(ctx, *pair, o.pinFile, ".", res)
 		if err != nil {
 			return fmt.Errorf("leaderboard validate: %w", err)
 		}
@@ -224,6 +225,6 @@ func runLeaderboardValidate(ctx context.Context, args []string, stdout, stderr i
 		names = append(names, g)
 	}
 	sort.Strings(names)
-	fmt.Fprintf(stdout, "ok: %d results in %d groups (%s) match %s\n", len(res), len(groups), strings.Join(names, ", "), *runs)
+	fmt.Fprintf(env.Stdout, "ok: %d results in %d groups (%s) match %s\n", len(res), len(groups), strings.Join(names, ", "), o.runs)
 	return nil
 }

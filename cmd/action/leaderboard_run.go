@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/inference-sim/accuracy-dashboard/corpus"
+	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
@@ -39,6 +40,14 @@ func (s *simFlags) register(fs *flag.FlagSet, getenv func(string) string) {
 	fs.IntVar(&s.jobs, "jobs", runtime.NumCPU(), "number of simulations run in parallel (e.g. --jobs 2)")
 	fs.DurationVar(&s.timeout, "timeout", harness.DefaultPointTimeout, "kill a simulation that runs longer than this; its result fails with simulator-timeout (e.g. --timeout 5m)")
 	fs.BoolVar(&s.quiet, "quiet", false, "print no progress or log lines on stderr (e.g. --quiet)")
+}
+
+// check refuses positional arguments and a --jobs below 1.
+func (s *simFlags) check(args []string) error {
+	if s.jobs < 1 {
+		return fmt.Errorf("--jobs %d: must be at least 1", s.jobs)
+	}
+	return cli.NoArgs(args)
 }
 
 func (s *simFlags) logger(stderr io.Writer) (*slog.Logger, io.Writer) {
@@ -95,39 +104,46 @@ Examples:
 Flags:
 `
 
-func runLeaderboardRun(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("leaderboard run", flag.ContinueOnError)
-	runsPath := fs.String("runs", "runs.yaml", "the run declaration `file` (e.g. --runs leaderboard/runs.yaml)")
-	sim := fs.String("sim", "", "simulator `ref`: a release tag or a full 40-hex commit; default: the newest vX.Y.Z tag of --sim-repo (e.g. --sim v0.7.15)")
-	out := fs.String("out", "", "results `directory` (default: results/ beside --runs)")
-	only := fs.String("only", "", "comma-separated `GROUP or GROUP/RUN` to run, default all (e.g. --only chat-4rps/h100-tp1)")
-	reuse := fs.String("reuse", "", "results `directory` whose unchanged results are kept instead of run again (may be --out itself; e.g. --reuse leaderboard/results)")
-	harnessDir := fs.String("harness-dir", "", "this tool's own `directory`, whose commit results record (default: found from the working directory)")
-	var sf simFlags
-	sf.register(fs, getenv)
-	if help, err := parseFlags(fs, leaderboardRunUsage, args, stdout, stderr); help || err != nil {
-		return err
-	}
-	if err := noArgs(fs, stderr); err != nil {
-		return err
-	}
-	if sf.jobs < 1 {
-		return fmt.Errorf("leaderboard run: --jobs %d: must be at least 1", sf.jobs)
-	}
-	log, progress := sf.logger(stderr)
-	d, traces, err := readDeclaration(*runsPath)
+// leaderboardRunOptions are the flags of `action leaderboard run`.
+type leaderboardRunOptions struct {
+	simFlags
+	runs, sim, out, only, reuse, harnessDir string
+}
+
+// leaderboardRunCommand is `action leaderboard run`.
+var leaderboardRunCommand = cli.Spec[leaderboardRunOptions]{
+	Name:    "leaderboard run",
+	Summary: "run the declared candidates through a simulator build and file their results",
+	Usage:   leaderboardRunUsage,
+	Flags: func(fs *flag.FlagSet, o *leaderboardRunOptions, getenv func(string) string) {
+		fs.StringVar(&o.runs, "runs", "runs.yaml", "the run declaration `file` (e.g. --runs leaderboard/runs.yaml)")
+		fs.StringVar(&o.sim, "sim", "", "simulator `ref`: a release tag or a full 40-hex commit; default: the newest vX.Y.Z tag of --sim-repo (e.g. --sim v0.7.15)")
+		fs.StringVar(&o.out, "out", "", "results `directory` (default: results/ beside --runs)")
+		fs.StringVar(&o.only, "only", "", "comma-separated `GROUP or GROUP/RUN` to run, default all (e.g. --only chat-4rps/h100-tp1)")
+		fs.StringVar(&o.reuse, "reuse", "", "results `directory` whose unchanged results are kept instead of run again (may be --out itself; e.g. --reuse leaderboard/results)")
+		fs.StringVar(&o.harnessDir, "harness-dir", "", "this tool's own `directory`, whose commit results record (default: found from the working directory)")
+		o.register(fs, getenv)
+	},
+	Check: func(o *leaderboardRunOptions, args []string) error { return o.check(args) },
+	Run:   runLeaderboardRun,
+}
+
+func runLeaderboardRun(ctx context.Context, o leaderboardRunOptions, env cli.Env) error {
+	sf, stdout := o.simFlags, env.Stdout
+	log, progress := sf.logger(env.Stderr)
+	d, traces, err := readDeclaration(o.runs)
 	if err != nil {
 		return err
 	}
-	runs, err := leaderboard.Select(d.Runs(), splitList(*only))
+	runs, err := leaderboard.Select(d.Runs(), splitList(o.only))
 	if err != nil {
 		return fmt.Errorf("leaderboard run: --only %w", err)
 	}
-	dir := *out
+	dir := o.out
 	if dir == "" {
-		dir = defaultResults(*runsPath)
+		dir = defaultResults(o.runs)
 	}
-	hdir := *harnessDir
+	hdir := o.harnessDir
 	if hdir == "" {
 		wd, err := os.Getwd()
 		if err != nil {
@@ -142,7 +158,7 @@ func runLeaderboardRun(ctx context.Context, args []string, getenv func(string) s
 		return fmt.Errorf("leaderboard run: %w", err)
 	}
 	b := &harness.Builder{CacheDir: sf.cacheDir, Log: log}
-	ref := *sim
+	ref := o.sim
 	if ref == "" {
 		if ref, err = b.DefaultRef(ctx, sf.simRepo); err != nil {
 			return fmt.Errorf("leaderboard run: %w", err)
@@ -162,8 +178,8 @@ func runLeaderboardRun(ctx context.Context, args []string, getenv func(string) s
 	}
 	all := runs
 	var reused []reusedResult
-	if *reuse != "" {
-		if reused, runs, err = reusable(s, *reuse, runs, log); err != nil {
+	if o.reuse != "" {
+		if reused, runs, err = reusable(s, o.reuse, runs, log); err != nil {
 			return fmt.Errorf("leaderboard run: --reuse: %w", err)
 		}
 	}
@@ -195,8 +211,8 @@ func runLeaderboardRun(ctx context.Context, args []string, getenv func(string) s
 		}
 	}
 	fmt.Fprintf(stdout, "wrote %d results into %s (%d failed)\n", len(all), dir, len(failed))
-	if *reuse != "" {
-		fmt.Fprintf(stdout, "reused %d unchanged results from %s, ran %d\n", len(reused), *reuse, len(ran))
+	if o.reuse != "" {
+		fmt.Fprintf(stdout, "reused %d unchanged results from %s, ran %d\n", len(reused), o.reuse, len(ran))
 	}
 	if len(failed) > 0 {
 		fmt.Fprintf(stdout, "failed runs (filed with their reason, no figures):\n%s\n", strings.Join(failed, "\n"))
@@ -332,28 +348,35 @@ Example:
 Flags:
 `
 
-func runLeaderboardVerify(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("leaderboard verify", flag.ContinueOnError)
-	runsPath := fs.String("runs", "runs.yaml", "the run declaration `file` (e.g. --runs leaderboard/runs.yaml)")
-	resultsDir := fs.String("results", "", "the results `directory` (default: results/ beside --runs)")
-	only := fs.String("only", "", "comma-separated `GROUP or GROUP/RUN` to verify, default all (e.g. --only chat-4rps/h100-tp1)")
-	var sf simFlags
-	sf.register(fs, getenv)
-	if help, err := parseFlags(fs, leaderboardVerifyUsage, args, stdout, stderr); help || err != nil {
-		return err
-	}
-	if err := noArgs(fs, stderr); err != nil {
-		return err
-	}
-	log, _ := sf.logger(stderr)
-	d, _, err := readDeclaration(*runsPath)
+// leaderboardVerifyOptions are the flags of `action leaderboard verify`.
+type leaderboardVerifyOptions struct {
+	simFlags
+	leaderboardFiles
+	only string
+}
+
+// leaderboardVerifyCommand is `action leaderboard verify`.
+var leaderboardVerifyCommand = cli.Spec[leaderboardVerifyOptions]{
+	Name:    "leaderboard verify",
+	Summary: "re-run results with their recorded build and command line and diff them",
+	Usage:   leaderboardVerifyUsage,
+	Flags: func(fs *flag.FlagSet, o *leaderboardVerifyOptions, getenv func(string) string) {
+		o.leaderboardFiles.register(fs, true)
+		fs.StringVar(&o.only, "only", "", "comma-separated `GROUP or GROUP/RUN` to verify, default all (e.g. --only chat-4rps/h100-tp1)")
+		o.simFlags.register(fs, getenv)
+	},
+	Check: func(o *leaderboardVerifyOptions, args []string) error { return o.check(args) },
+	Run:   runLeaderboardVerify,
+}
+
+func runLeaderboardVerify(ctx context.Context, o leaderboardVerifyOptions, env cli.Env) error {
+	sf, stdout := o.simFlags, env.Stdout
+	log, _ := sf.logger(env.Stderr)
+	d, _, err := readDeclaration(o.runs)
 	if err != nil {
 		return err
 	}
-	dir := *resultsDir
-	if dir == "" {
-		dir = defaultResults(*runsPath)
-	}
+	dir := o.resultsDir()
 	recorded, probs, err := leaderboard.ReadResults(os.DirFS(dir))
 	if err != nil {
 		return fmt.Errorf("leaderboard verify: read %s: %w", dir, err)
@@ -361,7 +384,7 @@ func runLeaderboardVerify(ctx context.Context, args []string, getenv func(string
 	if len(probs) > 0 {
 		return problemsError("leaderboard verify", dir, probs)
 	}
-	runs, err := leaderboard.Select(d.Runs(), splitList(*only))
+	runs, err := leaderboard.Select(d.Runs(), splitList(o.only))
 	if err != nil {
 		return fmt.Errorf("leaderboard verify: --only %w", err)
 	}

@@ -5,13 +5,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 	"github.com/inference-sim/accuracy-dashboard/internal/importer"
 	"github.com/inference-sim/accuracy-dashboard/internal/inferencexdb"
 )
@@ -42,69 +42,85 @@ Examples:
 Flags:
 `
 
-// runLedgerImport implements 'ledger import': parse flags, import, write the
-// ledger and its report atomically, print a short summary.
-func runLedgerImport(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fl := flag.NewFlagSet("ledger import", flag.ContinueOnError)
-	var (
-		out      = fl.String("out", "", "directory to write the ledger to; replaced if it is a ledger or empty (e.g. --out corpus/ledger)")
-		root     = fl.String("root", "", "directory that artifact paths in the ledger are relative to (default: the sources' common parent directory; e.g. --root ../shared/data)")
-		versions = fl.Int("versions", importer.DefaultVersions, "keep the latest N numbered vLLM versions present (e.g. --versions 3)")
-		failed   = fl.Float64("max-failed-fraction", 0, "fraction of a point's requests that may fail before it is marked overloaded; 0 marks any failure (e.g. --max-failed-fraction 0.01)")
-		name     = fl.String("name", "local", "ledger name in the manifest (e.g. --name blis-default)")
-		version  = fl.String("ledger-version", "dev", "ledger version in the manifest (e.g. --ledger-version 2026.11.0)")
-		release  = fl.Bool("release", false, "mark the ledger as a published, immutable release (e.g. --release)")
-		desc     = fl.String("description", "", `free text for the manifest (e.g. --description "weekly InferenceX data")`)
-		ipHW     = fl.String("inference-perf-hardware", "", "GPU of inference-perf runs without a blis-import.yaml, as the simulator spells it (e.g. --inference-perf-hardware H100)")
-		pg       = fl.String("postgres", "", `read the InferenceX database instead of SOURCEs: a libpq connection string or URL; keep the password in PGPASSWORD (e.g. --postgres "host=/tmp port=5432 dbname=inferencex")`)
-		ipVer    = fl.String("inference-perf-engine-version", "", "vLLM version of inference-perf runs without a blis-import.yaml (e.g. --inference-perf-engine-version v0.15.1)")
-		notes    listFlag
-		dates    = runDatesFlag{}
-	)
-	fl.Var(&notes, "source-note", `extra line for the manifest's sources, repeatable (e.g. --source-note "SemiAnalysis InferenceX, Dec 2025")`)
-	fl.Var(dates, "run-date", "date of an InferenceX run the importer does not know, RUNID=YYYY-MM-DD, repeatable; decides the client's warmups (e.g. --run-date 21484110885=2026-01-29)")
-	sources, help, err := parseInterspersed(fl, ledgerImportUsage, args, stdout, stderr)
-	if help || err != nil {
-		return err
-	}
-	switch {
-	case *out == "":
-		fmt.Fprintln(stderr, "ledger import: --out is required")
-		fl.Usage()
-		return errUsageShown
-	case *pg != "" && len(sources) > 0:
-		fmt.Fprintln(stderr, "ledger import: give --postgres or SOURCEs, not both")
-		fl.Usage()
-		return errUsageShown
-	case *pg == "" && len(sources) == 0:
-		fmt.Fprintln(stderr, "ledger import: name at least one SOURCE (or --postgres)")
-		fl.Usage()
-		return errUsageShown
-	}
+// ledgerImportOptions are the flags and sources of `action ledger import`.
+type ledgerImportOptions struct {
+	out, root            string
+	versions             int
+	maxFailedFraction    float64
+	name, version        string
+	release              bool
+	description          string
+	ipHardware, ipEngine string
+	postgres             string
+	sourceNotes          listFlag
+	runDates             runDatesFlag
+	sources              []string
+}
 
+// ledgerImportCommand is `action ledger import`.
+var ledgerImportCommand = cli.Spec[ledgerImportOptions]{
+	Name:     "ledger import",
+	Summary:  "turn InferenceX and inference-perf artifacts into a ledger",
+	Usage:    ledgerImportUsage,
+	Flags:    ledgerImportFlags,
+	Required: []string{"out"},
+	Check: func(o *ledgerImportOptions, args []string) error {
+		switch {
+		case o.postgres != "" && len(args) > 0:
+			return errors.New("give --postgres or SOURCEs, not both")
+		case o.postgres == "" && len(args) == 0:
+			return errors.New("name at least one SOURCE (or --postgres)")
+		}
+		o.sources = args
+		if len(o.runDates) == 0 {
+			o.runDates = nil
+		}
+		return nil
+	},
+	Run: runLedgerImport,
+}
+
+func ledgerImportFlags(fl *flag.FlagSet, o *ledgerImportOptions, _ func(string) string) {
+	fl.StringVar(&o.out, "out", "", "directory to write the ledger to; replaced if it is a ledger or empty (e.g. --out corpus/ledger)")
+	fl.StringVar(&o.root, "root", "", "directory that artifact paths in the ledger are relative to (default: the sources' common parent directory; e.g. --root ../shared/data)")
+	fl.IntVar(&o.versions, "versions", importer.DefaultVersions, "keep the latest N numbered vLLM versions present (e.g. --versions 3)")
+	fl.Float64Var(&o.maxFailedFraction, "max-failed-fraction", 0, "fraction of a point's requests that may fail before it is marked overloaded; 0 marks any failure (e.g. --max-failed-fraction 0.01)")
+	fl.StringVar(&o.name, "name", "local", "ledger name in the manifest (e.g. --name blis-default)")
+	fl.StringVar(&o.version, "ledger-version", "dev", "ledger version in the manifest (e.g. --ledger-version 2026.11.0)")
+	fl.BoolVar(&o.release, "release", false, "mark the ledger as a published, immutable release (e.g. --release)")
+	fl.StringVar(&o.description, "description", "", `free text for the manifest (e.g. --description "weekly InferenceX data")`)
+	fl.StringVar(&o.ipHardware, "inference-perf-hardware", "", "GPU of inference-perf runs without a blis-import.yaml, as the simulator spells it (e.g. --inference-perf-hardware H100)")
+	fl.StringVar(&o.postgres, "postgres", "", `read the InferenceX database instead of SOURCEs: a libpq connection string or URL; keep the password in PGPASSWORD (e.g. --postgres "host=/tmp port=5432 dbname=inferencex")`)
+	fl.StringVar(&o.ipEngine, "inference-perf-engine-version", "", "vLLM version of inference-perf runs without a blis-import.yaml (e.g. --inference-perf-engine-version v0.15.1)")
+	o.runDates = runDatesFlag{}
+	fl.Var(&o.sourceNotes, "source-note", `extra line for the manifest's sources, repeatable (e.g. --source-note "SemiAnalysis InferenceX, Dec 2025")`)
+	fl.Var(o.runDates, "run-date", "date of an InferenceX run the importer does not know, RUNID=YYYY-MM-DD, repeatable; decides the client's warmups (e.g. --run-date 21484110885=2026-01-29)")
+}
+
+// runLedgerImport implements 'ledger import': import, write the ledger and
+// its report atomically, print a short summary.
+func runLedgerImport(ctx context.Context, o ledgerImportOptions, env cli.Env) error {
 	opts := importer.Options{
-		Versions:                   *versions,
-		MaxFailedFraction:          *failed,
-		RunDates:                   dates,
-		InferencePerfHardware:      *ipHW,
-		InferencePerfEngineVersion: *ipVer,
-		Name:                       *name,
-		Version:                    *version,
-		Release:                    *release,
-		Description:                *desc,
-		SourceNotes:                notes,
-	}
-	if len(dates) == 0 {
-		opts.RunDates = nil
+		Versions:                   o.versions,
+		MaxFailedFraction:          o.maxFailedFraction,
+		RunDates:                   o.runDates,
+		InferencePerfHardware:      o.ipHardware,
+		InferencePerfEngineVersion: o.ipEngine,
+		Name:                       o.name,
+		Version:                    o.version,
+		Release:                    o.release,
+		Description:                o.description,
+		SourceNotes:                o.sourceNotes,
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	var res *importer.Result
-	if *pg != "" {
-		res, err = importPostgres(ctx, *pg, opts)
+	var err error
+	if o.postgres != "" {
+		res, err = importPostgres(ctx, o.postgres, opts)
 	} else {
-		rootDir, rel, rerr := resolveSources(*root, sources)
+		rootDir, rel, rerr := resolveSources(o.root, o.sources)
 		if rerr != nil {
 			return fmt.Errorf("ledger import: %w", rerr)
 		}
@@ -114,10 +130,10 @@ func runLedgerImport(ctx context.Context, args []string, getenv func(string) str
 	if err != nil {
 		return fmt.Errorf("ledger import: %w", err)
 	}
-	if err := importer.Write(*out, res); err != nil {
+	if err := importer.Write(o.out, res); err != nil {
 		return fmt.Errorf("ledger import: %w", err)
 	}
-	fmt.Fprint(stdout, importer.Summary(&res.Report, *out))
+	fmt.Fprint(env.Stdout, importer.Summary(&res.Report, o.out))
 	return nil
 }
 
@@ -133,28 +149,6 @@ func importPostgres(ctx context.Context, connString string, opts importer.Option
 	}
 	opts.Postgres = name
 	return importer.ImportPostgres(opts, results)
-}
-
-// parseInterspersed parses flags written before, between and after the
-// sources (the flag package stops at the first non-flag argument) and
-// returns the sources in order; after "--" every argument is a source.
-func parseInterspersed(fl *flag.FlagSet, header string, args []string, stdout, stderr io.Writer) (sources []string, help bool, err error) {
-	for {
-		if help, err := parseFlags(fl, header, args, stdout, stderr); help || err != nil {
-			return nil, help, err
-		}
-		rest := fl.Args()
-		if len(rest) < len(args) && args[len(args)-len(rest)-1] == "--" {
-			return append(sources, rest...), false, nil
-		}
-		for len(rest) > 0 && (rest[0] == "-" || !strings.HasPrefix(rest[0], "-")) {
-			sources, rest = append(sources, rest[0]), rest[1:]
-		}
-		if len(rest) == 0 {
-			return sources, false, nil
-		}
-		args = rest
-	}
 }
 
 // resolveSources makes the sources relative to root (slash-separated, as the

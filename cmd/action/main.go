@@ -38,49 +38,29 @@ var errUsageShown = cli.ErrUsageShown
 // exitCode is the one exit-code rule (internal/cli): 0 ok, 1 error, 2 usage.
 func exitCode(err error) int { return cli.ExitCode(err) }
 
-const usage = `Usage: action <command> [flags]
-
-Commands:
-  score          score a simulator build against the ledger and print the accuracy table
-  merge          combine the outputs of sharded score runs into one summary
-  compare        compare two runs (result directories or snapshot ids): B − A per metric
-  nightly plan   resolve the newest simulator release, harness and data; say what changed
-  ledger import  turn InferenceX and inference-perf artifacts into a ledger
-  leaderboard    run, render, validate and verify a leaderboard of simulated deployments
-  github-action  run inside GitHub Actions (reads the action's inputs from the environment)
-
-Run 'action <command> --help' for the flags of a command.
-`
+// program is the table of subcommands; each is a cli.Spec (options, parse,
+// run) declared next to its run function.
+func program() cli.Program {
+	return cli.Program{
+		Name: "action",
+		Groups: map[string]string{
+			"leaderboard": "A leaderboard directory holds runs.yaml and results/. See docs/LEADERBOARD.md.\n",
+		},
+		Commands: []cli.Command{
+			scoreCommand.Command(),
+			mergeCommand.Command(),
+			compareCommand.Command(),
+			nightlyPlanCommand.Command(),
+			ledgerImportCommand.Command(),
+			leaderboardRunCommand.Command(),
+			leaderboardRenderCommand.Command(),
+			leaderboardValidateCommand.Command(),
+			leaderboardVerifyCommand.Command(),
+			githubActionCommand.Command(),
+		},
+	}
+}
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return errUsageShown
-	}
-	switch args[0] {
-	case "score":
-		return runScore(ctx, args[1:], getenv, stdout, stderr)
-	case "merge":
-		return runMerge(ctx, args[1:], getenv, stdout, stderr)
-	case "compare":
-		return runCompare(ctx, args[1:], getenv, stdout, stderr)
-	case "nightly":
-		return runNightly(ctx, args[1:], getenv, stdout, stderr)
-	case "ledger":
-		if len(args) < 2 || args[1] != "import" {
-			fmt.Fprint(stderr, "Usage: action ledger import --out DIR SOURCE...\n")
-			return errUsageShown
-		}
-		return runLedgerImport(ctx, args[2:], getenv, stdout, stderr)
-	case "leaderboard":
-		return runLeaderboard(ctx, args[1:], getenv, stdout, stderr)
-	case "github-action":
-		return runGitHubAction(ctx, args[1:], getenv, stdout, stderr)
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
-		return nil
-	default:
-		fmt.Fprintf(stderr, "unknown command %q\n\n%s", args[0], usage)
-		return errUsageShown
-	}
+	return program().Run(ctx, args, cli.Env{Getenv: getenv, Stdout: stdout, Stderr: stderr})
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/bot"
+	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/github"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
@@ -255,39 +256,48 @@ Example:
 Flags:
 `
 
-func runNightly(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] != "plan" {
-		fmt.Fprint(stderr, "Usage: action nightly plan [flags]\n")
-		return errUsageShown
-	}
-	fs := flag.NewFlagSet("nightly plan", flag.ContinueOnError)
-	dashboard := fs.String("dashboard", ".", "the dashboard `checkout` (state/last-run.json; e.g. --dashboard ~/src/accuracy-dashboard)")
-	pinFile := fs.String("pin", "", "the pin `file` (default <dashboard>/"+pin.DefaultPath+")")
-	simRepo := fs.String("simulator-repo", DefaultSimulatorRepository, "the simulator `repository` whose newest release is evaluated (owner/name)")
-	ixRepo := fs.String("inferencex-repo", "", "the InferenceX `repository` whose newest weekly dump is imported (owner/name; default: none)")
-	out := fs.String("out", "", "write the plan to this `file` (e.g. --out plan.json)")
-	if help, err := parseFlags(fs, nightlyPlanUsage, args[1:], stdout, stderr); help || err != nil {
-		return err
-	}
-	if err := noArgs(fs, stderr); err != nil {
-		return err
-	}
-	if *pinFile == "" {
-		*pinFile = filepath.Join(*dashboard, filepath.FromSlash(pin.DefaultPath))
-	}
-	gh, err := github.New(github.Options{Token: getenv("GITHUB_TOKEN"), BaseURL: orDefault(getenv("GITHUB_API_URL"), github.DefaultBaseURL)})
+// nightlyPlanOptions are the flags of `action nightly plan`.
+type nightlyPlanOptions struct {
+	dashboard, pinFile            string
+	simulatorRepo, inferencexRepo string
+	out                           string
+}
+
+// nightlyPlanCommand is `action nightly plan`.
+var nightlyPlanCommand = cli.Spec[nightlyPlanOptions]{
+	Name:    "nightly plan",
+	Summary: "resolve the newest simulator release, harness and data; say what changed",
+	Usage:   nightlyPlanUsage,
+	Flags: func(fs *flag.FlagSet, o *nightlyPlanOptions, _ func(string) string) {
+		fs.StringVar(&o.dashboard, "dashboard", ".", "the dashboard `checkout` (state/last-run.json; e.g. --dashboard ~/src/accuracy-dashboard)")
+		fs.StringVar(&o.pinFile, "pin", "", "the pin `file` (default <dashboard>/"+pin.DefaultPath+")")
+		fs.StringVar(&o.simulatorRepo, "simulator-repo", DefaultSimulatorRepository, "the simulator `repository` whose newest release is evaluated (owner/name)")
+		fs.StringVar(&o.inferencexRepo, "inferencex-repo", "", "the InferenceX `repository` whose newest weekly dump is imported (owner/name; default: none)")
+		fs.StringVar(&o.out, "out", "", "write the plan to this `file` (e.g. --out plan.json)")
+	},
+	Check: func(o *nightlyPlanOptions, args []string) error {
+		if o.pinFile == "" {
+			o.pinFile = filepath.Join(o.dashboard, filepath.FromSlash(pin.DefaultPath))
+		}
+		return cli.NoArgs(args)
+	},
+	Run: runNightlyPlan,
+}
+
+func runNightlyPlan(ctx context.Context, o nightlyPlanOptions, env cli.Env) error {
+	gh, err := github.New(github.Options{Token: env.Getenv("GITHUB_TOKEN"), BaseURL: orDefault(env.Getenv("GITHUB_API_URL"), github.DefaultBaseURL)})
 	if err != nil {
 		return err
 	}
-	res, err := resolvePlan(ctx, gh, planRequest{dashboardDir: *dashboard, pinFile: *pinFile, simulatorRepo: *simRepo, inferencexRepo: *ixRepo})
+	res, err := resolvePlan(ctx, gh, planRequest{dashboardDir: o.dashboard, pinFile: o.pinFile, simulatorRepo: o.simulatorRepo, inferencexRepo: o.inferencexRepo})
 	if err != nil {
 		return fmt.Errorf("nightly plan: %w", err)
 	}
-	if *out != "" {
-		if err := diskio.WriteAtomic(*out, append(res.plan.Encode(), '\n')); err != nil {
+	if o.out != "" {
+		if err := diskio.WriteAtomic(o.out, append(res.plan.Encode(), '\n')); err != nil {
 			return fmt.Errorf("nightly plan: %w", err)
 		}
 	}
-	_, err = fmt.Fprintf(stdout, "%s\n%s\n", planMarkdown(res), res.plan.Encode())
+	_, err = fmt.Fprintf(env.Stdout, "%s\n%s\n", planMarkdown(res), res.plan.Encode())
 	return err
 }

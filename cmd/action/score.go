@@ -53,9 +53,17 @@ Examples:
 Flags:
 `
 
-func parseScoreFlags(args []string, getenv func(string) string, stdout, stderr io.Writer) (scoreOptions, error) {
-	var o scoreOptions
-	fs := flag.NewFlagSet("score", flag.ContinueOnError)
+// scoreCommand is `action score`.
+var scoreCommand = cli.Spec[scoreOptions]{
+	Name:    "score",
+	Summary: "score a simulator build against the ledger and print the accuracy table",
+	Usage:   scoreUsage,
+	Flags:   scoreFlags,
+	Check:   checkScore,
+	Run:     runScore,
+}
+
+func scoreFlags(fs *flag.FlagSet, o *scoreOptions, getenv func(string) string) {
 	fs.StringVar(&o.sim, "sim", "", "simulator `ref`: a release tag or a full 40-hex commit; default: the newest vX.Y.Z tag of --sim-repo (e.g. --sim v0.7.15)")
 	fs.StringVar(&o.simRepo, "sim-repo", harness.DefaultSimRepo, "simulator git `repository`: a URL or a local path (e.g. --sim-repo ~/src/inference-sim)")
 	fs.StringVar(&o.simBin, "sim-bin", "", "an already built simulator `binary` to run instead of building one (e.g. --sim-bin ./blis); figures are experimental")
@@ -73,33 +81,29 @@ func parseScoreFlags(args []string, getenv func(string) string, stdout, stderr i
 	fs.StringVar(&o.harnessDir, "harness-dir", "", "the harness's own `directory`, whose commit the figures record (default: found from the working directory; e.g. --harness-dir ~/src/accuracy-dashboard)")
 	fs.BoolVar(&o.keepRuns, "keep-runs", false, "keep each point's trace and simulator output in a temporary directory for inspection (e.g. --keep-runs)")
 	fs.BoolVar(&o.quiet, "quiet", false, "print no progress or log lines on stderr (e.g. --quiet)")
-	help, err := parseFlags(fs, scoreUsage, args, stdout, stderr)
-	if help {
-		return o, flag.ErrHelp
-	}
-	if err != nil {
-		return o, err
-	}
-	if err := noArgs(fs, stderr); err != nil {
-		return o, err
+}
+
+func checkScore(o *scoreOptions, args []string) error {
+	if err := cli.NoArgs(args); err != nil {
+		return err
 	}
 	if o.sim != "" && o.simBin != "" {
-		return o, cli.Usagef("score: give --sim or --sim-bin, not both")
+		return errors.New("give --sim or --sim-bin, not both")
 	}
 	switch o.closedLoopDriver {
 	case harness.ClosedLoopAuto, harness.DriverReplayMetrics, harness.DriverRunClosedLoop:
 	default:
-		return o, cli.Usagef("score: --closed-loop-driver %q: want %s, %s or %s", o.closedLoopDriver, harness.ClosedLoopAuto, harness.DriverReplayMetrics, harness.DriverRunClosedLoop)
+		return fmt.Errorf("--closed-loop-driver %q: want %s, %s or %s", o.closedLoopDriver, harness.ClosedLoopAuto, harness.DriverReplayMetrics, harness.DriverRunClosedLoop)
 	}
 	if o.jobs < 1 {
-		return o, cli.Usagef("score: --jobs %d: must be at least 1", o.jobs)
+		return fmt.Errorf("--jobs %d: must be at least 1", o.jobs)
 	}
 	shard, err := report.ParseShard(o.shard)
 	if err != nil {
-		return o, cli.Usagef("score: --%w", err)
+		return fmt.Errorf("--%w", err)
 	}
 	o.parsedShard = shard
-	return o, nil
+	return nil
 }
 
 func defaultCacheDir(getenv func(string) string) string {
@@ -115,14 +119,8 @@ func defaultCacheDir(getenv func(string) string) string {
 	return filepath.Join(os.TempDir(), "accuracy-dashboard-cache")
 }
 
-func runScore(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	o, err := parseScoreFlags(args, getenv, stdout, stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
+func runScore(ctx context.Context, o scoreOptions, env cli.Env) error {
+	stdout, stderr := env.Stdout, env.Stderr
 	shard := o.parsedShard
 	logOut := stderr
 	if o.quiet {
@@ -257,18 +255,34 @@ Example:
 Flags:
 `
 
-func runMerge(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
-	out := fs.String("out", "", "write the merged summary.json, points.json and summary.md into this `directory`, required (e.g. --out out/)")
-	if help, err := parseFlags(fs, mergeUsage, args, stdout, stderr); help || err != nil {
-		return err
-	}
-	if *out == "" || fs.NArg() == 0 {
-		fs.Usage()
-		return errUsageShown
-	}
+// mergeOptions are the flags and arguments of `action merge`.
+type mergeOptions struct {
+	out       string
+	shardDirs []string
+}
+
+// mergeCommand is `action merge`.
+var mergeCommand = cli.Spec[mergeOptions]{
+	Name:    "merge",
+	Summary: "combine the outputs of sharded score runs into one summary",
+	Usage:   mergeUsage,
+	Flags: func(fs *flag.FlagSet, o *mergeOptions, _ func(string) string) {
+		fs.StringVar(&o.out, "out", "", "write the merged summary.json, points.json and summary.md into this `directory`, required (e.g. --out out/)")
+	},
+	Required: []string{"out"},
+	Check: func(o *mergeOptions, args []string) error {
+		if len(args) == 0 {
+			return errors.New("name at least one SHARD_DIR")
+		}
+		o.shardDirs = args
+		return nil
+	},
+	Run: runMerge,
+}
+
+func runMerge(_ context.Context, o mergeOptions, env cli.Env) error {
 	var parts []report.Part
-	for _, dir := range fs.Args() {
+	for _, dir := range o.shardDirs {
 		s, p, err := report.Read(dir)
 		if err != nil {
 			return fmt.Errorf("merge: %w", err)
@@ -280,9 +294,9 @@ func runMerge(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	md := render.Summary(s)
-	if err := report.Write(*out, report.Output{Run: report.Run{Summary: s, Points: p}, Markdown: md}); err != nil {
-		return fmt.Errorf("merge: write %s: %w", *out, err)
+	if err := report.Write(o.out, report.Output{Run: report.Run{Summary: s, Points: p}, Markdown: md}); err != nil {
+		return fmt.Errorf("merge: write %s: %w", o.out, err)
 	}
-	_, err = io.WriteString(stdout, md)
+	_, err = io.WriteString(env.Stdout, md)
 	return err
 }

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+)
+
+// Every subcommand has the one shape (a cli.Spec in program()'s table): -h
+// prints its usage and exits 0, an unknown flag and a missing required flag
+// are usage errors (exit 2) that name the flag and print the usage. A
+// subcommand outside the table cannot be reached; one that parses its own
+// way fails here.
+func TestEveryCommandHasTheShape(t *testing.T) {
+	t.Parallel()
+	p := program()
+	if len(p.Commands) == 0 {
+		t.Fatal("no commands")
+	}
+	call := func(args ...string) (string, string, error) {
+		var stdout, stderr bytes.Buffer
+		err := run(context.Background(), args, func(string) string { return "" }, &stdout, &stderr)
+		return stdout.String(), stderr.String(), err
+	}
+	for _, c := range p.Commands {
+		name := strings.Fields(c.Name)
+		usage := "Usage: action " + c.Name
+		if c.Summary == "" {
+			t.Errorf("%s: no summary for the command list", c.Name)
+		}
+		for _, h := range []string{"-h", "--help"} {
+			stdout, stderr, err := call(append(name, h)...)
+			if exitCode(err) != 0 || !strings.HasPrefix(stdout, usage) || stderr != "" {
+				t.Errorf("%s %s: exit %d (%v), stdout %q, stderr %q; want the usage on stdout, exit 0", c.Name, h, exitCode(err), err, stdout, stderr)
+			}
+		}
+		if stdout, _, err := call(append([]string{"help"}, name...)...); err != nil || !strings.HasPrefix(stdout, usage) {
+			t.Errorf("help %s: %v, stdout %q", c.Name, err, stdout)
+		}
+		stdout, stderr, err := call(append(name, "--no-such-flag")...)
+		if exitCode(err) != 2 || !strings.Contains(err.Error(), "--no-such-flag") || !strings.Contains(stderr, "--no-such-flag") ||
+			!strings.Contains(stderr, usage) || stdout != "" {
+			t.Errorf("%s --no-such-flag: exit %d (%v), stderr %q; want exit 2 naming the flag, with the usage", c.Name, exitCode(err), err, stderr)
+		}
+		for _, req := range c.Required {
+			_, stderr, err := call(name...)
+			want := "--" + req + " is required"
+			if exitCode(err) != 2 || !strings.Contains(err.Error(), want) || !strings.Contains(stderr, want) || !strings.Contains(stderr, usage) {
+				t.Errorf("%s without --%s: exit %d (%v), stderr %q; want exit 2 naming the flag, with the usage", c.Name, req, exitCode(err), err, stderr)
+			}
+		}
+	}
+	// The program's usage lists every command with its summary.
+	stdout, _, err := call("help")
+	for _, c := range p.Commands {
+		if err != nil || !strings.Contains(stdout, c.Name+"  ") || !strings.Contains(stdout, c.Summary) {
+			t.Errorf("help does not list %s (%v):\n%s", c.Name, err, stdout)
+		}
+	}
+}
+
+// The commands whose required flags are known: a change that drops one
+// fails here.
+func TestRequiredFlags(t *testing.T) {
+	t.Parallel()
+	want := map[string]string{"merge": "out", "ledger import": "out"}
+	for _, c := range program().Commands {
+		if got := strings.Join(c.Required, ","); got != want[c.Name] {
+			t.Errorf("%s: required %q, want %q", c.Name, got, want[c.Name])
+		}
+	}
+}
+
+// Groups and unknown commands answer the same way as commands.
+func TestGroupsAndUnknownCommands(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{nil, 2, "", "Usage: action <command>"},
+		{[]string{"nope"}, 2, "", `unknown command "nope"`},
+		{[]string{"leaderboard"}, 2, "", "Usage: action leaderboard <command>"},
+		{[]string{"leaderboard", "nope"}, 2, "", `action leaderboard: unknown command "nope"`},
+		{[]string{"leaderboard", "--help"}, 0, "A leaderboard directory holds runs.yaml", ""},
+		{[]string{"nightly"}, 2, "", "  plan  resolve the newest simulator release"},
+		{[]string{"ledger", "export"}, 2, "", `action ledger: unknown command "export"`},
+		{[]string{"help"}, 0, "  leaderboard verify  ", ""},
+	} {
+		var stdout, stderr bytes.Buffer
+		err := run(context.Background(), tt.args, func(string) string { return "" }, &stdout, &stderr)
+		if exitCode(err) != tt.code || !strings.Contains(stdout.String(), tt.stdout) || !strings.Contains(stderr.String(), tt.stderr) {
+			t.Errorf("%q: exit %d (%v), stdout %q, stderr %q; want exit %d, stdout with %q, stderr with %q",
+				tt.args, exitCode(err), err, stdout.String(), stderr.String(), tt.code, tt.stdout, tt.stderr)
+		}
+	}
+}
