@@ -107,7 +107,8 @@ Flags:
 // leaderboardRunOptions are the flags of `action leaderboard run`.
 type leaderboardRunOptions struct {
 	simFlags
-	runs, sim, out, only, reuse, harnessDir string
+	leaderboardFiles
+	sim, out, only, reuse, harnessDir string
 }
 
 // leaderboardRunCommand is `action leaderboard run`.
@@ -116,13 +117,13 @@ var leaderboardRunCommand = cli.Spec[leaderboardRunOptions]{
 	Summary: "run the declared candidates through a simulator build and file their results",
 	Usage:   leaderboardRunUsage,
 	Flags: func(fs *flag.FlagSet, o *leaderboardRunOptions, getenv func(string) string) {
-		fs.StringVar(&o.runs, "runs", "runs.yaml", "the run declaration `file` (e.g. --runs leaderboard/runs.yaml)")
+		o.leaderboardFiles.register(fs, false)
 		fs.StringVar(&o.sim, "sim", "", "simulator `ref`: a release tag or a full 40-hex commit; default: the newest vX.Y.Z tag of --sim-repo (e.g. --sim v0.7.15)")
 		fs.StringVar(&o.out, "out", "", "results `directory` (default: results/ beside --runs)")
 		fs.StringVar(&o.only, "only", "", "comma-separated `GROUP or GROUP/RUN` to run, default all (e.g. --only chat-4rps/h100-tp1)")
 		fs.StringVar(&o.reuse, "reuse", "", "results `directory` whose unchanged results are kept instead of run again (may be --out itself; e.g. --reuse leaderboard/results)")
 		fs.StringVar(&o.harnessDir, "harness-dir", "", "this tool's own `directory`, whose commit results record (default: found from the working directory)")
-		o.register(fs, getenv)
+		o.simFlags.register(fs, getenv)
 	},
 	Check: func(o *leaderboardRunOptions, args []string) error { return o.check(args) },
 	Run:   runLeaderboardRun,
