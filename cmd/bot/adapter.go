@@ -270,7 +270,7 @@ func (a *appGitHub) CreateCommit(ctx context.Context, repo bot.Repo, base string
 	sort.Strings(paths)
 	entries := make([]github.TreeEntry, 0, len(paths))
 	for _, p := range paths {
-		entries = append(entries, github.TreeEntry{Path: p, Content: string(files[p])})
+		entries = append(entries, github.TreeEntry{Path: p, Content: string(files[p]), Delete: files[p] == nil})
 	}
 	r := ghRepo(repo)
 	var commit github.Commit

@@ -133,7 +133,8 @@ type RepoReader interface {
 // Committer writes commits through the git data API.
 type Committer interface {
 	// CreateCommit creates one commit whose tree is base's tree with files
-	// (path → content) replaced or added, with the given parents, and
+	// (path → content) replaced or added (a nil content deletes the path,
+	// which base must have), with the given parents, and
 	// returns its SHA. Nothing is visible on any branch until a ref is
 	// moved to it.
 	CreateCommit(ctx context.Context, repo Repo, base string, parents []string, files map[string][]byte, message string) (string, error)

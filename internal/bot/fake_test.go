@@ -326,6 +326,13 @@ func (f *fakeGitHub) CreateCommit(_ context.Context, repo Repo, base string, par
 		fs[k] = v
 	}
 	for k, v := range files {
+		if v == nil {
+			if _, ok := fs[k]; !ok {
+				f.t.Errorf("fake GitHub: CreateCommit deletes %s, which %s does not have", k, base)
+			}
+			delete(fs, k)
+			continue
+		}
 		fs[k] = v
 	}
 	f.writes = append(f.writes, "CreateCommit "+repo.String())

@@ -50,6 +50,9 @@ type PublishConfig struct {
 	Deadline time.Duration
 	// DryRun plans without writing anything.
 	DryRun bool
+	// Leaderboard, when set, publishes the leaderboard workflow's results
+	// too (see LeaderboardConfig).
+	Leaderboard *LeaderboardConfig
 }
 
 // DefaultPublishDeadline is how long a publish keeps rebuilding its commit
@@ -147,7 +150,14 @@ func RunDecision(run Run, repo Repo, workflow string) string {
 // it is): RunDecision, without calling GitHub. The webhook server asks it
 // before queueing a run.
 func (p *Publisher) SkipRun(run Run) string {
-	return RunDecision(run, p.Cfg.WorkflowRepo, p.Cfg.WorkflowPath)
+	reason := RunDecision(run, p.Cfg.WorkflowRepo, p.Cfg.WorkflowPath)
+	if reason == "" || p.Cfg.Leaderboard == nil {
+		return reason
+	}
+	if lb := p.skipLeaderboardRun(run); lb != "" {
+		return reason + "; " + lb
+	}
+	return ""
 }
 
 func (p *Publisher) logger() *slog.Logger {
@@ -168,52 +178,65 @@ func (p *Publisher) PublishRun(ctx context.Context, run Run, log *slog.Logger) (
 		log = p.logger()
 	}
 	log = log.With("run", run.ID, "workflow", run.WorkflowPath)
-	if reason := RunDecision(run, p.Cfg.WorkflowRepo, p.Cfg.WorkflowPath); reason != "" {
+	kind, artifact, publish := KindSnapshot, p.Cfg.Artifact, p.publishRun
+	if reason := p.SkipRun(run); reason != "" {
 		log.Info("run ignored", "reason", reason)
 		return PublishResult{Outcome: PublishIgnored, Reasons: []string{reason}}, nil
 	}
-	res, err := p.publishRunSafely(ctx, run, log)
+	if RunDecision(run, p.Cfg.WorkflowRepo, p.Cfg.WorkflowPath) != "" {
+		kind, artifact, publish = KindLeaderboard, p.Cfg.Leaderboard.Artifact, p.publishLeaderboard
+	}
+	res, err := publishSafely(ctx, run, log, publish)
 	if err != nil {
 		return res, err
 	}
 	if res.Outcome == PublishRefused {
-		log.Warn("artifact refused", "reasons", res.Reasons)
+		log.Warn("artifact refused", "kind", kind.Title, "reasons", res.Reasons)
 		if !p.Cfg.DryRun {
 			// The refusal is final and logged; failing to also show it on
 			// the commit (e.g. a missing permission) must not make a
 			// redelivery run it again.
-			body := RefusalComment(run, p.Cfg.Artifact, res.Reasons)
+			body := RefusalComment(run, kind, artifact, res.Reasons)
 			if err := p.GH.ReportRefusal(ctx, run.Repo, run.HeadSHA, body); err != nil {
 				log.Error("reporting the refusal on the commit failed", "commit", run.HeadSHA, "err", err)
 			}
 		}
 		return res, nil
 	}
-	log.Info("publish", "outcome", res.Outcome, "snapshot", res.ID, "commit", res.Commit, "attempts", res.Attempts)
+	log.Info("publish", "kind", kind.Title, "outcome", res.Outcome, "snapshot", res.ID, "commit", res.Commit, "attempts", res.Attempts, "reasons", res.Reasons)
 	return res, nil
 }
 
-// publishRunSafely is publishRun with a panic turned into an error: no
+// publishSafely runs publish with a panic turned into an error: no
 // artifact may crash the bot.
-func (p *Publisher) publishRunSafely(ctx context.Context, run Run, log *slog.Logger) (res PublishResult, err error) {
+func publishSafely(ctx context.Context, run Run, log *slog.Logger, publish func(context.Context, Run, *slog.Logger) (PublishResult, error)) (res PublishResult, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			res, err = PublishResult{}, fmt.Errorf("publish run %d: panic: %v\n%s", run.ID, r, debug.Stack())
 		}
 	}()
-	return p.publishRun(ctx, run, log)
+	return publish(ctx, run, log)
+}
+
+// downloadArtifact downloads the run's artifact called name. A missing,
+// expired or oversized artifact is a refusal reason, not an error.
+func (p *Publisher) downloadArtifact(ctx context.Context, run Run, name string) (zipped []byte, reason string, err error) {
+	zipped, err = p.GH.RunArtifact(ctx, run.Repo, run.ID, name)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return nil, fmt.Sprintf("run %d has no artifact named %q (or it expired)", run.ID, name), nil
+	case errors.Is(err, ErrTooLarge):
+		return nil, fmt.Sprintf("artifact %q is larger than %d bytes", name, MaxArtifactBytes), nil
+	case err != nil:
+		return nil, "", fmt.Errorf("download artifact %s: %w", name, err)
+	}
+	return zipped, "", nil
 }
 
 func (p *Publisher) publishRun(ctx context.Context, run Run, log *slog.Logger) (PublishResult, error) {
-	zipped, err := p.GH.RunArtifact(ctx, run.Repo, run.ID, p.Cfg.Artifact)
-	if errors.Is(err, ErrNotFound) {
-		return refused(fmt.Sprintf("run %d has no artifact named %q (or it expired)", run.ID, p.Cfg.Artifact)), nil
-	}
-	if errors.Is(err, ErrTooLarge) {
-		return refused(fmt.Sprintf("artifact %q is larger than %d bytes", p.Cfg.Artifact, MaxArtifactBytes)), nil
-	}
-	if err != nil {
-		return PublishResult{}, fmt.Errorf("download artifact %s: %w", p.Cfg.Artifact, err)
+	zipped, reason, err := p.downloadArtifact(ctx, run, p.Cfg.Artifact)
+	if reason != "" || err != nil {
+		return refused(reason), err
 	}
 	rep, err := ReportFromArtifact(zipped)
 	if err != nil {
@@ -342,9 +365,31 @@ func (p *Publisher) publish(ctx context.Context, rep Report, publishedAt time.Ti
 	}
 	id := SnapshotID(s, rep.RunID)
 	res := PublishResult{ID: id, Message: snapshotMessage(s, id, source)}
+	err = p.commitDashboard(ctx, &res, log, func(head string) (map[string][]byte, error) {
+		dash, err := p.readDashboard(ctx, head, id)
+		if err != nil {
+			return nil, err
+		}
+		if err := p.readPrevious(ctx, head, snap, &dash); err != nil {
+			return nil, err
+		}
+		return PlanSnapshot(snap, dash)
+	})
+	return res, err
+}
+
+// commitDashboard writes one commit to the dashboard repository's default
+// branch, with the files plan returns for the branch's head (a nil content
+// deletes the path). plan's ErrUnchanged and ErrStale make it a no-op
+// (PublishUnchanged), its ErrImmutable a refusal. When the branch moves
+// meanwhile (ErrConflict on the fast-forward ref update) the commit is
+// rebuilt on the new head and retried after a random backoff, until the
+// deadline (Cfg.Deadline or the context's) or Cfg.MaxAttempts. res gets
+// the outcome, the files, the commit and the attempts.
+func (p *Publisher) commitDashboard(ctx context.Context, res *PublishResult, log *slog.Logger, plan func(head string) (map[string][]byte, error)) error {
 	branch, err := p.GH.DefaultBranch(ctx, p.Cfg.Dashboard)
 	if err != nil {
-		return res, fmt.Errorf("dashboard %s: %w", p.Cfg.Dashboard, err)
+		return fmt.Errorf("dashboard %s: %w", p.Cfg.Dashboard, err)
 	}
 	deadline := time.Now().Add(p.deadline())
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
@@ -353,54 +398,50 @@ func (p *Publisher) publish(ctx context.Context, rep Report, publishedAt time.Ti
 	for res.Attempts = 1; ; res.Attempts++ {
 		head, err := p.GH.BranchHead(ctx, p.Cfg.Dashboard, branch)
 		if err != nil {
-			return res, fmt.Errorf("dashboard %s branch %s: %w", p.Cfg.Dashboard, branch, err)
+			return fmt.Errorf("dashboard %s branch %s: %w", p.Cfg.Dashboard, branch, err)
 		}
-		dash, err := p.readDashboard(ctx, head, id)
-		if err != nil {
-			return res, err
-		}
-		if err := p.readPrevious(ctx, head, snap, &dash); err != nil {
-			return res, err
-		}
-		files, err := PlanSnapshot(snap, dash)
+		files, err := plan(head)
 		switch {
 		case errors.Is(err, ErrUnchanged):
 			res.Outcome = PublishUnchanged
-			return res, nil
+			return nil
+		case errors.Is(err, ErrStale):
+			res.Outcome, res.Reasons = PublishUnchanged, []string{err.Error()}
+			return nil
 		case errors.Is(err, ErrImmutable):
 			res.Outcome, res.Reasons = PublishRefused, []string{err.Error()}
-			return res, nil
+			return nil
 		case err != nil:
-			return res, fmt.Errorf("dashboard %s: %w", p.Cfg.Dashboard, err)
+			return fmt.Errorf("dashboard %s: %w", p.Cfg.Dashboard, err)
 		}
 		res.Files = files
 		if p.Cfg.DryRun {
 			res.Outcome = PublishPlanned
-			return res, nil
+			return nil
 		}
 		sha, err := p.GH.CreateCommit(ctx, p.Cfg.Dashboard, head, []string{head}, files, res.Message)
 		if err != nil {
-			return res, fmt.Errorf("create commit: %w", err)
+			return fmt.Errorf("create commit: %w", err)
 		}
 		err = p.GH.UpdateBranch(ctx, p.Cfg.Dashboard, branch, sha)
 		if err == nil {
 			res.Outcome, res.Commit = PublishPublished, sha
-			return res, nil
+			return nil
 		}
 		if !errors.Is(err, ErrConflict) {
-			return res, fmt.Errorf("update branch %s: %w", branch, err)
+			return fmt.Errorf("update branch %s: %w", branch, err)
 		}
 		if p.Cfg.MaxAttempts > 0 && res.Attempts >= p.Cfg.MaxAttempts {
-			return res, fmt.Errorf("dashboard branch %s kept moving: gave up after %d attempts", branch, res.Attempts)
+			return fmt.Errorf("dashboard branch %s kept moving: gave up after %d attempts", branch, res.Attempts)
 		}
 		wait := p.backoff(res.Attempts)
 		if time.Now().Add(wait).After(deadline) {
-			return res, fmt.Errorf("dashboard branch %s kept moving: gave up after %d attempts at the %s deadline", branch, res.Attempts, p.deadline())
+			return fmt.Errorf("dashboard branch %s kept moving: gave up after %d attempts at the %s deadline", branch, res.Attempts, p.deadline())
 		}
-		log.Info("dashboard moved; rebuilding the commit", "attempt", res.Attempts, "snapshot", id, "wait", wait)
+		log.Info("dashboard moved; rebuilding the commit", "attempt", res.Attempts, "publish", res.ID, "wait", wait)
 		select {
 		case <-ctx.Done():
-			return res, fmt.Errorf("dashboard branch %s kept moving: stopped after %d attempts: %w", branch, res.Attempts, ctx.Err())
+			return fmt.Errorf("dashboard branch %s kept moving: stopped after %d attempts: %w", branch, res.Attempts, ctx.Err())
 		case <-time.After(wait):
 		}
 	}
@@ -569,6 +610,16 @@ func snapshotMessage(s report.Summary, id, source string) string {
 	return msg
 }
 
+// PublishKind is what a publish publishes, as its refusal comment names
+// it: "<Title> not published. The <Artifact> artifact … was refused".
+type PublishKind struct{ Title, Artifact string }
+
+// The two kinds of publish.
+var (
+	KindSnapshot    = PublishKind{Title: "Accuracy snapshot", Artifact: "report"}
+	KindLeaderboard = PublishKind{Title: "Leaderboard", Artifact: "results"}
+)
+
 // RefusalMarkerPrefix starts the hidden marker of every refusal comment.
 const RefusalMarkerPrefix = "<!-- accuracy-bot:publish-refused"
 
@@ -585,10 +636,10 @@ func RefusalMarker(runID int64) string {
 // file content) and are defused; the artifact and workflow names sit in code
 // spans, where nothing pings or links. A body over MaxBodyChars drops its
 // last reasons and says how many.
-func RefusalComment(run Run, artifact string, reasons []string) string {
+func RefusalComment(run Run, kind PublishKind, artifact string, reasons []string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n", RefusalMarker(run.ID))
-	fmt.Fprintf(&b, "**Accuracy snapshot not published.** The report artifact %s of run %s", codeSpan(artifact), runLink(run))
+	fmt.Fprintf(&b, "**%s not published.** The %s artifact %s of run %s", kind.Title, kind.Artifact, codeSpan(artifact), runLink(run))
 	if run.WorkflowPath != "" {
 		fmt.Fprintf(&b, " (workflow %s)", codeSpan(run.WorkflowPath))
 	}

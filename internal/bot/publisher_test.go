@@ -185,7 +185,7 @@ func TestPublishRefusals(t *testing.T) {
 func TestRefusalComment(t *testing.T) {
 	t.Parallel()
 	w := newPublishWorld(t)
-	got := RefusalComment(w.run, "accuracy`report", []string{
+	got := RefusalComment(w.run, KindSnapshot, "accuracy`report", []string{
 		`label is "experimental": model @meta-llama/Llama-3 fixes #12` + "\n<script>",
 		"coverage does not balance",
 	})
@@ -197,7 +197,7 @@ func TestRefusalComment(t *testing.T) {
 	}
 	other := w.run
 	other.ID = runID + 1
-	if strings.HasPrefix(RefusalComment(other, "a", nil), RefusalMarker(runID)) || RefusalMarker(runID) == RefusalMarker(runID+1) {
+	if strings.HasPrefix(RefusalComment(other, KindSnapshot, "a", nil), RefusalMarker(runID)) || RefusalMarker(runID) == RefusalMarker(runID+1) {
 		t.Error("refusals of different runs carry the same marker")
 	}
 
@@ -207,7 +207,7 @@ func TestRefusalComment(t *testing.T) {
 	for i := 0; i < 100; i++ {
 		reasons = append(reasons, strings.Repeat("x", 1000))
 	}
-	long := RefusalComment(w.run, "accuracy-report", reasons)
+	long := RefusalComment(w.run, KindSnapshot, "accuracy-report", reasons)
 	if len(long) > MaxBodyChars || !utf8.ValidString(long) || !strings.Contains(long, "more reasons truncated") ||
 		!strings.Contains(long, "é …\n") {
 		t.Errorf("long refusal: %d bytes, valid UTF-8 %v, truncated visibly %v", len(long), utf8.ValidString(long), strings.Contains(long, "truncated"))

@@ -137,10 +137,12 @@ func (c *Client) GetCommit(ctx context.Context, repo Repo, sha string) (Commit, 
 }
 
 // TreeEntry is one file a tree gets: Path (slash separated) with Content
-// (text, stored as a new blob, mode 100644).
+// (text, stored as a new blob, mode 100644), or, with Delete, the file at
+// Path removed from the base tree.
 type TreeEntry struct {
 	Path    string
 	Content string
+	Delete  bool
 }
 
 // CreateTree builds a tree from baseTree ("" for none) with entries applied,
@@ -148,6 +150,12 @@ type TreeEntry struct {
 func (c *Client) CreateTree(ctx context.Context, repo Repo, baseTree string, entries []TreeEntry) (string, error) {
 	in := make([]*gh.TreeEntry, 0, len(entries))
 	for _, e := range entries {
+		if e.Delete {
+			// No content and no sha: go-github sends "sha": null, which
+			// deletes the path.
+			in = append(in, &gh.TreeEntry{Path: gh.String(e.Path), Mode: gh.String("100644"), Type: gh.String("blob")})
+			continue
+		}
 		in = append(in, &gh.TreeEntry{Path: gh.String(e.Path), Mode: gh.String("100644"), Type: gh.String("blob"), Content: gh.String(e.Content)})
 	}
 	var t *gh.Tree

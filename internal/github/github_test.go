@@ -289,6 +289,28 @@ func TestAtomicCommitThroughGitData(t *testing.T) {
 		t.Error("base tree content was lost")
 	}
 
+	// A deletion removes the path from the base tree (GitHub's "sha": null).
+	pruned, err := c.CreateTree(ctx, repo, commit.TreeSHA, []TreeEntry{{Path: "data/snapshots/s1/summary.json", Delete: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone, err := c.CreateCommit(ctx, repo, NewCommit{Message: "Delete s1", TreeSHA: pruned, Parents: []string{commit.SHA}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CreateRef(ctx, repo, "refs/heads/pruned", gone.SHA); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := s.File(repoName, "pruned", "data/snapshots/s1/summary.json"); ok {
+		t.Error("a deleted path is still in the tree")
+	}
+	if got, _ := s.File(repoName, "pruned", "README.md"); got != "# replaced\n" {
+		t.Errorf("README.md = %q after a deletion of another path", got)
+	}
+	if _, err := c.CreateTree(ctx, repo, commit.TreeSHA, []TreeEntry{{Path: "no/such/file", Delete: true}}); err == nil {
+		t.Error("deleting a path the base tree does not have: no error")
+	}
+
 	// A writer that built on the old head loses the race: not a fast forward.
 	stale, err := c.CreateCommit(ctx, repo, NewCommit{Message: "stale", TreeSHA: base.TreeSHA, Parents: []string{head.SHA}})
 	if err != nil {

@@ -443,6 +443,8 @@ func createTree(c *call) response {
 			Path    string
 			Mode    string
 			Content *string
+			// SHA is null (a deletion) or absent (a new blob from Content).
+			SHA json.RawMessage
 		}
 	}
 	c.decode(&req)
@@ -454,6 +456,17 @@ func createTree(c *call) response {
 		c.repo.flatten(req.BaseTree, "", flat)
 	}
 	for _, e := range req.Tree {
+		if e.Content == nil && string(e.SHA) == "null" {
+			p := strings.Trim(e.Path, "/")
+			if _, found := flat[p]; !found {
+				// Modelled strictly: GitHub does not document what a
+				// deletion of a path the base tree lacks does, so callers
+				// must not send one.
+				return unprocessable("GitHub: tree.path " + p + " does not exist in the base tree")
+			}
+			delete(flat, p)
+			continue
+		}
 		if e.Content == nil {
 			c.s.t.Errorf("githubfake: POST %s: tree entries by sha (or deletions) are not modelled", c.path)
 			return unprocessable("githubfake: tree entries by sha (or deletions) are not modelled")

@@ -1,0 +1,435 @@
+package bot
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"maps"
+	"path"
+	"slices"
+	"strings"
+	"testing/fstest"
+	"time"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
+	"github.com/inference-sim/accuracy-dashboard/internal/jsonstrict"
+	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
+	"github.com/inference-sim/accuracy-dashboard/internal/pin"
+	"github.com/inference-sim/accuracy-dashboard/internal/render"
+	"github.com/inference-sim/accuracy-dashboard/internal/report"
+)
+
+// LeaderboardConfig configures publishing the leaderboard: the runs of the
+// leaderboard workflow on its repository's default branch, whose artifact
+// holds the results directory, are validated against the declaration and
+// the pin file of the run's head commit and committed, with the rendered
+// tables, under Dir in the dashboard repository.
+type LeaderboardConfig struct {
+	// WorkflowRepo and WorkflowPath name the leaderboard workflow; the
+	// declaration and the pin file are read from WorkflowRepo.
+	WorkflowRepo Repo
+	WorkflowPath string
+	// Artifact is the run's artifact holding the results directory
+	// (<group>/<run>.json and traces/ at its root).
+	Artifact string
+	// Runs is the path of runs.yaml in WorkflowRepo.
+	Runs string
+	// PinFile is the path of the pin file (its leaderboard: pair) in WorkflowRepo.
+	PinFile string
+	// Dir is the leaderboard directory in the dashboard repository.
+	Dir string
+}
+
+// Files of a published leaderboard directory besides the rendered ones
+// (render.LeaderboardMarkdownFile, render.LeaderboardHTMLFile).
+const (
+	LeaderboardResultsDir = "results"
+	LeaderboardRunsFile   = "runs.yaml"
+	// LeaderboardManifestFile lists every file the bot published in the
+	// directory with its sha256, and the run it came from: a publish whose
+	// files are those is a no-op, and a file a publish no longer has (a
+	// removed candidate's result) is deleted.
+	LeaderboardManifestFile = "published.json"
+	// LeaderboardManifestVersion is the manifest's format.
+	LeaderboardManifestVersion = 1
+)
+
+// LeaderboardInput is what one leaderboard publish reads, all untrusted:
+// the declaration and the pin file (bytes with their names for messages),
+// the declaration's directory (for the traces it names) and the results.
+type LeaderboardInput struct {
+	Runs     []byte
+	RunsName string
+	// Pin is the pin file (nil: the repository has none).
+	Pin     []byte
+	PinName string
+	// Traces is the directory of runs.yaml.
+	Traces fs.FS
+	// Results is the results directory.
+	Results fs.FS
+}
+
+// CheckedLeaderboard is a leaderboard that passed CheckLeaderboard: the
+// files of its directory (path relative to it → content) and what the
+// commit message says about it.
+type CheckedLeaderboard struct {
+	Files   map[string][]byte
+	Results int
+	Groups  int
+	// Simulator is the pinned simulator (tag and commit) every result ran on.
+	Simulator pin.Harness
+}
+
+// CheckLeaderboard validates a leaderboard run for publishing, exactly as
+// `action leaderboard validate --pin` does plus the release rule: the
+// declaration decodes strictly and its traces resolve; every result
+// validates against its schema and digest, is filed under its ids, ran the
+// declaration as it is now, and was offered its group's work; every
+// declared run has a result and every result a declaration; every stored
+// trace hashes to its name; every result ran on the pin file's
+// simulator/catalog pair (drift, half-moved pin), and that simulator is a
+// release: a stable tag vMAJOR.MINOR.PATCH. It returns the reasons the
+// leaderboard may not be published (nil when it may) and, when it may, the
+// files: results/ (canonical JSON, and the traces the results replayed),
+// README.md and index.html rendered here.
+func CheckLeaderboard(in LeaderboardInput) (CheckedLeaderboard, []string) {
+	d, err := leaderboard.Decode(in.Runs, in.RunsName)
+	if err != nil {
+		return CheckedLeaderboard{}, []string{err.Error()}
+	}
+	var reasons []string
+	traces, err := leaderboard.ResolveTraces(d, in.Traces)
+	if err != nil {
+		reasons = append(reasons, fmt.Sprintf("%s: %v", in.RunsName, err))
+	}
+	pair, why := leaderboardPair(in.Pin, in.PinName)
+	if why != "" {
+		reasons = append(reasons, why)
+	}
+	results, probs, err := leaderboard.Check(d, in.Results, "")
+	if err != nil {
+		return CheckedLeaderboard{}, append(reasons, fmt.Sprintf("results: %v", err))
+	}
+	for _, p := range probs {
+		reasons = append(reasons, p.String())
+	}
+	if pair != nil {
+		digest := ""
+		if pair.Catalog.Source != pin.None {
+			digest = pair.Catalog.Digest
+		}
+		for _, p := range leaderboard.CheckPair(results, leaderboard.PinnedPair{SimulatorCommit: pair.Simulator.Commit, CatalogDigest: digest}) {
+			reasons = append(reasons, p.String())
+		}
+		if !ident.IsStableRelease(pair.Simulator.Tag) {
+			reasons = append(reasons, fmt.Sprintf("%s: the leaderboard's simulator %s is pinned at %q, not a release (vMAJOR.MINOR.PATCH): published figures must be regenerable from a release",
+				in.PinName, ident.Short(pair.Simulator.Commit), pair.Simulator.Tag))
+		}
+	}
+	keys := slices.Sorted(maps.Keys(results))
+	unreleased := map[leaderboard.Simulator][]string{} // build → files
+	for _, k := range keys {
+		if sim := results[k].Provenance.Simulator; !ident.IsStableRelease(sim.Tag) {
+			unreleased[sim] = append(unreleased[sim], k+".json")
+		}
+	}
+	for _, sim := range slices.SortedFunc(maps.Keys(unreleased), func(a, b leaderboard.Simulator) int { return strings.Compare(a.Commit+a.Tag, b.Commit+b.Tag) }) {
+		files := unreleased[sim]
+		reasons = append(reasons, fmt.Sprintf("%d result(s) ran on simulator build %s, which is not a release (tag %q; want vMAJOR.MINOR.PATCH): %s",
+			len(files), ident.Short(sim.Commit), sim.Tag, strings.Join(files, ", ")))
+	}
+	if len(results) == 0 && len(probs) == 0 {
+		reasons = append(reasons, "the results directory holds no result")
+	}
+	if len(reasons) > 0 {
+		return CheckedLeaderboard{}, reasons
+	}
+	out := CheckedLeaderboard{Files: map[string][]byte{}, Results: len(results), Simulator: pair.Simulator}
+	groups := map[string]bool{}
+	for _, k := range keys {
+		r := results[k]
+		groups[r.Group] = true
+		raw, err := r.Encode()
+		if err != nil {
+			return CheckedLeaderboard{}, []string{err.Error()}
+		}
+		out.Files[LeaderboardResultsDir+"/"+k+".json"] = raw
+		if t := r.Declaration.Workload.Trace; t != nil && t.SHA256 != "" {
+			tf := traces[t.SHA256]
+			dir := LeaderboardResultsDir + "/" + leaderboard.TracesDir + "/" + t.SHA256 + "/"
+			out.Files[dir+leaderboard.TraceHeaderFile], out.Files[dir+leaderboard.TraceDataFile] = tf.Header, tf.Data
+		}
+	}
+	out.Groups = len(groups)
+	rendered, err := render.LeaderboardFiles(leaderboard.BuildBoard(d, results))
+	if err != nil {
+		return CheckedLeaderboard{}, []string{fmt.Sprintf("render: %v", err)}
+	}
+	maps.Copy(out.Files, rendered)
+	return out, nil
+}
+
+// leaderboardPair reads the pin file's leaderboard pair, or says why it
+// cannot.
+func leaderboardPair(raw []byte, name string) (*pin.LeaderboardPair, string) {
+	if raw == nil {
+		return nil, fmt.Sprintf("%s: no pin file: the leaderboard's simulator/catalog pair must be pinned (see docs/LEADERBOARD.md)", name)
+	}
+	p, err := pin.Parse(raw, name)
+	if err != nil {
+		return nil, err.Error()
+	}
+	if p.Leaderboard == nil {
+		return nil, fmt.Sprintf("%s: pins no leaderboard pair: add a leaderboard: section with simulator and catalog (see docs/LEADERBOARD.md)", name)
+	}
+	return p.Leaderboard, ""
+}
+
+// ResultsFromArtifact reads an artifact's zip archive as a results
+// directory, in memory (nothing touches the disk): every entry a regular
+// file under a clean relative path, none a symlink or a duplicate, the
+// archive capped at MaxArtifactBytes, each file at MaxSummaryBytes and all
+// of them together at MaxArtifactBytes.
+func ResultsFromArtifact(zipped []byte) (fstest.MapFS, error) {
+	if len(zipped) > MaxArtifactBytes {
+		return nil, fmt.Errorf("archive is larger than %d bytes", MaxArtifactBytes)
+	}
+	zr, err := zip.NewReader(bytes.NewReader(zipped), int64(len(zipped)))
+	if err != nil {
+		return nil, fmt.Errorf("not a zip archive: %w", err)
+	}
+	out := fstest.MapFS{}
+	total := 0
+	for _, f := range zr.File {
+		mode := f.Mode()
+		if mode.IsDir() {
+			continue
+		}
+		if !mode.IsRegular() {
+			return nil, fmt.Errorf("%s is a %s, not a regular file", f.Name, modeName(mode))
+		}
+		if !fs.ValidPath(f.Name) || path.Clean(f.Name) != f.Name {
+			return nil, fmt.Errorf("entry %q is not a clean relative path", f.Name)
+		}
+		if _, dup := out[f.Name]; dup {
+			return nil, fmt.Errorf("more than one %s", f.Name)
+		}
+		raw, err := readZipFile(f)
+		if err != nil {
+			return nil, err
+		}
+		if total += len(raw); total > MaxArtifactBytes {
+			return nil, fmt.Errorf("its files hold more than %d bytes", MaxArtifactBytes)
+		}
+		out[f.Name] = &fstest.MapFile{Data: raw, Mode: 0o644}
+	}
+	return out, nil
+}
+
+func modeName(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "symlink"
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	}
+	return "special file"
+}
+
+// LeaderboardManifest is published.json of a published leaderboard
+// directory.
+type LeaderboardManifest struct {
+	Version int `json:"version"`
+	// Run is the workflow run the files came from (0: by hand).
+	Run       int64  `json:"run,omitempty"`
+	RunURL    string `json:"run_url,omitempty"`
+	Commit    string `json:"commit,omitempty"`
+	UpdatedAt string `json:"updated_at,omitempty"`
+	// Files maps each published file (relative to the directory) to
+	// "sha256:<hex>" of its content.
+	Files map[string]string `json:"files"`
+}
+
+// ErrStale is returned by PlanLeaderboard when a newer run's results are
+// already published: an older run delivered late never moves them back.
+var ErrStale = errors.New("a newer run's leaderboard is already published")
+
+// PlanLeaderboard returns the files one leaderboard publish writes in the
+// dashboard repository (path → content; a nil content deletes the path):
+// the checked files under dir, and dir/published.json. A file the previous
+// publish wrote (per the manifest at the dashboard's head, nil when none)
+// that this one does not have is deleted. It returns ErrUnchanged when the
+// files are those already published, ErrStale when the published ones came
+// from a newer run, and an error naming the file when the manifest is
+// malformed.
+func PlanLeaderboard(dir string, files map[string][]byte, run Run, manifest []byte) (map[string][]byte, error) {
+	next := LeaderboardManifest{Version: LeaderboardManifestVersion, Run: run.ID, RunURL: run.URL, Commit: run.HeadSHA, Files: map[string]string{}}
+	if !run.UpdatedAt.IsZero() {
+		next.UpdatedAt = run.UpdatedAt.UTC().Format(time.RFC3339)
+	}
+	for p, raw := range files {
+		sum := sha256.Sum256(raw)
+		next.Files[p] = "sha256:" + hex.EncodeToString(sum[:])
+	}
+	var prev LeaderboardManifest
+	if manifest != nil {
+		if err := jsonstrict.Decode(manifest, &prev); err != nil {
+			return nil, fmt.Errorf("%s: %w", path.Join(dir, LeaderboardManifestFile), err)
+		}
+		if prev.Version != LeaderboardManifestVersion {
+			return nil, fmt.Errorf("%s: version %d is not supported (want %d)", path.Join(dir, LeaderboardManifestFile), prev.Version, LeaderboardManifestVersion)
+		}
+		if maps.Equal(prev.Files, next.Files) {
+			return nil, ErrUnchanged
+		}
+		if prev.UpdatedAt != "" && next.UpdatedAt != "" && prev.UpdatedAt > next.UpdatedAt {
+			return nil, fmt.Errorf("%w (run %d, updated %s; this run %d, updated %s)", ErrStale, prev.Run, prev.UpdatedAt, run.ID, next.UpdatedAt)
+		}
+	}
+	out := map[string][]byte{}
+	for p, raw := range files {
+		if prev.Files[p] != next.Files[p] {
+			out[path.Join(dir, p)] = raw
+		}
+	}
+	for p := range prev.Files {
+		if _, kept := next.Files[p]; !kept {
+			out[path.Join(dir, p)] = nil
+		}
+	}
+	raw, err := report.EncodeJSON(next)
+	if err != nil {
+		return nil, err
+	}
+	out[path.Join(dir, LeaderboardManifestFile)] = raw
+	return out, nil
+}
+
+// repoFS is a directory of a repository at a commit, read through the
+// GitHub interface: the traces runs.yaml names.
+type repoFS struct {
+	ctx      context.Context
+	gh       RepoReader
+	repo     Repo
+	ref, dir string
+}
+
+func (f repoFS) ReadFile(name string) ([]byte, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: fs.ErrInvalid}
+	}
+	raw, err := f.gh.ReadFile(f.ctx, f.repo, f.ref, path.Join(f.dir, name))
+	if errors.Is(err, ErrNotFound) {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: fs.ErrNotExist}
+	}
+	if err != nil {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
+	}
+	return raw, nil
+}
+
+func (f repoFS) Open(name string) (fs.File, error) {
+	raw, err := f.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	return fstest.MapFS{name: &fstest.MapFile{Data: raw}}.Open(name)
+}
+
+// SkipLeaderboardRun says why a run is not the leaderboard workflow's to
+// publish ("" when it is): RunDecision against the leaderboard workflow.
+func (p *Publisher) skipLeaderboardRun(run Run) string {
+	lb := p.Cfg.Leaderboard
+	if lb == nil {
+		return "leaderboard publishing is not configured"
+	}
+	return RunDecision(run, lb.WorkflowRepo, lb.WorkflowPath)
+}
+
+// publishLeaderboard publishes the results artifact of a leaderboard run:
+// CheckLeaderboard over the artifact and the declaration and pin file of
+// the run's head commit, then one commit through commitDashboard.
+func (p *Publisher) publishLeaderboard(ctx context.Context, run Run, log *slog.Logger) (PublishResult, error) {
+	lb := p.Cfg.Leaderboard
+	zipped, reason, err := p.downloadArtifact(ctx, run, lb.Artifact)
+	if reason != "" || err != nil {
+		return refused(reason), err
+	}
+	results, err := ResultsFromArtifact(zipped)
+	if err != nil {
+		return refused(fmt.Sprintf("artifact %q: %v", lb.Artifact, err)), nil
+	}
+	in := LeaderboardInput{RunsName: lb.Runs, PinName: lb.PinFile, Results: results,
+		Traces: repoFS{ctx: ctx, gh: p.GH, repo: run.Repo, ref: run.HeadSHA, dir: path.Dir(lb.Runs)}}
+	for _, f := range []struct {
+		path string
+		dst  *[]byte
+	}{{lb.Runs, &in.Runs}, {lb.PinFile, &in.Pin}} {
+		raw, err := p.GH.ReadFile(ctx, run.Repo, run.HeadSHA, f.path)
+		switch {
+		case errors.Is(err, ErrNotFound) && f.path == lb.Runs:
+			return refused(fmt.Sprintf("%s has no %s at the run's commit %s", run.Repo, lb.Runs, ident.Short(run.HeadSHA))), nil
+		case errors.Is(err, ErrNotFound):
+		case err != nil:
+			return PublishResult{}, fmt.Errorf("read %s of %s at %s: %w", f.path, run.Repo, ident.Short(run.HeadSHA), err)
+		default:
+			*f.dst = raw
+		}
+	}
+	checked, reasons := CheckLeaderboard(in)
+	if len(reasons) > 0 {
+		return refused(reasons...), nil
+	}
+	files := checked.Files
+	if !(run.Repo.Same(p.Cfg.Dashboard) && path.Join(lb.Dir, LeaderboardRunsFile) == path.Clean(lb.Runs)) {
+		// The dashboard's directory is then a whole leaderboard directory
+		// (validate and verify run on it); in the declaration's own
+		// directory the declaration stays the maintainers'.
+		files[LeaderboardRunsFile] = in.Runs
+	}
+	res := PublishResult{ID: fmt.Sprintf("leaderboard-run-%d", run.ID), Message: leaderboardMessage(checked, run)}
+	err = p.commitDashboard(ctx, &res, log, func(head string) (map[string][]byte, error) {
+		manifest, err := p.GH.ReadFile(ctx, p.Cfg.Dashboard, head, path.Join(lb.Dir, LeaderboardManifestFile))
+		if errors.Is(err, ErrNotFound) {
+			manifest, err = nil, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read %s of %s: %w", path.Join(lb.Dir, LeaderboardManifestFile), p.Cfg.Dashboard, err)
+		}
+		plan, err := PlanLeaderboard(lb.Dir, files, run, manifest)
+		if err != nil {
+			return nil, err
+		}
+		// A file the manifest lists but someone removed is not deleted
+		// again: a deletion names only paths the head has.
+		for file, raw := range plan {
+			if raw != nil {
+				continue
+			}
+			if _, err := p.GH.ReadFile(ctx, p.Cfg.Dashboard, head, file); errors.Is(err, ErrNotFound) {
+				delete(plan, file)
+			} else if err != nil {
+				return nil, fmt.Errorf("read %s of %s: %w", file, p.Cfg.Dashboard, err)
+			}
+		}
+		return plan, nil
+	})
+	return res, err
+}
+
+func leaderboardMessage(c CheckedLeaderboard, run Run) string {
+	msg := fmt.Sprintf("Publish leaderboard: %d results in %d groups\n\nSimulator %s (%s), run %d of %s at %s.\n",
+		c.Results, c.Groups, c.Simulator.Tag, ident.Short(c.Simulator.Commit), run.ID, run.Repo, ident.Short(run.HeadSHA))
+	if run.URL != "" {
+		msg += "Source: " + run.URL + "\n"
+	}
+	return msg
+}

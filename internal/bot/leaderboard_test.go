@@ -1,0 +1,371 @@
+package bot
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
+	"github.com/inference-sim/accuracy-dashboard/internal/render"
+)
+
+// The leaderboard fixture: the committed example (docs/examples/leaderboard,
+// produced by BLIS at f90a1e3a, which no release names) re-sealed as if a
+// release had produced it, pinned by a pin file that names that release.
+const (
+	lbRepoName  = "inference-sim/leaderboard"
+	lbWorkflow  = ".github/workflows/leaderboard.yml"
+	lbArtifact  = "leaderboard-results"
+	lbRuns      = "leaderboard/runs.yaml"
+	lbSimTag    = "v0.7.15"
+	lbRunID     = 5151
+	lbExample   = "../../docs/examples/leaderboard"
+	lbDashboard = "leaderboard"
+)
+
+var lbSimCommit = strings.Repeat("5", 40)
+
+func lbPin(tag, commit string) string {
+	return "harness:\n  repository: inference-sim/accuracy-dashboard\n  tag: v1.0.0\n  commit: " + strings.Repeat("a", 40) +
+		"\nleaderboard:\n  simulator:\n    repository: inference-sim/inference-sim\n    tag: " + tag + "\n    commit: " + commit +
+		"\n  catalog:\n    source: none\n"
+}
+
+// lbResults reads the example's results (keyed by their path in results/)
+// and re-seals each after edit, which gets the group/run key and the
+// result; every result first gets the fixture's release build.
+func lbResults(t *testing.T, edit func(key string, r *leaderboard.Result)) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	root := filepath.Join(lbExample, "results")
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		r, err := leaderboard.ParseResult(raw, rel)
+		if err != nil {
+			return err
+		}
+		r.Provenance.Simulator = leaderboard.Simulator{Commit: lbSimCommit, Tag: lbSimTag}
+		if edit != nil {
+			edit(strings.TrimSuffix(rel, ".json"), r)
+		}
+		if err := r.Seal(); err != nil {
+			return err
+		}
+		if out[rel], err = r.Encode(); err != nil {
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) < 10 {
+		t.Fatalf("the example has %d results", len(out))
+	}
+	return out
+}
+
+func lbExampleRuns(t *testing.T) string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(lbExample, "runs.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(raw)
+}
+
+type lbWorld struct {
+	*publishWorld
+	lbRepo Repo
+	run    Run
+}
+
+func newLBWorld(t *testing.T) *lbWorld {
+	w := &lbWorld{publishWorld: newPublishWorld(t)}
+	w.lbRepo = w.gh.addRepo(lbRepoName, map[string]string{
+		lbRuns:                          lbExampleRuns(t),
+		".github/accuracy-harness.yaml": lbPin(lbSimTag, lbSimCommit),
+	}, false)
+	w.pub.Cfg.Leaderboard = &LeaderboardConfig{WorkflowRepo: w.lbRepo, WorkflowPath: lbWorkflow, Artifact: lbArtifact,
+		Runs: lbRuns, PinFile: ".github/accuracy-harness.yaml", Dir: lbDashboard}
+	w.run = Run{Repo: w.lbRepo, ID: lbRunID, WorkflowPath: lbWorkflow, Event: "push", Status: "completed",
+		Conclusion: "success", HeadSHA: w.gh.tipSHA(w.lbRepo, "main"), HeadBranch: "main", DefaultBranch: "main", HeadRepo: w.lbRepo,
+		URL: "https://github.com/" + lbRepoName + "/actions/runs/5151", UpdatedAt: t0}
+	return w
+}
+
+func (w *lbWorld) artifact(t *testing.T, run Run, results map[string][]byte) {
+	w.gh.mu.Lock()
+	defer w.gh.mu.Unlock()
+	w.gh.artifacts[lbRepoName+"#"+strconv.FormatInt(run.ID, 10)+"/"+lbArtifact] = zipOf(t, results)
+}
+
+func (f *fakeGitHub) tipSHA(repo Repo, branch string) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	r, _ := f.repo(repo)
+	return r.branches[branch]
+}
+
+func TestLeaderboardPublishOneCommit(t *testing.T) {
+	t.Parallel()
+	w := newLBWorld(t)
+	results := lbResults(t, nil)
+	w.artifact(t, w.run, results)
+	res, err := w.pub.PublishRun(context.Background(), w.run, nil)
+	if err != nil || res.Outcome != PublishPublished {
+		t.Fatalf("publish: %+v, %v", res, err)
+	}
+	if n := w.gh.countWrites("CreateCommit"); n != 1 {
+		t.Fatalf("%d commits, want one", n)
+	}
+	tip := w.gh.tip(w.dashboard, "main")
+	// Every result, canonical, under leaderboard/results/.
+	for rel, raw := range results {
+		if got := tip[lbDashboard+"/results/"+rel]; !bytes.Equal(got, raw) {
+			t.Errorf("%s: published %d bytes, want the artifact's %d", rel, len(got), len(raw))
+		}
+	}
+	// The tables, as `action leaderboard render` draws them from the same
+	// declaration and results (computed here independently of the bot).
+	d, err := leaderboard.Decode([]byte(lbExampleRuns(t)), "runs.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	parsed := map[string]*leaderboard.Result{}
+	for rel, raw := range results {
+		r, err := leaderboard.ParseResult(raw, rel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parsed[r.Group+"/"+r.Run] = r
+	}
+	want, err := render.LeaderboardFiles(leaderboard.BuildBoard(d, parsed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{render.LeaderboardMarkdownFile, render.LeaderboardHTMLFile} {
+		if !bytes.Equal(tip[lbDashboard+"/"+name], want[name]) {
+			t.Errorf("%s differs from the rendering of the results", name)
+		}
+	}
+	if !strings.Contains(string(tip[lbDashboard+"/README.md"]), lbSimTag) {
+		t.Errorf("README.md does not name the simulator release %s", lbSimTag)
+	}
+	if string(tip[lbDashboard+"/runs.yaml"]) != lbExampleRuns(t) {
+		t.Error("the dashboard's leaderboard directory lacks the declaration the results ran")
+	}
+	if tip[lbDashboard+"/published.json"] == nil || tip["README.md"] == nil || string(tip["README.md"]) != "# Data\n" {
+		t.Error("published.json missing, or the dashboard's own README.md was touched")
+	}
+	if len(w.gh.comments) != 0 {
+		t.Errorf("a published run got comments: %v", w.gh.comments)
+	}
+	head := w.gh.tipSHA(w.dashboard, "main")
+
+	// The same results again — a redelivery, or a re-run (a new run id) —
+	// change nothing: no commit at all.
+	for _, id := range []int64{lbRunID, lbRunID + 1} {
+		run := w.run
+		run.ID, run.UpdatedAt = id, t0.Add(time.Duration(id-lbRunID)*time.Hour)
+		w.artifact(t, run, results)
+		res, err := w.pub.PublishRun(context.Background(), run, nil)
+		if err != nil || res.Outcome != PublishUnchanged {
+			t.Fatalf("run %d again: %+v, %v", id, res, err)
+		}
+	}
+	if n := w.gh.countWrites("CreateCommit"); n != 1 || w.gh.tipSHA(w.dashboard, "main") != head {
+		t.Errorf("re-publishing the same results wrote %d commits, want none", n-1)
+	}
+}
+
+func TestLeaderboardPublishDeletesRemovedAndKeepsNewer(t *testing.T) {
+	t.Parallel()
+	w := newLBWorld(t)
+	w.artifact(t, w.run, lbResults(t, nil))
+	if res, err := w.pub.PublishRun(context.Background(), w.run, nil); err != nil || res.Outcome != PublishPublished {
+		t.Fatalf("publish: %+v, %v", res, err)
+	}
+	// A maintainer removes the candidate h200-tp1; the next run's results
+	// lack it, and its published result goes in the same commit.
+	runs := strings.Replace(lbExampleRuns(t), "      - id: h200-tp1\n        model: qwen/qwen3-14b\n        hardware: H200\n        tp: 1\n", "", 1)
+	if runs == lbExampleRuns(t) {
+		t.Fatal("the example no longer declares h200-tp1 as this test expects")
+	}
+	next := w.run
+	next.ID, next.UpdatedAt = lbRunID+1, t0.Add(time.Hour)
+	next.HeadSHA = w.gh.push(w.lbRepo, "main", map[string]string{lbRuns: runs}, "drop h200", Identity{Login: "human"})
+	results := lbResults(t, nil)
+	delete(results, "qwen3-14b-chat-8rps/h200-tp1.json")
+	w.artifact(t, next, results)
+	res, err := w.pub.PublishRun(context.Background(), next, nil)
+	if err != nil || res.Outcome != PublishPublished {
+		t.Fatalf("publish after the removal: %+v, %v", res, err)
+	}
+	removed := lbDashboard + "/results/qwen3-14b-chat-8rps/h200-tp1.json"
+	if raw, ok := res.Files[removed]; !ok || raw != nil {
+		t.Errorf("the removed result is not deleted by the commit")
+	}
+	tip := w.gh.tip(w.dashboard, "main")
+	if _, ok := tip[removed]; ok {
+		t.Error("the removed candidate's result is still published")
+	}
+	if strings.Contains(string(tip[lbDashboard+"/README.md"]), "h200-tp1") {
+		t.Error("the table still shows the removed candidate")
+	}
+	// Only what changed is written: unchanged results are not in the commit.
+	if _, ok := res.Files[lbDashboard+"/results/qwen3-14b-chat-8rps/h100-tp1.json"]; ok {
+		t.Error("an unchanged result was written again")
+	}
+
+	// The older run, delivered late, does not move the leaderboard back.
+	w.artifact(t, w.run, lbResults(t, nil))
+	res, err = w.pub.PublishRun(context.Background(), w.run, nil)
+	if err != nil || res.Outcome != PublishUnchanged || len(res.Reasons) != 1 || !strings.Contains(res.Reasons[0], "newer run") {
+		t.Fatalf("late older run: %+v, %v", res, err)
+	}
+	if _, ok := w.gh.tip(w.dashboard, "main")[removed]; ok {
+		t.Error("a late older run put the removed result back")
+	}
+}
+
+func TestLeaderboardRefusals(t *testing.T) {
+	t.Parallel()
+	retag := func(tag string) func(string, *leaderboard.Result) {
+		return func(_ string, r *leaderboard.Result) { r.Provenance.Simulator.Tag = tag }
+	}
+	cases := []struct {
+		name string
+		// results returns the artifact's results directory.
+		results func(t *testing.T) map[string][]byte
+		pin     string
+		want    string
+	}{
+		{name: "tampered result", results: func(t *testing.T) map[string][]byte {
+			res := lbResults(t, nil)
+			p := "qwen3-14b-chat-8rps/h100-tp1.json"
+			res[p] = bytes.Replace(res[p], []byte(`"ttft_mean_ms": `), []byte(`"ttft_mean_ms": 1`), 1)
+			return res
+		}, want: "tampered: qwen3-14b-chat-8rps/h100-tp1.json"},
+		{name: "misfiled result", results: func(t *testing.T) map[string][]byte {
+			res := lbResults(t, nil)
+			res["qwen3-14b-chat-8rps/h100-tp9.json"] = res["qwen3-14b-chat-8rps/h100-tp1.json"]
+			delete(res, "qwen3-14b-chat-8rps/h100-tp1.json")
+			return res
+		}, want: "misfiled: qwen3-14b-chat-8rps/h100-tp9.json"},
+		{name: "mixed offered load", results: func(t *testing.T) map[string][]byte {
+			return lbResults(t, func(key string, r *leaderboard.Result) {
+				if key == "qwen3-14b-chat-8rps/a100-tp1" {
+					r.Declaration.Load.Rate = 16
+				}
+			})
+		}, want: "mixed-offered-work: qwen3-14b-chat-8rps/a100-tp1.json"},
+		{name: "missing result", results: func(t *testing.T) map[string][]byte {
+			res := lbResults(t, nil)
+			delete(res, "qwen3-14b-chat-8rps/h100-tp2.json")
+			return res
+		}, want: "missing-result: qwen3-14b-chat-8rps/h100-tp2.json"},
+		{name: "non-release build", results: func(t *testing.T) map[string][]byte {
+			return lbResults(t, retag("v0.8.0-rc.1"))
+		}, pin: lbPin("v0.8.0-rc.1", lbSimCommit), want: `not a release (tag "v0.8.0-rc.1"`},
+		{name: "build no release names", results: func(t *testing.T) map[string][]byte {
+			return lbResults(t, retag(""))
+		}, want: `not a release (tag ""`},
+		{name: "drifted simulator commit", results: func(t *testing.T) map[string][]byte {
+			return lbResults(t, func(key string, r *leaderboard.Result) {
+				if key == "llama-3.1-8b-sweep/h100-tp1--rate-8" {
+					r.Provenance.Simulator.Commit = strings.Repeat("6", 40)
+				}
+			})
+		}, want: "simulator-drift: llama-3.1-8b-sweep/h100-tp1--rate-8.json"},
+		{name: "no leaderboard pin", results: func(t *testing.T) map[string][]byte { return lbResults(t, nil) },
+			pin: strings.SplitN(lbPin(lbSimTag, lbSimCommit), "leaderboard:", 2)[0], want: "pins no leaderboard pair"},
+		{name: "symlink in the artifact", results: nil, want: "is a symlink"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			w := newLBWorld(t)
+			if tc.pin != "" {
+				w.run.HeadSHA = w.gh.push(w.lbRepo, "main", map[string]string{".github/accuracy-harness.yaml": tc.pin}, "pin", Identity{Login: "human"})
+			}
+			if tc.results == nil {
+				w.gh.artifacts[lbRepoName+"#"+strconv.FormatInt(w.run.ID, 10)+"/"+lbArtifact] = zipWithSymlink(t)
+			} else {
+				w.artifact(t, w.run, tc.results(t))
+			}
+			res, err := w.pub.PublishRun(context.Background(), w.run, nil)
+			if err != nil || res.Outcome != PublishRefused {
+				t.Fatalf("got %+v, %v; want refused", res, err)
+			}
+			if !slices.ContainsFunc(res.Reasons, func(r string) bool { return strings.Contains(r, tc.want) }) {
+				t.Errorf("reasons %q lack %q", res.Reasons, tc.want)
+			}
+			if n := w.gh.countWrites("CreateCommit"); n != 0 {
+				t.Errorf("a refused leaderboard wrote %d commits", n)
+			}
+			if len(w.gh.comments) != 1 || !strings.HasPrefix(w.gh.comments[0], lbRepoName+"@"+w.run.HeadSHA+": "+RefusalMarker(lbRunID)) ||
+				!strings.Contains(w.gh.comments[0], "**Leaderboard not published.** The results artifact `"+lbArtifact+"`") {
+				t.Errorf("refusal comment: %q", w.gh.comments)
+			}
+		})
+	}
+}
+
+func zipWithSymlink(t *testing.T) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	h := &zip.FileHeader{Name: "qwen3-14b-chat-8rps/h100-tp1.json"}
+	h.SetMode(fs.ModeSymlink | 0o777)
+	w, err := zw.CreateHeader(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write([]byte("/etc/passwd"))
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func TestResultsFromArtifact(t *testing.T) {
+	t.Parallel()
+	for name, files := range map[string]map[string][]byte{
+		"an entry outside the directory": {"../x.json": []byte("{}")},
+		"an absolute entry":              {"/x.json": []byte("{}")},
+		"an unclean entry":               {"a/./x.json": []byte("{}")},
+		"a file over the cap":            {"a/x.json": bytes.Repeat([]byte(" "), MaxSummaryBytes+1)},
+	} {
+		if _, err := ResultsFromArtifact(zipOf(t, files)); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	if _, err := ResultsFromArtifact([]byte("not a zip")); err == nil {
+		t.Error("not a zip: accepted")
+	}
+	fsys, err := ResultsFromArtifact(zipOf(t, map[string][]byte{"g/r.json": []byte("{}"), "traces/x/header.yaml": []byte("h")}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if raw, err := fs.ReadFile(fsys, path.Join("g", "r.json")); err != nil || string(raw) != "{}" {
+		t.Errorf("g/r.json: %q, %v", raw, err)
+	}
+}
