@@ -72,7 +72,8 @@ Commands:
 
 Configuration: BOT_APP_ID, BOT_PRIVATE_KEY_FILE, BOT_WEBHOOK_SECRET (serve),
 BOT_LISTEN_ADDR, BOT_GITHUB_URL, BOT_HARNESS_REPO, BOT_DASHBOARD_REPO,
-BOT_PUBLISH_REPO, BOT_PUBLISH_WORKFLOW, BOT_ALLOW_PRERELEASES, BOT_REPOSITORIES,
+BOT_PUBLISH_REPO, BOT_PUBLISH_WORKFLOW, BOT_LEADERBOARD_REPO, BOT_LEADERBOARD_WORKFLOW,
+BOT_ALLOW_PRERELEASES, BOT_REPOSITORIES,
 and an optional YAML file (--config or BOT_CONFIG). See docs/BOT.md.
 Run 'bot <command> --help' for the flags of a command.
 `
@@ -245,6 +246,14 @@ func wire(cfg botconfig.Config, e env, dryRun bool, log *slog.Logger) (*services
 			Dashboard: dash, Harness: harness, WorkflowRepo: wfRepo, WorkflowPath: cfg.PublishWorkflow,
 			Artifact: cfg.ArtifactName, DryRun: dryRun,
 		}}
+		if cfg.PublishingLeaderboard() {
+			lbRepo, err := bot.ParseRepo(cfg.LeaderboardRepo)
+			if err != nil {
+				return nil, err
+			}
+			s.publisher.Cfg.Leaderboard = &bot.LeaderboardConfig{WorkflowRepo: lbRepo, WorkflowPath: cfg.LeaderboardWorkflow,
+				Artifact: cfg.LeaderboardArtifact, Runs: cfg.LeaderboardRuns, PinFile: cfg.PinFile, Dir: cfg.LeaderboardDir}
+		}
 	}
 	return s, nil
 }

@@ -10,7 +10,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/url"
+	"path"
 	"strconv"
 	"strings"
 
@@ -30,7 +32,20 @@ const (
 	DefaultDashboardRepo   = DefaultHarnessRepo
 	DefaultPublishWorkflow = ".github/workflows/accuracy-nightly.yml"
 	DefaultArtifactName    = "accuracy-report"
-	// PublishingOff as dashboard_repo turns publishing off.
+	// DefaultLeaderboardWorkflow, DefaultLeaderboardArtifact,
+	// DefaultLeaderboardRuns and DefaultLeaderboardDir are the leaderboard
+	// workflow this repository ships: .github/workflows/leaderboard.yml runs
+	// on this repository's default branch when leaderboard/runs.yaml or the
+	// pin file changes, and uploads the results directory as the artifact
+	// leaderboard-results; the bot commits it, with the tables, to
+	// leaderboard/ of the dashboard (here the same directory: a test checks
+	// that they agree).
+	DefaultLeaderboardWorkflow = ".github/workflows/leaderboard.yml"
+	DefaultLeaderboardArtifact = "leaderboard-results"
+	DefaultLeaderboardRuns     = "leaderboard/runs.yaml"
+	DefaultLeaderboardDir      = "leaderboard"
+	// PublishingOff as dashboard_repo turns publishing off; as
+	// leaderboard_repo, the leaderboard's only.
 	PublishingOff     = "none"
 	DefaultBumpBranch = "accuracy-bot/harness"
 	DefaultQueueSize  = 64
@@ -59,6 +74,8 @@ const (
 	EnvPublishWorkflow = "BOT_PUBLISH_WORKFLOW"
 	EnvAllowPrerelease = "BOT_ALLOW_PRERELEASES"
 	EnvRepositories    = "BOT_REPOSITORIES"
+	EnvLeaderboardRepo = "BOT_LEADERBOARD_REPO"
+	EnvLeaderboardWF   = "BOT_LEADERBOARD_WORKFLOW"
 )
 
 // Config is everything the bot needs. Field names in YAML are snake_case.
@@ -92,6 +109,20 @@ type Config struct {
 	PublishWorkflow string `yaml:"publish_workflow"`
 	// ArtifactName is the name of the publishing run's report artifact.
 	ArtifactName string `yaml:"artifact_name"`
+	// LeaderboardRepo (owner/name) is where the leaderboard workflow runs
+	// and runs.yaml and the pin file live; default the dashboard
+	// repository; PublishingOff turns leaderboard publishing off.
+	LeaderboardRepo string `yaml:"leaderboard_repo"`
+	// LeaderboardWorkflow is the path of the leaderboard workflow file in
+	// LeaderboardRepo.
+	LeaderboardWorkflow string `yaml:"leaderboard_workflow"`
+	// LeaderboardArtifact is the name of its run's results artifact.
+	LeaderboardArtifact string `yaml:"leaderboard_artifact"`
+	// LeaderboardRuns is the path of runs.yaml in LeaderboardRepo.
+	LeaderboardRuns string `yaml:"leaderboard_runs"`
+	// LeaderboardDir is the directory of the dashboard repository the
+	// leaderboard is published in.
+	LeaderboardDir string `yaml:"leaderboard_dir"`
 	// AllowPrereleases makes prereleases of the harness bump pins too.
 	AllowPrereleases bool `yaml:"allow_prereleases"`
 	// Repositories (owner/name) limits the repositories served; empty means
@@ -112,17 +143,21 @@ type Config struct {
 // Default returns the configuration before any source is applied.
 func Default() Config {
 	return Config{
-		ListenAddr:         DefaultListenAddr,
-		HarnessRepo:        DefaultHarnessRepo,
-		PinFile:            DefaultPinFile,
-		BumpBranch:         DefaultBumpBranch,
-		DashboardRepo:      DefaultDashboardRepo,
-		PublishWorkflow:    DefaultPublishWorkflow,
-		ArtifactName:       DefaultArtifactName,
-		QueueSize:          DefaultQueueSize,
-		Workers:            DefaultWorkers,
-		MaxBodyBytes:       DefaultMaxBodyBytes,
-		MaxConcurrentReads: DefaultMaxConcurrentReads,
+		ListenAddr:          DefaultListenAddr,
+		HarnessRepo:         DefaultHarnessRepo,
+		PinFile:             DefaultPinFile,
+		BumpBranch:          DefaultBumpBranch,
+		DashboardRepo:       DefaultDashboardRepo,
+		PublishWorkflow:     DefaultPublishWorkflow,
+		ArtifactName:        DefaultArtifactName,
+		LeaderboardWorkflow: DefaultLeaderboardWorkflow,
+		LeaderboardArtifact: DefaultLeaderboardArtifact,
+		LeaderboardRuns:     DefaultLeaderboardRuns,
+		LeaderboardDir:      DefaultLeaderboardDir,
+		QueueSize:           DefaultQueueSize,
+		Workers:             DefaultWorkers,
+		MaxBodyBytes:        DefaultMaxBodyBytes,
+		MaxConcurrentReads:  DefaultMaxConcurrentReads,
 	}
 }
 
@@ -170,12 +205,21 @@ func Load(getenv func(string) string, flags Flags, readFile func(string) ([]byte
 	if cfg.PublishRepo == "" && cfg.Publishing() {
 		cfg.PublishRepo = cfg.DashboardRepo
 	}
+	if cfg.LeaderboardRepo == "" && cfg.Publishing() {
+		cfg.LeaderboardRepo = cfg.DashboardRepo
+	}
 	return cfg, nil
 }
 
 // Publishing reports whether snapshots are published (dashboard_repo is
 // not "none").
 func (c Config) Publishing() bool { return c.DashboardRepo != PublishingOff && c.DashboardRepo != "" }
+
+// PublishingLeaderboard reports whether the leaderboard is published too
+// (publishing is on and leaderboard_repo is not "none").
+func (c Config) PublishingLeaderboard() bool {
+	return c.Publishing() && c.LeaderboardRepo != PublishingOff && c.LeaderboardRepo != ""
+}
 
 func set(dst *string, v string) {
 	if v != "" {
@@ -216,6 +260,8 @@ func applyEnv(getenv func(string) string, cfg *Config) error {
 	set(&cfg.DashboardRepo, getenv(EnvDashboardRepo))
 	set(&cfg.PublishRepo, getenv(EnvPublishRepo))
 	set(&cfg.PublishWorkflow, getenv(EnvPublishWorkflow))
+	set(&cfg.LeaderboardRepo, getenv(EnvLeaderboardRepo))
+	set(&cfg.LeaderboardWorkflow, getenv(EnvLeaderboardWF))
 	if v := getenv(EnvAllowPrerelease); v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
@@ -241,6 +287,10 @@ func parseAppID(s string) (int64, error) {
 	}
 	return id, nil
 }
+
+// relPath reports whether p is a clean, slash-separated relative path
+// inside a repository.
+func relPath(p string) bool { return fs.ValidPath(p) && p != "." && path.Clean(p) == p }
 
 // Mode is what the configuration is validated for.
 type Mode int
@@ -295,6 +345,17 @@ func (c Config) Validate(mode Mode) error {
 		check("dashboard repo", c.DashboardRepo, true)
 	}
 	check("publish repo", c.PublishRepo, false)
+	if c.PublishingLeaderboard() {
+		check("leaderboard repo", c.LeaderboardRepo, true)
+		for _, f := range [][2]string{{"leaderboard workflow", c.LeaderboardWorkflow}, {"leaderboard runs", c.LeaderboardRuns}, {"leaderboard dir", c.LeaderboardDir}} {
+			if !relPath(f[1]) {
+				errs = append(errs, fmt.Errorf("%s %q must be a clean relative path", f[0], f[1]))
+			}
+		}
+		if c.LeaderboardArtifact == "" {
+			errs = append(errs, errors.New("leaderboard artifact is empty"))
+		}
+	}
 	for _, r := range c.Repositories {
 		check("repository", r, true)
 	}

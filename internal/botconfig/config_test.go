@@ -51,6 +51,7 @@ allow_prereleases: true
 	want.GitHubURL = "https://ghe.example.com/api/v3/"
 	want.DashboardRepo = "org/dash"
 	want.PublishRepo = "org/dash" // defaults to the dashboard repository
+	want.LeaderboardRepo = "org/dash"
 	want.Repositories = []string{"org/c", "org/d"}
 	want.AllowPrereleases = false
 	if d := cmp.Diff(want, cfg); d != "" {
@@ -150,5 +151,49 @@ func TestDefaultsBoundUnsignedMemory(t *testing.T) {
 	bad.AppID, bad.PrivateKeyFile, bad.MaxConcurrentReads = 1, "k", 0
 	if err := bad.Validate(ModeCLI); err == nil || !strings.Contains(err.Error(), "max_concurrent_reads") {
 		t.Errorf("max_concurrent_reads 0: %v", err)
+	}
+}
+
+// TestLeaderboardDefaults: out of the box the leaderboard is published from
+// the workflow this repository ships, in the dashboard repository; "none"
+// turns it off alone; a path outside the repository is refused.
+func TestLeaderboardDefaults(t *testing.T) {
+	base := map[string]string{EnvAppID: "1", EnvPrivateKeyFile: "k.pem"}
+	cfg, err := Load(env(base), Flags{}, files(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cfg.PublishingLeaderboard() || cfg.LeaderboardRepo != DefaultDashboardRepo || cfg.LeaderboardWorkflow != ".github/workflows/leaderboard.yml" ||
+		cfg.LeaderboardArtifact != "leaderboard-results" || cfg.LeaderboardRuns != "leaderboard/runs.yaml" || cfg.LeaderboardDir != "leaderboard" {
+		t.Errorf("leaderboard defaults: %+v", cfg)
+	}
+	if err := cfg.Validate(ModePublish); err != nil {
+		t.Errorf("defaults: %v", err)
+	}
+	moved, err := Load(env(map[string]string{EnvDashboardRepo: "o/dash"}), Flags{}, files(nil))
+	if err != nil || moved.LeaderboardRepo != "o/dash" {
+		t.Errorf("the leaderboard repository does not follow the dashboard: %+v, %v", moved, err)
+	}
+	off := map[string]string{EnvLeaderboardRepo: PublishingOff}
+	for k, v := range base {
+		off[k] = v
+	}
+	cfg, err = Load(env(off), Flags{}, files(nil))
+	if err != nil || cfg.PublishingLeaderboard() || !cfg.Publishing() {
+		t.Errorf("leaderboard_repo none: leaderboard %v, snapshots %v, %v", cfg.PublishingLeaderboard(), cfg.Publishing(), err)
+	}
+	bad := map[string]string{EnvConfigFile: "c.yaml"}
+	for k, v := range base {
+		bad[k] = v
+	}
+	cfg, err = Load(env(bad), Flags{}, files(map[string]string{"c.yaml": "leaderboard_dir: ../elsewhere\nleaderboard_runs: /abs/runs.yaml\n"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = cfg.Validate(ModeServe)
+	for _, want := range []string{`leaderboard dir "../elsewhere"`, `leaderboard runs "/abs/runs.yaml"`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Validate = %v, want it to name %s", err, want)
+		}
 	}
 }
