@@ -5,14 +5,15 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
-	"github.com/inference-sim/accuracy-dashboard/internal/harness"
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
@@ -194,7 +195,7 @@ func runLeaderboardValidate(ctx context.Context, o leaderboardValidateOptions, e
 		}
 		pair = &p
 	}
-	if o.sim != "" && !harness.IsCommit(o.sim) {
+	if o.sim != "" && !ident.IsCommit(o.sim) {
 		return fmt.Errorf("leaderboard validate: --sim %q: give the pinned simulator commit, 40 lowercase hex", o.sim)
 	}
 	d, _, err := readDeclaration(o.runs)
@@ -220,11 +221,7 @@ func runLeaderboardValidate(ctx context.Context, o leaderboardValidateOptions, e
 	for _, r := range res {
 		groups[r.Group] = true
 	}
-	names := make([]string, 0, len(groups))
-	for g := range groups {
-		names = append(names, g)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(groups))
 	fmt.Fprintf(env.Stdout, "ok: %d results in %d groups (%s) match %s\n", len(res), len(groups), strings.Join(names, ", "), o.runs)
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/github"
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 	"github.com/inference-sim/accuracy-dashboard/internal/prcheck"
@@ -80,7 +81,7 @@ func resolvePlan(ctx context.Context, gh releaseRefs, req planRequest) (planResu
 	if err != nil {
 		return res, err
 	}
-	release := nightly.NewestRelease(tags)
+	release := ident.NewestRelease(tags)
 	if release == "" {
 		return res, fmt.Errorf("simulator repository %s: %w", simRepo, nightly.ErrNoRelease)
 	}

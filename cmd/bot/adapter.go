@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -263,11 +265,7 @@ func (a *appGitHub) ListDir(ctx context.Context, repo bot.Repo, ref, dir string)
 }
 
 func (a *appGitHub) CreateCommit(ctx context.Context, repo bot.Repo, base string, parents []string, files map[string][]byte, message string) (string, error) {
-	paths := make([]string, 0, len(files))
-	for p := range files {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
+	paths := slices.Sorted(maps.Keys(files))
 	entries := make([]github.TreeEntry, 0, len(paths))
 	for _, p := range paths {
 		entries = append(entries, github.TreeEntry{Path: p, Content: string(files[p]), Delete: files[p] == nil})

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -276,11 +277,7 @@ func TestArchitectureTableIsTheImportGraph(t *testing.T) {
 	}
 	got := goList(t, root)
 	doc := table(t, filepath.Join(root, "docs", "ARCHITECTURE.md"))
-	var pkgs []string
-	for p := range got {
-		pkgs = append(pkgs, p)
-	}
-	sort.Strings(pkgs)
+	pkgs := slices.Sorted(maps.Keys(got))
 	for _, p := range pkgs {
 		want, ok := doc[p]
 		switch {

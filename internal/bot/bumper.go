@@ -429,5 +429,3 @@ func (b *Bumper) openBump(ctx context.Context, repo Repo) (Pull, bool) {
 	}
 	return Pull{}, false
 }
-
-// short is a commit's short form (ident.Short).

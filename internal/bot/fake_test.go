@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"sort"
@@ -134,11 +135,7 @@ func (f *fakeGitHub) repo(repo Repo) (*fakeRepo, error) {
 func (f *fakeGitHub) commitLocked(r *fakeRepo, parent string, files map[string][]byte, msg string, author Identity) string {
 	h := sha1.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%d", parent, msg, len(r.commits))
-	keys := make([]string, 0, len(files))
-	for k := range files {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(files))
 	for _, k := range keys {
 		fmt.Fprintf(h, "%s\x00%s\x00", k, files[k])
 	}

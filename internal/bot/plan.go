@@ -2,8 +2,9 @@ package bot
 
 import (
 	"fmt"
+	"maps"
 	"path"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -77,12 +78,7 @@ type BumpPlan struct {
 
 // Paths returns the changed paths, sorted.
 func (p BumpPlan) Paths() []string {
-	paths := make([]string, 0, len(p.Files))
-	for k := range p.Files {
-		paths = append(paths, k)
-	}
-	sort.Strings(paths)
-	return paths
+	return slices.Sorted(maps.Keys(p.Files))
 }
 
 // SkipReason says why a repository gets no bump; it is also an error so a
@@ -121,11 +117,7 @@ func PlanBump(files ConsumerFiles, t Target) (BumpPlan, error) {
 			}
 		}
 	}
-	wfPaths := make([]string, 0, len(files.Workflows))
-	for p := range files.Workflows {
-		wfPaths = append(wfPaths, p)
-	}
-	sort.Strings(wfPaths)
+	wfPaths := slices.Sorted(maps.Keys(files.Workflows))
 	for _, p := range wfPaths {
 		src := files.Workflows[p]
 		uses, err := pin.FindUses(src)

@@ -8,10 +8,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"math/rand/v2"
 	"path"
 	"runtime/debug"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -660,9 +661,6 @@ func RefusalComment(run Run, kind PublishKind, artifact string, reasons []string
 // quote a whole document).
 const maxReasonBytes = 4000
 
-// cut shortens s to at most n bytes, on a rune boundary, marking the cut
-// (textcut.Cut).
-
 // codeSpan quotes s as inline code; backticks and line breaks, which would
 // end the span, become ' and spaces.
 func codeSpan(s string) string {
@@ -683,11 +681,7 @@ func MarshalPlan(files map[string][]byte, message string) string {
 	var b strings.Builder
 	b.WriteString(message)
 	b.WriteString("\n")
-	paths := make([]string, 0, len(files))
-	for p := range files {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
+	paths := slices.Sorted(maps.Keys(files))
 	for _, p := range paths {
 		fmt.Fprintf(&b, "  %s (%d bytes)\n", p, len(files[p]))
 	}

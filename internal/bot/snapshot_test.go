@@ -2,8 +2,9 @@ package bot
 
 import (
 	"errors"
+	"maps"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -39,7 +40,7 @@ func TestPlanSnapshotFirstAndNext(t *testing.T) {
 		"data/snapshots/" + id1 + "/summary.md",
 		"state/last-run.json",
 	}
-	if d := cmp.Diff(want, keys(files)); d != "" {
+	if d := cmp.Diff(want, slices.Sorted(maps.Keys(files))); d != "" {
 		t.Fatalf("files (-want +got):\n%s", d)
 	}
 	if string(files["data/snapshots/"+id1+"/summary.json"]) != string(encode(t, s1)) {
@@ -139,15 +140,6 @@ func TestSnapshotIDIsSafe(t *testing.T) {
 	if id := SnapshotID(s, 0); strings.ContainsAny(id, "/\\ ") || strings.HasPrefix(id, ".") {
 		t.Errorf("SnapshotID = %q, want no path separators", id)
 	}
-}
-
-func keys(m map[string][]byte) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // A dashboard whose index is of version 1 (ttft_mape, tpot_mape) gets its

@@ -2,7 +2,9 @@ package githubfake
 
 import (
 	"encoding/json"
+	"maps"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -156,7 +158,7 @@ func listInstallationRepos(c *call) response {
 		return looseError(http.StatusForbidden, "This endpoint requires an installation access token")
 	}
 	items := []any{}
-	for _, key := range sortedKeys(c.who.repos) {
+	for _, key := range slices.Sorted(maps.Keys(c.who.repos)) {
 		if r := c.s.repos[key]; r != nil {
 			items = append(items, c.s.repoJSON(r))
 		}

@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -199,7 +201,7 @@ func (s *Server) Commit(fullName, branch, author, message string, files map[stri
 		parents = []string{parent}
 		r.flatten(r.objects[parent].Commit.Tree, "", flat)
 	}
-	for _, p := range sortedKeys(files) {
+	for _, p := range slices.Sorted(maps.Keys(files)) {
 		if files[p] == "" {
 			delete(flat, p)
 			continue

@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -70,11 +72,7 @@ func loadSpec(path string) (*spec, error) {
 		return nil, fmt.Errorf("decode OpenAPI description %s: %w", path, err)
 	}
 
-	templates := make([]string, 0, len(raw.Paths))
-	for p := range raw.Paths {
-		templates = append(templates, p)
-	}
-	sort.Strings(templates)
+	templates := slices.Sorted(maps.Keys(raw.Paths))
 
 	all := map[string]string{}
 	seen := map[string]bool{}

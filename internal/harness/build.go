@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/cachedir"
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 )
 
 // DefaultSimRepo is where the BLIS simulator lives.
@@ -57,7 +58,7 @@ func (b *Builder) DefaultRef(ctx context.Context, repo string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	tag := NewestRelease(strings.Split(out, "\n"))
+	tag := ident.NewestRelease(strings.Split(out, "\n"))
 	if tag == "" {
 		return "", fmt.Errorf("simulator repository %s has no release tag (vX.Y.Z); pass --sim", repo)
 	}
@@ -79,7 +80,7 @@ func (b *Builder) Build(ctx context.Context, repo, ref string) (*Build, error) {
 	if err != nil {
 		return nil, err
 	}
-	bld := &Build{Repo: repo, Ref: ref, Commit: commit, Tag: NewestRelease(tagsAt(ctx, mirror, commit)), BuiltByHarness: true}
+	bld := &Build{Repo: repo, Ref: ref, Commit: commit, Tag: ident.NewestRelease(tagsAt(ctx, mirror, commit)), BuiltByHarness: true}
 
 	final := filepath.Join(b.CacheDir, "builds", commit)
 	bld.Binary = filepath.Join(final, "blis")
@@ -154,7 +155,7 @@ func (b *Builder) mirror(ctx context.Context, repo string) (string, error) {
 }
 
 func resolveRef(ctx context.Context, mirror, repo, ref string) (string, error) {
-	if IsCommit(ref) {
+	if ident.IsCommit(ref) {
 		if _, err := Git(ctx, mirror, "cat-file", "-e", ref+"^{commit}"); err == nil {
 			return ref, nil
 		}

@@ -79,15 +79,6 @@ func TestDefaultRefIsNewestRelease(t *testing.T) {
 	}
 }
 
-func TestReleaseTags(t *testing.T) {
-	t.Parallel()
-	got := ReleaseTags([]string{"v0.7.9", "v0.7.15", "v0.10.0", "latest", "v1.0.0-rc1", "db-dump/2026-09-28", "v0.7.10"})
-	want := []string{"v0.10.0", "v0.7.15", "v0.7.10", "v0.7.9"}
-	if strings.Join(got, ",") != strings.Join(want, ",") {
-		t.Errorf("ReleaseTags = %v, want %v", got, want)
-	}
-}
-
 // extractTar never writes through a symbolic link, whether the archive
 // places a file under a link to a directory or over a link to a file.
 func TestExtractTarDoesNotFollowLinks(t *testing.T) {

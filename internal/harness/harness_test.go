@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,6 +12,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
+	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
@@ -460,7 +462,7 @@ func FuzzParseHarnessCommit(f *testing.F) {
 			}
 			return
 		}
-		if !IsCommit(h.Commit) || (h.Version != "" && !IsReleaseTag(h.Version)) || h.Source != report.HarnessAssertion {
+		if !ident.IsCommit(h.Commit) || (h.Version != "" && !ident.IsStableRelease(h.Version)) || h.Source != report.HarnessAssertion {
 			t.Fatalf("accepted %q as %+v", raw, h)
 		}
 	})

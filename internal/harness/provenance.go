@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
@@ -80,7 +81,7 @@ func HarnessIdentity(ctx context.Context, dir string) (report.Harness, error) {
 		if err != nil {
 			return report.Harness{}, fmt.Errorf("harness checkout %s: %w", abs, err)
 		}
-		return report.Harness{Commit: head, Source: report.HarnessCheckout, Version: NewestRelease(tagsAt(ctx, abs, head))}, nil
+		return report.Harness{Commit: head, Source: report.HarnessCheckout, Version: ident.NewestRelease(tagsAt(ctx, abs, head))}, nil
 	}
 	raw, err := os.ReadFile(filepath.Join(abs, HarnessCommitFile))
 	if err != nil {
@@ -103,12 +104,12 @@ func ParseHarnessCommit(raw []byte, name string) (report.Harness, error) {
 	if len(fields) == 0 || len(fields) > 2 {
 		return report.Harness{}, fmt.Errorf("%s: want \"<40-hex commit> [<release tag>]\", got %q", name, strings.TrimSpace(string(raw)))
 	}
-	if !IsCommit(fields[0]) {
+	if !ident.IsCommit(fields[0]) {
 		return report.Harness{}, fmt.Errorf("%s: %q is not a 40-hex commit", name, fields[0])
 	}
 	h := report.Harness{Commit: fields[0], Source: report.HarnessAssertion}
 	if len(fields) == 2 {
-		if !IsReleaseTag(fields[1]) {
+		if !ident.IsStableRelease(fields[1]) {
 			return report.Harness{}, fmt.Errorf("%s: %q is not a release tag vX.Y.Z", name, fields[1])
 		}
 		h.Version = fields[1]
@@ -239,7 +240,7 @@ func CheckoutVersion(ctx context.Context, dir string) (version string, release, 
 	if len(tags) == 0 {
 		return head, false, true
 	}
-	if rel := NewestRelease(tags); rel != "" {
+	if rel := ident.NewestRelease(tags); rel != "" {
 		return rel, true, true
 	}
 	return tags[0], true, true

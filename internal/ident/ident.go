@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"golang.org/x/mod/semver"
@@ -82,3 +83,26 @@ func IsStableRelease(tag string) bool {
 
 // CompareTags orders release tags by semantic version: -1, 0 or +1.
 func CompareTags(a, b string) int { return semver.Compare(a, b) }
+
+// ReleaseTags returns the stable release tags (IsStableRelease) among tags,
+// each trimmed of white space, newest version first.
+func ReleaseTags(tags []string) []string {
+	var rel []string
+	for _, t := range tags {
+		if t = strings.TrimSpace(t); IsStableRelease(t) {
+			rel = append(rel, t)
+		}
+	}
+	slices.SortFunc(rel, func(a, b string) int { return CompareTags(b, a) })
+	return rel
+}
+
+// NewestRelease returns the newest stable release among tags (pre-releases
+// and other tags ignored), "" for none.
+func NewestRelease(tags []string) string {
+	rel := ReleaseTags(tags)
+	if len(rel) == 0 {
+		return ""
+	}
+	return rel[0]
+}

@@ -61,3 +61,18 @@ func TestTags(t *testing.T) {
 		t.Error("CompareTags does not order by version")
 	}
 }
+
+func TestReleaseTags(t *testing.T) {
+	t.Parallel()
+	got := ReleaseTags([]string{"v0.7.9", " v0.7.15\n", "v0.10.0", "latest", "v1.0.0-rc1", "db-dump/2026-09-28", "v0.7.10"})
+	want := []string{"v0.10.0", "v0.7.15", "v0.7.10", "v0.7.9"}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("ReleaseTags = %v, want %v", got, want)
+	}
+	if got := NewestRelease([]string{"v0.7.9", "v0.7.15", "v0.8.0-rc1", "nightly", "v0.7.10"}); got != "v0.7.15" {
+		t.Errorf("NewestRelease = %q", got)
+	}
+	if got := NewestRelease([]string{"main"}); got != "" {
+		t.Errorf("NewestRelease without releases = %q", got)
+	}
+}

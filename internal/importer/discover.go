@@ -5,8 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
@@ -93,20 +94,11 @@ func discover(fsys fs.FS, sources []string) (*discovered, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	d := &discovered{xFiles: x, ipRuns: sortedKeys(ip), skipped: sortedKeys(skip)}
+	d := &discovered{xFiles: x, ipRuns: slices.Sorted(maps.Keys(ip)), skipped: slices.Sorted(maps.Keys(skip))}
 	if len(d.xFiles)+len(d.ipRuns) == 0 {
 		return nil, fmt.Errorf("no artifacts found in %s (want run_<run-id>.json, API row files or inference-perf run folders)", strings.Join(sources, ", "))
 	}
 	return d, nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func isAggBmk(p string) bool {

@@ -4,7 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -160,7 +161,7 @@ func ImportFrom(opts Options, sources ...Source) (*Result, error) {
 // reason, and what would help.
 func (b *builder) noPoints(r *Report) error {
 	var why []string
-	for _, k := range sortedKeys(r.Excluded) {
+	for _, k := range slices.Sorted(maps.Keys(r.Excluded)) {
 		why = append(why, fmt.Sprintf("%d %s", r.Excluded[k], k))
 	}
 	msg := fmt.Sprintf("no points: all %d rows were excluded (%s)", r.RowsIn, strings.Join(why, ", "))
@@ -175,7 +176,7 @@ func (b *builder) noPoints(r *Report) error {
 				ids[c.row.RunID] = true
 			}
 		}
-		hints = append(hints, fmt.Sprintf("give the date of run %s with --run-date RUNID=YYYY-MM-DD", strings.Join(sortedKeys(ids), ", ")))
+		hints = append(hints, fmt.Sprintf("give the date of run %s with --run-date RUNID=YYYY-MM-DD", strings.Join(slices.Sorted(maps.Keys(ids)), ", ")))
 	}
 	if r.Excluded[ReasonOldVersion] > 0 {
 		hints = append(hints, "keep more vLLM versions with --versions")
@@ -198,11 +199,7 @@ func (o *Options) validate() error {
 	if !(o.MaxFailedFraction >= 0 && o.MaxFailedFraction < 1) {
 		errs = append(errs, fmt.Errorf("max failed fraction: %v (want at least 0 and below 1)", o.MaxFailedFraction))
 	}
-	ids := make([]string, 0, len(o.RunDates))
-	for id := range o.RunDates {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
+	ids := slices.Sorted(maps.Keys(o.RunDates))
 	for _, id := range ids {
 		var bad []string
 		if _, err := strconv.ParseUint(id, 10, 64); err != nil {

@@ -2,6 +2,8 @@ package importer
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -102,7 +104,7 @@ func (b *builder) result(units []ledger.Unit, kept, present []vllmVersion) *Resu
 		r.PointsOut += len(u.Points)
 	}
 	var lines []string
-	for _, p := range sortedKeys(b.sources) {
+	for _, p := range slices.Sorted(maps.Keys(b.sources)) {
 		s := b.sources[p]
 		r.Sources = append(r.Sources, *s)
 		r.RowsIn += s.RowsIn

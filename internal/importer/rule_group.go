@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
@@ -44,7 +46,7 @@ func (b *builder) group() ([]ledger.Unit, error) {
 		u.Points = append(u.Points, p.Point)
 	}
 	out := make([]ledger.Unit, 0, len(units))
-	for _, id := range sortedKeys(units) {
+	for _, id := range slices.Sorted(maps.Keys(units)) {
 		u := units[id]
 		sort.SliceStable(u.Points, func(i, j int) bool { return u.Points[i].Load.Value() < u.Points[j].Load.Value() })
 		if err := u.Validate(); err != nil {

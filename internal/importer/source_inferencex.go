@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -23,7 +25,7 @@ type inferenceXFiles struct {
 
 func (s inferenceXFiles) Read(rows *Rows) error {
 	var errs []error
-	for _, p := range sortedKeys(s.files) {
+	for _, p := range slices.Sorted(maps.Keys(s.files)) {
 		if err := s.readFile(rows, p, s.files[p]); err != nil {
 			errs = append(errs, err)
 		}

@@ -2,7 +2,8 @@ package leaderboard
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 )
 
 // ProblemHalfMoved is a result that shares exactly one member of the pinned
@@ -24,11 +25,7 @@ type PinnedPair struct {
 // the simulator when neither side has a catalog; one that differs in
 // exactly one member otherwise is ProblemHalfMoved.
 func CheckPair(results map[string]*Result, pinned PinnedPair) []Problem {
-	keys := make([]string, 0, len(results))
-	for k := range results {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(results))
 	var probs []Problem
 	for _, key := range keys {
 		r, file := results[key], key+".json"

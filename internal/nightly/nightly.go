@@ -14,12 +14,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
-	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/jsonstrict"
 )
@@ -77,9 +78,9 @@ func (p Plan) Validate() error {
 		switch {
 		case s.src.Repository == "":
 			return fmt.Errorf("%s.repository is empty", s.name)
-		case !harness.IsReleaseTag(s.src.Release):
+		case !ident.IsStableRelease(s.src.Release):
 			return fmt.Errorf("%s.release %q is not a release tag vX.Y.Z", s.name, s.src.Release)
-		case !harness.IsCommit(s.src.Commit):
+		case !ident.IsCommit(s.src.Commit):
 			return fmt.Errorf("%s.commit %q is not a 40-hex commit", s.name, s.src.Commit)
 		}
 	}
@@ -159,11 +160,7 @@ func Changes(last *Plan, now Plan) []string {
 		}
 		delete(old, d.Name)
 	}
-	var gone []string
-	for name := range old {
-		gone = append(gone, name)
-	}
-	sort.Strings(gone)
+	gone := slices.Sorted(maps.Keys(old))
 	for _, name := range gone {
 		out = append(out, fmt.Sprintf("data %s dropped (was %s)", name, old[name]))
 	}
@@ -172,10 +169,6 @@ func Changes(last *Plan, now Plan) []string {
 
 // Equal reports whether two plans name the same inputs.
 func Equal(a, b Plan) bool { return bytes.Equal(a.Encode(), b.Encode()) }
-
-// NewestRelease returns the newest stable release among tag names (vX.Y.Z;
-// prereleases and other tags ignored), "" for none.
-func NewestRelease(tags []string) string { return harness.NewestRelease(tags) }
 
 // DumpTagPrefix starts the tags of InferenceX's weekly database dumps:
 // db-dump/YYYY-MM-DD.
@@ -204,5 +197,3 @@ func NewestDump(tags []string) string {
 
 // ErrNoRelease is returned when a repository has no stable release tag.
 var ErrNoRelease = errors.New("no release tag vX.Y.Z")
-
-// short is a commit's short form (ident.Short).

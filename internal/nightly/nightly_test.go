@@ -73,14 +73,8 @@ func TestParse(t *testing.T) {
 	}
 }
 
-func TestNewest(t *testing.T) {
+func TestNewestDump(t *testing.T) {
 	t.Parallel()
-	if got := NewestRelease([]string{"v0.7.9", "v0.7.15", "v0.8.0-rc1", "nightly", "v0.7.10"}); got != "v0.7.15" {
-		t.Errorf("NewestRelease = %q", got)
-	}
-	if got := NewestRelease([]string{"main"}); got != "" {
-		t.Errorf("NewestRelease without releases = %q", got)
-	}
 	tags := []string{"db-dump/2026-11-22", "db-dump/2026-11-29", "db-dump/2026-13-01", "db-dump/latest", "v1.0.0", "db-dump/2026-11-29-fix"}
 	if got := NewestDump(tags); got != "db-dump/2026-11-29" {
 		t.Errorf("NewestDump = %q", got)

@@ -4,9 +4,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/cachedir"
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
@@ -33,11 +34,7 @@ type CacheKey struct {
 func (k CacheKey) String() string {
 	h := sha256.New()
 	fmt.Fprintf(h, "accuracy-dashboard result v1\nharness %s\nsimulator %s\nshard %s\n", k.HarnessCommit, k.SimCommit, k.Shard)
-	names := make([]string, 0, len(k.Data))
-	for n := range k.Data {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(k.Data))
 	for _, n := range names {
 		fmt.Fprintf(h, "data %s %s\n", n, k.Data[n])
 	}

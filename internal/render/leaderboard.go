@@ -2,7 +2,8 @@ package render
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -203,11 +204,7 @@ func provenanceLine(b leaderboard.Board, esc func(string) string) string {
 		}
 	}
 	list := func(m map[string]bool) string {
-		var s []string
-		for k := range m {
-			s = append(s, k)
-		}
-		sort.Strings(s)
+		s := slices.Sorted(maps.Keys(m))
 		if len(s) == 0 {
 			return "none yet"
 		}

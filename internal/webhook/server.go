@@ -287,7 +287,7 @@ func Sign(secret, body []byte) string {
 func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request) {
 	delivery := r.Header.Get(HeaderDelivery)
 	event := r.Header.Get(HeaderEvent)
-	log := s.log.With("delivery", cut(delivery, MaxDeliveryIDBytes), "event", cut(event, 64))
+	log := s.log.With("delivery", textcut.Cut(delivery, MaxDeliveryIDBytes), "event", textcut.Cut(event, 64))
 	if r.ContentLength > s.opts.MaxBodyBytes {
 		log.Warn("webhook refused", "reason", "body too large", "content_length", r.ContentLength)
 		http.Error(w, "body too large", http.StatusRequestEntityTooLarge)
@@ -333,7 +333,7 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
-		log.Warn("webhook refused", "reason", "content type", "content_type", cut(r.Header.Get("Content-Type"), 64))
+		log.Warn("webhook refused", "reason", "content type", "content_type", textcut.Cut(r.Header.Get("Content-Type"), 64))
 		http.Error(w, "content type must be application/json", http.StatusUnsupportedMediaType)
 		return
 	}
@@ -407,15 +407,6 @@ func accept(h Handler, d Delivery) (job *Job, reason string, err error) {
 		}
 	}()
 	return h.Accept(d)
-}
-
-// cut shortens an untrusted header value for a log line, on a rune
-// boundary (textcut.Prefix).
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return textcut.Prefix(s, n) + "…"
 }
 
 // payloadHead is what the server reads from every payload, for logging.

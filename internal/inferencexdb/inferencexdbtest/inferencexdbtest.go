@@ -15,9 +15,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -364,11 +365,7 @@ func mapRow(raw map[string]json.RawMessage) (*dbRow, error) {
 	r.image = strings.ReplaceAll(str("image"), "#", "/")
 
 	// Metrics: the numeric fields, digits as written.
-	keys := make([]string, 0, len(raw))
-	for k := range raw {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(raw))
 	var buf bytes.Buffer
 	buf.WriteByte('{')
 	for _, k := range keys {
