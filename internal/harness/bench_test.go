@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -185,40 +184,23 @@ func spearman(x, y []float64) float64 {
 // receives each command's own time. Runs that fail (unknown GPU, a model too
 // big) fail as they do under the harness.
 func runDirect(bld *Build, cmds []directCommand, jobs int, longestFirst bool, durations []time.Duration) time.Duration {
-	order := make([]int, len(cmds))
-	for k := range order {
-		order[k] = k
-	}
+	// Equal costs keep the given order (pool.LongestFirst is stable).
+	costs := make([]float64, len(cmds))
 	if longestFirst {
-		costs := make([]float64, len(cmds))
 		for k, c := range cmds {
 			costs[k] = c.cost
 		}
-		order = pool.LongestFirst(costs)
 	}
-	next := make(chan int)
-	var wg sync.WaitGroup
 	t0 := time.Now()
-	for w := 0; w < jobs; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for k := range next {
-				cmd := exec.Command(bld.Binary, cmds[k].args...)
-				cmd.Dir = bld.DataDir
-				t0 := time.Now()
-				_ = cmd.Run()
-				if durations != nil {
-					durations[k] = time.Since(t0)
-				}
-			}
-		}()
-	}
-	for _, k := range order {
-		next <- k
-	}
-	close(next)
-	wg.Wait()
+	pool.Run(context.Background(), jobs, costs, func(_ context.Context, k int) {
+		cmd := exec.Command(bld.Binary, cmds[k].args...)
+		cmd.Dir = bld.DataDir
+		t0 := time.Now()
+		_ = cmd.Run()
+		if durations != nil {
+			durations[k] = time.Since(t0)
+		}
+	})
 	return time.Since(t0)
 }
 

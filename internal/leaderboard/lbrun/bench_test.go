@@ -7,13 +7,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
+	"github.com/inference-sim/accuracy-dashboard/internal/pool"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
@@ -115,24 +115,12 @@ func runDirect(b *testing.B, s *Sim, runs []leaderboard.Run, jobs int) time.Dura
 		}
 		cmds = append(cmds, args)
 	}
-	next := make(chan []string)
-	var wg sync.WaitGroup
 	t0 := time.Now()
-	for w := 0; w < jobs; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for args := range next {
-				cmd := exec.Command(s.Build.Binary, args...)
-				cmd.Dir = s.Build.DataDir
-				_ = cmd.Run() // a failing run (unknown GPU) fails the same way for both
-			}
-		}()
-	}
-	for _, c := range cmds {
-		next <- c
-	}
-	close(next)
-	wg.Wait()
+	// Equal costs: declaration order.
+	pool.Run(context.Background(), jobs, make([]float64, len(cmds)), func(_ context.Context, k int) {
+		cmd := exec.Command(s.Build.Binary, cmds[k]...)
+		cmd.Dir = s.Build.DataDir
+		_ = cmd.Run() // a failing run (unknown GPU) fails the same way for both
+	})
 	return time.Since(t0)
 }
