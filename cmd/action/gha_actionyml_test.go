@@ -48,7 +48,7 @@ func TestActionYAMLMapsEveryInput(t *testing.T) {
 	}
 	known := map[string]bool{}
 	for _, name := range []string{inToken, inPinFile, inMode, inSimulatorPath, inBaseline, inShard, inAlertThreshold,
-		inFailThreshold, inComment, inOutDir, inCacheDir, inReportDir, inShardsDir, inJobs, inSimulatorRepo, inInferenceXRepo, inPlan} {
+		inFailThreshold, inComment, inOutDir, inCacheDir, inReportDir, inShardsDir, inJobs, inSimulatorRepo, inInferenceXRepo, inPlan, inRuns} {
 		known["INPUT_"+strings.ToUpper(strings.ReplaceAll(name, "-", "_"))] = true
 	}
 	for name := range a.Inputs {
@@ -69,7 +69,7 @@ func TestActionYAMLMapsEveryInput(t *testing.T) {
 	}
 	// Every output the entry point writes (one per headline metric among
 	// them) is declared.
-	for _, kv := range outputsOf(prcheck.Outcome{}) {
+	for _, kv := range append(outputsOf(prcheck.Outcome{}), leaderboardOutputs(nil, nil, "", "")...) {
 		o := kv[0]
 		if a.Outputs[o].Value != "${{ steps.run.outputs."+o+" }}" {
 			t.Errorf("output %s = %q", o, a.Outputs[o].Value)

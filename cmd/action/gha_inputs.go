@@ -19,6 +19,9 @@ const (
 	// modeNightlyPlan and modeNightly are the two steps of the nightly.
 	modeNightlyPlan = "nightly-plan"
 	modeNightly     = "nightly"
+	// modeLeaderboard runs the leaderboard declarations a pull request
+	// changed.
+	modeLeaderboard = "leaderboard"
 )
 
 // actionInputs are the Action's inputs and the runner environment it uses.
@@ -43,6 +46,9 @@ type actionInputs struct {
 	simulatorRepo  string
 	inferencexRepo string
 	plan           string
+	// runs is mode leaderboard's path or git glob of runs.yaml files
+	// ("": those the pull request changed).
+	runs string
 
 	eventName   string
 	eventPath   string
@@ -74,6 +80,7 @@ const (
 	inSimulatorRepo  = "simulator-repository"
 	inInferenceXRepo = "inferencex-repository"
 	inPlan           = "plan"
+	inRuns           = "runs"
 )
 
 // readInputs reads and checks every input and the runner's context
@@ -115,13 +122,17 @@ func readInputs(r runner) (actionInputs, error) {
 
 	in.mode = orDefault(r.input(inMode), modePR)
 	switch in.mode {
-	case modePR, modeComment, modeMerge, modeNightlyPlan, modeNightly:
+	case modePR, modeComment, modeMerge, modeNightlyPlan, modeNightly, modeLeaderboard:
 	default:
-		return in, bad("mode", "%q: want pr, comment, merge, nightly-plan or nightly", in.mode)
+		return in, bad("mode", "%q: want pr, comment, merge, nightly-plan, nightly or leaderboard", in.mode)
 	}
 	in.simulatorRepo = orDefault(r.input(inSimulatorRepo), DefaultSimulatorRepository)
 	in.inferencexRepo = r.input(inInferenceXRepo)
 	in.plan = r.input(inPlan)
+	in.runs = r.input(inRuns)
+	if in.runs != "" && (in.mode != modeLeaderboard || strings.HasPrefix(in.runs, "/") || strings.HasPrefix(in.runs, ":")) {
+		return in, bad("runs", "%q: only with mode: leaderboard, a path or glob relative to simulator-path (e.g. leaderboard/runs.yaml)", in.runs)
+	}
 	in.simulatorPath = abs(workspace, orDefault(r.input(inSimulatorPath), "."))
 	in.pinFile = abs(in.simulatorPath, orDefault(r.input(inPinFile), pin.DefaultPath))
 

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/sethvargo/go-githubactions"
@@ -32,6 +33,16 @@ func (r runner) EndGroup()          { r.a.EndGroup() }
 func (r runner) Notice(msg string)  { r.a.Noticef("%s", msg) }
 func (r runner) Warning(msg string) { r.a.Warningf("%s", msg) }
 func (r runner) Error(msg string)   { r.a.Errorf("%s", msg) }
+
+// errorAt is an error annotation on a line of a file of the repository
+// (line 0: the file).
+func (r runner) errorAt(file string, line int, msg string) {
+	fields := map[string]string{"file": file}
+	if line > 0 {
+		fields["line"] = strconv.Itoa(line)
+	}
+	r.a.WithFieldsMap(fields).Errorf("%s", msg)
+}
 
 // mask asks the runner to hide secret in every later log line.
 func (r runner) mask(secret string) {

@@ -26,7 +26,7 @@ action.yml maps one by one (INPUT_GITHUB_TOKEN, INPUT_PIN_FILE, INPUT_MODE,
 INPUT_SIMULATOR_PATH, INPUT_BASELINE, INPUT_SHARD, INPUT_ALERT_THRESHOLD,
 INPUT_FAIL_THRESHOLD, INPUT_COMMENT, INPUT_OUT_DIR, INPUT_CACHE_DIR,
 INPUT_REPORT_DIR, INPUT_SHARDS_DIR, INPUT_JOBS, INPUT_SIMULATOR_REPOSITORY,
-INPUT_INFERENCEX_REPOSITORY, INPUT_PLAN), plus the runner's
+INPUT_INFERENCEX_REPOSITORY, INPUT_PLAN, INPUT_RUNS), plus the runner's
 GITHUB_EVENT_NAME, GITHUB_EVENT_PATH, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, GITHUB_API_URL,
 GITHUB_SERVER_URL, GITHUB_REPOSITORY, GITHUB_RUN_ID and GITHUB_WORKSPACE.
 
@@ -40,6 +40,10 @@ Modes:
            the data, compare with state/last-run.json: outputs changed, plan
   nightly  score the plan's simulator release with the pinned harness, no
            baseline, no comment; head/ holds plan.json for the bot
+  leaderboard  run each runs.yaml the pull request changed (or the runs
+           input names) on the pin file's simulator/catalog pair with the
+           pinned harness, reusing unchanged results; tables in the job
+           summary and one sticky comment of its own
 
 See docs/ACTION.md.
 `
@@ -109,6 +113,8 @@ func githubAction(ctx context.Context, gha runner, stdout, stderr io.Writer) err
 		out, err = runCommentMode(ctx, in, ev, flow, gh)
 	case modeNightlyPlan:
 		return runNightlyPlanMode(ctx, in, gha)
+	case modeLeaderboard:
+		return runLeaderboardMode(ctx, in, ev, flow, gha, stdout, stderr)
 	case modeNightly:
 		out, err = runNightlyMode(ctx, in, flow, gha, stdout, stderr)
 	default:
@@ -176,11 +182,7 @@ func readPin(in actionInputs) (pin.Pin, error) {
 	if err != nil {
 		return pin.Pin{}, fmt.Errorf("pin file: %w (create it, or set pin-file; see docs/ACTION.md)", err)
 	}
-	rel, err := filepath.Rel(in.simulatorPath, in.pinFile)
-	if err != nil {
-		rel = in.pinFile
-	}
-	return pin.Parse(src, rel)
+	return pin.Parse(src, relPath(in.simulatorPath, in.pinFile))
 }
 
 // pinnedScorer prepares the pinned harness (clone, verify, build) and makes
@@ -188,7 +190,7 @@ func readPin(in actionInputs) (pin.Pin, error) {
 // cache key; the caller sets which simulator repository it scores.
 func pinnedScorer(ctx context.Context, in actionInputs, p pin.Pin, flow *prcheck.Flow, gha runner, stdout, stderr io.Writer) (*pinnedHarness, error) {
 	gha.Group(fmt.Sprintf("Prepare the pinned harness %s (%s)", p.Harness.Tag, p.Harness.Commit))
-	h, err := preparePinnedHarness(ctx, p, cloneURL(p, in), in.cacheDir, harness.CleanEnv(os.Environ()), stdout, stderr)
+	h, err := preparePinnedHarness(ctx, p, cloneURL(p.Harness, in), in.cacheDir, harness.CleanEnv(os.Environ()), stdout, stderr)
 	gha.EndGroup()
 	if err != nil {
 		return nil, err
@@ -223,14 +225,15 @@ func runCommentMode(ctx context.Context, in actionInputs, ev event, flow *prchec
 	return flow.RunComment(ctx, in.reportDir, ev.WorkflowRun.HeadSHA, gh)
 }
 
-// cloneURL resolves the pin's repository: owner/name on this GitHub server,
-// a relative local path against the consumer repository.
-func cloneURL(p pin.Pin, in actionInputs) string {
-	r := p.Harness.Repository
+// cloneURL resolves a pinned repository (the harness, or the leaderboard's
+// simulator): owner/name on this GitHub server, a relative local path
+// against the consumer repository.
+func cloneURL(h pin.Harness, in actionInputs) string {
+	r := h.Repository
 	if strings.HasPrefix(r, "./") || strings.HasPrefix(r, "../") {
 		return filepath.Join(in.simulatorPath, r)
 	}
-	return p.Harness.CloneURL(in.serverURL)
+	return h.CloneURL(in.serverURL)
 }
 
 // outputsOf lists the step outputs of an outcome: "<metric>-mape" for each

@@ -1,0 +1,339 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
+	"github.com/inference-sim/accuracy-dashboard/internal/harness"
+	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
+	"github.com/inference-sim/accuracy-dashboard/internal/pin"
+	"github.com/inference-sim/accuracy-dashboard/internal/prcheck"
+	"github.com/inference-sim/accuracy-dashboard/internal/render"
+)
+
+// leaderboardMarkdownFile is the file of out-dir holding the leaderboard
+// mode's whole report (the comment's and job summary's Markdown).
+const leaderboardMarkdownFile = "leaderboard.md"
+
+// runsFileName is the name of a leaderboard declaration.
+const runsFileName = "runs.yaml"
+
+// errLeaderboardRefused fails the step of a leaderboard run that refused a
+// runs.yaml or its results; the report says why, file by file.
+var errLeaderboardRefused = errors.New("leaderboard refused")
+
+// runLeaderboardMode runs mode leaderboard: the pinned harness's
+// `leaderboard run` over each runs.yaml the pull request changed (or the
+// runs input names) on the pin file's simulator/catalog pair, reusing the
+// results committed beside it whose declaration and build are unchanged;
+// then the tables, the job summary, one sticky comment of its own and the
+// outputs. A declaration that does not decode, or results that do not
+// check, are reported file by file (line and field) and fail the step.
+func runLeaderboardMode(ctx context.Context, in actionInputs, ev event, flow *prcheck.Flow, gha runner, stdout, stderr io.Writer) error {
+	p, err := readPin(in)
+	if err != nil {
+		return err
+	}
+	pinRel := relPath(in.simulatorPath, in.pinFile)
+	if p.Leaderboard == nil {
+		return fmt.Errorf("%s pins no leaderboard pair: add a leaderboard: section with simulator and catalog (docs/ACTION.md, \"The leaderboard pair\")", pinRel)
+	}
+	pair := *p.Leaderboard
+	pr, isPR, err := ev.pullRequest()
+	if err != nil {
+		return err
+	}
+	files, why, err := leaderboardsToRun(ctx, in, pr, isPR, pinRel)
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		gha.Notice(why)
+		if err := flow.WriteSummary("### Leaderboard\n\n"+why+"\n", leaderboardMarkdownFile); err != nil {
+			return err
+		}
+		return gha.setOutputs(leaderboardOutputs(nil, nil, "", ""))
+	}
+	// The pinned catalog must still be what the pin says before anything
+	// runs: a catalog edited without moving the pair would give results
+	// off the pair.
+	if probs, err := pinPairProblems(ctx, pair, pinRel, in.simulatorPath, nil); err != nil || len(probs) > 0 {
+		if err == nil {
+			err = problemsError("leaderboard", pinRel, probs)
+		}
+		return err
+	}
+
+	var h *pinnedHarness
+	reports := make([]render.LeaderboardReport, len(files))
+	resultDirs := make([]string, len(files))
+	for i, rel := range files {
+		reports[i] = render.LeaderboardReport{Path: rel}
+		d, err := decodeLeaderboard(in.simulatorPath, rel, gha)
+		if err != nil {
+			reports[i].Refused = strings.Split(err.Error(), "\n")
+			continue
+		}
+		if h == nil {
+			gha.Group(fmt.Sprintf("Prepare the pinned harness %s (%s)", p.Harness.Tag, p.Harness.Commit))
+			h, err = preparePinnedHarness(ctx, p, cloneURL(p.Harness, in), in.cacheDir, harness.CleanEnv(os.Environ()), stdout, stderr)
+			gha.EndGroup()
+			if err != nil {
+				return err
+			}
+		}
+		dir := filepath.Join(in.outDir, filepath.FromSlash(path.Dir(rel)))
+		resultDirs[i] = filepath.Join(dir, "results")
+		board, res, refused, err := runOneLeaderboard(ctx, in, h, pair, pinRel, rel, d, dir, gha)
+		if err != nil {
+			return err
+		}
+		reports[i].Refused, reports[i].Board, reports[i].Results = refused, board, len(res)
+		reports[i].Unchanged = unchangedResults(res, filepath.Join(in.simulatorPath, filepath.FromSlash(path.Dir(rel)), "results"), resultDirs[i])
+	}
+
+	md := render.LeaderboardComment(reports)
+	mdPath := filepath.Join(in.outDir, leaderboardMarkdownFile)
+	if err := os.MkdirAll(in.outDir, 0o755); err != nil {
+		return fmt.Errorf("output directory: %w", err)
+	}
+	if err := diskio.WriteAtomic(mdPath, []byte(md)); err != nil {
+		return err
+	}
+	if err := flow.WriteSummary(md, leaderboardMarkdownFile); err != nil {
+		return err
+	}
+	var url string
+	if isPR && flow.Comments != nil {
+		if url, _, err = flow.Post(ctx, pr.Number, render.LeaderboardMarker, md); err != nil {
+			return err
+		}
+	}
+	if err := gha.setOutputs(leaderboardOutputs(reports, resultDirs, mdPath, url)); err != nil {
+		return fmt.Errorf("outputs: %w", err)
+	}
+	var refused []string
+	for _, r := range reports {
+		if len(r.Refused) > 0 {
+			refused = append(refused, r.Path)
+		}
+	}
+	if len(refused) > 0 {
+		return fmt.Errorf("%w: %s (the job summary says why, line by line)", errLeaderboardRefused, strings.Join(refused, ", "))
+	}
+	return nil
+}
+
+// leaderboardsToRun lists the runs.yaml files to run, slash-separated and
+// relative to the checkout: those the runs input names (a path or a git
+// glob such as leaderboards/**/runs.yaml), else on a pull request those it
+// changed (every one when it changed the pin file, which pins their
+// simulator), else every tracked one. why says so when there are none.
+func leaderboardsToRun(ctx context.Context, in actionInputs, pr prcheck.PR, isPR bool, pinRel string) (files []string, why string, err error) {
+	checkout := in.simulatorPath
+	tracked := func(pattern string) ([]string, error) {
+		out, err := harness.Git(ctx, checkout, "ls-files", "-z", "--", ":(glob)"+pattern)
+		if err != nil {
+			return nil, fmt.Errorf("checkout %s: %w", checkout, err)
+		}
+		return splitNUL(out), nil
+	}
+	switch {
+	case in.runs != "":
+		if files, err = tracked(in.runs); err != nil {
+			return nil, "", err
+		}
+		if len(files) == 0 {
+			return nil, "", fmt.Errorf("input runs: %q matches no file tracked in %s", in.runs, checkout)
+		}
+		return files, "", nil
+	case isPR:
+		if err := prepareSimulator(ctx, checkout, pr.HeadSHA, pr.BaseSHA); err != nil {
+			return nil, "", err
+		}
+		out, err := harness.Git(ctx, checkout, "diff", "-z", "--name-only", "--no-renames", "--diff-filter=d", pr.BaseSHA+"..."+pr.HeadSHA)
+		if err != nil {
+			return nil, "", fmt.Errorf("files changed by the pull request: %w", err)
+		}
+		changed := splitNUL(out)
+		for _, f := range changed {
+			if f == pinRel {
+				all, err := tracked("**/" + runsFileName)
+				return all, "The pull request changes the pin file, but the repository has no `runs.yaml`: nothing to run.", err
+			}
+		}
+		for _, f := range changed {
+			if path.Base(f) == runsFileName {
+				files = append(files, f)
+			}
+		}
+		return files, "This pull request changes no `runs.yaml` (nor the pin file): nothing to run.", nil
+	default:
+		files, err := tracked("**/" + runsFileName)
+		return files, "The repository has no `runs.yaml`: nothing to run.", err
+	}
+}
+
+func splitNUL(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, "\x00") {
+		if f != "" {
+			out = append(out, f)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// decodeLeaderboard reads and decodes the runs.yaml at rel (slash path in
+// the checkout) and resolves its traces; each declaration problem is also
+// an error annotation on its file and line.
+func decodeLeaderboard(checkout, rel string, gha runner) (*leaderboard.Declaration, error) {
+	src, err := os.ReadFile(filepath.Join(checkout, filepath.FromSlash(rel)))
+	if err != nil {
+		return nil, err
+	}
+	d, err := leaderboard.Decode(src, rel)
+	var es leaderboard.Errors
+	if errors.As(err, &es) {
+		for _, e := range es {
+			gha.errorAt(e.File, e.Line, e.Error())
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if _, err := leaderboard.ResolveTraces(d, os.DirFS(filepath.Join(checkout, filepath.FromSlash(path.Dir(rel))))); err != nil {
+		return nil, fmt.Errorf("%s: %w", rel, err)
+	}
+	return d, nil
+}
+
+// runOneLeaderboard runs the pinned harness's `leaderboard run` for the
+// declaration at rel into dir/results, reusing the results committed
+// beside it, checks the results (as validate --pin does) and renders
+// README.md and index.html into dir. A run that fails or results that do
+// not check are refused (the reasons); err is for what stops the mode.
+func runOneLeaderboard(ctx context.Context, in actionInputs, h *pinnedHarness, pair pin.LeaderboardPair, pinRel, rel string, d *leaderboard.Declaration, dir string, gha runner) (leaderboard.Board, map[string]*leaderboard.Result, []string, error) {
+	results := filepath.Join(dir, "results")
+	if err := os.RemoveAll(results); err != nil {
+		return leaderboard.Board{}, nil, nil, err
+	}
+	args := []string{"leaderboard", "run",
+		"--runs", filepath.Join(in.simulatorPath, filepath.FromSlash(rel)),
+		"--sim", pair.Simulator.Commit,
+		"--sim-repo", cloneURL(pair.Simulator, in),
+		"--catalog", catalogArg(pair.Catalog, in.simulatorPath),
+		"--cache-dir", in.cacheDir,
+		"--out", results,
+		"--reuse", filepath.Join(in.simulatorPath, filepath.FromSlash(path.Dir(rel)), "results"),
+	}
+	if in.jobs > 0 {
+		args = append(args, "--jobs", strconv.Itoa(in.jobs))
+	}
+	gha.Group("Run the leaderboard " + rel)
+	err := h.run(ctx, args)
+	gha.EndGroup()
+	if err != nil {
+		if ctx.Err() != nil {
+			return leaderboard.Board{}, nil, nil, ctx.Err()
+		}
+		return leaderboard.Board{}, nil, []string{fmt.Sprintf("%s: the pinned harness's leaderboard run failed: %v (its log is above)", rel, err)}, nil
+	}
+	res, probs, err := leaderboard.Check(d, os.DirFS(results), "")
+	if err != nil {
+		return leaderboard.Board{}, nil, nil, fmt.Errorf("%s: %w", results, err)
+	}
+	more, err := pinPairProblems(ctx, pair, pinRel, in.simulatorPath, res)
+	if err != nil {
+		return leaderboard.Board{}, nil, nil, err
+	}
+	if probs = append(probs, more...); len(probs) > 0 {
+		lines := make([]string, len(probs))
+		for i, p := range probs {
+			lines[i] = rel + ": results: " + p.String()
+		}
+		return leaderboard.Board{}, res, lines, nil
+	}
+	board := leaderboard.BuildBoard(d, res)
+	files, err := render.LeaderboardFiles(board)
+	if err != nil {
+		return leaderboard.Board{}, nil, nil, err
+	}
+	for _, name := range []string{render.LeaderboardMarkdownFile, render.LeaderboardHTMLFile} {
+		if err := diskio.WriteAtomic(filepath.Join(dir, name), files[name]); err != nil {
+			return leaderboard.Board{}, nil, nil, err
+		}
+	}
+	return board, res, nil, nil
+}
+
+// catalogArg is the pinned catalog as `leaderboard run --catalog` takes it:
+// none, bundled, or the path in the checkout.
+func catalogArg(c pin.LeaderboardCatalog, checkout string) string {
+	if c.Source == pin.None || c.Source == pin.Bundled {
+		return c.Source
+	}
+	return filepath.Join(checkout, filepath.FromSlash(c.Source))
+}
+
+// unchangedResults counts the results of dir that are byte for byte the
+// ones committed in committed.
+func unchangedResults(res map[string]*leaderboard.Result, committed, dir string) int {
+	n := 0
+	for key := range res {
+		a, errA := os.ReadFile(filepath.Join(committed, filepath.FromSlash(key)+".json"))
+		b, errB := os.ReadFile(filepath.Join(dir, filepath.FromSlash(key)+".json"))
+		if errA == nil && errB == nil && bytes.Equal(a, b) {
+			n++
+		}
+	}
+	return n
+}
+
+// leaderboardOutputs lists the step outputs of mode leaderboard. Several
+// runs.yaml give their results directories one per line.
+func leaderboardOutputs(reports []render.LeaderboardReport, resultDirs []string, mdPath, url string) [][2]string {
+	var runs, dirs []string
+	var total render.LeaderboardCounts
+	for i, r := range reports {
+		runs = append(runs, r.Path)
+		if len(r.Refused) > 0 {
+			continue
+		}
+		dirs = append(dirs, resultDirs[i])
+		c := r.Counts()
+		total.Groups += c.Groups
+		total.Disqualified += c.Disqualified
+		total.Failed += c.Failed
+	}
+	return [][2]string{
+		{"runs", strings.Join(runs, "\n")},
+		{"results-dir", strings.Join(dirs, "\n")},
+		{"groups", strconv.Itoa(total.Groups)},
+		{"disqualified", strconv.Itoa(total.Disqualified)},
+		{"failed", strconv.Itoa(total.Failed)},
+		{"markdown-path", mdPath},
+		{"comment-url", url},
+	}
+}
+
+// relPath is p relative to base, slash-separated (p itself when it is not
+// under base).
+func relPath(base, p string) string {
+	rel, err := filepath.Rel(base, p)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return p
+	}
+	return filepath.ToSlash(rel)
+}

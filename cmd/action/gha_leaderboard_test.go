@@ -1,0 +1,221 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
+	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
+	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
+	"github.com/inference-sim/accuracy-dashboard/internal/render"
+)
+
+// lbRepo is a repository that publishes a leaderboard: the pin file with
+// the harness and the leaderboard pair (the stand-in simulator at v0.2.0,
+// no catalog), leaderboard/runs.yaml and its committed results.
+type lbRepo struct {
+	dir, base     string
+	standin       harnesstest.Standin
+	hdir, hcommit string
+	cache         string
+}
+
+// newLBRepo commits the base: the pin file, the declaration and results
+// that `leaderboard run` filed for it on the pinned pair, with chat/h100's
+// TTFT re-sealed as 12345 ms, a figure the simulator does not give: a
+// result the Action reuses keeps it, one it runs again loses it.
+func newLBRepo(t *testing.T) *lbRepo {
+	t.Helper()
+	r := &lbRepo{standin: harnesstest.StandinRepo(t), cache: t.TempDir()}
+	r.hdir, r.hcommit = harnessRepo(t)
+	r.dir = filepath.Join(t.TempDir(), "leaderboards")
+	if err := os.MkdirAll(r.dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	harnesstest.GitInit(t, r.dir)
+	writeFile(t, filepath.Join(r.dir, ".github", "accuracy-harness.yaml"), "harness:\n  repository: "+r.hdir+"\n  tag: "+harnessTag+"\n  commit: "+r.hcommit+"\n"+
+		"leaderboard:\n  simulator:\n    repository: "+r.standin.Dir+"\n    tag: v0.2.0\n    commit: "+r.standin.V020+"\n  catalog:\n    source: none\n")
+	runs := filepath.Join(r.dir, "leaderboard", "runs.yaml")
+	writeFile(t, runs, standinRuns)
+	var out, errb bytes.Buffer
+	err := run(context.Background(), []string{"leaderboard", "run", "--runs", runs, "--sim-repo", r.standin.Dir, "--sim", r.standin.V020,
+		"--harness-dir", r.hdir, "--cache-dir", r.cache, "--quiet", "--jobs", "2"}, fakeEnv(map[string]string{"HOME": t.TempDir()}), &out, &errb)
+	if err != nil {
+		t.Fatalf("leaderboard run: %v\n%s%s", err, out.String(), errb.String())
+	}
+	path := filepath.Join(r.dir, "leaderboard", "results", "chat", "h100.json")
+	raw, _ := os.ReadFile(path)
+	res, err := leaderboard.ParseResult(raw, "chat/h100.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.BLIS.TTFTMeanMs = 12345
+	if err := res.Seal(); err != nil {
+		t.Fatal(err)
+	}
+	if raw, err = res.Encode(); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, path, string(raw))
+	r.base = harnesstest.CommitAll(t, r.dir, "leaderboard with results")
+	return r
+}
+
+// change commits files (path → content) on top of the base on a new
+// branch and returns the head commit.
+func (r *lbRepo) change(t *testing.T, branch string, files map[string]string) string {
+	t.Helper()
+	harnesstest.Run(t, r.dir, "git", "checkout", "--quiet", "-B", branch, r.base)
+	for p, content := range files {
+		writeFile(t, filepath.Join(r.dir, p), content)
+	}
+	return harnesstest.CommitAll(t, r.dir, "change "+branch)
+}
+
+func (r *lbRepo) env(t *testing.T, fake *githubfake.Server, number int, head string) actionEnv {
+	t.Helper()
+	return newActionEnv(t, fake, r.dir, r.cache, pullRequestEvent(t, "synchronize", "octo/boards", number, head, r.base),
+		map[string]string{"INPUT_MODE": "leaderboard", "GITHUB_REPOSITORY": "octo/boards"})
+}
+
+func newLBFake(t *testing.T, head string) (*githubfake.Server, int) {
+	fake := githubfake.New(t, githubfake.Options{Token: "test-token", ActionsToken: true})
+	fake.AddRepo("octo/boards", "main")
+	return fake, fake.AddPullRequest("octo/boards", githubfake.PullRequest{Title: "more candidates", Head: "feature", HeadRepo: "octo/boards", HeadSHA: head})
+}
+
+func TestGitHubActionLeaderboard(t *testing.T) {
+	r := newLBRepo(t)
+	committed, _ := os.ReadFile(filepath.Join(r.dir, "leaderboard", "results", "chat", "h100.json"))
+	// The pull request changes a100-tp2's engine settings and adds a
+	// candidate to group chat (standinRuns); the rest is unchanged.
+	nomodel := "      - {id: nomodel, model: org/no-such-model, hardware: H100, tp: 1}\n"
+	changed := strings.Replace(strings.Replace(standinRuns, "max_num_seqs: 128", "max_num_seqs: 64", 1),
+		nomodel, nomodel+"      - {id: h100-tp2, model: org/test-model-7b, hardware: H100, tp: 2}\n", 1)
+	head := r.change(t, "feature", map[string]string{"leaderboard/runs.yaml": changed, "NOTES.md": "notes\n"})
+	fake, number := newLBFake(t, head)
+	// The accuracy comment of the same pull request, and someone's paste
+	// of the leaderboard marker: neither is the leaderboard's to edit.
+	accuracy := render.PRMarker + "\n### Simulator accuracy of this pull request\n"
+	fake.AddComment("octo/boards", number, "github-actions[bot]", accuracy)
+	fake.AddComment("octo/boards", number, "mallory", render.LeaderboardMarker+" pasted")
+
+	e := r.env(t, fake, number, head)
+	stdout, err := e.run(t)
+	if err != nil {
+		t.Fatalf("leaderboard mode: %v\nstdout:\n%s", err, stdout)
+	}
+	for _, want := range []string{"::group::Prepare the pinned harness " + harnessTag, "::group::Run the leaderboard leaderboard/runs.yaml",
+		"reused 6 unchanged results from " + filepath.Join(r.dir, "leaderboard", "results") + ", ran 3"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	out := readOutputs(t, e.output)
+	results := filepath.Join(filepath.Dir(e.output), "report", "leaderboard", "results")
+	if out["results-dir"] != results || out["runs"] != "leaderboard/runs.yaml" || out["groups"] != "2" || out["disqualified"] != "1" || out["failed"] != "3" || out["comment-url"] == "" {
+		t.Errorf("outputs %v", out)
+	}
+	// Reused: byte for byte the committed file (a re-run would not give
+	// 12345 ms). Run again: the changed and the new candidate.
+	if got, _ := os.ReadFile(filepath.Join(results, "chat", "h100.json")); !bytes.Equal(got, committed) {
+		t.Error("chat/h100.json was run again, not reused")
+	}
+	raw, _ := os.ReadFile(filepath.Join(results, "chat", "a100-tp2.json"))
+	if a100, err := leaderboard.ParseResult(raw, "a100-tp2.json"); err != nil || !strings.Contains(strings.Join(a100.Command, " "), "--max-num-seqs 64") {
+		t.Errorf("chat/a100-tp2.json did not run with its new declaration: %v", err)
+	}
+	for _, f := range []string{"README.md", "index.html", filepath.Join("results", "chat", "h100-tp2.json")} {
+		if _, err := os.Stat(filepath.Join(filepath.Dir(results), f)); err != nil {
+			t.Error(err)
+		}
+	}
+
+	comments := fake.Comments("octo/boards", number)
+	if len(comments) != 3 || comments[0].Body != accuracy || comments[1].User != "mallory" {
+		t.Fatalf("comments: %+v", comments)
+	}
+	board := comments[2]
+	if board.User != "github-actions[bot]" || !strings.HasPrefix(board.Body, render.LeaderboardMarker+"\n") {
+		t.Fatalf("leaderboard comment: %+v", board)
+	}
+	for _, want := range []string{"#### leaderboard/runs.yaml", "9 results in 2 groups: ", ", 1 disqualified, 3 failed. 7 as committed, 2 new or changed.",
+		"| h100 | org/test-model-7b | H100 | 1 | 1 | 12345.0 (#", "**Disqualified**", "hardware-unknown-to-simulator", "BLIS " + r.standin.V020 + " (v0.2.0)"} {
+		if !strings.Contains(board.Body, want) {
+			t.Errorf("comment lacks %q:\n%s", want, board.Body)
+		}
+	}
+	if md, _ := os.ReadFile(out["markdown-path"]); string(md) != board.Body {
+		t.Error("markdown-path does not hold the comment")
+	}
+	if s, _ := os.ReadFile(e.summary); string(s) != board.Body+"\n" {
+		t.Errorf("job summary is not the report:\n%s", s)
+	}
+
+	// A push that changes the declaration again: the same comment is
+	// edited; the accuracy comment is still left alone.
+	head2 := r.change(t, "feature2", map[string]string{"leaderboard/runs.yaml": strings.Replace(changed, "rate: 4", "rate: 5", 1)})
+	e2 := r.env(t, fake, number, head2)
+	if stdout, err := e2.run(t); err != nil || !strings.Contains(stdout, "reused 2 unchanged results") {
+		t.Fatalf("second run: %v\n%s", err, stdout)
+	}
+	after := fake.Comments("octo/boards", number)
+	if len(after) != 3 || after[0].Body != accuracy || after[2].ID != board.ID || !strings.Contains(after[2].Body, "Poisson arrivals at 5 req/s") {
+		t.Errorf("second run did not edit its own comment in place: %+v", after)
+	}
+	if n := fake.Calls("issues/create-comment"); n != 1 {
+		t.Errorf("create-comment called %d times, want 1", n)
+	}
+	if n := fake.Calls("issues/update-comment"); n != 1 {
+		t.Errorf("update-comment called %d times, want 1", n)
+	}
+}
+
+// A pull request that changes no runs.yaml: a no-op line, no comment, no
+// harness built. A bad runs.yaml: the summary and the comment name file,
+// line and field, an annotation marks the line, and the step fails.
+func TestGitHubActionLeaderboardNoOpAndRefusal(t *testing.T) {
+	r := newLBRepo(t)
+	head := r.change(t, "docs", map[string]string{"NOTES.md": "only notes\n"})
+	fake, number := newLBFake(t, head)
+	e := r.env(t, fake, number, head)
+	stdout, err := e.run(t)
+	if err != nil {
+		t.Fatalf("no-op run: %v\n%s", err, stdout)
+	}
+	s, _ := os.ReadFile(e.summary)
+	if !strings.Contains(string(s), "This pull request changes no `runs.yaml` (nor the pin file): nothing to run.") || strings.Contains(stdout, "pinned harness") {
+		t.Errorf("no-op run: summary %q\nstdout:\n%s", s, stdout)
+	}
+	if c := fake.Comments("octo/boards", number); len(c) != 0 {
+		t.Errorf("no-op run commented: %+v", c)
+	}
+	if out := readOutputs(t, e.output); out["runs"] != "" || out["groups"] != "0" {
+		t.Errorf("no-op outputs %v", out)
+	}
+
+	bad := strings.Replace(standinRuns, "{id: h100, model: org/test-model-7b, hardware: H100, tp: 1}", "{id: h100, model: org/test-model-7b, hardware: H100, tpp: 1}", 1)
+	head = r.change(t, "bad", map[string]string{"leaderboard/runs.yaml": bad})
+	fake, number = newLBFake(t, head)
+	e = r.env(t, fake, number, head)
+	stdout, err = e.run(t)
+	want := "leaderboard/runs.yaml:11: groups[0].candidates[0]"
+	if err == nil || !strings.Contains(err.Error(), "leaderboard refused: leaderboard/runs.yaml") {
+		t.Fatalf("bad runs.yaml: err = %v", err)
+	}
+	if !strings.Contains(stdout, "::error file=leaderboard/runs.yaml,line=11::"+want) {
+		t.Errorf("no annotation on the line:\n%s", stdout)
+	}
+	s, _ = os.ReadFile(e.summary)
+	c := fake.Comments("octo/boards", number)
+	if len(c) != 1 || !strings.Contains(string(s), "**Refused**") || !strings.Contains(string(s), "tpp") || string(s) != c[0].Body+"\n" {
+		t.Errorf("refusal: summary\n%s\ncomments %+v", s, c)
+	}
+	if !strings.Contains(c[0].Body, "leaderboard/runs.yaml:11: groups\\[0\\].candidates\\[0\\]") {
+		t.Errorf("the comment does not name file, line and field:\n%s", c[0].Body)
+	}
+}
