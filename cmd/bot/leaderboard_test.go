@@ -4,14 +4,20 @@ import (
 	"io/fs"
 	"net/http"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/bot"
 	"github.com/inference-sim/accuracy-dashboard/internal/botconfig"
 	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
+	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 )
 
 // lbExample is the committed example leaderboard, produced by BLIS at
@@ -151,5 +157,84 @@ func TestServeLeaderboardRunPublishesOnce(t *testing.T) {
 	}
 	if !logged(t, w.stderr.String(), map[string]any{"msg": "publish", "delivery": "lb-rerun", "outcome": bot.PublishUnchanged}) {
 		t.Errorf("the re-run's no-op not logged:\n%s", w.stderr)
+	}
+}
+
+// TestShippedLeaderboardMatchesDefaults: the bot's default configuration is
+// the leaderboard workflow this repository ships: the workflow file, the
+// declaration it runs, the artifact it uploads (the Action's results
+// directory), and a pin file whose leaderboard pair is a release; and the
+// bot's harness bump moves the workflow's Action pin.
+func TestShippedLeaderboardMatchesDefaults(t *testing.T) {
+	root := filepath.Join("..", "..")
+	raw, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(botconfig.DefaultLeaderboardWorkflow)))
+	if err != nil {
+		t.Fatalf("the default leaderboard workflow is not shipped: %v", err)
+	}
+	var wf struct {
+		On struct {
+			Push struct{ Branches, Paths []string }
+		}
+		Permissions map[string]string
+		Jobs        map[string]struct {
+			Steps []struct {
+				ID   string
+				Uses string
+				With map[string]any
+			}
+		}
+	}
+	if err := yaml.Unmarshal(raw, &wf); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(wf.On.Push.Branches, "main") || !slices.Contains(wf.On.Push.Paths, botconfig.DefaultLeaderboardRuns) || !slices.Contains(wf.On.Push.Paths, botconfig.DefaultPinFile) {
+		t.Errorf("the workflow does not run on pushes to main that change %s or %s: %+v", botconfig.DefaultLeaderboardRuns, botconfig.DefaultPinFile, wf.On.Push)
+	}
+	if len(wf.Permissions) != 1 || wf.Permissions["contents"] != "read" {
+		t.Errorf("permissions %v, want contents: read only (the bot writes, not the workflow)", wf.Permissions)
+	}
+	ran, uploaded := "", false
+	for _, j := range wf.Jobs {
+		for _, s := range j.Steps {
+			switch {
+			case strings.HasPrefix(s.Uses, "actions/checkout@") && s.With["persist-credentials"] != false:
+				t.Error("actions/checkout without persist-credentials: false")
+			case s.Uses == actionRef && s.With["mode"] == "leaderboard":
+				if s.With["runs"] != botconfig.DefaultLeaderboardRuns || s.ID == "" {
+					t.Errorf("the Action runs %v (step id %q), want %s", s.With["runs"], s.ID, botconfig.DefaultLeaderboardRuns)
+				}
+				ran = s.ID
+			case strings.HasPrefix(s.Uses, uploadRef):
+				uploaded = s.With["name"] == botconfig.DefaultLeaderboardArtifact && ran != "" &&
+					s.With["path"] == "${{ steps."+ran+".outputs.results-dir }}"
+			}
+		}
+	}
+	if ran == "" || !uploaded {
+		t.Errorf("want the Action (%s, mode: leaderboard) and an upload of its results-dir as %s after it; got step %q, upload %v",
+			actionRef, botconfig.DefaultLeaderboardArtifact, ran, uploaded)
+	}
+	if _, changed, err := pin.BumpUses(raw, harnessRepo, "v1.0.0", strings.Repeat("c", 40)); err != nil || !changed {
+		t.Errorf("the harness bump does not move the workflow's Action pin: %v, %v", changed, err)
+	}
+	// The leaderboard directory of the dashboard is the declaration's: the
+	// bot publishes beside runs.yaml and never rewrites it.
+	if path.Dir(botconfig.DefaultLeaderboardRuns) != botconfig.DefaultLeaderboardDir {
+		t.Errorf("runs %s is not in the published directory %s", botconfig.DefaultLeaderboardRuns, botconfig.DefaultLeaderboardDir)
+	}
+	runs, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(botconfig.DefaultLeaderboardRuns)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := leaderboard.Decode(runs, botconfig.DefaultLeaderboardRuns); err != nil {
+		t.Errorf("the shipped declaration: %v", err)
+	}
+	pinRaw, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(botconfig.DefaultPinFile)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := pin.Parse(pinRaw, botconfig.DefaultPinFile)
+	if err != nil || p.Leaderboard == nil || !ident.IsStableRelease(p.Leaderboard.Simulator.Tag) {
+		t.Errorf("the shipped pin file does not pin a released leaderboard simulator: %+v, %v", p.Leaderboard, err)
 	}
 }
