@@ -62,20 +62,12 @@ var errRefused = &cli.ExitError{Code: 3, Err: errors.New("refused")}
 // usage, and 3 for a refused publish.
 func exitCode(err error) int { return cli.ExitCode(err) }
 
-const usage = `Usage: bot <command> [flags]
-
-Commands:
-  serve      receive GitHub webhooks and act on them (POST /webhook, GET /healthz)
-  bump       bump every repository that pins the harness to a release, once
-  publish    publish one summary.json to the dashboard repository, once
-  version    print the version
-
-Configuration: BOT_APP_ID, BOT_PRIVATE_KEY_FILE, BOT_WEBHOOK_SECRET (serve),
+// configurationHelp follows the command list in the bot's usage.
+const configurationHelp = `Configuration: BOT_APP_ID, BOT_PRIVATE_KEY_FILE, BOT_WEBHOOK_SECRET (serve),
 BOT_LISTEN_ADDR, BOT_GITHUB_URL, BOT_HARNESS_REPO, BOT_DASHBOARD_REPO,
 BOT_PUBLISH_REPO, BOT_PUBLISH_WORKFLOW, BOT_LEADERBOARD_REPO, BOT_LEADERBOARD_WORKFLOW,
 BOT_ALLOW_PRERELEASES, BOT_REPOSITORIES,
 and an optional YAML file (--config or BOT_CONFIG). See docs/BOT.md.
-Run 'bot <command> --help' for the flags of a command.
 `
 
 // env is what run takes from the process; tests replace the network and clock.
@@ -101,26 +93,32 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 }
 
 func runEnv(ctx context.Context, args []string, e env) error {
-	if len(args) == 0 {
-		fmt.Fprint(e.stderr, usage)
-		return errUsage
+	return commands(e).Run(ctx, args, cli.Env{Getenv: e.getenv, Stdout: e.stdout, Stderr: e.stderr})
+}
+
+// commands is the table of subcommands; each is a cli.Spec (options, parse,
+// run) whose run is given e.
+func commands(e env) cli.Program {
+	return cli.Program{
+		Name:   "bot",
+		Footer: configurationHelp,
+		Commands: []cli.Command{
+			cli.Spec[serveOptions]{Name: "serve", Summary: "receive GitHub webhooks and act on them (POST /webhook, GET /healthz)",
+				Usage: serveHelp, Flags: serveFlags,
+				Run: func(ctx context.Context, o serveOptions, _ cli.Env) error { return runServe(ctx, o, e) }}.Command(),
+			cli.Spec[bumpOptions]{Name: "bump", Summary: "bump every repository that pins the harness to a release, once",
+				Usage: bumpHelp, Flags: bumpFlags, Required: []string{"release"},
+				Run: func(ctx context.Context, o bumpOptions, _ cli.Env) error { return runBump(ctx, o, e) }}.Command(),
+			cli.Spec[publishOptions]{Name: "publish", Summary: "publish one summary.json to the dashboard repository, once",
+				Usage: publishHelp, Flags: publishFlags, Required: []string{"summary"},
+				Run: func(ctx context.Context, o publishOptions, _ cli.Env) error { return runPublish(ctx, o, e) }}.Command(),
+			cli.Spec[struct{}]{Name: "version", Summary: "print the version", Usage: "Usage: bot version\n\nPrints the version.\n",
+				Run: func(_ context.Context, _ struct{}, env cli.Env) error {
+					_, err := fmt.Fprintln(env.Stdout, botVersion())
+					return err
+				}}.Command(),
+		},
 	}
-	switch args[0] {
-	case "serve":
-		return runServe(ctx, args[1:], e)
-	case "bump":
-		return runBump(ctx, args[1:], e)
-	case "publish":
-		return runPublish(ctx, args[1:], e)
-	case "version":
-		fmt.Fprintln(e.stdout, botVersion())
-		return nil
-	case "help", "-h", "--help":
-		fmt.Fprint(e.stdout, usage)
-		return nil
-	}
-	fmt.Fprintf(e.stderr, "unknown command %q\n\n%s", args[0], usage)
-	return errUsage
 }
 
 func botVersion() string {
@@ -133,50 +131,12 @@ func botVersion() string {
 	return "devel"
 }
 
-// commonFlags are the configuration flags every command takes.
-func commonFlags(fs *flag.FlagSet, f *botconfig.Flags) {
+// configFlags declares the configuration flags every command takes.
+func configFlags(fs *flag.FlagSet, f *botconfig.Flags) {
 	fs.StringVar(&f.ConfigFile, "config", "", "YAML configuration file (default $BOT_CONFIG)")
 	fs.StringVar(&f.AppID, "app-id", "", "GitHub App id (default $BOT_APP_ID)")
 	fs.StringVar(&f.PrivateKeyFile, "private-key-file", "", "the App's PEM private key (default $BOT_PRIVATE_KEY_FILE)")
 	fs.StringVar(&f.GitHubURL, "github-url", "", "GitHub Enterprise Server API URL, e.g. https://ghe.example.com/api/v3/ (default $BOT_GITHUB_URL, else api.github.com)")
-}
-
-// parse parses flags; --help prints the command's usage and returns
-// flag.ErrHelp, which callers turn into success.
-func parse(fs *flag.FlagSet, args []string, e env, help string) error {
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), help)
-		cli.PrintFlags(fs.Output(), fs)
-	}
-	for _, a := range args {
-		if a == "-h" || a == "-help" || a == "--help" {
-			fs.SetOutput(e.stdout)
-			fs.Usage()
-			return flag.ErrHelp
-		}
-		if a == "--" {
-			break
-		}
-	}
-	fs.SetOutput(e.stderr)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return errUsage
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(e.stderr, "unexpected arguments: %s\n", strings.Join(fs.Args(), " "))
-		return errUsage
-	}
-	return nil
-}
-
-func helpOK(err error) error {
-	if errors.Is(err, flag.ErrHelp) {
-		return nil
-	}
-	return err
 }
 
 // services are the bot's core objects wired to GitHub.
@@ -281,15 +241,16 @@ Example:
 Flags:
 `
 
-func runServe(ctx context.Context, args []string, e env) error {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	var f botconfig.Flags
-	commonFlags(fs, &f)
-	fs.StringVar(&f.ListenAddr, "listen", "", "address to listen on (default $BOT_LISTEN_ADDR, else "+botconfig.DefaultListenAddr+")")
-	if err := parse(fs, args, e, serveHelp); err != nil {
-		return helpOK(err)
-	}
-	cfg, err := loadConfig(f, botconfig.ModeServe, e)
+// serveOptions are the flags of `bot serve`.
+type serveOptions struct{ config botconfig.Flags }
+
+func serveFlags(fs *flag.FlagSet, o *serveOptions, _ func(string) string) {
+	configFlags(fs, &o.config)
+	fs.StringVar(&o.config.ListenAddr, "listen", "", "address to listen on (default $BOT_LISTEN_ADDR, else "+botconfig.DefaultListenAddr+")")
+}
+
+func runServe(ctx context.Context, o serveOptions, e env) error {
+	cfg, err := loadConfig(o.config, botconfig.ModeServe, e)
 	if err != nil {
 		return err
 	}
@@ -351,28 +312,29 @@ Example:
 Flags:
 `
 
-func runBump(ctx context.Context, args []string, e env) error {
-	fs := flag.NewFlagSet("bump", flag.ContinueOnError)
-	var f botconfig.Flags
-	commonFlags(fs, &f)
-	tag := fs.String("release", "", "the harness release tag to bump to (required)")
-	dry := fs.Bool("dry-run", false, "print the planned commits and pull requests; write nothing")
-	if err := parse(fs, args, e, bumpHelp); err != nil {
-		return helpOK(err)
-	}
-	if *tag == "" {
-		fmt.Fprintln(e.stderr, "bump: --release is required")
-		return errUsage
-	}
-	cfg, err := loadConfig(f, botconfig.ModeCLI, e)
+// bumpOptions are the flags of `bot bump`.
+type bumpOptions struct {
+	config  botconfig.Flags
+	release string
+	dryRun  bool
+}
+
+func bumpFlags(fs *flag.FlagSet, o *bumpOptions, _ func(string) string) {
+	configFlags(fs, &o.config)
+	fs.StringVar(&o.release, "release", "", "the harness release tag to bump to (required)")
+	fs.BoolVar(&o.dryRun, "dry-run", false, "print the planned commits and pull requests; write nothing")
+}
+
+func runBump(ctx context.Context, o bumpOptions, e env) error {
+	cfg, err := loadConfig(o.config, botconfig.ModeCLI, e)
 	if err != nil {
 		return err
 	}
-	s, err := wire(cfg, e, *dry, slog.New(slog.NewTextHandler(e.stderr, nil)))
+	s, err := wire(cfg, e, o.dryRun, slog.New(slog.NewTextHandler(e.stderr, nil)))
 	if err != nil {
 		return err
 	}
-	outcomes, err := s.bumper.BumpTag(ctx, *tag)
+	outcomes, err := s.bumper.BumpTag(ctx, o.release)
 	for _, o := range outcomes {
 		printOutcome(e.stdout, o, cfg.BumpBranch)
 	}
@@ -421,31 +383,33 @@ Example:
 Flags:
 `
 
-func runPublish(ctx context.Context, args []string, e env) error {
-	fs := flag.NewFlagSet("publish", flag.ContinueOnError)
-	var f botconfig.Flags
-	commonFlags(fs, &f)
-	path := fs.String("summary", "", "the summary.json to publish (required)")
-	dry := fs.Bool("dry-run", false, "print the planned commit; write nothing")
-	if err := parse(fs, args, e, publishHelp); err != nil {
-		return helpOK(err)
-	}
-	if *path == "" {
-		fmt.Fprintln(e.stderr, "publish: --summary is required")
-		return errUsage
-	}
-	cfg, err := loadConfig(f, botconfig.ModePublish, e)
+// publishOptions are the flags of `bot publish`.
+type publishOptions struct {
+	config  botconfig.Flags
+	summary string
+	dryRun  bool
+}
+
+func publishFlags(fs *flag.FlagSet, o *publishOptions, _ func(string) string) {
+	configFlags(fs, &o.config)
+	fs.StringVar(&o.summary, "summary", "", "the summary.json to publish (required)")
+	fs.BoolVar(&o.dryRun, "dry-run", false, "print the planned commit; write nothing")
+}
+
+func runPublish(ctx context.Context, o publishOptions, e env) error {
+	path := o.summary
+	cfg, err := loadConfig(o.config, botconfig.ModePublish, e)
 	if err != nil {
 		return err
 	}
-	raw, err := e.readFile(*path)
+	raw, err := e.readFile(path)
 	if err != nil {
 		return fmt.Errorf("summary: %w", err)
 	}
 	rep := bot.Report{Summary: raw}
 	// points.json and plan.json next to the summary go with it when present.
 	for name, dst := range map[string]*[]byte{report.PointsFile: &rep.Points, nightly.File: &rep.Plan} {
-		data, err := e.readFile(filepath.Join(filepath.Dir(*path), name))
+		data, err := e.readFile(filepath.Join(filepath.Dir(path), name))
 		switch {
 		case err == nil:
 			*dst = data
@@ -453,7 +417,7 @@ func runPublish(ctx context.Context, args []string, e env) error {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 	}
-	s, err := wire(cfg, e, *dry, slog.New(slog.NewTextHandler(e.stderr, nil)))
+	s, err := wire(cfg, e, o.dryRun, slog.New(slog.NewTextHandler(e.stderr, nil)))
 	if err != nil {
 		return err
 	}
@@ -466,7 +430,7 @@ func runPublish(ctx context.Context, args []string, e env) error {
 		for _, r := range res.Reasons {
 			fmt.Fprintf(e.stdout, "refused: %s\n", r)
 		}
-		return fmt.Errorf("%s: %w: %s", *path, errRefused, strings.Join(res.Reasons, "; "))
+		return fmt.Errorf("%s: %w: %s", path, errRefused, strings.Join(res.Reasons, "; "))
 	case bot.PublishUnchanged:
 		fmt.Fprintf(e.stdout, "unchanged: snapshot %s; the simulator release, harness and data versions were already published\n", res.ID)
 	case bot.PublishPlanned:
