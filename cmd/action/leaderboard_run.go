@@ -291,7 +291,7 @@ func reusable(s *lbrun.Sim, dir string, runs []leaderboard.Run, log *slog.Logger
 	return kept, todo, nil
 }
 
-// prepareSim builds ref, probes its `run` and `replay` and resolves the
+// prepareSim builds ref, probes its `run`, `replay` and converters and resolves the
 // catalog; traces are stored in resultsDir's traces/.
 func prepareSim(ctx context.Context, b *harness.Builder, sf simFlags, ref string, id report.Harness, resultsDir string) (*lbrun.Sim, func(), error) {
 	bld, err := b.Build(ctx, sf.simRepo, ref)
@@ -303,6 +303,10 @@ func prepareSim(ctx context.Context, b *harness.Builder, sf simFlags, ref string
 		return nil, nil, err
 	}
 	replay, err := harness.ProbeCommand(ctx, bld.Binary, bld.DataDir, "replay")
+	if err != nil {
+		return nil, nil, err
+	}
+	converters, err := harness.ProbeConverters(ctx, bld.Binary, bld.DataDir)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -318,7 +322,7 @@ func prepareSim(ctx context.Context, b *harness.Builder, sf simFlags, ref string
 	if err != nil {
 		return nil, nil, err
 	}
-	return &lbrun.Sim{Build: bld, RunFlags: flags, ReplayFlags: replay, TracesDir: traces, Catalog: cat, CatalogVersion: catVersion, Harness: id, Timeout: sf.timeout, WorkDir: work},
+	return &lbrun.Sim{Build: bld, RunFlags: flags, ReplayFlags: replay, Converters: converters, TracesDir: traces, Catalog: cat, CatalogVersion: catVersion, Harness: id, Timeout: sf.timeout, WorkDir: work},
 		func() { os.RemoveAll(work) }, nil
 }
 
@@ -424,7 +428,7 @@ func runLeaderboardVerify(ctx context.Context, o leaderboardVerifyOptions, env c
 	pool.Run(ctx, sf.jobs, lbrun.Costs(runsOf), func(ctx context.Context, i int) {
 		rec := todo[i]
 		s := sims[rec.Provenance.Simulator.Commit]
-		rerun := s.Execute(ctx, rec.Declaration, lbrun.Invocation{Args: rec.Command[1:], Inputs: rec.Inputs})
+		rerun := s.Rerun(ctx, rec)
 		// A re-run records the recorded tool (verify compares everything else).
 		rerun.Provenance.Harness = rec.Provenance.Harness
 		reruns[i] = rerun

@@ -75,6 +75,20 @@ func (e *lbEnv) simArgs(extra ...string) []string {
 	return append([]string{"--runs", e.runs, "--sim-repo", e.repo.Dir, "--cache-dir", e.cache, "--quiet", "--jobs", "2", "--timeout", "20s"}, extra...)
 }
 
+// result reads and parses the result file name of the results directory.
+func (e *lbEnv) result(name string) *leaderboard.Result {
+	e.t.Helper()
+	raw, err := os.ReadFile(filepath.Join(e.results, name))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	r, err := leaderboard.ParseResult(raw, name)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return r
+}
+
 func TestLeaderboardRunRenderValidateVerify(t *testing.T) {
 	e := newLBEnv(t)
 	out, err := e.cmd(append([]string{"run", "--sim", "v0.2.0", "--harness-dir", e.harnessDir}, e.simArgs()...)...)
@@ -84,17 +98,7 @@ func TestLeaderboardRunRenderValidateVerify(t *testing.T) {
 	if !strings.Contains(out, "wrote 8 results") || !strings.Contains(out, "(3 failed)") {
 		t.Errorf("run output:\n%s", out)
 	}
-	read := func(name string) *leaderboard.Result {
-		raw, err := os.ReadFile(filepath.Join(e.results, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := leaderboard.ParseResult(raw, name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r
-	}
+	read := e.result
 	ok := read("chat/h100.json")
 	if ok.Status != leaderboard.StatusOK || ok.BLIS.Completed != 40 || ok.Provenance.Simulator.Commit != e.repo.V020 || ok.Provenance.Simulator.Tag != "v0.2.0" {
 		t.Errorf("chat/h100: %+v", ok)
@@ -260,9 +264,23 @@ groups:
       - {id: h100, model: org/test-model-7b, hardware: H100, tp: 1}
 `
 
+// copyTrace copies a test trace of internal/leaderboard into dir as name.
+func copyTrace(t *testing.T, src, dir, name string) []byte {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "..", "internal", "leaderboard", "testdata", "traces", src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
 func TestLeaderboardTraceWorkloads(t *testing.T) {
 	e := newLBEnv(t)
 	writeTraceV2(t, filepath.Dir(e.runs), 12)
+	copyTrace(t, "otel-one-node.json", filepath.Dir(e.runs), "agent.json")
 	os.WriteFile(e.runs, []byte(traceRuns), 0o644)
 	out, err := e.cmd(append([]string{"run", "--sim", "v0.2.0", "--harness-dir", e.harnessDir}, e.simArgs()...)...)
 	if err != nil {
@@ -285,7 +303,7 @@ func TestLeaderboardTraceWorkloads(t *testing.T) {
 	if err != nil || !bytes.Equal(stored, want) {
 		t.Errorf("trace not stored by hash: %v", err)
 	}
-	for name, reason := range map[string]string{"sessions/h100.json": "--concurrent-sessions", "agentic/h100.json": "blis convert otel"} {
+	for name, reason := range map[string]string{"sessions/h100.json": "--concurrent-sessions", "agentic/h100.json": "must be converted by `blis convert otel` before replay; this build cannot: it has no `blis convert`"} {
 		raw, _ := os.ReadFile(filepath.Join(e.results, name))
 		r, err := leaderboard.ParseResult(raw, name)
 		if err != nil || r.Status != leaderboard.StatusFailed || !strings.Contains(r.Failure.Message, reason) {
@@ -376,5 +394,121 @@ func TestLeaderboardRunReuse(t *testing.T) {
 	log, err = e.cmd(runArgs("v0.1.0", "--out", filepath.Join(t.TempDir(), "v010"), "--reuse", e.results)...)
 	if err != nil || !strings.Contains(log, "reused 0 unchanged results") || !strings.Contains(log, "ran 8") {
 		t.Errorf("run --reuse on another build: %v\n%s", err, log)
+	}
+}
+
+const agenticRuns = `version: 1
+groups:
+  - id: otel-recorded
+    workload: {trace: {format: otel, file: agent.json}}
+    load: {arrival: recorded}
+    candidates:
+      - {id: h100, model: org/test-model-7b, hardware: H100, tp: 1}
+      - {id: a100, model: org/test-model-7b, hardware: A100-80, tp: 1}
+  - id: otel-pool
+    workload: {trace: {format: otel, file: copy-of-agent.json}}
+    load: {concurrencies: [1, 2]}
+    candidates:
+      - {id: h100, model: org/test-model-7b, hardware: H100, tp: 1}
+  - id: weka-pool
+    workload: {trace: {format: weka, file: sessions.jsonl}}
+    load: {concurrency: 2}
+    candidates:
+      - {id: h100, model: org/test-model-7b, hardware: H100, tp: 1}
+  - id: tracev2-pool
+    workload: {trace: {format: tracev2, header: trace.yaml, data: trace.csv}}
+    load: {concurrency: 4}
+    candidates:
+      - {id: h100, model: org/test-model-7b, hardware: H100, tp: 1}
+  - id: two-nodes
+    workload: {trace: {format: otel, file: two-nodes.json}}
+    load: {arrival: recorded}
+    candidates:
+      - {id: h100, model: org/test-model-7b, hardware: H100, tp: 1}
+`
+
+// On a build that offers `blis convert otel|weka` and `replay
+// --concurrent-sessions` (the stand-in's agentic variant): the build's
+// converters are probed, an otel or weka trace is converted in the run's
+// directory and replayed, at its recorded arrivals or as a pool of
+// sessions; its bytes are stored once by content hash whatever its file
+// name; a trace recorded on two nodes is refused, naming them; and verify
+// reproduces convert and replay.
+func TestLeaderboardAgenticTraces(t *testing.T) {
+	e := newLBEnv(t)
+	dir := filepath.Dir(e.runs)
+	writeTraceV2(t, dir, 8)
+	otel := copyTrace(t, "otel-one-node.json", dir, "agent.json")
+	copyTrace(t, "otel-one-node.json", dir, "copy-of-agent.json")
+	weka := copyTrace(t, "weka.jsonl", dir, "sessions.jsonl")
+	copyTrace(t, "otel-two-nodes.json", dir, "two-nodes.json")
+	os.WriteFile(e.runs, []byte(agenticRuns), 0o644)
+	out, err := e.cmd(append([]string{"run", "--sim", e.repo.Agentic, "--harness-dir", e.harnessDir}, e.simArgs()...)...)
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, out)
+	}
+	read := e.result
+	otelSum := (leaderboard.TraceFiles{Format: "otel", Source: otel}).Hash()
+	wekaSum := (leaderboard.TraceFiles{Format: "weka", Source: weka}).Hash()
+	for _, tt := range []struct {
+		file, sum, convert, replay string
+		injected                   int
+	}{
+		// 5 LLM calls of 2 agent sessions (the root span is no call).
+		{"otel-recorded/h100.json", otelSum, "blis convert otel --input {traces}/" + otelSum + "/otel.json --trace-output {run}/converted --context-growth accumulate",
+			"--trace-header {run}/converted.yaml --trace-data {run}/converted.csv", 5},
+		{"otel-recorded/a100.json", otelSum, "blis convert otel", "--trace-data {run}/converted.csv", 5},
+		{"otel-pool/h100--conc-1.json", otelSum, "blis convert otel --input {traces}/" + otelSum + "/otel.json", "--concurrent-sessions 1 ", 5},
+		{"otel-pool/h100--conc-2.json", otelSum, "blis convert otel", "--concurrent-sessions 2 ", 5},
+		// 5 main requests of 2 sessions (the subagent entry is skipped).
+		{"weka-pool/h100.json", wekaSum, "blis convert weka --input {traces}/" + wekaSum + "/weka.jsonl", "--concurrent-sessions 2 ", 5},
+		{"tracev2-pool/h100.json", "", "", "--concurrent-sessions 4 --trace-header {traces}/", 8},
+	} {
+		r := read(tt.file)
+		if r.Status != leaderboard.StatusOK || r.BLIS.Injected != tt.injected || r.BLIS.Completed != tt.injected {
+			t.Errorf("%s: status %s, failure %+v, figures %+v; want ok with %d requests", tt.file, r.Status, r.Failure, r.BLIS, tt.injected)
+			continue
+		}
+		if tt.sum != "" && r.Declaration.Workload.Trace.SHA256 != tt.sum {
+			t.Errorf("%s: trace hash %s, want %s", tt.file, r.Declaration.Workload.Trace.SHA256, tt.sum)
+		}
+		if c := strings.Join(r.Convert, " "); (tt.convert == "") != (c == "") || !strings.HasPrefix(c, tt.convert) {
+			t.Errorf("%s: convert %q, want %q…", tt.file, c, tt.convert)
+		}
+		if c := strings.Join(r.Command, " "); !strings.HasPrefix(c, "blis replay ") || !strings.Contains(c, tt.replay) {
+			t.Errorf("%s: command %q, want a replay with %q", tt.file, c, tt.replay)
+		}
+	}
+	// A pool of one session at a time is a lighter load than two.
+	if one, two := read("otel-pool/h100--conc-1.json"), read("otel-pool/h100--conc-2.json"); one.BLIS.TTFTMeanMs >= two.BLIS.TTFTMeanMs {
+		t.Errorf("TTFT at 1 session %v, at 2 sessions %v: the pool size is not applied", one.BLIS.TTFTMeanMs, two.BLIS.TTFTMeanMs)
+	}
+	refused := read("two-nodes/h100.json")
+	if refused.Status != leaderboard.StatusFailed || refused.Failure.Reason != leaderboard.ReasonTraceRefused ||
+		!strings.Contains(refused.Failure.Message, "more than one node: host.name has 2 values (node-a, node-b)") || len(refused.Convert) != 0 {
+		t.Errorf("two-node trace: %+v, convert %q; want refused naming host.name node-a, node-b before converting", refused.Failure, refused.Convert)
+	}
+	// Each trace is stored once, by content hash: the two names of the
+	// one-node otel trace are one directory holding the source's bytes.
+	entries, err := os.ReadDir(filepath.Join(e.results, "traces"))
+	if err != nil || len(entries) != 4 {
+		t.Fatalf("traces/: %d entries (%v), want 4 (otel one node, otel two nodes, weka, tracev2)", len(entries), err)
+	}
+	for sum, want := range map[string][]byte{otelSum + "/otel.json": otel, wekaSum + "/weka.jsonl": weka} {
+		got, err := os.ReadFile(filepath.Join(e.results, "traces", sum))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("traces/%s: %v, not the source's bytes", sum, err)
+		}
+	}
+	if out, err := e.cmd("validate", "--runs", e.runs); err != nil {
+		t.Fatalf("validate: %v\n%s", err, out)
+	}
+	if out, err := e.cmd(append([]string{"verify", "--only", "otel-recorded,weka-pool,two-nodes"}, e.simArgs()...)...); err != nil || !strings.Contains(out, "verified: 4 results") {
+		t.Fatalf("verify: %v\n%s", err, out)
+	}
+	// A stored source whose bytes changed no longer hashes to its name.
+	os.WriteFile(filepath.Join(e.results, "traces", wekaSum, "weka.jsonl"), append(weka, '\n'), 0o644)
+	if _, err := e.cmd("validate", "--runs", e.runs); err == nil || !strings.Contains(err.Error(), "weka-pool/h100.json: the trace stored under traces/"+wekaSum+"/ does not hash to its name") {
+		t.Errorf("tampered stored trace: %v", err)
 	}
 }

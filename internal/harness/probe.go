@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os/exec"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -87,23 +88,78 @@ func (f Flags) missing(want ...string) string {
 	return strings.Join(out, ", ")
 }
 
-// ProbeCommand runs `<binary> <command> --help` in dir and returns the flags
-// the command lists. A command the build does not have lists none (the
-// simulator exits non-zero with "unknown command"): that is no error. The
-// error is for a binary that cannot be run at all.
-func ProbeCommand(ctx context.Context, binary, dir, command string) (Flags, error) {
+// ProbeCommand runs `<binary> <command...> --help` in dir and returns the
+// flags the command lists. A command the build does not have lists none
+// (the simulator exits non-zero with "unknown command"): that is no error.
+// The error is for a binary that cannot be run at all.
+func ProbeCommand(ctx context.Context, binary, dir string, command ...string) (Flags, error) {
+	help, err := helpText(ctx, binary, dir, command)
+	if err != nil {
+		return nil, err
+	}
+	return ParseFlags(help), nil
+}
+
+// helpText is the output of `<binary> <command...> --help` in dir.
+func helpText(ctx context.Context, binary, dir string, command []string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, command, "--help")
+	cmd := exec.CommandContext(ctx, binary, append(slices.Clone(command), "--help")...)
 	cmd.Dir, cmd.Env = dir, simulatorEnv()
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
 	var exitErr *exec.ExitError
 	if err != nil && !errors.As(err, &exitErr) || ctx.Err() != nil {
-		return nil, fmt.Errorf("probe simulator: `%s --help`: %v", command, err)
+		return "", fmt.Errorf("probe simulator: `%s --help`: %v", strings.Join(command, " "), err)
 	}
-	return ParseFlags(out.String()), nil
+	return out.String(), nil
+}
+
+// subcommandRe matches one entry of a cobra "Available Commands:" list.
+var subcommandRe = regexp.MustCompile(`^\s+([a-z0-9][a-z0-9-]*)\s`)
+
+// ParseSubcommands reads the names listed under "Available Commands:" in a
+// command's --help text.
+func ParseSubcommands(help string) []string {
+	var out []string
+	in := false
+	for _, line := range strings.Split(help, "\n") {
+		switch {
+		case strings.HasPrefix(line, "Available Commands:"):
+			in = true
+		case in && strings.TrimSpace(line) == "":
+			in = false
+		case in:
+			if m := subcommandRe.FindStringSubmatch(line + " "); m != nil {
+				out = append(out, m[1])
+			}
+		}
+	}
+	return out
+}
+
+// ProbeConverters returns the flags of each `blis convert <format>` the
+// build offers (inference-perf, preset, servegen at f90a1e3a; otel and
+// weka later), by the format's name. The subcommands are read from
+// `convert --help`'s "Available Commands:", never guessed from flags: cobra
+// prints convert's own help for a format it does not know. A build
+// without `convert` offers none.
+func ProbeConverters(ctx context.Context, binary, dir string) (map[string]Flags, error) {
+	help, err := helpText(ctx, binary, dir, []string{"convert"})
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]Flags{}
+	for _, sub := range ParseSubcommands(help) {
+		if sub == "help" || sub == "completion" {
+			continue
+		}
+		if out[sub], err = ProbeCommand(ctx, binary, dir, "convert", sub); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // Capabilities is what a build offers and the driver chosen for each kind

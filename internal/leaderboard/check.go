@@ -273,12 +273,11 @@ func checkTraces(fsys fs.FS, res map[string]*Result) []Problem {
 		msg, ok := checked[t.SHA256]
 		if !ok {
 			dir := TracesDir + "/" + t.SHA256 + "/"
-			h, err1 := fs.ReadFile(fsys, dir+TraceHeaderFile)
-			d, err2 := fs.ReadFile(fsys, dir+TraceDataFile)
+			tf, err := readStoredTrace(fsys, dir, t.Format)
 			switch {
-			case err1 != nil || err2 != nil:
+			case err != nil:
 				msg = "its trace is not stored under " + dir
-			case (TraceFiles{Header: h, Data: d}).Hash() != t.SHA256:
+			case tf.Hash() != t.SHA256:
 				msg = "the trace stored under " + dir + " does not hash to its name"
 			}
 			checked[t.SHA256] = msg

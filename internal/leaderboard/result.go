@@ -50,6 +50,10 @@ type Result struct {
 	// the simulator's source tree. File arguments are names of Inputs or
 	// of the output file (Output).
 	Command []string `json:"command"`
+	// Convert is the `blis convert` command run before Command, in the
+	// same directory, for a trace that is converted before replay (otel,
+	// weka); absent otherwise.
+	Convert []string `json:"convert,omitempty"`
 	// Inputs are the files the command reads, by the name it uses, with
 	// their exact content (a generated workload spec), so that the command
 	// can be re-run as recorded.

@@ -28,6 +28,9 @@ func Reusable(prev, planned *Result) (reuse bool, reason string) {
 	if !slices.Equal(prev.Command, planned.Command) {
 		return false, "the command line changed (" + diffValues(prev.Command, planned.Command)[0].String() + ")"
 	}
+	if !slices.Equal(prev.Convert, planned.Convert) {
+		return false, "the trace's conversion command changed"
+	}
 	if !maps.Equal(prev.Inputs, planned.Inputs) {
 		return false, "the command's input files changed"
 	}

@@ -13,8 +13,17 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 )
 
-// A TraceV2 pair is stored once, by content hash, as
-// results/traces/<sha256>/header.yaml and data.csv.
+// Trace formats a declaration may name.
+const (
+	TraceFormatV2   = "tracev2"
+	TraceFormatOTel = "otel"
+	TraceFormatWeka = "weka"
+)
+
+// A trace is stored once, by content hash, under
+// results/traces/<sha256>/: a TraceV2 pair as header.yaml and data.csv, an
+// OpenTelemetry agentic JSON as otel.json, a Weka agentic JSONL as
+// weka.jsonl (converted by the build's `blis convert` at run time).
 const (
 	TraceHeaderFile = "header.yaml"
 	TraceDataFile   = "data.csv"
@@ -22,20 +31,67 @@ const (
 	maxTraceBytes = 256 << 20
 )
 
-// TraceFiles are the bytes of one TraceV2 pair.
+// TraceSourceFile is the stored name of a trace that is converted before
+// replay ("otel.json", "weka.jsonl"); "" for a TraceV2 pair.
+func TraceSourceFile(format string) string {
+	switch format {
+	case TraceFormatOTel:
+		return "otel.json"
+	case TraceFormatWeka:
+		return "weka.jsonl"
+	}
+	return ""
+}
+
+// TraceFiles are the bytes of one trace: a TraceV2 pair (Header, Data) or
+// the Source file of an otel or weka trace.
 type TraceFiles struct {
+	Format       string
 	Header, Data []byte
+	Source       []byte
 }
 
 // Hash is the content hash a trace is stored and referenced by: sha256 of
-// "tracev2", NUL, the header bytes, NUL, the data bytes.
+// "tracev2", NUL, the header bytes, NUL, the data bytes for a TraceV2 pair;
+// sha256 of the format ("otel", "weka"), NUL, the file's bytes otherwise.
 func (t TraceFiles) Hash() string {
 	h := sha256.New()
-	h.Write([]byte("tracev2\x00"))
-	h.Write(t.Header)
-	h.Write([]byte{0})
-	h.Write(t.Data)
+	if t.Format == "" || t.Format == TraceFormatV2 {
+		h.Write([]byte("tracev2\x00"))
+		h.Write(t.Header)
+		h.Write([]byte{0})
+		h.Write(t.Data)
+	} else {
+		h.Write([]byte(t.Format + "\x00"))
+		h.Write(t.Source)
+	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// files are the stored files of t by name.
+func (t TraceFiles) files() map[string][]byte {
+	if name := TraceSourceFile(t.Format); name != "" {
+		return map[string][]byte{name: t.Source}
+	}
+	return map[string][]byte{TraceHeaderFile: t.Header, TraceDataFile: t.Data}
+}
+
+// readStoredTrace reads the trace of format stored under dir (a
+// traces/<sha256>/ directory of fsys).
+func readStoredTrace(fsys fs.FS, dir, format string) (TraceFiles, error) {
+	tf := TraceFiles{Format: format}
+	if name := TraceSourceFile(format); name != "" {
+		raw, err := fs.ReadFile(fsys, dir+name)
+		tf.Source = raw
+		return tf, err
+	}
+	h, err := fs.ReadFile(fsys, dir+TraceHeaderFile)
+	if err != nil {
+		return tf, err
+	}
+	d, err := fs.ReadFile(fsys, dir+TraceDataFile)
+	tf.Header, tf.Data = h, d
+	return tf, err
 }
 
 // ResolveTraces reads every trace a declaration names, from base (the
@@ -45,14 +101,24 @@ func (t TraceFiles) Hash() string {
 func ResolveTraces(d *Declaration, base fs.FS) (map[string]TraceFiles, error) {
 	out := map[string]TraceFiles{}
 	resolve := func(where string, w *Workload) error {
-		if w == nil || w.Trace == nil || w.Trace.Format != "tracev2" {
+		if w == nil || w.Trace == nil {
 			return nil
 		}
-		var tf TraceFiles
-		for _, f := range []struct {
+		tf := TraceFiles{Format: w.Trace.Format}
+		type part struct {
 			name string
 			dst  *[]byte
-		}{{w.Trace.Header, &tf.Header}, {w.Trace.Data, &tf.Data}} {
+		}
+		var parts []part
+		switch w.Trace.Format {
+		case TraceFormatV2:
+			parts = []part{{w.Trace.Header, &tf.Header}, {w.Trace.Data, &tf.Data}}
+		case TraceFormatOTel, TraceFormatWeka:
+			parts = []part{{w.Trace.File, &tf.Source}}
+		default:
+			return nil
+		}
+		for _, f := range parts {
 			if !fs.ValidPath(f.name) || path.Clean(f.name) != f.name {
 				return fmt.Errorf("%s: trace file %q: give a clean path relative to runs.yaml, without \"..\"", where, f.name)
 			}
@@ -63,10 +129,10 @@ func ResolveTraces(d *Declaration, base fs.FS) (map[string]TraceFiles, error) {
 			if len(raw) > maxTraceBytes {
 				return fmt.Errorf("%s: trace file %s is larger than %d bytes", where, f.name, maxTraceBytes)
 			}
+			if len(bytes.TrimSpace(raw)) == 0 {
+				return fmt.Errorf("%s: trace file %s: an empty file is not a trace", where, f.name)
+			}
 			*f.dst = raw
-		}
-		if len(bytes.TrimSpace(tf.Header)) == 0 || len(bytes.TrimSpace(tf.Data)) == 0 {
-			return fmt.Errorf("%s: trace %s / %s: an empty file is not a trace", where, w.Trace.Header, w.Trace.Data)
 		}
 		w.Trace.SHA256 = tf.Hash()
 		out[w.Trace.SHA256] = tf
@@ -94,7 +160,7 @@ func StoreTraces(dir string, traces map[string]TraceFiles) error {
 		if err := os.MkdirAll(td, 0o755); err != nil {
 			return err
 		}
-		for name, raw := range map[string][]byte{TraceHeaderFile: tf.Header, TraceDataFile: tf.Data} {
+		for name, raw := range tf.files() {
 			p := filepath.Join(td, name)
 			if old, err := os.ReadFile(p); err == nil && bytes.Equal(old, raw) {
 				continue

@@ -23,10 +23,12 @@ const ModulePath = "github.com/inference-sim/accuracy-dashboard"
 //	V010 (tag v0.1.0)     the "results" variant, like BLIS v0.7.15 (replay --results-path only; run)
 //	V020 (tag v0.2.0)     the "metrics" variant, like upstream main (--metrics-path); main points here
 //	Feature (branch feature) one more commit, no tag
+//	Agentic (branch agentic) the "agentic" variant, like upstream after f90a1e3a
+//	                        (convert otel|weka, replay --concurrent-sessions), no tag
 //	Broken (tag v0.3.0-rc1) a commit whose main.go does not compile
 type Standin struct {
-	Dir                         string
-	V010, V020, Feature, Broken string
+	Dir                                  string
+	V010, V020, Feature, Agentic, Broken string
 }
 
 var (
@@ -64,6 +66,9 @@ func StandinRepo(t testing.TB) Standin {
 			t.Fatal(err)
 		}
 		s.Feature = CommitAll(t, dir, "feature")
+		Run(t, dir, "git", "checkout", "-q", "-b", "agentic", s.V020)
+		CopyStandin(t, dir, "agentic")
+		s.Agentic = CommitAll(t, dir, "stand-in, agentic variant")
 		Run(t, dir, "git", "checkout", "-q", "main")
 		f, err := os.OpenFile(filepath.Join(dir, "main.go"), os.O_APPEND|os.O_WRONLY, 0o644)
 		if err != nil {
@@ -90,7 +95,7 @@ func Cleanup() {
 }
 
 // CopyStandin copies the stand-in's source into dst, selecting a variant
-// ("metrics" or "results").
+// ("metrics", "results" or "agentic").
 func CopyStandin(t testing.TB, dst, variant string) {
 	t.Helper()
 	src := Dir()

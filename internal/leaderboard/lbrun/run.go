@@ -43,6 +43,9 @@ type Sim struct {
 	// RunFlags and ReplayFlags are the flags of the build's `blis run` and
 	// `blis replay` (harness.ProbeCommand).
 	RunFlags, ReplayFlags harness.Flags
+	// Converters are the flags of each `blis convert <format>` the build
+	// offers (harness.ProbeConverters), by format.
+	Converters map[string]harness.Flags
 	// TracesDir is the results directory's traces/ (trace runs only).
 	TracesDir string
 	// Catalog is the model catalog directory handed to the simulator ("":
@@ -55,14 +58,32 @@ type Sim struct {
 	Timeout time.Duration
 	// WorkDir holds the per-run directories (removed after each run).
 	WorkDir string
+
+	// nodeChecks caches each stored trace's node check by content hash.
+	nodeChecks sync.Map
 }
 
 // Invocation is a planned simulator command: its arguments after "blis",
-// with RunDirPlaceholder and CatalogDirPlaceholder standing for machine
-// paths, and the input files it reads, by name in the run directory.
+// with RunDirPlaceholder, CatalogDirPlaceholder and TracesDirPlaceholder
+// standing for machine paths, and the input files it reads, by name in the
+// run directory. Convert, when set, is a `blis convert` command run first
+// in the same run directory (it writes the trace the command replays).
 type Invocation struct {
-	Args   []string
-	Inputs map[string]string
+	Args    []string
+	Inputs  map[string]string
+	Convert []string
+}
+
+// recorded is the invocation a result recorded, to run it again as it ran.
+func recorded(res *leaderboard.Result) Invocation {
+	inv := Invocation{Inputs: res.Inputs}
+	if len(res.Command) > 0 {
+		inv.Args = res.Command[1:]
+	}
+	if len(res.Convert) > 0 {
+		inv.Convert = res.Convert[1:]
+	}
+	return inv
 }
 
 // failure is a planning failure: the run gets a failed result.
@@ -107,7 +128,7 @@ func (s *Sim) Plan(r leaderboard.Run) (Invocation, error) {
 	}
 	args := append([]string{command}, dep...)
 	if r.Workload.Trace != nil {
-		return planTrace(r, flags, args)
+		return s.planTrace(r, flags, args)
 	}
 	return planRun(r, flags, args)
 }
@@ -256,6 +277,17 @@ func (s *Sim) Run(ctx context.Context, r leaderboard.Run) *leaderboard.Result {
 	return s.Execute(ctx, r, inv)
 }
 
+// Rerun runs a recorded result again on s, as it ran: its recorded
+// invocation, or, for a run that failed before the simulator started (its
+// command is the bare `blis run` or `blis replay` a planning failure
+// records), its declaration planned again.
+func (s *Sim) Rerun(ctx context.Context, rec *leaderboard.Result) *leaderboard.Result {
+	if rec.Status == leaderboard.StatusFailed && len(rec.Command) <= 2 && len(rec.Convert) == 0 {
+		return s.Run(ctx, rec.Declaration)
+	}
+	return s.Execute(ctx, rec.Declaration, recorded(rec))
+}
+
 // Execute runs inv (planned, or recorded in a result) for run r.
 func (s *Sim) Execute(ctx context.Context, r leaderboard.Run, inv Invocation) *leaderboard.Result {
 	dir, err := os.MkdirTemp(s.WorkDir, "run-")
@@ -271,22 +303,18 @@ func (s *Sim) Execute(ctx context.Context, r leaderboard.Run, inv Invocation) *l
 			return s.failed(r, inv, &failure{harness.ReasonRunError, "leaderboard: " + err.Error()})
 		}
 	}
-	args := make([]string, len(inv.Args))
-	for i, a := range inv.Args {
-		a = strings.ReplaceAll(a, RunDirPlaceholder, dir)
-		if strings.Contains(a, TracesDirPlaceholder) {
-			if s.TracesDir == "" {
-				return s.failed(r, inv, &failure{harness.ReasonRunError, "the command replays a stored trace, but no traces directory is set"})
-			}
-			a = strings.ReplaceAll(a, TracesDirPlaceholder, s.TracesDir)
+	if len(inv.Convert) > 0 {
+		conv, err := s.expand(inv.Convert, dir)
+		if err != nil {
+			return s.failed(r, inv, err)
 		}
-		if strings.Contains(a, CatalogDirPlaceholder) {
-			if s.Catalog == "" {
-				return s.failed(r, inv, &failure{harness.ReasonRunError, "the command needs a catalog (--catalog)"})
-			}
-			a = strings.ReplaceAll(a, CatalogDirPlaceholder, s.Catalog)
+		if err := s.Build.Exec(ctx, conv, s.Timeout); err != nil {
+			return s.failed(r, inv, convertFailure(err))
 		}
-		args[i] = a
+	}
+	args, err := s.expand(inv.Args, dir)
+	if err != nil {
+		return s.failed(r, inv, err)
 	}
 	if err := s.Build.Exec(ctx, args, s.Timeout); err != nil {
 		return s.failed(r, inv, err)
@@ -305,9 +333,46 @@ func (s *Sim) Execute(ctx context.Context, r leaderboard.Run, inv Invocation) *l
 	return seal(res)
 }
 
+// expand puts the machine paths in place of the placeholders of args: dir
+// for the run directory, the traces directory and the catalog.
+func (s *Sim) expand(args []string, dir string) ([]string, error) {
+	out := make([]string, len(args))
+	for i, a := range args {
+		a = strings.ReplaceAll(a, RunDirPlaceholder, dir)
+		if strings.Contains(a, TracesDirPlaceholder) {
+			if s.TracesDir == "" {
+				return nil, &failure{harness.ReasonRunError, "the command replays a stored trace, but no traces directory is set"}
+			}
+			a = strings.ReplaceAll(a, TracesDirPlaceholder, s.TracesDir)
+		}
+		if strings.Contains(a, CatalogDirPlaceholder) {
+			if s.Catalog == "" {
+				return nil, &failure{harness.ReasonRunError, "the command needs a catalog (--catalog)"}
+			}
+			a = strings.ReplaceAll(a, CatalogDirPlaceholder, s.Catalog)
+		}
+		out[i] = a
+	}
+	return out, nil
+}
+
+// convertFailure says that the simulator failed converting the trace, not
+// simulating it.
+func convertFailure(err error) error {
+	var se *harness.SimError
+	if errors.As(err, &se) {
+		return &harness.SimError{Reason: se.Reason, Detail: "`blis convert` failed: " + se.Detail}
+	}
+	return fmt.Errorf("`blis convert` failed: %w", err)
+}
+
 func (s *Sim) result(r leaderboard.Run, inv Invocation) *leaderboard.Result {
 	prov := leaderboard.Provenance{Simulator: leaderboard.Simulator{Commit: s.Build.Commit, Tag: s.Build.Tag}, Catalog: s.CatalogVersion, Harness: s.Harness}
-	return &leaderboard.Result{Group: r.Group, Run: r.ID, Declaration: r, Command: append([]string{"blis"}, inv.Args...), Inputs: inv.Inputs, Provenance: prov}
+	res := &leaderboard.Result{Group: r.Group, Run: r.ID, Declaration: r, Command: append([]string{"blis"}, inv.Args...), Inputs: inv.Inputs, Provenance: prov}
+	if len(inv.Convert) > 0 {
+		res.Convert = append([]string{"blis"}, inv.Convert...)
+	}
+	return res
 }
 
 func (s *Sim) failed(r leaderboard.Run, inv Invocation, err error) *leaderboard.Result {

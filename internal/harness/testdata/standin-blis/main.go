@@ -25,9 +25,12 @@
 // they draw, provided they exclude the same warm-ups.
 //
 // The variant constant selects which generation of BLIS it imitates:
-// "metrics" (upstream main: replay --metrics-path, --max-num-seqs) or
+// "metrics" (upstream main: replay --metrics-path, --max-num-seqs),
 // "results" (v0.7.15: replay --results-path only, --max-num-running-reqs;
-// run --metrics-path). Tests rewrite it.
+// run --metrics-path) or "agentic" (upstream after f90a1e3a: "metrics"
+// plus `convert otel|weka --input --trace-output [--context-growth]`, which
+// writes a TraceV2 pair, and `replay --concurrent-sessions N`, a pool of N
+// closed-loop sessions). Tests rewrite it.
 package main
 
 import (
@@ -81,7 +84,7 @@ func simFlags(fs *flag.FlagSet) *sim {
 	fs.Float64("gpu-memory-utilization", 0.9, "Fraction of GPU memory to use for KV cache")
 	fs.Int("block-size-in-tokens", 16, "Number of tokens contained in a KV cache block")
 	fs.Int("max-model-len", 0, "Max total sequence length")
-	if variant == "metrics" {
+	if variant != "results" {
 		s.seqs = fs.Int("max-num-seqs", 256, "Maximum number of requests running together")
 		s.batched = fs.Int("max-num-batched-tokens", 2048, "Maximum total number of new tokens")
 	} else {
@@ -248,6 +251,10 @@ func (s *sim) metrics(out string, injected int, results []done) {
 }
 
 func main() {
+	if len(os.Args) >= 2 && os.Args[1] == "convert" && variant == "agentic" {
+		convert()
+		return
+	}
 	if len(os.Args) < 2 || (os.Args[1] != "replay" && os.Args[1] != "run") {
 		fmt.Fprintf(os.Stderr, "Error: unknown command %q for \"blis\"\nRun 'blis --help' for usage.\n", strings.Join(os.Args[1:min(2, len(os.Args))], ""))
 		os.Exit(1)
@@ -265,9 +272,13 @@ func replay() {
 	header := fs.String("trace-header", "", "Path to TraceV2 header YAML file (required)")
 	data := fs.String("trace-data", "", "Path to TraceV2 data CSV file (required)")
 	sessionMode := fs.String("session-mode", "fixed", "Session replay mode")
+	pool := new(int)
+	if variant == "agentic" {
+		pool = fs.Int("concurrent-sessions", 0, "Run a fixed pool of N concurrent closed-loop sessions")
+	}
 	s := simFlags(fs)
 	var out string
-	if variant == "metrics" {
+	if variant != "results" {
 		fs.StringVar(&out, "metrics-path", "", "File to write aggregate MetricsOutput JSON")
 	} else {
 		fs.StringVar(&out, "results-path", "", "File to write []SimResult JSON")
@@ -284,6 +295,10 @@ func replay() {
 	}
 
 	reqs := readTrace(*data)
+	if *pool > 0 {
+		s.metrics(out, len(reqs), s.sessionPool(reqs, *pool))
+		return
+	}
 	closed := *sessionMode == "closed-loop"
 	sessions := map[string]bool{}
 	for _, r := range reqs {
@@ -318,7 +333,7 @@ func replay() {
 			results = append(results, done{r, t, t + float64(r.output-1)*s.tpot(conc), float64(r.arrivalUs), fmt.Sprintf("request_%d", r.id)})
 		}
 	}
-	if variant == "metrics" {
+	if variant != "results" {
 		s.metrics(out, len(reqs), results)
 		return
 	}
@@ -568,4 +583,188 @@ func readTrace(path string) []req {
 		out = append(out, req{id: atoi(c[0]), session: c[4], round: atoi(c[5]), input: atoi(c[9]), output: atoi(c[10]), arrivalUs: arr})
 	}
 	return out
+}
+
+// sessionPool replays the trace's sessions (in order of their first
+// arrival; a request without a session is a session of its own) as a pool
+// of n concurrent closed-loop sessions: n start at 0, and whenever one
+// finishes its last round the next starts. A session's rounds are serial.
+func (s *sim) sessionPool(reqs []req, n int) []done {
+	bySession := map[string][]req{}
+	var order []string
+	for _, r := range reqs {
+		key := r.session
+		if key == "" {
+			key = fmt.Sprintf("request_%d", r.id)
+		}
+		if bySession[key] == nil {
+			order = append(order, key)
+		}
+		bySession[key] = append(bySession[key], r)
+	}
+	sort.SliceStable(order, func(i, j int) bool { return bySession[order[i]][0].arrivalUs < bySession[order[j]][0].arrivalUs })
+	conc := float64(min(n, len(order)))
+	free := make([]float64, min(n, len(order))) // when each pool slot is free, µs
+	var results []done
+	for _, key := range order {
+		slot := 0
+		for k := range free {
+			if free[k] < free[slot] {
+				slot = k
+			}
+		}
+		clock := free[slot]
+		rounds := bySession[key]
+		sort.SliceStable(rounds, func(i, j int) bool { return rounds[i].round < rounds[j].round })
+		for _, r := range rounds {
+			t := s.ttft(r, conc, true)
+			e := t + float64(r.output-1)*s.tpot(conc)
+			results = append(results, done{r, t, e, clock, fmt.Sprintf("session_%s_round_%d", key, r.round)})
+			clock += e * 1000
+		}
+		free[slot] = clock
+	}
+	sort.SliceStable(results, func(i, j int) bool { return results[i].startUs < results[j].startUs })
+	return results
+}
+
+// convert is `blis convert <format>`: the agentic variant offers otel and
+// weka, each writing the TraceV2 pair <trace-output>.yaml and .csv: one
+// row per LLM call, sessions and rounds from the source, arrivals in µs
+// from the first call.
+func convert() {
+	formats := map[string]string{"otel": "Convert OpenTelemetry agentic trace JSON to TraceV2", "weka": "Convert Weka agentic trace JSONL to TraceV2"}
+	if len(os.Args) < 3 || formats[os.Args[2]] == "" || os.Args[2] == "--help" {
+		// cobra prints the parent's help for --help and for an unknown
+		// subcommand.
+		fmt.Println("Convert external workload formats to TraceV2.\n\nUsage:\n  blis convert [command]\n\nAvailable Commands:")
+		fmt.Println("  otel        " + formats["otel"])
+		fmt.Println("  weka        " + formats["weka"])
+		fmt.Println("\nFlags:\n  -h, --help   help for convert")
+		return
+	}
+	format := os.Args[2]
+	fs := flag.NewFlagSet("convert "+format, flag.ContinueOnError)
+	input := fs.String("input", "", "Input trace file")
+	output := fs.String("trace-output", "", "Output prefix: writes <prefix>.yaml and <prefix>.csv")
+	growth := fs.String("context-growth", "", "Per-round input assembly: accumulate or empty")
+	fs.SetOutput(os.Stdout)
+	fs.Usage = func() {
+		fmt.Printf("Usage:\n  blis convert %s [flags]\n\nFlags:\n", format)
+		fs.VisitAll(func(f *flag.Flag) { fmt.Printf("      --%s string   %s\n", f.Name, f.Usage) })
+	}
+	if err := fs.Parse(os.Args[3:]); err != nil {
+		if err == flag.ErrHelp {
+			os.Exit(0)
+		}
+		os.Exit(1)
+	}
+	if *input == "" || *output == "" {
+		fatal("--input and --trace-output are required")
+	}
+	raw, err := os.ReadFile(*input)
+	if err != nil {
+		fatal("read input: %v", err)
+	}
+	var reqs []req
+	if format == "otel" {
+		reqs = convertOTel(raw)
+	} else {
+		reqs = convertWeka(raw)
+	}
+	if len(reqs) == 0 {
+		fatal("no LLM calls in %s", *input)
+	}
+	header := "trace_version: 2\ntime_unit: microseconds\nmode: real\nwarm_up_requests: 0\n"
+	if *growth != "" {
+		header += "session_context_growth: " + *growth + "\n"
+	}
+	var csv strings.Builder
+	csv.WriteString("request_id,client_id,tenant_id,slo_class,session_id,round_index,prefix_group,prefix_length,streaming,input_tokens,output_tokens,text_tokens,image_tokens,audio_tokens,video_tokens,reason_ratio,model,deadline_us,server_input_tokens,arrival_time_us,send_time_us,first_chunk_time_us,last_chunk_time_us,num_chunks,status,error_message,finish_reason\n")
+	for i, r := range reqs {
+		fmt.Fprintf(&csv, "%d,client0,,,%s,%d,,0,true,%d,%d,%d,0,0,0,0,,0,0,%d,0,0,0,0,,,\n", i, r.session, r.round, r.input, r.output, r.input, r.arrivalUs)
+	}
+	if err := os.WriteFile(*output+".yaml", []byte(header), 0o644); err != nil {
+		fatal("write trace: %v", err)
+	}
+	if err := os.WriteFile(*output+".csv", []byte(csv.String()), 0o644); err != nil {
+		fatal("write trace: %v", err)
+	}
+	fmt.Printf("Wrote %d records from %s\n", len(reqs), *input)
+}
+
+// convertOTel reads the flat span export ({"spans": [...]}): the LLM calls
+// (gen_ai.operation.name chat, or a name starting "chat ") with their token
+// usage, a session per trace_id, ordered by start time.
+func convertOTel(raw []byte) []req {
+	var doc struct {
+		Spans []struct {
+			TraceID    string         `json:"trace_id"`
+			Name       string         `json:"name"`
+			StartTime  string         `json:"start_time"`
+			Attributes map[string]any `json:"attributes"`
+		} `json:"spans"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		fatal("parse otel trace: %v", err)
+	}
+	type call struct {
+		at      time.Time
+		session string
+		in, out int
+	}
+	var calls []call
+	for _, sp := range doc.Spans {
+		if sp.Attributes["gen_ai.operation.name"] != "chat" && !strings.HasPrefix(sp.Name, "chat ") {
+			continue
+		}
+		at, err := time.Parse(time.RFC3339Nano, sp.StartTime)
+		if err != nil {
+			fatal("span start_time %q: %v", sp.StartTime, err)
+		}
+		in, _ := sp.Attributes["gen_ai.usage.input_tokens"].(float64)
+		out, _ := sp.Attributes["gen_ai.usage.output_tokens"].(float64)
+		calls = append(calls, call{at, sp.TraceID, int(in), int(out)})
+	}
+	sort.SliceStable(calls, func(i, j int) bool { return calls[i].at.Before(calls[j].at) })
+	var reqs []req
+	round := map[string]int{}
+	for _, c := range calls {
+		reqs = append(reqs, req{session: c.session, round: round[c.session], input: c.in, output: max(c.out, 1), arrivalUs: c.at.Sub(calls[0].at).Microseconds()})
+		round[c.session]++
+	}
+	return reqs
+}
+
+// convertWeka reads WekaTrace JSONL: a session per trace id, its main
+// requests (type n or s) as rounds; subagent entries are skipped.
+func convertWeka(raw []byte) []req {
+	var reqs []req
+	for i, line := range strings.Split(string(raw), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		var t struct {
+			ID       string `json:"id"`
+			Requests []struct {
+				T    float64 `json:"t"`
+				Type string  `json:"type"`
+				In   int     `json:"in"`
+				Out  int     `json:"out"`
+			} `json:"requests"`
+		}
+		if err := json.Unmarshal([]byte(line), &t); err != nil {
+			fatal("parse weka trace line %d: %v", i+1, err)
+		}
+		round := 0
+		for _, r := range t.Requests {
+			if r.Type != "n" && r.Type != "s" {
+				continue
+			}
+			reqs = append(reqs, req{session: t.ID, round: round, input: r.In, output: max(r.Out, 1), arrivalUs: int64(math.Round(r.T * 1e6))})
+			round++
+		}
+	}
+	sort.SliceStable(reqs, func(i, j int) bool { return reqs[i].arrivalUs < reqs[j].arrivalUs })
+	return reqs
 }

@@ -1,0 +1,80 @@
+package lbrun
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/harness"
+	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
+)
+
+// traceSim is a Sim with f90a1e3a's real `blis replay --help` flags, the
+// given converters and the test traces of internal/leaderboard stored
+// under a traces directory.
+func traceSim(t *testing.T, converters map[string]harness.Flags) (*Sim, map[string]string) {
+	t.Helper()
+	help, err := os.ReadFile("../../harness/testdata/help/f90a1e3a-replay.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := t.TempDir()
+	os.MkdirAll(filepath.Join(data, "model_configs", "test-model-7b"), 0o755)
+	os.WriteFile(filepath.Join(data, "model_configs", "test-model-7b", "config.json"), []byte("{}"), 0o644)
+	traces := map[string]leaderboard.TraceFiles{}
+	sums := map[string]string{}
+	for name, format := range map[string]string{"otel-one-node.json": "otel", "otel-two-nodes.json": "otel", "weka.jsonl": "weka"} {
+		raw, err := os.ReadFile(filepath.Join("..", "testdata", "traces", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tf := leaderboard.TraceFiles{Format: format, Source: raw}
+		traces[tf.Hash()], sums[name] = tf, tf.Hash()
+	}
+	dir := t.TempDir()
+	if err := leaderboard.StoreTraces(dir, traces); err != nil {
+		t.Fatal(err)
+	}
+	return &Sim{Build: &harness.Build{DataDir: data}, ReplayFlags: harness.ParseFlags(string(help)), Converters: converters, TracesDir: dir}, sums
+}
+
+func traceRun(format, sum string) leaderboard.Run {
+	return leaderboard.Run{Group: "g", ID: "h100", Candidate: leaderboard.Candidate{ID: "h100", Model: "org/test-model-7b", Hardware: "H100", TP: 1, DP: 1, Replicas: 1},
+		Workload: leaderboard.Workload{Trace: &leaderboard.Trace{Format: format, SHA256: sum}}, Load: leaderboard.LoadPoint{Arrival: leaderboard.ArrivalRecorded}}
+}
+
+func TestPlanConvertedTraces(t *testing.T) {
+	t.Parallel()
+	full := harness.Flags{"input": true, "trace-output": true}
+	f90a1e3a := map[string]harness.Flags{"inference-perf": {"spec": true}, "preset": {"name": true}, "servegen": {"path": true}}
+	for _, tt := range []struct {
+		name       string
+		converters map[string]harness.Flags
+		format     string
+		file       string
+		reason     string // "" when planned
+		msg        string // in the failure, or in the convert command
+	}{
+		{"no convert", nil, "otel", "otel-one-node.json", harness.ReasonUnsupportedBuild, "this build cannot: it has no `blis convert`"},
+		{"f90a1e3a", f90a1e3a, "weka", "weka.jsonl", harness.ReasonUnsupportedBuild, "`blis convert weka` before replay; this build cannot: its `blis convert` offers inference-perf, preset, servegen"},
+		{"no trace-output", map[string]harness.Flags{"otel": {"input": true}}, "otel", "otel-one-node.json", harness.ReasonUnsupportedBuild, "this build's `blis convert otel` lacks --trace-output"},
+		{"two nodes", map[string]harness.Flags{"otel": full}, "otel", "otel-two-nodes.json", leaderboard.ReasonTraceRefused, "host.name has 2 values (node-a, node-b)"},
+		{"no context-growth", map[string]harness.Flags{"weka": full}, "weka", "weka.jsonl", "", "--trace-output {run}/converted"},
+	} {
+		s, sums := traceSim(t, tt.converters)
+		inv, err := s.Plan(traceRun(tt.format, sums[tt.file]))
+		if tt.reason == "" {
+			c := strings.Join(inv.Convert, " ")
+			if err != nil || !strings.HasPrefix(c, "convert "+tt.format+" --input {traces}/"+sums[tt.file]+"/") || !strings.HasSuffix(c, tt.msg) {
+				t.Errorf("%s: %v, convert %q", tt.name, err, c)
+			}
+			continue
+		}
+		var f *failure
+		if !errors.As(err, &f) || f.reason != tt.reason || !strings.Contains(f.msg, tt.msg) {
+			t.Errorf("%s: %v, want %s: …%s…", tt.name, err, tt.reason, tt.msg)
+		}
+	}
+}
