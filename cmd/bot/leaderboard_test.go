@@ -179,6 +179,7 @@ func TestShippedLeaderboardMatchesDefaults(t *testing.T) {
 		Jobs        map[string]struct {
 			Steps []struct {
 				ID   string
+				If   string
 				Uses string
 				With map[string]any
 			}
@@ -190,8 +191,8 @@ func TestShippedLeaderboardMatchesDefaults(t *testing.T) {
 	if !slices.Contains(wf.On.Push.Branches, "main") || !slices.Contains(wf.On.Push.Paths, botconfig.DefaultLeaderboardRuns) || !slices.Contains(wf.On.Push.Paths, botconfig.DefaultPinFile) {
 		t.Errorf("the workflow does not run on pushes to main that change %s or %s: %+v", botconfig.DefaultLeaderboardRuns, botconfig.DefaultPinFile, wf.On.Push)
 	}
-	if len(wf.Permissions) != 1 || wf.Permissions["contents"] != "read" {
-		t.Errorf("permissions %v, want contents: read only (the bot writes, not the workflow)", wf.Permissions)
+	if len(wf.Permissions) != 2 || wf.Permissions["contents"] != "read" || wf.Permissions["pull-requests"] != "write" {
+		t.Errorf("permissions %v, want contents: read (the bot writes, not the workflow) and pull-requests: write (the comment)", wf.Permissions)
 	}
 	ran, uploaded := "", false
 	for _, j := range wf.Jobs {
@@ -205,14 +206,41 @@ func TestShippedLeaderboardMatchesDefaults(t *testing.T) {
 				}
 				ran = s.ID
 			case strings.HasPrefix(s.Uses, uploadRef):
+				// Only the default branch's results are uploaded: the bot
+				// never publishes a pull request's run anyway.
 				uploaded = s.With["name"] == botconfig.DefaultLeaderboardArtifact && ran != "" &&
-					s.With["path"] == "${{ steps."+ran+".outputs.results-dir }}"
+					s.With["path"] == "${{ steps."+ran+".outputs.results-dir }}" && s.If == "${{ github.event_name != 'pull_request' }}"
 			}
 		}
 	}
 	if ran == "" || !uploaded {
 		t.Errorf("want the Action (%s, mode: leaderboard) and an upload of its results-dir as %s after it; got step %q, upload %v",
 			actionRef, botconfig.DefaultLeaderboardArtifact, ran, uploaded)
+	}
+	// Every input the workflow gives the Action, and the output it
+	// uploads, is one the Action declares.
+	var action struct{ Inputs, Outputs map[string]any }
+	actionYML, err := os.ReadFile(filepath.Join(root, "action.yml"))
+	if err == nil {
+		err = yaml.Unmarshal(actionYML, &action)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range wf.Jobs {
+		for _, s := range j.Steps {
+			if s.Uses != actionRef {
+				continue
+			}
+			for k := range s.With {
+				if _, ok := action.Inputs[k]; !ok {
+					t.Errorf("the workflow gives the Action input %q, which action.yml does not declare", k)
+				}
+			}
+		}
+	}
+	if _, ok := action.Outputs["results-dir"]; !ok {
+		t.Error("action.yml has no output results-dir")
 	}
 	if _, changed, err := pin.BumpUses(raw, harnessRepo, "v1.0.0", strings.Repeat("c", 40)); err != nil || !changed {
 		t.Errorf("the harness bump does not move the workflow's Action pin: %v, %v", changed, err)
