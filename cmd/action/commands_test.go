@@ -98,3 +98,31 @@ func TestGroupsAndUnknownCommands(t *testing.T) {
 		}
 	}
 }
+
+// A bad flag value is a usage error naming the flag, found before any work.
+func TestBadFlagValuesAreUsageErrors(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"nightly", "plan", "--simulator-repo", "nope"}, "--simulator-repo"},
+		{[]string{"nightly", "plan", "--inferencex-repo", "a/b/c"}, "--inferencex-repo"},
+		{[]string{"leaderboard", "validate", "--sim", "v0.7.15"}, `--sim "v0.7.15"`},
+		{[]string{"leaderboard", "validate", "--sim", "0123456789012345678901234567890123456789", "--pin", "p.yaml"}, "--sim or --pin"},
+		{[]string{"leaderboard", "run", "--jobs", "0"}, "--jobs 0"},
+		{[]string{"leaderboard", "verify", "--jobs", "-1"}, "--jobs -1"},
+		{[]string{"leaderboard", "render", "extra"}, `"extra"`},
+		{[]string{"compare", "a"}, "want two runs A and B"},
+		{[]string{"merge", "--out", "x"}, "SHARD_DIR"},
+		{[]string{"ledger", "import", "--out", "x"}, "SOURCE"},
+		{[]string{"ledger", "import", "--out", "x", "--run-date", "12"}, "--run-date"},
+		{[]string{"github-action", "extra"}, `"extra"`},
+	} {
+		var stdout, stderr bytes.Buffer
+		err := run(context.Background(), tt.args, func(string) string { return "" }, &stdout, &stderr)
+		if exitCode(err) != 2 || !strings.Contains(err.Error(), tt.want) || !strings.Contains(stderr.String(), "Usage: action ") {
+			t.Errorf("%q: exit %d (%v), stderr %q; want exit 2 naming %s, with the usage", tt.args, exitCode(err), err, stderr.String(), tt.want)
+		}
+	}
+}

@@ -181,6 +181,9 @@ var leaderboardValidateCommand = cli.Spec[leaderboardValidateOptions]{
 		if o.sim != "" && o.pinFile != "" {
 			return errors.New("give --sim or --pin, not both (the pin file names the simulator)")
 		}
+		if o.sim != "" && !ident.IsCommit(o.sim) {
+			return fmt.Errorf("--sim %q: give the pinned simulator commit, 40 lowercase hex", o.sim)
+		}
 		return cli.NoArgs(args)
 	},
 	Run: runLeaderboardValidate,
@@ -194,9 +197,6 @@ func runLeaderboardValidate(ctx context.Context, o leaderboardValidateOptions, e
 			return fmt.Errorf("leaderboard validate: %w", err)
 		}
 		pair = &p
-	}
-	if o.sim != "" && !ident.IsCommit(o.sim) {
-		return fmt.Errorf("leaderboard validate: --sim %q: give the pinned simulator commit, 40 lowercase hex", o.sim)
 	}
 	d, _, err := readDeclaration(o.runs)
 	if err != nil {

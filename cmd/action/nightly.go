@@ -280,6 +280,14 @@ var nightlyPlanCommand = cli.Spec[nightlyPlanOptions]{
 		if o.pinFile == "" {
 			o.pinFile = filepath.Join(o.dashboard, filepath.FromSlash(pin.DefaultPath))
 		}
+		if _, err := github.ParseRepo(o.simulatorRepo); err != nil {
+			return fmt.Errorf("--simulator-repo: %w", err)
+		}
+		if o.inferencexRepo != "" {
+			if _, err := github.ParseRepo(o.inferencexRepo); err != nil {
+				return fmt.Errorf("--inferencex-repo: %w", err)
+			}
+		}
 		return cli.NoArgs(args)
 	},
 	Run: runNightlyPlan,
