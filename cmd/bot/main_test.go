@@ -24,6 +24,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/github"
 	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
+	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 	"github.com/inference-sim/accuracy-dashboard/internal/webhook"
 )
@@ -315,7 +316,7 @@ func assertOneSnapshotCommit(t *testing.T, f *githubfake.Server, before int, id 
 		}
 	}
 	readme, _ := f.File(dashboardRepo, hist[0].SHA, "README.md")
-	if !strings.HasPrefix(readme, "# Accuracy data\n") || !strings.Contains(readme, bot.TableStart) {
+	if !strings.HasPrefix(readme, "# Accuracy data\n") || !strings.Contains(readme, render.TableStart) {
 		t.Errorf("README.md:\n%s", readme)
 	}
 }

@@ -344,7 +344,7 @@ func (p *Publisher) publish(ctx context.Context, rep Report, publishedAt time.Ti
 		reasons = append(reasons, fmt.Sprintf("no %s next to %s (a snapshot keeps its points)", report.PointsFile, report.SummaryFile))
 	}
 	if rep.Points != nil {
-		if snap.Points, err = canonicalPoints(rep.Points, s); err != nil {
+		if snap.Points, err = checkPoints(rep.Points, s); err != nil {
 			reasons = append(reasons, err.Error())
 		}
 	}
@@ -371,7 +371,7 @@ func (p *Publisher) publish(ctx context.Context, rep Report, publishedAt time.Ti
 		if err != nil {
 			return nil, err
 		}
-		if err := p.readPrevious(ctx, head, snap, &dash); err != nil {
+		if err := p.readPrevious(ctx, head, snap, id, &dash); err != nil {
 			return nil, err
 		}
 		return PlanSnapshot(snap, dash)
@@ -532,10 +532,10 @@ func (p *Publisher) readDashboard(ctx context.Context, head, id string) (Dashboa
 }
 
 // readPrevious reads the summary and points of the snapshot just older than
-// snap, for its comparison page; a snapshot without points.json (published
-// before snapshots kept them) gives no comparison.
-func (p *Publisher) readPrevious(ctx context.Context, head string, snap Snapshot, dash *Dashboard) error {
-	prev := PreviousID(snap, dash.Index)
+// snap (published under id), for its comparison page; a snapshot without
+// points.json (published before snapshots kept them) gives no comparison.
+func (p *Publisher) readPrevious(ctx context.Context, head string, snap Snapshot, id string, dash *Dashboard) error {
+	prev := PreviousID(snap, id, dash.Index)
 	if prev == "" || snap.Points == nil {
 		return nil
 	}
@@ -557,9 +557,9 @@ func (p *Publisher) readPrevious(ctx context.Context, head string, snap Snapshot
 	return nil
 }
 
-// canonicalPoints checks that raw points.json validates and holds exactly
-// the points the summary counts, and returns its canonical encoding.
-func canonicalPoints(raw []byte, s report.Summary) ([]byte, error) {
+// checkPoints parses points.json (schema, strict decoding) and checks that
+// it holds exactly the points the summary counts.
+func checkPoints(raw []byte, s report.Summary) ([]report.Point, error) {
 	points, err := report.ParsePoints(raw)
 	if err != nil {
 		return nil, err
@@ -574,7 +574,10 @@ func canonicalPoints(raw []byte, s report.Summary) ([]byte, error) {
 		return nil, fmt.Errorf("%s holds %d points (%d scored), %s counts %d (%d scored)", report.PointsFile, len(points), scored,
 			report.SummaryFile, s.Coverage.CorpusPoints, s.Coverage.Scored)
 	}
-	return report.EncodeJSON(points)
+	if points == nil {
+		points = []report.Point{} // kept, though empty
+	}
+	return points, nil
 }
 
 // PlanReasons lists where a run's plan disagrees with what its summary
@@ -595,16 +598,12 @@ func PlanReasons(plan nightly.Plan, s report.Summary) []string {
 }
 
 func snapshotMessage(s report.Summary, id, source string) string {
-	var data []string
-	for _, d := range DataRefs(s) {
-		data = append(data, d.Name+" "+d.Version)
-	}
 	harness := s.Provenance.Harness.Version
 	if harness == "" {
 		harness = s.Provenance.Harness.Commit
 	}
 	msg := fmt.Sprintf("Publish accuracy snapshot %s\n\nSimulator %s (%s), %s, harness %s.\n",
-		id, s.Provenance.Simulator.Tag, ident.Short(s.Provenance.Simulator.Commit), strings.Join(data, ", "), harness)
+		id, s.Provenance.Simulator.Tag, ident.Short(s.Provenance.Simulator.Commit), dataText(DataRefs(s)), harness)
 	if source != "" {
 		msg += "Source: " + source + "\n"
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/golden"
 	"github.com/inference-sim/accuracy-dashboard/internal/jsonstrict"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
+	"github.com/inference-sim/accuracy-dashboard/internal/render"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
@@ -79,7 +80,7 @@ func TestPublishRunOneCommitWithEveryFile(t *testing.T) {
 	if md := string(files["data/snapshots/"+id+"/summary.md"]); !strings.Contains(md, "v0.7.15") {
 		t.Errorf("summary.md does not look rendered:\n%s", md)
 	}
-	if r := string(files[ReadmePath]); !strings.HasPrefix(r, "# Data\n") || !strings.Contains(r, TableStart) || !strings.Contains(r, id) {
+	if r := string(files[ReadmePath]); !strings.HasPrefix(r, "# Data\n") || !strings.Contains(r, render.TableStart) || !strings.Contains(r, id) {
 		t.Errorf("README.md:\n%s", r)
 	}
 
@@ -450,6 +451,30 @@ func TestPublishPerRun(t *testing.T) {
 	}
 	if n := w.gh.countWrites("CreateCommit"); n != 3 {
 		t.Errorf("%d commits, want 3", n)
+	}
+}
+
+// TestPublishComparesRunsOfTheSameSecond: two runs whose updates carry the
+// same second are ordered by run id; the later one is compared with the
+// earlier (the previous snapshot read for the page is the one the index
+// puts after it).
+func TestPublishComparesRunsOfTheSameSecond(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newPublishWorld(t)
+	var ids []string
+	for run, simTag := range []string{"v0.7.15", "v0.8.0"} {
+		rep := releaseReport(t, simTag, "v1.0.0")
+		rep.Plan, rep.RunID = nightlyPlan(simTag).Encode(), int64(run+1)
+		res, err := w.pub.Publish(ctx, rep, t0, "")
+		if err != nil || res.Outcome != PublishPublished {
+			t.Fatalf("run %d: %s %v, %v", run+1, res.Outcome, res.Reasons, err)
+		}
+		ids = append(ids, res.ID)
+	}
+	page := CompareDir + "/" + ids[0] + ".." + ids[1] + ".md"
+	if _, ok := w.gh.tip(w.dashboard, "main")[page]; !ok {
+		t.Errorf("no %s", page)
 	}
 }
 

@@ -29,12 +29,9 @@ const (
 	CompareDir  = "data/compare"
 	IndexPath   = "data/index.json"
 	LastRunPath = "state/last-run.json"
-	ReadmePath  = "README.md"
-	// TableStart and TableEnd enclose the accuracy table in README.md.
-	TableStart = "<!-- accuracy-table:start -->"
-	TableEnd   = "<!-- accuracy-table:end -->"
-	// ReadmeRows is how many snapshots the README table shows.
-	ReadmeRows = 20
+	// ReadmePath holds the accuracy table (render.SnapshotTable) between
+	// render.TableStart and render.TableEnd.
+	ReadmePath = "README.md"
 	// IndexVersion is the version of data/index.json. Version 2 holds each
 	// snapshot's MAPE by metric key (every metric of internal/metric);
 	// version 1 (ttft_mape, tpot_mape) is still read and rewritten as
@@ -109,9 +106,10 @@ func ParseLastRun(raw []byte) (LastRun, error) {
 // Snapshot is one run's report to publish.
 type Snapshot struct {
 	Summary report.Summary
-	// Points is the canonical points.json (nil: the run kept none; the
-	// snapshot then has no points.json and no comparison).
-	Points []byte
+	// Points are the run's points, checked against the summary (nil: the
+	// run kept none; the snapshot then has no points.json and no
+	// comparison). The snapshot writes their canonical encoding.
+	Points []report.Point
 	// Inputs is what the run evaluated (its plan, or InputsOf the summary).
 	Inputs nightly.Plan
 	// RunID is the workflow run (0: published by hand).
@@ -220,14 +218,12 @@ func InputsOf(s report.Summary) nightly.Plan {
 func PlanSnapshot(snap Snapshot, dash Dashboard) (map[string][]byte, error) {
 	s := snap.Summary
 	id := SnapshotID(s, snap.RunID)
-	published := snap.PublishedAt.UTC().Format(time.RFC3339)
-	inputs := snap.Inputs.Normalize()
 	if dash.LastRun != nil {
 		last, err := ParseLastRun(dash.LastRun)
 		if err != nil {
 			return nil, err
 		}
-		if last.Inputs != nil && nightly.Equal(*last.Inputs, inputs) {
+		if last.Inputs != nil && nightly.Equal(*last.Inputs, snap.Inputs.Normalize()) {
 			return nil, ErrUnchanged
 		}
 	}
@@ -241,9 +237,7 @@ func PlanSnapshot(snap Snapshot, dash Dashboard) (map[string][]byte, error) {
 		}
 		return nil, ErrUnchanged
 	}
-	entry := indexEntry(s, id, published, snap.Source)
-	entry.Run, entry.Inputs = snap.RunID, &inputs
-	kept, err := insertEntry(dash.Index, entry)
+	kept, at, err := placeEntry(dash.Index, snap.entry(id))
 	if err != nil {
 		return nil, err
 	}
@@ -251,12 +245,15 @@ func PlanSnapshot(snap Snapshot, dash Dashboard) (map[string][]byte, error) {
 		SnapshotsDir + "/" + id + "/summary.json": summaryJSON,
 		SnapshotsDir + "/" + id + "/summary.md":   snap.Markdown,
 	}
+	var pointsJSON []byte
 	if snap.Points != nil {
-		files[SnapshotsDir+"/"+id+"/"+report.PointsFile] = snap.Points
+		if pointsJSON, err = report.EncodeJSON(snap.Points); err != nil {
+			return nil, fmt.Errorf("encode points: %w", err)
+		}
+		files[SnapshotsDir+"/"+id+"/"+report.PointsFile] = pointsJSON
 	}
-	at := slices.IndexFunc(kept, func(e IndexEntry) bool { return e.ID == id })
 	if prev := dash.Previous; prev != nil && at+1 < len(kept) && prev.ID == kept[at+1].ID && snap.Points != nil {
-		if md, ok := comparePage(*prev, s, snap.Points, id); ok {
+		if md, ok := comparePage(*prev, report.Run{Summary: s, Points: snap.Points}, id); ok {
 			path := CompareDir + "/" + prev.ID + ".." + id + ".md"
 			files[path] = md
 			kept[at].Compare = path
@@ -273,7 +270,7 @@ func PlanSnapshot(snap Snapshot, dash Dashboard) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	readme, err := ReplaceTable(dash.Readme, Table(idx.Snapshots))
+	readme, err := render.ReplaceTable(dash.Readme, render.SnapshotTable(snapshotRows(idx.Snapshots), IndexPath))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ReadmePath, err)
 	}
@@ -283,21 +280,29 @@ func PlanSnapshot(snap Snapshot, dash Dashboard) (map[string][]byte, error) {
 	if newest.ID == id {
 		files[LatestDir+"/summary.json"] = summaryJSON
 		files[LatestDir+"/summary.md"] = snap.Markdown
-		if snap.Points != nil {
-			files[LatestDir+"/"+report.PointsFile] = snap.Points
+		if pointsJSON != nil {
+			files[LatestDir+"/"+report.PointsFile] = pointsJSON
 		}
 	}
 	return files, nil
 }
 
-// insertEntry decodes the index and returns its entries with entry added
-// (replacing one of the same id), newest first.
-func insertEntry(index []byte, entry IndexEntry) ([]IndexEntry, error) {
+// entry is snap's index entry, published under id.
+func (snap Snapshot) entry(id string) IndexEntry {
+	e := indexEntry(snap.Summary, id, snap.PublishedAt.UTC().Format(time.RFC3339), snap.Source)
+	inputs := snap.Inputs.Normalize()
+	e.Run, e.Inputs = snap.RunID, &inputs
+	return e
+}
+
+// placeEntry decodes the index and returns its entries with entry added
+// (replacing one of the same id), newest first, and entry's position.
+func placeEntry(index []byte, entry IndexEntry) ([]IndexEntry, int, error) {
 	idx := Index{Version: IndexVersion}
 	if index != nil {
 		var err error
 		if idx, err = decodeIndex(index); err != nil {
-			return nil, fmt.Errorf("%s: %w", IndexPath, err)
+			return nil, 0, fmt.Errorf("%s: %w", IndexPath, err)
 		}
 	}
 	kept := []IndexEntry{entry}
@@ -316,29 +321,25 @@ func insertEntry(index []byte, entry IndexEntry) ([]IndexEntry, error) {
 		}
 		return kept[i].ID > kept[j].ID
 	})
-	return kept, nil
+	return kept, slices.IndexFunc(kept, func(e IndexEntry) bool { return e.ID == entry.ID }), nil
 }
 
-// PreviousID names the published snapshot just older than snap, the one its
-// comparison page compares with ("" for none). A malformed index is
+// PreviousID names the published snapshot just older than snap, published
+// under id (SnapshotID), the one its comparison page compares with ("" for
+// none): the entry PlanSnapshot puts after it. A malformed index is
 // PlanSnapshot's to report: here it means no previous snapshot.
-func PreviousID(snap Snapshot, index []byte) string {
-	id := SnapshotID(snap.Summary, snap.RunID)
-	kept, err := insertEntry(index, IndexEntry{ID: id, PublishedAt: snap.PublishedAt.UTC().Format(time.RFC3339)})
-	if err != nil {
+func PreviousID(snap Snapshot, id string, index []byte) string {
+	kept, at, err := placeEntry(index, snap.entry(id))
+	if err != nil || at+1 >= len(kept) {
 		return ""
 	}
-	at := slices.IndexFunc(kept, func(e IndexEntry) bool { return e.ID == id })
-	if at+1 < len(kept) {
-		return kept[at+1].ID
-	}
-	return ""
+	return kept[at+1].ID
 }
 
-// comparePage renders the comparison of the previous snapshot with this
-// one; ok is false when the previous snapshot's files do not parse (an old
-// snapshot without points.json is not read at all).
-func comparePage(prev PreviousSnapshot, s report.Summary, points []byte, id string) ([]byte, bool) {
+// comparePage renders the comparison of the previous snapshot with cur,
+// published under id; ok is false when the previous snapshot's files do not
+// parse (an old snapshot without points.json is not read at all).
+func comparePage(prev PreviousSnapshot, cur report.Run, id string) ([]byte, bool) {
 	ps, err := report.ParseSummary(prev.Summary)
 	if err != nil {
 		return nil, false
@@ -347,11 +348,7 @@ func comparePage(prev PreviousSnapshot, s report.Summary, points []byte, id stri
 	if err != nil {
 		return nil, false
 	}
-	cur, err := report.ParsePoints(points)
-	if err != nil {
-		return nil, false
-	}
-	c := prcheck.CompareRuns(report.Run{Summary: ps, Points: pp}, report.Run{Summary: s, Points: cur}, prev.ID, id)
+	c := prcheck.CompareRuns(report.Run{Summary: ps, Points: pp}, cur, prev.ID, id)
 	return []byte(render.CompareMarkdown(c)), true
 }
 
@@ -421,73 +418,21 @@ func indexEntry(s report.Summary, id, published, source string) IndexEntry {
 	}
 }
 
-// Table renders the README's accuracy table from index entries, newest
-// first, at most ReadmeRows rows. Untrusted text is escaped.
-func Table(entries []IndexEntry) string {
-	var b strings.Builder
-	b.WriteString("| Published | Simulator | Data | Harness |")
-	align := "|---|---|---|---|"
-	for _, d := range metric.Headline() {
-		fmt.Fprintf(&b, " %s MAPE |", d.Short)
-		align += "---:|"
-	}
-	b.WriteString(" Tier | Scored | Snapshot | Change |\n" + align + "---|---:|---|---|\n")
+// snapshotRows are the README table's rows of index entries.
+func snapshotRows(entries []IndexEntry) []render.SnapshotRow {
+	rows := make([]render.SnapshotRow, len(entries))
 	for i, e := range entries {
-		if i == ReadmeRows {
-			break
-		}
-		var data []string
-		for _, d := range e.Data {
-			data = append(data, d.Name+" "+d.Version)
-		}
-		change := ""
-		if e.Compare != "" {
-			change = "[vs previous](" + e.Compare + ")"
-		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |",
-			render.Cell(dateOf(e.PublishedAt)), render.Cell(e.Simulator), render.Cell(strings.Join(data, ", ")), render.Cell(e.Harness))
-		for _, d := range metric.Headline() {
-			fmt.Fprintf(&b, " %s |", render.Pct(e.MAPE[d.Key]))
-		}
-		fmt.Fprintf(&b, " %s | %d / %d | [%s](%s) | %s |\n", render.Cell(e.Tier), e.Scored, e.CorpusPoints, render.Cell(e.ID), e.Path+"summary.md", change)
+		rows[i] = render.SnapshotRow{PublishedAt: e.PublishedAt, Simulator: e.Simulator, Data: dataText(e.Data), Harness: e.Harness,
+			MAPE: e.MAPE, Tier: e.Tier, Scored: e.Scored, CorpusPoints: e.CorpusPoints, ID: e.ID, Summary: e.Path + "summary.md", Compare: e.Compare}
 	}
-	if len(entries) > ReadmeRows {
-		fmt.Fprintf(&b, "\n%d older snapshots are listed in [%s](%s).\n", len(entries)-ReadmeRows, IndexPath, IndexPath)
-	}
-	return b.String()
+	return rows
 }
 
-// ReplaceTable puts table between TableStart and TableEnd in readme,
-// keeping everything else byte for byte. A README without the markers gets
-// an "Accuracy" section with them appended; a nil README becomes a new one.
-// Markers out of order or repeated are an error.
-func ReplaceTable(readme []byte, table string) ([]byte, error) {
-	block := TableStart + "\n" + table + TableEnd
-	if readme == nil {
-		return []byte("# Accuracy dashboard\n\nPublished accuracy of the BLIS simulator, newest first.\n\n" + block + "\n"), nil
+// dataText lists data versions as "ledger v1.0.0, catalog v1.0.0".
+func dataText(refs []DataRef) string {
+	var data []string
+	for _, d := range refs {
+		data = append(data, d.Name+" "+d.Version)
 	}
-	s := string(readme)
-	ns, ne := strings.Count(s, TableStart), strings.Count(s, TableEnd)
-	switch {
-	case ns == 0 && ne == 0:
-		if !strings.HasSuffix(s, "\n") && s != "" {
-			s += "\n"
-		}
-		return []byte(s + "\n## Accuracy\n\n" + block + "\n"), nil
-	case ns != 1 || ne != 1:
-		return nil, fmt.Errorf("want exactly one %s and one %s, found %d and %d", TableStart, TableEnd, ns, ne)
-	}
-	i, j := strings.Index(s, TableStart), strings.Index(s, TableEnd)
-	if j < i {
-		return nil, fmt.Errorf("%s comes before %s", TableEnd, TableStart)
-	}
-	return []byte(s[:i] + block + s[j+len(TableEnd):]), nil
-}
-
-// dateOf returns the date part of an RFC 3339 time.
-func dateOf(ts string) string {
-	if len(ts) >= 10 {
-		return ts[:10]
-	}
-	return ts
+	return strings.Join(data, ", ")
 }

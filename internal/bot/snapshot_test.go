@@ -11,6 +11,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/golden"
 	"github.com/inference-sim/accuracy-dashboard/internal/jsonstrict"
+	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 
 	"github.com/google/go-cmp/cmp"
@@ -50,14 +51,21 @@ func TestPlanSnapshotFirstAndNext(t *testing.T) {
 	// The next release goes on top; the README keeps its own text.
 	s2 := releaseSummary(t, "v0.8.0", "v1.0.0")
 	dash := Dashboard{Index: files[IndexPath], LastRun: files[LastRunPath],
-		Readme: []byte("# Dashboard\n\nIntro.\n\n" + TableStart + "\nold\n" + TableEnd + "\n\nFooter.\n")}
+		Readme: []byte("# Dashboard\n\nIntro.\n\n" + render.TableStart + "\nold\n" + render.TableEnd + "\n\nFooter.\n")}
 	files2, err := PlanSnapshot(snapshotOf(s2, "# two\n", t0.Add(24*time.Hour), ""), dash)
 	if err != nil {
 		t.Fatal(err)
 	}
 	golden.Assert(t, filepath.Join("testdata", "index.json"), files2[IndexPath])
 	golden.Assert(t, filepath.Join("testdata", "last-run.json"), files2[LastRunPath])
-	golden.Assert(t, filepath.Join("testdata", "README.md"), files2[ReadmePath])
+	// The table (render.SnapshotTable, golden-tested there) is the
+	// index's, newest first, between the markers; the rest is kept.
+	readme := string(files2[ReadmePath])
+	row2 := "| 2026-08-23 | v0.8.0 | ledger v1.0.0 | v1.1.0 | 10.0% | 5.0% | measured_resolved | 3 / 4 | [v0.8.0_ledger-v1.0.0_harness-v1.1.0](data/snapshots/v0.8.0_ledger-v1.0.0_harness-v1.1.0/summary.md) |  |\n"
+	row1 := "| 2026-08-22 | v0.7.15 | ledger v1.0.0 | v1.1.0 | 10.0% | 5.0% | measured_resolved | 3 / 4 | [" + id1 + "](data/snapshots/" + id1 + "/summary.md) |  |\n"
+	if !strings.HasPrefix(readme, "# Dashboard\n\nIntro.\n\n"+render.TableStart+"\n| Published |") || !strings.HasSuffix(readme, row2+row1+render.TableEnd+"\n\nFooter.\n") {
+		t.Errorf("README.md:\n%s", readme)
+	}
 	if string(files2["data/latest/summary.md"]) != "# two\n" {
 		t.Error("data/latest is not the newest snapshot")
 	}
@@ -110,27 +118,11 @@ func TestPlanSnapshotRefusesAndErrors(t *testing.T) {
 	for name, dash := range map[string]Dashboard{
 		IndexPath:   {Index: []byte(`{"version":1,"snapshots":[],"extra":1}`)},
 		LastRunPath: {LastRun: []byte(`[`)},
-		ReadmePath:  {Readme: []byte(TableEnd + "\n" + TableStart + "\n")},
+		ReadmePath:  {Readme: []byte(render.TableEnd + "\n" + render.TableStart + "\n")},
 	} {
 		if _, err := PlanSnapshot(snap, dash); err == nil || !strings.Contains(err.Error(), name) {
 			t.Errorf("malformed %s: error %v, want it named", name, err)
 		}
-	}
-}
-
-func TestReplaceTable(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct{ name, in, want string }{
-		{"no markers", "# X\ntext", "# X\ntext\n\n## Accuracy\n\n" + TableStart + "\nT\n" + TableEnd + "\n"},
-		{"markers", "a\n" + TableStart + "\nold\n" + TableEnd + "\nb\n", "a\n" + TableStart + "\nT\n" + TableEnd + "\nb\n"},
-	} {
-		got, err := ReplaceTable([]byte(tc.in), "T\n")
-		if err != nil || string(got) != tc.want {
-			t.Errorf("%s: got %q, %v; want %q", tc.name, got, err, tc.want)
-		}
-	}
-	if _, err := ReplaceTable([]byte(TableStart+TableStart+TableEnd), "T\n"); err == nil {
-		t.Error("repeated marker accepted")
 	}
 }
 
