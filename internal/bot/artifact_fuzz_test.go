@@ -3,8 +3,14 @@ package bot
 import (
 	"archive/zip"
 	"bytes"
+	"io/fs"
+	"os"
 	"path"
+	"path/filepath"
 	"testing"
+	"testing/fstest"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/render"
 )
 
 // FuzzReportFromArtifact: the artifact's zip archive comes from a workflow
@@ -56,6 +62,61 @@ func FuzzReportFromArtifact(f *testing.F) {
 		}
 		if n != 1 {
 			t.Errorf("accepted an archive with %d summary.json entries", n)
+		}
+	})
+}
+
+// FuzzResultsFromArtifact: the leaderboard's results artifact comes from a
+// workflow run too. Any input yields a results directory of clean relative
+// paths within the caps, or an error; never a panic; and checking it against
+// the example's declaration never panics and publishes nothing unless no
+// reason was found.
+func FuzzResultsFromArtifact(f *testing.F) {
+	runs, err := os.ReadFile(filepath.Join(lbExample, "runs.yaml"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	pinFile := []byte(lbPin(lbSimTag, lbSimCommit))
+	add := func(files map[string][]byte) {
+		var buf bytes.Buffer
+		zw := zip.NewWriter(&buf)
+		for name, data := range files {
+			w, err := zw.Create(name)
+			if err != nil {
+				f.Fatal(err)
+			}
+			w.Write(data)
+		}
+		if err := zw.Close(); err != nil {
+			f.Fatal(err)
+		}
+		f.Add(buf.Bytes())
+	}
+	add(map[string][]byte{"qwen3-14b-chat-8rps/h100-tp1.json": []byte(`{"schema_version": 1}`)})
+	add(map[string][]byte{"../escape.json": []byte("{}"), "a/b.json": []byte("{}")})
+	add(map[string][]byte{"traces/x/header.yaml": []byte("h"), "g/r.json": []byte("not json")})
+	f.Add([]byte("not a zip"))
+	f.Fuzz(func(t *testing.T, zipped []byte) {
+		fsys, err := ResultsFromArtifact(zipped)
+		if err != nil {
+			return
+		}
+		total := 0
+		for name, file := range fsys {
+			if !fs.ValidPath(name) || path.Clean(name) != name || len(file.Data) > MaxSummaryBytes {
+				t.Errorf("accepted %q (%d bytes)", name, len(file.Data))
+			}
+			total += len(file.Data)
+		}
+		if total > MaxArtifactBytes {
+			t.Errorf("accepted %d bytes in all", total)
+		}
+		checked, reasons := CheckLeaderboard(LeaderboardInput{Runs: runs, RunsName: "runs.yaml", Pin: pinFile, PinName: "pin.yaml", Traces: fstest.MapFS{}, Results: fsys})
+		if len(reasons) > 0 && checked.Files != nil {
+			t.Errorf("refused (%v) yet files to publish", reasons)
+		}
+		if len(reasons) == 0 && checked.Files[render.LeaderboardMarkdownFile] == nil {
+			t.Error("accepted without tables")
 		}
 	})
 }

@@ -161,9 +161,9 @@ func CheckLeaderboard(in LeaderboardInput) (CheckedLeaderboard, []string) {
 		}
 		out.Files[LeaderboardResultsDir+"/"+k+".json"] = raw
 		if t := r.Declaration.Workload.Trace; t != nil && t.SHA256 != "" {
-			tf := traces[t.SHA256]
-			dir := LeaderboardResultsDir + "/" + leaderboard.TracesDir + "/" + t.SHA256 + "/"
-			out.Files[dir+leaderboard.TraceHeaderFile], out.Files[dir+leaderboard.TraceDataFile] = tf.Header, tf.Data
+			for name, raw := range traces[t.SHA256].Files() {
+				out.Files[path.Join(LeaderboardResultsDir, leaderboard.TracesDir, t.SHA256, name)] = raw
+			}
 		}
 	}
 	out.Groups = len(groups)

@@ -12,10 +12,12 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
+	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
 // The leaderboard fixture: the committed example (docs/examples/leaderboard,
@@ -367,5 +369,71 @@ func TestResultsFromArtifact(t *testing.T) {
 	}
 	if raw, err := fs.ReadFile(fsys, path.Join("g", "r.json")); err != nil || string(raw) != "{}" {
 		t.Errorf("g/r.json: %q, %v", raw, err)
+	}
+}
+
+// TestLeaderboardPublishTrace: a declaration that replays a recorded trace
+// is resolved from the run's head commit (the trace files beside runs.yaml)
+// and the stored trace is published with the result; a trace missing from
+// the commit refuses the run, naming it.
+func TestLeaderboardPublishTrace(t *testing.T) {
+	t.Parallel()
+	const runs = "version: 1\ngroups:\n  - id: recorded\n    workload: {trace: {format: tracev2, header: traces/chat.yaml, data: traces/chat.csv}}\n" +
+		"    load: {arrival: recorded}\n    candidates:\n      - {id: h100, model: qwen/qwen3-14b, hardware: H100, tp: 1}\n"
+	header, data := "version: 2\ntime_unit: us\n", "request_id,arrival\n0,0\n1,500\n"
+	d, err := leaderboard.Decode([]byte(runs), "runs.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	traces, err := leaderboard.ResolveTraces(d, fstest.MapFS{"traces/chat.yaml": {Data: []byte(header)}, "traces/chat.csv": {Data: []byte(data)}})
+	if err != nil || len(traces) != 1 {
+		t.Fatalf("traces %v, %v", traces, err)
+	}
+	run := d.Runs()[0]
+	res := &leaderboard.Result{Group: run.Group, Run: run.ID, Declaration: run, Command: []string{"blis", "replay"},
+		Provenance: leaderboard.Provenance{Simulator: leaderboard.Simulator{Commit: lbSimCommit, Tag: lbSimTag},
+			Harness: report.Harness{Commit: strings.Repeat("9", 40), Source: report.HarnessCheckout}},
+		Status: leaderboard.StatusFailed, Failure: &leaderboard.Failure{Reason: "simulator-run-error", Message: "exit status 2"}}
+	if err := res.Seal(); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := res.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := run.Workload.Trace.SHA256
+	artifact := map[string][]byte{"recorded/h100.json": raw,
+		"traces/" + sum + "/header.yaml": []byte(header), "traces/" + sum + "/data.csv": []byte(data)}
+
+	for _, withTrace := range []bool{true, false} {
+		w := newLBWorld(t)
+		files := map[string]string{lbRuns: runs}
+		if withTrace {
+			files["leaderboard/traces/chat.yaml"], files["leaderboard/traces/chat.csv"] = header, data
+		}
+		w.run.HeadSHA = w.gh.push(w.lbRepo, "main", files, "a recorded trace", Identity{Login: "human"})
+		w.artifact(t, w.run, artifact)
+		got, err := w.pub.PublishRun(context.Background(), w.run, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !withTrace {
+			if got.Outcome != PublishRefused || !slices.ContainsFunc(got.Reasons, func(r string) bool { return strings.Contains(r, "traces/chat.yaml") }) {
+				t.Errorf("trace missing from the commit: %+v", got)
+			}
+			continue
+		}
+		if got.Outcome != PublishPublished {
+			t.Fatalf("publish: %+v", got)
+		}
+		tip := w.gh.tip(w.dashboard, "main")
+		for name, want := range map[string]string{"header.yaml": header, "data.csv": data} {
+			if p := lbDashboard + "/results/traces/" + sum + "/" + name; string(tip[p]) != want {
+				t.Errorf("%s = %q, want the stored trace", p, tip[p])
+			}
+		}
+		if !bytes.Equal(tip[lbDashboard+"/results/recorded/h100.json"], raw) {
+			t.Error("the result is not published")
+		}
 	}
 }

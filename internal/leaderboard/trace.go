@@ -68,8 +68,8 @@ func (t TraceFiles) Hash() string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// files are the stored files of t by name.
-func (t TraceFiles) files() map[string][]byte {
+// Files are the stored files of t by name (what traces/<sha256>/ holds).
+func (t TraceFiles) Files() map[string][]byte {
 	if name := TraceSourceFile(t.Format); name != "" {
 		return map[string][]byte{name: t.Source}
 	}
@@ -160,7 +160,7 @@ func StoreTraces(dir string, traces map[string]TraceFiles) error {
 		if err := os.MkdirAll(td, 0o755); err != nil {
 			return err
 		}
-		for name, raw := range tf.files() {
+		for name, raw := range tf.Files() {
 			p := filepath.Join(td, name)
 			if old, err := os.ReadFile(p); err == nil && bytes.Equal(old, raw) {
 				continue
