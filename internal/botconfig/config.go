@@ -355,6 +355,9 @@ func (c Config) Validate(mode Mode) error {
 		if c.LeaderboardArtifact == "" {
 			errs = append(errs, errors.New("leaderboard artifact is empty"))
 		}
+		if strings.EqualFold(c.LeaderboardRepo, c.PublishRepo) && c.LeaderboardWorkflow == c.PublishWorkflow {
+			errs = append(errs, fmt.Errorf("leaderboard workflow %s is the publishing workflow: a run publishes either a snapshot or the leaderboard", c.LeaderboardWorkflow))
+		}
 	}
 	for _, r := range c.Repositories {
 		check("repository", r, true)

@@ -190,8 +190,9 @@ func TestLeaderboardDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	cfg.LeaderboardWorkflow = cfg.PublishWorkflow
 	err = cfg.Validate(ModeServe)
-	for _, want := range []string{`leaderboard dir "../elsewhere"`, `leaderboard runs "/abs/runs.yaml"`} {
+	for _, want := range []string{`leaderboard dir "../elsewhere"`, `leaderboard runs "/abs/runs.yaml"`, "is the publishing workflow"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Validate = %v, want it to name %s", err, want)
 		}
