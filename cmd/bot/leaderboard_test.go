@@ -18,6 +18,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
+	"github.com/inference-sim/accuracy-dashboard/internal/render"
 )
 
 // lbExample is the committed example leaderboard, produced by BLIS at
@@ -145,7 +146,7 @@ func TestServeLeaderboardRunPublishesOnce(t *testing.T) {
 	}
 	waitDelivery(t, done)
 	cs := w.fake.CommitComments(dashboardRepo, head)
-	if len(cs) != 1 || !strings.HasPrefix(cs[0].Body, bot.RefusalMarker(bad)+"\n**Leaderboard not published.**") ||
+	if len(cs) != 1 || !strings.HasPrefix(cs[0].Body, render.RefusalMarker(bad)+"\n**Leaderboard not published.**") ||
 		!strings.Contains(cs[0].Body, "tampered: qwen3-14b-chat-8rps/a100-tp1.json") {
 		t.Errorf("refusal comments on %s: %+v", head, cs)
 	}

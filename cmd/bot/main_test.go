@@ -636,7 +636,7 @@ func TestServeWorkflowRunPublishesOrRefuses(t *testing.T) {
 			t.Fatalf("commit comments after refusal %d: %+v", i, cs)
 		}
 		want := []string{"label is", "no artifact named", "not a zip archive"}[i]
-		if body := cs[i].Body; !strings.HasPrefix(body, bot.RefusalMarker(id)+"\n") || !strings.Contains(body, want) ||
+		if body := cs[i].Body; !strings.HasPrefix(body, render.RefusalMarker(id)+"\n") || !strings.Contains(body, want) ||
 			!strings.Contains(body, "`accuracy-report`") || !strings.Contains(body, fmt.Sprintf("run [%d](", id)) {
 			t.Errorf("comment on %s does not carry the run's marker, the artifact, the run and the reason %q:\n%s", head, want, body)
 		}
@@ -676,10 +676,10 @@ func TestBumpUpdatesInPlaceAndLeavesHumanBranchesAlone(t *testing.T) {
 	// An older bump pull request of the bot on another branch, and a
 	// human's pull request quoting the marker.
 	w.fake.Commit("org/app", "accuracy-bot/harness-v0.9", "accuracy-bot[bot]", "old bump\n\n"+bot.BumpTrailer, map[string]string{"x": "1"})
-	old := w.fake.AddPullRequest("org/app", githubfake.PullRequest{Title: "Bump accuracy harness to v0.9.0", Body: bot.BumpMarker + "\nold",
+	old := w.fake.AddPullRequest("org/app", githubfake.PullRequest{Title: "Bump accuracy harness to v0.9.0", Body: render.BumpMarker + "\nold",
 		User: "accuracy-bot[bot]", Head: "accuracy-bot/harness-v0.9"})
 	w.fake.Commit("org/app", "feature", "dev", "feature", map[string]string{"f": "1"})
-	mine := w.fake.AddPullRequest("org/app", githubfake.PullRequest{Title: "feature", Body: bot.BumpMarker, User: "dev", Head: "feature"})
+	mine := w.fake.AddPullRequest("org/app", githubfake.PullRequest{Title: "feature", Body: render.BumpMarker, User: "dev", Head: "feature"})
 	if err := w.run(t, "bump", "--release", "v1.1.0"); err != nil {
 		t.Fatal(err)
 	}

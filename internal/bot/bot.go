@@ -162,9 +162,10 @@ type Pulls interface {
 	// ClosePull comments on a pull request, then closes it.
 	ClosePull(ctx context.Context, repo Repo, number int, comment string) error
 	// ReportRefusal makes a refused publish visible on the commit the
-	// refused run built: a commit comment with body (RefusalComment: at
-	// most MaxBodyChars, untrusted text defused), which needs only the
-	// contents permission. Each call posts a new comment.
+	// refused run built: a commit comment with body
+	// (render.RefusalComment: at most textcut.MaxGitHubBody, untrusted
+	// text defused), which needs only the contents permission. Each call
+	// posts a new comment.
 	ReportRefusal(ctx context.Context, repo Repo, sha, body string) error
 }
 

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
+	"github.com/inference-sim/accuracy-dashboard/internal/render"
 )
 
 // BumpGitHub is what Bumper needs from GitHub.
@@ -103,11 +104,11 @@ func OwnedByBot(c Commit, id Identity) bool {
 }
 
 // Superseded returns the open pull requests the bot opened for an earlier
-// bump on another branch: authored by the bot and carrying BumpMarker.
+// bump on another branch: authored by the bot and carrying render.BumpMarker.
 func Superseded(pulls []Pull, id Identity, branch string) []Pull {
 	var out []Pull
 	for _, p := range pulls {
-		if p.Head != branch && strings.EqualFold(p.Author, id.Login) && strings.HasPrefix(p.Body, BumpMarker) {
+		if p.Head != branch && strings.EqualFold(p.Author, id.Login) && strings.HasPrefix(p.Body, render.BumpMarker) {
 			out = append(out, p)
 		}
 	}
@@ -378,8 +379,7 @@ func (b *Bumper) bumpRepo(ctx context.Context, repo Repo, t Target, id Identity)
 		out.Outcome, out.Pull = OutcomeUnchanged, current.Number
 	}
 	for _, old := range Superseded(pulls, id, b.Cfg.Branch) {
-		msg := fmt.Sprintf("Superseded by #%d, which bumps the accuracy harness to `%s`.", out.Pull, t.Tag)
-		if err := b.GH.ClosePull(ctx, repo, old.Number, msg); err != nil {
+		if err := b.GH.ClosePull(ctx, repo, old.Number, render.SupersededComment(out.Pull, t.Tag)); err != nil {
 			return out, fmt.Errorf("close superseded pull request #%d: %w", old.Number, err)
 		}
 		out.Closed = append(out.Closed, old.Number)
@@ -397,7 +397,7 @@ func (b *Bumper) closedBump(ctx context.Context, repo Repo, t Target, id Identit
 		return 0, fmt.Errorf("list closed pull requests: %w", err)
 	}
 	for _, p := range closed {
-		if p.Merged || !strings.EqualFold(p.Author, id.Login) || !strings.HasPrefix(p.Body, BumpMarker) || p.HeadSHA == "" {
+		if p.Merged || !strings.EqualFold(p.Author, id.Login) || !strings.HasPrefix(p.Body, render.BumpMarker) || p.HeadSHA == "" {
 			continue
 		}
 		// The newest closed bump decides: what did it propose?

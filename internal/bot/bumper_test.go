@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/golden"
+	"github.com/inference-sim/accuracy-dashboard/internal/render"
+	"github.com/inference-sim/accuracy-dashboard/internal/textcut"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -94,7 +96,7 @@ func TestBumpReleaseOnePullPerPinningRepository(t *testing.T) {
 		if base := w.gh.pullBase(repo, p.Number); p.Title != "Bump accuracy harness to v1.1.0" || p.Head != bumpBranch || base != "main" {
 			t.Errorf("%s: pull = %+v", repo, p)
 		}
-		for _, want := range []string{BumpMarker, "https://github.com/" + harnessName + "/compare/v1.0.0...v1.1.0", "@\u200dalice", "#\u200d12", sha} {
+		for _, want := range []string{render.BumpMarker, "https://github.com/" + harnessName + "/compare/v1.0.0...v1.1.0", "@\u200dalice", "#\u200d12", sha} {
 			if !strings.Contains(p.Body, want) {
 				t.Errorf("%s: body lacks %q:\n%s", repo, want, p.Body)
 			}
@@ -138,11 +140,11 @@ func TestBumpUpdatesInPlaceClosesSupersededAndRespectsHumans(t *testing.T) {
 	w := newBumpWorld(t)
 	// An older bump PR on another branch, opened by the bot.
 	w.gh.push(w.app, "accuracy-bot/harness-v0.9.0", map[string]string{"x": "y"}, "old bump\n\n"+BumpTrailer, w.gh.id)
-	old, _ := w.gh.CreatePull(ctx, w.app, "accuracy-bot/harness-v0.9.0", "main", "Bump accuracy harness to v0.9.0", BumpMarker+"\nold")
+	old, _ := w.gh.CreatePull(ctx, w.app, "accuracy-bot/harness-v0.9.0", "main", "Bump accuracy harness to v0.9.0", render.BumpMarker+"\nold")
 	// A human's PR that mentions the marker is not the bot's.
 	w.gh.push(w.app, "feature", map[string]string{"f": "1"}, "feature", Identity{Login: "human"})
 	w.gh.mu.Lock()
-	w.gh.repos["org/app"].pulls = append(w.gh.repos["org/app"].pulls, &fakePull{Pull: Pull{Number: 99, Head: "feature", Author: "human", Body: BumpMarker}})
+	w.gh.repos["org/app"].pulls = append(w.gh.repos["org/app"].pulls, &fakePull{Pull: Pull{Number: 99, Head: "feature", Author: "human", Body: render.BumpMarker}})
 	w.gh.mu.Unlock()
 
 	rel1, _ := w.gh.release(w.harness, "v1.1.0", "one")
@@ -258,24 +260,6 @@ func TestBumpDryRunWritesNothing(t *testing.T) {
 	}
 }
 
-func TestCompareVersions(t *testing.T) {
-	t.Parallel()
-	ordered := []string{"v0.9.0", "v1.0.0-alpha", "v1.0.0-alpha.1", "v1.0.0-alpha.beta", "v1.0.0-beta.2", "v1.0.0-beta.11", "v1.0.0-rc.1", "v1.0.0", "v1.0.1", "v1.10.0", "v2.0.0"}
-	for i := range ordered {
-		for j := range ordered {
-			want := 0
-			if i < j {
-				want = -1
-			} else if i > j {
-				want = 1
-			}
-			if got := CompareVersions(ordered[i], ordered[j]); got != want {
-				t.Errorf("CompareVersions(%s, %s) = %d, want %d", ordered[i], ordered[j], got, want)
-			}
-		}
-	}
-}
-
 func TestPlanBumpGolden(t *testing.T) {
 	t.Parallel()
 	const newCommit = "89abcdef0123456789abcdef0123456789abcdef"
@@ -289,8 +273,14 @@ func TestPlanBumpGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden.Assert(t, filepath.Join("testdata", "bump-body.md"), []byte(plan.Body))
 	golden.Assert(t, filepath.Join("testdata", "bump-message.txt"), []byte(plan.Message))
+	// The body is render.BumpBody's (golden-tested there) of this plan.
+	for _, want := range []string{render.BumpMarker + "\n", "[inference-sim/accuracy-dashboard](https://ghe.example.com/inference-sim/accuracy-dashboard) from `v1.0.0` to `v1.1.0` (commit `" + newCommit + "`)",
+		"- `.github/accuracy-harness.yaml`\n- `.github/workflows/a.yml`\n", "compare/v1.0.0...v1.1.0", "> .github/workflows/broken.yml left alone: ", "> - faster scoring (@\u200dalice, #\u200d12)"} {
+		if !strings.Contains(plan.Body, want) {
+			t.Errorf("body lacks %q:\n%s", want, plan.Body)
+		}
+	}
 	if d := cmp.Diff([]string{".github/accuracy-harness.yaml", ".github/workflows/a.yml"}, plan.Paths()); d != "" {
 		t.Errorf("paths (-want +got):\n%s", d)
 	}
@@ -301,7 +291,7 @@ func TestPlanBumpGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(plan.Body) > MaxBodyChars || !strings.Contains(plan.Body, "release notes truncated") || !strings.HasSuffix(plan.Body, "touching it.\n") {
+	if len(plan.Body) > textcut.MaxGitHubBody || !strings.Contains(plan.Body, "release notes truncated") || !strings.HasSuffix(plan.Body, "touching it.\n") {
 		t.Errorf("long notes: body of %d bytes, truncated visibly = %v", len(plan.Body), strings.Contains(plan.Body, "truncated"))
 	}
 }

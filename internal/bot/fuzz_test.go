@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/textcut"
 )
 
 // FuzzPlanBump plans a bump from arbitrary consumer files and release
@@ -23,7 +25,7 @@ func FuzzPlanBump(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if len(plan.Body) > MaxBodyChars {
+		if len(plan.Body) > textcut.MaxGitHubBody {
 			t.Fatalf("body of %d bytes", len(plan.Body))
 		}
 		if utf8.Valid(pinFile) && utf8.Valid(workflow) && utf8.ValidString(notes) && !utf8.ValidString(plan.Body) {

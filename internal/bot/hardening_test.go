@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/textcut"
 )
 
 // Defect 2: a long note about a file the bot could not edit (one workflow
@@ -43,38 +45,8 @@ func TestLongNoteDoesNotStopOtherBumps(t *testing.T) {
 		if o.Plan == nil {
 			continue
 		}
-		if len(o.Plan.Body) > MaxBodyChars || !utf8.ValidString(o.Plan.Body) {
-			t.Errorf("%s: body of %d bytes (valid UTF-8: %v), want at most %d", o.Repo, len(o.Plan.Body), utf8.ValidString(o.Plan.Body), MaxBodyChars)
-		}
-	}
-}
-
-// Defect 2: the pull request body stays within GitHub's limit and valid
-// UTF-8 whatever the notes, file list and release notes.
-func TestBumpBodyWithinLimit(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		name         string
-		notes, files int
-		noteLen      int
-		release      string
-	}{
-		{"one long note", 1, 1, 200000, "short"},
-		{"many notes", 5000, 1, 100, "short"},
-		{"many files", 0, 5000, 0, strings.Repeat("x", 70000)},
-		{"everything", 3000, 3000, 3000, strings.Repeat("€", 40000)},
-	} {
-		plan := BumpPlan{Files: map[string][]byte{}, FromTag: "v1.0.0"}
-		for i := range tc.files {
-			plan.Files[fmt.Sprintf(".github/workflows/w%05d-%s.yml", i, strings.Repeat("ü", 20))] = nil
-		}
-		for i := range tc.notes {
-			plan.Notes = append(plan.Notes, fmt.Sprint(i, strings.Repeat("ß", tc.noteLen)))
-		}
-		body := bumpBody(plan, Target{Harness: Repo{"o", "h"}, Tag: "v1.1.0", Commit: oldCommit,
-			Release: Release{Notes: tc.release}, WebURL: "https://github.com"})
-		if len(body) > MaxBodyChars || !utf8.ValidString(body) || !strings.HasPrefix(body, BumpMarker) {
-			t.Errorf("%s: %d bytes, valid UTF-8 %v, marker %v", tc.name, len(body), utf8.ValidString(body), strings.HasPrefix(body, BumpMarker))
+		if len(o.Plan.Body) > textcut.MaxGitHubBody || !utf8.ValidString(o.Plan.Body) {
+			t.Errorf("%s: body of %d bytes (valid UTF-8: %v), want at most %d", o.Repo, len(o.Plan.Body), utf8.ValidString(o.Plan.Body), textcut.MaxGitHubBody)
 		}
 	}
 }

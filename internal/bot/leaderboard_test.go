@@ -323,7 +323,7 @@ func TestLeaderboardRefusals(t *testing.T) {
 			if n := w.gh.countWrites("CreateCommit"); n != 0 {
 				t.Errorf("a refused leaderboard wrote %d commits", n)
 			}
-			if len(w.gh.comments) != 1 || !strings.HasPrefix(w.gh.comments[0], lbRepoName+"@"+w.run.HeadSHA+": "+RefusalMarker(lbRunID)) ||
+			if len(w.gh.comments) != 1 || !strings.HasPrefix(w.gh.comments[0], lbRepoName+"@"+w.run.HeadSHA+": "+render.RefusalMarker(lbRunID)) ||
 				!strings.Contains(w.gh.comments[0], "**Leaderboard not published.** The results artifact `"+lbArtifact+"`") {
 				t.Errorf("refusal comment: %q", w.gh.comments)
 			}

@@ -20,7 +20,6 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
-	"github.com/inference-sim/accuracy-dashboard/internal/textcut"
 )
 
 // PublishGitHub is what Publisher needs from GitHub.
@@ -197,7 +196,8 @@ func (p *Publisher) PublishRun(ctx context.Context, run Run, log *slog.Logger) (
 			// The refusal is final and logged; failing to also show it on
 			// the commit (e.g. a missing permission) must not make a
 			// redelivery run it again.
-			body := RefusalComment(run, kind, artifact, res.Reasons)
+			body := render.RefusalComment(render.Refusal{What: kind.Title, Kind: kind.Artifact, Artifact: artifact,
+				RunID: run.ID, RunURL: run.URL, Workflow: run.WorkflowPath, Reasons: res.Reasons})
 			if err := p.GH.ReportRefusal(ctx, run.Repo, run.HeadSHA, body); err != nil {
 				log.Error("reporting the refusal on the commit failed", "commit", run.HeadSHA, "err", err)
 			}
@@ -619,60 +619,6 @@ var (
 	KindSnapshot    = PublishKind{Title: "Accuracy snapshot", Artifact: "report"}
 	KindLeaderboard = PublishKind{Title: "Leaderboard", Artifact: "results"}
 )
-
-// RefusalMarkerPrefix starts the hidden marker of every refusal comment.
-const RefusalMarkerPrefix = "<!-- accuracy-bot:publish-refused"
-
-// RefusalMarker is the hidden marker that starts the refusal comment of a
-// run, e.g. "<!-- accuracy-bot:publish-refused run=4242 -->": refusals of
-// the same run carry the same marker, refusals of other runs another.
-func RefusalMarker(runID int64) string {
-	return fmt.Sprintf("%s run=%d -->", RefusalMarkerPrefix, runID)
-}
-
-// RefusalComment is the comment left on a refused run's head commit: the
-// run's marker, the refused artifact, the run (linked) and its workflow, and
-// one line per reason. Reasons quote untrusted text (model names, versions,
-// file content) and are defused; the artifact and workflow names sit in code
-// spans, where nothing pings or links. A body over MaxBodyChars drops its
-// last reasons and says how many.
-func RefusalComment(run Run, kind PublishKind, artifact string, reasons []string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n", RefusalMarker(run.ID))
-	fmt.Fprintf(&b, "**%s not published.** The %s artifact %s of run %s", kind.Title, kind.Artifact, codeSpan(artifact), runLink(run))
-	if run.WorkflowPath != "" {
-		fmt.Fprintf(&b, " (workflow %s)", codeSpan(run.WorkflowPath))
-	}
-	b.WriteString(" was refused:\n\n")
-	const room = 200 // for the truncation note
-	for i, r := range reasons {
-		line := fmt.Sprintf("- %s\n", textcut.Cut(render.Cell(strings.TrimSpace(r)), maxReasonBytes))
-		if b.Len()+len(line) > MaxBodyChars-room {
-			fmt.Fprintf(&b, "- … %d more reasons truncated; see the run's logs\n", len(reasons)-i)
-			break
-		}
-		b.WriteString(line)
-	}
-	return b.String()
-}
-
-// maxReasonBytes caps one reason in a refusal comment (a schema error may
-// quote a whole document).
-const maxReasonBytes = 4000
-
-// codeSpan quotes s as inline code; backticks and line breaks, which would
-// end the span, become ' and spaces.
-func codeSpan(s string) string {
-	s = strings.NewReplacer("`", "'", "\r", " ", "\n", " ").Replace(s)
-	return "`" + s + "`"
-}
-
-func runLink(run Run) string {
-	if run.URL == "" {
-		return fmt.Sprintf("%d", run.ID)
-	}
-	return fmt.Sprintf("[%d](%s)", run.ID, run.URL)
-}
 
 // MarshalPlan renders a planned commit for --dry-run output: message, then
 // each file path with its size, sorted.

@@ -3,14 +3,11 @@ package bot
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-	"unicode/utf8"
 
-	"github.com/inference-sim/accuracy-dashboard/internal/golden"
 	"github.com/inference-sim/accuracy-dashboard/internal/jsonstrict"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
@@ -175,43 +172,11 @@ func TestPublishRefusals(t *testing.T) {
 			if n := w.gh.countWrites("CreateCommit"); n != 0 {
 				t.Errorf("a refused artifact made %d commits", n)
 			}
-			if len(w.gh.comments) != 1 || !strings.HasPrefix(w.gh.comments[0], harnessName+"@"+w.run.HeadSHA+": "+RefusalMarker(runID)+"\n") ||
+			if len(w.gh.comments) != 1 || !strings.HasPrefix(w.gh.comments[0], harnessName+"@"+w.run.HeadSHA+": "+render.RefusalMarker(runID)+"\n") ||
 				!strings.Contains(w.gh.comments[0], tc.want) {
 				t.Errorf("comments = %q, want one on the run's commit with the run's marker, naming the reason", w.gh.comments)
 			}
 		})
-	}
-}
-
-func TestRefusalComment(t *testing.T) {
-	t.Parallel()
-	w := newPublishWorld(t)
-	got := RefusalComment(w.run, KindSnapshot, "accuracy`report", []string{
-		`label is "experimental": model @meta-llama/Llama-3 fixes #12` + "\n<script>",
-		"coverage does not balance",
-	})
-	golden.Assert(t, filepath.Join("testdata", "refusal-comment.md"), []byte(got))
-	for _, bad := range []string{"@meta-llama", "#12", "<script>", "accuracy`report"} {
-		if strings.Contains(got, bad) {
-			t.Errorf("comment quotes %q undefused:\n%s", bad, got)
-		}
-	}
-	other := w.run
-	other.ID = runID + 1
-	if strings.HasPrefix(RefusalComment(other, KindSnapshot, "a", nil), RefusalMarker(runID)) || RefusalMarker(runID) == RefusalMarker(runID+1) {
-		t.Error("refusals of different runs carry the same marker")
-	}
-
-	// Too many or too long reasons: the body stays within GitHub's limit
-	// and says what it dropped.
-	reasons := []string{strings.Repeat("é", 3000)}
-	for i := 0; i < 100; i++ {
-		reasons = append(reasons, strings.Repeat("x", 1000))
-	}
-	long := RefusalComment(w.run, KindSnapshot, "accuracy-report", reasons)
-	if len(long) > MaxBodyChars || !utf8.ValidString(long) || !strings.Contains(long, "more reasons truncated") ||
-		!strings.Contains(long, "é …\n") {
-		t.Errorf("long refusal: %d bytes, valid UTF-8 %v, truncated visibly %v", len(long), utf8.ValidString(long), strings.Contains(long, "truncated"))
 	}
 }
 

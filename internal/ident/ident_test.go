@@ -1,6 +1,7 @@
 package ident
 
 import (
+	"cmp"
 	"strings"
 	"testing"
 )
@@ -57,8 +58,16 @@ func TestTags(t *testing.T) {
 			t.Errorf("%q accepted as a release tag", bad)
 		}
 	}
-	if CompareTags("v0.10.0", "v0.9.9") != 1 || CompareTags("v1.0.0-rc.1", "v1.0.0") != -1 || CompareTags("v1.2.3", "v1.2.3") != 0 {
-		t.Error("CompareTags does not order by version")
+	ordered := []string{"v0.9.0", "v0.9.9", "v0.10.0", "v1.0.0-alpha", "v1.0.0-alpha.1", "v1.0.0-alpha.beta", "v1.0.0-beta.2", "v1.0.0-beta.11", "v1.0.0-rc.1", "v1.0.0", "v1.0.1", "v1.10.0", "v2.0.0"}
+	for i := range ordered {
+		for j := range ordered {
+			if got, want := CompareTags(ordered[i], ordered[j]), cmp.Compare(i, j); got != want {
+				t.Errorf("CompareTags(%s, %s) = %d, want %d", ordered[i], ordered[j], got, want)
+			}
+		}
+	}
+	if CompareTags("main", "v0.0.1") != -1 {
+		t.Error("a tag that is not a version does not sort before one that is")
 	}
 }
 

@@ -61,3 +61,12 @@ func Defuse(s string) string {
 	s = mentionRe.ReplaceAllString(s, "$1@\u200d$2")
 	return issueRefRe.ReplaceAllString(s, "$1#\u200d$2")
 }
+
+// codeSpan shows untrusted text as inline code in a paragraph or list item,
+// where nothing in a code span pings, links or renders; backticks and line
+// breaks, which would end the span, become ' and spaces. Inside a table use
+// code, which also keeps pipes from splitting the cell.
+func codeSpan(s string) string {
+	s = strings.NewReplacer("`", "'", "\r", " ", "\n", " ").Replace(s)
+	return "`" + s + "`"
+}

@@ -1,0 +1,115 @@
+package render
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/golden"
+	"github.com/inference-sim/accuracy-dashboard/internal/textcut"
+)
+
+func sampleBump() Bump {
+	return Bump{Harness: "inference-sim/accuracy-dashboard", WebURL: "https://ghe.example.com/", FromTag: "v1.0.0",
+		Tag: "v1.1.0", Commit: "89abcdef0123456789abcdef0123456789abcdef",
+		Files:        []string{".github/accuracy-harness.yaml", ".github/workflows/a.yml"},
+		LeftAlone:    []string{".github/workflows/broken.yml left alone: <input>:1: invalid YAML: line 1: did not find expected node content"},
+		ReleaseNotes: "## Changes\r\n- faster scoring (@alice, #12)\r\n- <details> breaks nothing\r\n- cc @org/team"}
+}
+
+func TestBumpBodyGolden(t *testing.T) {
+	t.Parallel()
+	golden.Assert(t, filepath.Join("testdata", "bump-body.golden"), []byte(BumpBody(sampleBump())))
+
+	// An old pin that is not a release tag gets the release link, not a
+	// comparison; no old version reads "an unknown version".
+	b := sampleBump()
+	b.FromTag = "main"
+	if body := BumpBody(b); !strings.Contains(body, "from `main` to") || !strings.Contains(body, "Release: https://ghe.example.com/inference-sim/accuracy-dashboard/releases/tag/v1.1.0\n") || strings.Contains(body, "Compare:") {
+		t.Errorf("from a branch:\n%s", body)
+	}
+	b.FromTag, b.ReleaseNotes = "", ""
+	if body := BumpBody(b); !strings.Contains(body, "from an unknown version to") || !strings.Contains(body, "> (no release notes)\n") {
+		t.Errorf("from an unknown version, no notes:\n%s", body)
+	}
+}
+
+// What the consumer's files and the release say cannot ping, link, inject
+// HTML or end a code span.
+func TestBumpBodyRendersUntrustedTextInert(t *testing.T) {
+	t.Parallel()
+	b := sampleBump()
+	b.FromTag, b.Files, b.LeftAlone = evilText, []string{evilText}, []string{evilText}
+	b.ReleaseNotes = "@mallory fixes #12 </details><b>x</b>"
+	body := BumpBody(b)
+	// Code spans show their text literally: look outside them, and check
+	// that none was ended early (every line has its spans closed).
+	var outside strings.Builder
+	for _, line := range strings.Split(body, "\n") {
+		parts := strings.Split(line, "`")
+		if len(parts)%2 == 0 {
+			t.Errorf("unbalanced code span: %q", line)
+		}
+		for i := 0; i < len(parts); i += 2 {
+			outside.WriteString(parts[i] + "\n")
+		}
+	}
+	if found := activeIn(outside.String()); len(found) > 0 {
+		t.Errorf("body holds %q outside code spans:\n%s", found, body)
+	}
+	for _, bad := range []string{"@mallory", "#12", "</details><b>"} {
+		if strings.Contains(outside.String(), bad) {
+			t.Errorf("body holds %q outside code spans:\n%s", bad, body)
+		}
+	}
+	if strings.Count(body, "<details>") != 1 || strings.Count(body, "</details>") != 1 {
+		t.Errorf("the release notes opened or closed a <details> block:\n%s", body)
+	}
+}
+
+// The body stays within GitHub's limit and valid UTF-8 whatever the notes,
+// file list and release notes, and says what it left out.
+func TestBumpBodyWithinLimit(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name         string
+		notes, files int
+		noteLen      int
+		release      string
+	}{
+		{"one long note", 1, 1, 200000, "short"},
+		{"many notes", 5000, 1, 100, "short"},
+		{"many files", 0, 5000, 0, strings.Repeat("x", 70000)},
+		{"everything", 3000, 3000, 3000, strings.Repeat("€", 40000)},
+	} {
+		b := Bump{Harness: "o/h", WebURL: "https://github.com", FromTag: "v1.0.0", Tag: "v1.1.0", Commit: strings.Repeat("a", 40), ReleaseNotes: tc.release}
+		for i := range tc.files {
+			b.Files = append(b.Files, fmt.Sprintf(".github/workflows/w%05d-%s.yml", i, strings.Repeat("ü", 20)))
+		}
+		for i := range tc.notes {
+			b.LeftAlone = append(b.LeftAlone, fmt.Sprint(i, strings.Repeat("ß", tc.noteLen)))
+		}
+		body := BumpBody(b)
+		if len(body) > textcut.MaxGitHubBody || !utf8.ValidString(body) || !strings.HasPrefix(body, BumpMarker) || !strings.HasSuffix(body, "touching it.\n") {
+			t.Errorf("%s: %d bytes, valid UTF-8 %v, marker %v", tc.name, len(body), utf8.ValidString(body), strings.HasPrefix(body, BumpMarker))
+		}
+		if tc.files == 5000 && !strings.Contains(body, " more files\n") || tc.notes == 5000 && !strings.Contains(body, " more files left alone") {
+			t.Errorf("%s: the cut lists do not say what they left out", tc.name)
+		}
+		if len(tc.release) > 60000 && !strings.Contains(body, "release notes truncated; see https://github.com/o/h/releases/tag/v1.1.0") {
+			t.Errorf("%s: long release notes not cut visibly", tc.name)
+		}
+	}
+}
+
+func TestSupersededComment(t *testing.T) {
+	t.Parallel()
+	if got := SupersededComment(7, "v1.2.0"); got != "Superseded by #7, which bumps the accuracy harness to `v1.2.0`." {
+		t.Errorf("SupersededComment = %q", got)
+	}
+	if got := SupersededComment(7, "v1`@x"); strings.Count(got, "`") != 2 {
+		t.Errorf("a backtick in the tag ended the code span: %q", got)
+	}
+}
