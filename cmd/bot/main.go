@@ -1,7 +1,8 @@
 // Command bot is the accuracy bot, a GitHub App. It moves consumer
 // repositories' harness pins when the harness publishes a release, and
 // publishes gated accuracy snapshots to the dashboard repository when the
-// publishing workflow succeeds. Subcommands:
+// publishing workflow succeeds, and the checked leaderboard when the
+// leaderboard workflow succeeds on the default branch. Subcommands:
 //
 //	serve                        receive GitHub webhooks (POST /webhook, GET /healthz)
 //	bump --release TAG           bump every pinning repository to a release, once
