@@ -45,9 +45,5 @@ func pinPairProblems(ctx context.Context, pair pin.LeaderboardPair, pinFile, rep
 				src, dv.Digest, pinFile, pair.Catalog.Digest)})
 		}
 	}
-	digest := ""
-	if pair.Catalog.Source != pin.None {
-		digest = pair.Catalog.Digest
-	}
-	return append(probs, leaderboard.CheckPair(results, leaderboard.PinnedPair{SimulatorCommit: pair.Simulator.Commit, CatalogDigest: digest})...), nil
+	return append(probs, leaderboard.CheckPair(results, leaderboard.PinnedPair{SimulatorCommit: pair.Simulator.Commit, CatalogDigest: pair.ResultsCatalogDigest()})...), nil
 }

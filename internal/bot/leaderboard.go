@@ -120,11 +120,7 @@ func CheckLeaderboard(in LeaderboardInput) (CheckedLeaderboard, []string) {
 		reasons = append(reasons, p.String())
 	}
 	if pair != nil {
-		digest := ""
-		if pair.Catalog.Source != pin.None {
-			digest = pair.Catalog.Digest
-		}
-		for _, p := range leaderboard.CheckPair(results, leaderboard.PinnedPair{SimulatorCommit: pair.Simulator.Commit, CatalogDigest: digest}) {
+		for _, p := range leaderboard.CheckPair(results, leaderboard.PinnedPair{SimulatorCommit: pair.Simulator.Commit, CatalogDigest: pair.ResultsCatalogDigest()}) {
 			reasons = append(reasons, p.String())
 		}
 		if !ident.IsStableRelease(pair.Simulator.Tag) {

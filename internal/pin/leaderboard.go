@@ -39,6 +39,16 @@ type LeaderboardCatalog struct {
 	Digest string
 }
 
+// ResultsCatalogDigest is the catalog digest results run on the pair
+// record: the pinned digest, or "" for source none (the simulator's own
+// model configs; results then record no catalog).
+func (p LeaderboardPair) ResultsCatalogDigest() string {
+	if p.Catalog.Source == None {
+		return ""
+	}
+	return p.Catalog.Digest
+}
+
 // Equal reports whether two pairs pin the same simulator and catalog.
 func (p *LeaderboardPair) Equal(q *LeaderboardPair) bool {
 	if p == nil || q == nil {
