@@ -47,20 +47,7 @@ func newLBRepo(t *testing.T) *lbRepo {
 	if err != nil {
 		t.Fatalf("leaderboard run: %v\n%s%s", err, out.String(), errb.String())
 	}
-	path := filepath.Join(r.dir, "leaderboard", "results", "chat", "h100.json")
-	raw, _ := os.ReadFile(path)
-	res, err := leaderboard.ParseResult(raw, "chat/h100.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	res.BLIS.TTFTMeanMs = 12345
-	if err := res.Seal(); err != nil {
-		t.Fatal(err)
-	}
-	if raw, err = res.Encode(); err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, path, string(raw))
+	plantTTFT(t, filepath.Join(r.dir, "leaderboard", "results", "chat", "h100.json"))
 	r.base = harnesstest.CommitAll(t, r.dir, "leaderboard with results")
 	return r
 }

@@ -339,28 +339,8 @@ func TestLeaderboardRunReuse(t *testing.T) {
 	if out, err := e.cmd(runArgs("v0.2.0")...); err != nil {
 		t.Fatalf("run: %v\n%s", err, out)
 	}
-	// plant re-seals a result with a TTFT the simulator would not give.
-	plant := func(name string) []byte {
-		path := filepath.Join(e.results, name)
-		raw, _ := os.ReadFile(path)
-		r, err := leaderboard.ParseResult(raw, name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r.BLIS.TTFTMeanMs = 12345
-		if err := r.Seal(); err != nil {
-			t.Fatal(err)
-		}
-		if raw, err = r.Encode(); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, raw, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return raw
-	}
-	kept := plant("chat/h100.json")
-	plant("chat/a100-tp2.json")
+	kept := plantTTFT(t, filepath.Join(e.results, "chat", "h100.json"))
+	plantTTFT(t, filepath.Join(e.results, "chat", "a100-tp2.json"))
 	// a100-tp2's declaration changes; everything else stays.
 	os.WriteFile(e.runs, []byte(strings.Replace(standinRuns, "max_num_seqs: 128", "max_num_seqs: 64", 1)), 0o644)
 
@@ -511,4 +491,30 @@ func TestLeaderboardAgenticTraces(t *testing.T) {
 	if _, err := e.cmd("validate", "--runs", e.runs); err == nil || !strings.Contains(err.Error(), "weka-pool/h100.json: the trace stored under traces/"+wekaSum+"/ does not hash to its name") {
 		t.Errorf("tampered stored trace: %v", err)
 	}
+}
+
+// plantTTFT re-seals the result at path with a mean TTFT of 12345 ms, a
+// figure the stand-in simulator does not give: a result reused keeps it, a
+// result run again loses it. It returns the new file.
+func plantTTFT(t *testing.T, path string) []byte {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := leaderboard.ParseResult(raw, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.BLIS.TTFTMeanMs = 12345
+	if err := r.Seal(); err != nil {
+		t.Fatal(err)
+	}
+	if raw, err = r.Encode(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return raw
 }
