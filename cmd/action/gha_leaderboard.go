@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -53,7 +55,7 @@ func runLeaderboardMode(ctx context.Context, in actionInputs, ev event, flow *pr
 	if err != nil {
 		return err
 	}
-	files, why, err := leaderboardsToRun(ctx, in, pr, isPR, pinRel)
+	files, editsResults, why, err := leaderboardsToRun(ctx, in, pr, isPR, pinRel)
 	if err != nil {
 		return err
 	}
@@ -74,11 +76,32 @@ func runLeaderboardMode(ctx context.Context, in actionInputs, ev event, flow *pr
 		return err
 	}
 
+	// On a pull request the results to reuse are the base commit's: what
+	// the pull request itself commits under results/ is not taken as run.
+	committedRoot := in.simulatorPath
+	if isPR {
+		tmp, err := os.MkdirTemp("", "leaderboard-base-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		committedRoot = tmp
+	}
 	var h *pinnedHarness
 	reports := make([]render.LeaderboardReport, len(files))
 	resultDirs := make([]string, len(files))
 	for i, rel := range files {
 		reports[i] = render.LeaderboardReport{Path: rel}
+		committed := filepath.Join(committedRoot, filepath.FromSlash(path.Dir(rel)), "results")
+		if isPR {
+			if err := extractCommitted(ctx, in.simulatorPath, pr.BaseSHA, path.Join(path.Dir(rel), "results"), committed); err != nil {
+				return err
+			}
+		}
+		if editsResults[rel] {
+			reports[i].Notes = append(reports[i].Notes, "This pull request edits committed results beside "+rel+
+				". They are not used: every result shown is the base branch's, reused because its declaration and build are unchanged, or was run here. The bot publishes results from the default branch's leaderboard run.")
+		}
 		d, err := decodeLeaderboard(in.simulatorPath, rel, gha)
 		if err != nil {
 			reports[i].Refused = strings.Split(err.Error(), "\n")
@@ -94,12 +117,12 @@ func runLeaderboardMode(ctx context.Context, in actionInputs, ev event, flow *pr
 		}
 		dir := filepath.Join(in.outDir, filepath.FromSlash(path.Dir(rel)))
 		resultDirs[i] = filepath.Join(dir, "results")
-		board, res, refused, err := runOneLeaderboard(ctx, in, h, pair, pinRel, rel, d, dir, gha)
+		board, res, refused, err := runOneLeaderboard(ctx, in, h, pair, pinRel, rel, d, committed, dir, gha)
 		if err != nil {
 			return err
 		}
 		reports[i].Refused, reports[i].Board, reports[i].Results = refused, board, len(res)
-		reports[i].Unchanged = unchangedResults(res, filepath.Join(in.simulatorPath, filepath.FromSlash(path.Dir(rel)), "results"), resultDirs[i])
+		reports[i].Unchanged = unchangedResults(res, committed, resultDirs[i])
 	}
 
 	md := render.LeaderboardComment(reports)
@@ -137,9 +160,10 @@ func runLeaderboardMode(ctx context.Context, in actionInputs, ev event, flow *pr
 // leaderboardsToRun lists the runs.yaml files to run, slash-separated and
 // relative to the checkout: those the runs input names (a path or a git
 // glob such as leaderboards/**/runs.yaml), else on a pull request those it
-// changed (every one when it changed the pin file, which pins their
-// simulator), else every tracked one. why says so when there are none.
-func leaderboardsToRun(ctx context.Context, in actionInputs, pr prcheck.PR, isPR bool, pinRel string) (files []string, why string, err error) {
+// changed, or whose committed results/ it changed (editsResults), or every
+// one when it changed the pin file, which pins their simulator; else every
+// tracked one. why says so when there are none.
+func leaderboardsToRun(ctx context.Context, in actionInputs, pr prcheck.PR, isPR bool, pinRel string) (files []string, editsResults map[string]bool, why string, err error) {
 	checkout := in.simulatorPath
 	tracked := func(pattern string) ([]string, error) {
 		out, err := harness.Git(ctx, checkout, "ls-files", "-z", "--", ":(glob)"+pattern)
@@ -148,40 +172,49 @@ func leaderboardsToRun(ctx context.Context, in actionInputs, pr prcheck.PR, isPR
 		}
 		return splitNUL(out), nil
 	}
-	switch {
-	case in.runs != "":
+	if in.runs != "" {
 		if files, err = tracked(in.runs); err != nil {
-			return nil, "", err
+			return nil, nil, "", err
 		}
 		if len(files) == 0 {
-			return nil, "", fmt.Errorf("input runs: %q matches no file tracked in %s", in.runs, checkout)
+			return nil, nil, "", fmt.Errorf("input runs: %q matches no file tracked in %s", in.runs, checkout)
 		}
-		return files, "", nil
-	case isPR:
-		if err := prepareSimulator(ctx, checkout, pr.HeadSHA, pr.BaseSHA); err != nil {
-			return nil, "", err
-		}
-		out, err := harness.Git(ctx, checkout, "diff", "-z", "--name-only", "--no-renames", "--diff-filter=d", pr.BaseSHA+"..."+pr.HeadSHA)
-		if err != nil {
-			return nil, "", fmt.Errorf("files changed by the pull request: %w", err)
-		}
-		changed := splitNUL(out)
-		for _, f := range changed {
-			if f == pinRel {
-				all, err := tracked("**/" + runsFileName)
-				return all, "The pull request changes the pin file, but the repository has no `runs.yaml`: nothing to run.", err
-			}
-		}
-		for _, f := range changed {
-			if path.Base(f) == runsFileName {
-				files = append(files, f)
-			}
-		}
-		return files, "This pull request changes no `runs.yaml` (nor the pin file): nothing to run.", nil
-	default:
-		files, err := tracked("**/" + runsFileName)
-		return files, "The repository has no `runs.yaml`: nothing to run.", err
+		return files, nil, "", nil
 	}
+	all, err := tracked("**/" + runsFileName)
+	if err != nil || !isPR {
+		return all, nil, "The repository has no `runs.yaml`: nothing to run.", err
+	}
+	if err := prepareSimulator(ctx, checkout, pr.HeadSHA, pr.BaseSHA); err != nil {
+		return nil, nil, "", err
+	}
+	out, err := harness.Git(ctx, checkout, "diff", "-z", "--name-only", "--no-renames", pr.BaseSHA+"..."+pr.HeadSHA)
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("files changed by the pull request: %w", err)
+	}
+	changed := splitNUL(out)
+	if slices.Contains(changed, pinRel) {
+		return all, nil, "The pull request changes the pin file, but the repository has no `runs.yaml`: nothing to run.", nil
+	}
+	editsResults = map[string]bool{}
+	for _, runs := range all {
+		dir := path.Dir(runs)
+		results := path.Join(dir, "results") + "/"
+		if dir == "." {
+			results = "results/"
+		}
+		touched := false
+		for _, f := range changed {
+			touched = touched || f == runs
+			if strings.HasPrefix(f, results) {
+				editsResults[runs] = true
+			}
+		}
+		if touched || editsResults[runs] {
+			files = append(files, runs)
+		}
+	}
+	return files, editsResults, "This pull request changes no `runs.yaml`, no committed results and not the pin file: nothing to run.", nil
 }
 
 func splitNUL(s string) []string {
@@ -220,11 +253,11 @@ func decodeLeaderboard(checkout, rel string, gha runner) (*leaderboard.Declarati
 }
 
 // runOneLeaderboard runs the pinned harness's `leaderboard run` for the
-// declaration at rel into dir/results, reusing the results committed
-// beside it, checks the results (as validate --pin does) and renders
+// declaration at rel into dir/results, reusing the committed results in
+// committed, checks the results (as validate --pin does) and renders
 // README.md and index.html into dir. A run that fails or results that do
 // not check are refused (the reasons); err is for what stops the mode.
-func runOneLeaderboard(ctx context.Context, in actionInputs, h *pinnedHarness, pair pin.LeaderboardPair, pinRel, rel string, d *leaderboard.Declaration, dir string, gha runner) (leaderboard.Board, map[string]*leaderboard.Result, []string, error) {
+func runOneLeaderboard(ctx context.Context, in actionInputs, h *pinnedHarness, pair pin.LeaderboardPair, pinRel, rel string, d *leaderboard.Declaration, committed, dir string, gha runner) (leaderboard.Board, map[string]*leaderboard.Result, []string, error) {
 	results := filepath.Join(dir, "results")
 	if err := os.RemoveAll(results); err != nil {
 		return leaderboard.Board{}, nil, nil, err
@@ -236,7 +269,7 @@ func runOneLeaderboard(ctx context.Context, in actionInputs, h *pinnedHarness, p
 		"--catalog", catalogArg(pair.Catalog, in.simulatorPath),
 		"--cache-dir", in.cacheDir,
 		"--out", results,
-		"--reuse", filepath.Join(in.simulatorPath, filepath.FromSlash(path.Dir(rel)), "results"),
+		"--reuse", committed,
 	}
 	if in.jobs > 0 {
 		args = append(args, "--jobs", strconv.Itoa(in.jobs))
@@ -276,6 +309,52 @@ func runOneLeaderboard(ctx context.Context, in actionInputs, h *pinnedHarness, p
 		}
 	}
 	return board, res, nil, nil
+}
+
+// extractCommitted writes the regular files of directory dir (slash path)
+// at commit of repository repo into dst (nothing when dir is not there).
+func extractCommitted(ctx context.Context, repo, commit, dir, dst string) error {
+	out, err := harness.Git(ctx, repo, "ls-tree", "-r", "-z", "--full-tree", commit, "--", dir+"/")
+	if err != nil {
+		return fmt.Errorf("results committed at %s: %w", commit, err)
+	}
+	for _, entry := range splitNUL(out) {
+		// <mode> SP <type> SP <object> TAB <path>
+		meta, name, ok := strings.Cut(entry, "\t")
+		fields := strings.Fields(meta)
+		if !ok || len(fields) != 3 || fields[1] != "blob" || (fields[0] != "100644" && fields[0] != "100755") {
+			continue // a symbolic link or a submodule is not a result
+		}
+		rel, ok := strings.CutPrefix(name, dir+"/")
+		if !ok || !filepath.IsLocal(rel) {
+			continue
+		}
+		blob, err := gitBlob(ctx, repo, fields[2])
+		if err != nil {
+			return fmt.Errorf("results committed at %s: %s: %w", commit, name, err)
+		}
+		p := filepath.Join(dst, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, blob, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// gitBlob is the content of a blob, byte for byte.
+func gitBlob(ctx context.Context, repo, object string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "git", "cat-file", "blob", object)
+	cmd.Dir = repo
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("git cat-file blob %s: %w: %s", object, err, strings.TrimSpace(errb.String()))
+	}
+	return out, nil
 }
 
 // catalogArg is the pinned catalog as `leaderboard run --catalog` takes it:

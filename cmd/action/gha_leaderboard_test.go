@@ -97,7 +97,7 @@ func TestGitHubActionLeaderboard(t *testing.T) {
 		t.Fatalf("leaderboard mode: %v\nstdout:\n%s", err, stdout)
 	}
 	for _, want := range []string{"::group::Prepare the pinned harness " + harnessTag, "::group::Run the leaderboard leaderboard/runs.yaml",
-		"reused 6 unchanged results from " + filepath.Join(r.dir, "leaderboard", "results") + ", ran 3"} {
+		"reused 6 unchanged results from ", ", ran 3\n"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}
@@ -143,15 +143,25 @@ func TestGitHubActionLeaderboard(t *testing.T) {
 		t.Errorf("job summary is not the report:\n%s", s)
 	}
 
-	// A push that changes the declaration again: the same comment is
-	// edited; the accuracy comment is still left alone.
-	head2 := r.change(t, "feature2", map[string]string{"leaderboard/runs.yaml": strings.Replace(changed, "rate: 4", "rate: 5", 1)})
+	// A push that changes the declaration again and edits a committed
+	// result of the unchanged sweep: the result shown is the base's, a
+	// note says the edit is not used, the same comment is edited, and the
+	// accuracy comment is still left alone.
+	sweep := filepath.Join("leaderboard", "results", "sweep", "h100--rate-2.json")
+	baseSweep, _ := os.ReadFile(filepath.Join(r.dir, sweep))
+	edited := filepath.Join(t.TempDir(), "edited.json")
+	writeFile(t, edited, string(baseSweep))
+	head2 := r.change(t, "feature2", map[string]string{"leaderboard/runs.yaml": strings.Replace(changed, "rate: 4", "rate: 5", 1), sweep: string(plantTTFT(t, edited))})
 	e2 := r.env(t, fake, number, head2)
 	if stdout, err := e2.run(t); err != nil || !strings.Contains(stdout, "reused 2 unchanged results") {
 		t.Fatalf("second run: %v\n%s", err, stdout)
 	}
+	if got, _ := os.ReadFile(filepath.Join(results, "sweep", "h100--rate-2.json")); !bytes.Equal(got, baseSweep) {
+		t.Error("the pull request's edit of a committed result was used")
+	}
 	after := fake.Comments("octo/boards", number)
-	if len(after) != 3 || after[0].Body != accuracy || after[2].ID != board.ID || !strings.Contains(after[2].Body, "Poisson arrivals at 5 req/s") {
+	if len(after) != 3 || after[0].Body != accuracy || after[2].ID != board.ID || !strings.Contains(after[2].Body, "Poisson arrivals at 5 req/s") ||
+		!strings.Contains(after[2].Body, "**Note:** This pull request edits committed results beside leaderboard/runs.yaml. They are not used") {
 		t.Errorf("second run did not edit its own comment in place: %+v", after)
 	}
 	if n := fake.Calls("issues/create-comment"); n != 1 {
@@ -175,7 +185,7 @@ func TestGitHubActionLeaderboardNoOpAndRefusal(t *testing.T) {
 		t.Fatalf("no-op run: %v\n%s", err, stdout)
 	}
 	s, _ := os.ReadFile(e.summary)
-	if !strings.Contains(string(s), "This pull request changes no `runs.yaml` (nor the pin file): nothing to run.") || strings.Contains(stdout, "pinned harness") {
+	if !strings.Contains(string(s), "This pull request changes no `runs.yaml`, no committed results and not the pin file: nothing to run.") || strings.Contains(stdout, "pinned harness") {
 		t.Errorf("no-op run: summary %q\nstdout:\n%s", s, stdout)
 	}
 	if c := fake.Comments("octo/boards", number); len(c) != 0 {

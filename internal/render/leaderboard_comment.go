@@ -22,6 +22,8 @@ type LeaderboardReport struct {
 	// check. Board is unset then.
 	Refused []string
 	Board   leaderboard.Board
+	// Notes are said above the tables (or the refusal).
+	Notes []string
 	// Results counts the results; Unchanged those identical to the ones
 	// committed beside runs.yaml (the rest are new or changed).
 	Results, Unchanged int
@@ -60,6 +62,9 @@ func LeaderboardComment(reports []LeaderboardReport) string {
 	tables := false
 	for _, r := range reports {
 		fmt.Fprintf(&w, "\n---\n\n#### %s\n\n", Cell(r.Path))
+		for _, n := range r.Notes {
+			fmt.Fprintf(&w, "**Note:** %s\n\n", Cell(n))
+		}
 		if len(r.Refused) > 0 {
 			w.WriteString("**Refused**, no tables:\n\n")
 			for _, line := range r.Refused {

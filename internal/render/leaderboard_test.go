@@ -100,7 +100,8 @@ func TestLeaderboardHTMLGolden(t *testing.T) {
 
 func TestLeaderboardCommentGolden(t *testing.T) {
 	t.Parallel()
-	ok := LeaderboardReport{Path: "leaderboard/runs.yaml", Board: sampleBoard(t), Results: 6, Unchanged: 4}
+	ok := LeaderboardReport{Path: "leaderboard/runs.yaml", Board: sampleBoard(t), Results: 6, Unchanged: 4,
+		Notes: []string{"This pull request edits committed results beside leaderboard/runs.yaml. They are not used."}}
 	refused := LeaderboardReport{Path: "other/runs.yaml", Refused: []string{
 		"other/runs.yaml:7: groups[0].candidates[0]: missing properties 'hardware', 'tp'",
 		"other/runs.yaml:9: groups[0].candidates[1].colour: unknown field | <b>@someone</b> #3",
@@ -113,7 +114,7 @@ func TestLeaderboardCommentGolden(t *testing.T) {
 	for _, want := range []string{
 		"6 results in 2 groups: 4 ranked, 1 disqualified, 1 failed. 4 as committed, 2 new or changed.",
 		"##### Chat, 4 req/s (`chat-4rps`)", "###### Capacity", "**Disqualified**", "[#", "† Computed by this project",
-		"**Refused**, no tables:", "- other/runs.yaml:7: groups\\[0\\].candidates\\[0\\]: missing properties 'hardware', 'tp'",
+		"**Refused**, no tables:", "**Note:** This pull request edits committed results beside leaderboard/runs.yaml. They are not used.", "- other/runs.yaml:7: groups\\[0\\].candidates\\[0\\]: missing properties 'hardware', 'tp'",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("comment lacks %q", want)
