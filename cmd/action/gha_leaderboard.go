@@ -80,6 +80,10 @@ func runLeaderboardMode(ctx context.Context, in actionInputs, ev event, flow *pr
 	// the pull request itself commits under results/ is not taken as run.
 	committedRoot := in.simulatorPath
 	if isPR {
+		// A shallow checkout lacks the base commit: fetch it.
+		if err := prepareSimulator(ctx, in.simulatorPath, pr.BaseSHA); err != nil {
+			return err
+		}
 		tmp, err := os.MkdirTemp("", "leaderboard-base-")
 		if err != nil {
 			return err
