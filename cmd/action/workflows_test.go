@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -119,5 +120,125 @@ func TestExampleWorkflowsDropCheckoutCredentials(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// actionYAML is the part of action.yml the workflow tests read.
+type actionYAML struct {
+	Inputs  map[string]any `yaml:"inputs"`
+	Outputs map[string]any `yaml:"outputs"`
+}
+
+// stepOutputRe finds ${{ steps.<id>.outputs.<name> }} references.
+var stepOutputRe = regexp.MustCompile(`steps\.([A-Za-z0-9_-]+)\.outputs\.([A-Za-z0-9_-]+)`)
+
+// TestShippedWorkflowsUseTheActionAsDeclared: every workflow this
+// repository ships or documents that uses the Action gives it only inputs
+// action.yml declares (a misspelt input is silently ignored by the runner)
+// and reads only outputs action.yml declares.
+func TestShippedWorkflowsUseTheActionAsDeclared(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile("../../action.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var action actionYAML
+	if err := yaml.Unmarshal(raw, &action); err != nil {
+		t.Fatal(err)
+	}
+	examples, _ := filepath.Glob("../../docs/examples/*.yml")
+	shipped, _ := filepath.Glob("../../.github/workflows/*.yml")
+	used := 0
+	for _, f := range append(examples, shipped...) {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wf struct {
+			Jobs map[string]struct {
+				Steps []struct {
+					ID   string         `yaml:"id"`
+					Uses string         `yaml:"uses"`
+					With map[string]any `yaml:"with"`
+				} `yaml:"steps"`
+			} `yaml:"jobs"`
+		}
+		if err := yaml.Unmarshal(src, &wf); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		ids := map[string]bool{}
+		for job, j := range wf.Jobs {
+			for _, s := range j.Steps {
+				if s.Uses != "./" && !strings.HasPrefix(s.Uses, "inference-sim/accuracy-dashboard@") {
+					continue
+				}
+				used++
+				ids[s.ID] = true
+				for k := range s.With {
+					if _, ok := action.Inputs[k]; !ok {
+						t.Errorf("%s: job %s gives the Action input %q, which action.yml does not declare", filepath.Base(f), job, k)
+					}
+				}
+			}
+		}
+		for _, m := range stepOutputRe.FindAllStringSubmatch(string(src), -1) {
+			if _, ok := action.Outputs[m[2]]; ids[m[1]] && !ok {
+				t.Errorf("%s: reads output %s of the Action, which action.yml does not declare", filepath.Base(f), m[2])
+			}
+		}
+	}
+	if used < 5 {
+		t.Errorf("only %d workflow steps use the Action; the examples were not found", used)
+	}
+}
+
+// TestLeaderboardExampleWorkflow: the leaderboard's copy-paste workflow
+// is quoted in docs/LEADERBOARD.md as it is in docs/examples/, runs on
+// pull_request (never pull_request_target: it builds and runs what the
+// pin file names), may write pull-request comments and nothing else, and
+// runs the Action in mode leaderboard.
+func TestLeaderboardExampleWorkflow(t *testing.T) {
+	t.Parallel()
+	const file = "../../docs/examples/leaderboard-pr.yml"
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile("../../docs/LEADERBOARD.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(doc), "```yaml\n"+string(src)+"```\n") {
+		t.Error("docs/LEADERBOARD.md does not quote docs/examples/leaderboard-pr.yml as it is")
+	}
+	var on struct {
+		On map[string]any `yaml:"on"`
+	}
+	if err := yaml.Unmarshal(src, &on); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := on.On["pull_request"]; !ok {
+		t.Error("the workflow does not run on pull_request")
+	}
+	if _, ok := on.On["pull_request_target"]; ok {
+		t.Error("the workflow runs on pull_request_target")
+	}
+	wf := readWorkflow(t, file)
+	if w := writes(wf.Permissions); !slices.Equal(w, []string{"pull-requests"}) {
+		t.Errorf("the workflow may write %v, want pull-requests only", w)
+	}
+	mode := ""
+	for _, j := range wf.Jobs {
+		if len(writes(j.Permissions)) > 0 {
+			t.Errorf("a job widens the permissions: %v", writes(j.Permissions))
+		}
+		for _, s := range j.Steps {
+			if strings.HasPrefix(s.Uses, "inference-sim/accuracy-dashboard@") {
+				mode, _ = s.With["mode"].(string)
+			}
+		}
+	}
+	if mode != modeLeaderboard {
+		t.Errorf("the Action runs in mode %q, want %s", mode, modeLeaderboard)
 	}
 }
