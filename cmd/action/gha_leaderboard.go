@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"slices"
@@ -315,50 +314,17 @@ func runOneLeaderboard(ctx context.Context, in actionInputs, h *pinnedHarness, p
 	return board, res, nil, nil
 }
 
-// extractCommitted writes the regular files of directory dir (slash path)
-// at commit of repository repo into dst (nothing when dir is not there).
+// extractCommitted writes directory dir (slash path) of commit of
+// repository repo into dst (nothing when the commit has no such directory).
 func extractCommitted(ctx context.Context, repo, commit, dir, dst string) error {
-	out, err := harness.Git(ctx, repo, "ls-tree", "-r", "-z", "--full-tree", commit, "--", dir+"/")
-	if err != nil {
+	tree := commit + ":" + dir
+	if t, err := harness.Git(ctx, repo, "cat-file", "-t", tree); err != nil || t != "tree" {
+		return nil
+	}
+	if err := harness.ExportTree(ctx, repo, tree, dst); err != nil {
 		return fmt.Errorf("results committed at %s: %w", commit, err)
 	}
-	for _, entry := range splitNUL(out) {
-		// <mode> SP <type> SP <object> TAB <path>
-		meta, name, ok := strings.Cut(entry, "\t")
-		fields := strings.Fields(meta)
-		if !ok || len(fields) != 3 || fields[1] != "blob" || (fields[0] != "100644" && fields[0] != "100755") {
-			continue // a symbolic link or a submodule is not a result
-		}
-		rel, ok := strings.CutPrefix(name, dir+"/")
-		if !ok || !filepath.IsLocal(rel) {
-			continue
-		}
-		blob, err := gitBlob(ctx, repo, fields[2])
-		if err != nil {
-			return fmt.Errorf("results committed at %s: %s: %w", commit, name, err)
-		}
-		p := filepath.Join(dst, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(p, blob, 0o644); err != nil {
-			return err
-		}
-	}
 	return nil
-}
-
-// gitBlob is the content of a blob, byte for byte.
-func gitBlob(ctx context.Context, repo, object string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", "cat-file", "blob", object)
-	cmd.Dir = repo
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("git cat-file blob %s: %w: %s", object, err, strings.TrimSpace(errb.String()))
-	}
-	return out, nil
 }
 
 // catalogArg is the pinned catalog as `leaderboard run --catalog` takes it:

@@ -87,7 +87,7 @@ func (b *Builder) Build(ctx context.Context, repo, ref string) (*Build, error) {
 	bld.DataDir = filepath.Join(final, "src")
 	cached, err := cachedir.Fill(final, func(tmp string) error {
 		src := filepath.Join(tmp, "src")
-		if err := exportCommit(ctx, mirror, commit, src); err != nil {
+		if err := ExportTree(ctx, mirror, commit, src); err != nil {
 			return fmt.Errorf("export simulator %s (%s): %w", ref, commit, err)
 		}
 		b.log().Info("building simulator", "ref", ref, "commit", commit)
@@ -175,10 +175,12 @@ func resolveRef(ctx context.Context, mirror, repo, ref string) (string, error) {
 	return "", fmt.Errorf("simulator ref %q is neither a tag of %s nor a 40-hex commit: %w", ref, repo, ErrNotPinned)
 }
 
-// exportCommit writes the tree of commit into dir (no .git).
-func exportCommit(ctx context.Context, mirror, commit, dir string) error {
-	cmd := exec.CommandContext(ctx, "git", "archive", "--format=tar", commit)
-	cmd.Dir = mirror
+// ExportTree writes a tree of repository repo into dir (no .git): a commit's
+// whole tree, or "<commit>:<path>" for one directory of it, whose entries
+// land at dir's root. Nothing is written outside dir (extractTar).
+func ExportTree(ctx context.Context, repo, treeish, dir string) error {
+	cmd := exec.CommandContext(ctx, "git", "archive", "--format=tar", treeish)
+	cmd.Dir = repo
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
 	out, err := cmd.StdoutPipe()
