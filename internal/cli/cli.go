@@ -1,5 +1,9 @@
-// Package cli holds the small command-line conventions cmd/action and
-// cmd/bot share.
+// Package cli holds the command-line conventions cmd/action and cmd/bot
+// share: every subcommand is a Spec (a typed options struct, its flags,
+// required flags, a check, a run); a Program is the table of a command's
+// subcommands and its one dispatch (help, -h, groups, unknown commands, a
+// usage error printed with the command's usage); ExitCode is the one
+// exit-code rule.
 package cli
 
 import (
