@@ -44,6 +44,7 @@ groups:
     load: {arrival: constant, rates: [2, 8]}
     candidates:
       - {id: h100, model: org/test-model-7b, hardware: H100, tp: 1, replicas: 2}
+    keep_up: {ttft_p99_ms: 10000}
 `
 
 type lbEnv struct {

@@ -43,7 +43,10 @@ type GroupBoard struct {
 	Workload  Workload
 	Sweep     bool
 	Tables    []Table
-	// Capacity has one row per candidate, for a sweep only.
+	// Capacity has one row per candidate, for a sweep that declares
+	// keep_up only (without a latency bound, keeping up means nothing more
+	// than serving every request, which a run that queues for minutes
+	// does).
 	Capacity []CapacityRow
 	// KeepUp is the group's bound for keeping up (nil: none).
 	KeepUp *KeepUp
@@ -82,9 +85,8 @@ type Cell struct {
 }
 
 // CapacityRow is a candidate's capacity in a load sweep: the highest
-// offered load it kept up with (qualified, and within the group's keep_up
-// bounds if it declares any, there and at every lighter load) and its
-// throughput there.
+// offered load it kept up with there and at every lighter load of the sweep
+// (KeptUp with the group's keep_up bounds), and its throughput there.
 type CapacityRow struct {
 	Candidate Candidate
 	// Kept is nil when the candidate kept up with none of the loads.
@@ -133,7 +135,7 @@ func BuildBoard(d *Declaration, results map[string]*Result) Board {
 			rank(&t)
 			gb.Tables = append(gb.Tables, t)
 		}
-		if gb.Sweep {
+		if gb.Sweep && g.KeepUp != nil {
 			gb.Capacity = capacity(g, runs, results)
 		}
 		b.Groups = append(b.Groups, gb)
@@ -195,24 +197,13 @@ func capacity(g *Group, runs []Run, results map[string]*Result) []CapacityRow {
 			}
 			row.Candidate = run.Candidate
 			res := results[run.Group+"/"+run.ID]
-			var why string
-			switch {
-			case res == nil:
-				why = "no result"
-			case res.Status != StatusOK:
-				why = "failed (" + res.Failure.Reason + ")"
-			default:
-				why = res.Disqualification()
-				if why == "" {
-					why = g.KeepUp.Missed(res.BLIS)
-				}
-			}
-			if why != "" {
+			kept, why := KeptUp(res, g.KeepUp)
+			if !kept {
 				row.Note = fmt.Sprintf("at %s: %s", p.Short(), why)
 				break
 			}
-			kept := p
-			row.Kept, row.Run = &kept, run.ID
+			at := p
+			row.Kept, row.Run = &at, run.ID
 			row.OutputTokensPerS, row.ResponsesPerS = res.BLIS.OutputTokensPerS, res.BLIS.ResponsesPerS
 		}
 		out = append(out, row)

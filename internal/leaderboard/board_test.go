@@ -283,3 +283,74 @@ func FuzzParseResult(f *testing.F) {
 		}
 	})
 }
+
+// KeptUp is the one definition of keeping up with a load: figures (status
+// ok), every offered request completed, and every declared bound met (a
+// figure equal to its bound meets it).
+func TestKeptUp(t *testing.T) {
+	t.Parallel()
+	d := readDecl(t)
+	r := d.Runs()[0]
+	bound := func(ttft, e2e float64) *KeepUp {
+		k := &KeepUp{}
+		if ttft > 0 {
+			k.TTFTP99Ms = &ttft
+		}
+		if e2e > 0 {
+			k.E2EP99Ms = &e2e
+		}
+		return k
+	}
+	f := figures(100, 250, 1000) // TTFT p99 500, E2E p99 2000
+	over := f
+	over.TTFTP99Ms, over.E2EP99Ms = 500.04, 2000.4
+	dq := f
+	dq.Completed, dq.StillQueued = 99, 1
+	for _, tt := range []struct {
+		name string
+		res  *Result
+		k    *KeepUp
+		why  string // "" when kept up
+	}{
+		{"no bound, qualified", okResult(t, r, f), nil, ""},
+		{"at the bounds", okResult(t, r, f), bound(500, 2000), ""},
+		{"TTFT just above", okResult(t, r, over), bound(500, 0), "TTFT p99 500.04 ms > 500 ms"},
+		{"both just above", okResult(t, r, over), bound(500, 2000), "TTFT p99 500.04 ms > 500 ms, E2E p99 2000.4 ms > 2000 ms"},
+		{"E2E bound only", okResult(t, r, over), bound(0, 3000), ""},
+		{"disqualified within bounds", okResult(t, r, dq), bound(500, 2000), "completed 99 of 100 offered requests; 1 still queued at the horizon"},
+		{"disqualified, no bound", okResult(t, r, dq), nil, "completed 99 of 100 offered requests; 1 still queued at the horizon"},
+		{"failed", failedResult(t, r, "simulator-timeout", "killed"), bound(500, 0), "failed (simulator-timeout)"},
+		{"missing", nil, bound(500, 0), "no result"},
+	} {
+		kept, why := KeptUp(tt.res, tt.k)
+		if kept != (tt.why == "") || why != tt.why {
+			t.Errorf("%s: KeptUp = %v, %q; want %v, %q", tt.name, kept, why, tt.why == "", tt.why)
+		}
+	}
+}
+
+// The capacity table needs keep_up, and a candidate's capacity is the
+// highest load it kept up with there and at every lighter load: a heavier
+// load it happens to pass after missing one does not count.
+func TestCapacity(t *testing.T) {
+	t.Parallel()
+	d, res := fixtureResults(t)
+	runs := d.Runs()
+	if c := BuildBoard(d, res).Groups[1].Capacity; len(c) != 1 {
+		t.Fatalf("sweep with keep_up: %d capacity rows", len(c))
+	}
+	// C=1 TTFT p99 24 ms, C=4 misses 25 ms, C=16 qualified again under it.
+	slow := figures(50, 13, 1100) // TTFT p99 26
+	res["sweep/h100--conc-4"] = okResult(t, runs[4], slow)
+	res["sweep/h100--conc-16"] = okResult(t, runs[5], figures(50, 10, 2000))
+	limit := 25.0
+	d.Groups[1].KeepUp = &KeepUp{TTFTP99Ms: &limit}
+	c := BuildBoard(d, res).Groups[1].Capacity[0]
+	if c.Kept == nil || c.Kept.Concurrency != 1 || c.Run != "h100--conc-1" || c.OutputTokensPerS != 300 || c.Note != "at C=4: TTFT p99 26 ms > 25 ms" {
+		t.Errorf("capacity = %+v (kept %v), want C=1, stopped at C=4 on TTFT p99", c, c.Kept)
+	}
+	d.Groups[1].KeepUp = nil
+	if g := BuildBoard(d, res).Groups[1]; !g.Sweep || g.Capacity != nil {
+		t.Errorf("a sweep without keep_up: capacity %+v, want none", g.Capacity)
+	}
+}

@@ -43,30 +43,76 @@ type Group struct {
 	Load       *Load       `yaml:"load,omitempty" json:"load,omitempty"`
 	Candidates []Candidate `yaml:"candidates" json:"candidates"`
 	// KeepUp bounds what counts as keeping up with a load in a sweep's
-	// capacity table, beyond serving every request (nil: serving every
-	// request is enough). It is a reading of the results, not offered work.
+	// capacity table (see KeptUp). A sweep without it gets no capacity
+	// table: without a latency bound every run that serves all its
+	// requests keeps up, however long they queue. It is a reading of the
+	// results, not offered work.
 	KeepUp *KeepUp `yaml:"keep_up,omitempty" json:"keep_up,omitempty"`
 }
 
-// KeepUp is a latency bound a run must meet to have kept up with its load.
+// KeepUp are the latency bounds a run must meet to have kept up with its
+// load: BLIS's p99 TTFT and p99 E2E, in ms, each at most its bound (nil: not
+// bounded). A declared KeepUp bounds at least one of them.
 type KeepUp struct {
 	TTFTP99Ms *float64 `yaml:"ttft_p99_ms,omitempty" json:"ttft_p99_ms,omitempty"`
 	E2EP99Ms  *float64 `yaml:"e2e_p99_ms,omitempty" json:"e2e_p99_ms,omitempty"`
 }
 
-// Missed says which bound f misses ("" when it meets them all).
+// Missed says which bound f misses ("" when it meets them all; a figure
+// equal to its bound meets it). The figure is shown as rounded as it can
+// be while still reading as above the bound.
 func (k *KeepUp) Missed(f *Figures) string {
 	if k == nil {
 		return ""
 	}
 	var out []string
-	if k.TTFTP99Ms != nil && f.TTFTP99Ms > *k.TTFTP99Ms {
-		out = append(out, fmt.Sprintf("TTFT p99 %s ms > %s ms", FormatNumber(math.Round(f.TTFTP99Ms*10)/10), FormatNumber(*k.TTFTP99Ms)))
-	}
-	if k.E2EP99Ms != nil && f.E2EP99Ms > *k.E2EP99Ms {
-		out = append(out, fmt.Sprintf("E2E p99 %s ms > %s ms", FormatNumber(math.Round(f.E2EP99Ms)), FormatNumber(*k.E2EP99Ms)))
+	for _, b := range []struct {
+		name  string
+		bound *float64
+		value float64
+	}{{"TTFT p99", k.TTFTP99Ms, f.TTFTP99Ms}, {"E2E p99", k.E2EP99Ms, f.E2EP99Ms}} {
+		if b.bound != nil && b.value > *b.bound {
+			out = append(out, fmt.Sprintf("%s %s ms > %s ms", b.name, aboveBound(b.value, *b.bound), FormatNumber(*b.bound)))
+		}
 	}
 	return strings.Join(out, ", ")
+}
+
+// aboveBound writes v (> bound) with one decimal, or with as many as it
+// takes to differ from bound (500.04 against 500 is "500.04", not "500").
+func aboveBound(v, bound float64) string {
+	for digits := 1; digits <= 6; digits++ {
+		p := math.Pow(10, float64(digits))
+		if r := math.Round(v*p) / p; r > bound {
+			return FormatNumber(r)
+		}
+	}
+	return FormatNumber(v)
+}
+
+// KeptUp says whether result r kept up with its offered load, and why not:
+// it has figures (status ok), it is qualified (it completed every offered
+// request: none dropped, timed out, or still queued or running at the
+// horizon; Disqualification), and its figures meet every bound of k. With
+// k nil only the first two count.
+func KeptUp(r *Result, k *KeepUp) (bool, string) {
+	switch {
+	case r == nil:
+		return false, "no result"
+	case r.Status != StatusOK || r.BLIS == nil:
+		reason := r.Status
+		if r.Failure != nil {
+			reason = r.Failure.Reason
+		}
+		return false, "failed (" + reason + ")"
+	}
+	if why := r.Disqualification(); why != "" {
+		return false, why
+	}
+	if why := k.Missed(r.BLIS); why != "" {
+		return false, why
+	}
+	return true, ""
 }
 
 // Candidate is one simulated deployment.

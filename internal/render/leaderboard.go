@@ -45,7 +45,10 @@ func writeLeaderboardGroups(w *strings.Builder, b leaderboard.Board, h int) {
 			fmt.Fprintf(w, "\nLoad: %s†. Comparability key `%s`.\n\n", Cell(t.Load.String()), shortKey(t.Key))
 			writeMarkdownTable(w, t)
 		}
-		if g.Sweep {
+		if g.Sweep && g.KeepUp == nil {
+			fmt.Fprintf(w, "\n%s Capacity\n\n%s\n", sub, Cell(NoCapacity))
+		}
+		if g.Sweep && g.KeepUp != nil {
 			fmt.Fprintf(w, "\n%s Capacity\n\n%s\n\n", sub, Cell(CapacityRule(g.KeepUp)))
 			w.WriteString("| Candidate | Model | Hardware | Highest load kept up with | output tok/s there | responses/s there | Stopped keeping up |\n|---|---|---|---|---:|---:|---|\n")
 			for _, c := range g.Capacity {
@@ -213,16 +216,23 @@ func provenanceLine(b leaderboard.Board, esc func(string) string) string {
 	return fmt.Sprintf("Simulator: BLIS %s. Model data: %s. Run by accuracy-dashboard %s.\n", list(sims), list(cats), list(tools))
 }
 
-// CapacityRule says what keeping up with a load means for a group.
+// CapacityRule says what keeping up with a load means for a group that
+// declares keep_up (leaderboard.KeptUp).
 func CapacityRule(k *leaderboard.KeepUp) string {
-	s := "Per candidate, the highest offered load it kept up with (there and at every lighter load of the sweep: served every request"
-	if k != nil {
-		if k.TTFTP99Ms != nil {
-			s += ", TTFT p99 ≤ " + leaderboard.FormatNumber(*k.TTFTP99Ms) + " ms"
-		}
-		if k.E2EP99Ms != nil {
-			s += ", E2E p99 ≤ " + leaderboard.FormatNumber(*k.E2EP99Ms) + " ms"
-		}
+	var bounds []string
+	if k.TTFTP99Ms != nil {
+		bounds = append(bounds, "TTFT p99 ≤ "+leaderboard.FormatNumber(*k.TTFTP99Ms)+" ms")
 	}
-	return s + ") and its throughput there."
+	if k.E2EP99Ms != nil {
+		bounds = append(bounds, "E2E p99 ≤ "+leaderboard.FormatNumber(*k.E2EP99Ms)+" ms")
+	}
+	return "Per candidate, the highest offered load it kept up with, there and at every lighter load of the sweep, and its throughput there. " +
+		"A run kept up with its load when it completed every offered request (none dropped, timed out, or still queued or running at the horizon) and " +
+		strings.Join(bounds, " and ") + "."
 }
+
+// NoCapacity stands for the capacity table of a sweep that declares no
+// keep_up bound.
+const NoCapacity = "No capacity table: this group declares no `keep_up` bound. Without a latency bound, every run that completes all its requests keeps up, " +
+	"however long they queue (an open-loop run without a horizon completes them all), so the highest load would say nothing. " +
+	"Declare `keep_up: {ttft_p99_ms: …}` or `{e2e_p99_ms: …}` in runs.yaml."

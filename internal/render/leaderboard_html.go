@@ -49,6 +49,8 @@ type htmlGroup struct {
 	Capacity            []htmlRow
 	CapacityHeaders     []htmlCell
 	CapacityRule        string
+	// NoCapacity says why a sweep has no capacity table ("" otherwise).
+	NoCapacity string
 }
 
 type htmlPage struct {
@@ -85,7 +87,10 @@ func pageData(b leaderboard.Board) htmlPage {
 			}
 			hg.Tables = append(hg.Tables, ht)
 		}
-		if g.Sweep {
+		if g.Sweep && g.KeepUp == nil {
+			hg.NoCapacity = NoCapacity
+		}
+		if g.Sweep && g.KeepUp != nil {
 			hg.CapacityRule = CapacityRule(g.KeepUp)
 			hg.CapacityHeaders = []htmlCell{{Text: "Candidate"}, {Text: "Model"}, {Text: "Hardware"}, {Text: "Highest load kept up with", Num: true},
 				{Text: "output tok/s there", Num: true}, {Text: "responses/s there", Num: true}, {Text: "Stopped keeping up"}}
@@ -195,7 +200,9 @@ table.dq td, table.failed td { color: #57606a; }
 {{end}}</tbody>
 </table>{{end}}
 {{end}}
-{{if .Capacity}}<h3>Capacity</h3>
+{{if .NoCapacity}}<h3>Capacity</h3>
+<p>{{.NoCapacity}}</p>
+{{end}}{{if .Capacity}}<h3>Capacity</h3>
 <p>{{.CapacityRule}}</p>
 <table class="capacity sortable" id="t-{{.ID}}-capacity">
 <thead><tr>{{range $i, $h := .CapacityHeaders}}<th data-col="{{$i}}" data-type="{{if $h.Num}}num{{else}}text{{end}}">{{$h.Text}}</th>{{end}}</tr></thead>
