@@ -9,13 +9,15 @@ import (
 // (ErrUsageShown or a *UsageError), the code of an *ExitError, and 1 on any
 // other error.
 
-// ErrUsageShown is returned after a command printed its usage because of a
-// usage error; main prints nothing more.
+// ErrUsageShown marks a usage error whose message and usage were printed
+// already (Program.Run returns the *UsageError marked so); main prints
+// nothing more.
 var ErrUsageShown = errors.New("usage error")
 
-// UsageError is a mistake in how a command was called (a flag value out of
-// range, two flags that exclude each other): exit status 2, its message
-// printed like any error.
+// UsageError is a mistake in how a command was called (an unknown flag, a
+// flag value out of range, two flags that exclude each other, a missing
+// argument): exit status 2. It is the one usage error type: Spec.Parse
+// returns it, and Program.Run prints it with the command's usage.
 type UsageError struct{ Err error }
 
 func (e *UsageError) Error() string { return e.Err.Error() }
