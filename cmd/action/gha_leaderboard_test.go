@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -169,6 +170,26 @@ func TestGitHubActionLeaderboard(t *testing.T) {
 	}
 	if n := fake.Calls("issues/update-comment"); n != 1 {
 		t.Errorf("update-comment called %d times, want 1", n)
+	}
+
+	// A push to the default branch (no pull request): every tracked
+	// runs.yaml runs, reusing the checkout's results; no comment.
+	harnesstest.Run(t, r.dir, "git", "checkout", "--quiet", r.base)
+	push, err := json.Marshal(githubfake.WebhookExample(t, "push", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e3 := newActionEnv(t, fake, r.dir, r.cache, push, map[string]string{"INPUT_MODE": "leaderboard", "GITHUB_REPOSITORY": "octo/boards", "GITHUB_EVENT_NAME": "push"})
+	stdout, err = e3.run(t)
+	if err != nil || !strings.Contains(stdout, "reused 7 unchanged results from "+filepath.Join(r.dir, "leaderboard", "results")+", ran 1\n") {
+		t.Fatalf("push run: %v\n%s", err, stdout)
+	}
+	out3 := readOutputs(t, e3.output)
+	if got, _ := os.ReadFile(filepath.Join(out3["results-dir"], "chat", "h100.json")); !bytes.Equal(got, committed) || out3["comment-url"] != "" || out3["runs"] != "leaderboard/runs.yaml" {
+		t.Errorf("push run: outputs %v, chat/h100.json not the committed one", out3)
+	}
+	if n := fake.Calls("issues/create-comment") + fake.Calls("issues/update-comment"); n != 2 {
+		t.Errorf("the push run commented (%d comment writes in all, want 2)", n)
 	}
 }
 

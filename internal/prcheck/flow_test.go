@@ -478,10 +478,18 @@ func TestPostEditsOnlyItsOwnMarker(t *testing.T) {
 	if cm.comments[0].Body != render.PRMarker+"\naccuracy v2" || cm.comments[1].Body != render.LeaderboardMarker+"\ntables v2" {
 		t.Errorf("accuracy post: %+v", cm.comments)
 	}
-	if want := "self list 7 update 2 self list 7 update 1"; strings.Join(cm.calls, " ") != want {
-		t.Errorf("calls %q, want %q", cm.calls, want)
+	// A report past a comment's limit is cut, its marker kept.
+	long := render.LeaderboardMarker + "\n" + strings.Repeat("| a | b |\n", MaxCommentBytes/8)
+	if _, _, err := f.Post(ctx, 7, render.LeaderboardMarker, long); err != nil {
+		t.Fatal(err)
+	}
+	if b := cm.comments[1].Body; len(b) > MaxCommentBytes || !strings.HasPrefix(b, render.LeaderboardMarker+"\n") || !strings.Contains(b, "**Truncated:**") || cm.comments[0].Body != render.PRMarker+"\naccuracy v2" {
+		t.Errorf("long leaderboard report: %d bytes, marker kept %v", len(b), strings.HasPrefix(b, render.LeaderboardMarker))
 	}
 	if strings.Contains(render.PRMarker, render.LeaderboardMarker) || strings.Contains(render.LeaderboardMarker, render.PRMarker) {
 		t.Error("one marker contains the other: a comment would be taken for the other kind")
+	}
+	if want := "self list 7 update 2 self list 7 update 1 self list 7 update 2"; strings.Join(cm.calls, " ") != want {
+		t.Errorf("calls %q, want %q", cm.calls, want)
 	}
 }
