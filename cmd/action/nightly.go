@@ -19,6 +19,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 	"github.com/inference-sim/accuracy-dashboard/internal/prcheck"
+	"github.com/inference-sim/accuracy-dashboard/internal/render"
 )
 
 // Defaults of the nightly plan.
@@ -151,26 +152,6 @@ func tagNames(ctx context.Context, gh releaseRefs, repo github.Repo, prefix stri
 	return names, nil
 }
 
-// planMarkdown is the job summary of the plan: "nothing changed" or what did.
-func planMarkdown(r planResult) string {
-	p := r.plan
-	var data []string
-	for _, d := range p.Data {
-		data = append(data, d.Name+" "+d.Version)
-	}
-	what := fmt.Sprintf("simulator %s (`%s`), harness %s (`%s`), data %s", p.Simulator.Release, p.Simulator.Commit[:12],
-		p.Harness.Release, p.Harness.Commit[:12], strings.Join(data, ", "))
-	if len(r.changes) == 0 {
-		return fmt.Sprintf("**Accuracy nightly: nothing changed** since snapshot %s (%s). Nothing to evaluate.\n", r.lastID, what)
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "**Accuracy nightly: evaluating** %s. What changed:\n\n", what)
-	for _, c := range r.changes {
-		fmt.Fprintf(&b, "- %s\n", c)
-	}
-	return b.String()
-}
-
 // runNightlyPlanMode is the Action's mode nightly-plan: outputs changed
 // (true/false), plan (one line of JSON) and the job summary.
 func runNightlyPlanMode(ctx context.Context, in actionInputs, gha runner) error {
@@ -183,7 +164,7 @@ func runNightlyPlanMode(ctx context.Context, in actionInputs, gha runner) error 
 	if err != nil {
 		return err
 	}
-	md := planMarkdown(res)
+	md := render.NightlyPlan(res.plan, res.changes, res.lastID)
 	gha.Notice(strings.TrimSpace(strings.SplitN(md, "\n", 2)[0]))
 	if in.summaryPath != "" {
 		if err := gha.addStepSummary(md); err != nil {
@@ -307,6 +288,6 @@ func runNightlyPlan(ctx context.Context, o nightlyPlanOptions, env cli.Env) erro
 			return fmt.Errorf("nightly plan: %w", err)
 		}
 	}
-	_, err = fmt.Fprintf(env.Stdout, "%s\n%s\n", planMarkdown(res), res.plan.Encode())
+	_, err = fmt.Fprintf(env.Stdout, "%s\n%s\n", render.NightlyPlan(res.plan, res.changes, res.lastID), res.plan.Encode())
 	return err
 }

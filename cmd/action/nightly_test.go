@@ -15,6 +15,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/github"
 	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
+	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
@@ -100,7 +101,7 @@ func TestResolvePlan(t *testing.T) {
 	if err != nil || len(res.changes) != 0 || res.lastID != "snap-1" {
 		t.Fatalf("same inputs: %v, %v", res.changes, err)
 	}
-	if md := planMarkdown(res); !strings.HasPrefix(md, "**Accuracy nightly: nothing changed** since snapshot snap-1 (simulator v0.7.15") {
+	if md := render.NightlyPlan(res.plan, res.changes, res.lastID); !strings.HasPrefix(md, "**Accuracy nightly: nothing changed** since snapshot snap-1 (simulator v0.7.15") {
 		t.Errorf("plan summary:\n%s", md)
 	}
 

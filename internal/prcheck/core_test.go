@@ -5,39 +5,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
-
-func TestTruncate(t *testing.T) {
-	t.Parallel()
-	if got := Truncate("short", 100, "NOTE"); got != "short" {
-		t.Errorf("short text changed: %q", got)
-	}
-	var b strings.Builder
-	b.WriteString("<!-- marker -->\n<details><summary>x</summary>\n\n")
-	for b.Len() < 5000 {
-		b.WriteString("| Δ row ☕ | 1 |\n")
-	}
-	for _, limit := range []int{200, 1000, 4097} {
-		got := Truncate(b.String(), limit, "**Truncated**")
-		if len(got) > limit {
-			t.Errorf("limit %d: got %d bytes", limit, len(got))
-		}
-		if !utf8.ValidString(got) || !strings.HasPrefix(got, "<!-- marker -->\n") || !strings.HasSuffix(got, "**Truncated**\n") {
-			t.Errorf("limit %d: bad truncation %q", limit, got)
-		}
-		if strings.Count(got, "<details>") != strings.Count(got, "</details>") {
-			t.Errorf("limit %d: details left open", limit)
-		}
-	}
-	if got := Truncate(strings.Repeat("é", 100), 7, "ééé note"); len(got) > 7 || !utf8.ValidString(got) {
-		t.Errorf("tiny limit: %q", got)
-	}
-}
 
 func TestDecideComment(t *testing.T) {
 	t.Parallel()
@@ -257,17 +229,5 @@ func TestPlanMerge(t *testing.T) {
 				t.Errorf("accepted: %+v", set)
 			}
 		})
-	}
-}
-
-// Truncate never splits a multi-byte character, also when no line break
-// falls before the limit.
-func TestTruncateWithoutLineBreak(t *testing.T) {
-	t.Parallel()
-	for _, s := range []string{strings.Repeat("é", 40000), "x" + strings.Repeat("☕", 30000)} {
-		got := Truncate(s, MaxCommentBytes, "**Truncated**")
-		if len(got) > MaxCommentBytes || !utf8.ValidString(got) || !strings.HasSuffix(got, "**Truncated**\n") {
-			t.Errorf("%d bytes cut to %d, valid UTF-8 %v", len(s), len(got), utf8.ValidString(got))
-		}
 	}
 }

@@ -309,11 +309,7 @@ func (f *Flow) readChecked(dir, sim string) (report.Run, error) {
 // limit with a note pointing at the job summary. A read-only token is not
 // an error: the report stays in the job summary and a notice says why.
 func (f *Flow) Post(ctx context.Context, number int, marker, markdown string) (url string, readOnly bool, err error) {
-	note := "**Truncated:** a comment holds at most 65 536 characters; the full report is in the job summary"
-	if f.DetailsURL != "" {
-		note += " of [this run](" + f.DetailsURL + ")"
-	}
-	body := Truncate(markdown, MaxCommentBytes, note+".")
+	body := render.Truncate(markdown, MaxCommentBytes, render.CommentCutNote(f.DetailsURL))
 	degrade := func(err error) (string, bool, error) {
 		if errors.Is(err, ErrReadOnly) {
 			f.Log.Notice("Not commenting: the token is read-only (a pull request from a fork?). The report is in the job summary. To comment on fork pull requests, use the pull_request + workflow_run pair (docs/ACTION.md).")
@@ -395,8 +391,7 @@ func (f *Flow) WriteSummary(md, file string) error {
 	if f.Summary == nil {
 		return nil
 	}
-	note := "**Truncated:** a job summary holds at most 1 MiB; the full report is in the run's artifact (" + file + ")."
-	if err := f.Summary(Truncate(md, MaxStepSummaryBytes, note)); err != nil {
+	if err := f.Summary(render.Truncate(md, MaxStepSummaryBytes, render.SummaryCutNote(file))); err != nil {
 		return fmt.Errorf("job summary: %w", err)
 	}
 	return nil
