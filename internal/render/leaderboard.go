@@ -217,8 +217,11 @@ func provenanceLine(b leaderboard.Board, esc func(string) string) string {
 }
 
 // CapacityRule says what keeping up with a load means for a group that
-// declares keep_up (leaderboard.KeptUp).
+// declares keep_up (leaderboard.KeptUp); NoCapacity for one that does not.
 func CapacityRule(k *leaderboard.KeepUp) string {
+	if k == nil {
+		return NoCapacity
+	}
 	var bounds []string
 	if k.TTFTP99Ms != nil {
 		bounds = append(bounds, "TTFT p99 ≤ "+leaderboard.FormatNumber(*k.TTFTP99Ms)+" ms")

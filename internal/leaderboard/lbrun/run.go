@@ -107,8 +107,18 @@ var (
 // never a number).
 func (s *Sim) Plan(r leaderboard.Run) (Invocation, error) {
 	command, flags, needs := "run", s.RunFlags, runNeeds
-	if r.Workload.Trace != nil {
+	if t := r.Workload.Trace; t != nil {
 		command, flags, needs = "replay", s.ReplayFlags, replayNeeds
+		if t.SHA256 == "" {
+			return Invocation{}, &failure{leaderboard.ReasonTraceRefused, "the trace was not resolved to its content hash"}
+		}
+		// A trace recorded on several nodes is refused whatever the build
+		// can do: the reason is the trace's, not the build's.
+		if leaderboard.TraceSourceFile(t.Format) != "" {
+			if err := s.checkNodes(t); err != nil {
+				return Invocation{}, err
+			}
+		}
 	}
 	if len(flags) == 0 {
 		return Invocation{}, &failure{harness.ReasonUnsupportedBuild, "this simulator build has no `blis " + command + "` command"}

@@ -29,9 +29,6 @@ var convertNeeds = []string{"input", "trace-output"}
 // spanned more than one node, are failed results with the reason.
 func (s *Sim) planTrace(r leaderboard.Run, flags harness.Flags, args []string) (Invocation, error) {
 	t := r.Workload.Trace
-	if t.SHA256 == "" {
-		return Invocation{}, &failure{leaderboard.ReasonTraceRefused, "the trace was not resolved to its content hash"}
-	}
 	stored := TracesDirPlaceholder + "/" + t.SHA256 + "/"
 	var inv Invocation
 	header, data := stored+leaderboard.TraceHeaderFile, stored+leaderboard.TraceDataFile
@@ -66,8 +63,8 @@ func (s *Sim) planTrace(r leaderboard.Run, flags harness.Flags, args []string) (
 }
 
 // planConvert writes the `blis convert <format>` command of an otel or
-// weka trace, after checking that the build offers the converter and that
-// the trace's source ran on one node.
+// weka trace, after checking that the build offers the converter (Plan has
+// checked that the trace's source ran on one node).
 func (s *Sim) planConvert(t *leaderboard.Trace) ([]string, error) {
 	flags, ok := s.Converters[t.Format]
 	if !ok {
@@ -90,9 +87,6 @@ func (s *Sim) planConvert(t *leaderboard.Trace) ([]string, error) {
 	}
 	if len(missing) > 0 {
 		return nil, &failure{harness.ReasonUnsupportedBuild, "this build's `blis convert " + t.Format + "` lacks " + strings.Join(missing, ", ")}
-	}
-	if err := s.checkNodes(t); err != nil {
-		return nil, err
 	}
 	source := leaderboard.TraceSourceFile(t.Format)
 	conv := []string{"convert", t.Format, "--input", TracesDirPlaceholder + "/" + t.SHA256 + "/" + source,

@@ -61,6 +61,9 @@ func TestPlanConvertedTraces(t *testing.T) {
 		{"f90a1e3a", f90a1e3a, "weka", "weka.jsonl", harness.ReasonUnsupportedBuild, "`blis convert weka` before replay; this build cannot: its `blis convert` offers inference-perf, preset, servegen"},
 		{"no trace-output", map[string]harness.Flags{"otel": {"input": true}}, "otel", "otel-one-node.json", harness.ReasonUnsupportedBuild, "this build's `blis convert otel` lacks --trace-output"},
 		{"two nodes", map[string]harness.Flags{"otel": full}, "otel", "otel-two-nodes.json", leaderboard.ReasonTraceRefused, "host.name has 2 values (node-a, node-b)"},
+		// Refused whatever the build can do: the reason is the trace's.
+		{"two nodes on f90a1e3a", f90a1e3a, "otel", "otel-two-nodes.json", leaderboard.ReasonTraceRefused, "more than one node: host.name has 2 values (node-a, node-b)"},
+		{"not resolved", map[string]harness.Flags{"otel": full}, "otel", "", leaderboard.ReasonTraceRefused, "not resolved to its content hash"},
 		{"no context-growth", map[string]harness.Flags{"weka": full}, "weka", "weka.jsonl", "", "--trace-output {run}/converted"},
 	} {
 		s, sums := traceSim(t, tt.converters)
