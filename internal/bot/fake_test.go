@@ -48,6 +48,8 @@ type fakeGitHub struct {
 	// failRepo makes every call about a repository return its error, or
 	// panic with it when the error is errPanic.
 	failRepo map[string]error
+	// failPath makes ReadFile of a path (in any repository) return its error.
+	failPath map[string]error
 }
 
 // errPanic in fakeGitHub.failRepo makes calls about the repository panic.
@@ -271,6 +273,9 @@ func (f *fakeGitHub) ReadFile(_ context.Context, repo Repo, ref, p string) ([]by
 	if !ok {
 		f.t.Errorf("fake GitHub: ReadFile at %q, which is not a commit SHA", ref)
 		return nil, ErrNotFound
+	}
+	if err := f.failPath[p]; err != nil {
+		return nil, err
 	}
 	data, ok := c.files[p]
 	if !ok {

@@ -310,15 +310,19 @@ func PlanLeaderboard(dir string, files map[string][]byte, run Run, manifest []by
 }
 
 // repoFS is a directory of a repository at a commit, read through the
-// GitHub interface: the traces runs.yaml names.
+// GitHub interface: the traces runs.yaml names. A read GitHub could not
+// answer for now (rate limited, or the delivery's deadline passed) is kept
+// in stopped: the publish then fails (a redelivery retries it) instead of
+// refusing the run for it.
 type repoFS struct {
 	ctx      context.Context
 	gh       RepoReader
 	repo     Repo
 	ref, dir string
+	stopped  error
 }
 
-func (f repoFS) ReadFile(name string) ([]byte, error) {
+func (f *repoFS) ReadFile(name string) ([]byte, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: fs.ErrInvalid}
 	}
@@ -327,12 +331,15 @@ func (f repoFS) ReadFile(name string) ([]byte, error) {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: fs.ErrNotExist}
 	}
 	if err != nil {
+		if (errors.Is(err, ErrRateLimited) || f.ctx.Err() != nil) && f.stopped == nil {
+			f.stopped = fmt.Errorf("read %s of %s at %s: %w", path.Join(f.dir, name), f.repo, ident.Short(f.ref), err)
+		}
 		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
 	}
 	return raw, nil
 }
 
-func (f repoFS) Open(name string) (fs.File, error) {
+func (f *repoFS) Open(name string) (fs.File, error) {
 	raw, err := f.ReadFile(name)
 	if err != nil {
 		return nil, err
@@ -363,8 +370,8 @@ func (p *Publisher) publishLeaderboard(ctx context.Context, run Run, log *slog.L
 	if err != nil {
 		return refused(fmt.Sprintf("artifact %q: %v", lb.Artifact, err)), nil
 	}
-	in := LeaderboardInput{RunsName: lb.Runs, PinName: lb.PinFile, Results: results,
-		Traces: repoFS{ctx: ctx, gh: p.GH, repo: run.Repo, ref: run.HeadSHA, dir: path.Dir(lb.Runs)}}
+	traces := &repoFS{ctx: ctx, gh: p.GH, repo: run.Repo, ref: run.HeadSHA, dir: path.Dir(lb.Runs)}
+	in := LeaderboardInput{RunsName: lb.Runs, PinName: lb.PinFile, Results: results, Traces: traces}
 	for _, f := range []struct {
 		path string
 		dst  *[]byte
@@ -381,6 +388,9 @@ func (p *Publisher) publishLeaderboard(ctx context.Context, run Run, log *slog.L
 		}
 	}
 	checked, reasons := CheckLeaderboard(in)
+	if traces.stopped != nil {
+		return PublishResult{}, traces.stopped
+	}
 	if len(reasons) > 0 {
 		return refused(reasons...), nil
 	}

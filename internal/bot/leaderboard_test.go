@@ -4,6 +4,8 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path"
@@ -404,6 +406,16 @@ func TestLeaderboardPublishTrace(t *testing.T) {
 	sum := run.Workload.Trace.SHA256
 	artifact := map[string][]byte{"recorded/h100.json": raw,
 		"traces/" + sum + "/header.yaml": []byte(header), "traces/" + sum + "/data.csv": []byte(data)}
+
+	// GitHub rate-limits the trace's read: the publish fails (a
+	// redelivery retries it); the run is not refused for it.
+	w := newLBWorld(t)
+	w.run.HeadSHA = w.gh.push(w.lbRepo, "main", map[string]string{lbRuns: runs, "leaderboard/traces/chat.yaml": header, "leaderboard/traces/chat.csv": data}, "a recorded trace", Identity{Login: "human"})
+	w.artifact(t, w.run, artifact)
+	w.gh.failPath = map[string]error{"leaderboard/traces/chat.csv": fmt.Errorf("fake: %w", ErrRateLimited)}
+	if got, err := w.pub.PublishRun(context.Background(), w.run, nil); !errors.Is(err, ErrRateLimited) || len(w.gh.comments) != 0 {
+		t.Errorf("rate-limited trace read: %+v, %v, comments %q; want the error, no refusal", got, err, w.gh.comments)
+	}
 
 	for _, withTrace := range []bool{true, false} {
 		w := newLBWorld(t)
