@@ -45,6 +45,21 @@ jobs:
           LABEL: ${{ steps.accuracy.outputs.label }}
           TTFT: ${{ steps.accuracy.outputs.ttft-mape }}
         run: echo "e2e-outputs label=${LABEL} ttft=${TTFT} comment=${COMMENT_URL}"
+      - id: leaderboard
+        uses: ./
+        with:
+          github-token: test-token
+          mode: leaderboard
+          simulator-path: SIMULATOR
+          cache-dir: CACHE
+          out-dir: ${{ runner.temp }}/leaderboard
+          jobs: "2"
+      - name: Leaderboard outputs
+        env:
+          COMMENT_URL: ${{ steps.leaderboard.outputs.comment-url }}
+          GROUPS: ${{ steps.leaderboard.outputs.groups }}
+          RUNS: ${{ steps.leaderboard.outputs.runs }}
+        run: echo "e2e-leaderboard runs=${RUNS} groups=${GROUPS} comment=${COMMENT_URL}"
 `
 
 // TestActEndToEnd runs the Action as a real workflow with nektos/act
@@ -54,8 +69,19 @@ jobs:
 func TestActEndToEnd(t *testing.T) {
 	act := harnesstest.FindAct(t)
 	hdir, hcommit := harnessRepo(t)
-	sim, head, base := consumerRepo(t, hdir, hcommit)
+	sim, _, base := consumerRepo(t, hdir, hcommit)
 	cache := t.TempDir()
+	// The pull request also declares a leaderboard, pinned to the
+	// stand-in simulator at v0.2.0: the workflow's second step runs it.
+	standin := harnesstest.StandinRepo(t)
+	pinFile := filepath.Join(sim, ".github", "accuracy-harness.yaml")
+	pinned, err := os.ReadFile(pinFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, pinFile, string(pinned)+"leaderboard:\n  simulator:\n    repository: "+standin.Dir+"\n    tag: v0.2.0\n    commit: "+standin.V020+"\n  catalog:\n    source: none\n")
+	writeFile(t, filepath.Join(sim, "leaderboard", "runs.yaml"), standinRuns)
+	head := harnesstest.CommitAll(t, sim, "declare a leaderboard")
 
 	fake := githubfake.New(t, githubfake.Options{Token: "test-token", ActionsToken: true})
 	fake.AddRepo("octo/sim", "main")
@@ -106,22 +132,33 @@ func TestActEndToEnd(t *testing.T) {
 		return out.String()
 	}
 
+	// Both modes comment on the one pull request, each in its own comment.
 	log1 := runAct("opened")
 	comments := fake.Comments("octo/sim", number)
-	if len(comments) != 1 || comments[0].User != "github-actions[bot]" || !strings.HasPrefix(comments[0].Body, render.PRMarker) || !strings.Contains(comments[0].Body, "Δ MAPE") {
+	if len(comments) != 2 || comments[0].User != "github-actions[bot]" || !strings.HasPrefix(comments[0].Body, render.PRMarker) || !strings.Contains(comments[0].Body, "Δ MAPE") ||
+		comments[1].User != "github-actions[bot]" || !strings.HasPrefix(comments[1].Body, render.LeaderboardMarker) || !strings.Contains(comments[1].Body, "#### leaderboard/runs.yaml") {
 		t.Fatalf("comments after the first act run: %+v\n%s", comments, log1)
 	}
 	if !strings.Contains(log1, "e2e-outputs label=experimental") || !strings.Contains(log1, "comment=http") {
 		t.Errorf("outputs not passed through the workflow:\n%s", log1)
 	}
+	if !strings.Contains(log1, "e2e-leaderboard runs=leaderboard/runs.yaml groups=2 comment=http") {
+		t.Errorf("leaderboard outputs not passed through the workflow:\n%s", log1)
+	}
 
+	// The second run edits the accuracy comment (its results now come from
+	// the cache) and keeps the leaderboard comment, whose tables are the
+	// same: neither run touches the other mode's comment.
 	log2 := runAct("synchronize")
 	after := fake.Comments("octo/sim", number)
-	if len(after) != 1 || after[0].ID != comments[0].ID || after[0].Body == comments[0].Body {
-		t.Errorf("second act run did not edit the one comment: %+v\n%s", after, log2)
+	if len(after) != 2 || after[0].ID != comments[0].ID || after[0].Body == comments[0].Body || after[1].ID != comments[1].ID || after[1].Body != comments[1].Body {
+		t.Errorf("second act run did not edit each comment in place: %+v\n%s", after, log2)
 	}
 	if n := fake.Calls("issues/update-comment"); n != 1 {
 		t.Errorf("update-comment called %d times, want 1", n)
+	}
+	if n := fake.Calls("issues/create-comment"); n != 2 {
+		t.Errorf("create-comment called %d times, want 2", n)
 	}
 }
 
