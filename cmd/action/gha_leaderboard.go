@@ -60,7 +60,7 @@ func runLeaderboardMode(ctx context.Context, in actionInputs, ev event, flow *pr
 	}
 	if len(files) == 0 {
 		gha.Notice(why)
-		if err := flow.WriteSummary("### Leaderboard\n\n"+why+"\n", leaderboardMarkdownFile); err != nil {
+		if err := flow.WriteSummary(render.LeaderboardNothingToRun(why), leaderboardMarkdownFile); err != nil {
 			return err
 		}
 		return gha.setOutputs(leaderboardOutputs(nil, nil, "", ""))

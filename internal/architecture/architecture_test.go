@@ -154,8 +154,9 @@ func check(g graph) []string {
 	return out
 }
 
-// goList is the import graph of the module's packages (tests excluded).
-func goList(t *testing.T, root string) graph {
+// goList is the import graph of the module's packages (tests excluded) and
+// the paths of each package's Go files (test files excluded).
+func goList(t *testing.T, root string) (graph, map[string][]string) {
 	t.Helper()
 	cmd := exec.Command("go", "list", "-json", "./...")
 	cmd.Dir = root
@@ -165,7 +166,7 @@ func goList(t *testing.T, root string) graph {
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, stderr.String())
 	}
-	g := graph{}
+	g, files := graph{}, map[string][]string{}
 	dec := json.NewDecoder(bytes.NewReader(out))
 	for dec.More() {
 		var p struct {
@@ -192,6 +193,9 @@ func goList(t *testing.T, root string) graph {
 		if pkg == "internal/architecture" {
 			continue
 		}
+		for _, f := range p.GoFiles {
+			files[pkg] = append(files[pkg], filepath.Join(p.Dir, f))
+		}
 		names := []string{}
 		for _, imp := range p.Imports {
 			if n, ok := name(t, imp); ok && !slices.Contains(names, n) {
@@ -201,7 +205,7 @@ func goList(t *testing.T, root string) graph {
 		sort.Strings(names)
 		g[pkg] = names
 	}
-	return g
+	return g, files
 }
 
 // name is how the table names an import; false for the standard library.
@@ -275,7 +279,7 @@ func TestArchitectureTableIsTheImportGraph(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := goList(t, root)
+	got, _ := goList(t, root)
 	doc := table(t, filepath.Join(root, "docs", "ARCHITECTURE.md"))
 	pkgs := slices.Sorted(maps.Keys(got))
 	for _, p := range pkgs {

@@ -2,5 +2,7 @@
 // docs/ARCHITECTURE.md promises against the real import graph (`go list`):
 // the package table's "depends on" column is exactly what each package
 // imports, and the rules (one go-github adapter, a pure pull-request core,
-// configuration apart from the bot's core, ...) hold.
+// configuration apart from the bot's core, ...) hold; and no package but
+// internal/render builds Markdown (tables, headings, alerts, bold text,
+// <details> blocks in its string literals).
 package architecture

@@ -84,3 +84,10 @@ func LeaderboardComment(reports []LeaderboardReport) string {
 	}
 	return w.String()
 }
+
+// LeaderboardNothingToRun is the leaderboard mode's job summary when a pull
+// request gives it nothing to run; why is the mode's own sentence (trusted
+// Markdown), e.g. that no runs.yaml changed.
+func LeaderboardNothingToRun(why string) string {
+	return "### Leaderboard\n\n" + why + "\n"
+}

@@ -150,3 +150,10 @@ func TestLeaderboardSweepWithoutKeepUp(t *testing.T) {
 		}
 	}
 }
+
+func TestLeaderboardNothingToRun(t *testing.T) {
+	t.Parallel()
+	if got := LeaderboardNothingToRun("No `runs.yaml` changed: nothing to run."); got != "### Leaderboard\n\nNo `runs.yaml` changed: nothing to run.\n" {
+		t.Errorf("LeaderboardNothingToRun = %q", got)
+	}
+}
