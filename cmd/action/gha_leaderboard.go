@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"slices"
@@ -114,6 +115,9 @@ func runLeaderboardMode(ctx context.Context, in actionInputs, ev event, flow *pr
 			gha.Group(fmt.Sprintf("Prepare the pinned harness %s (%s)", p.Harness.Tag, p.Harness.Commit))
 			h, err = preparePinnedHarness(ctx, p, cloneURL(p.Harness, in), in.cacheDir, harness.CleanEnv(os.Environ()), stdout, stderr)
 			gha.EndGroup()
+			if err == nil {
+				err = h.needsLeaderboardReuse(ctx, p.Harness)
+			}
 			if err != nil {
 				return err
 			}
@@ -323,6 +327,22 @@ func extractCommitted(ctx context.Context, repo, commit, dir, dst string) error 
 	}
 	if err := harness.ExportTree(ctx, repo, tree, dst); err != nil {
 		return fmt.Errorf("results committed at %s: %w", commit, err)
+	}
+	return nil
+}
+
+// needsLeaderboardReuse checks that the pinned harness (release h) has
+// `leaderboard run --reuse`, which mode leaderboard needs: an older release
+// gets an error saying so instead of a usage error from its flag parser.
+func (h *pinnedHarness) needsLeaderboardReuse(ctx context.Context, pinned pin.Harness) error {
+	cmd := exec.CommandContext(ctx, h.bin, "leaderboard", "run", "--help")
+	cmd.Dir, cmd.Env = h.dir, h.env
+	help, err := cmd.CombinedOutput() // the help's exit status varies between releases
+	if len(help) == 0 && err != nil {
+		return fmt.Errorf("the pinned harness %s: leaderboard run --help: %w", pinned.Tag, err)
+	}
+	if !bytes.Contains(help, []byte("-reuse")) {
+		return fmt.Errorf("the pinned harness %s (%s) has no `leaderboard run --reuse`: mode leaderboard needs a harness release that has it; move the pin file's harness to one", pinned.Tag, pinned.Commit)
 	}
 	return nil
 }

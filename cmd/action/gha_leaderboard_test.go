@@ -12,6 +12,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
+	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 )
 
@@ -235,5 +236,25 @@ func TestGitHubActionLeaderboardNoOpAndRefusal(t *testing.T) {
 	}
 	if !strings.Contains(c[0].Body, "leaderboard/runs.yaml:11: groups\\[0\\].candidates\\[0\\]") {
 		t.Errorf("the comment does not name file, line and field:\n%s", c[0].Body)
+	}
+}
+
+// A pinned harness release older than `leaderboard run --reuse` is named
+// as such before anything runs.
+func TestLeaderboardModeNeedsReuse(t *testing.T) {
+	dir := t.TempDir()
+	old := filepath.Join(dir, "action")
+	writeFile(t, old, "#!/bin/sh\necho 'Usage: action leaderboard run --runs runs.yaml [flags]'\necho '  -out directory'\nexit 2\n")
+	if err := os.Chmod(old, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h := &pinnedHarness{dir: dir, bin: old}
+	err := h.needsLeaderboardReuse(context.Background(), pin.Harness{Tag: "v0.1.0", Commit: strings.Repeat("a", 40)})
+	if err == nil || !strings.Contains(err.Error(), "the pinned harness v0.1.0 ("+strings.Repeat("a", 40)+") has no `leaderboard run --reuse`") {
+		t.Errorf("err = %v", err)
+	}
+	writeFile(t, old, "#!/bin/sh\necho '  -reuse directory'\n")
+	if err := h.needsLeaderboardReuse(context.Background(), pin.Harness{}); err != nil {
+		t.Errorf("a harness with --reuse: %v", err)
 	}
 }
