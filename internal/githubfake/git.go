@@ -1,10 +1,13 @@
 package githubfake
 
 import (
+	"cmp"
 	"crypto/sha1"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -255,17 +258,8 @@ func (r *repo) ancestors(sha string) map[string]bool {
 // history lists the commits reachable from sha, newest first by committer
 // date, ties broken by sha, like git log.
 func (r *repo) history(sha string) []string {
-	set := r.ancestors(sha)
-	out := make([]string, 0, len(set))
-	for c := range set {
-		out = append(out, c)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		di, dj := r.objects[out[i]].Commit.Committer.Date, r.objects[out[j]].Commit.Committer.Date
-		if !di.Equal(dj) {
-			return di.After(dj)
-		}
-		return out[i] < out[j]
+	return slices.SortedFunc(maps.Keys(r.ancestors(sha)), func(a, b string) int {
+		da, db := r.objects[a].Commit.Committer.Date, r.objects[b].Commit.Committer.Date
+		return cmp.Or(db.Compare(da), strings.Compare(a, b))
 	})
-	return out
 }

@@ -1,10 +1,10 @@
 package importer
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
@@ -204,15 +204,9 @@ func writeReasons(b *strings.Builder, title string, m map[string]int) {
 	if len(m) == 0 {
 		return
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if m[keys[i]] != m[keys[j]] {
-			return m[keys[i]] > m[keys[j]]
-		}
-		return keys[i] < keys[j]
+	// Most frequent first, then by name.
+	keys := slices.SortedFunc(maps.Keys(m), func(a, b string) int {
+		return cmp.Or(cmp.Compare(m[b], m[a]), strings.Compare(a, b))
 	})
 	fmt.Fprintf(b, "%s: %d\n", title, sum(m))
 	for _, k := range keys {

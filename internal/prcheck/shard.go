@@ -2,9 +2,10 @@ package prcheck
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
@@ -62,11 +63,7 @@ func PlanMerge(dir string) (ShardSet, error) {
 	if len(missing) > 0 {
 		return ShardSet{}, fmt.Errorf("merge: shards missing under %s: %s", dir, strings.Join(missing, ", "))
 	}
-	idx := make([]int, 0, len(byIndex))
-	for k := range byIndex {
-		idx = append(idx, k)
-	}
-	sort.Ints(idx)
+	idx := slices.Sorted(maps.Keys(byIndex))
 	var set ShardSet
 	withBase := 0
 	for _, k := range idx {

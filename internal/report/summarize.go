@@ -1,9 +1,13 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
@@ -60,15 +64,8 @@ func Summarize(points []Point, prov Provenance, shard *Shard) (Summary, error) {
 		k := key{p.Model, p.Hardware}
 		byGroup[k] = append(byGroup[k], p)
 	}
-	keys := make([]key, 0, len(byGroup))
-	for k := range byGroup {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].model != keys[j].model {
-			return keys[i].model < keys[j].model
-		}
-		return keys[i].hw < keys[j].hw
+	keys := slices.SortedFunc(maps.Keys(byGroup), func(a, b key) int {
+		return cmp.Or(strings.Compare(a.model, b.model), strings.Compare(a.hw, b.hw))
 	})
 	for _, k := range keys {
 		s.Groups = append(s.Groups, Group{Model: k.model, Hardware: k.hw, Tiers: tiers(byGroup[k])})

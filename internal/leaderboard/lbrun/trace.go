@@ -2,10 +2,10 @@ package lbrun
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -70,11 +70,7 @@ func (s *Sim) planConvert(t *leaderboard.Trace) ([]string, error) {
 	if !ok {
 		offered := "it has no `blis convert`"
 		if len(s.Converters) > 0 {
-			names := make([]string, 0, len(s.Converters))
-			for n := range s.Converters {
-				names = append(names, n)
-			}
-			sort.Strings(names)
+			names := slices.Sorted(maps.Keys(s.Converters))
 			offered = "its `blis convert` offers " + strings.Join(names, ", ")
 		}
 		return nil, &failure{harness.ReasonUnsupportedBuild, fmt.Sprintf("the %s trace must be converted by `blis convert %s` before replay; this build cannot: %s", t.Format, t.Format, offered)}
