@@ -63,7 +63,11 @@ func preparePinnedHarness(ctx context.Context, p pin.Pin, cloneURL, cacheDir str
 		return nil, fmt.Errorf("harness: %s has no commit %s: %w", cloneURL, p.Harness.Commit, err)
 	}
 	if err := os.Rename(tmp, h.dir); err != nil {
-		return nil, fmt.Errorf("harness: %w", err)
+		// Another job sharing this cache (a matrix on one self-hosted
+		// machine) may have put the same verified clone there first.
+		if h.verify(ctx, p) != nil {
+			return nil, fmt.Errorf("harness: %w", err)
+		}
 	}
 	if err := h.verify(ctx, p); err != nil {
 		return nil, err

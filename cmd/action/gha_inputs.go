@@ -49,6 +49,9 @@ type actionInputs struct {
 	// runs is mode leaderboard's path or git glob of runs.yaml files
 	// ("": those the pull request changed).
 	runs string
+	// ledgerDir is the ledger imported from the plan's InferenceX dump
+	// (mode nightly), "" for none.
+	ledgerDir string
 
 	eventName   string
 	eventPath   string
@@ -81,6 +84,7 @@ const (
 	inInferenceXRepo = "inferencex-repository"
 	inPlan           = "plan"
 	inRuns           = "runs"
+	inLedgerDir      = "ledger-dir"
 )
 
 // readInputs reads and checks every input and the runner's context
@@ -191,6 +195,9 @@ func readInputs(r runner) (actionInputs, error) {
 	if d := r.input(inShardsDir); d != "" {
 		in.shardsDir = abs(workspace, d)
 	}
+	if d := r.input(inLedgerDir); d != "" {
+		in.ledgerDir = abs(workspace, d)
+	}
 	switch {
 	case in.mode == modeComment && in.reportDir == "":
 		return in, bad("report-dir", "required with mode: comment (the directory the report artifact was downloaded to)")
@@ -200,6 +207,10 @@ func readInputs(r runner) (actionInputs, error) {
 		return in, bad("shard", "only with mode: pr or nightly")
 	case in.mode == modeNightly && in.plan == "":
 		return in, bad("plan", "required with mode: nightly (the plan output of the nightly-plan step)")
+	case in.plan != "" && in.mode != modeNightly && in.mode != modeMerge:
+		return in, bad("plan", "only with mode: nightly or merge (of nightly shards)")
+	case in.ledgerDir != "" && in.mode != modeNightly:
+		return in, bad("ledger-dir", "only with mode: nightly")
 	case in.comment && in.token == "":
 		return in, bad("github-token", "empty; give a token or set comment: false")
 	case in.eventPath == "" || in.eventName == "":

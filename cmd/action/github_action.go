@@ -26,7 +26,8 @@ action.yml maps one by one (INPUT_GITHUB_TOKEN, INPUT_PIN_FILE, INPUT_MODE,
 INPUT_SIMULATOR_PATH, INPUT_BASELINE, INPUT_SHARD, INPUT_ALERT_THRESHOLD,
 INPUT_FAIL_THRESHOLD, INPUT_COMMENT, INPUT_OUT_DIR, INPUT_CACHE_DIR,
 INPUT_REPORT_DIR, INPUT_SHARDS_DIR, INPUT_JOBS, INPUT_SIMULATOR_REPOSITORY,
-INPUT_INFERENCEX_REPOSITORY, INPUT_PLAN, INPUT_RUNS), plus the runner's
+INPUT_INFERENCEX_REPOSITORY, INPUT_PLAN, INPUT_RUNS,
+INPUT_LEDGER_DIR), plus the runner's
 GITHUB_EVENT_NAME, GITHUB_EVENT_PATH, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, GITHUB_API_URL,
 GITHUB_SERVER_URL, GITHUB_REPOSITORY, GITHUB_RUN_ID and GITHUB_WORKSPACE.
 
@@ -34,7 +35,8 @@ Modes:
   pr       score the pull request's head (and base) with the pinned harness,
            write the job summary, post or update one comment
   merge    combine the shard outputs of a matrix of 'pr' runs, then report
-           (pr and merge refuse the pull_request_target event)
+           (pr and merge refuse the pull_request_target event); with a
+           plan, the shards of a matrix of 'nightly' runs into one report
   comment  post the report artifact of another run (workflow_run)
   nightly-plan  resolve the newest simulator release, the pinned harness and
            the data, compare with state/last-run.json: outputs changed, plan
@@ -117,6 +119,12 @@ func githubAction(ctx context.Context, gha runner, stdout, stderr io.Writer) err
 		return runLeaderboardMode(ctx, in, ev, flow, gha, stdout, stderr)
 	case modeNightly:
 		out, err = runNightlyMode(ctx, in, flow, gha, stdout, stderr)
+	case modeMerge:
+		if in.plan != "" {
+			out, err = runNightlyMerge(ctx, in, flow, gha, stdout, stderr)
+			break
+		}
+		out, err = runScoringMode(ctx, in, ev, flow, gha, stdout, stderr)
 	default:
 		out, err = runScoringMode(ctx, in, ev, flow, gha, stdout, stderr)
 	}

@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/cli"
+	"github.com/inference-sim/accuracy-dashboard/internal/harness"
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/importer"
 	"github.com/inference-sim/accuracy-dashboard/internal/inferencexdb"
 )
@@ -52,9 +54,12 @@ type ledgerImportOptions struct {
 	description          string
 	ipHardware, ipEngine string
 	postgres             string
-	sourceNotes          listFlag
-	runDates             runDatesFlag
-	sources              []string
+	// inferencexDump is the weekly dump the --postgres database was
+	// restored from; harnessDir the importing harness (default: found).
+	inferencexDump, harnessDir string
+	sourceNotes                listFlag
+	runDates                   runDatesFlag
+	sources                    []string
 }
 
 // ledgerImportCommand is `action ledger import`.
@@ -70,6 +75,21 @@ var ledgerImportCommand = cli.Spec[ledgerImportOptions]{
 			return errors.New("give --postgres or SOURCEs, not both")
 		case o.postgres == "" && len(args) == 0:
 			return errors.New("name at least one SOURCE (or --postgres)")
+		case o.inferencexDump != "" && o.postgres == "":
+			return errors.New("--inferencex-dump names the dump a --postgres database was restored from; give --postgres")
+		}
+		if o.inferencexDump != "" {
+			date, ok := ident.DumpTagDate(o.inferencexDump)
+			if !ok {
+				return fmt.Errorf("--inferencex-dump %q: want a weekly dump tag %sYYYY-MM-DD", o.inferencexDump, ident.DumpTagPrefix)
+			}
+			switch o.version {
+			case "dev":
+				o.version = date
+			case date:
+			default:
+				return fmt.Errorf("--ledger-version %q: a ledger imported from %s is versioned by the dump's date %s", o.version, o.inferencexDump, date)
+			}
 		}
 		o.sources = args
 		if len(o.runDates) == 0 {
@@ -92,6 +112,8 @@ func ledgerImportFlags(fl *flag.FlagSet, o *ledgerImportOptions, _ func(string) 
 	fl.StringVar(&o.ipHardware, "inference-perf-hardware", "", "GPU of inference-perf runs without a blis-import.yaml, as the simulator spells it (e.g. --inference-perf-hardware H100)")
 	fl.StringVar(&o.postgres, "postgres", "", `read the InferenceX database instead of SOURCEs: a libpq connection string or URL; keep the password in PGPASSWORD (e.g. --postgres "host=/tmp port=5432 dbname=inferencex")`)
 	fl.StringVar(&o.ipEngine, "inference-perf-engine-version", "", "vLLM version of inference-perf runs without a blis-import.yaml (e.g. --inference-perf-engine-version v0.15.1)")
+	fl.StringVar(&o.inferencexDump, "inferencex-dump", "", "with --postgres: the InferenceX weekly dump release the database was restored from; records it and this harness in the import report, the manifest version is the dump's date (e.g. --inferencex-dump db-dump/2026-11-24)")
+	fl.StringVar(&o.harnessDir, "harness-dir", "", "with --inferencex-dump: the harness's own `directory`, recorded as the importer (default: found from the working directory)")
 	o.runDates = runDatesFlag{}
 	fl.Var(&o.sourceNotes, "source-note", `extra line for the manifest's sources, repeatable (e.g. --source-note "SemiAnalysis InferenceX, Dec 2025")`)
 	fl.Var(o.runDates, "run-date", "date of an InferenceX run the importer does not know, RUNID=YYYY-MM-DD, repeatable; decides the client's warmups (e.g. --run-date 21484110885=2026-01-29)")
@@ -111,9 +133,17 @@ func runLedgerImport(ctx context.Context, o ledgerImportOptions, env cli.Env) er
 		Release:                    o.release,
 		Description:                o.description,
 		SourceNotes:                o.sourceNotes,
+		InferenceXDump:             o.inferencexDump,
 	}
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	var importedBy *importer.Importer
+	if o.inferencexDump != "" {
+		var err error
+		if importedBy, err = importingHarness(ctx, o.harnessDir); err != nil {
+			return fmt.Errorf("ledger import: --inferencex-dump: %w", err)
+		}
 	}
 	var res *importer.Result
 	var err error
@@ -130,11 +160,31 @@ func runLedgerImport(ctx context.Context, o ledgerImportOptions, env cli.Env) er
 	if err != nil {
 		return fmt.Errorf("ledger import: %w", err)
 	}
+	res.Report.Importer = importedBy
 	if err := importer.Write(o.out, res); err != nil {
 		return fmt.Errorf("ledger import: %w", err)
 	}
 	fmt.Fprint(env.Stdout, importer.Summary(&res.Report, o.out))
 	return nil
+}
+
+// importingHarness identifies this harness (dir, or the checkout or copy
+// the working directory lies in), as an import from a dump records it.
+func importingHarness(ctx context.Context, dir string) (*importer.Importer, error) {
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, err
+		}
+		if dir, err = harness.FindHarnessDir(wd); err != nil {
+			return nil, err
+		}
+	}
+	h, err := harness.HarnessIdentity(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	return &importer.Importer{Commit: h.Commit, Version: h.Version, Source: h.Source}, nil
 }
 
 // importPostgres reads the InferenceX database and imports its rows.

@@ -15,9 +15,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"gopkg.in/yaml.v3"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/harness"
+	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
 	"github.com/inference-sim/accuracy-dashboard/internal/importer"
 	"github.com/inference-sim/accuracy-dashboard/internal/importer/importertest"
 	"github.com/inference-sim/accuracy-dashboard/internal/inferencexdb/inferencexdbtest"
+	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
+	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
 // postgresFixtures are real agg_bmk rows (see its README.txt).
@@ -120,6 +124,30 @@ func TestLedgerImportPostgresMatchesArtifacts(t *testing.T) {
 	if len(dbReport.Options.Sources) != 0 {
 		t.Errorf("report of a database import lists sources %v", dbReport.Options.Sources)
 	}
+
+	// Imported from a weekly dump by a harness release: the import report
+	// records the dump and the harness, the manifest the dump's date, and
+	// the scoring rule counts the ledger as released data when that same
+	// harness scores it.
+	hdir, hcommit := harnesstest.HarnessCheckout(t)
+	harnesstest.Run(t, hdir, "git", "tag", "v1.4.0")
+	fromDump := filepath.Join(t.TempDir(), "dump")
+	if _, stderr, err := runImportCmd(t, "--out", fromDump, "--name", "inferencex-db", "--versions", "5", "--release",
+		"--inferencex-dump", "db-dump/2026-11-24", "--harness-dir", hdir, "--postgres", connString); err != nil {
+		t.Fatalf("--inferencex-dump: %v\n%s", err, stderr)
+	}
+	imp, ok, err := readDumpImport(fromDump)
+	scorer := report.Harness{Commit: hcommit, Source: report.HarnessCheckout, Version: "v1.4.0"}
+	if err != nil || !ok || imp.Dump != "db-dump/2026-11-24" || imp.Importer != scorer {
+		t.Fatalf("dump import read back: %+v, %v, %v", imp, ok, err)
+	}
+	l, err := ledger.Load(os.DirFS(fromDump))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, rel, why := harness.DumpLedgerVersion(l.Manifest, l.Digest, imp, scorer); !rel || v != "db-dump/2026-11-24+"+strings.TrimPrefix(l.Digest, "sha256:")[:12] {
+		t.Errorf("dump-imported ledger: version %q, release %v (%s)", v, rel, why)
+	}
 }
 
 func TestLedgerImportPostgresErrors(t *testing.T) {
@@ -205,7 +233,12 @@ func TestInferenceXDBLedgerWorkflow(t *testing.T) {
 			restore = i
 		case strings.Contains(s.Run, "ledger import") && strings.Contains(s.Run, "--postgres"):
 			imp = i
-		case strings.HasPrefix(s.Uses, "actions/upload-artifact@") && s.With["path"] == "inferencex-db-ledger/":
+			// The pinned harness imports, recording the dump: the ledger
+			// is released data when that harness release scores it.
+			if s.WorkingDirectory != ".accuracy-harness" || !strings.Contains(s.Run, `--inferencex-dump "$TAG"`) || !strings.Contains(s.Run, "--release") {
+				t.Errorf("the import step does not run the pinned harness with --inferencex-dump and --release:\n%s", s.Run)
+			}
+		case strings.HasPrefix(s.Uses, "actions/upload-artifact@") && s.With["path"] == "${{ runner.temp }}/inferencex-db-ledger/":
 			upload = i
 		}
 	}

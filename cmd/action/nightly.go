@@ -15,6 +15,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/github"
+	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
@@ -114,7 +115,18 @@ func resolvePlan(ctx context.Context, gh releaseRefs, req planRequest) (planResu
 		if dump == "" {
 			return res, fmt.Errorf("InferenceX repository %s has no weekly dump tag %sYYYY-MM-DD", ix, nightly.DumpTagPrefix)
 		}
-		res.plan.Data = append(res.plan.Data, nightly.Data{Name: nightly.DataInferenceXDump, Version: dump})
+		// The ledger is the one imported from the dump: the dump's tag
+		// (with the harness release that imports it) is its key.
+		if p.Data.Ledger != pin.Bundled {
+			return res, fmt.Errorf("the pin names ledger %q and an InferenceX repository is set: a nightly scores one ledger; set data.ledger to bundled or leave inferencex-repository empty", p.Data.Ledger)
+		}
+		ledgerLess := res.plan.Data[:0]
+		for _, d := range res.plan.Data {
+			if d.Name != "ledger" {
+				ledgerLess = append(ledgerLess, d)
+			}
+		}
+		res.plan.Data = append(ledgerLess, nightly.Data{Name: nightly.DataInferenceXDump, Version: dump})
 	}
 	res.plan = res.plan.Normalize()
 	if err := res.plan.Validate(); err != nil {
@@ -174,43 +186,80 @@ func runNightlyPlanMode(ctx context.Context, in actionInputs, gha runner) error 
 	return gha.setOutputs([][2]string{
 		{"changed", strconv.FormatBool(len(res.changes) > 0)},
 		{"plan", string(res.plan.Encode())},
+		{"inferencex-dump", res.plan.DataVersion(nightly.DataInferenceXDump)},
 	})
 }
 
 // runNightlyMode is the Action's mode nightly: score the plan's simulator
 // release with the pinned harness (which must be the plan's) over the whole
 // corpus (or one shard), no baseline and no comment, and put plan.json next
-// to the head's summary.json for the bot.
+// to the head's summary.json for the bot (or the merge of the shards).
 func runNightlyMode(ctx context.Context, in actionInputs, flow *prcheck.Flow, gha runner, stdout, stderr io.Writer) (prcheck.Outcome, error) {
-	plan, err := nightly.Parse([]byte(in.plan))
-	if err != nil {
-		return prcheck.Outcome{}, fmt.Errorf("input plan: %w", err)
-	}
-	p, err := readPin(in)
+	plan, err := prepareNightly(ctx, in, flow, gha, stdout, stderr)
 	if err != nil {
 		return prcheck.Outcome{}, err
 	}
-	if p.Harness.Commit != plan.Harness.Commit || p.Harness.Tag != plan.Harness.Release {
-		return prcheck.Outcome{}, fmt.Errorf("the pin names harness %s (%s) but the plan %s (%s): the pin moved since the plan; the next nightly evaluates it",
-			p.Harness.Tag, p.Harness.Commit, plan.Harness.Release, plan.Harness.Commit)
-	}
-	flow.Comments = nil
-	h, err := pinnedScorer(ctx, in, p, flow, gha, stdout, stderr)
-	if err != nil {
-		return prcheck.Outcome{}, err
-	}
-	h.simRepo = cloneURLOf(plan.Simulator.Repository, in.serverURL)
 	out, err := flow.RunPR(ctx, prcheck.PR{HeadSHA: plan.Simulator.Commit}, false, in.shard)
 	if err != nil {
 		return out, err
 	}
+	return out, finishNightly(plan, out)
+}
+
+// prepareNightly parses the plan, checks that the pin still names its
+// harness, and makes the pinned harness flow's scorer of the plan's
+// simulator repository, with the ledger imported from the plan's InferenceX
+// dump (in.ledgerDir) when the plan names one.
+func prepareNightly(ctx context.Context, in actionInputs, flow *prcheck.Flow, gha runner, stdout, stderr io.Writer) (nightly.Plan, error) {
+	plan, err := nightly.Parse([]byte(in.plan))
+	if err != nil {
+		return plan, fmt.Errorf("input plan: %w", err)
+	}
+	p, err := readPin(in)
+	if err != nil {
+		return plan, err
+	}
+	if p.Harness.Commit != plan.Harness.Commit || p.Harness.Tag != plan.Harness.Release {
+		return plan, fmt.Errorf("the pin names harness %s (%s) but the plan %s (%s): the pin moved since the plan; the next nightly evaluates it",
+			p.Harness.Tag, p.Harness.Commit, plan.Harness.Release, plan.Harness.Commit)
+	}
+	dump := plan.DataVersion(nightly.DataInferenceXDump)
+	switch {
+	case in.mode != modeNightly:
+	case dump != "" && in.ledgerDir == "":
+		return plan, fmt.Errorf("the plan names InferenceX dump %s but no ledger-dir was given: import it first (inferencex-db-ledger.yml) and pass its directory", dump)
+	case dump == "" && in.ledgerDir != "":
+		return plan, fmt.Errorf("input ledger-dir %s given but the plan names no InferenceX dump: the nightly scores the pin's ledger", in.ledgerDir)
+	case dump != "" && p.Data.Ledger != pin.Bundled:
+		return plan, fmt.Errorf("the pin names ledger %q and the plan InferenceX dump %s: a nightly scores one ledger; set data.ledger to bundled or leave the dump out", p.Data.Ledger, dump)
+	}
+	flow.Comments = nil
+	h, err := pinnedScorer(ctx, in, p, flow, gha, stdout, stderr)
+	if err != nil {
+		return plan, err
+	}
+	h.simRepo = cloneURLOf(plan.Simulator.Repository, in.serverURL)
+	if in.ledgerDir != "" {
+		digest, err := harness.DigestFS(os.DirFS(in.ledgerDir))
+		if err != nil {
+			return plan, fmt.Errorf("input ledger-dir %s: %w", in.ledgerDir, err)
+		}
+		h.args = append(h.args, "--ledger", in.ledgerDir)
+		flow.Key.Data["ledger"] = digest
+	}
+	return plan, nil
+}
+
+// finishNightly checks that the build scored is the plan's release and
+// writes plan.json next to the head's summary.json.
+func finishNightly(plan nightly.Plan, out prcheck.Outcome) error {
 	if tag := out.Head.Provenance.Simulator.Tag; tag != plan.Simulator.Release {
-		return out, fmt.Errorf("the plan's simulator release %s names commit %s, but the harness found that commit tagged %q", plan.Simulator.Release, plan.Simulator.Commit, tag)
+		return fmt.Errorf("the plan's simulator release %s names commit %s, but the harness found that commit tagged %q", plan.Simulator.Release, plan.Simulator.Commit, tag)
 	}
 	if err := diskio.WriteAtomic(filepath.Join(out.HeadDir, nightly.File), append(plan.Encode(), '\n')); err != nil {
-		return out, fmt.Errorf("write %s: %w", nightly.File, err)
+		return fmt.Errorf("write %s: %w", nightly.File, err)
 	}
-	return out, nil
+	return nil
 }
 
 // cloneURLOf is where a repository named in a plan is cloned from:

@@ -82,7 +82,7 @@ func TestResolvePlan(t *testing.T) {
 		Simulator: nightly.Source{Repository: "inference-sim/inference-sim", Release: "v0.7.15", Commit: simA},
 		Harness:   nightly.Source{Repository: "inference-sim/accuracy-dashboard", Release: "v1.2.0", Commit: hA},
 		Data: []nightly.Data{{Name: "catalog", Version: "bundled"}, {Name: nightly.DataInferenceXDump, Version: "db-dump/2026-11-29"},
-			{Name: "ledger", Version: "bundled"}, {Name: "registry", Version: "none"}}}
+			{Name: "registry", Version: "none"}}}
 	if d := cmp.Diff(want, res.plan); d != "" {
 		t.Errorf("plan (-want +got):\n%s", d)
 	}

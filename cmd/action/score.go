@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -18,6 +19,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/cachedir"
 	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
+	"github.com/inference-sim/accuracy-dashboard/internal/importer"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
@@ -180,22 +182,50 @@ func loadData(ctx context.Context, o scoreOptions, opts *harness.Options) error 
 	opts.LedgerVersion = report.DataVersion{Name: l.Manifest.Name, Version: l.Manifest.Version, Digest: l.Digest, Release: l.Manifest.Release}
 	if !bundled {
 		// A ledger directory is a release only when its manifest says so
-		// and it is a clean checkout at a tag (see docs/LEDGER.md); else its
-		// version names the commit or the content.
+		// and it is a clean checkout at a tag, or when it was imported from
+		// an InferenceX weekly dump by this very harness release (see
+		// docs/LEDGER.md); else its version names the commit or the content.
 		version, release, ok := harness.CheckoutVersion(ctx, o.ledgerDir)
-		if !ok {
-			version = strings.TrimPrefix(l.Digest, "sha256:")[:12]
+		imp, fromDump, err := readDumpImport(o.ledgerDir)
+		if err != nil {
+			return err
 		}
-		opts.LedgerVersion.Release = l.Manifest.Release && release
-		if !release {
-			opts.LedgerVersion.Version = l.Manifest.Version + "+" + version
+		switch {
+		case fromDump && !release:
+			scorer, err := harness.HarnessIdentity(ctx, opts.HarnessDir)
+			if err != nil {
+				return err
+			}
+			v, rel, why := harness.DumpLedgerVersion(l.Manifest, l.Digest, imp, scorer)
+			opts.LedgerVersion.Version, opts.LedgerVersion.Release = v, rel
+			if why != "" && opts.Log != nil {
+				opts.Log.Warn("the ledger imported from an InferenceX dump is not a release", "ledger", o.ledgerDir, "why", why)
+			}
+		default:
+			if !ok {
+				version = strings.TrimPrefix(l.Digest, "sha256:")[:12]
+			}
+			opts.LedgerVersion.Release = l.Manifest.Release && release
+			if !release {
+				opts.LedgerVersion.Version = l.Manifest.Version + "+" + version
+			}
 		}
 	}
 
 	switch o.catalog {
 	case "none", "":
 	case "bundled":
-		dir, dv, err := extractBundledCatalog(o.cacheDir, l.Manifest)
+		// The bundled catalog is versioned with the bundled ledger, also
+		// when another ledger is scored.
+		m := l.Manifest
+		if !bundled {
+			b, err := ledger.Load(corpus.Ledger())
+			if err != nil {
+				return fmt.Errorf("bundled ledger: %w", err)
+			}
+			m = b.Manifest
+		}
+		dir, dv, err := extractBundledCatalog(o.cacheDir, m)
 		if err != nil {
 			return err
 		}
@@ -299,4 +329,30 @@ func runMerge(_ context.Context, o mergeOptions, env cli.Env) error {
 	}
 	_, err = io.WriteString(env.Stdout, md)
 	return err
+}
+
+// readDumpImport reads what dir's import report (import-report.json, written
+// by 'ledger import') says about an import from an InferenceX weekly dump;
+// fromDump is false when there is no report or it names no dump.
+func readDumpImport(dir string) (imp harness.DumpImport, fromDump bool, err error) {
+	name := filepath.Join(dir, importer.ReportFile)
+	raw, err := os.ReadFile(name)
+	if errors.Is(err, os.ErrNotExist) {
+		return imp, false, nil
+	}
+	if err != nil {
+		return imp, false, err
+	}
+	var rep importer.Report
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		return imp, false, fmt.Errorf("ledger %s: %s: %w", dir, importer.ReportFile, err)
+	}
+	if rep.Options.InferenceXDump == "" {
+		return imp, false, nil
+	}
+	imp.Dump = rep.Options.InferenceXDump
+	if im := rep.Importer; im != nil {
+		imp.Importer = report.Harness{Commit: im.Commit, Version: im.Version, Source: im.Source}
+	}
+	return imp, true, nil
 }

@@ -2,12 +2,15 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
+	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 	"gopkg.in/yaml.v3"
 )
 
@@ -22,9 +25,14 @@ type workflowFile struct {
 }
 
 type workflowStep struct {
-	Uses string         `yaml:"uses"`
-	Run  string         `yaml:"run"`
-	With map[string]any `yaml:"with"`
+	ID               string            `yaml:"id"`
+	Name             string            `yaml:"name"`
+	If               string            `yaml:"if"`
+	Uses             string            `yaml:"uses"`
+	Run              string            `yaml:"run"`
+	WorkingDirectory string            `yaml:"working-directory"`
+	Env              map[string]string `yaml:"env"`
+	With             map[string]any    `yaml:"with"`
 }
 
 func readWorkflow(t *testing.T, path string) workflowFile {
@@ -169,7 +177,7 @@ func TestShippedWorkflowsUseTheActionAsDeclared(t *testing.T) {
 		ids := map[string]bool{}
 		for job, j := range wf.Jobs {
 			for _, s := range j.Steps {
-				if s.Uses != "./" && !strings.HasPrefix(s.Uses, "inference-sim/accuracy-dashboard@") {
+				if s.Uses != "./" && s.Uses != "./.accuracy-harness" && !strings.HasPrefix(s.Uses, "inference-sim/accuracy-dashboard@") {
 					continue
 				}
 				used++
@@ -240,5 +248,82 @@ func TestLeaderboardExampleWorkflow(t *testing.T) {
 	}
 	if mode != modeLeaderboard {
 		t.Errorf("the Action runs in mode %q, want %s", mode, modeLeaderboard)
+	}
+}
+
+// placeholderRe matches a placeholder pin: the all-zero commit or the
+// version v0.0.0.
+var placeholderRe = regexp.MustCompile(`(?m)\b0{40}\b|\bv0\.0\.0(?:$|[^\w.-])`)
+
+// TestNoPlaceholderPins: nothing a new user installs names a placeholder.
+// The shipped nightly workflows name no harness version at all (they read
+// the pin file and check out the Action at its release), and the pin a user
+// downloads is stamped by the release workflow with the release's tag and
+// the commit it names (scripts/release-install-files.sh, run here as the
+// release workflow runs it).
+func TestNoPlaceholderPins(t *testing.T) {
+	t.Parallel()
+	shipped, _ := filepath.Glob("../../.github/workflows/*.yml")
+	examples, _ := filepath.Glob("../../docs/examples/*.yml")
+	for _, f := range append(shipped, examples...) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m := placeholderRe.Find(b); m != nil {
+			t.Errorf("%s names the placeholder %s", f, m)
+		}
+	}
+	for _, name := range []string{"accuracy-nightly.yml", "inferencex-db-ledger.yml", "leaderboard.yml"} {
+		b, err := os.ReadFile("../../.github/workflows/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), "inference-sim/accuracy-dashboard@") {
+			t.Errorf("%s pins the Action itself; the pin file is the one place naming the harness release", name)
+		}
+		if !strings.Contains(string(b), "uses: ./.accuracy-harness") && name == "accuracy-nightly.yml" {
+			t.Errorf("%s does not run the Action checked out at the pinned release", name)
+		}
+	}
+	rel, err := os.ReadFile("../../.github/workflows/release.yml")
+	if err != nil || !strings.Contains(string(rel), "scripts/release-install-files.sh --tag") {
+		t.Fatalf("the release workflow does not stamp the install files (%v)", err)
+	}
+
+	// A release checkout at v1.2.3: the stamped files.
+	repo := t.TempDir()
+	for _, name := range []string{"accuracy-nightly.yml", "inferencex-db-ledger.yml"} {
+		b, _ := os.ReadFile("../../.github/workflows/" + name)
+		writeFile(t, filepath.Join(repo, ".github", "workflows", name), string(b))
+	}
+	harnesstest.GitInit(t, repo)
+	commit := harnesstest.CommitAll(t, repo, "release")
+	harnesstest.Run(t, repo, "git", "tag", "-a", "-m", "v1.2.3", "v1.2.3")
+	script, _ := filepath.Abs("../../scripts/release-install-files.sh")
+	out := filepath.Join(t.TempDir(), "install")
+	harnesstest.Run(t, repo, "bash", script, "--tag", "v1.2.3", "--repository", "inference-sim/accuracy-dashboard", out)
+	raw, err := os.ReadFile(filepath.Join(out, "accuracy-harness.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := pin.Parse(raw, "accuracy-harness.yaml")
+	if err != nil || p.Harness.Tag != "v1.2.3" || p.Harness.Commit != commit || p.Harness.Repository != "inference-sim/accuracy-dashboard" {
+		t.Errorf("stamped pin: %+v, %v\n%s", p.Harness, err, raw)
+	}
+	for _, name := range []string{"accuracy-harness.yaml", "accuracy-nightly.yml", "inferencex-db-ledger.yml"} {
+		b, err := os.ReadFile(filepath.Join(out, name))
+		if err != nil {
+			t.Errorf("release asset %s: %v", name, err)
+		}
+		if m := placeholderRe.Find(b); m != nil {
+			t.Errorf("release asset %s names the placeholder %s", name, m)
+		}
+	}
+	// A tag the checkout does not have is refused.
+	cmd := exec.Command("bash", script, "--tag", "v9.0.0", "--repository", "inference-sim/accuracy-dashboard", t.TempDir())
+	cmd.Dir = repo
+	if msg, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(msg), "no tag v9.0.0") {
+		t.Errorf("stamping an absent tag: %v\n%s", err, msg)
 	}
 }

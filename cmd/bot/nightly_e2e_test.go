@@ -20,6 +20,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
+	rep "github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
 func TestMain(m *testing.M) {
@@ -29,12 +30,18 @@ func TestMain(m *testing.M) {
 }
 
 // Pinned third-party actions of the shipped nightly, replaced by local
-// stand-ins (GitHub is unreachable in tests), and the Action's placeholder pin.
+// stand-ins (GitHub is unreachable in tests). The Action itself is checked
+// out by the workflow at the pinned harness release, from the git server.
 const (
 	nightlyWorkflow = ".github/workflows/accuracy-nightly.yml"
 	setupGoRef      = "actions/setup-go@d35c59abb061a4a6fb18e82ac0862c26744d6ab5"
 	uploadRef       = "actions/upload-artifact@ea165f8d65b6e75b540449e92b4886f43607fa02"
-	actionRef       = "inference-sim/accuracy-dashboard@0000000000000000000000000000000000000000"
+	downloadRef     = "actions/download-artifact@d3f86a106a0bac45b974a628896c90dbdf5c8093"
+	// nightlyShards is the shipped nightly's matrix of evaluate shards.
+	nightlyShards = 3
+	// localAction is how the shipped workflows run the Action: checked out
+	// at the pin file's harness release.
+	localAction = "./.accuracy-harness"
 )
 
 // nightlyWorld is the loop of docs/NIGHTLY.md on one machine: this
@@ -45,7 +52,7 @@ const (
 type nightlyWorld struct {
 	*world
 	act, dash, srv, home, artifacts string
-	setupGo, upload                 string
+	setupGo, upload, download       string
 	sim                             harnesstest.Standin
 	simGit                          string
 	addr                            string
@@ -86,6 +93,15 @@ func newNightlyWorld(t *testing.T) *nightlyWorld {
 	writeFile(t, filepath.Join(nw.upload, "action.yml"), "name: upload-artifact stand-in\ninputs:\n  name: {}\n  path: {}\n  if-no-files-found: {}\n"+
 		"runs:\n  using: composite\n  steps:\n    - shell: bash\n      env:\n        NAME: ${{ inputs.name }}\n        SRC: ${{ inputs.path }}\n"+
 		"      run: test -n \"$(ls -A \"$SRC\")\" && mkdir -p \"$NIGHTLY_ARTIFACTS/$NAME\" && cp -R \"$SRC/.\" \"$NIGHTLY_ARTIFACTS/$NAME/\"\n")
+	// download-artifact copies $NIGHTLY_ARTIFACTS/<name> into path, or with
+	// a pattern each matching artifact into path/<artifact>, as
+	// actions/download-artifact lays them out.
+	nw.download = filepath.Join(t.TempDir(), "download-artifact")
+	writeFile(t, filepath.Join(nw.download, "action.yml"), "name: download-artifact stand-in\ninputs:\n  name: {}\n  pattern: {}\n  path: {}\n"+
+		"runs:\n  using: composite\n  steps:\n    - shell: bash\n      env:\n        NAME: ${{ inputs.name }}\n        PATTERN: ${{ inputs.pattern }}\n        DST: ${{ inputs.path }}\n"+
+		"      run: |\n        set -euo pipefail\n        mkdir -p \"$DST\"\n"+
+		"        if [ -n \"$NAME\" ]; then cp -R \"$NIGHTLY_ARTIFACTS/$NAME/.\" \"$DST/\"; exit 0; fi\n"+
+		"        for a in \"$NIGHTLY_ARTIFACTS\"/$PATTERN; do if [ -d \"$a\" ]; then cp -R \"$a\" \"$DST/\"; fi; done\n")
 	nw.addr, nw.done = nw.serve(t)
 	return nw
 }
@@ -132,9 +148,9 @@ func (nw *nightlyWorld) nightly(t *testing.T) (log, report string, ok bool) {
 	cmd := exec.CommandContext(ctx, nw.act, "schedule", "-W", nightlyWorkflow,
 		"-P", "ubuntu-latest=-self-hosted", "--no-cache-server",
 		// act fetches actions from GITHUB_SERVER_URL; the full URL names them.
-		"--local-repository", "file://"+nw.srv+"/"+actionRef+"="+nw.dash,
 		"--local-repository", "file://"+nw.srv+"/"+setupGoRef+"="+nw.setupGo,
 		"--local-repository", "file://"+nw.srv+"/"+uploadRef+"="+nw.upload,
+		"--local-repository", "file://"+nw.srv+"/"+downloadRef+"="+nw.download,
 		"-s", "GITHUB_TOKEN=test-token",
 		"--env", "GITHUB_API_URL="+strings.TrimSuffix(nw.fake.URL(), "/"),
 		"--env", "GITHUB_SERVER_URL=file://"+nw.srv,
@@ -142,6 +158,9 @@ func (nw *nightlyWorld) nightly(t *testing.T) (log, report string, ok bool) {
 		"--env", "HOME="+nw.home,
 		"--env", "GOCACHE="+gocache,
 		"--env", "GOMODCACHE="+gomodcache,
+		// Each job builds the Action from its own checkout path: without
+		// -trimpath the build cache would miss on every job.
+		"--env", "GOFLAGS=-trimpath",
 		"--env", "NIGHTLY_ARTIFACTS="+art,
 	)
 	cmd.Dir = nw.dash
@@ -243,6 +262,24 @@ func TestNightlyEndToEnd(t *testing.T) {
 	}
 	if !strings.Contains(log, "Accuracy nightly: evaluating") {
 		t.Errorf("the plan did not say what it evaluates:\n%s", log)
+	}
+	// The evaluate matrix scored every shard; the report job merged them
+	// into one whole-corpus report.
+	shards, _ := filepath.Glob(filepath.Join(filepath.Dir(report), "accuracy-shard-*", "head", rep.SummaryFile))
+	merged, _, err := rep.Read(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	points := 0
+	for _, f := range shards {
+		s, _, err := rep.Read(filepath.Dir(f))
+		if err != nil || s.Shard == nil || s.Shard.Count != nightlyShards {
+			t.Fatalf("shard %s: %+v, %v", f, s.Shard, err)
+		}
+		points += s.Coverage.CorpusPoints
+	}
+	if len(shards) != nightlyShards || merged.Shard != nil || merged.Coverage.CorpusPoints != points || points == 0 {
+		t.Errorf("%d shards of %d points merged into a report of %d points (shard %+v)", len(shards), points, merged.Coverage.CorpusPoints, merged.Shard)
 	}
 	before := files()
 	run1 := nw.deliver(t, report, "success")
@@ -361,7 +398,8 @@ func TestShippedNightlyMatchesDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the default publishing workflow is not shipped: %v", err)
 	}
-	for _, want := range []string{"name: " + botconfig.DefaultArtifactName + "\n", "mode: nightly-plan", "mode: nightly\n", "schedule:", "uses: " + actionRef + " # v"} {
+	for _, want := range []string{"name: " + botconfig.DefaultArtifactName + "\n", "mode: nightly-plan", "mode: nightly\n", "mode: merge\n",
+		"schedule:", "uses: " + localAction + "\n", fmt.Sprintf("shard: ${{ matrix.shard }}/%d\n", nightlyShards)} {
 		if !strings.Contains(string(wf), want) {
 			t.Errorf("%s lacks %q", botconfig.DefaultPublishWorkflow, want)
 		}
@@ -377,10 +415,25 @@ func TestShippedNightlyMatchesDefaults(t *testing.T) {
 	if _, err := pin.Parse(raw, ".github/accuracy-harness.yaml"); err != nil {
 		t.Errorf("the shipped pin: %v", err)
 	}
-	// The first harness release moves both uses: lines of the placeholder.
-	rel := strings.Repeat("c", 40)
-	out, changed, err := pin.BumpUses(wf, harnessRepo, "v1.0.0", rel)
-	if err != nil || !changed || strings.Count(string(out), harnessRepo+"@"+rel+" # v1.0.0") != 2 {
-		t.Errorf("bumping the shipped workflow: changed %v, %v\n%s", changed, err, out)
+	// The pin file is the one place naming the harness release: a harness
+	// release's bump moves it and nothing else.
+	files := bot.ConsumerFiles{PinPath: ".github/accuracy-harness.yaml", Pin: raw, Workflows: map[string][]byte{}}
+	shipped, err := filepath.Glob(filepath.Join(root, ".github", "workflows", "*.yml"))
+	if err != nil || len(shipped) == 0 {
+		t.Fatalf("shipped workflows: %v", err)
+	}
+	for _, f := range shipped {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files.Workflows[".github/workflows/"+filepath.Base(f)] = b
+	}
+	plan, err := bot.PlanBump(files, bot.Target{Harness: bot.Repo{Owner: "inference-sim", Name: "accuracy-dashboard"}, Tag: "v99.0.0", Commit: strings.Repeat("c", 40)})
+	if err != nil {
+		t.Fatalf("bump of the shipped files: %v", err)
+	}
+	if d := plan.Paths(); len(d) != 1 || d[0] != files.PinPath {
+		t.Errorf("a harness bump changes %v, want only the pin file", d)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
+	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
@@ -244,4 +245,58 @@ func CheckoutVersion(ctx context.Context, dir string) (version string, release, 
 		return rel, true, true
 	}
 	return tags[0], true, true
+}
+
+// DumpImport is what a ledger's import report says about where it came
+// from: the InferenceX weekly dump and the harness that imported it.
+type DumpImport struct {
+	// Dump is the dump's release tag, db-dump/YYYY-MM-DD.
+	Dump string
+	// Importer is the harness that ran the import.
+	Importer report.Harness
+}
+
+// DumpLedgerVersion is the rule that makes a ledger imported from an
+// InferenceX weekly dump released data. The ledger (manifest m, content
+// digest) is a release when
+//
+//   - its manifest says release and its version is the dump's date,
+//   - the dump is a weekly dump release tag db-dump/YYYY-MM-DD, and
+//   - the harness that imported it is a harness release and is the harness
+//     scoring it (scorer: same commit, same release).
+//
+// Such a ledger is regenerable from releases: restore that dump, run that
+// harness release's ledger import with the options its import report
+// records, and the content digest must come out equal. Its version is the
+// dump tag and the digest, "db-dump/YYYY-MM-DD+<12 hex>", release or not;
+// why says what kept it from being a release ("" when it is one).
+func DumpLedgerVersion(m ledger.Manifest, digest string, imp DumpImport, scorer report.Harness) (version string, release bool, why string) {
+	short := strings.TrimPrefix(digest, "sha256:")
+	if len(short) > 12 {
+		short = short[:12]
+	}
+	version = imp.Dump + "+" + short
+	date, ok := ident.DumpTagDate(imp.Dump)
+	im := imp.Importer
+	switch {
+	case !ok:
+		return version, false, fmt.Sprintf("%q is not a weekly dump tag %sYYYY-MM-DD", imp.Dump, ident.DumpTagPrefix)
+	case !m.Release:
+		return version, false, "its manifest does not say release (import with --release)"
+	case m.Version != date:
+		return version, false, fmt.Sprintf("its manifest version %q is not the dump's date %s", m.Version, date)
+	case im.Version == "" || !ident.IsCommit(im.Commit):
+		return version, false, fmt.Sprintf("it was imported by harness commit %q, which no release names", im.Commit)
+	case im.Commit != scorer.Commit || im.Version != scorer.Version:
+		return version, false, fmt.Sprintf("it was imported by harness %s (%s), not by the harness scoring it, %s (%s)",
+			im.Version, im.Commit, orUnknown(scorer.Version), scorer.Commit)
+	}
+	return version, true, ""
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "(no release)"
+	}
+	return s
 }

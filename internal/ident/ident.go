@@ -1,6 +1,7 @@
 // Package ident holds the one definition of the identifiers the project
-// passes around: a commit id (40 lowercase hex digits), its short form, and a
-// GitHub repository's "owner/name". Every check of these goes through here.
+// passes around: a commit id (40 lowercase hex digits), its short form, a
+// GitHub repository's "owner/name", release tags and InferenceX weekly dump
+// tags. Every check of these goes through here.
 package ident
 
 import (
@@ -9,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"golang.org/x/mod/semver"
 )
@@ -105,4 +107,23 @@ func NewestRelease(tags []string) string {
 		return ""
 	}
 	return rel[0]
+}
+
+// DumpTagPrefix starts the release tags of InferenceX's weekly database
+// dumps, db-dump/YYYY-MM-DD.
+const DumpTagPrefix = "db-dump/"
+
+var dumpTagRe = regexp.MustCompile(`^db-dump/(\d{4}-\d{2}-\d{2})$`)
+
+// DumpTagDate returns the date of a weekly dump tag db-dump/YYYY-MM-DD (a
+// real date), ok false for any other string.
+func DumpTagDate(tag string) (date string, ok bool) {
+	m := dumpTagRe.FindStringSubmatch(tag)
+	if m == nil {
+		return "", false
+	}
+	if _, err := time.Parse("2006-01-02", m[1]); err != nil {
+		return "", false
+	}
+	return m[1], true
 }

@@ -85,3 +85,12 @@ func TestReleaseTags(t *testing.T) {
 		t.Errorf("NewestRelease without releases = %q", got)
 	}
 }
+
+// TestDumpTagDate: weekly dump tags and their dates; anything else is not one.
+func TestDumpTagDate(t *testing.T) {
+	for tag, want := range map[string]string{"db-dump/2026-11-24": "2026-11-24", "db-dump/2026-02-30": "", "db-dump/latest": "", "v1.0.0": "", " db-dump/2026-11-24": ""} {
+		if got, ok := DumpTagDate(tag); got != want || ok != (want != "") {
+			t.Errorf("DumpTagDate(%q) = %q, %v; want %q", tag, got, ok, want)
+		}
+	}
+}

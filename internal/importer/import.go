@@ -83,6 +83,10 @@ type Options struct {
 	// Postgres names the InferenceX database of a database import
 	// (ImportPostgres), without its password; empty otherwise.
 	Postgres string `json:"postgres,omitempty"`
+	// InferenceXDump is the InferenceX weekly dump release
+	// (db-dump/YYYY-MM-DD) the database of a database import was restored
+	// from, when the importer was told; empty otherwise.
+	InferenceXDump string `json:"inferencex_dump,omitempty"`
 }
 
 // Result is a finished import: the ledger to write and its report.

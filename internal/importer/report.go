@@ -50,6 +50,21 @@ type Report struct {
 	Skipped []string `json:"skipped_files,omitempty"`
 	// Options are the options of the import, enough to repeat it.
 	Options Options `json:"options"`
+	// Importer is the harness that ran the import, recorded for an import
+	// from an InferenceX weekly dump (Options.InferenceXDump): with the dump
+	// tag and the ledger's digest it makes the ledger regenerable, so the
+	// scoring harness can count it as released data (docs/LEDGER.md).
+	Importer *Importer `json:"importer,omitempty"`
+}
+
+// Importer identifies the harness build that ran an import.
+type Importer struct {
+	// Commit is the harness commit (40 hex).
+	Commit string `json:"commit"`
+	// Version is the release tag naming Commit, "" when none does.
+	Version string `json:"version"`
+	// Source says how Commit is known: "checkout" or "assertion".
+	Source string `json:"source"`
 }
 
 // VersionWindow is the vLLM version window of an import.

@@ -15,11 +15,9 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/jsonstrict"
@@ -167,29 +165,33 @@ func Changes(last *Plan, now Plan) []string {
 	return out
 }
 
+// DataVersion is the version of the data input named name, "" when the
+// plan has none.
+func (p Plan) DataVersion(name string) string {
+	for _, d := range p.Data {
+		if d.Name == name {
+			return d.Version
+		}
+	}
+	return ""
+}
+
 // Equal reports whether two plans name the same inputs.
 func Equal(a, b Plan) bool { return bytes.Equal(a.Encode(), b.Encode()) }
 
 // DumpTagPrefix starts the tags of InferenceX's weekly database dumps:
-// db-dump/YYYY-MM-DD.
-const DumpTagPrefix = "db-dump/"
-
-var dumpRe = regexp.MustCompile(`^db-dump/(\d{4}-\d{2}-\d{2})$`)
+// db-dump/YYYY-MM-DD (ident.DumpTagDate).
+const DumpTagPrefix = ident.DumpTagPrefix
 
 // NewestDump returns the newest weekly dump tag (db-dump/YYYY-MM-DD, a real
 // date) among tag names, "" for none.
 func NewestDump(tags []string) string {
 	newest, newestDate := "", ""
 	for _, t := range tags {
-		m := dumpRe.FindStringSubmatch(strings.TrimSpace(t))
-		if m == nil {
-			continue
-		}
-		if _, err := time.Parse("2006-01-02", m[1]); err != nil {
-			continue
-		}
-		if m[1] > newestDate {
-			newest, newestDate = m[0], m[1]
+		t = strings.TrimSpace(t)
+		date, ok := ident.DumpTagDate(t)
+		if ok && date > newestDate {
+			newest, newestDate = t, date
 		}
 	}
 	return newest

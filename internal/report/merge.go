@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"sort"
+	"strings"
 )
 
 // Part is the output of one shard.
@@ -42,9 +44,8 @@ func Merge(parts []Part) (Summary, []Point, error) {
 		}
 		seenShard[s.Index] = p.Name
 		if !reflect.DeepEqual(p.Summary.Provenance, first.Summary.Provenance) {
-			a, _ := json.Marshal(first.Summary.Provenance)
-			b, _ := json.Marshal(p.Summary.Provenance)
-			return Summary{}, nil, fmt.Errorf("merge: %s and %s come from different runs:\n  %s\n  %s", first.Name, p.Name, a, b)
+			return Summary{}, nil, fmt.Errorf("merge: %s and %s come from different runs (the simulator build, harness or data differ): %s",
+				first.Name, p.Name, strings.Join(ProvenanceDiff(first.Summary.Provenance, p.Summary.Provenance), "; "))
 		}
 		for _, pt := range p.Points {
 			if other, dup := seenPoint[pt.ID]; dup {
@@ -71,4 +72,60 @@ func Merge(parts []Part) (Summary, []Point, error) {
 		return Summary{}, nil, fmt.Errorf("merge: %w", err)
 	}
 	return sum, SortPoints(points), nil
+}
+
+// ProvenanceDiff lists the fields where two provenances differ, by their
+// JSON path, e.g. `simulator.commit "0123…" vs "4567…"`.
+func ProvenanceDiff(a, b Provenance) []string {
+	fa, fb := map[string]string{}, map[string]string{}
+	flattenJSON(a, fa)
+	flattenJSON(b, fb)
+	keys := map[string]bool{}
+	for k := range fa {
+		keys[k] = true
+	}
+	for k := range fb {
+		keys[k] = true
+	}
+	var diff []string
+	for k := range keys {
+		va, oka := fa[k]
+		vb, okb := fb[k]
+		if !oka {
+			va = "(none)"
+		}
+		if !okb {
+			vb = "(none)"
+		}
+		if va != vb {
+			diff = append(diff, fmt.Sprintf("%s %s vs %s", k, va, vb))
+		}
+	}
+	sort.Strings(diff)
+	return diff
+}
+
+// flattenJSON records v's JSON leaves by dotted path.
+func flattenJSON(v any, out map[string]string) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return
+	}
+	var tree any
+	if json.Unmarshal(raw, &tree) != nil {
+		return
+	}
+	var walk func(prefix string, n any)
+	walk = func(prefix string, n any) {
+		switch n := n.(type) {
+		case map[string]any:
+			for k, c := range n {
+				walk(strings.TrimPrefix(prefix+"."+k, "."), c)
+			}
+		default:
+			leaf, _ := json.Marshal(n)
+			out[prefix] = string(leaf)
+		}
+	}
+	walk("", tree)
 }
