@@ -231,6 +231,8 @@ func TestReadInputs(t *testing.T) {
 		"no event":                        {"GITHUB_EVENT_PATH": ""},
 		"no event name":                   {"GITHUB_EVENT_NAME": ""},
 		"negative threshold":              {"INPUT_FAIL_THRESHOLD": "-1"},
+		"plan with mode pr":               {"INPUT_PLAN": "{}"},
+		"ledger-dir outside nightly":      {"INPUT_MODE": "merge", "INPUT_SHARDS_DIR": "shards", "INPUT_LEDGER_DIR": "ledger"},
 	} {
 		all := map[string]string{}
 		for k, v := range base {
