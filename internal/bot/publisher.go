@@ -594,6 +594,12 @@ func PlanReasons(plan nightly.Plan, s report.Summary) []string {
 		reasons = append(reasons, fmt.Sprintf("%s names harness %s (%s) but the summary was scored by %s (%s)",
 			nightly.File, plan.Harness.Release, ident.Short(plan.Harness.Commit), h.Version, ident.Short(h.Commit)))
 	}
+	// A plan naming an InferenceX dump scores the ledger imported from it,
+	// whose version names the dump (db-dump/YYYY-MM-DD+<digest>).
+	if dump := plan.DataVersion(nightly.DataInferenceXDump); dump != "" && !strings.HasPrefix(s.Provenance.Ledger.Version, dump+"+") {
+		reasons = append(reasons, fmt.Sprintf("%s names InferenceX dump %s but the summary scored ledger %s %s",
+			nightly.File, dump, s.Provenance.Ledger.Name, s.Provenance.Ledger.Version))
+	}
 	return reasons
 }
 

@@ -346,12 +346,19 @@ func TestSummaryFromArtifactLimits(t *testing.T) {
 	}
 }
 
-// nightlyPlan is the plan a nightly run of releaseReport's summary carries.
+// nightlyPlan is the plan a nightly run of releaseReport's summary carries:
+// its ledger imported from an InferenceX dump.
 func nightlyPlan(simTag string) nightly.Plan {
 	return nightly.Plan{Version: nightly.Version,
 		Simulator: nightly.Source{Repository: "inference-sim/inference-sim", Release: simTag, Commit: simCommit},
 		Harness:   nightly.Source{Repository: harnessName, Release: "v1.1.0", Commit: harnessCommit},
-		Data:      []nightly.Data{{Name: "ledger", Version: "bundled"}, {Name: nightly.DataInferenceXDump, Version: "db-dump/2026-11-29"}}}
+		Data:      []nightly.Data{{Name: "catalog", Version: "bundled"}, {Name: nightly.DataInferenceXDump, Version: "db-dump/2026-11-29"}}}
+}
+
+// dumpLedgerVersion is the version of the ledger imported from plan's dump,
+// as the harness records it (the digest of releaseRun's ledger).
+func dumpLedgerVersion(plan nightly.Plan) string {
+	return plan.DataVersion(nightly.DataInferenceXDump) + "+" + strings.Repeat("c", 12)
 }
 
 // TestPublishPerRun: each nightly run is its own immutable snapshot with
@@ -365,7 +372,7 @@ func TestPublishPerRun(t *testing.T) {
 	w := newPublishWorld(t)
 	publish := func(simTag string, run int64, plan nightly.Plan, at time.Duration) PublishResult {
 		t.Helper()
-		rep := releaseReport(t, simTag, "v1.0.0")
+		rep := releaseReport(t, simTag, dumpLedgerVersion(plan))
 		rep.Plan, rep.RunID = plan.Encode(), run
 		res, err := w.pub.Publish(ctx, rep, t0.Add(at), "")
 		if err != nil {
@@ -456,7 +463,8 @@ func TestPublishRefusesInconsistentRun(t *testing.T) {
 	res, err := w.pub.Publish(context.Background(), rep, t0, "")
 	reasons := strings.Join(res.Reasons, "\n")
 	if err != nil || res.Outcome != PublishRefused || !strings.Contains(reasons, "plan.json names simulator v0.8.0") ||
-		!strings.Contains(reasons, "plan.json names harness v1.1.0 (eeeeeeeeeeee)") {
+		!strings.Contains(reasons, "plan.json names harness v1.1.0 (eeeeeeeeeeee)") ||
+		!strings.Contains(reasons, "plan.json names InferenceX dump db-dump/2026-11-29 but the summary scored ledger ledger v1.0.0") {
 		t.Errorf("plan mismatch: %s %v, %v", res.Outcome, res.Reasons, err)
 	}
 	rep = releaseReport(t, "v0.7.15", "v1.0.0")
