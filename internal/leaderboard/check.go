@@ -1,15 +1,14 @@
 package leaderboard
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"path"
-	"reflect"
 	"sort"
-	"strconv"
 	"strings"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
 // Problem kinds named by Validate.
@@ -122,7 +121,7 @@ func Validate(d *Declaration, results map[string]*Result, pinned string) []Probl
 		}
 		if res.Declaration.Load != want.Load {
 			probs = append(probs, Problem{ProblemMixedWork, file, fmt.Sprintf("was offered %s; group %s offers %s", res.Declaration.Load.Short(), want.Group, describeLoads(d.Group(want.Group).Load.Points()))})
-		} else if diffs := diffValues(want, res.Declaration); len(diffs) > 0 {
+		} else if diffs := report.DiffJSON(want, res.Declaration); len(diffs) > 0 {
 			probs = append(probs, Problem{ProblemChanged, file, "ran another declaration than runs.yaml's; re-run it (" + diffs[0].String() + ")"})
 		}
 		if groupKeys[res.Group] == nil {
@@ -156,12 +155,7 @@ func Validate(d *Declaration, results map[string]*Result, pinned string) []Probl
 }
 
 // FieldDiff is one field that differs between two results.
-type FieldDiff struct {
-	Field    string
-	Old, New string
-}
-
-func (d FieldDiff) String() string { return d.Field + ": " + d.Old + " → " + d.New }
+type FieldDiff = report.FieldDiff
 
 // VerifyIgnored are the fields verify does not compare: the tool's own
 // commit (a later tool re-runs older results) and the digest (which
@@ -172,7 +166,7 @@ var VerifyIgnored = []string{"provenance.harness", "digest"}
 // except VerifyIgnored. Any difference is a bug: BLIS is deterministic.
 func Diff(recorded, rerun *Result) []FieldDiff {
 	var out []FieldDiff
-	for _, d := range diffValues(recorded, rerun) {
+	for _, d := range report.DiffJSON(recorded, rerun) {
 		skip := false
 		for _, ig := range VerifyIgnored {
 			if d.Field == ig || strings.HasPrefix(d.Field, ig+".") {
@@ -184,66 +178,6 @@ func Diff(recorded, rerun *Result) []FieldDiff {
 		}
 	}
 	return out
-}
-
-// diffValues compares the JSON forms of a and b, leaf by leaf.
-func diffValues(a, b any) []FieldDiff {
-	var av, bv any
-	ra, _ := json.Marshal(a)
-	rb, _ := json.Marshal(b)
-	_ = json.Unmarshal(ra, &av)
-	_ = json.Unmarshal(rb, &bv)
-	fa, fb := map[string]any{}, map[string]any{}
-	flatten("", av, fa)
-	flatten("", bv, fb)
-	keys := map[string]bool{}
-	for k := range fa {
-		keys[k] = true
-	}
-	for k := range fb {
-		keys[k] = true
-	}
-	var out []FieldDiff
-	for k := range keys {
-		x, okx := fa[k]
-		y, oky := fb[k]
-		if okx && oky && reflect.DeepEqual(x, y) {
-			continue
-		}
-		out = append(out, FieldDiff{Field: k, Old: show(x, okx), New: show(y, oky)})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Field < out[j].Field })
-	return out
-}
-
-func flatten(prefix string, v any, out map[string]any) {
-	switch t := v.(type) {
-	case map[string]any:
-		for k, c := range t {
-			p := k
-			if prefix != "" {
-				p = prefix + "." + k
-			}
-			flatten(p, c, out)
-		}
-	case []any:
-		for i, c := range t {
-			flatten(prefix+"["+strconv.Itoa(i)+"]", c, out)
-		}
-		if len(t) == 0 {
-			out[prefix] = t
-		}
-	default:
-		out[prefix] = v
-	}
-}
-
-func show(v any, ok bool) string {
-	if !ok {
-		return "(absent)"
-	}
-	raw, _ := json.Marshal(v)
-	return string(raw)
 }
 
 // Check reads a results directory and validates it against d: every

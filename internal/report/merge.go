@@ -1,10 +1,8 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"reflect"
-	"sort"
 	"strings"
 )
 
@@ -75,57 +73,11 @@ func Merge(parts []Part) (Summary, []Point, error) {
 }
 
 // ProvenanceDiff lists the fields where two provenances differ, by their
-// JSON path, e.g. `simulator.commit "0123…" vs "4567…"`.
+// JSON path, e.g. `simulator.commit: "0123…" → "4567…"`.
 func ProvenanceDiff(a, b Provenance) []string {
-	fa, fb := map[string]string{}, map[string]string{}
-	flattenJSON(a, fa)
-	flattenJSON(b, fb)
-	keys := map[string]bool{}
-	for k := range fa {
-		keys[k] = true
+	var out []string
+	for _, d := range DiffJSON(a, b) {
+		out = append(out, d.String())
 	}
-	for k := range fb {
-		keys[k] = true
-	}
-	var diff []string
-	for k := range keys {
-		va, oka := fa[k]
-		vb, okb := fb[k]
-		if !oka {
-			va = "(none)"
-		}
-		if !okb {
-			vb = "(none)"
-		}
-		if va != vb {
-			diff = append(diff, fmt.Sprintf("%s %s vs %s", k, va, vb))
-		}
-	}
-	sort.Strings(diff)
-	return diff
-}
-
-// flattenJSON records v's JSON leaves by dotted path.
-func flattenJSON(v any, out map[string]string) {
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return
-	}
-	var tree any
-	if json.Unmarshal(raw, &tree) != nil {
-		return
-	}
-	var walk func(prefix string, n any)
-	walk = func(prefix string, n any) {
-		switch n := n.(type) {
-		case map[string]any:
-			for k, c := range n {
-				walk(strings.TrimPrefix(prefix+"."+k, "."), c)
-			}
-		default:
-			leaf, _ := json.Marshal(n)
-			out[prefix] = string(leaf)
-		}
-	}
-	walk("", tree)
+	return out
 }

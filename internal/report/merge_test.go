@@ -27,7 +27,7 @@ func TestMergeRefusesShardsOfDifferentRuns(t *testing.T) {
 	if err == nil {
 		t.Fatal("shards of two builds merged")
 	}
-	for _, want := range []string{"shard-1 and shard-2 come from different runs", `simulator.commit "bbbb`, `vs "cccc`, `ledger.version "2026.11.0" vs "2026.12.0"`} {
+	for _, want := range []string{"shard-1 and shard-2 come from different runs", `simulator.commit: "bbbb`, `→ "cccc`, `ledger.version: "2026.11.0" → "2026.12.0"`} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)
 		}
