@@ -436,7 +436,7 @@ func TestPublishComparesRunsOfTheSameSecond(t *testing.T) {
 	w := newPublishWorld(t)
 	var ids []string
 	for run, simTag := range []string{"v0.7.15", "v0.8.0"} {
-		rep := releaseReport(t, simTag, "v1.0.0")
+		rep := releaseReport(t, simTag, dumpLedgerVersion(nightlyPlan(simTag)))
 		rep.Plan, rep.RunID = nightlyPlan(simTag).Encode(), int64(run+1)
 		res, err := w.pub.Publish(ctx, rep, t0, "")
 		if err != nil || res.Outcome != PublishPublished {
