@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"net/http"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/bot"
 	"github.com/inference-sim/accuracy-dashboard/internal/botconfig"
 	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
+	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
@@ -268,4 +270,66 @@ func TestShippedLeaderboardMatchesDefaults(t *testing.T) {
 	if err != nil || p.Leaderboard == nil || !ident.IsStableRelease(p.Leaderboard.Simulator.Tag) {
 		t.Errorf("the shipped pin file does not pin a released leaderboard simulator: %+v, %v", p.Leaderboard, err)
 	}
+}
+
+// TestShippedLeaderboardWithRealBLIS is opt-in: BLIS_SOURCE names a clone of
+// the simulator. The shipped declaration is run by `action leaderboard run`
+// on the pinned pair of the shipped pin file (a release), and the bot,
+// with its default configuration, publishes the results as the workflow
+// would hand them over: every result, README.md and index.html in one
+// commit, the release named in the tables.
+//
+//	BLIS_SOURCE=../inference-sim go test ./cmd/bot -run RealBLIS -v
+func TestShippedLeaderboardWithRealBLIS(t *testing.T) {
+	src := os.Getenv("BLIS_SOURCE")
+	if src == "" {
+		t.Skip("BLIS_SOURCE not set")
+	}
+	root := filepath.Join("..", "..")
+	runs, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(botconfig.DefaultLeaderboardRuns)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pinRaw, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(botconfig.DefaultPinFile)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := pin.Parse(pinRaw, botconfig.DefaultPinFile)
+	if err != nil || p.Leaderboard == nil {
+		t.Fatalf("shipped pin: %+v, %v", p.Leaderboard, err)
+	}
+	action := filepath.Join(t.TempDir(), "action")
+	if out, err := exec.Command("go", "build", "-o", action, "../action").CombinedOutput(); err != nil {
+		t.Fatalf("build the action: %v\n%s", err, out)
+	}
+	hdir, _ := harnesstest.HarnessCheckout(t)
+	results := t.TempDir()
+	cmd := exec.Command(action, "leaderboard", "run", "--runs", filepath.Join(root, filepath.FromSlash(botconfig.DefaultLeaderboardRuns)),
+		"--sim-repo", src, "--sim", p.Leaderboard.Simulator.Commit, "--harness-dir", hdir, "--cache-dir", t.TempDir(),
+		"--jobs", "2", "--quiet", "--out", results)
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("leaderboard run at %s: %v\n%s", p.Leaderboard.Simulator.Tag, err, out)
+	}
+
+	w := newWorld(t)
+	head := w.fake.Commit(dashboardRepo, "main", "maintainer", "the shipped leaderboard", map[string]string{
+		botconfig.DefaultLeaderboardRuns: string(runs), botconfig.DefaultPinFile: string(pinRaw),
+	})
+	id := w.fake.AddWorkflowRun(dashboardRepo, githubfake.WorkflowRun{HeadSHA: head, HeadBranch: "main"})
+	w.fake.AddArtifact(dashboardRepo, id, botconfig.DefaultLeaderboardArtifact, zipDir(t, results), false)
+	addr, done := w.serve(t)
+	if code := post(t, addr, "workflow_run", "lb-real", leaderboardRunEvent(t, id, head)); code != http.StatusAccepted {
+		t.Fatal(code)
+	}
+	waitDelivery(t, done)
+	commits := w.fake.Commits(dashboardRepo, "refs/heads/main")
+	if !strings.HasPrefix(commits[0].Message, "Publish leaderboard: ") {
+		t.Fatalf("not published: newest commit %q\n%s", commits[0].Message, w.stderr)
+	}
+	md, _ := w.fake.File(dashboardRepo, "main", "leaderboard/README.md")
+	if !strings.Contains(md, p.Leaderboard.Simulator.Commit+" ("+p.Leaderboard.Simulator.Tag+")") {
+		t.Errorf("the tables do not name the pinned release:\n%.600s", md)
+	}
+	t.Logf("%s\n%.1500s", commits[0].Message, md)
 }
