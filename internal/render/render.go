@@ -1,7 +1,11 @@
-// Package render turns harness results into Markdown. It is pure: the same
-// summary gives the same bytes, tested against golden files (go test
-// ./internal/render -update rewrites them). Untrusted text (model names,
-// unit ids, simulator messages) goes through Cell.
+// Package render builds every Markdown the project writes: a run's summary,
+// the pull-request comparison, the leaderboard's tables (and its one HTML
+// page), the dashboard README's snapshot table, the bump pull request, the
+// refusal comment and the job summaries; and the bot's markers. It is pure:
+// the same plain values give the same bytes, tested against golden files
+// (go test ./internal/render -update rewrites them). Untrusted text (model
+// names, unit ids, simulator messages, file content) goes through Cell, or
+// codeSpan outside tables.
 package render
 
 import (
