@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
@@ -46,13 +47,8 @@ type SnapshotRow struct {
 // snapshots index (a path) lists.
 func SnapshotTable(rows []SnapshotRow, index string) string {
 	var b strings.Builder
-	b.WriteString("| Published | Simulator | Data | Harness |")
-	align := "|---|---|---|---|"
-	for _, d := range metric.Headline() {
-		fmt.Fprintf(&b, " %s MAPE |", d.Short)
-		align += "---:|"
-	}
-	b.WriteString(" Tier | Scored | Snapshot | Change |\n" + align + "---|---:|---|---|\n")
+	b.WriteString(tableHead(slices.Concat(textColumns("Published", "Simulator", "Data", "Harness"), headlineColumns("%s MAPE"),
+		textColumns("Tier"), []column{{name: "Scored", figures: true}}, textColumns("Snapshot", "Change"))))
 	for i, r := range rows {
 		if i == SnapshotTableRows {
 			break

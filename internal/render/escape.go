@@ -1,8 +1,11 @@
 package render
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 )
 
 var (
@@ -69,4 +72,48 @@ func Defuse(s string) string {
 func codeSpan(s string) string {
 	s = strings.NewReplacer("`", "'", "\r", " ", "\n", " ").Replace(s)
 	return "`" + s + "`"
+}
+
+// column is a table column: its header (trusted text) and whether its cells
+// are figures, right-aligned.
+type column struct {
+	name    string
+	figures bool
+}
+
+// textColumns are left-aligned columns.
+func textColumns(names ...string) []column {
+	cols := make([]column, len(names))
+	for i, n := range names {
+		cols[i] = column{name: n}
+	}
+	return cols
+}
+
+// headlineColumns are, for each headline metric, one figures column per
+// format, where %[1]s is the metric's short name ("%[1]s MAPE").
+func headlineColumns(formats ...string) []column {
+	var cols []column
+	for _, d := range metric.Headline() {
+		for _, f := range formats {
+			cols = append(cols, column{name: fmt.Sprintf(f, d.Short), figures: true})
+		}
+	}
+	return cols
+}
+
+// tableHead is a Markdown table's header row and alignment row.
+func tableHead(cols []column) string {
+	var head, align strings.Builder
+	head.WriteString("|")
+	align.WriteString("|")
+	for _, c := range cols {
+		head.WriteString(" " + c.name + " |")
+		if c.figures {
+			align.WriteString("---:|")
+		} else {
+			align.WriteString("---|")
+		}
+	}
+	return head.String() + "\n" + align.String() + "\n"
 }

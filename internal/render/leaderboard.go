@@ -83,18 +83,15 @@ var computedLegend = [][2]string{
 }
 
 func writeMarkdownTable(w *strings.Builder, t leaderboard.Table) {
-	header := "| Candidate | Model | Hardware | TP | GPUs† |"
-	align := "|---|---|---|---:|---:|"
+	cols := slices.Concat(textColumns("Candidate", "Model", "Hardware"), []column{{name: "TP", figures: true}, {name: "GPUs†", figures: true}})
 	for _, m := range leaderboard.Metrics {
-		header += " " + metricHeader(m) + " |"
-		align += "---:|"
+		cols = append(cols, column{name: metricHeader(m), figures: true})
 	}
-	header += " served† | out tok/req† |"
-	align += "---:|---:|"
+	cols = append(cols, column{name: "served†", figures: true}, column{name: "out tok/req†", figures: true})
 	if len(t.Rows) == 0 {
 		w.WriteString("No qualified run.\n")
 	} else {
-		w.WriteString(header + "\n" + align + "\n")
+		w.WriteString(tableHead(cols))
 		for _, r := range t.Rows {
 			w.WriteString(markdownRow(r, false) + "\n")
 		}
@@ -102,7 +99,7 @@ func writeMarkdownTable(w *strings.Builder, t leaderboard.Table) {
 	fmt.Fprintf(w, "\n%s\n", leaderboard.LoadNote)
 	if len(t.Disqualified) > 0 {
 		w.WriteString("\n**Disqualified** (did not serve every offered request, so its percentiles describe a smaller, easier job; not ranked, the rank it would have taken in brackets):\n\n")
-		w.WriteString(strings.TrimSuffix(header, " |") + " | Reason |\n" + align + "---|\n")
+		w.WriteString(tableHead(append(cols, textColumns("Reason")...)))
 		for _, r := range t.Disqualified {
 			fmt.Fprintf(w, "%s %s |\n", markdownRow(r, true), Cell(r.Reason))
 		}

@@ -10,6 +10,7 @@ package render
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -46,13 +47,8 @@ func Summary(s report.Summary) string {
 
 	if len(s.Groups) > 0 {
 		fmt.Fprintf(&b, "\n### By model × hardware (tier `%s`)\n\n", tierName)
-		b.WriteString("| Model | Hardware |")
-		align := "|---|---|"
-		for _, d := range metric.Headline() {
-			fmt.Fprintf(&b, " %[1]s MAPE | %[1]s shape | %[1]s bias |", d.Short)
-			align += "---:|---:|---:|"
-		}
-		b.WriteString(" Points |\n" + align + "---:|\n")
+		b.WriteString(tableHead(slices.Concat(textColumns("Model", "Hardware"), headlineColumns("%[1]s MAPE", "%[1]s shape", "%[1]s bias"),
+			[]column{{name: "Points", figures: true}})))
 		for _, g := range s.Groups {
 			t := g.Tiers.Of(tierName)
 			fmt.Fprintf(&b, "| %s | %s |", Cell(g.Model), Cell(g.Hardware))
