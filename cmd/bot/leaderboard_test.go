@@ -1,6 +1,9 @@
 package main
 
 import (
+	"archive/zip"
+	"bytes"
+	"io"
 	"io/fs"
 	"net/http"
 	"os"
@@ -332,4 +335,71 @@ func TestShippedLeaderboardWithRealBLIS(t *testing.T) {
 		t.Errorf("the tables do not name the pinned release:\n%.600s", md)
 	}
 	t.Logf("%s\n%.1500s", commits[0].Message, md)
+}
+
+// TestPublishLeaderboardCommand: `bot publish-leaderboard` checks a local
+// results directory as the webhook checks an artifact, plans (--dry-run),
+// publishes in one commit, is a no-op the second time, and refuses a
+// tampered result with exit 3.
+func TestPublishLeaderboardCommand(t *testing.T) {
+	w := newWorld(t)
+	dir := t.TempDir()
+	runs, err := os.ReadFile(filepath.Join(lbExample, "runs.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "runs.yaml"), string(runs))
+	writeFile(t, filepath.Join(dir, "pin.yaml"), lbPinFile)
+	results := func(tamper bool) string {
+		out := t.TempDir()
+		zr, err := zip.NewReader(bytes.NewReader(lbArtifact(t, tamper)), int64(len(lbArtifact(t, tamper))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range zr.File {
+			rc, _ := f.Open()
+			raw, _ := io.ReadAll(rc)
+			rc.Close()
+			writeFile(t, filepath.Join(out, filepath.FromSlash(f.Name)), string(raw))
+		}
+		return out
+	}
+	// By default the declaration lives in the dashboard's leaderboard/: the
+	// one given must be the one there, which the bot never rewrites.
+	w.fake.Commit(dashboardRepo, "main", "maintainer", "declare", map[string]string{botconfig.DefaultLeaderboardRuns: string(runs)})
+	good := results(false)
+	args := []string{"publish-leaderboard", "--runs", filepath.Join(dir, "runs.yaml"), "--pin", filepath.Join(dir, "pin.yaml"), "--results", good}
+	before := len(w.fake.Commits(dashboardRepo, "refs/heads/main"))
+	if err := w.run(t, append(args, "--dry-run")...); err != nil {
+		t.Fatalf("%v\n%s", err, w.stderr)
+	}
+	if out := w.stdout.String(); !strings.Contains(out, "leaderboard/results/qwen3-14b-chat-8rps/h100-tp1.json (") || strings.Contains(out, "leaderboard/runs.yaml") ||
+		w.fake.Calls("git/create-commit") != 0 {
+		t.Errorf("dry run: %s (commits %d)", out, w.fake.Calls("git/create-commit"))
+	}
+	if err := w.run(t, args...); err != nil || !strings.Contains(w.stdout.String(), "published the leaderboard") {
+		t.Fatalf("publish: %v\n%s%s", err, w.stdout, w.stderr)
+	}
+	if n := len(w.fake.Commits(dashboardRepo, "refs/heads/main")); n != before+1 {
+		t.Errorf("%d commits, want one", n-before)
+	}
+	if got, _ := w.fake.File(dashboardRepo, "main", "leaderboard/README.md"); !strings.Contains(got, "Qwen3 14B") {
+		t.Errorf("leaderboard/README.md is not the tables:\n%.300s", got)
+	}
+	if err := w.run(t, args...); err != nil || !strings.Contains(w.stdout.String(), "unchanged") {
+		t.Errorf("again: %v, %s", err, w.stdout)
+	}
+	bad := append(args[:len(args)-1:len(args)-1], results(true))
+	err = w.run(t, bad...)
+	if exitCode(err) != 3 || !strings.Contains(w.stdout.String(), "refused: tampered: qwen3-14b-chat-8rps/a100-tp1.json") {
+		t.Errorf("tampered: exit %d (%v)\n%s", exitCode(err), err, w.stdout)
+	}
+	// A declaration other than the dashboard's is refused.
+	writeFile(t, filepath.Join(dir, "runs.yaml"), string(runs)+"# edited\n")
+	if err := w.run(t, args...); exitCode(err) != 3 || !strings.Contains(w.stdout.String(), "differs from leaderboard/runs.yaml on the default branch") {
+		t.Errorf("another declaration: exit %d (%v)\n%s", exitCode(err), err, w.stdout)
+	}
+	if n := len(w.fake.Commits(dashboardRepo, "refs/heads/main")); n != before+1 {
+		t.Errorf("%d commits after the no-op and the refusals, want one", n-before)
+	}
 }

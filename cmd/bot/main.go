@@ -7,6 +7,7 @@
 //	serve                        receive GitHub webhooks (POST /webhook, GET /healthz)
 //	bump --release TAG           bump every pinning repository to a release, once
 //	publish --summary PATH       publish one summary.json to the dashboard, once
+//	publish-leaderboard --results DIR  check and publish a leaderboard's results, once
 //	version                      print the version
 //
 // Configuration comes from BOT_* environment variables, an optional YAML
@@ -14,6 +15,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -113,6 +115,11 @@ func commands(e env) cli.Program {
 			cli.Spec[publishOptions]{Name: "publish", Summary: "publish one summary.json to the dashboard repository, once",
 				Usage: publishHelp, Flags: publishFlags, Required: []string{"summary"},
 				Run: func(ctx context.Context, o publishOptions, _ cli.Env) error { return runPublish(ctx, o, e) }}.Command(),
+			cli.Spec[publishLeaderboardOptions]{Name: "publish-leaderboard", Summary: "check a leaderboard's results and publish them to the dashboard repository, once",
+				Usage: publishLeaderboardHelp, Flags: publishLeaderboardFlags, Required: []string{"results"},
+				Run: func(ctx context.Context, o publishLeaderboardOptions, _ cli.Env) error {
+					return runPublishLeaderboard(ctx, o, e)
+				}}.Command(),
 			cli.Spec[struct{}]{Name: "version", Summary: "print the version", Usage: "Usage: bot version\n\nPrints the version.\n",
 				Run: func(_ context.Context, _ struct{}, env cli.Env) error {
 					_, err := fmt.Fprintln(env.Stdout, botVersion())
@@ -439,6 +446,84 @@ func runPublish(ctx context.Context, o publishOptions, e env) error {
 		fmt.Fprint(e.stdout, indent(bot.MarshalPlan(res.Files, res.Message), "  "))
 	default:
 		fmt.Fprintf(e.stdout, "published snapshot %s as %s on %s (%d files)\n", res.ID, res.Commit, cfg.DashboardRepo, len(res.Files))
+	}
+	return nil
+}
+
+const publishLeaderboardHelp = `Usage: bot publish-leaderboard --results DIR [--runs FILE] [--pin FILE] [--dry-run] [flags]
+
+Checks a leaderboard's results directory as the bot checks a leaderboard
+workflow run's artifact (every rule of action leaderboard validate --pin, and
+a release simulator build), renders the tables and writes one commit to the
+leaderboard directory of the dashboard repository (BOT_DASHBOARD_REPO,
+leaderboard_dir): results/, README.md, index.html and published.json. The
+same files again change nothing. A refused leaderboard prints its reasons
+and exits 3. --dry-run prints the planned commit without writing it.
+
+Example:
+  BOT_APP_ID=12345 BOT_PRIVATE_KEY_FILE=key.pem \
+  bot publish-leaderboard --runs leaderboard/runs.yaml --results out/leaderboard/results --dry-run
+
+Flags:
+`
+
+// publishLeaderboardOptions are the flags of `bot publish-leaderboard`.
+type publishLeaderboardOptions struct {
+	config             botconfig.Flags
+	results, runs, pin string
+	dryRun             bool
+}
+
+func publishLeaderboardFlags(fs *flag.FlagSet, o *publishLeaderboardOptions, _ func(string) string) {
+	configFlags(fs, &o.config)
+	fs.StringVar(&o.results, "results", "", "the results `directory` to publish (required)")
+	fs.StringVar(&o.runs, "runs", "", "the declaration the results ran (default leaderboard_runs, "+botconfig.DefaultLeaderboardRuns+")")
+	fs.StringVar(&o.pin, "pin", "", "the pin file with the leaderboard pair (default pin_file, "+botconfig.DefaultPinFile+")")
+	fs.BoolVar(&o.dryRun, "dry-run", false, "print the planned commit; write nothing")
+}
+
+func runPublishLeaderboard(ctx context.Context, o publishLeaderboardOptions, e env) error {
+	cfg, err := loadConfig(o.config, botconfig.ModePublish, e)
+	if err != nil {
+		return err
+	}
+	if !cfg.PublishingLeaderboard() {
+		return fmt.Errorf("configuration: leaderboard publishing is off (%s=%s)", botconfig.EnvLeaderboardRepo, cfg.LeaderboardRepo)
+	}
+	runsPath, pinPath := cmp.Or(o.runs, filepath.FromSlash(cfg.LeaderboardRuns)), cmp.Or(o.pin, filepath.FromSlash(cfg.PinFile))
+	runs, err := e.readFile(runsPath)
+	if err != nil {
+		return fmt.Errorf("runs: %w", err)
+	}
+	pinRaw, err := e.readFile(pinPath)
+	if err != nil && !errors.Is(err, iofs.ErrNotExist) {
+		return fmt.Errorf("pin: %w", err)
+	}
+	if st, err := os.Stat(o.results); err != nil || !st.IsDir() {
+		return fmt.Errorf("--results %s: not a directory (%v)", o.results, err)
+	}
+	s, err := wire(cfg, e, o.dryRun, slog.New(slog.NewTextHandler(e.stderr, nil)))
+	if err != nil {
+		return err
+	}
+	res, err := s.publisher.PublishLeaderboard(ctx, bot.LeaderboardInput{Runs: runs, RunsName: runsPath, Pin: pinRaw, PinName: pinPath,
+		Traces: os.DirFS(filepath.Dir(runsPath)), Results: os.DirFS(o.results)}, e.now())
+	if err != nil {
+		return err
+	}
+	switch res.Outcome {
+	case bot.PublishRefused:
+		for _, r := range res.Reasons {
+			fmt.Fprintf(e.stdout, "refused: %s\n", r)
+		}
+		return fmt.Errorf("%s: %w: %s", o.results, errRefused, strings.Join(res.Reasons, "; "))
+	case bot.PublishUnchanged:
+		fmt.Fprintf(e.stdout, "unchanged: %s/ of %s already holds these results and tables\n", cfg.LeaderboardDir, cfg.DashboardRepo)
+	case bot.PublishPlanned:
+		fmt.Fprintf(e.stdout, "planned commit on %s:\n", cfg.DashboardRepo)
+		fmt.Fprint(e.stdout, indent(bot.MarshalPlan(res.Files, res.Message), "  "))
+	default:
+		fmt.Fprintf(e.stdout, "published the leaderboard as %s on %s (%d files)\n", res.Commit, cfg.DashboardRepo, len(res.Files))
 	}
 	return nil
 }

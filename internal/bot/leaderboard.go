@@ -391,18 +391,68 @@ func (p *Publisher) publishLeaderboard(ctx context.Context, run Run, log *slog.L
 	if traces.stopped != nil {
 		return PublishResult{}, traces.stopped
 	}
+	return p.commitLeaderboard(ctx, checked, reasons, in.Runs, run, log)
+}
+
+// PublishLeaderboard publishes a leaderboard from local files (`bot
+// publish-leaderboard`): CheckLeaderboard, then the same commit as a
+// workflow run's, made at publishedAt. A refusal is PublishRefused with its
+// reasons and a nil error.
+//
+// When the declaration's home is the dashboard's leaderboard directory (the
+// default), the declaration given must be the one on the dashboard's
+// default branch: results of another are refused.
+func (p *Publisher) PublishLeaderboard(ctx context.Context, in LeaderboardInput, publishedAt time.Time) (PublishResult, error) {
+	checked, reasons := CheckLeaderboard(in)
+	if lb := p.Cfg.Leaderboard; p.ownsRuns() {
+		branch, err := p.GH.DefaultBranch(ctx, lb.WorkflowRepo)
+		if err != nil {
+			return PublishResult{}, fmt.Errorf("%s: %w", lb.WorkflowRepo, err)
+		}
+		head, err := p.GH.BranchHead(ctx, lb.WorkflowRepo, branch)
+		if err != nil {
+			return PublishResult{}, fmt.Errorf("%s branch %s: %w", lb.WorkflowRepo, branch, err)
+		}
+		home, err := p.GH.ReadFile(ctx, lb.WorkflowRepo, head, lb.Runs)
+		switch {
+		case errors.Is(err, ErrNotFound):
+			reasons = append(reasons, fmt.Sprintf("%s has no %s on its default branch", lb.WorkflowRepo, lb.Runs))
+		case err != nil:
+			return PublishResult{}, fmt.Errorf("read %s of %s: %w", lb.Runs, lb.WorkflowRepo, err)
+		case !bytes.Equal(home, in.Runs):
+			reasons = append(reasons, fmt.Sprintf("%s differs from %s on the default branch of %s: publish the results of the declaration there", in.RunsName, lb.Runs, lb.WorkflowRepo))
+		}
+	}
+	return p.commitLeaderboard(ctx, checked, reasons, in.Runs, Run{UpdatedAt: publishedAt}, p.logger())
+}
+
+// ownsRuns reports whether the dashboard's leaderboard directory is the
+// declaration's own (same repository, runs.yaml in it): the bot then never
+// writes runs.yaml.
+func (p *Publisher) ownsRuns() bool {
+	lb := p.Cfg.Leaderboard
+	return lb.WorkflowRepo.Same(p.Cfg.Dashboard) && path.Join(lb.Dir, LeaderboardRunsFile) == path.Clean(lb.Runs)
+}
+
+// commitLeaderboard commits a checked leaderboard (or refuses it with its
+// reasons) to the dashboard through commitDashboard.
+func (p *Publisher) commitLeaderboard(ctx context.Context, checked CheckedLeaderboard, reasons []string, runs []byte, run Run, log *slog.Logger) (PublishResult, error) {
+	lb := p.Cfg.Leaderboard
 	if len(reasons) > 0 {
 		return refused(reasons...), nil
 	}
 	files := checked.Files
-	if !(run.Repo.Same(p.Cfg.Dashboard) && path.Join(lb.Dir, LeaderboardRunsFile) == path.Clean(lb.Runs)) {
+	if !p.ownsRuns() {
 		// The dashboard's directory is then a whole leaderboard directory
 		// (validate and verify run on it); in the declaration's own
 		// directory the declaration stays the maintainers'.
-		files[LeaderboardRunsFile] = in.Runs
+		files[LeaderboardRunsFile] = runs
 	}
-	res := PublishResult{ID: fmt.Sprintf("leaderboard-run-%d", run.ID), Message: leaderboardMessage(checked, run)}
-	err = p.commitDashboard(ctx, &res, log, func(head string) (map[string][]byte, error) {
+	res := PublishResult{ID: "leaderboard", Message: leaderboardMessage(checked, run)}
+	if run.ID != 0 {
+		res.ID = fmt.Sprintf("leaderboard-run-%d", run.ID)
+	}
+	err := p.commitDashboard(ctx, &res, log, func(head string) (map[string][]byte, error) {
 		manifest, err := p.GH.ReadFile(ctx, p.Cfg.Dashboard, head, path.Join(lb.Dir, LeaderboardManifestFile))
 		if errors.Is(err, ErrNotFound) {
 			manifest, err = nil, nil
@@ -432,8 +482,11 @@ func (p *Publisher) publishLeaderboard(ctx context.Context, run Run, log *slog.L
 }
 
 func leaderboardMessage(c CheckedLeaderboard, run Run) string {
-	msg := fmt.Sprintf("Publish leaderboard: %d results in %d groups\n\nSimulator %s (%s), run %d of %s at %s.\n",
-		c.Results, c.Groups, c.Simulator.Tag, ident.Short(c.Simulator.Commit), run.ID, run.Repo, ident.Short(run.HeadSHA))
+	msg := fmt.Sprintf("Publish leaderboard: %d results in %d groups\n\nSimulator %s (%s)", c.Results, c.Groups, c.Simulator.Tag, ident.Short(c.Simulator.Commit))
+	if run.ID != 0 {
+		msg += fmt.Sprintf(", run %d of %s at %s", run.ID, run.Repo, ident.Short(run.HeadSHA))
+	}
+	msg += ".\n"
 	if run.URL != "" {
 		msg += "Source: " + run.URL + "\n"
 	}

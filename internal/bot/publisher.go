@@ -634,6 +634,10 @@ func MarshalPlan(files map[string][]byte, message string) string {
 	b.WriteString("\n")
 	paths := slices.Sorted(maps.Keys(files))
 	for _, p := range paths {
+		if files[p] == nil {
+			fmt.Fprintf(&b, "  %s (deleted)\n", p)
+			continue
+		}
 		fmt.Fprintf(&b, "  %s (%d bytes)\n", p, len(files[p]))
 	}
 	return b.String()
