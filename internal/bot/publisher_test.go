@@ -138,12 +138,11 @@ func TestPublishRefusals(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name     string
-		artifact func(t *testing.T) map[string][]byte // nil: no artifact
+		artifact func(t *testing.T) map[string][]byte
 		want     string
 	}{
 		{"experimental", func(t *testing.T) map[string][]byte { return map[string][]byte{"summary.json": experimental(t)} }, `label is "experimental"`},
 		{"unbalanced", func(t *testing.T) map[string][]byte { return map[string][]byte{"summary.json": unbalanced(t)} }, "coverage does not balance"},
-		{"missing artifact", nil, `no artifact named "accuracy-report"`},
 		{"no summary in artifact", func(*testing.T) map[string][]byte { return map[string][]byte{"points.json": []byte("[]")} }, "no summary.json"},
 		{"malformed json", func(*testing.T) map[string][]byte { return map[string][]byte{"summary.json": []byte("{")} }, "summary.json: not JSON"},
 		{"schema", func(*testing.T) map[string][]byte {
@@ -159,9 +158,7 @@ func TestPublishRefusals(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
 			w := newPublishWorld(t)
-			if tc.artifact != nil {
-				w.artifact(t, tc.artifact(t))
-			}
+			w.artifact(t, tc.artifact(t))
 			res, err := w.pub.PublishRun(ctx, w.run, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -177,6 +174,24 @@ func TestPublishRefusals(t *testing.T) {
 				t.Errorf("comments = %q, want one on the run's commit with the run's marker, naming the reason", w.gh.comments)
 			}
 		})
+	}
+}
+
+// A successful nightly whose plan found nothing changed uploads no report:
+// the bot publishes nothing and says nothing on the commit (it would
+// otherwise comment on most nights).
+func TestPublishRunWithoutArtifactIsIgnored(t *testing.T) {
+	t.Parallel()
+	w := newPublishWorld(t)
+	res, err := w.pub.PublishRun(context.Background(), w.run, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != PublishIgnored || !strings.Contains(strings.Join(res.Reasons, "\n"), `uploaded no artifact named "accuracy-report"`) {
+		t.Fatalf("result %+v, want ignored naming the missing artifact", res)
+	}
+	if n := w.gh.countWrites("CreateCommit"); n != 0 || len(w.gh.comments) != 0 {
+		t.Errorf("a run without a report made %d commits and comments %q", n, w.gh.comments)
 	}
 }
 
