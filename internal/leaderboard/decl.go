@@ -443,6 +443,9 @@ func (d *Declaration) check(name string, idx *nodeIndex) Errors {
 		if g.KeepUp != nil && (g.Load == nil || !g.Load.Sweep()) {
 			add(gp+".keep_up", "applies to a load sweep's capacity table; this group offers one load")
 		}
+		if g.KeepUp == nil && g.Load.Sweep() {
+			add(gp, "a load sweep needs keep_up (a bound such as ttft_p99_ms) for its capacity table: without one every run that completes its requests would count as keeping up")
+		}
 		candIDs := map[string]string{}
 		for ci := range g.Candidates {
 			c := &g.Candidates[ci]

@@ -88,6 +88,8 @@ func TestDecodeErrorsNameFileLineField(t *testing.T) {
 		{"duplicate key", edit("        tp: 2\n", "        tp: 2\n        tp: 4\n"), []string{"runs.yaml:29:", "already defined"}},
 		{"candidate offered another load", edit("        tp: 2\n", "        tp: 2\n        load: {rate: 8}\n"), []string{"runs.yaml:29:", "groups[0].candidates[2].load", "8 req/s", "same load"}},
 		{"candidate offered another workload", edit("        tp: 2\n", "        tp: 2\n        workload: {requests: 100, seed: 8, prompt_tokens: {mean: 512, stdev: 128, min: 16, max: 2048}, output_tokens: {mean: 256, stdev: 64, min: 16, max: 1024}}\n"), []string{"groups[0].candidates[2].workload", "same work"}},
+		{"sweep without keep_up", edit("    keep_up: {ttft_p99_ms: 500}\n", ""), []string{"runs.yaml:29:", "groups[1]", "needs keep_up"}},
+		{"keep_up on one load", edit("      rate: 4\n", "      rate: 4\n    keep_up: {ttft_p99_ms: 500}\n"), []string{"groups[0].keep_up", "one load"}},
 		{"two loads", edit("      rate: 4\n", "      rate: 4\n      concurrency: 2\n"), []string{"groups[0].load", "exactly one"}},
 		{"bad token bounds", edit("mean: 512, stdev: 128, min: 16", "mean: 8, stdev: 128, min: 16"), []string{"runs.yaml:9:", "prompt_tokens", "min <= mean"}},
 		{"no seed", edit("      seed: 7\n", ""), []string{"groups[0].workload.seed", "required"}},
