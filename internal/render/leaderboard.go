@@ -233,6 +233,6 @@ func CapacityRule(k *leaderboard.KeepUp) string {
 
 // NoCapacity stands for the capacity table of a sweep that declares no
 // keep_up bound.
-const NoCapacity = "No capacity table: this group declares no `keep_up` bound. Without a latency bound, every run that completes all its requests keeps up, " +
+const NoCapacity = "No capacity table: this group declares no keep_up bound. Without a latency bound, every run that completes all its requests keeps up, " +
 	"however long they queue (an open-loop run without a horizon completes them all), so the highest load would say nothing. " +
 	"Declare `keep_up: {ttft_p99_ms: …}` or `{e2e_p99_ms: …}` in runs.yaml."
