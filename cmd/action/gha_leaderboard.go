@@ -64,7 +64,16 @@ func runLeaderboardMode(ctx context.Context, in actionInputs, ev event, flow *pr
 		if err := flow.WriteSummary(render.LeaderboardNothingToRun(why), leaderboardMarkdownFile); err != nil {
 			return err
 		}
-		return gha.setOutputs(leaderboardOutputs(nil, nil, "", ""))
+		// A pull request whose later push reverted its leaderboard changes
+		// must not keep the tables of the earlier push: an existing
+		// comment says there is nothing to run now; none is opened.
+		url := ""
+		if isPR && flow.Comments != nil {
+			if url, _, err = flow.Refresh(ctx, pr.Number, render.LeaderboardMarker, render.LeaderboardNothingToRunComment(why)); err != nil {
+				return err
+			}
+		}
+		return gha.setOutputs(leaderboardOutputs(nil, nil, "", url))
 	}
 	// The pinned catalog must still be what the pin says before anything
 	// runs: a catalog edited without moving the pair would give results

@@ -217,6 +217,22 @@ func TestGitHubActionLeaderboardNoOpAndRefusal(t *testing.T) {
 		t.Errorf("no-op outputs %v", out)
 	}
 
+	// A later push that reverted the pull request's leaderboard changes:
+	// the earlier tables must not stand; the comment says nothing runs now.
+	fake, number = newLBFake(t, head)
+	fake.AddComment("octo/boards", number, "github-actions[bot]", render.LeaderboardMarker+"\n### Leaderboard of this pull request\n\nold tables\n")
+	e = r.env(t, fake, number, head)
+	if stdout, err = e.run(t); err != nil {
+		t.Fatalf("no-op run after tables: %v\n%s", err, stdout)
+	}
+	if c := fake.Comments("octo/boards", number); len(c) != 1 || strings.Contains(c[0].Body, "old tables") ||
+		!strings.HasPrefix(c[0].Body, render.LeaderboardMarker+"\n") || !strings.Contains(c[0].Body, "nothing to run") {
+		t.Errorf("the earlier leaderboard comment was not refreshed: %+v", c)
+	}
+	if out := readOutputs(t, e.output); out["comment-url"] == "" {
+		t.Errorf("refreshed comment's url not in the outputs: %v", out)
+	}
+
 	bad := strings.Replace(standinRuns, "{id: h100, model: org/test-model-7b, hardware: H100, tp: 1}", "{id: h100, model: org/test-model-7b, hardware: H100, tpp: 1}", 1)
 	head = r.change(t, "bad", map[string]string{"leaderboard/runs.yaml": bad})
 	fake, number = newLBFake(t, head)

@@ -309,6 +309,19 @@ func (f *Flow) readChecked(dir, sim string) (report.Run, error) {
 // limit with a note pointing at the job summary. A read-only token is not
 // an error: the report stays in the job summary and a notice says why.
 func (f *Flow) Post(ctx context.Context, number int, marker, markdown string) (url string, readOnly bool, err error) {
+	return f.post(ctx, number, marker, markdown, true)
+}
+
+// Refresh replaces the body of the pull request's existing comment of
+// marker, and creates none: a report that now has nothing to say (a pull
+// request that no longer changes what the comment was about) must not leave
+// an earlier, stale comment standing, nor open a new one. url is "" when
+// there was no comment.
+func (f *Flow) Refresh(ctx context.Context, number int, marker, markdown string) (url string, readOnly bool, err error) {
+	return f.post(ctx, number, marker, markdown, false)
+}
+
+func (f *Flow) post(ctx context.Context, number int, marker, markdown string, create bool) (url string, readOnly bool, err error) {
 	body := render.Truncate(markdown, MaxCommentBytes, render.CommentCutNote(f.DetailsURL))
 	degrade := func(err error) (string, bool, error) {
 		if errors.Is(err, ErrReadOnly) {
@@ -329,6 +342,9 @@ func (f *Flow) Post(ctx context.Context, number int, marker, markdown string) (u
 		return degrade(err)
 	}
 	d := DecideComment(list, self, marker, body)
+	if d.Op == OpCreate && !create {
+		return "", false, nil
+	}
 	var c Comment
 	switch d.Op {
 	case OpKeep:

@@ -457,6 +457,24 @@ func TestRunCommentRefusesTamperedArtifact(t *testing.T) {
 // Each kind of report keeps its own sticky comment: with the accuracy
 // comment and the leaderboard comment both on a pull request, posting one
 // kind edits only the comment with its marker.
+// Refresh edits the marker's existing comment and never opens one.
+func TestRefreshCreatesNoComment(t *testing.T) {
+	t.Parallel()
+	cm := expectComments(t, "self", "list", "self", "list", "update")
+	f, _, _ := newFlow(t, &fakeScorer{t: t}, cm)
+	ctx := context.Background()
+	if url, _, err := f.Refresh(ctx, 7, render.LeaderboardMarker, render.LeaderboardMarker+"\nnothing"); err != nil || url != "" || len(cm.comments) != 0 {
+		t.Fatalf("refresh without a comment: url %q, err %v, comments %+v", url, err, cm.comments)
+	}
+	cm.comments, cm.nextID = []Comment{{ID: 1, Author: "github-actions[bot]", Body: render.LeaderboardMarker + "\ntables"}}, 1
+	if _, _, err := f.Refresh(ctx, 7, render.LeaderboardMarker, render.LeaderboardMarker+"\nnothing"); err != nil {
+		t.Fatal(err)
+	}
+	if len(cm.comments) != 1 || cm.comments[0].Body != render.LeaderboardMarker+"\nnothing" {
+		t.Errorf("refresh: %+v", cm.comments)
+	}
+}
+
 func TestPostEditsOnlyItsOwnMarker(t *testing.T) {
 	t.Parallel()
 	cm := expectComments(t, "self", "list", "update")

@@ -85,6 +85,13 @@ func LeaderboardComment(reports []LeaderboardReport) string {
 	return w.String()
 }
 
+// LeaderboardNothingToRunComment replaces an earlier leaderboard comment of
+// a pull request that no longer changes a leaderboard: its marker, then the
+// same words as the job summary.
+func LeaderboardNothingToRunComment(why string) string {
+	return LeaderboardMarker + "\n" + LeaderboardNothingToRun(why)
+}
+
 // LeaderboardNothingToRun is the leaderboard mode's job summary when a pull
 // request gives it nothing to run; why is the mode's own sentence (trusted
 // Markdown), e.g. that no runs.yaml changed.
