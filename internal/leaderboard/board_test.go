@@ -306,6 +306,8 @@ func TestKeptUp(t *testing.T) {
 	over.TTFTP99Ms, over.E2EP99Ms = 500.04, 2000.4
 	dq := f
 	dq.Completed, dq.StillQueued = 99, 1
+	capped := f
+	capped.LengthCapped = 3
 	for _, tt := range []struct {
 		name string
 		res  *Result
@@ -319,6 +321,7 @@ func TestKeptUp(t *testing.T) {
 		{"E2E bound only", okResult(t, r, over), bound(0, 3000), ""},
 		{"disqualified within bounds", okResult(t, r, dq), bound(500, 2000), "completed 99 of 100 offered requests; 1 still queued at the horizon"},
 		{"disqualified, no bound", okResult(t, r, dq), nil, "completed 99 of 100 offered requests; 1 still queued at the horizon"},
+		{"length-capped requests", okResult(t, r, capped), nil, "3 cut at the model's length limit"},
 		{"failed", failedResult(t, r, "simulator-timeout", "killed"), bound(500, 0), "failed (simulator-timeout)"},
 		{"missing", nil, bound(500, 0), "no result"},
 	} {

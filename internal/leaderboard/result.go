@@ -263,7 +263,10 @@ func (r *Result) Disqualification() string {
 	for _, c := range []struct {
 		n    int
 		what string
-	}{{f.Dropped, "dropped as unservable"}, {f.TimedOut, "timed out"}, {f.StillQueued, "still queued at the horizon"}, {f.StillRunning, "still running at the horizon"}} {
+	}{{f.Dropped, "dropped as unservable"}, {f.TimedOut, "timed out"}, {f.StillQueued, "still queued at the horizon"}, {f.StillRunning, "still running at the horizon"},
+		// A request cut at the model's length limit completed with fewer
+		// output tokens than offered: the run served a smaller job.
+		{f.LengthCapped, "cut at the model's length limit"}} {
 		if c.n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", c.n, c.what))
 		}
