@@ -219,9 +219,15 @@ func leaderboardsToRun(ctx context.Context, in actionInputs, pr prcheck.PR, isPR
 		if dir == "." {
 			results = "results/"
 		}
+		// A trace the declaration names is part of its offered work: a
+		// pull request that changes only the trace runs it again.
+		watched := map[string]bool{runs: true}
+		for _, tp := range declaredTraces(checkout, runs) {
+			watched[path.Join(dir, tp)] = true
+		}
 		touched := false
 		for _, f := range changed {
-			touched = touched || f == runs
+			touched = touched || watched[f]
 			if strings.HasPrefix(f, results) {
 				editsResults[runs] = true
 			}
@@ -230,7 +236,22 @@ func leaderboardsToRun(ctx context.Context, in actionInputs, pr prcheck.PR, isPR
 			files = append(files, runs)
 		}
 	}
-	return files, editsResults, "This pull request changes no `runs.yaml`, no committed results and not the pin file: nothing to run.", nil
+	return files, editsResults, "This pull request changes no `runs.yaml`, no trace one names, no committed results and not the pin file: nothing to run.", nil
+}
+
+// declaredTraces lists the trace files the runs.yaml at rel (slash path in
+// the checkout) names, relative to it; none when it does not decode (a
+// declaration the pull request does not change is not its to report).
+func declaredTraces(checkout, rel string) []string {
+	src, err := os.ReadFile(filepath.Join(checkout, filepath.FromSlash(rel)))
+	if err != nil {
+		return nil
+	}
+	d, err := leaderboard.Decode(src, rel)
+	if err != nil {
+		return nil
+	}
+	return d.TracePaths()
 }
 
 func splitNUL(s string) []string {

@@ -389,6 +389,7 @@ groups:
   - id: otel-pool
     workload: {trace: {format: otel, file: copy-of-agent.json}}
     load: {concurrencies: [1, 2]}
+    keep_up: {ttft_p99_ms: 10000}
     candidates:
       - {id: h100, model: org/test-model-7b, hardware: H100, tp: 1}
   - id: weka-pool

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 )
@@ -92,6 +93,30 @@ func readStoredTrace(fsys fs.FS, dir, format string) (TraceFiles, error) {
 	d, err := fs.ReadFile(fsys, dir+TraceDataFile)
 	tf.Header, tf.Data = h, d
 	return tf, err
+}
+
+// TracePaths lists the files of every trace the declaration names, as
+// written (relative to runs.yaml), sorted and without repeats.
+func (d *Declaration) TracePaths() []string {
+	var out []string
+	add := func(w *Workload) {
+		if w == nil || w.Trace == nil {
+			return
+		}
+		for _, f := range []string{w.Trace.Header, w.Trace.Data, w.Trace.File} {
+			if f != "" {
+				out = append(out, f)
+			}
+		}
+	}
+	for _, g := range d.Groups {
+		add(g.Workload)
+		for _, c := range g.Candidates {
+			add(c.Workload)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // ResolveTraces reads every trace a declaration names, from base (the
