@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/cachedir"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
@@ -32,57 +33,52 @@ type pinnedHarness struct {
 
 // preparePinnedHarness clones (or reuses from cacheDir) the pinned harness,
 // verifies that HEAD is the pinned commit and that the pinned tag names it,
-// and builds it.
+// and builds it. The clone and its build are one cache entry
+// (action/harness/<commit>/, with src/ and bin/action), filled atomically
+// by cachedir.Fill: jobs sharing a cache (a matrix on one machine) never
+// see, nor remove, another job's half-made entry.
 func preparePinnedHarness(ctx context.Context, p pin.Pin, cloneURL, cacheDir string, env []string, stdout, stderr io.Writer) (*pinnedHarness, error) {
+	entry := filepath.Join(cacheDir, "action", "harness", p.Harness.Commit)
 	h := &pinnedHarness{
-		dir:    filepath.Join(cacheDir, "action", "harness", p.Harness.Commit),
-		bin:    filepath.Join(cacheDir, "action", "harness", p.Harness.Commit+".bin", "action"),
+		dir:    filepath.Join(entry, "src"),
+		bin:    filepath.Join(entry, "bin", "action"),
 		env:    env,
 		stdout: stdout,
 		stderr: stderr,
 	}
-	if err := h.verify(ctx, p); err == nil {
-		if _, err := os.Stat(h.bin); err == nil {
-			fmt.Fprintf(stdout, "Reusing the pinned harness %s (%s) from %s\n", p.Harness.Tag, p.Harness.Commit, h.dir)
-			return h, nil
+	cached, err := cachedir.Fill(entry, func(tmp string) error {
+		fresh := &pinnedHarness{dir: filepath.Join(tmp, "src")}
+		if _, err := harness.Git(ctx, "", "clone", "--quiet", "--no-checkout", cloneURL, fresh.dir); err != nil {
+			return fmt.Errorf("clone %s: %w", cloneURL, err)
 		}
-	}
-	if err := os.MkdirAll(filepath.Dir(h.dir), 0o755); err != nil {
-		return nil, fmt.Errorf("harness: %w", err)
-	}
-	os.RemoveAll(h.dir)
-	tmp, err := os.MkdirTemp(filepath.Dir(h.dir), ".clone-")
+		if _, err := harness.Git(ctx, fresh.dir, "-c", "advice.detachedHead=false", "checkout", "--quiet", "--detach", p.Harness.Commit); err != nil {
+			return fmt.Errorf("%s has no commit %s: %w", cloneURL, p.Harness.Commit, err)
+		}
+		if err := fresh.verify(ctx, p); err != nil {
+			return err
+		}
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(tmp, "bin", "action"), "./cmd/action")
+		cmd.Dir, cmd.Env = fresh.dir, env
+		var msg bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &msg, &msg
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("build %s (%s): %w\n%s", p.Harness.Tag, p.Harness.Commit, err, strings.TrimSpace(msg.String()))
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("harness: %w", err)
 	}
-	defer os.RemoveAll(tmp)
-	if _, err := harness.Git(ctx, "", "clone", "--quiet", "--no-checkout", cloneURL, tmp); err != nil {
-		return nil, fmt.Errorf("harness: clone %s: %w", cloneURL, err)
+	if !cached {
+		fmt.Fprintf(stdout, "Built the pinned harness %s (%s)\n", p.Harness.Tag, p.Harness.Commit)
+		return h, nil
 	}
-	if _, err := harness.Git(ctx, tmp, "-c", "advice.detachedHead=false", "checkout", "--quiet", "--detach", p.Harness.Commit); err != nil {
-		return nil, fmt.Errorf("harness: %s has no commit %s: %w", cloneURL, p.Harness.Commit, err)
-	}
-	if err := os.Rename(tmp, h.dir); err != nil {
-		// Another job sharing this cache (a matrix on one self-hosted
-		// machine) may have put the same verified clone there first.
-		if h.verify(ctx, p) != nil {
-			return nil, fmt.Errorf("harness: %w", err)
-		}
-	}
+	// A complete entry is never rewritten in place (another job may be
+	// running it): one that no longer checks out is named, for deletion.
 	if err := h.verify(ctx, p); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w (cached in %s: delete that directory to clone and build again)", err, entry)
 	}
-	if err := os.MkdirAll(filepath.Dir(h.bin), 0o755); err != nil {
-		return nil, fmt.Errorf("harness: %w", err)
-	}
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", h.bin, "./cmd/action")
-	cmd.Dir, cmd.Env = h.dir, env
-	var msg bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &msg, &msg
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("harness: build %s (%s): %w\n%s", p.Harness.Tag, p.Harness.Commit, err, strings.TrimSpace(msg.String()))
-	}
-	fmt.Fprintf(stdout, "Built the pinned harness %s (%s)\n", p.Harness.Tag, p.Harness.Commit)
+	fmt.Fprintf(stdout, "Reusing the pinned harness %s (%s) from %s\n", p.Harness.Tag, p.Harness.Commit, h.dir)
 	return h, nil
 }
 
