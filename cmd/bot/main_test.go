@@ -626,7 +626,20 @@ func TestServeWorkflowRunPublishesOrRefuses(t *testing.T) {
 	waitDelivery(t, done)
 	assertOneSnapshotCommit(t, w.fake, 1, fmt.Sprintf("%s_run-%d", snapshotID, good))
 
-	for i, id := range []int64{bad, missing, malformed} {
+	// A successful run without a report (the nightly found nothing
+	// changed) is ignored: logged, no comment.
+	if code := post(t, addr, "workflow_run", fmt.Sprint("run-", missing), runEvent(t, missing, head)); code != http.StatusAccepted {
+		t.Fatal(code)
+	}
+	waitDelivery(t, done)
+	if cs := w.fake.CommitComments(harnessRepo, head); len(cs) != 0 {
+		t.Fatalf("a run without a report was commented on: %+v", cs)
+	}
+	if !strings.Contains(w.stderr.String(), "uploaded no artifact named") {
+		t.Errorf("the run without a report was not logged:\n%s", w.stderr)
+	}
+
+	for i, id := range []int64{bad, malformed} {
 		if code := post(t, addr, "workflow_run", fmt.Sprint("run-", id), runEvent(t, id, head)); code != http.StatusAccepted {
 			t.Fatal(code)
 		}
@@ -635,7 +648,7 @@ func TestServeWorkflowRunPublishesOrRefuses(t *testing.T) {
 		if len(cs) != i+1 || cs[i].User != "accuracy-bot[bot]" {
 			t.Fatalf("commit comments after refusal %d: %+v", i, cs)
 		}
-		want := []string{"label is", "no artifact named", "not a zip archive"}[i]
+		want := []string{"label is", "not a zip archive"}[i]
 		if body := cs[i].Body; !strings.HasPrefix(body, render.RefusalMarker(id)+"\n") || !strings.Contains(body, want) ||
 			!strings.Contains(body, "`accuracy-report`") || !strings.Contains(body, fmt.Sprintf("run [%d](", id)) {
 			t.Errorf("comment on %s does not carry the run's marker, the artifact, the run and the reason %q:\n%s", head, want, body)
@@ -660,8 +673,8 @@ func TestServeWorkflowRunPublishesOrRefuses(t *testing.T) {
 		t.Fatal(code)
 	}
 	waitDelivery(t, done)
-	if n := len(w.fake.CommitComments(harnessRepo, head)); n != 3 {
-		t.Errorf("%d commit comments, want the 3 earlier ones", n)
+	if n := len(w.fake.CommitComments(harnessRepo, head)); n != 2 {
+		t.Errorf("%d commit comments, want the 2 earlier ones", n)
 	}
 	if n := len(w.fake.Commits(dashboardRepo, "refs/heads/main")); n != 2 {
 		t.Errorf("dashboard has %d commits after a refusal whose comment failed, want 2", n)
