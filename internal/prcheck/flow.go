@@ -12,6 +12,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/textcut"
 )
 
 // Scorer runs the pinned harness.
@@ -322,7 +323,7 @@ func (f *Flow) Refresh(ctx context.Context, number int, marker, markdown string)
 }
 
 func (f *Flow) post(ctx context.Context, number int, marker, markdown string, create bool) (url string, readOnly bool, err error) {
-	body := render.Truncate(markdown, MaxCommentBytes, render.CommentCutNote(f.DetailsURL))
+	body := render.Truncate(markdown, textcut.MaxGitHubBody, render.CommentCutNote(f.DetailsURL))
 	degrade := func(err error) (string, bool, error) {
 		if errors.Is(err, ErrReadOnly) {
 			f.Log.Notice("Not commenting: the token is read-only (a pull request from a fork?). The report is in the job summary. To comment on fork pull requests, use the pull_request + workflow_run pair (docs/ACTION.md).")
@@ -407,7 +408,7 @@ func (f *Flow) WriteSummary(md, file string) error {
 	if f.Summary == nil {
 		return nil
 	}
-	if err := f.Summary(render.Truncate(md, MaxStepSummaryBytes, render.SummaryCutNote(file))); err != nil {
+	if err := f.Summary(render.Truncate(md, textcut.MaxStepSummary, render.SummaryCutNote(file))); err != nil {
 		return fmt.Errorf("job summary: %w", err)
 	}
 	return nil

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/textcut"
 )
 
 // fakeScorer writes the canned report.Run of each simulator commit and fails the
@@ -497,11 +498,11 @@ func TestPostEditsOnlyItsOwnMarker(t *testing.T) {
 		t.Errorf("accuracy post: %+v", cm.comments)
 	}
 	// A report past a comment's limit is cut, its marker kept.
-	long := render.LeaderboardMarker + "\n" + strings.Repeat("| a | b |\n", MaxCommentBytes/8)
+	long := render.LeaderboardMarker + "\n" + strings.Repeat("| a | b |\n", textcut.MaxGitHubBody/8)
 	if _, _, err := f.Post(ctx, 7, render.LeaderboardMarker, long); err != nil {
 		t.Fatal(err)
 	}
-	if b := cm.comments[1].Body; len(b) > MaxCommentBytes || !strings.HasPrefix(b, render.LeaderboardMarker+"\n") || !strings.Contains(b, "**Truncated:**") || cm.comments[0].Body != render.PRMarker+"\naccuracy v2" {
+	if b := cm.comments[1].Body; len(b) > textcut.MaxGitHubBody || !strings.HasPrefix(b, render.LeaderboardMarker+"\n") || !strings.Contains(b, "**Truncated:**") || cm.comments[0].Body != render.PRMarker+"\naccuracy v2" {
 		t.Errorf("long leaderboard report: %d bytes, marker kept %v", len(b), strings.HasPrefix(b, render.LeaderboardMarker))
 	}
 	if strings.Contains(render.PRMarker, render.LeaderboardMarker) || strings.Contains(render.LeaderboardMarker, render.PRMarker) {

@@ -1,6 +1,8 @@
 package render
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/textcut"
@@ -33,7 +35,7 @@ func Truncate(s string, limit int, note string) string {
 // CommentCutNote ends a pull-request comment cut to GitHub's limit: the
 // full report is in the job summary, of the run at detailsURL when given.
 func CommentCutNote(detailsURL string) string {
-	note := "**Truncated:** a comment holds at most 65 536 characters; the full report is in the job summary"
+	note := "**Truncated:** a comment holds at most " + spacedThousands(textcut.MaxGitHubBody) + " characters; the full report is in the job summary"
 	if detailsURL != "" {
 		note += " of [this run](" + detailsURL + ")"
 	}
@@ -43,5 +45,15 @@ func CommentCutNote(detailsURL string) string {
 // SummaryCutNote ends a job summary cut to its limit: the full report is
 // the run's artifact file.
 func SummaryCutNote(file string) string {
-	return "**Truncated:** a job summary holds at most 1 MiB; the full report is in the run's artifact (" + file + ")."
+	return fmt.Sprintf("**Truncated:** a job summary holds at most %d MiB; the full report is in the run's artifact (%s).", textcut.MaxStepSummary>>20, file)
+}
+
+// spacedThousands writes n (≥ 0) with a space between groups of three
+// digits: 65536 as "65 536".
+func spacedThousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + " " + s[i:]
+	}
+	return s
 }

@@ -11,6 +11,10 @@ import "unicode/utf8"
 // however characters are counted.
 const MaxGitHubBody = 65536
 
+// MaxStepSummary bounds what one step writes to $GITHUB_STEP_SUMMARY:
+// 1 MiB.
+const MaxStepSummary = 1 << 20
+
 // Prefix returns the longest prefix of s of at most n bytes that does not
 // split a UTF-8 sequence ("" for n ≤ 0).
 func Prefix(s string, n int) string {
