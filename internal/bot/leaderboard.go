@@ -363,6 +363,9 @@ func (p *Publisher) skipLeaderboardRun(run Run) string {
 func (p *Publisher) publishLeaderboard(ctx context.Context, run Run, log *slog.Logger) (PublishResult, error) {
 	lb := p.Cfg.Leaderboard
 	zipped, reason, err := p.downloadArtifact(ctx, run, lb.Artifact)
+	if errors.Is(err, ErrNotFound) {
+		reason, err = fmt.Sprintf("run %d has no artifact named %q (or it expired)", run.ID, lb.Artifact), nil
+	}
 	if reason != "" || err != nil {
 		return refused(reason), err
 	}

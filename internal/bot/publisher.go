@@ -219,19 +219,12 @@ func publishSafely(ctx context.Context, run Run, log *slog.Logger, publish func(
 	return publish(ctx, run, log)
 }
 
-// downloadArtifact downloads the run's artifact called name. A missing,
-// expired or oversized artifact is a refusal reason, not an error.
+// downloadArtifact downloads the run's artifact called name. An oversized
+// artifact is a refusal reason, not an error; a missing or expired one is
+// an error wrapping ErrNotFound, whose meaning each caller decides.
 func (p *Publisher) downloadArtifact(ctx context.Context, run Run, name string) (zipped []byte, reason string, err error) {
 	zipped, err = p.GH.RunArtifact(ctx, run.Repo, run.ID, name)
-	return artifactOutcome(zipped, err, name, run.ID)
-}
-
-// artifactOutcome sorts what downloading artifact name of run id gave:
-// the bytes, a refusal reason (missing, expired, oversized) or an error.
-func artifactOutcome(zipped []byte, err error, name string, id int64) ([]byte, string, error) {
 	switch {
-	case errors.Is(err, ErrNotFound):
-		return nil, fmt.Sprintf("run %d has no artifact named %q (or it expired)", id, name), nil
 	case errors.Is(err, ErrTooLarge):
 		return nil, fmt.Sprintf("artifact %q is larger than %d bytes", name, MaxArtifactBytes), nil
 	case err != nil:
@@ -241,7 +234,7 @@ func artifactOutcome(zipped []byte, err error, name string, id int64) ([]byte, s
 }
 
 func (p *Publisher) publishRun(ctx context.Context, run Run, log *slog.Logger) (PublishResult, error) {
-	zipped, err := p.GH.RunArtifact(ctx, run.Repo, run.ID, p.Cfg.Artifact)
+	zipped, reason, err := p.downloadArtifact(ctx, run, p.Cfg.Artifact)
 	if errors.Is(err, ErrNotFound) {
 		// The shipped nightly ends a run whose plan found nothing changed
 		// successfully and without a report: most nights. That is nothing
@@ -249,7 +242,6 @@ func (p *Publisher) publishRun(ctx context.Context, run Run, log *slog.Logger) (
 		return PublishResult{Outcome: PublishIgnored, Reasons: []string{fmt.Sprintf(
 			"run %d uploaded no artifact named %q (or it expired): nothing to publish; a nightly whose plan found nothing changed uploads none", run.ID, p.Cfg.Artifact)}}, nil
 	}
-	zipped, reason, err := artifactOutcome(zipped, err, p.Cfg.Artifact, run.ID)
 	if reason != "" || err != nil {
 		return refused(reason), err
 	}
