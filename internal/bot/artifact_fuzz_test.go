@@ -24,19 +24,7 @@ func FuzzReportFromArtifact(f *testing.F) {
 		{"a/summary.json": []byte("s"), "b/summary.json": []byte("s")},
 		{"a/summary.json": []byte("s"), "b/points.json": []byte("p")},
 	} {
-		var buf bytes.Buffer
-		zw := zip.NewWriter(&buf)
-		for name, data := range files {
-			w, err := zw.Create(name)
-			if err != nil {
-				f.Fatal(err)
-			}
-			w.Write(data)
-		}
-		if err := zw.Close(); err != nil {
-			f.Fatal(err)
-		}
-		f.Add(buf.Bytes())
+		f.Add(zipOf(f, files))
 	}
 	f.Add([]byte("not a zip"))
 	f.Fuzz(func(t *testing.T, zipped []byte) {
@@ -77,21 +65,7 @@ func FuzzResultsFromArtifact(f *testing.F) {
 		f.Fatal(err)
 	}
 	pinFile := []byte(lbPin(lbSimTag, lbSimCommit))
-	add := func(files map[string][]byte) {
-		var buf bytes.Buffer
-		zw := zip.NewWriter(&buf)
-		for name, data := range files {
-			w, err := zw.Create(name)
-			if err != nil {
-				f.Fatal(err)
-			}
-			w.Write(data)
-		}
-		if err := zw.Close(); err != nil {
-			f.Fatal(err)
-		}
-		f.Add(buf.Bytes())
-	}
+	add := func(files map[string][]byte) { f.Add(zipOf(f, files)) }
 	add(map[string][]byte{"qwen3-14b-chat-8rps/h100-tp1.json": []byte(`{"schema_version": 1}`)})
 	add(map[string][]byte{"../escape.json": []byte("{}"), "a/b.json": []byte("{}")})
 	add(map[string][]byte{"traces/x/header.yaml": []byte("h"), "g/r.json": []byte("not json")})

@@ -74,7 +74,7 @@ func encode(t *testing.T, s report.Summary) []byte {
 }
 
 // zipOf builds an artifact archive holding the given files.
-func zipOf(t *testing.T, files map[string][]byte) []byte {
+func zipOf(t testing.TB, files map[string][]byte) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
