@@ -271,11 +271,7 @@ type DumpImport struct {
 // dump tag and the digest, "db-dump/YYYY-MM-DD+<12 hex>", release or not;
 // why says what kept it from being a release ("" when it is one).
 func DumpLedgerVersion(m ledger.Manifest, digest string, imp DumpImport, scorer report.Harness) (version string, release bool, why string) {
-	short := strings.TrimPrefix(digest, "sha256:")
-	if len(short) > 12 {
-		short = short[:12]
-	}
-	version = imp.Dump + "+" + short
+	version = imp.Dump + "+" + ident.Short(strings.TrimPrefix(digest, "sha256:"))
 	date, ok := ident.DumpTagDate(imp.Dump)
 	im := imp.Importer
 	switch {
