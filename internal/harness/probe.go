@@ -185,6 +185,15 @@ func (c Capabilities) DriverFor(closedLoop bool) (driver, missing string) {
 	return c.Rate, c.RateMissing
 }
 
+// CommandFlags is the flags of the simulator command driver runs: `run`
+// for DriverRunClosedLoop, `replay` otherwise.
+func (c Capabilities) CommandFlags(driver string) Flags {
+	if driver == DriverRunClosedLoop {
+		return c.Run
+	}
+	return c.Replay
+}
+
 // Drivers lists the distinct drivers chosen (DriverNone included when a kind
 // of point has none), for logs.
 func (c Capabilities) Drivers() []string {

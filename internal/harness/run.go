@@ -88,11 +88,7 @@ func (r *Runner) RunPoint(ctx context.Context, u *ledger.Unit, i int) Outcome {
 	}
 	oc := r.runWith(ctx, driver, u, i, trace)
 	oc.Driver = driver
-	flags := r.Caps.Replay
-	if driver == DriverRunClosedLoop {
-		flags = r.Caps.Run
-	}
-	oc.NotPassed = NotPassedSettings(flags, u, i)
+	oc.NotPassed = NotPassedSettings(r.Caps.CommandFlags(driver), u, i)
 	return oc
 }
 
@@ -182,11 +178,7 @@ func (r *Runner) runWith(ctx context.Context, driver string, u *ledger.Unit, i i
 // write. A deployment the build cannot be told about is a *SimError with
 // ReasonUnsupportedBuild.
 func (r *Runner) Command(driver string, u *ledger.Unit, i int, t Trace, dir string) (args []string, out string, err error) {
-	flags := r.Caps.Replay
-	if driver == DriverRunClosedLoop {
-		flags = r.Caps.Run
-	}
-	dep, err := DeploymentArgs(flags, r.deployment(u, i))
+	dep, err := DeploymentArgs(r.Caps.CommandFlags(driver), r.deployment(u, i))
 	if err != nil {
 		return nil, "", &SimError{ReasonUnsupportedBuild, err.Error()}
 	}
