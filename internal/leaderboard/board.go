@@ -48,7 +48,7 @@ type GroupBoard struct {
 	// than serving every request, which a run that queues for minutes
 	// does).
 	Capacity []CapacityRow
-	// KeepUp is the group's bound for keeping up (nil: none).
+	// KeepUp is the group's bound for keeping up (set for every sweep).
 	KeepUp *KeepUp
 }
 

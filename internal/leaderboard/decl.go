@@ -43,9 +43,9 @@ type Group struct {
 	Load       *Load       `yaml:"load,omitempty" json:"load,omitempty"`
 	Candidates []Candidate `yaml:"candidates" json:"candidates"`
 	// KeepUp bounds what counts as keeping up with a load in a sweep's
-	// capacity table (see KeptUp). A sweep without it gets no capacity
-	// table: without a latency bound every run that serves all its
-	// requests keeps up, however long they queue. It is a reading of the
+	// capacity table (see KeptUp). Every sweep must declare it (Decode
+	// refuses one without): without a latency bound every run that serves
+	// all its requests keeps up, however long they queue. It is a reading of the
 	// results, not offered work.
 	KeepUp *KeepUp `yaml:"keep_up,omitempty" json:"keep_up,omitempty"`
 }

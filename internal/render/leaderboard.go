@@ -45,9 +45,6 @@ func writeLeaderboardGroups(w *strings.Builder, b leaderboard.Board, h int) {
 			fmt.Fprintf(w, "\nLoad: %s†. Comparability key `%s`.\n\n", Cell(t.Load.String()), shortKey(t.Key))
 			writeMarkdownTable(w, t)
 		}
-		if g.Sweep && g.KeepUp == nil {
-			fmt.Fprintf(w, "\n%s Capacity\n\n%s\n", sub, Cell(NoCapacity))
-		}
 		if g.Sweep && g.KeepUp != nil {
 			fmt.Fprintf(w, "\n%s Capacity\n\n%s\n\n", sub, Cell(CapacityRule(g.KeepUp)))
 			w.WriteString("| Candidate | Model | Hardware | Highest load kept up with | output tok/s there | responses/s there | Stopped keeping up |\n|---|---|---|---|---:|---:|---|\n")
@@ -213,12 +210,10 @@ func provenanceLine(b leaderboard.Board, esc func(string) string) string {
 	return fmt.Sprintf("Simulator: BLIS %s. Model data: %s. Run by accuracy-dashboard %s.\n", list(sims), list(cats), list(tools))
 }
 
-// CapacityRule says what keeping up with a load means for a group that
-// declares keep_up (leaderboard.KeptUp); NoCapacity for one that does not.
+// CapacityRule says what keeping up with a load means for a sweep group's
+// keep_up bound (leaderboard.KeptUp). Every sweep declares one: Decode
+// refuses a sweep without it.
 func CapacityRule(k *leaderboard.KeepUp) string {
-	if k == nil {
-		return NoCapacity
-	}
 	var bounds []string
 	if k.TTFTP99Ms != nil {
 		bounds = append(bounds, "TTFT p99 ≤ "+leaderboard.FormatNumber(*k.TTFTP99Ms)+" ms")
@@ -230,9 +225,3 @@ func CapacityRule(k *leaderboard.KeepUp) string {
 		"A run kept up with its load when it completed every offered request (none dropped, timed out, or still queued or running at the horizon) and " +
 		strings.Join(bounds, " and ") + "."
 }
-
-// NoCapacity stands for the capacity table of a sweep that declares no
-// keep_up bound.
-const NoCapacity = "No capacity table: this group declares no keep_up bound. Without a latency bound, every run that completes all its requests keeps up, " +
-	"however long they queue (an open-loop run without a horizon completes them all), so the highest load would say nothing. " +
-	"Declare `keep_up: {ttft_p99_ms: …}` or `{e2e_p99_ms: …}` in runs.yaml."

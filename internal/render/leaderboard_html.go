@@ -49,8 +49,6 @@ type htmlGroup struct {
 	Capacity            []htmlRow
 	CapacityHeaders     []htmlCell
 	CapacityRule        string
-	// NoCapacity says why a sweep has no capacity table ("" otherwise).
-	NoCapacity string
 }
 
 type htmlPage struct {
@@ -86,9 +84,6 @@ func pageData(b leaderboard.Board) htmlPage {
 					{Text: r.Candidate.ID}, {Text: r.Candidate.Model}, {Text: r.Candidate.Hardware}, {Text: strconv.Itoa(r.Candidate.TP)}}})
 			}
 			hg.Tables = append(hg.Tables, ht)
-		}
-		if g.Sweep && g.KeepUp == nil {
-			hg.NoCapacity = NoCapacity
 		}
 		if g.Sweep && g.KeepUp != nil {
 			hg.CapacityRule = CapacityRule(g.KeepUp)
@@ -200,9 +195,7 @@ table.dq td, table.failed td { color: #57606a; }
 {{end}}</tbody>
 </table>{{end}}
 {{end}}
-{{if .NoCapacity}}<h3>Capacity</h3>
-<p>{{.NoCapacity}}</p>
-{{end}}{{if .Capacity}}<h3>Capacity</h3>
+{{if .Capacity}}<h3>Capacity</h3>
 <p>{{.CapacityRule}}</p>
 <table class="capacity sortable" id="t-{{.ID}}-capacity">
 <thead><tr>{{range $i, $h := .CapacityHeaders}}<th data-col="{{$i}}" data-type="{{if $h.Num}}num{{else}}text{{end}}">{{$h.Text}}</th>{{end}}</tr></thead>

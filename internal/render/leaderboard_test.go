@@ -130,27 +130,6 @@ func TestLeaderboardCommentGolden(t *testing.T) {
 	}
 }
 
-// A sweep that declares no keep_up bound gets no capacity table, and both
-// pages say why.
-func TestLeaderboardSweepWithoutKeepUp(t *testing.T) {
-	t.Parallel()
-	b := sampleBoard(t)
-	b.Groups[1].KeepUp, b.Groups[1].Capacity = nil, nil
-	md := LeaderboardMarkdown(b)
-	page, err := LeaderboardHTML(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, out := range map[string]string{"Markdown": md, "HTML": page} {
-		if !strings.Contains(out, "No capacity table: this group declares no") {
-			t.Errorf("%s does not say why the sweep has no capacity table", name)
-		}
-		if strings.Contains(out, "Highest load kept up with") {
-			t.Errorf("%s has a capacity table for a sweep without keep_up", name)
-		}
-	}
-}
-
 func TestLeaderboardNothingToRun(t *testing.T) {
 	t.Parallel()
 	if got := LeaderboardNothingToRun("No `runs.yaml` changed: nothing to run."); got != "### Leaderboard\n\nNo `runs.yaml` changed: nothing to run.\n" {
