@@ -2,14 +2,10 @@ package pin
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/inference-sim/accuracy-dashboard/internal/golden"
 )
 
 const (
@@ -120,52 +116,22 @@ func TestCheckPairMove(t *testing.T) {
 
 func TestSetLeaderboardGolden(t *testing.T) {
 	t.Parallel()
-	files, _ := filepath.Glob("testdata/set-leaderboard/*.yaml")
-	if len(files) == 0 {
-		t.Fatal("no test files")
-	}
 	next := pair(simNew, "v0.7.16", "", digestNew)
-	for _, in := range files {
-		t.Run(filepath.Base(in), func(t *testing.T) {
-			t.Parallel()
-			src, err := os.ReadFile(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			before, err := Parse(src, in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			n := next
-			n.Simulator.Repository = before.Leaderboard.Simulator.Repository
-			out, err := SetLeaderboard(src, n)
-			if err != nil {
-				t.Fatal(err)
-			}
-			golden.Assert(t, in+".golden", out)
-			after, err := Parse(out, in)
-			if err != nil {
-				t.Fatalf("edited file does not parse: %v", err)
-			}
-			want := *before.Leaderboard
-			want.Simulator.Tag, want.Simulator.Commit, want.Catalog.Digest = next.Simulator.Tag, next.Simulator.Commit, next.Catalog.Digest
-			if d := cmp.Diff(&want, after.Leaderboard); d != "" {
-				t.Errorf("edited pair (-want +got):\n%s", d)
-			}
-			if after.Harness != before.Harness || after.Data != before.Data {
-				t.Errorf("harness or data changed: %+v -> %+v", before, after)
-			}
-			// Undoing the three values gives back the input byte for byte.
-			undo := strings.NewReplacer("v0.7.16", before.Leaderboard.Simulator.Tag, simNew, simOld, digestNew, digestOld).Replace(string(out))
-			if undo != string(src) {
-				t.Errorf("edit changed more than the pair:\n%s", cmp.Diff(string(src), undo))
-			}
-			again, err := SetLeaderboard(out, n)
-			if err != nil || string(again) != string(out) {
-				t.Errorf("second SetLeaderboard changed the file (err %v)", err)
-			}
-		})
+	// next on the input's simulator repository.
+	nextFor := func(before Pin) LeaderboardPair {
+		n := next
+		n.Simulator.Repository = before.Leaderboard.Simulator.Repository
+		return n
 	}
+	assertGoldenEdits(t, "testdata/set-leaderboard",
+		func(src []byte, before Pin) ([]byte, error) { return SetLeaderboard(src, nextFor(before)) },
+		func(before Pin) (Pin, *strings.Replacer) {
+			lb := *before.Leaderboard
+			lb.Simulator.Tag, lb.Simulator.Commit, lb.Catalog.Digest = next.Simulator.Tag, next.Simulator.Commit, next.Catalog.Digest
+			want := before
+			want.Leaderboard = &lb
+			return want, strings.NewReplacer("v0.7.16", before.Leaderboard.Simulator.Tag, simNew, simOld, digestNew, digestOld)
+		})
 }
 
 func TestSetLeaderboardRefuses(t *testing.T) {

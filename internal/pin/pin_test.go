@@ -121,7 +121,23 @@ func TestCloneURLAndSameRepository(t *testing.T) {
 
 func TestSetHarnessGolden(t *testing.T) {
 	t.Parallel()
-	files, _ := filepath.Glob("testdata/set-harness/*.yaml")
+	assertGoldenEdits(t, "testdata/set-harness",
+		func(src []byte, _ Pin) ([]byte, error) { return SetHarness(src, newTag, newCommit) },
+		func(before Pin) (Pin, *strings.Replacer) {
+			want := before
+			want.Harness.Tag, want.Harness.Commit = newTag, newCommit
+			return want, strings.NewReplacer(newTag, before.Harness.Tag, newCommit, before.Harness.Commit)
+		})
+}
+
+// assertGoldenEdits applies edit to each dir/*.yaml and checks the result
+// against its .golden file; that it parses to the pin expect gives; that
+// undoing the new values (expect's replacer) gives back the input byte for
+// byte, so the edit changed nothing else; and that a second edit to the
+// same values changes nothing.
+func assertGoldenEdits(t *testing.T, dir string, edit func(src []byte, before Pin) ([]byte, error), expect func(before Pin) (Pin, *strings.Replacer)) {
+	t.Helper()
+	files, _ := filepath.Glob(dir + "/*.yaml")
 	if len(files) == 0 {
 		t.Fatal("no test files")
 	}
@@ -136,7 +152,7 @@ func TestSetHarnessGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			out, err := SetHarness(src, newTag, newCommit)
+			out, err := edit(src, before)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -146,20 +162,16 @@ func TestSetHarnessGolden(t *testing.T) {
 			if err != nil {
 				t.Fatalf("edited file does not parse: %v", err)
 			}
-			want := before
-			want.Harness.Tag, want.Harness.Commit = newTag, newCommit
+			want, undo := expect(before)
 			if d := cmp.Diff(want, after); d != "" {
 				t.Errorf("edited pin (-want +got):\n%s", d)
 			}
-			// Undoing the two values gives back the input byte for byte.
-			undo := strings.NewReplacer(newTag, before.Harness.Tag, newCommit, before.Harness.Commit).Replace(string(out))
-			if undo != string(src) {
-				t.Errorf("edit changed more than the two values:\n%s", cmp.Diff(string(src), undo))
+			if u := undo.Replace(string(out)); u != string(src) {
+				t.Errorf("edit changed more than the new values:\n%s", cmp.Diff(string(src), u))
 			}
-			// A second edit to the same values changes nothing.
-			again, err := SetHarness(out, newTag, newCommit)
+			again, err := edit(out, after)
 			if err != nil || string(again) != string(out) {
-				t.Errorf("second SetHarness changed the file (err %v)", err)
+				t.Errorf("a second edit changed the file (err %v)", err)
 			}
 		})
 	}
