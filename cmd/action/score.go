@@ -212,30 +212,10 @@ func loadData(ctx context.Context, o scoreOptions, opts *harness.Options) error 
 		}
 	}
 
-	switch o.catalog {
-	case "none", "":
-	case "bundled":
-		// The bundled catalog is versioned with the bundled ledger, also
-		// when another ledger is scored.
-		m := l.Manifest
-		if !bundled {
-			b, err := ledger.Load(corpus.Ledger())
-			if err != nil {
-				return fmt.Errorf("bundled ledger: %w", err)
-			}
-			m = b.Manifest
-		}
-		dir, dv, err := extractBundledCatalog(o.cacheDir, m)
-		if err != nil {
-			return err
-		}
-		opts.Catalog, opts.CatalogVersion = dir, dv
-	default:
-		dv, err := harness.DirVersion(ctx, "catalog", o.catalog)
-		if err != nil {
-			return err
-		}
-		opts.Catalog, opts.CatalogVersion = o.catalog, &dv
+	// The bundled catalog is versioned with the bundled ledger, also when
+	// another ledger is scored (resolveCatalog).
+	if opts.Catalog, opts.CatalogVersion, err = resolveCatalog(ctx, o.catalog, o.cacheDir); err != nil {
+		return err
 	}
 	if o.registry != "none" && o.registry != "" {
 		dv, err := harness.DirVersion(ctx, "registry", o.registry)
