@@ -230,7 +230,7 @@ type reusedResult struct {
 // copyTo files the kept result in dir byte for byte (nothing when it is
 // there already).
 func (r reusedResult) copyTo(dir string) error {
-	dst := filepath.Join(dir, r.result.Group, r.result.Run+".json")
+	dst := resultFile(dir, r.result.Group, r.result.Run)
 	if same, err := sameFile(r.file, dst); err != nil || same {
 		return err
 	}
@@ -238,10 +238,7 @@ func (r reusedResult) copyTo(dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return err
-	}
-	return diskio.WriteAtomic(dst, raw)
+	return fileResult(dst, raw)
 }
 
 func sameFile(a, b string) (bool, error) {
@@ -286,7 +283,7 @@ func reusable(s *lbrun.Sim, dir string, runs []leaderboard.Run, log *slog.Logger
 			todo = append(todo, r)
 			continue
 		}
-		kept = append(kept, reusedResult{result: p, file: filepath.Join(dir, r.Group, r.ID+".json")})
+		kept = append(kept, reusedResult{result: p, file: resultFile(dir, r.Group, r.ID)})
 	}
 	return kept, todo, nil
 }
@@ -332,11 +329,21 @@ func writeResult(dir string, r *leaderboard.Result) error {
 	if err != nil {
 		return err
 	}
-	gdir := filepath.Join(dir, r.Group)
-	if err := os.MkdirAll(gdir, 0o755); err != nil {
+	return fileResult(resultFile(dir, r.Group, r.Run), raw)
+}
+
+// resultFile is where run of group is filed in the results directory dir.
+func resultFile(dir, group, run string) string {
+	return filepath.Join(dir, group, run+".json")
+}
+
+// fileResult writes a result's bytes to path atomically, making its group
+// directory when needed.
+func fileResult(path string, raw []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return diskio.WriteAtomic(filepath.Join(gdir, r.Run+".json"), raw)
+	return diskio.WriteAtomic(path, raw)
 }
 
 const leaderboardVerifyUsage = `Usage: action leaderboard verify [--runs runs.yaml] [--results DIR] [--only GROUP/RUN] [flags]
@@ -437,7 +444,7 @@ func runLeaderboardVerify(ctx context.Context, o leaderboardVerifyOptions, env c
 		return fmt.Errorf("leaderboard verify: %w", err)
 	}
 	for i, rec := range todo {
-		file := filepath.Join(dir, rec.Group, rec.Run+".json")
+		file := resultFile(dir, rec.Group, rec.Run)
 		diffs := leaderboard.Diff(rec, reruns[i])
 		if len(diffs) == 0 {
 			lines = append(lines, "ok: "+file)
