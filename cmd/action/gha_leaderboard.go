@@ -340,10 +340,8 @@ func runOneLeaderboard(ctx context.Context, in actionInputs, h *pinnedHarness, p
 	if err != nil {
 		return leaderboard.Board{}, nil, nil, err
 	}
-	for _, name := range []string{render.LeaderboardMarkdownFile, render.LeaderboardHTMLFile} {
-		if err := diskio.WriteAtomic(filepath.Join(dir, name), files[name]); err != nil {
-			return leaderboard.Board{}, nil, nil, err
-		}
+	if err := writeBoardFiles(dir, files); err != nil {
+		return leaderboard.Board{}, nil, nil, err
 	}
 	return board, res, nil, nil
 }

@@ -120,17 +120,26 @@ func runLeaderboardRender(_ context.Context, o leaderboardRenderOptions, env cli
 		return err
 	}
 	if o.out != "" {
-		if err := os.MkdirAll(o.out, 0o755); err != nil {
-			return err
-		}
-		for _, name := range []string{render.LeaderboardMarkdownFile, render.LeaderboardHTMLFile} {
-			if err := diskio.WriteAtomic(filepath.Join(o.out, name), files[name]); err != nil {
-				return fmt.Errorf("leaderboard render: %w", err)
-			}
+		if err := writeBoardFiles(o.out, files); err != nil {
+			return fmt.Errorf("leaderboard render: %w", err)
 		}
 	}
 	_, err = env.Stdout.Write(files[render.LeaderboardMarkdownFile])
 	return err
+}
+
+// writeBoardFiles writes the rendered README.md and index.html
+// (render.LeaderboardFiles) into dir, each atomically.
+func writeBoardFiles(dir string, files map[string][]byte) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, name := range []string{render.LeaderboardMarkdownFile, render.LeaderboardHTMLFile} {
+		if err := diskio.WriteAtomic(filepath.Join(dir, name), files[name]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func problemsError(cmd, dir string, probs []leaderboard.Problem) error {
