@@ -16,6 +16,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/importer"
 	"github.com/inference-sim/accuracy-dashboard/internal/inferencexdb"
+	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
 const ledgerImportUsage = `Usage: action ledger import --out DIR [flags] SOURCE...
@@ -138,7 +139,7 @@ func runLedgerImport(ctx context.Context, o ledgerImportOptions, env cli.Env) er
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	var importedBy *importer.Importer
+	var importedBy *report.Harness
 	if o.inferencexDump != "" {
 		var err error
 		if importedBy, err = importingHarness(ctx, o.harnessDir); err != nil {
@@ -170,7 +171,7 @@ func runLedgerImport(ctx context.Context, o ledgerImportOptions, env cli.Env) er
 
 // importingHarness identifies this harness (dir, or the checkout or copy
 // the working directory lies in), as an import from a dump records it.
-func importingHarness(ctx context.Context, dir string) (*importer.Importer, error) {
+func importingHarness(ctx context.Context, dir string) (*report.Harness, error) {
 	if dir == "" {
 		wd, err := os.Getwd()
 		if err != nil {
@@ -184,7 +185,7 @@ func importingHarness(ctx context.Context, dir string) (*importer.Importer, erro
 	if err != nil {
 		return nil, err
 	}
-	return &importer.Importer{Commit: h.Commit, Version: h.Version, Source: h.Source}, nil
+	return &h, nil
 }
 
 // importPostgres reads the InferenceX database and imports its rows.

@@ -332,7 +332,7 @@ func readDumpImport(dir string) (imp harness.DumpImport, fromDump bool, err erro
 	}
 	imp.Dump = rep.Options.InferenceXDump
 	if im := rep.Importer; im != nil {
-		imp.Importer = report.Harness{Commit: im.Commit, Version: im.Version, Source: im.Source}
+		imp.Importer = *im
 	}
 	return imp, true, nil
 }

@@ -24,7 +24,7 @@ func dumpLedger(t *testing.T, importerCommit, version string) string {
 	writeFile(t, filepath.Join(dir, "ledger.json"), `{"schema_version": 1, "name": "inferencex-db", "version": "2026-11-24", "release": true}`+"\n")
 	rep := importer.Report{SchemaVersion: 1,
 		Options:  importer.Options{Name: "inferencex-db", Version: "2026-11-24", Release: true, Postgres: `database "postgres"`, InferenceXDump: "db-dump/2026-11-24"},
-		Importer: &importer.Importer{Commit: importerCommit, Version: version, Source: report.HarnessCheckout}}
+		Importer: &report.Harness{Commit: importerCommit, Version: version, Source: report.HarnessCheckout}}
 	b, err := json.Marshal(rep)
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
+	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
 // ReportFile is the import report's name inside the written ledger directory.
@@ -54,17 +55,7 @@ type Report struct {
 	// from an InferenceX weekly dump (Options.InferenceXDump): with the dump
 	// tag and the ledger's digest it makes the ledger regenerable, so the
 	// scoring harness can count it as released data (docs/LEDGER.md).
-	Importer *Importer `json:"importer,omitempty"`
-}
-
-// Importer identifies the harness build that ran an import.
-type Importer struct {
-	// Commit is the harness commit (40 hex).
-	Commit string `json:"commit"`
-	// Version is the release tag naming Commit, "" when none does.
-	Version string `json:"version"`
-	// Source says how Commit is known: "checkout" or "assertion".
-	Source string `json:"source"`
+	Importer *report.Harness `json:"importer,omitempty"`
 }
 
 // VersionWindow is the vLLM version window of an import.
