@@ -19,6 +19,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/cachedir"
 	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/importer"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
@@ -203,7 +204,7 @@ func loadData(ctx context.Context, o scoreOptions, opts *harness.Options) error 
 			}
 		default:
 			if !ok {
-				version = strings.TrimPrefix(l.Digest, "sha256:")[:12]
+				version = ident.Short(strings.TrimPrefix(l.Digest, "sha256:"))
 			}
 			opts.LedgerVersion.Release = l.Manifest.Release && release
 			if !release {

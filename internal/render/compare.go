@@ -389,8 +389,8 @@ func data(kind string, d *report.DataVersion) string {
 
 func shortDigest(d string) string {
 	algo, hex, ok := strings.Cut(d, ":")
-	if ok && len(hex) > 12 {
-		return algo + ":" + hex[:12]
+	if ok && len(hex) > ident.ShortLen {
+		return algo + ":" + ident.Short(hex)
 	}
 	return d
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
 )
 
@@ -149,7 +150,7 @@ func WorkloadWords(w leaderboard.Workload) string {
 	if w.Trace != nil {
 		s := "recorded trace (" + w.Trace.Format
 		if w.Trace.SHA256 != "" {
-			s += ", sha256 " + w.Trace.SHA256[:12]
+			s += ", sha256 " + ident.Short(w.Trace.SHA256)
 		}
 		return s + ")"
 	}
