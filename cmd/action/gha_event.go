@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/inference-sim/accuracy-dashboard/internal/pin"
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/prcheck"
 )
 
@@ -60,7 +60,7 @@ func (ev event) pullRequest() (prcheck.PR, bool, error) {
 		return p, true, fmt.Errorf("event: pull_request has no number")
 	}
 	for what, sha := range map[string]string{"head": p.HeadSHA, "base": p.BaseSHA} {
-		if err := pin.CheckCommit(sha); err != nil {
+		if err := ident.CheckCommit(sha); err != nil {
 			return p, true, fmt.Errorf("event: pull_request.%s.sha: %w", what, err)
 		}
 	}

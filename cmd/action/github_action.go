@@ -12,6 +12,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 	"github.com/inference-sim/accuracy-dashboard/internal/prcheck"
@@ -227,7 +228,7 @@ func runCommentMode(ctx context.Context, in actionInputs, ev event, flow *prchec
 	if ev.WorkflowRun.HTMLURL != "" {
 		flow.DetailsURL = ev.WorkflowRun.HTMLURL
 	}
-	if err := pin.CheckCommit(ev.WorkflowRun.HeadSHA); err != nil {
+	if err := ident.CheckCommit(ev.WorkflowRun.HeadSHA); err != nil {
 		return prcheck.Outcome{}, fmt.Errorf("event: workflow_run.head_sha: %w", err)
 	}
 	return flow.RunComment(ctx, in.reportDir, ev.WorkflowRun.HeadSHA, gh)

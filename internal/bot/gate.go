@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
-	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
@@ -44,7 +43,7 @@ func Gate(s report.Summary, h HarnessCheck) []string {
 		reasons = append(reasons, "simulator build is not named by a release tag")
 	}
 	hc := s.Provenance.Harness
-	if err := pin.CheckCommit(hc.Commit); err != nil {
+	if err := ident.CheckCommit(hc.Commit); err != nil {
 		reasons = append(reasons, fmt.Sprintf("harness commit: %v", err))
 	}
 	switch hc.Source {

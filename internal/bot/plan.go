@@ -123,7 +123,7 @@ func PlanBump(files ConsumerFiles, t Target) (BumpPlan, error) {
 		for _, u := range uses {
 			if pinsHarness(u, t.Harness) {
 				pinned = true
-				if plan.FromTag == "" && pin.CheckTag(u.Comment) == nil {
+				if plan.FromTag == "" && ident.CheckTag(u.Comment) == nil {
 					plan.FromTag = u.Comment
 				}
 			}
@@ -161,7 +161,7 @@ const maxNoteBytes = 1000
 // repository compared case-insensitively, a 40-hex ref in either case), so
 // that every file BumpUses changes counts as pinning.
 func pinsHarness(u pin.Uses, harness Repo) bool {
-	return strings.EqualFold(u.Repo, harness.String()) && pin.CheckCommit(strings.ToLower(u.Ref)) == nil
+	return strings.EqualFold(u.Repo, harness.String()) && ident.CheckCommit(strings.ToLower(u.Ref)) == nil
 }
 
 // isWorkflowFile reports whether a name in WorkflowDir is a workflow.

@@ -19,10 +19,10 @@ import (
 // returned unchanged. Errors are *Error (file name left empty for the caller
 // to wrap) or input validation errors.
 func SetHarness(src []byte, tag, commit string) ([]byte, error) {
-	if err := CheckTag(tag); err != nil {
+	if err := ident.CheckTag(tag); err != nil {
 		return nil, fmt.Errorf("set harness: %w", err)
 	}
-	if err := CheckCommit(commit); err != nil {
+	if err := ident.CheckCommit(commit); err != nil {
 		return nil, fmt.Errorf("set harness: %w", err)
 	}
 	old, fields, err := parse(src, "")
@@ -106,10 +106,10 @@ func BumpUses(src []byte, repo, tag, commit string) (out []byte, changed bool, e
 	if !ownerNameRe.MatchString(repo) {
 		return nil, false, fmt.Errorf("bump uses: repository %q is not owner/name", repo)
 	}
-	if err := CheckTag(tag); err != nil {
+	if err := ident.CheckTag(tag); err != nil {
 		return nil, false, fmt.Errorf("bump uses: %w", err)
 	}
-	if err := CheckCommit(commit); err != nil {
+	if err := ident.CheckCommit(commit); err != nil {
 		return nil, false, fmt.Errorf("bump uses: %w", err)
 	}
 	refs, err := findUses(src)

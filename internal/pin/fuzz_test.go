@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 )
 
 // seedFiles adds every testdata input of dir (not the goldens) to f.
@@ -173,7 +175,7 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if CheckTag(p.Harness.Tag) != nil || CheckCommit(p.Harness.Commit) != nil || CheckRepository(p.Harness.Repository) != nil {
+		if ident.CheckTag(p.Harness.Tag) != nil || ident.CheckCommit(p.Harness.Commit) != nil || CheckRepository(p.Harness.Repository) != nil {
 			t.Fatalf("accepted invalid values: %+v", p)
 		}
 	})

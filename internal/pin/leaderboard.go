@@ -79,12 +79,12 @@ func (p *LeaderboardPair) set(path, v string) error {
 		}
 		p.Simulator.Repository = v
 	case "leaderboard.simulator.tag":
-		if err := CheckTag(v); err != nil {
+		if err := ident.CheckTag(v); err != nil {
 			return err
 		}
 		p.Simulator.Tag = v
 	case "leaderboard.simulator.commit":
-		if err := CheckCommit(v); err != nil {
+		if err := ident.CheckCommit(v); err != nil {
 			return err
 		}
 		p.Simulator.Commit = v
@@ -191,11 +191,11 @@ func SetLeaderboard(src []byte, next LeaderboardPair) ([]byte, error) {
 		return nil, fmt.Errorf("set leaderboard: the pin %s; add or remove leaderboard.simulator.tag by hand", have)
 	}
 	next.Simulator.Repository = cur.Simulator.Repository
-	if err := CheckCommit(next.Simulator.Commit); err != nil {
+	if err := ident.CheckCommit(next.Simulator.Commit); err != nil {
 		return nil, fmt.Errorf("set leaderboard: simulator: %w", err)
 	}
 	if next.Simulator.Tag != "" {
-		if err := CheckTag(next.Simulator.Tag); err != nil {
+		if err := ident.CheckTag(next.Simulator.Tag); err != nil {
 			return nil, fmt.Errorf("set leaderboard: simulator: %w", err)
 		}
 	}

@@ -123,12 +123,12 @@ func parse(src []byte, name string) (Pin, []field, error) {
 			}
 			p.Harness.Repository = v
 		case "harness.tag":
-			if err := CheckTag(v); err != nil {
+			if err := ident.CheckTag(v); err != nil {
 				return Pin{}, nil, bad("%v", err)
 			}
 			p.Harness.Tag = v
 		case "harness.commit":
-			if err := CheckCommit(v); err != nil {
+			if err := ident.CheckCommit(v); err != nil {
 				return Pin{}, nil, bad("%v", err)
 			}
 			p.Harness.Commit = v
@@ -158,14 +158,6 @@ func parse(src []byte, name string) (Pin, []field, error) {
 	}
 	return p, fields, nil
 }
-
-// CheckTag reports whether tag is a release tag (vMAJOR.MINOR.PATCH with an
-// optional pre-release), with an error saying why not (ident.CheckTag).
-func CheckTag(tag string) error { return ident.CheckTag(tag) }
-
-// CheckCommit reports whether commit is a full lowercase 40-hex commit id,
-// with an error saying why not (ident.CheckCommit).
-func CheckCommit(commit string) error { return ident.CheckCommit(commit) }
 
 // CheckRepository reports whether repo names a harness repository: owner/name,
 // an http(s), ssh or file URL, or a local path (absolute, or starting with ./

@@ -9,7 +9,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/jsonstrict"
-	"github.com/inference-sim/accuracy-dashboard/internal/pin"
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 	"github.com/inference-sim/accuracy-dashboard/internal/textcut"
@@ -445,10 +445,10 @@ func parsePR(b []byte) (PR, error) {
 	if pr.Number <= 0 {
 		return pr, fmt.Errorf("%s: no pull request number", prFile)
 	}
-	if err := pin.CheckCommit(pr.HeadSHA); err != nil {
+	if err := ident.CheckCommit(pr.HeadSHA); err != nil {
 		return pr, fmt.Errorf("%s: head_sha: %w", prFile, err)
 	}
-	if err := pin.CheckCommit(pr.BaseSHA); err != nil {
+	if err := ident.CheckCommit(pr.BaseSHA); err != nil {
 		return pr, fmt.Errorf("%s: base_sha: %w", prFile, err)
 	}
 	return pr, nil

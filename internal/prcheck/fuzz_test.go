@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
-	"github.com/inference-sim/accuracy-dashboard/internal/pin"
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 )
 
 // FuzzParsePR: pr.json comes from an untrusted run's artifact (comment
@@ -24,7 +24,7 @@ func FuzzParsePR(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if p.Number <= 0 || pin.CheckCommit(p.HeadSHA) != nil || pin.CheckCommit(p.BaseSHA) != nil {
+		if p.Number <= 0 || ident.CheckCommit(p.HeadSHA) != nil || ident.CheckCommit(p.BaseSHA) != nil {
 			t.Fatalf("parsed %+v", p)
 		}
 		again, err := diskio.JSON(p)
