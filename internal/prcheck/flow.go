@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
-	"github.com/inference-sim/accuracy-dashboard/internal/jsonstrict"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
+	"github.com/inference-sim/accuracy-dashboard/internal/jsonstrict"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 	"github.com/inference-sim/accuracy-dashboard/internal/textcut"
