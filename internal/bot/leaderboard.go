@@ -14,7 +14,6 @@ import (
 	"path"
 	"slices"
 	"strings"
-	"testing/fstest"
 	"time"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
@@ -192,7 +191,7 @@ func leaderboardPair(raw []byte, name string) (*pin.LeaderboardPair, string) {
 // file under a clean relative path, none a symlink or a duplicate, the
 // archive capped at MaxArtifactBytes, each file at MaxSummaryBytes and all
 // of them together at MaxArtifactBytes.
-func ResultsFromArtifact(zipped []byte) (fstest.MapFS, error) {
+func ResultsFromArtifact(zipped []byte) (fs.FS, error) {
 	if len(zipped) > MaxArtifactBytes {
 		return nil, fmt.Errorf("archive is larger than %d bytes", MaxArtifactBytes)
 	}
@@ -200,7 +199,7 @@ func ResultsFromArtifact(zipped []byte) (fstest.MapFS, error) {
 	if err != nil {
 		return nil, fmt.Errorf("not a zip archive: %w", err)
 	}
-	out := fstest.MapFS{}
+	out := memFS{}
 	total := 0
 	for _, f := range zr.File {
 		mode := f.Mode()
@@ -223,7 +222,7 @@ func ResultsFromArtifact(zipped []byte) (fstest.MapFS, error) {
 		if total += len(raw); total > MaxArtifactBytes {
 			return nil, fmt.Errorf("its files hold more than %d bytes", MaxArtifactBytes)
 		}
-		out[f.Name] = &fstest.MapFile{Data: raw, Mode: 0o644}
+		out[f.Name] = raw
 	}
 	return out, nil
 }
@@ -344,7 +343,7 @@ func (f *repoFS) Open(name string) (fs.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return fstest.MapFS{name: &fstest.MapFile{Data: raw}}.Open(name)
+	return memFS{name: raw}.Open(name)
 }
 
 // SkipLeaderboardRun says why a run is not the leaderboard workflow's to
