@@ -1,10 +1,11 @@
 // Package corpus holds the bundled default corpus, embedded in the binary:
-// the ledger imported from ../shared/data (InferenceX gpt-oss-120b vLLM
-// sweeps on H100/H200/B200 and the 14 inference-perf runs of Llama-2-7B,
-// Llama-2-70B, Mixtral-8x7B and CodeLlama-34B on H100) and the model catalog
-// the simulator needs for it (models/<name>/config.json for all five).
-// docs/LEDGER.md says how to regenerate it; a test checks that the committed
-// bundle matches a fresh import whenever ../shared/data is present.
+// the ledger imported from the raw measurements in sources/ (InferenceX
+// gpt-oss-120b vLLM sweeps on H100/H200/B200 and the 14 inference-perf runs
+// of Llama-2-7B, Llama-2-70B, Mixtral-8x7B and CodeLlama-34B on H100) and the
+// model catalog the simulator needs for it (models/<name>/config.json for all
+// five). sources/ is not embedded: it is the ledger's input, kept in the
+// repository so that `go generate ./corpus` regenerates ledger/ from a clone,
+// and a test checks that the committed bundle is byte for byte that import.
 package corpus
 
 import (
@@ -12,10 +13,11 @@ import (
 	"io/fs"
 )
 
-// Regenerate the bundled ledger from ../shared/data (the repository's sibling
-// shared/ folder); see docs/LEDGER.md.
-//go:generate go run ../cmd/action ledger import --out ledger --root ../../shared/data --name blis-default --ledger-version 2026.12.0 --release --description "BLIS default corpus: real InferenceX and inference-perf measurements" --source-note "SemiAnalysis InferenceX (github.com/SemiAnalysisAI/InferenceX) agg_bmk artifacts and API rows, Dec 2025 - Jan 2026" --source-note "BLIS team inference-perf runs (vLLM v0.15.1 on H100), Feb 2026" --inference-perf-hardware H100 --inference-perf-engine-version v0.15.1 ../../shared/data/inferencex ../../shared/data/inference-perf
+// Regenerate the bundled ledger from sources/; see docs/LEDGER.md.
+//go:generate go run ../cmd/action ledger import --out ledger --root sources --name blis-default --ledger-version 2026.12.0 --release --description "BLIS default corpus: real InferenceX and inference-perf measurements" --source-note "SemiAnalysis InferenceX (github.com/SemiAnalysisAI/InferenceX) agg_bmk artifacts and API rows, Dec 2025 - Jan 2026" --source-note "BLIS team inference-perf runs (vLLM v0.15.1 on H100), Feb 2026" --inference-perf-hardware H100 --inference-perf-engine-version v0.15.1 sources/inferencex sources/inference-perf
 
+// Only ledger and catalog are embedded (never sources/, the import's input).
+//
 //go:embed ledger catalog
 var files embed.FS
 

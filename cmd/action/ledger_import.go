@@ -36,9 +36,10 @@ the runs' agg_bmk rows under the same rules. The rules (vLLM only, latest N
 versions, dedup, exclusions) are in docs/LEDGER.md.
 
 Examples:
-  action ledger import --out ledger ../shared/data/inferencex/agg_bmk
+  action ledger import --out ledger corpus/sources/inferencex/agg_bmk
+  action ledger import --out ledger run_20662362255/agg_bmk.json
   action ledger import --out ledger --inference-perf-hardware H100 \
-      --inference-perf-engine-version v0.15.1 ../shared/data
+      --inference-perf-engine-version v0.15.1 corpus/sources
   PGPASSWORD=... action ledger import --out ledger \
       --postgres "postgres://postgres@localhost:5432/postgres?sslmode=disable"
 
@@ -103,7 +104,7 @@ var ledgerImportCommand = cli.Spec[ledgerImportOptions]{
 
 func ledgerImportFlags(fl *flag.FlagSet, o *ledgerImportOptions, _ func(string) string) {
 	fl.StringVar(&o.out, "out", "", "directory to write the ledger to; replaced if it is a ledger or empty (e.g. --out corpus/ledger)")
-	fl.StringVar(&o.root, "root", "", "directory that artifact paths in the ledger are relative to (default: the sources' common parent directory; e.g. --root ../shared/data)")
+	fl.StringVar(&o.root, "root", "", "directory that artifact paths in the ledger are relative to (default: the sources' common parent directory; e.g. --root corpus/sources)")
 	fl.IntVar(&o.versions, "versions", importer.DefaultVersions, "keep the latest N numbered vLLM versions present (e.g. --versions 3)")
 	fl.Float64Var(&o.maxFailedFraction, "max-failed-fraction", 0, "fraction of a point's requests that may fail before it is marked overloaded; 0 marks any failure (e.g. --max-failed-fraction 0.01)")
 	fl.StringVar(&o.name, "name", "local", "ledger name in the manifest (e.g. --name blis-default)")
@@ -205,8 +206,9 @@ func importPostgres(ctx context.Context, connString string, opts importer.Option
 // resolveSources makes the sources relative to root (slash-separated, as the
 // import file system wants them). Without a root, the sources' common parent
 // directory is the root (a file's parent for a file source); when that is an
-// inference-perf run folder given as a source, its parent is the root, so
-// the run keeps its name (the run id).
+// inference-perf run folder given as a source, or an agg_bmk run folder
+// (run_<id>/agg_bmk.json) or a file in one, its parent is the root, so the
+// run keeps its name (the run id).
 func resolveSources(root string, sources []string) (string, []string, error) {
 	abs := make([]string, len(sources))
 	for i, s := range sources {
@@ -228,6 +230,11 @@ func resolveSources(root string, sources []string) (string, []string, error) {
 				root = filepath.Dir(root)
 				break
 			}
+		}
+		// run_<id>/agg_bmk.json (or its folder) alone: the run id is the
+		// folder's name, so the root is the folder's parent.
+		if importer.IsAggBmkRunFolder(os.DirFS(filepath.Dir(root)), filepath.Base(root)) {
+			root = filepath.Dir(root)
 		}
 	}
 	root, err := filepath.Abs(root)

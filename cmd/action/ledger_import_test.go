@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -245,4 +247,162 @@ func TestLedgerImportErrorsArePlain(t *testing.T) {
 		!strings.Contains(err.Error(), "stage_0_lifecycle_metrics.json: field load_summary.count: a JSON string where an integer belongs") {
 		t.Errorf("wrong type: error %v", err)
 	}
+}
+
+// TestLedgerImportSingleAggBmkRunFolder: a downloaded GitHub Actions artifact,
+// run_<id>/agg_bmk.json, named alone as the SOURCE (the file or its folder)
+// imports with the run id of its folder, exactly as the same file named
+// run_<id>.json does (it used to be read from inside the folder, without a
+// run id, as API rows: "missing field date").
+func TestLedgerImportSingleAggBmkRunFolder(t *testing.T) {
+	t.Parallel()
+	const id = "20316427102" // 11 retried vLLM points of a known run
+	raw, err := os.ReadFile(filepath.Join("..", "..", "corpus", "sources", "inferencex", "agg_bmk", "run_"+id+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := t.TempDir()
+	folder := filepath.Join(base, "download", "run_"+id)
+	if err := os.MkdirAll(folder, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(folder, "agg_bmk.json"), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	flat := filepath.Join(base, "flat", "run_"+id+".json")
+	if err := os.MkdirAll(filepath.Dir(flat), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(flat, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	load := func(source string) *ledger.Ledger {
+		t.Helper()
+		out := filepath.Join(t.TempDir(), "ledger")
+		if _, stderr, err := runImportCmd(t, "--out", out, source); err != nil {
+			t.Fatalf("source %s: %v\n%s", source, err, stderr)
+		}
+		l, err := ledger.Load(os.DirFS(out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	want := load(flat)
+	if want.NumPoints() != 11 {
+		t.Fatalf("run_%s.json: %d points, want 11", id, want.NumPoints())
+	}
+	for _, source := range []string{filepath.Join(folder, "agg_bmk.json"), folder} {
+		got := load(source)
+		if got.NumPoints() != want.NumPoints() || len(got.Units) != len(want.Units) {
+			t.Fatalf("source %s: %d points in %d units, want %d in %d", source, got.NumPoints(), len(got.Units), want.NumPoints(), len(want.Units))
+		}
+		for i, u := range got.Units {
+			if u.ID != want.Units[i].ID {
+				t.Errorf("source %s: unit %s, want %s", source, u.ID, want.Units[i].ID)
+			}
+			for _, p := range u.Points {
+				if p.Provenance.RunID != id || p.Provenance.Artifact != "run_"+id+"/agg_bmk.json" {
+					t.Errorf("source %s: point of %s has run id %q, artifact %q", source, u.ID, p.Provenance.RunID, p.Provenance.Artifact)
+				}
+			}
+		}
+	}
+}
+
+// TestGoGenerateRegeneratesBundledLedger runs the documented regeneration
+// command, the go:generate line of corpus/corpus.go, exactly as written (from
+// corpus/, as go generate does), with only --out redirected, and checks that
+// it writes corpus/ledger byte for byte from corpus/sources: a clone can
+// regenerate the bundled ledger, and the bundle cannot drift from its sources.
+func TestGoGenerateRegeneratesBundledLedger(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "corpus", "corpus.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const prefix = "//go:generate go run ../cmd/action ledger import "
+	var line string
+	for _, l := range strings.Split(string(src), "\n") {
+		if strings.HasPrefix(l, prefix) {
+			if line != "" {
+				t.Fatal("corpus/corpus.go has two ledger import go:generate lines")
+			}
+			line = strings.TrimPrefix(l, prefix)
+		}
+	}
+	if line == "" {
+		t.Fatalf("corpus/corpus.go has no %q line", prefix)
+	}
+	args, err := splitGenerateArgs(line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "ledger")
+	redirected := false
+	for i := range args {
+		if args[i] == "--out" && i+1 < len(args) && args[i+1] == "ledger" {
+			args[i+1], redirected = out, true
+		}
+		if strings.Contains(args[i], "..") {
+			t.Errorf("the go:generate line reads outside the repository: %q", args[i])
+		}
+	}
+	if !redirected {
+		t.Fatalf("the go:generate line does not write --out ledger: %q", line)
+	}
+	t.Chdir(filepath.Join("..", "..", "corpus"))
+	if _, stderr, err := runImportCmd(t, args...); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	got, want := dirFiles(t, out), dirFiles(t, "ledger")
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("go generate ./corpus does not reproduce corpus/ledger (-committed +regenerated):\n%s", d)
+	}
+}
+
+// splitGenerateArgs splits a go:generate line's arguments as go generate
+// does: space-separated words, double-quoted strings in Go syntax.
+func splitGenerateArgs(line string) ([]string, error) {
+	var args []string
+	for line = strings.TrimSpace(line); line != ""; line = strings.TrimSpace(line) {
+		if line[0] != '"' {
+			word, rest, _ := strings.Cut(line, " ")
+			args, line = append(args, word), rest
+			continue
+		}
+		end := 1
+		for ; end < len(line) && line[end] != '"'; end++ {
+			if line[end] == '\\' {
+				end++
+			}
+		}
+		if end >= len(line) {
+			return nil, fmt.Errorf("unterminated quoted string in %q", line)
+		}
+		word, err := strconv.Unquote(line[:end+1])
+		if err != nil {
+			return nil, err
+		}
+		args, line = append(args, word), line[end+1:]
+	}
+	return args, nil
+}
+
+// dirFiles returns every file under dir by slash path.
+func dirFiles(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		out[filepath.ToSlash(rel)] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

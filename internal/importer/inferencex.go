@@ -2,6 +2,7 @@ package importer
 
 import (
 	"fmt"
+	"io/fs"
 	"path"
 	"regexp"
 	"strings"
@@ -309,6 +310,17 @@ var aggRunFile = regexp.MustCompile(`^run_([0-9]+)\.json$`)
 // aggRunDir matches the folder of the other agg_bmk layout,
 // run_<run-id>/agg_bmk.json (a GitHub Actions artifact as downloaded).
 var aggRunDir = regexp.MustCompile(`^run_([0-9]+)$`)
+
+// IsAggBmkRunFolder reports whether dir (a slash path in fsys) is an agg_bmk
+// run folder, run_<run-id>/ holding agg_bmk.json: its run id is the folder's
+// name, so a caller rooting an import must keep that name in the path.
+func IsAggBmkRunFolder(fsys fs.FS, dir string) bool {
+	if !aggRunDir.MatchString(path.Base(dir)) {
+		return false
+	}
+	st, err := fs.Stat(fsys, path.Join(dir, "agg_bmk.json"))
+	return err == nil && !st.IsDir()
+}
 
 // aggBmkRunID returns the run id of an agg_bmk artifact at slash path p,
 // from its name (run_<id>.json) or its folder (run_<id>/agg_bmk.json); ok

@@ -153,7 +153,7 @@ func TestParseAPIRowsGood(t *testing.T) {
 	}
 }
 
-// realAPIRow is row 0 of ../shared/data/inferencex/api/benchmarks-dsr1-sample.json
+// realAPIRow is row 0 of corpus/sources/inferencex/api/benchmarks-dsr1-sample.json
 // (InferenceX /api/v1/benchmarks, DeepSeek-R1-0528 on SGLang, MI355X) with
 // the five metrics the current API adds (values of the kind it publishes).
 const realAPIRow = `{"hardware": "mi355x", "framework": "sglang", "model": "dsr1", "precision": "fp4", "spec_method": "none", "disagg": false, "is_multinode": false, "prefill_tp": 4, "prefill_ep": 1, "prefill_dp_attention": false, "prefill_num_workers": 0, "decode_tp": 4, "decode_ep": 1, "decode_dp_attention": false, "decode_num_workers": 0, "num_prefill_gpu": 4, "num_decode_gpu": 4, "isl": 1024, "osl": 1024, "conc": 4, "image": "lmsysorg/sglang:v0.5.12-rocm700-mi35x", "metrics": {"p90_itl": 0.009531326591968536, "p99_itl": 0.010587399266660214, "std_itl": 0.003989014545798846, "mean_itl": 0.009620007651333638, "p90_e2el": 9.838155750464647, "p90_tpot": 0.009700189354334428, "p90_ttft": 0.1711582055315385, "p99_e2el": 10.478947445219383, "p99_tpot": 0.009744551632824465, "p99_ttft": 0.8231137297395617, "std_e2el": 0.657266506500136, "std_tpot": 0.0001190444286123624, "std_ttft": 0.21257691105725865, "mean_e2el": 8.991529557155445, "mean_tpot": 0.009618676175431115, "mean_ttft": 0.17262843293137847, "p99.9_itl": 0.08329896036535504, "median_itl": 0.009406855329871178, "p90_intvty": 103.09077106347006, "p99.9_e2el": 10.531338966491633, "p99.9_tpot": 0.009746758196227407, "p99.9_ttft": 0.8233558841543273, "p99_intvty": 102.62144813636225, "std_intvty": 8400.225123144932, "avg_power_w": 628.907, "mean_intvty": 103.96441066955654, "median_e2el": 9.040930901188403, "median_tpot": 0.009648023886344358, "median_ttft": 0.10217383736744523, "p99.9_intvty": 102.59821572131145, "tput_per_gpu": 198.9447984579421, "median_intvty": 103.64816793368249, "input_tput_per_gpu": 99.95643343100151, "output_tput_per_gpu": 98.9883650269406, "joules_per_total_token": 3.161212, "joules_per_output_token": 6.353339, "avg_util_pct": 87.4, "avg_mem_used_mb": 151203.5, "decode_avg_power_w": 641.2, "prefill_avg_power_w": 602.8, "joules_per_input_token": 3.12}, "workers": null, "date": "2026-06-11", "run_url": "https://github.com/SemiAnalysisAI/InferenceX/actions/runs/27213443242/attempts/1"}`
@@ -278,7 +278,7 @@ func TestParseProfile(t *testing.T) {
 // TestParseProfileGroupKeys: results/config.yaml of the older client spells
 // the shared-prefix sizes num_groups and num_prompts_per_group and has no
 // enable_multi_turn_chat (the real file of
-// ../shared/data/inference-perf/20260217-155451-llama-2-7b-tp1-codegen).
+// corpus/sources/inference-perf/20260217-155451-llama-2-7b-tp1-codegen).
 func TestParseProfileGroupKeys(t *testing.T) {
 	t.Parallel()
 	b, err := os.ReadFile("testdata/fixture/inference-perf/20260217-155451-llama-2-7b-tp1-codegen/results/config.yaml")

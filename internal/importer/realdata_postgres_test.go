@@ -16,12 +16,12 @@ import (
 )
 
 // TestRealAggBmkThroughPostgres loads every real agg_bmk artifact of
-// ../shared/data (1 472 rows, every framework) into a real PostgreSQL laid
+// corpus/sources (1 472 rows, every framework) into a real PostgreSQL laid
 // out like the InferenceX database and checks that the database import
 // writes the same ledger, byte for byte, as the artifact import of the same
 // files. Runs when both the real data and a test database are present.
 func TestRealAggBmkThroughPostgres(t *testing.T) {
-	data := importertest.SharedData(t)
+	data := importertest.Sources(t)
 	conn, connString := inferencexdbtest.OpenWithSchema(t)
 	ctx := context.Background()
 	dir := filepath.Join(data, "inferencex", "agg_bmk")

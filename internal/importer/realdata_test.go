@@ -30,7 +30,7 @@ func realOptions() Options {
 // realImport is the import of the real data with realOptions, done once for
 // every test that reads it (none may change the result).
 var realImport = sync.OnceValues(func() (*Result, error) {
-	data, err := importertest.SharedDataDir()
+	data, err := importertest.SourcesDir()
 	if err != nil {
 		return nil, err
 	}
@@ -41,7 +41,7 @@ var realImport = sync.OnceValues(func() (*Result, error) {
 // the test when the real data is absent.
 func importReal(t *testing.T) (*Result, string) {
 	t.Helper()
-	data := importertest.SharedData(t)
+	data := importertest.Sources(t)
 	res, err := realImport()
 	if err != nil {
 		t.Fatal(err)
@@ -121,7 +121,7 @@ func TestRealGptOssH100Sweeps(t *testing.T) {
 		t.Errorf("H100 units and their point counts (-source +ledger):\n%s", d)
 	}
 	if checked != 43 {
-		t.Errorf("checked %d H100 points, the data README lists 43", checked)
+		t.Errorf("checked %d H100 points, corpus/sources/README.md lists 43", checked)
 	}
 }
 
@@ -152,7 +152,7 @@ func TestRealAccounting(t *testing.T) {
 	if got, want := r.Excluded[ReasonDuplicate], vllmRows-150; got != want {
 		t.Errorf("duplicates: %d, want %d (every vLLM row but the 150 of the v0.13.0 sweep)", got, want)
 	}
-	// The three overloaded reasoning stages of the data README.
+	// The three overloaded reasoning stages of corpus/sources/README.md.
 	if r.PointsOut != 150+len(stages) || !cmp.Equal(r.Marked, map[string]int{ReasonOverloaded: 3}) {
 		t.Errorf("points_out %d, marked %v; want 150 InferenceX + %d inference-perf, 3 marked overloaded", r.PointsOut, r.Marked, len(stages))
 	}
@@ -166,7 +166,7 @@ func TestRealAccounting(t *testing.T) {
 		}
 	}
 	if d := cmp.Diff(map[string]int{"H100": 43, "H200": 51, "B200": 56}, perHW); d != "" {
-		t.Errorf("InferenceX points per GPU, as the data README lists them (-want +got):\n%s", d)
+		t.Errorf("InferenceX points per GPU, as corpus/sources/README.md lists them (-want +got):\n%s", d)
 	}
 }
 
@@ -211,7 +211,7 @@ func TestRealRecipeByGPU(t *testing.T) {
 // file, read independently: TTFT and E2E as recorded, TPOT derived as
 // (E2E − TTFT)/(L − 1) with L from results/config.yaml (about twice the
 // recorded figure, which the derivation keeps), the failure counts, and the
-// three overloaded stages of the data README marked.
+// three overloaded stages of corpus/sources/README.md marked.
 func TestRealInferencePerf(t *testing.T) {
 	t.Parallel()
 	res, data := importReal(t)
@@ -223,7 +223,7 @@ func TestRealInferencePerf(t *testing.T) {
 	}
 	stages, _ := filepath.Glob(filepath.Join(data, "inference-perf", "*", "results", "stage_*_lifecycle_metrics.json"))
 	if len(stages) != 21 {
-		t.Errorf("%d stage files, the data README lists 21 stages of 14 runs", len(stages))
+		t.Errorf("%d stage files, corpus/sources/README.md lists 21 stages of 14 runs", len(stages))
 	}
 	overloaded := map[string]int{}
 	for _, f := range stages {
@@ -270,6 +270,6 @@ func TestRealInferencePerf(t *testing.T) {
 		"20260218-160939-codellama-34b-tp2-reasoning":  4,
 	}
 	if d := cmp.Diff(want, overloaded); d != "" {
-		t.Errorf("overloaded stages (-data README +found):\n%s", d)
+		t.Errorf("overloaded stages (-README +found):\n%s", d)
 	}
 }

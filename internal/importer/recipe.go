@@ -13,8 +13,9 @@ import (
 // (--num-warmups 2×CONC); runs before it sent none.
 const WarmupSince = "2026-01-21"
 
-// Recipe facts (../shared/reference/inferencex.md) are documented for the
-// gpt-oss-120b vLLM points of this window.
+// Recipe facts (InferenceX's published benchmark recipes,
+// github.com/SemiAnalysisAI/InferenceX; the table in docs/LEDGER.md) are
+// documented for the gpt-oss-120b vLLM points of this window.
 const (
 	recipeFrom  = "2025-12-01"
 	recipeUntil = "2026-01-31"
@@ -32,9 +33,9 @@ type runFacts struct {
 	InRecipeWindow bool
 }
 
-// knownRuns are the InferenceX vLLM runs of ../shared/data. Their dates are
+// knownRuns are the InferenceX vLLM runs of corpus/sources. Their dates are
 // not recorded anywhere we can read (the artifacts carry none), so Date stays
-// empty; the data README states they are Dec 2025 – Jan 2026 runs that
+// empty; corpus/sources/README.md states they are Dec 2025 – Jan 2026 runs that
 // predate the client's warmup.
 var knownRuns = map[string]runFacts{
 	"20218553330": {PreWarmup: true, InRecipeWindow: true}, // vLLM v0.11.2 full sweep

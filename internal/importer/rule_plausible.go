@@ -11,7 +11,7 @@ const (
 	// is beyond any client's timeout.
 	maxPlausibleLatencyMs = 3600 * 1000
 	// interactivityTolerance: InferenceX's mean interactivity is 1/mean
-	// TPOT (to 1e-15 on all 1 532 rows of ../shared/data); more than 10 %
+	// TPOT (to 1e-15 on all 1 532 rows of corpus/sources); more than 10 %
 	// off means one of the two is wrong.
 	interactivityTolerance = 0.10
 )

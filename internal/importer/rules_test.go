@@ -12,7 +12,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
 )
 
-// realAggRow is row 2 of ../shared/data/inferencex/agg_bmk/run_20662362255.json
+// realAggRow is row 2 of corpus/sources/inferencex/agg_bmk/run_20662362255.json
 // (SemiAnalysis InferenceX, vLLM v0.13.0, gpt-oss-120b on H100, TP2,
 // 1k/8k, concurrency 64), as published.
 const realAggRow = `{"hw": "h100", "conc": 64, "image": "vllm/vllm-openai:v0.13.0", "model": "openai/gpt-oss-120b", "infmax_model_prefix": "gptoss", "framework": "vllm", "precision": "fp4", "spec_decoding": "none", "disagg": false, "isl": 1024, "osl": 8192, "is_multinode": false, "tp": 2, "ep": 1, "dp_attention": "false", "tput_per_gpu": 2397.494732576788, "output_tput_per_gpu": 2131.3734498447698, "input_tput_per_gpu": 266.12128273201824, "mean_ttft": 0.15654434917669277, "median_ttft": 0.0730002336204052, "std_ttft": 0.28009648627355893, "p99_ttft": 1.4885795140452682, "mean_tpot": 0.014636926692797134, "mean_intvty": 68.32035310336714, "median_tpot": 0.014696929405726544, "median_intvty": 68.04142364665356, "std_tpot": 0.00038217542646096046, "std_intvty": 2616.599422051409, "p99_tpot": 0.015085910421981432, "p99_intvty": 66.28701696007133, "mean_itl": 0.014638566929422659, "median_itl": 0.014473398216068745, "std_itl": 0.002986829684915831, "p99_itl": 0.01621236428618432, "mean_e2el": 108.25746623355371, "median_e2el": 107.9914036123082, "std_e2el": 7.570493078096606, "p99_e2el": 122.18816490169614}`

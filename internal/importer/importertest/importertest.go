@@ -1,34 +1,20 @@
 // Package importertest holds test helpers shared by the importer's tests and
-// the tests of what it writes: finding the real data beside the repository
-// and reading every file of a tree. Only tests import it.
+// the tests of what it writes: finding the raw sources of the bundled corpus
+// (corpus/sources) and reading every file of a tree. Only tests import it.
 package importertest
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
 )
 
-// SharedDataEnv names a directory to use as the real data instead of
-// ../shared/data (for a checkout that is not beside shared/, such as a git
-// worktree elsewhere).
-const SharedDataEnv = "BLIS_SHARED_DATA"
-
-// SharedDataDir returns ../shared/data relative to the repository root (the
-// nearest directory holding go.mod at or above the working directory), or
-// $BLIS_SHARED_DATA when set. The error says why when the root or the data
-// (its inferencex/agg_bmk folder) is absent: the real data is not part of
-// the repository.
-func SharedDataDir() (string, error) {
-	if d := os.Getenv(SharedDataEnv); d != "" {
-		if _, err := os.Stat(filepath.Join(d, "inferencex", "agg_bmk")); err != nil {
-			return "", fmt.Errorf("%s=%s: real data absent (%w)", SharedDataEnv, d, err)
-		}
-		return d, nil
-	}
+// SourcesDir returns corpus/sources of the repository the working directory
+// lies in (the nearest directory at or above it holding go.mod): the real
+// measurements the bundled ledger is imported from, part of the repository.
+func SourcesDir() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", err
@@ -43,20 +29,20 @@ func SharedDataDir() (string, error) {
 		}
 		dir = parent
 	}
-	data := filepath.Join(dir, "..", "shared", "data")
+	data := filepath.Join(dir, "corpus", "sources")
 	if _, err := os.Stat(filepath.Join(data, "inferencex", "agg_bmk")); err != nil {
-		return "", fmt.Errorf("real data absent (%w)", err)
+		return "", err
 	}
 	return data, nil
 }
 
-// SharedData is SharedDataDir for a test, which it skips when the data is
-// absent.
-func SharedData(t testing.TB) string {
+// Sources is SourcesDir for a test, which fails when the sources are
+// missing (they are committed: a checkout without them is broken).
+func Sources(t testing.TB) string {
 	t.Helper()
-	data, err := SharedDataDir()
+	data, err := SourcesDir()
 	if err != nil {
-		t.Skip(err)
+		t.Fatalf("the raw sources (corpus/sources): %v", err)
 	}
 	return data
 }

@@ -1,0 +1,25 @@
+package corpus
+
+import (
+	"io/fs"
+	"slices"
+	"testing"
+)
+
+// TestOnlyLedgerAndCatalogEmbedded: the binary carries the ledger and the
+// catalog, never sources/ (the import's input, about 3 MB, which the
+// harness does not read) or anything else beside them.
+func TestOnlyLedgerAndCatalogEmbedded(t *testing.T) {
+	t.Parallel()
+	entries, err := fs.ReadDir(files, ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var top []string
+	for _, e := range entries {
+		top = append(top, e.Name())
+	}
+	if want := []string{"catalog", "ledger"}; !slices.Equal(top, want) {
+		t.Errorf("embedded top-level entries %v, want %v", top, want)
+	}
+}
