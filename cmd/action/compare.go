@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/cli"
-	"github.com/inference-sim/accuracy-dashboard/internal/prcheck"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
@@ -73,7 +72,7 @@ func runCompare(_ context.Context, o compareOptions, env cli.Env) error {
 		}
 		runs[i], names[i] = report.Run{Summary: s, Points: p}, name
 	}
-	_, err := io.WriteString(env.Stdout, render.CompareMarkdown(prcheck.CompareRuns(runs[0], runs[1], names[0], names[1])))
+	_, err := io.WriteString(env.Stdout, render.CompareMarkdown(render.RunsComparison(report.CompareRuns(runs[0], runs[1], names[0], names[1]))))
 	return err
 }
 

@@ -132,6 +132,7 @@ var rules = []rule{
 	forbid("only cmd/action talks to the Actions runner (go-githubactions)", not("cmd/action"), "go-githubactions"),
 	forbid("the pull-request core (prcheck) depends only on model packages", is("internal/prcheck"),
 		"harness", "importer", "ledger", "bot", "botconfig", "webhook", "nightly", "leaderboard", "inferencexdb", "github", "corpus"),
+	forbid("the bot's core does not import the pull-request flow (the comparison model is report's)", is("internal/bot"), "prcheck"),
 	forbid("configuration (botconfig) does not import the bot's core or its server", is("internal/botconfig"), "bot", "webhook", "github"),
 	forbid("rendering is pure: no harness, importer, bot or disk", is("internal/render"), "harness", "importer", "bot", "prcheck", "diskio", "github", "webhook"),
 	forbidReach("rendering and the pull-request core never depend on the simulator harness, not even through another package", is("internal/render", "internal/prcheck"), "harness", "lbrun"),

@@ -15,7 +15,6 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/jsonstrict"
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
-	"github.com/inference-sim/accuracy-dashboard/internal/prcheck"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
@@ -348,8 +347,8 @@ func comparePage(prev PreviousSnapshot, cur report.Run, id string) ([]byte, bool
 	if err != nil {
 		return nil, false
 	}
-	c := prcheck.CompareRuns(report.Run{Summary: ps, Points: pp}, cur, prev.ID, id)
-	return []byte(render.CompareMarkdown(c)), true
+	c := report.CompareRuns(report.Run{Summary: ps, Points: pp}, cur, prev.ID, id)
+	return []byte(render.CompareMarkdown(render.RunsComparison(c))), true
 }
 
 // indexEntryV1 is an entry of a version 1 index.

@@ -43,7 +43,7 @@ func comparePair(t *testing.T) (report.Run, report.Run) {
 func TestCompare(t *testing.T) {
 	t.Parallel()
 	head, base := comparePair(t)
-	c := Compare(head, &base)
+	c := report.Compare(head, &base)
 	if len(c.Rows) != 2*len(metric.All) {
 		t.Fatalf("%d rows, want %d", len(c.Rows), 2*len(metric.All))
 	}
@@ -93,7 +93,7 @@ func TestCompare(t *testing.T) {
 func TestCompareNoBaseline(t *testing.T) {
 	t.Parallel()
 	head, _ := comparePair(t)
-	c := Compare(head, nil)
+	c := report.Compare(head, nil)
 	if c.Base != nil || len(c.Movers) != 0 {
 		t.Error("baseline data without a baseline")
 	}
@@ -110,7 +110,7 @@ func TestCompareNoBaseline(t *testing.T) {
 func TestEvaluate(t *testing.T) {
 	t.Parallel()
 	head, base := comparePair(t)
-	c := Compare(head, &base)
+	c := report.Compare(head, &base)
 	// Threshold tier measured_resolved: TTFT Δ −1.67, TPOT Δ +3.33.
 	tests := []struct {
 		name             string
@@ -141,7 +141,7 @@ func TestThresholdTierFallsBack(t *testing.T) {
 	t.Parallel()
 	head := mkRun(t, headSHA, pt{"x1", "assumed", 1, 50, 5, 60, 5})
 	base := mkRun(t, baseSHA, pt{"x1", "assumed", 1, 50, 5, 55, 5})
-	c := Compare(head, &base)
+	c := report.Compare(head, &base)
 	if got := thresholdTier(c); got != report.TierAll {
 		t.Errorf("thresholdTier = %s, want all", got)
 	}
@@ -155,7 +155,7 @@ func TestCompareRendersEscaped(t *testing.T) {
 	t.Parallel()
 	head := mkRun(t, headSHA, pt{"a|@evil", "measured", 1, 100, 10, 110, 10})
 	base := mkRun(t, baseSHA, pt{"a|@evil", "measured", 1, 100, 10, 150, 10})
-	md := render.CompareMarkdown(Compare(head, &base))
+	md := render.CompareMarkdown(render.Comparison{Comparison: report.Compare(head, &base)})
 	if strings.Contains(md, "a|@evil") || !strings.Contains(md, `a\|@`+"\u200d"+"evil") {
 		t.Errorf("point id not escaped:\n%s", md)
 	}
@@ -171,7 +171,7 @@ func TestCompareShape(t *testing.T) {
 	t.Parallel()
 	head := mkRun(t, headSHA, pt{"u1", "measured", 1, 10, 1, 10, 1}, pt{"u2", "measured", 2, 20, 1, 22, 1}, pt{"u4", "measured", 4, 40, 1, 40, 1})
 	base := mkRun(t, baseSHA, pt{"u1", "measured", 1, 10, 1, 10, 1}, pt{"u2", "measured", 2, 20, 1, 20, 1}, pt{"u4", "measured", 4, 40, 1, 48, 1})
-	c := Compare(head, &base)
+	c := report.Compare(head, &base)
 	r := c.Rows[0]
 	if r.Tier != report.TierMeasuredResolved || r.Metric != "ttft" {
 		t.Fatalf("first row is %s %s", r.Tier, r.Metric)
@@ -198,7 +198,7 @@ func TestCompareGroupsAndOneSided(t *testing.T) {
 	head, base := comparePair(t)
 	extra := mkRun(t, headSHA, pt{"z9", "measured", 1, 100, 10, 100, 10})
 	head.Points = append(head.Points, extra.Points...)
-	c := Compare(head, &base)
+	c := report.Compare(head, &base)
 	type group struct {
 		Model, Hardware, Metric string
 		Common                  int
@@ -213,16 +213,16 @@ func TestCompareGroupsAndOneSided(t *testing.T) {
 	if d := cmp.Diff(want, got, approx); d != "" {
 		t.Errorf("groups (-want +got):\n%s", d)
 	}
-	wantHead := []render.OneSided{{ID: "a3", Reason: "sim_error"}, {ID: "z9", Reason: render.ReasonNotInCorpus}}
+	wantHead := []report.OneSided{{ID: "a3", Reason: "sim_error"}, {ID: "z9", Reason: report.ReasonNotInCorpus}}
 	if d := cmp.Diff(wantHead, c.OnlyHead); d != "" {
 		t.Errorf("scored by head only (-want +got):\n%s", d)
 	}
-	if d := cmp.Diff([]render.OneSided{{ID: "a4", Reason: "sim_error"}}, c.OnlyBase); d != "" {
+	if d := cmp.Diff([]report.OneSided{{ID: "a4", Reason: "sim_error"}}, c.OnlyBase); d != "" {
 		t.Errorf("scored by base only (-want +got):\n%s", d)
 	}
 
 	// Two named runs: B − A, the same rows as a pull request's head − base.
-	runs := CompareRuns(base, head, "v0.7.14", "v0.7.15")
+	runs := render.RunsComparison(report.CompareRuns(base, head, "v0.7.14", "v0.7.15"))
 	if d := cmp.Diff(c.Rows, runs.Rows); d != "" {
 		t.Errorf("CompareRuns rows differ from Compare's:\n%s", d)
 	}
@@ -263,8 +263,8 @@ func TestCompareSecondaryIsShownNotGated(t *testing.T) {
 	t.Parallel()
 	head, base := comparePair(t)
 	head, base = withE2E(t, head, 1.5), withE2E(t, base, 1)
-	c := Compare(head, &base)
-	var e2e *render.DeltaRow
+	c := report.Compare(head, &base)
+	var e2e *report.DeltaRow
 	for i, r := range c.Rows {
 		if r.Tier == report.TierAll && r.Metric == metric.E2E.Key {
 			e2e = &c.Rows[i]
@@ -279,7 +279,7 @@ func TestCompareSecondaryIsShownNotGated(t *testing.T) {
 			t.Errorf("secondary metric gated: %s", msg)
 		}
 	}
-	md := render.CompareMarkdown(c)
+	md := render.CompareMarkdown(render.Comparison{Comparison: c})
 	if !strings.Contains(md, "| all | Mean E2E | 0.0% | 50.0% | **+50.00 pp**") {
 		t.Errorf("comparison lacks the E2E row:\n%s", md)
 	}

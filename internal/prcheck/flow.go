@@ -114,7 +114,7 @@ type Outcome struct {
 	// Markdown is the full comparison; MarkdownPath is where it was written.
 	Markdown     string
 	MarkdownPath string
-	Comparison   render.Comparison
+	Comparison   report.Comparison
 	Verdict      Verdict
 	// CommentURL is the sticky comment's address ("" when none was posted).
 	CommentURL string
@@ -253,13 +253,10 @@ func (f *Flow) readResults(out Outcome, pr PR) (report.Run, *report.Run, error) 
 // the thresholds.
 func (f *Flow) report(ctx context.Context, out Outcome, head report.Run, base *report.Run, notes []string, pr PR) (Outcome, error) {
 	out.Head = head.Summary
-	c := Compare(head, base)
-	out.Verdict = Evaluate(c, f.Thresholds)
-	c.Alerts = append(append([]string{}, out.Verdict.Failures...), out.Verdict.Alerts...)
-	c.Notes = notes
-	c.DetailsURL = f.DetailsURL
-	out.Comparison = c
-	out.Markdown = render.CompareMarkdown(c)
+	out.Comparison = report.Compare(head, base)
+	out.Verdict = Evaluate(out.Comparison, f.Thresholds)
+	out.Markdown = render.CompareMarkdown(render.Comparison{Comparison: out.Comparison,
+		Alerts: append(append([]string{}, out.Verdict.Failures...), out.Verdict.Alerts...), Notes: notes, DetailsURL: f.DetailsURL})
 	out.MarkdownPath = filepath.Join(f.OutDir, comparisonFile)
 	if err := os.MkdirAll(f.OutDir, 0o755); err != nil {
 		return out, fmt.Errorf("output directory: %w", err)

@@ -29,7 +29,7 @@ type Verdict struct {
 // all. This is not report.Headline, which looks at one run's own figures: a
 // Δ needs common points, so a measured_resolved row without any falls back
 // even when each run scored some of that tier on its own.
-func thresholdTier(c render.Comparison) string {
+func thresholdTier(c report.Comparison) string {
 	for _, r := range c.Rows {
 		if r.Tier == report.TierMeasuredResolved && headline(r) && r.Common == 0 {
 			return report.TierAll
@@ -42,7 +42,7 @@ func thresholdTier(c render.Comparison) string {
 // picks; the secondary metrics are shown, never gated. A metric past a
 // threshold has Δ strictly greater than it. Without a baseline nothing is
 // evaluated.
-func Evaluate(c render.Comparison, th Thresholds) Verdict {
+func Evaluate(c report.Comparison, th Thresholds) Verdict {
 	var v Verdict
 	if c.Base == nil {
 		return v
@@ -68,7 +68,7 @@ func Evaluate(c render.Comparison, th Thresholds) Verdict {
 }
 
 // headline reports whether r is a row of a headline metric.
-func headline(r render.DeltaRow) bool {
+func headline(r report.DeltaRow) bool {
 	d, ok := metric.ByKey(r.Metric)
 	return ok && d.Headline
 }

@@ -16,31 +16,15 @@ import (
 // comment. It is the first line of every comparison Markdown.
 const PRMarker = "<!-- accuracy-dashboard:pr -->"
 
-// Comparison is one comparison of two runs, base (A) and head (B): the head
-// run's figures, and with a baseline, the base run's and the difference over
-// the points both runs scored, by tier, by model × hardware and by point, and
-// what each run scored that the other did not. It is plain data;
-// internal/prcheck computes it. The pull-request comment, `action compare`
-// and the dashboard's compare pages all render it with CompareMarkdown.
+// Comparison is a report.Comparison as one page draws it: the model's
+// figures (internal/report computes them) and what the page adds around
+// them. The pull-request comment, `action compare` and the dashboard's
+// compare pages all render it with CompareMarkdown.
 type Comparison struct {
+	report.Comparison
 	// Title, when set, heads a comparison of two named runs (BaseName and
 	// HeadName) instead of a pull request's: no PR marker.
-	Title              string
-	BaseName, HeadName string
-	Head               report.Summary
-	// Base is nil when the run had no baseline.
-	Base *report.Summary
-	// Rows is one row per tier and metric, in display order.
-	Rows []DeltaRow
-	// Movers are the points whose error moved most, largest first (empty
-	// without a baseline).
-	Movers []PointDelta
-	// Groups compare the runs by model × hardware over their common points
-	// (empty without a baseline).
-	Groups []GroupDelta
-	// OnlyBase and OnlyHead are the points one run scored and the other did
-	// not, with the other run's reason (empty without a baseline).
-	OnlyBase, OnlyHead []OneSided
+	Title string
 	// Alerts are plain-text statements of metrics past the alert threshold.
 	Alerts []string
 	// Notes are plain-text remarks shown under the table (cache hits, ...).
@@ -49,64 +33,15 @@ type Comparison struct {
 	DetailsURL string
 }
 
-// DeltaRow is one tier and metric of a Comparison. MAPE and bias are in
-// percent; Delta is in percentage points.
-type DeltaRow struct {
-	// Tier is report.TierMeasuredResolved or report.TierAll.
-	Tier string
-	// Metric is the metric's key (metric.Def.Key): "ttft", "tpot", ... Rows
-	// of headline metrics make the main table, the others a secondary one.
-	Metric string
-	// Head is the head run's own figure over all the points it scored.
-	Head report.Metric
-	// Common is the number of points of this tier both runs scored.
-	Common int
-	// HeadMAPE and BaseMAPE are each run's MAPE over those points, HeadBias
-	// and BaseBias its bias; nil when the runs share no scored point.
-	HeadMAPE, BaseMAPE *float64
-	HeadBias, BaseBias *float64
-	// Delta is HeadMAPE − BaseMAPE, nil when either is nil.
-	Delta *float64
-	// HeadShape and BaseShape are the shape errors over the common points;
-	// ShapeDelta is HeadShape − BaseShape, nil when either is nil.
-	HeadShape, BaseShape *float64
-	ShapeDelta           *float64
+// RunsComparison is the view of two named runs' comparison (c.BaseName →
+// c.HeadName): what `action compare` prints and the dashboard's compare
+// pages hold.
+func RunsComparison(c report.Comparison) Comparison {
+	return Comparison{Comparison: c, Title: fmt.Sprintf("Simulator accuracy: %s → %s", c.BaseName, c.HeadName)}
 }
-
-// GroupDelta is one model × hardware group and metric: each run's MAPE
-// over the points of the group both runs scored.
-type GroupDelta struct {
-	// Metric is the metric's key (metric.Def.Key).
-	Model, Hardware, Metric string
-	Common                  int
-	BaseMAPE, HeadMAPE      *float64
-	// Delta is HeadMAPE − BaseMAPE.
-	Delta *float64
-}
-
-// OneSided is a point one run scored and the other did not.
-type OneSided struct {
-	ID string
-	// Reason is why the other run did not score it: its not-scored reason
-	// code, or ReasonNotInCorpus.
-	Reason string
-}
-
-// ReasonNotInCorpus is a OneSided reason: the other run's corpus lacks the
-// point.
-const ReasonNotInCorpus = "not in its corpus"
 
 // MaxOneSided is how many one-sided points a comparison lists per side.
 const MaxOneSided = 30
-
-// PointDelta is one point's absolute percentage error in both runs.
-type PointDelta struct {
-	ID string
-	// Metric is the metric's key (metric.Def.Key).
-	Metric  string
-	BaseAPE float64
-	HeadAPE float64
-}
 
 // CompareMarkdown renders a Comparison as the Markdown of the pull-request
 // comment and job summary. The first line is PRMarker. Untrusted text (point
@@ -177,7 +112,7 @@ func (c Comparison) names() (base, head string) {
 
 // writeOneSided lists the points scoredBy scored and other did not, at most
 // MaxOneSided, with other's reason.
-func writeOneSided(b *strings.Builder, points []OneSided, scoredBy, other string) {
+func writeOneSided(b *strings.Builder, points []report.OneSided, scoredBy, other string) {
 	if len(points) == 0 {
 		return
 	}
@@ -216,7 +151,7 @@ func tierName(t string) string {
 }
 
 // splitRows separates the rows of headline metrics from the others.
-func splitRows(rows []DeltaRow) (headline, secondary []DeltaRow) {
+func splitRows(rows []report.DeltaRow) (headline, secondary []report.DeltaRow) {
 	for _, r := range rows {
 		if d, ok := metric.ByKey(r.Metric); ok && !d.Headline {
 			secondary = append(secondary, r)
@@ -265,7 +200,7 @@ func writeSecondary(b *strings.Builder, table func(), n int, note string) {
 	b.WriteString("\n" + note + "\n\n</details>\n\n")
 }
 
-func writeDeltaRows(b *strings.Builder, base, head string, rows []DeltaRow) {
+func writeDeltaRows(b *strings.Builder, base, head string, rows []report.DeltaRow) {
 	fmt.Fprintf(b, "| Tier | Metric | %[1]s MAPE | %[2]s MAPE | Δ MAPE | %[1]s shape | %[2]s shape | Δ shape | %[1]s bias | %[2]s bias | Common points |\n", base, head)
 	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range rows {
@@ -283,7 +218,7 @@ func writeHeadTable(b *strings.Builder, c Comparison) {
 		"Each over the points whose measurement has the metric.")
 }
 
-func writeHeadRows(b *strings.Builder, rows []DeltaRow) {
+func writeHeadRows(b *strings.Builder, rows []report.DeltaRow) {
 	b.WriteString("| Tier | Metric | MAPE | Bias | Median APE | Shape | Points |\n")
 	b.WriteString("|---|---|---:|---:|---:|---:|---:|\n")
 	for _, r := range rows {

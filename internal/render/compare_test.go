@@ -38,10 +38,10 @@ func compareFixture() Comparison {
 	head := compareSummary("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")
 	base := compareSummary("bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb")
 	base.Coverage = report.Coverage{CorpusPoints: 12, Scored: 12, NotScoredByReason: map[string]int{}}
-	return Comparison{
+	return Comparison{Comparison: report.Comparison{
 		Head: head,
 		Base: &base,
-		Rows: []DeltaRow{
+		Rows: []report.DeltaRow{
 			{Tier: report.TierMeasuredResolved, Metric: "ttft", Head: head.Tiers.MeasuredResolved["ttft"], Common: 3, HeadMAPE: fp(10), BaseMAPE: fp(35.0 / 3), HeadBias: fp(-10.0 / 3), BaseBias: fp(25.0 / 3), Delta: fp(10 - 35.0/3)},
 			{Tier: report.TierMeasuredResolved, Metric: "tpot", Head: head.Tiers.MeasuredResolved["tpot"], Common: 3, HeadMAPE: fp(10.0 / 3), BaseMAPE: fp(0), HeadBias: fp(10.0 / 3), BaseBias: fp(0), Delta: fp(10.0 / 3)},
 			{Tier: report.TierAll, Metric: "ttft", Head: head.Tiers.All["ttft"], Common: 4, HeadMAPE: fp(17.5), BaseMAPE: fp(18.75), HeadBias: fp(7.5), BaseBias: fp(16.25), Delta: fp(-1.25)},
@@ -51,10 +51,10 @@ func compareFixture() Comparison {
 			{Tier: report.TierAll, Metric: "e2e", Head: head.Tiers.All["e2e"], Common: 4, HeadMAPE: fp(6.5), BaseMAPE: fp(8), HeadBias: fp(-6.5), BaseBias: fp(-8), Delta: fp(-1.5)},
 			{Tier: report.TierAll, Metric: "p99_ttft", Head: head.Tiers.All["p99_ttft"], Common: 3, HeadMAPE: fp(40), BaseMAPE: fp(41), HeadBias: fp(-40), BaseBias: fp(-41), Delta: fp(-1)},
 		},
-		Movers: []PointDelta{
+		Movers: []report.PointDelta{
 			{ID: "unit-a@c=2", Metric: "ttft", BaseAPE: 5, HeadAPE: 20},
 			{ID: "unit-<b>|x@c=1", Metric: "tpot", BaseAPE: 10, HeadAPE: 0},
-		},
+		}},
 		Alerts:     []string{"TPOT MAPE (measured_resolved tier) rose by 3.33 pp, from 0.0% to 3.3% over 3 common points (threshold 1.00 pp)."},
 		Notes:      []string{"Base result reused from the cache (same harness, simulator commit and data)."},
 		DetailsURL: "https://github.com/o/r/actions/runs/42",
@@ -74,12 +74,12 @@ func TestCompareMarkdownGolden(t *testing.T) {
 	release.Head.Label, release.Head.LabelReasons = report.LabelRelease, nil
 	release.Head.Provenance.Harness.Source = report.HarnessAssertion
 	release.Head.Provenance.Catalog = nil
-	withBase.Groups = []GroupDelta{
+	withBase.Groups = []report.GroupDelta{
 		{Model: "openai/gpt-oss-120b", Hardware: "H100", Metric: "TTFT", Common: 3, BaseMAPE: fp(20), HeadMAPE: fp(12.5), Delta: fp(-7.5)},
 		{Model: "m|<x>", Hardware: "@h", Metric: "TPOT", Common: 1, BaseMAPE: fp(1), HeadMAPE: fp(1.5), Delta: fp(0.5)},
 	}
-	withBase.OnlyHead = []OneSided{{ID: "unit-c@c=4", Reason: "timeout"}, {ID: "new@c=1", Reason: ReasonNotInCorpus}}
-	withBase.OnlyBase = []OneSided{{ID: "unit-d@c=8", Reason: "sim_error"}}
+	withBase.OnlyHead = []report.OneSided{{ID: "unit-c@c=4", Reason: "timeout"}, {ID: "new@c=1", Reason: report.ReasonNotInCorpus}}
+	withBase.OnlyBase = []report.OneSided{{ID: "unit-d@c=8", Reason: "sim_error"}}
 	runs := withBase
 	runs.Title, runs.BaseName, runs.HeadName = "Simulator accuracy: v0.7.14_run-1 → v0.7.15_run-2", "v0.7.14_run-1", "v0.7.15_run-2"
 	runs.Alerts, runs.Notes, runs.DetailsURL = nil, nil, ""
