@@ -16,7 +16,6 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/github"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
-	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 	"github.com/inference-sim/accuracy-dashboard/internal/prcheck"
@@ -47,25 +46,13 @@ type planRequest struct {
 	simulatorRepo, inferencexRepo string
 }
 
-// planResult is the current plan and the last published one.
-type planResult struct {
-	plan nightly.Plan
-	// last is the newest snapshot's plan (nil: none recorded); lastID its id.
-	last    *nightly.Plan
-	lastID  string
-	changes []string
-}
-
-// resolvePlan resolves the current plan, never hard-coded: the newest
-// stable release tag of the simulator and the commit it names (through
-// GitHub), the harness release the pin names, the data the pin names (by
-// content digest for a directory), the newest InferenceX dump tag; and
-// compares it with state/last-run.json of the dashboard checkout.
-func resolvePlan(ctx context.Context, gh releaseRefs, req planRequest) (planResult, error) {
-	var res planResult
+// resolvePlan reads the pin, the data it names (by content digest for a
+// directory) and state/last-run.json of the dashboard checkout, and
+// resolves the current plan (nightly.Resolve) through GitHub.
+func resolvePlan(ctx context.Context, gh releaseRefs, req planRequest) (nightly.Resolution, error) {
 	src, err := os.ReadFile(req.pinFile)
 	if err != nil {
-		return res, fmt.Errorf("pin file: %w", err)
+		return nightly.Resolution{}, fmt.Errorf("pin file: %w", err)
 	}
 	rel, err := filepath.Rel(req.dashboardDir, req.pinFile)
 	if err != nil {
@@ -73,95 +60,53 @@ func resolvePlan(ctx context.Context, gh releaseRefs, req planRequest) (planResu
 	}
 	p, err := pin.Parse(src, rel)
 	if err != nil {
-		return res, err
-	}
-	simRepo, err := github.ParseRepo(req.simulatorRepo)
-	if err != nil {
-		return res, fmt.Errorf("simulator repository: %w", err)
-	}
-	tags, err := tagNames(ctx, gh, simRepo, "tags/v")
-	if err != nil {
-		return res, err
-	}
-	release := ident.NewestRelease(tags)
-	if release == "" {
-		return res, fmt.Errorf("simulator repository %s: %w", simRepo, nightly.ErrNoRelease)
-	}
-	commit, err := gh.ResolveTag(ctx, simRepo, release)
-	if err != nil {
-		return res, err
-	}
-	res.plan = nightly.Plan{Version: nightly.Version,
-		Simulator: nightly.Source{Repository: simRepo.String(), Release: release, Commit: commit},
-		Harness:   nightly.Source{Repository: p.Harness.Repository, Release: p.Harness.Tag, Commit: p.Harness.Commit},
+		return nightly.Resolution{}, err
 	}
 	data, err := dataKey(p, req.dashboardDir)
 	if err != nil {
-		return res, err
+		return nightly.Resolution{}, err
 	}
-	for name, v := range data {
-		res.plan.Data = append(res.plan.Data, nightly.Data{Name: name, Version: v})
-	}
-	if req.inferencexRepo != "" {
-		ix, err := github.ParseRepo(req.inferencexRepo)
-		if err != nil {
-			return res, fmt.Errorf("InferenceX repository: %w", err)
-		}
-		dumps, err := tagNames(ctx, gh, ix, "tags/"+nightly.DumpTagPrefix)
-		if err != nil {
-			return res, err
-		}
-		dump := nightly.NewestDump(dumps)
-		if dump == "" {
-			return res, fmt.Errorf("InferenceX repository %s has no weekly dump tag %sYYYY-MM-DD", ix, nightly.DumpTagPrefix)
-		}
-		// The ledger is the one imported from the dump: the dump's tag
-		// (with the harness release that imports it) is its key.
-		if p.Data.Ledger != pin.Bundled {
-			return res, fmt.Errorf("the pin names ledger %q and an InferenceX repository is set: a nightly scores one ledger; set data.ledger to bundled or leave inferencex-repository empty", p.Data.Ledger)
-		}
-		ledgerLess := res.plan.Data[:0]
-		for _, d := range res.plan.Data {
-			if d.Name != "ledger" {
-				ledgerLess = append(ledgerLess, d)
-			}
-		}
-		res.plan.Data = append(ledgerLess, nightly.Data{Name: nightly.DataInferenceXDump, Version: dump})
-	}
-	res.plan = res.plan.Normalize()
-	if err := res.plan.Validate(); err != nil {
-		return res, fmt.Errorf("plan: %w", err)
-	}
+	r := nightly.Request{Pin: p, Data: data, SimulatorRepo: req.simulatorRepo, InferenceXRepo: req.inferencexRepo}
 	raw, err := os.ReadFile(filepath.Join(req.dashboardDir, filepath.FromSlash(bot.LastRunPath)))
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 	case err != nil:
-		return res, err
+		return nightly.Resolution{}, err
 	default:
 		last, err := bot.ParseLastRun(raw)
 		if err != nil {
-			return res, err
+			return nightly.Resolution{}, err
 		}
-		res.last, res.lastID = last.Inputs, last.Snapshot
+		r.Last, r.LastID = last.Inputs, last.Snapshot
 	}
-	res.changes = nightly.Changes(res.last, res.plan)
-	if res.last == nil && res.lastID != "" {
-		res.changes = []string{fmt.Sprintf("the last snapshot %s recorded no inputs (published before plans existed)", res.lastID)}
-	}
-	return res, nil
+	return nightly.Resolve(ctx, githubTags{gh}, r)
 }
 
-// tagNames lists the tags of repo under prefix ("tags/v"), without "refs/tags/".
-func tagNames(ctx context.Context, gh releaseRefs, repo github.Repo, prefix string) ([]string, error) {
-	refs, err := gh.ListMatchingRefs(ctx, repo, prefix)
+// githubTags is nightly.Tags over GitHub's refs.
+type githubTags struct{ gh releaseRefs }
+
+func (t githubTags) TagNames(ctx context.Context, repo, prefix string) ([]string, error) {
+	r, err := github.ParseRepo(repo)
+	if err != nil {
+		return nil, err
+	}
+	refs, err := t.gh.ListMatchingRefs(ctx, r, "tags/"+prefix)
 	if err != nil {
 		return nil, err
 	}
 	names := make([]string, len(refs))
-	for i, r := range refs {
-		names[i] = strings.TrimPrefix(r.Name, "refs/tags/")
+	for i, ref := range refs {
+		names[i] = strings.TrimPrefix(ref.Name, "refs/tags/")
 	}
 	return names, nil
+}
+
+func (t githubTags) ResolveTag(ctx context.Context, repo, tag string) (string, error) {
+	r, err := github.ParseRepo(repo)
+	if err != nil {
+		return "", err
+	}
+	return t.gh.ResolveTag(ctx, r, tag)
 }
 
 // runNightlyPlanMode is the Action's mode nightly-plan: outputs changed
@@ -176,7 +121,7 @@ func runNightlyPlanMode(ctx context.Context, in actionInputs, gha runner) error 
 	if err != nil {
 		return err
 	}
-	md := render.NightlyPlan(res.plan, res.changes, res.lastID)
+	md := render.NightlyPlan(res.Plan, res.Changes, res.LastID)
 	gha.Notice(strings.TrimSpace(strings.SplitN(md, "\n", 2)[0]))
 	if in.summaryPath != "" {
 		if err := gha.addStepSummary(md); err != nil {
@@ -184,9 +129,9 @@ func runNightlyPlanMode(ctx context.Context, in actionInputs, gha runner) error 
 		}
 	}
 	return gha.setOutputs([][2]string{
-		{"changed", strconv.FormatBool(len(res.changes) > 0)},
-		{"plan", string(res.plan.Encode())},
-		{"inferencex-dump", res.plan.DataVersion(nightly.DataInferenceXDump)},
+		{"changed", strconv.FormatBool(len(res.Changes) > 0)},
+		{"plan", string(res.Plan.Encode())},
+		{"inferencex-dump", res.Plan.DataVersion(nightly.DataInferenceXDump)},
 	})
 }
 
@@ -333,10 +278,10 @@ func runNightlyPlan(ctx context.Context, o nightlyPlanOptions, env cli.Env) erro
 		return fmt.Errorf("nightly plan: %w", err)
 	}
 	if o.out != "" {
-		if err := diskio.WriteAtomic(o.out, append(res.plan.Encode(), '\n')); err != nil {
+		if err := diskio.WriteAtomic(o.out, append(res.Plan.Encode(), '\n')); err != nil {
 			return fmt.Errorf("nightly plan: %w", err)
 		}
 	}
-	_, err = fmt.Fprintf(env.Stdout, "%s\n%s\n", render.NightlyPlan(res.plan, res.changes, res.lastID), res.plan.Encode())
+	_, err = fmt.Fprintf(env.Stdout, "%s\n%s\n", render.NightlyPlan(res.Plan, res.Changes, res.LastID), res.Plan.Encode())
 	return err
 }

@@ -83,25 +83,25 @@ func TestResolvePlan(t *testing.T) {
 		Harness:   nightly.Source{Repository: "inference-sim/accuracy-dashboard", Release: "v1.2.0", Commit: hA},
 		Data: []nightly.Data{{Name: "catalog", Version: "bundled"}, {Name: nightly.DataInferenceXDump, Version: "db-dump/2026-11-29"},
 			{Name: "registry", Version: "none"}}}
-	if d := cmp.Diff(want, res.plan); d != "" {
+	if d := cmp.Diff(want, res.Plan); d != "" {
 		t.Errorf("plan (-want +got):\n%s", d)
 	}
-	if d := cmp.Diff([]string{"no previous run is recorded"}, res.changes); d != "" {
+	if d := cmp.Diff([]string{"no previous run is recorded"}, res.Changes); d != "" {
 		t.Errorf("changes without a last run (-want +got):\n%s", d)
 	}
 
 	// The bot recorded this plan: nothing changed.
-	plan := res.plan
+	plan := res.Plan
 	raw, err := report.EncodeJSON(bot.LastRun{Version: 1, Snapshot: "snap-1", Inputs: &plan})
 	if err != nil {
 		t.Fatal(err)
 	}
 	writeFile(t, filepath.Join(dash, "state", "last-run.json"), string(raw))
 	res, err = resolvePlan(context.Background(), gh, req)
-	if err != nil || len(res.changes) != 0 || res.lastID != "snap-1" {
-		t.Fatalf("same inputs: %v, %v", res.changes, err)
+	if err != nil || len(res.Changes) != 0 || res.LastID != "snap-1" {
+		t.Fatalf("same inputs: %v, %v", res.Changes, err)
 	}
-	if md := render.NightlyPlan(res.plan, res.changes, res.lastID); !strings.HasPrefix(md, "**Accuracy nightly: nothing changed** since snapshot snap-1 (simulator v0.7.15") {
+	if md := render.NightlyPlan(res.Plan, res.Changes, res.LastID); !strings.HasPrefix(md, "**Accuracy nightly: nothing changed** since snapshot snap-1 (simulator v0.7.15") {
 		t.Errorf("plan summary:\n%s", md)
 	}
 
@@ -112,7 +112,7 @@ func TestResolvePlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := cmp.Diff([]string{"harness release v1.2.0 → v1.3.0", "data inferencex-dump db-dump/2026-11-29 → db-dump/2026-12-06"}, res.changes); d != "" {
+	if d := cmp.Diff([]string{"harness release v1.2.0 → v1.3.0", "data inferencex-dump db-dump/2026-11-29 → db-dump/2026-12-06"}, res.Changes); d != "" {
 		t.Errorf("changes (-want +got):\n%s", d)
 	}
 

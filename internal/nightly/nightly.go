@@ -6,7 +6,8 @@
 // the Plan of the newest published snapshot (state/last-run.json of the
 // dashboard repository): no change is a no-op. The evaluation carries its
 // Plan in the report artifact (plan.json), the bot checks it against the
-// summary and records it as the new last run. Nothing here does I/O.
+// summary and records it as the new last run. Nothing here touches the
+// disk; Resolve reads tags through the small Tags interface.
 package nightly
 
 import (
