@@ -19,7 +19,6 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/cachedir"
 	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
-	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/importer"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
@@ -180,37 +179,24 @@ func loadData(ctx context.Context, o scoreOptions, opts *harness.Options) error 
 		return err
 	}
 	opts.Ledger = l
-	opts.LedgerVersion = report.DataVersion{Name: l.Manifest.Name, Version: l.Manifest.Version, Digest: l.Digest, Release: l.Manifest.Release}
+	var imp *harness.DumpImport
+	dir := o.ledgerDir
 	if !bundled {
-		// A ledger directory is a release only when its manifest says so
-		// and it is a clean checkout at a tag, or when it was imported from
-		// an InferenceX weekly dump by this very harness release (see
-		// docs/LEDGER.md); else its version names the commit or the content.
-		version, release, ok := harness.CheckoutVersion(ctx, o.ledgerDir)
-		imp, fromDump, err := readDumpImport(o.ledgerDir)
+		d, fromDump, err := readDumpImport(dir)
 		if err != nil {
 			return err
 		}
-		switch {
-		case fromDump && !release:
-			scorer, err := harness.HarnessIdentity(ctx, opts.HarnessDir)
-			if err != nil {
-				return err
-			}
-			v, rel, why := harness.DumpLedgerVersion(l.Manifest, l.Digest, imp, scorer)
-			opts.LedgerVersion.Version, opts.LedgerVersion.Release = v, rel
-			if why != "" && opts.Log != nil {
-				opts.Log.Warn("the ledger imported from an InferenceX dump is not a release", "ledger", o.ledgerDir, "why", why)
-			}
-		default:
-			if !ok {
-				version = ident.Short(strings.TrimPrefix(l.Digest, "sha256:"))
-			}
-			opts.LedgerVersion.Release = l.Manifest.Release && release
-			if !release {
-				opts.LedgerVersion.Version = l.Manifest.Version + "+" + version
-			}
+		if fromDump {
+			imp = &d
 		}
+	}
+	v, why, err := harness.LedgerVersion(ctx, l, dir, imp, opts.HarnessDir)
+	if err != nil {
+		return err
+	}
+	opts.LedgerVersion = v
+	if why != "" && opts.Log != nil {
+		opts.Log.Warn("the ledger imported from an InferenceX dump is not a release", "ledger", o.ledgerDir, "why", why)
 	}
 
 	// The bundled catalog is versioned with the bundled ledger, also when
