@@ -10,6 +10,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
+	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
@@ -117,7 +118,7 @@ func TestNightlyShardsMerge(t *testing.T) {
 		t.Fatal(err)
 	}
 	s2.Provenance.Simulator.Driver += "+other"
-	enc, err := report.EncodeJSON(s2)
+	enc, err := jsoncodec.Encode(s2)
 	if err != nil {
 		t.Fatal(err)
 	}

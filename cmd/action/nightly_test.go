@@ -14,9 +14,9 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/bot"
 	"github.com/inference-sim/accuracy-dashboard/internal/github"
 	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
+	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
 // fakeRefs is GitHub's tags of two repositories; it fails the test on any
@@ -92,7 +92,7 @@ func TestResolvePlan(t *testing.T) {
 
 	// The bot recorded this plan: nothing changed.
 	plan := res.Plan
-	raw, err := report.EncodeJSON(bot.LastRun{Version: 1, Snapshot: "snap-1", Inputs: &plan})
+	raw, err := jsoncodec.Encode(bot.LastRun{Version: 1, Snapshot: "snap-1", Inputs: &plan})
 	if err != nil {
 		t.Fatal(err)
 	}

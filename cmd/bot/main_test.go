@@ -23,6 +23,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/botconfig"
 	"github.com/inference-sim/accuracy-dashboard/internal/github"
 	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
+	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
@@ -274,11 +275,11 @@ func runFiles(t *testing.T, edit func(*report.Summary)) (summaryJSON, pointsJSON
 	if edit != nil {
 		edit(&s)
 	}
-	raw, err := report.EncodeJSON(s)
+	raw, err := jsoncodec.Encode(s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pts, err := report.EncodeJSON(report.SortPoints(points))
+	pts, err := jsoncodec.Encode(report.SortPoints(points))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,11 +17,10 @@ import (
 	"time"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
-	"github.com/inference-sim/accuracy-dashboard/internal/jsonstrict"
+	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
 // LeaderboardConfig configures publishing the leaderboard: the runs of the
@@ -276,7 +275,7 @@ func PlanLeaderboard(dir string, files map[string][]byte, run Run, manifest []by
 	}
 	var prev LeaderboardManifest
 	if manifest != nil {
-		if err := jsonstrict.Decode(manifest, &prev); err != nil {
+		if err := jsoncodec.Decode(manifest, &prev); err != nil {
 			return nil, fmt.Errorf("%s: %w", path.Join(dir, LeaderboardManifestFile), err)
 		}
 		if prev.Version != LeaderboardManifestVersion {
@@ -300,7 +299,7 @@ func PlanLeaderboard(dir string, files map[string][]byte, run Run, manifest []by
 			out[path.Join(dir, p)] = nil
 		}
 	}
-	raw, err := report.EncodeJSON(next)
+	raw, err := jsoncodec.Encode(next)
 	if err != nil {
 		return nil, err
 	}

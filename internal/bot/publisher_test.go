@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/inference-sim/accuracy-dashboard/internal/jsonstrict"
+	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 
@@ -295,7 +295,7 @@ func TestTenConcurrentPublishesAllLand(t *testing.T) {
 	}
 	files := w.gh.tip(w.dashboard, "main")
 	var idx Index
-	if err := jsonstrict.Decode(files[IndexPath], &idx); err != nil {
+	if err := jsoncodec.Decode(files[IndexPath], &idx); err != nil {
 		t.Fatal(err)
 	}
 	if len(idx.Snapshots) != n {
@@ -409,7 +409,7 @@ func TestPublishPerRun(t *testing.T) {
 		}
 	}
 	var idx Index
-	if err := jsonstrict.Decode(files[IndexPath], &idx); err != nil {
+	if err := jsoncodec.Decode(files[IndexPath], &idx); err != nil {
 		t.Fatal(err)
 	}
 	if idx.Snapshots[0].Compare != page || idx.Snapshots[0].Run != 2 || idx.Snapshots[1].Compare != "" {

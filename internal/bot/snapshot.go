@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
-	"github.com/inference-sim/accuracy-dashboard/internal/jsonstrict"
+	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
@@ -96,7 +96,7 @@ type LastRun struct {
 // ParseLastRun decodes state/last-run.json strictly.
 func ParseLastRun(raw []byte) (LastRun, error) {
 	var last LastRun
-	if err := jsonstrict.Decode(raw, &last); err != nil {
+	if err := jsoncodec.Decode(raw, &last); err != nil {
 		return LastRun{}, fmt.Errorf("%s: %w", LastRunPath, err)
 	}
 	return last, nil
@@ -226,7 +226,7 @@ func PlanSnapshot(snap Snapshot, dash Dashboard) (map[string][]byte, error) {
 			return nil, ErrUnchanged
 		}
 	}
-	summaryJSON, err := report.EncodeJSON(s)
+	summaryJSON, err := jsoncodec.Encode(s)
 	if err != nil {
 		return nil, fmt.Errorf("encode summary: %w", err)
 	}
@@ -246,7 +246,7 @@ func PlanSnapshot(snap Snapshot, dash Dashboard) (map[string][]byte, error) {
 	}
 	var pointsJSON []byte
 	if snap.Points != nil {
-		if pointsJSON, err = report.EncodeJSON(snap.Points); err != nil {
+		if pointsJSON, err = jsoncodec.Encode(snap.Points); err != nil {
 			return nil, fmt.Errorf("encode points: %w", err)
 		}
 		files[SnapshotsDir+"/"+id+"/"+report.PointsFile] = pointsJSON
@@ -259,12 +259,12 @@ func PlanSnapshot(snap Snapshot, dash Dashboard) (map[string][]byte, error) {
 		}
 	}
 	idx := Index{Version: IndexVersion, Snapshots: kept}
-	indexJSON, err := report.EncodeJSON(idx)
+	indexJSON, err := jsoncodec.Encode(idx)
 	if err != nil {
 		return nil, err
 	}
 	newest := kept[0]
-	lastJSON, err := report.EncodeJSON(LastRun{Version: LastRunVersion, SimulatorRelease: newest.Simulator, Data: newest.Data,
+	lastJSON, err := jsoncodec.Encode(LastRun{Version: LastRunVersion, SimulatorRelease: newest.Simulator, Data: newest.Data,
 		Harness: newest.Harness, Snapshot: newest.ID, PublishedAt: newest.PublishedAt, Inputs: newest.Inputs})
 	if err != nil {
 		return nil, err
@@ -370,14 +370,14 @@ func decodeIndex(raw []byte) (Index, error) {
 	switch head.Version {
 	case IndexVersion:
 		var idx Index
-		err := jsonstrict.Decode(raw, &idx)
+		err := jsoncodec.Decode(raw, &idx)
 		return idx, err
 	case 1:
 		var v1 struct {
 			Version   int            `json:"version"`
 			Snapshots []indexEntryV1 `json:"snapshots"`
 		}
-		if err := jsonstrict.Decode(raw, &v1); err != nil {
+		if err := jsoncodec.Decode(raw, &v1); err != nil {
 			return Index{}, err
 		}
 		idx := Index{Version: IndexVersion, Snapshots: []IndexEntry{}}

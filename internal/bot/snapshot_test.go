@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/golden"
-	"github.com/inference-sim/accuracy-dashboard/internal/jsonstrict"
+	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 
@@ -91,7 +91,7 @@ func TestPlanSnapshotFirstAndNext(t *testing.T) {
 		t.Errorf("a late publish of an older pair moved %s:\n%s", LastRunPath, files3[LastRunPath])
 	}
 	var idx Index
-	if err := jsonstrict.Decode(files3[IndexPath], &idx); err != nil {
+	if err := jsoncodec.Decode(files3[IndexPath], &idx); err != nil {
 		t.Fatal(err)
 	}
 	var order []string
@@ -147,7 +147,7 @@ func TestPlanSnapshotReadsIndexVersion1(t *testing.T) {
 		t.Fatal(err)
 	}
 	var idx Index
-	if err := jsonstrict.Decode(files[IndexPath], &idx); err != nil {
+	if err := jsoncodec.Decode(files[IndexPath], &idx); err != nil {
 		t.Fatal(err)
 	}
 	if idx.Version != IndexVersion || len(idx.Snapshots) != 2 {

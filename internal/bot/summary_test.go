@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
@@ -28,7 +29,7 @@ func releaseSummary(t *testing.T, simTag, ledgerVersion string) report.Summary {
 func releaseReport(t *testing.T, simTag, ledgerVersion string) Report {
 	t.Helper()
 	s, points := releaseRun(t, simTag, ledgerVersion)
-	raw, err := report.EncodeJSON(points)
+	raw, err := jsoncodec.Encode(points)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +67,7 @@ func releaseRun(t *testing.T, simTag, ledgerVersion string) (report.Summary, []r
 
 func encode(t *testing.T, s report.Summary) []byte {
 	t.Helper()
-	b, err := report.EncodeJSON(s)
+	b, err := jsoncodec.Encode(s)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,32 +1,17 @@
-// Package diskio writes the project's files the same way everywhere: JSON in
-// one canonical layout (two-space indent, no HTML escaping, a trailing
-// newline; the same value always gives the same bytes), and files replaced
-// atomically, so a reader never sees a half-written one. Files the project
+// Package diskio writes the project's files the same way everywhere:
+// replaced atomically, so a reader never sees a half-written one (the JSON
+// they hold is jsoncodec.Encode's canonical layout). Files the project
 // does not control are read with ReadFileMax: regular files only, with a
 // size cap.
 package diskio
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 )
-
-// JSON renders v in the canonical layout.
-func JSON(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
-}
 
 // WriteAtomic writes data to a temporary file beside path and renames it
 // over path (mode 0644). On error path is untouched and no temporary file is

@@ -7,18 +7,6 @@ import (
 	"testing"
 )
 
-func TestJSONIsCanonical(t *testing.T) {
-	t.Parallel()
-	got, err := JSON(map[string]any{"b": "<x>", "a": []int{1}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := "{\n  \"a\": [\n    1\n  ],\n  \"b\": \"<x>\"\n}\n"
-	if string(got) != want {
-		t.Errorf("JSON = %q, want %q", got, want)
-	}
-}
-
 func TestWriteAtomicReplacesAndCleansUp(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()

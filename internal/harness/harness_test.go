@@ -19,6 +19,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
@@ -178,8 +179,8 @@ func TestScoreIsDeterministicAcrossJobs(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, v := range []struct{ a, b any }{{a.Summary, b.Summary}, {a.Points, b.Points}} {
-		ja, _ := report.EncodeJSON(v.a)
-		jb, _ := report.EncodeJSON(v.b)
+		ja, _ := jsoncodec.Encode(v.a)
+		jb, _ := jsoncodec.Encode(v.b)
 		if !bytes.Equal(ja, jb) {
 			t.Fatalf("outputs differ between --jobs 1 and --jobs 4:\n%s\n---\n%s", ja, jb)
 		}
@@ -210,13 +211,13 @@ func TestShardsMergeToTheUnshardedRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ja, _ := report.EncodeJSON(whole.Summary)
-	jb, _ := report.EncodeJSON(s)
+	ja, _ := jsoncodec.Encode(whole.Summary)
+	jb, _ := jsoncodec.Encode(s)
 	if !bytes.Equal(ja, jb) {
 		t.Errorf("merged summary differs from the unsharded one:\n%s\n---\n%s", ja, jb)
 	}
-	pa, _ := report.EncodeJSON(whole.Points)
-	pb, _ := report.EncodeJSON(p)
+	pa, _ := jsoncodec.Encode(whole.Points)
+	pb, _ := jsoncodec.Encode(p)
 	if !bytes.Equal(pa, pb) {
 		t.Error("merged points differ from the unsharded ones")
 	}

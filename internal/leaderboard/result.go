@@ -10,7 +10,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
+	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 	"github.com/inference-sim/accuracy-dashboard/schemas"
 )
@@ -289,7 +289,7 @@ func (r *Result) Seal() error {
 func (r *Result) computeDigest() (string, error) {
 	c := *r
 	c.Digest = ""
-	raw, err := diskio.JSON(c)
+	raw, err := jsoncodec.Encode(c)
 	if err != nil {
 		return "", err
 	}
@@ -300,7 +300,7 @@ func (r *Result) computeDigest() (string, error) {
 // Encode validates a sealed result against its schema and returns the bytes
 // of its file.
 func (r *Result) Encode() ([]byte, error) {
-	raw, err := diskio.JSON(r)
+	raw, err := jsoncodec.Encode(r)
 	if err != nil {
 		return nil, err
 	}

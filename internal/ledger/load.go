@@ -14,7 +14,7 @@ import (
 	"strings"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
-	"github.com/inference-sim/accuracy-dashboard/internal/jsonstrict"
+	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 )
 
 // MaxFileBytes bounds each file of a ledger (the manifest, a unit). The
@@ -38,7 +38,7 @@ func Load(fsys fs.FS) (*Ledger, error) {
 		return nil, fmt.Errorf("ledger: read %s: %w", ManifestFile, err)
 	}
 	var m Manifest
-	if err := jsonstrict.Decode(raw, &m); err != nil {
+	if err := jsoncodec.Decode(raw, &m); err != nil {
 		return nil, fmt.Errorf("ledger %s: %w", ManifestFile, err)
 	}
 	if err := m.validate(); err != nil {
@@ -84,7 +84,7 @@ func Load(fsys fs.FS) (*Ledger, error) {
 		}
 		hashFile(h, p, raw)
 		var u Unit
-		if err := jsonstrict.Decode(raw, &u); err != nil {
+		if err := jsoncodec.Decode(raw, &u); err != nil {
 			errs = append(errs, fmt.Errorf("ledger %s: %w", p, err))
 			continue
 		}

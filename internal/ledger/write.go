@@ -7,12 +7,12 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
+	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 )
 
 // Marshal renders v as the ledger's canonical JSON: two-space indent, fields
 // in declaration order, a trailing newline. Same value, same bytes.
-func Marshal(v any) ([]byte, error) { return diskio.JSON(v) }
+func Marshal(v any) ([]byte, error) { return jsoncodec.Encode(v) }
 
 // ExtraFile is a file written beside a ledger's manifest (for example an
 // import report). Name is a plain file name.

@@ -21,7 +21,7 @@ import (
 	"strings"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
-	"github.com/inference-sim/accuracy-dashboard/internal/jsonstrict"
+	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 )
 
 // File is the plan's file name in the report artifact.
@@ -107,7 +107,7 @@ func (p Plan) Normalize() Plan {
 // errors) and validates it.
 func Parse(raw []byte) (Plan, error) {
 	var p Plan
-	if err := jsonstrict.Decode(raw, &p); err != nil {
+	if err := jsoncodec.Decode(raw, &p); err != nil {
 		return Plan{}, fmt.Errorf("%s: %w", File, err)
 	}
 	if err := p.Validate(); err != nil {

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
+	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
@@ -108,7 +108,7 @@ func TestReadRunRefuses(t *testing.T) {
 	t.Parallel()
 	r := mkRun(t, headSHA, pt{"a1", "measured", 1, 100, 10, 110, 10}, pt{"a2", "measured", 2, 100, 10, 0, 0})
 	encode := func(v any) []byte {
-		b, err := diskio.JSON(v)
+		b, err := jsoncodec.Encode(v)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
-	"github.com/inference-sim/accuracy-dashboard/internal/jsonstrict"
+	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 	"github.com/inference-sim/accuracy-dashboard/internal/textcut"
@@ -412,7 +412,7 @@ func (f *Flow) WriteSummary(md, file string) error {
 }
 
 func (f *Flow) writePR(pr PR) error {
-	b, err := diskio.JSON(pr)
+	b, err := jsoncodec.Encode(pr)
 	if err != nil {
 		return err
 	}
@@ -436,7 +436,7 @@ func readPR(path string) (PR, error) {
 // errors) and checks it names a pull request and two full commits.
 func parsePR(b []byte) (PR, error) {
 	var pr PR
-	if err := jsonstrict.Decode(b, &pr); err != nil {
+	if err := jsoncodec.Decode(b, &pr); err != nil {
 		return pr, fmt.Errorf("%s: %w", prFile, err)
 	}
 	if pr.Number <= 0 {

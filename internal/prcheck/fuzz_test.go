@@ -3,8 +3,8 @@ package prcheck
 import (
 	"testing"
 
-	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
+	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 )
 
 // FuzzParsePR: pr.json comes from an untrusted run's artifact (comment
@@ -12,7 +12,7 @@ import (
 // that survive a round trip, or is an error; never a panic. `go test` runs
 // the seeds; .ci/fuzz fuzzes.
 func FuzzParsePR(f *testing.F) {
-	good, err := diskio.JSON(pr)
+	good, err := jsoncodec.Encode(pr)
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -27,7 +27,7 @@ func FuzzParsePR(f *testing.F) {
 		if p.Number <= 0 || ident.CheckCommit(p.HeadSHA) != nil || ident.CheckCommit(p.BaseSHA) != nil {
 			t.Fatalf("parsed %+v", p)
 		}
-		again, err := diskio.JSON(p)
+		again, err := jsoncodec.Encode(p)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/golden"
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
@@ -98,7 +99,7 @@ func TestProvenanceNotPassed(t *testing.T) {
 	if !strings.Contains(md, "- Not passed to the simulator: registry &lt;r&gt; v2: this build takes no --registry\n") {
 		t.Errorf("provenance:\n%s", md)
 	}
-	raw, err := report.EncodeJSON(s)
+	raw, err := jsoncodec.Encode(s)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,8 @@ package report
 import (
 	"slices"
 	"testing"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 )
 
 // Fuzz targets for the parsers of result files, which may come from an
@@ -18,7 +20,7 @@ func summarySeeds(f *testing.F) {
 		f.Fatal(err)
 	}
 	for _, v := range []any{s, pts} {
-		raw, err := EncodeJSON(v)
+		raw, err := jsoncodec.Encode(v)
 		if err != nil {
 			f.Fatal(err)
 		}

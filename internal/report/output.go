@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
+	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 )
 
 // Output file names inside an output directory.
@@ -29,16 +30,12 @@ type Output struct {
 	Markdown string
 }
 
-// EncodeJSON renders v as indented JSON with a trailing newline; the same value
-// always gives the same bytes.
-func EncodeJSON(v any) ([]byte, error) { return diskio.JSON(v) }
-
 // Write validates the summary and points against their schemas and writes
 // summary.json, points.json and summary.md into dir. Each file is written to
 // a temporary file in dir and renamed into place, after all three were
 // rendered and validated: nothing is written when validation fails.
 func Write(dir string, o Output) error {
-	sum, err := EncodeJSON(o.Summary)
+	sum, err := jsoncodec.Encode(o.Summary)
 	if err != nil {
 		return fmt.Errorf("encode summary: %w", err)
 	}
@@ -46,7 +43,7 @@ func Write(dir string, o Output) error {
 	if pts == nil {
 		pts = []Point{}
 	}
-	ptsRaw, err := EncodeJSON(pts)
+	ptsRaw, err := jsoncodec.Encode(pts)
 	if err != nil {
 		return fmt.Errorf("encode points: %w", err)
 	}

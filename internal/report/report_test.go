@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 )
 
@@ -77,8 +78,8 @@ func TestSummarizeOrderIndependent(t *testing.T) {
 	b := []Point{a[3], a[1], a[2], a[0]}
 	sa, _ := Summarize(a, testProvenance(), nil)
 	sb, _ := Summarize(b, testProvenance(), nil)
-	ja, _ := EncodeJSON(sa)
-	jb, _ := EncodeJSON(sb)
+	ja, _ := jsoncodec.Encode(sa)
+	jb, _ := jsoncodec.Encode(sb)
 	if !bytes.Equal(ja, jb) {
 		t.Errorf("point order changed summary.json:\n%s\nvs\n%s", ja, jb)
 	}
@@ -151,7 +152,7 @@ func TestValidateSummaryRefusesUnbalanced(t *testing.T) {
 	t.Parallel()
 	s, _ := Summarize([]Point{pt("u", 1, "resolved", 10, 11)}, testProvenance(), nil)
 	s.Coverage.CorpusPoints = 5
-	raw, _ := EncodeJSON(s)
+	raw, _ := jsoncodec.Encode(s)
 	if err := ValidateSummary(raw); err == nil || !strings.Contains(err.Error(), "balance") {
 		t.Errorf("unbalanced summary: err = %v", err)
 	}
@@ -220,7 +221,7 @@ func TestParseReadsVersion1(t *testing.T) {
 			delete(ts, d.Key)
 		}
 	}
-	raw, err := EncodeJSON(s)
+	raw, err := jsoncodec.Encode(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +235,7 @@ func TestParseReadsVersion1(t *testing.T) {
 	// A version 1 summary with a version 2 field is refused: it is checked
 	// against its own version's schema.
 	s.Tiers.All["e2e"] = Metric{}
-	raw, _ = EncodeJSON(s)
+	raw, _ = jsoncodec.Encode(s)
 	if _, err := ParseSummary(raw); err == nil || !strings.Contains(err.Error(), "summary.v1.json") {
 		t.Errorf("version 1 summary with e2e: err = %v, want refused by summary.v1.json", err)
 	}

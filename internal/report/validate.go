@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/inference-sim/accuracy-dashboard/internal/jsonstrict"
+	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/schemas"
 )
 
@@ -32,7 +32,7 @@ func ParseSummary(raw []byte) (Summary, error) {
 		return Summary{}, fmt.Errorf("summary.json: %w", err)
 	}
 	var s Summary
-	if err := jsonstrict.Decode(raw, &s); err != nil {
+	if err := jsoncodec.Decode(raw, &s); err != nil {
 		return Summary{}, fmt.Errorf("summary.json: %w", err)
 	}
 	if !s.Coverage.Balanced() {
@@ -55,7 +55,7 @@ func ParsePoints(raw []byte) ([]Point, error) {
 		return nil, fmt.Errorf("points.json: %w", err)
 	}
 	var p []Point
-	if err := jsonstrict.Decode(raw, &p); err != nil {
+	if err := jsoncodec.Decode(raw, &p); err != nil {
 		return nil, fmt.Errorf("points.json: %w", err)
 	}
 	return p, nil

@@ -1,9 +1,21 @@
-package jsonstrict
+package jsoncodec
 
 import (
 	"strings"
 	"testing"
 )
+
+func TestEncodeIsCanonical(t *testing.T) {
+	t.Parallel()
+	got, err := Encode(map[string]any{"b": "<x>", "a": []int{1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "{\n  \"a\": [\n    1\n  ],\n  \"b\": \"<x>\"\n}\n"
+	if string(got) != want {
+		t.Errorf("Encode = %q, want %q", got, want)
+	}
+}
 
 func TestDecode(t *testing.T) {
 	t.Parallel()
