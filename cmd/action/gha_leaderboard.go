@@ -243,7 +243,7 @@ func leaderboardsToRun(ctx context.Context, in actionInputs, pr prcheck.PR, isPR
 // the checkout) names, relative to it; none when it does not decode (a
 // declaration the pull request does not change is not its to report).
 func declaredTraces(checkout, rel string) []string {
-	src, err := os.ReadFile(filepath.Join(checkout, filepath.FromSlash(rel)))
+	src, err := diskio.ReadPathMax(filepath.Join(checkout, filepath.FromSlash(rel)), leaderboard.MaxDeclarationBytes)
 	if err != nil {
 		return nil
 	}
@@ -269,7 +269,7 @@ func splitNUL(s string) []string {
 // the checkout) and resolves its traces; each declaration problem is also
 // an error annotation on its file and line.
 func decodeLeaderboard(checkout, rel string, gha runner) (*leaderboard.Declaration, error) {
-	src, err := os.ReadFile(filepath.Join(checkout, filepath.FromSlash(rel)))
+	src, err := diskio.ReadPathMax(filepath.Join(checkout, filepath.FromSlash(rel)), leaderboard.MaxDeclarationBytes)
 	if err != nil {
 		return nil, err
 	}

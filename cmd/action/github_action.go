@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/cli"
+	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
@@ -187,7 +188,7 @@ func runScoringMode(ctx context.Context, in actionInputs, ev event, flow *prchec
 
 // readPin reads and parses the pin file.
 func readPin(in actionInputs) (pin.Pin, error) {
-	src, err := os.ReadFile(in.pinFile)
+	src, err := diskio.ReadPathMax(in.pinFile, pin.MaxFileBytes)
 	if err != nil {
 		return pin.Pin{}, fmt.Errorf("pin file: %w (create it, or set pin-file; see docs/ACTION.md)", err)
 	}

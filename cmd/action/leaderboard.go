@@ -22,7 +22,7 @@ import (
 // readDeclaration reads and decodes a runs.yaml and resolves the traces it
 // names (relative to its directory) to their content hashes.
 func readDeclaration(path string) (*leaderboard.Declaration, map[string]leaderboard.TraceFiles, error) {
-	src, err := os.ReadFile(path)
+	src, err := diskio.ReadPathMax(path, leaderboard.MaxDeclarationBytes)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--runs: %w", err)
 	}

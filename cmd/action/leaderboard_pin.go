@@ -3,9 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
@@ -14,7 +14,7 @@ import (
 // readLeaderboardPair reads the leaderboard's simulator/catalog pair from a
 // pin file. A file without a leaderboard section is an error.
 func readLeaderboardPair(pinFile string) (pin.LeaderboardPair, error) {
-	src, err := os.ReadFile(pinFile)
+	src, err := diskio.ReadPathMax(pinFile, pin.MaxFileBytes)
 	if err != nil {
 		return pin.LeaderboardPair{}, fmt.Errorf("--pin: %w", err)
 	}

@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
@@ -158,5 +160,55 @@ func TestLeaderboardValidatePinPair(t *testing.T) {
 	}
 	if _, err := validateIn(t, root, "--sim", pairSim); exitCode(err) != 2 {
 		t.Errorf("--sim with --pin: %v (exit %d), want a usage error", err, exitCode(err))
+	}
+}
+
+// TestLeaderboardRefusesUntrustedFiles: a runs.yaml and a pin file are read
+// as regular files within their caps: a named pipe (which would block), a
+// link to /dev/zero (which would exhaust memory) or to /etc/passwd, and a
+// 100 MB pin file are refused, naming the file.
+func TestLeaderboardRefusesUntrustedFiles(t *testing.T) {
+	t.Parallel()
+	root, digest := pairFixture(t, pairSim)
+	writePairPin(t, root, pairSim, digest)
+	runs := filepath.Join(root, "leaderboard", "runs.yaml")
+	pinFile := filepath.Join(root, ".github", "accuracy-harness.yaml")
+	odd := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(odd, "fifo.yaml"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Symlink("/dev/zero", filepath.Join(odd, "zero.yaml"))
+	os.Symlink("/etc/passwd", filepath.Join(odd, "passwd.yaml"))
+	big := filepath.Join(odd, "big.yaml")
+	src, _ := os.ReadFile(pinFile)
+	os.WriteFile(big, src, 0o644)
+	if err := os.Truncate(big, 100<<20); err != nil { // sparse
+		t.Fatal(err)
+	}
+	at := func(n string) string { return filepath.Join(odd, n) }
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"render", "--runs", at("fifo.yaml")}, at("fifo.yaml") + " is a named pipe (FIFO), not a regular file"},
+		{[]string{"render", "--runs", at("zero.yaml")}, at("zero.yaml") + " is a symbolic link"},
+		{[]string{"render", "--runs", at("passwd.yaml")}, at("passwd.yaml") + " is a symbolic link"},
+		{[]string{"validate", "--runs", runs, "--pin", at("fifo.yaml")}, at("fifo.yaml") + " is a named pipe (FIFO), not a regular file"},
+		{[]string{"validate", "--runs", runs, "--pin", at("zero.yaml")}, at("zero.yaml") + " is a symbolic link"},
+		{[]string{"validate", "--runs", runs, "--pin", big}, big + " is larger than 65536 bytes"},
+	} {
+		done := make(chan error, 1)
+		go func() {
+			var stdout, stderr bytes.Buffer
+			done <- run(context.Background(), append([]string{"leaderboard"}, c.args...), func(string) string { return "" }, &stdout, &stderr)
+		}()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%v: err = %v, want %q", c.args, err, c.want)
+			}
+		case <-time.After(60 * time.Second):
+			t.Fatalf("%v: blocked", c.args)
+		}
 	}
 }

@@ -10,7 +10,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -405,4 +407,53 @@ func dirFiles(t *testing.T, dir string) map[string]string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestLedgerImportRefusesWhatIsNotARegularFile: import sources are read as
+// regular files of at most importer.MaxSourceBytes. A source linked to
+// /dev/zero (which would exhaust memory) or to /etc/passwd (read from outside
+// the tree), a named pipe (which would block the import), and a 200 MB file
+// are each refused with an error naming the source, whether named on the
+// command line or found in a directory.
+func TestLedgerImportRefusesWhatIsNotARegularFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	big := filepath.Join(dir, "run_1.json")
+	f, err := os.Create(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(200 << 20); err != nil { // sparse: costs no disk
+		t.Fatal(err)
+	}
+	f.Close()
+	if err := syscall.Mkfifo(filepath.Join(dir, "run_2.json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Symlink("/dev/zero", filepath.Join(dir, "run_3.json"))
+	os.Symlink("/etc/passwd", filepath.Join(dir, "run_4.json"))
+	inDir := filepath.Join(t.TempDir(), "walked")
+	os.Mkdir(inDir, 0o755)
+	os.Symlink("/dev/zero", filepath.Join(inDir, "run_5.json"))
+	for _, c := range []struct{ source, want string }{
+		{big, "run_1.json is larger than 16777216 bytes"},
+		{filepath.Join(dir, "run_2.json"), "run_2.json is a named pipe (FIFO), not a regular file"},
+		{filepath.Join(dir, "run_3.json"), "source run_3.json is a symbolic link"},
+		{filepath.Join(dir, "run_4.json"), "source run_4.json is a symbolic link"},
+		{inDir, "run_5.json is a symbolic link; only regular files are read"},
+	} {
+		done := make(chan error, 1)
+		go func() {
+			_, _, err := runImportCmd(t, "--out", filepath.Join(t.TempDir(), "ledger"), c.source)
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s: err = %v, want %q", filepath.Base(c.source), err, c.want)
+			}
+		case <-time.After(60 * time.Second):
+			t.Fatalf("%s: the import blocked", filepath.Base(c.source))
+		}
+	}
 }

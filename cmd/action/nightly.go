@@ -50,7 +50,7 @@ type planRequest struct {
 // directory) and state/last-run.json of the dashboard checkout, and
 // resolves the current plan (nightly.Resolve) through GitHub.
 func resolvePlan(ctx context.Context, gh releaseRefs, req planRequest) (nightly.Resolution, error) {
-	src, err := os.ReadFile(req.pinFile)
+	src, err := diskio.ReadPathMax(req.pinFile, pin.MaxFileBytes)
 	if err != nil {
 		return nightly.Resolution{}, fmt.Errorf("pin file: %w", err)
 	}

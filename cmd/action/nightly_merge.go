@@ -8,8 +8,10 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"github.com/inference-sim/accuracy-dashboard/internal/prcheck"
+	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
 // runNightlyMerge is the Action's mode merge with a plan: it combines the
@@ -49,7 +51,7 @@ func runNightlyMerge(ctx context.Context, in actionInputs, flow *prcheck.Flow, g
 func checkShardPlans(heads []string, plan nightly.Plan) error {
 	for _, dir := range heads {
 		name := filepath.Join(dir, nightly.File)
-		raw, err := os.ReadFile(name)
+		raw, err := diskio.ReadPathMax(name, report.MaxSummaryBytes)
 		if errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("merge: %s is missing: %s is not the output of a nightly shard", name, dir)
 		}

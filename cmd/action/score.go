@@ -18,6 +18,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/corpus"
 	"github.com/inference-sim/accuracy-dashboard/internal/cachedir"
 	"github.com/inference-sim/accuracy-dashboard/internal/cli"
+	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/importer"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
@@ -303,7 +304,7 @@ func runMerge(_ context.Context, o mergeOptions, env cli.Env) error {
 // fromDump is false when there is no report or it names no dump.
 func readDumpImport(dir string) (imp harness.DumpImport, fromDump bool, err error) {
 	name := filepath.Join(dir, importer.ReportFile)
-	raw, err := os.ReadFile(name)
+	raw, err := diskio.ReadPathMax(name, ledger.MaxFileBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		return imp, false, nil
 	}

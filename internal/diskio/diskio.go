@@ -1,8 +1,8 @@
 // Package diskio writes the project's files the same way everywhere:
 // replaced atomically, so a reader never sees a half-written one (the JSON
 // they hold is jsoncodec.Encode's canonical layout). Files the project
-// does not control are read with ReadFileMax: regular files only, with a
-// size cap.
+// does not control are read with ReadFileMax (or ReadPathMax, ReadAllMax):
+// regular files only, the size capped while reading.
 package diskio
 
 import (
@@ -45,20 +45,39 @@ func WriteAtomic(path string, data []byte) error {
 }
 
 // ReadFileMax reads the file name of fsys when it is a regular file of at
-// most max bytes. A symbolic link (the file would be read from wherever it
-// points, while a digest over regular files skips it), a directory or
-// device, and a larger file are errors naming the file. Input the project
-// does not control (a ledger handed in, another run's artifact) is read this
-// way.
+// most max bytes: the one read of every file the project does not control (a
+// ledger or import source handed in, a pin file or runs.yaml of a checkout,
+// another run's artifact). A symbolic link (the file would be read from
+// wherever it points, /dev/zero or /etc/passwd, while a digest over regular
+// files skips it), a directory, a named pipe (opening one would block until
+// a writer comes), a device or a socket is refused before it is opened. The
+// size is checked while reading, through a limited reader (a stat can lie:
+// /proc files, a file still growing), so at most max+1 bytes are ever held.
+// Every error names the file.
 func ReadFileMax(fsys fs.FS, name string, max int64) ([]byte, error) {
-	st, err := fs.Lstat(fsys, name)
+	return readMax(name, max, func() (fs.FileInfo, error) { return fs.Lstat(fsys, name) },
+		func() (fs.File, error) { return fsys.Open(name) })
+}
+
+// ReadPathMax is ReadFileMax for a path of the operating system (relative to
+// the working directory or absolute), its errors naming path. Only its last
+// element must not be a symbolic link.
+func ReadPathMax(path string, max int64) ([]byte, error) {
+	return readMax(path, max, func() (fs.FileInfo, error) { return os.Lstat(path) },
+		func() (fs.File, error) { return os.Open(path) })
+}
+
+// readMax checks the file's mode before opening it and again on the open
+// file (it may have been replaced in between), then reads at most max bytes.
+func readMax(name string, max int64, lstat func() (fs.FileInfo, error), open func() (fs.File, error)) ([]byte, error) {
+	st, err := lstat()
 	if err != nil {
 		return nil, err
 	}
-	if st.Mode()&fs.ModeSymlink != 0 {
-		return nil, fmt.Errorf("%s is a symbolic link; only regular files are read", name)
+	if err := regular(name, st.Mode()); err != nil {
+		return nil, err
 	}
-	f, err := fsys.Open(name)
+	f, err := open()
 	if err != nil {
 		return nil, err
 	}
@@ -66,13 +85,18 @@ func ReadFileMax(fsys fs.FS, name string, max int64) ([]byte, error) {
 	if st, err = f.Stat(); err != nil {
 		return nil, err
 	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", name)
+	if err := regular(name, st.Mode()); err != nil {
+		return nil, err
 	}
-	if st.Size() > max {
-		return nil, fmt.Errorf("%s is larger than %d bytes (%d)", name, max, st.Size())
-	}
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	return ReadAllMax(f, name, max)
+}
+
+// ReadAllMax reads r to its end when it holds at most max bytes, through a
+// limited reader: more is an error naming name, after at most max+1 bytes
+// were read. Streams the project does not control (an archive's entry, a
+// response body) are read this way.
+func ReadAllMax(r io.Reader, name string, max int64) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, max+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -80,4 +104,20 @@ func ReadFileMax(fsys fs.FS, name string, max int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s is larger than %d bytes", name, max)
 	}
 	return b, nil
+}
+
+// regular refuses every mode but a regular file's, naming the file.
+func regular(name string, m fs.FileMode) error {
+	switch {
+	case m.IsRegular():
+		return nil
+	case m&fs.ModeSymlink != 0:
+		return fmt.Errorf("%s is a symbolic link; only regular files are read", name)
+	case m.IsDir():
+		return fmt.Errorf("%s is a directory, not a regular file", name)
+	case m&fs.ModeNamedPipe != 0:
+		return fmt.Errorf("%s is a named pipe (FIFO), not a regular file", name)
+	default:
+		return fmt.Errorf("%s is not a regular file (%s)", name, m.Type())
+	}
 }

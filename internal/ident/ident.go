@@ -64,12 +64,19 @@ func SplitRepo(s string) (owner, name string, err error) {
 	return owner, name, nil
 }
 
+// MaxTagBytes bounds a release tag: git refuses a ref name component longer
+// than most file systems' 255-byte name limit, and no release needs more.
+const MaxTagBytes = 255
+
 // CheckTag reports whether tag is a release tag, vMAJOR.MINOR.PATCH with an
 // optional pre-release (semantic versioning, golang.org/x/mod/semver; no
 // build metadata, no leading zeros), with an error saying why not.
 func CheckTag(tag string) error {
 	if tag == "" {
 		return errors.New("tag is empty")
+	}
+	if len(tag) > MaxTagBytes {
+		return fmt.Errorf("tag of %d bytes is not a release tag (at most %d)", len(tag), MaxTagBytes)
 	}
 	if !semver.IsValid(tag) || semver.Canonical(tag) != tag {
 		return fmt.Errorf("%q is not a release tag (want vMAJOR.MINOR.PATCH, e.g. v1.2.0); a branch or moving tag cannot be pinned because its figures could not be regenerated", tag)

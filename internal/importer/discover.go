@@ -37,9 +37,13 @@ func discover(fsys fs.FS, sources []string) (*discovered, error) {
 	var errs []error
 	for _, src := range sources {
 		src = path.Clean(src)
-		st, err := fs.Stat(fsys, src)
+		st, err := fs.Lstat(fsys, src)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("source %s: %w", src, err))
+			continue
+		}
+		if st.Mode()&fs.ModeSymlink != 0 {
+			errs = append(errs, fmt.Errorf("source %s is a symbolic link; name the file or directory it points to", src))
 			continue
 		}
 		if !st.IsDir() {
@@ -75,7 +79,7 @@ func discover(fsys fs.FS, sources []string) (*discovered, error) {
 			default:
 				// A JSON object (a model config, a ledger report) found
 				// while walking is not an artifact; arrays of rows are.
-				b, err := fs.ReadFile(fsys, p)
+				b, err := readSource(fsys, p)
 				if err != nil {
 					return err
 				}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
 )
 
@@ -48,6 +49,18 @@ const (
 	ReasonTPOTAboveE2E  = "implausible: TPOT × (output − 1) above mean E2E latency"
 	ReasonInteractivity = "implausible: interactivity far from 1/TPOT"
 )
+
+// MaxSourceBytes caps each file an import reads (an agg_bmk artifact, a file
+// of API rows, an inference-perf run's YAML and stage results): the real
+// ones are under 200 KB. Sources are read with diskio.ReadFileMax: regular
+// files only (a symbolic link, a named pipe or a device is refused), the size
+// checked while reading.
+const MaxSourceBytes = 16 << 20
+
+// readSource reads one file of an import's sources.
+func readSource(fsys fs.FS, p string) ([]byte, error) {
+	return diskio.ReadFileMax(fsys, p, MaxSourceBytes)
+}
 
 // DefaultVersions is how many of the latest numbered vLLM versions are kept.
 const DefaultVersions = 5

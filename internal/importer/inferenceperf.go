@@ -574,7 +574,7 @@ func IsInferencePerfRun(fsys fs.FS, dir string) bool {
 func readInferencePerfRun(fsys fs.FS, dir string) (*ipRun, error) {
 	run := &ipRun{Dir: dir, Name: path.Base(dir)}
 	read := func(name string) ([]byte, error) {
-		b, err := fs.ReadFile(fsys, path.Join(dir, name))
+		b, err := readSource(fsys, path.Join(dir, name))
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("inference-perf run %s: %s is missing", dir, name)
 		}
@@ -596,14 +596,14 @@ func readInferencePerfRun(fsys fs.FS, dir string) (*ipRun, error) {
 	}
 	run.Ran = run.Profile
 	clientConfig := path.Join(dir, resultsDir, clientConfigFile)
-	if b, err := fs.ReadFile(fsys, clientConfig); err == nil {
+	if b, err := readSource(fsys, clientConfig); err == nil {
 		if run.Ran, err = ParseProfile(clientConfig, b); err != nil {
 			errs = append(errs, err)
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		errs = append(errs, fmt.Errorf("inference-perf run %s: %w", dir, err))
 	}
-	if b, err := fs.ReadFile(fsys, path.Join(dir, SidecarFile)); err == nil {
+	if b, err := readSource(fsys, path.Join(dir, SidecarFile)); err == nil {
 		s, err := ParseSidecar(path.Join(dir, SidecarFile), b)
 		if err != nil {
 			errs = append(errs, err)
@@ -661,7 +661,7 @@ func readInferencePerfRun(fsys fs.FS, dir string) (*ipRun, error) {
 				dir, resultsDir, i, i, len(run.Ran.Stages)))
 			continue
 		}
-		b, err := fs.ReadFile(fsys, p)
+		b, err := readSource(fsys, p)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("inference-perf run %s: %w", dir, err))
 			continue

@@ -43,8 +43,8 @@ func aggBmkRunURL(runID string) string {
 func (s inferenceXFiles) readFile(rows *Rows, p string, data []byte) error {
 	if data == nil {
 		var err error
-		if data, err = fs.ReadFile(s.fsys, p); err != nil {
-			return fmt.Errorf("%s: %w", p, err)
+		if data, err = readSource(s.fsys, p); err != nil {
+			return err
 		}
 	}
 	if runID, ok := aggBmkRunID(p); ok {

@@ -90,6 +90,11 @@ var (
 	ownerNameRe = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$`)
 )
 
+// MaxFileBytes caps a pin file (real ones are under 1 KiB). Parse refuses a
+// longer one; a pin file on disk is read with diskio.ReadPathMax at this cap,
+// so a larger one is never read whole.
+const MaxFileBytes = 64 << 10
+
 // Parse parses a pin file strictly. name is the file's name, used in error
 // messages only. Every error is an *Error.
 func Parse(src []byte, name string) (Pin, error) {
@@ -347,6 +352,9 @@ func contains(list []string, s string) bool {
 
 // parseDoc parses exactly one YAML document.
 func parseDoc(src []byte, name string) (*yaml.Node, error) {
+	if len(src) > MaxFileBytes {
+		return nil, &Error{File: name, Msg: fmt.Sprintf("%d bytes; a pin file is at most %d", len(src), MaxFileBytes)}
+	}
 	dec := yaml.NewDecoder(strings.NewReader(string(src)))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {

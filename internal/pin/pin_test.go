@@ -278,3 +278,29 @@ func TestBumpUsesRefuses(t *testing.T) {
 		t.Error("URL accepted as repository")
 	}
 }
+
+// TestParseRefusesOversizedPins: a pin file over MaxFileBytes is refused
+// before it is parsed, and a tag longer than a git ref allows is not a
+// release tag even inside a small file (a 100 MB tag was accepted).
+func TestParseRefusesOversizedPins(t *testing.T) {
+	t.Parallel()
+	commit := strings.Repeat("0", 40)
+	pinWithTag := func(tag string) []byte {
+		return []byte("harness:\n  repository: inference-sim/accuracy-dashboard\n  tag: " + tag + "\n  commit: " + commit + "\n")
+	}
+	if _, err := Parse(pinWithTag("v1.2.0"), "p.yaml"); err != nil {
+		t.Fatalf("a plain pin: %v", err)
+	}
+	for name, c := range map[string]struct {
+		src  []byte
+		want string
+	}{
+		"100 MB tag": {pinWithTag("v1.2.0-" + strings.Repeat("a", 100<<20)), "p.yaml: 104857722 bytes; a pin file is at most 65536"},
+		"long tag":   {pinWithTag("v1.2.0-" + strings.Repeat("a", 300)), "p.yaml:3: harness.tag: tag of 307 bytes is not a release tag (at most 255)"},
+	} {
+		_, err := Parse(c.src, "p.yaml")
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%s: err = %v, want %q", name, err, c.want)
+		}
+	}
+}
