@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/inference-sim/accuracy-dashboard/internal/bot"
 	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/github"
@@ -67,13 +66,13 @@ func resolvePlan(ctx context.Context, gh releaseRefs, req planRequest) (nightly.
 		return nightly.Resolution{}, err
 	}
 	r := nightly.Request{Pin: p, Data: data, SimulatorRepo: req.simulatorRepo, InferenceXRepo: req.inferencexRepo}
-	raw, err := os.ReadFile(filepath.Join(req.dashboardDir, filepath.FromSlash(bot.LastRunPath)))
+	raw, err := os.ReadFile(filepath.Join(req.dashboardDir, filepath.FromSlash(nightly.LastRunPath)))
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 	case err != nil:
 		return nightly.Resolution{}, err
 	default:
-		last, err := bot.ParseLastRun(raw)
+		last, err := nightly.ParseLastRun(raw)
 		if err != nil {
 			return nightly.Resolution{}, err
 		}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/inference-sim/accuracy-dashboard/internal/bot"
 	"github.com/inference-sim/accuracy-dashboard/internal/github"
 	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
 	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
@@ -92,7 +91,7 @@ func TestResolvePlan(t *testing.T) {
 
 	// The bot recorded this plan: nothing changed.
 	plan := res.Plan
-	raw, err := jsoncodec.Encode(bot.LastRun{Version: 1, Snapshot: "snap-1", Inputs: &plan})
+	raw, err := jsoncodec.Encode(nightly.LastRun{Version: 1, Snapshot: "snap-1", Inputs: &plan})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"io/fs"
 	"net/http"
 	"os"
@@ -223,22 +224,22 @@ func (nw *nightlyWorld) deliver(t *testing.T, report, conclusion string) int64 {
 // next nightly's checkout sees): state/last-run.json.
 func (nw *nightlyWorld) pull(t *testing.T) {
 	t.Helper()
-	last, ok := nw.fake.File(harnessRepo, "refs/heads/main", bot.LastRunPath)
+	last, ok := nw.fake.File(harnessRepo, "refs/heads/main", nightly.LastRunPath)
 	if !ok {
-		t.Fatalf("the dashboard has no %s", bot.LastRunPath)
+		t.Fatalf("the dashboard has no %s", nightly.LastRunPath)
 	}
-	writeFile(t, filepath.Join(nw.dash, filepath.FromSlash(bot.LastRunPath)), last)
+	writeFile(t, filepath.Join(nw.dash, filepath.FromSlash(nightly.LastRunPath)), last)
 	harnesstest.CommitAll(t, nw.dash, "pull the published snapshot")
 	nw.serveDashboard(t)
 }
 
-func (nw *nightlyWorld) index(t *testing.T) bot.Index {
+func (nw *nightlyWorld) index(t *testing.T) nightly.Index {
 	t.Helper()
-	raw, ok := nw.fake.File(harnessRepo, "refs/heads/main", bot.IndexPath)
+	raw, ok := nw.fake.File(harnessRepo, "refs/heads/main", nightly.IndexPath)
 	if !ok {
-		t.Fatalf("no %s", bot.IndexPath)
+		t.Fatalf("no %s", nightly.IndexPath)
 	}
-	var idx bot.Index
+	var idx nightly.Index
 	if err := json.Unmarshal([]byte(raw), &idx); err != nil {
 		t.Fatal(err)
 	}
@@ -295,14 +296,14 @@ func TestNightlyEndToEnd(t *testing.T) {
 		t.Errorf("snapshot id %s", id1)
 	}
 	for _, p := range []string{"summary.json", "points.json", "summary.md"} {
-		for _, dir := range []string{bot.SnapshotsDir + "/" + id1, bot.LatestDir} {
+		for _, dir := range []string{nightly.SnapshotsDir + "/" + id1, nightly.LatestDir} {
 			if _, ok := nw.fake.File(harnessRepo, "refs/heads/main", dir+"/"+p); !ok {
 				t.Errorf("%s/%s missing", dir, p)
 			}
 		}
 	}
-	last, _ := nw.fake.File(harnessRepo, "refs/heads/main", bot.LastRunPath)
-	readme, _ := nw.fake.File(harnessRepo, "refs/heads/main", bot.ReadmePath)
+	last, _ := nw.fake.File(harnessRepo, "refs/heads/main", nightly.LastRunPath)
+	readme, _ := nw.fake.File(harnessRepo, "refs/heads/main", nightly.ReadmePath)
 	if !strings.Contains(last, `"release": "v0.2.0"`) || !strings.Contains(last, `"release": "v9.9.9"`) || !strings.Contains(readme, id1) {
 		t.Errorf("state or README not updated:\n%s\n%s", last, readme)
 	}
@@ -343,7 +344,7 @@ func TestNightlyEndToEnd(t *testing.T) {
 	if files() != before || len(nw.index(t).Snapshots) != 2 {
 		t.Errorf("a failed evaluate changed the dashboard")
 	}
-	latest, _ := nw.fake.File(harnessRepo, "refs/heads/main", bot.LatestDir+"/summary.json")
+	latest, _ := nw.fake.File(harnessRepo, "refs/heads/main", nightly.LatestDir+"/summary.json")
 	if !strings.Contains(latest, `"tag": "v0.3.0"`) {
 		t.Errorf("data/latest moved after a failed evaluate")
 	}

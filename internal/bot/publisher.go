@@ -520,10 +520,10 @@ func (p *Publisher) readDashboard(ctx context.Context, head, id string) (Dashboa
 		path string
 		dst  *[]byte
 	}{
-		{IndexPath, &d.Index},
-		{LastRunPath, &d.LastRun},
-		{ReadmePath, &d.Readme},
-		{SnapshotsDir + "/" + id + "/" + report.SummaryFile, &d.Existing},
+		{nightly.IndexPath, &d.Index},
+		{nightly.LastRunPath, &d.LastRun},
+		{nightly.ReadmePath, &d.Readme},
+		{nightly.SnapshotsDir + "/" + id + "/" + report.SummaryFile, &d.Existing},
 	} {
 		data, err := p.GH.ReadFile(ctx, p.Cfg.Dashboard, head, f.path)
 		if errors.Is(err, ErrNotFound) {
@@ -550,7 +550,7 @@ func (p *Publisher) readPrevious(ctx context.Context, head string, snap Snapshot
 		name string
 		dst  *[]byte
 	}{{report.SummaryFile, &d.Summary}, {report.PointsFile, &d.Points}} {
-		data, err := p.GH.ReadFile(ctx, p.Cfg.Dashboard, head, SnapshotsDir+"/"+prev+"/"+f.name)
+		data, err := p.GH.ReadFile(ctx, p.Cfg.Dashboard, head, nightly.SnapshotsDir+"/"+prev+"/"+f.name)
 		if errors.Is(err, ErrNotFound) {
 			return nil
 		}

@@ -69,7 +69,7 @@ func TestPublishRunOneCommitWithEveryFile(t *testing.T) {
 	files := w.gh.tip(w.dashboard, "main")
 	id := "v0.7.15_ledger-v1.0.0_harness-v1.1.0_run-4242"
 	for _, p := range []string{"data/snapshots/" + id + "/summary.json", "data/snapshots/" + id + "/summary.md", "data/snapshots/" + id + "/points.json",
-		"data/latest/summary.json", "data/latest/summary.md", "data/latest/points.json", IndexPath, LastRunPath} {
+		"data/latest/summary.json", "data/latest/summary.md", "data/latest/points.json", nightly.IndexPath, nightly.LastRunPath} {
 		if len(files[p]) == 0 {
 			t.Errorf("%s missing from the commit", p)
 		}
@@ -77,7 +77,7 @@ func TestPublishRunOneCommitWithEveryFile(t *testing.T) {
 	if md := string(files["data/snapshots/"+id+"/summary.md"]); !strings.Contains(md, "v0.7.15") {
 		t.Errorf("summary.md does not look rendered:\n%s", md)
 	}
-	if r := string(files[ReadmePath]); !strings.HasPrefix(r, "# Data\n") || !strings.Contains(r, render.TableStart) || !strings.Contains(r, id) {
+	if r := string(files[nightly.ReadmePath]); !strings.HasPrefix(r, "# Data\n") || !strings.Contains(r, render.TableStart) || !strings.Contains(r, id) {
 		t.Errorf("README.md:\n%s", r)
 	}
 
@@ -113,13 +113,13 @@ func TestPublishAgainAfterANewerRelease(t *testing.T) {
 		t.Errorf("%d commits, want 2", n)
 	}
 	after := w.gh.tip(w.dashboard, "main")
-	for _, p := range []string{LatestDir + "/summary.json", LastRunPath, IndexPath} {
+	for _, p := range []string{nightly.LatestDir + "/summary.json", nightly.LastRunPath, nightly.IndexPath} {
 		if string(after[p]) != string(before[p]) {
 			t.Errorf("%s changed:\n%s", p, after[p])
 		}
 	}
-	if !strings.Contains(string(after[LastRunPath]), `"simulator_release": "v0.8.0"`) {
-		t.Errorf("%s:\n%s", LastRunPath, after[LastRunPath])
+	if !strings.Contains(string(after[nightly.LastRunPath]), `"simulator_release": "v0.8.0"`) {
+		t.Errorf("%s:\n%s", nightly.LastRunPath, after[nightly.LastRunPath])
 	}
 }
 
@@ -234,7 +234,7 @@ func TestPublishRebuildsOnConflict(t *testing.T) {
 		t.Errorf("outcome %s after %d attempts, want published after 3", res.Outcome, res.Attempts)
 	}
 	files := w.gh.tip(w.dashboard, "main")
-	if string(files["data/other.txt"]) != "concurrent\n" || files[IndexPath] == nil {
+	if string(files["data/other.txt"]) != "concurrent\n" || files[nightly.IndexPath] == nil {
 		t.Error("the concurrent write or the snapshot was lost")
 	}
 
@@ -294,18 +294,18 @@ func TestTenConcurrentPublishesAllLand(t *testing.T) {
 		t.Errorf("no publisher collided (%d attempts): the test does not exercise the race", attempts)
 	}
 	files := w.gh.tip(w.dashboard, "main")
-	var idx Index
-	if err := jsoncodec.Decode(files[IndexPath], &idx); err != nil {
+	var idx nightly.Index
+	if err := jsoncodec.Decode(files[nightly.IndexPath], &idx); err != nil {
 		t.Fatal(err)
 	}
 	if len(idx.Snapshots) != n {
 		t.Errorf("index lists %d snapshots, want %d", len(idx.Snapshots), n)
 	}
-	if !strings.Contains(string(files[LastRunPath]), `"simulator_release": "v0.7.10"`) {
-		t.Errorf("%s is not the newest run:\n%s", LastRunPath, files[LastRunPath])
+	if !strings.Contains(string(files[nightly.LastRunPath]), `"simulator_release": "v0.7.10"`) {
+		t.Errorf("%s is not the newest run:\n%s", nightly.LastRunPath, files[nightly.LastRunPath])
 	}
 	for i := range n {
-		if files[fmt.Sprintf("%s/v0.7.%d_ledger-v1.0.0_harness-v1.1.0/summary.json", SnapshotsDir, i+1)] == nil {
+		if files[fmt.Sprintf("%s/v0.7.%d_ledger-v1.0.0_harness-v1.1.0/summary.json", nightly.SnapshotsDir, i+1)] == nil {
 			t.Errorf("snapshot v0.7.%d lost", i+1)
 		}
 	}
@@ -401,26 +401,26 @@ func TestPublishPerRun(t *testing.T) {
 		t.Fatalf("outcomes %s %v, %s %v", first.Outcome, first.Reasons, second.Outcome, second.Reasons)
 	}
 	files := w.gh.tip(w.dashboard, "main")
-	page := CompareDir + "/" + first.ID + ".." + second.ID + ".md"
+	page := nightly.CompareDir + "/" + first.ID + ".." + second.ID + ".md"
 	md := string(files[page])
 	for _, want := range []string{"### Simulator accuracy: " + first.ID + " → " + second.ID, "| Δ MAPE |", "Scored by both: 3."} {
 		if !strings.Contains(md, want) {
 			t.Errorf("%s lacks %q:\n%s", page, want, md)
 		}
 	}
-	var idx Index
-	if err := jsoncodec.Decode(files[IndexPath], &idx); err != nil {
+	var idx nightly.Index
+	if err := jsoncodec.Decode(files[nightly.IndexPath], &idx); err != nil {
 		t.Fatal(err)
 	}
 	if idx.Snapshots[0].Compare != page || idx.Snapshots[0].Run != 2 || idx.Snapshots[1].Compare != "" {
 		t.Errorf("index entries: %+v", idx.Snapshots)
 	}
-	if !strings.Contains(string(files[ReadmePath]), "[vs previous]("+page+")") {
-		t.Errorf("README does not link the comparison:\n%s", files[ReadmePath])
+	if !strings.Contains(string(files[nightly.ReadmePath]), "[vs previous]("+page+")") {
+		t.Errorf("README does not link the comparison:\n%s", files[nightly.ReadmePath])
 	}
-	last, err := ParseLastRun(files[LastRunPath])
+	last, err := nightly.ParseLastRun(files[nightly.LastRunPath])
 	if err != nil || last.Inputs == nil || !nightly.Equal(*last.Inputs, nightlyPlan("v0.8.0")) || last.Snapshot != second.ID {
-		t.Errorf("%s = %+v, %v; want the second run's plan", LastRunPath, last, err)
+		t.Errorf("%s = %+v, %v; want the second run's plan", nightly.LastRunPath, last, err)
 	}
 
 	// The same run again, and another run of the same inputs: no-ops.
@@ -459,7 +459,7 @@ func TestPublishComparesRunsOfTheSameSecond(t *testing.T) {
 		}
 		ids = append(ids, res.ID)
 	}
-	page := CompareDir + "/" + ids[0] + ".." + ids[1] + ".md"
+	page := nightly.CompareDir + "/" + ids[0] + ".." + ids[1] + ".md"
 	if _, ok := w.gh.tip(w.dashboard, "main")[page]; !ok {
 		t.Errorf("no %s", page)
 	}

@@ -2,7 +2,6 @@ package bot
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -18,89 +17,6 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
-
-// Paths in the dashboard repository.
-const (
-	SnapshotsDir = "data/snapshots"
-	LatestDir    = "data/latest"
-	// CompareDir holds one Markdown comparison per published snapshot with
-	// the one before it: <previous>..<id>.md.
-	CompareDir  = "data/compare"
-	IndexPath   = "data/index.json"
-	LastRunPath = "state/last-run.json"
-	// ReadmePath holds the accuracy table (render.SnapshotTable) between
-	// render.TableStart and render.TableEnd.
-	ReadmePath = "README.md"
-	// IndexVersion is the version of data/index.json. Version 2 holds each
-	// snapshot's MAPE by metric key (every metric of internal/metric);
-	// version 1 (ttft_mape, tpot_mape) is still read and rewritten as
-	// version 2 on the next publish.
-	IndexVersion = 2
-	// LastRunVersion is the version of state/last-run.json.
-	LastRunVersion = 1
-)
-
-// DataRef names one data set by name and version.
-type DataRef struct {
-	Name    string `json:"name"`
-	Version string `json:"version"`
-}
-
-// IndexEntry describes one published snapshot in data/index.json.
-type IndexEntry struct {
-	ID          string    `json:"id"`
-	PublishedAt string    `json:"published_at"`
-	Simulator   string    `json:"simulator"`
-	Harness     string    `json:"harness"`
-	Data        []DataRef `json:"data"`
-	// Tier is the tier the headline figures come from.
-	Tier string `json:"tier"`
-	// MAPE is the tier's MAPE by metric key (metric.Def.Key), null where
-	// no point was scored; the README table shows the headline metrics.
-	MAPE         map[string]*float64 `json:"mape"`
-	Scored       int                 `json:"scored"`
-	CorpusPoints int                 `json:"corpus_points"`
-	Path         string              `json:"path"`
-	Source       string              `json:"source,omitempty"`
-	// Run is the workflow run that produced the snapshot (0: published by hand).
-	Run int64 `json:"run,omitempty"`
-	// Compare is the comparison with the previous snapshot
-	// (data/compare/<previous>..<id>.md), "" when there is none.
-	Compare string `json:"compare,omitempty"`
-	// Inputs is what the run evaluated: the nightly plan it carried, or
-	// what its summary names.
-	Inputs *nightly.Plan `json:"inputs,omitempty"`
-}
-
-// Index is data/index.json: every snapshot, newest first.
-type Index struct {
-	Version   int          `json:"version"`
-	Snapshots []IndexEntry `json:"snapshots"`
-}
-
-// LastRun is state/last-run.json: the inputs of the newest published
-// snapshot (the first entry of the index), which the nightly plan compares
-// with the current ones.
-type LastRun struct {
-	Version          int       `json:"version"`
-	SimulatorRelease string    `json:"simulator_release"`
-	Data             []DataRef `json:"data"`
-	Harness          string    `json:"harness,omitempty"`
-	Snapshot         string    `json:"snapshot"`
-	PublishedAt      string    `json:"published_at"`
-	// Inputs is the newest snapshot's plan (absent in files written before
-	// plans existed: then any plan counts as a change).
-	Inputs *nightly.Plan `json:"inputs,omitempty"`
-}
-
-// ParseLastRun decodes state/last-run.json strictly.
-func ParseLastRun(raw []byte) (LastRun, error) {
-	var last LastRun
-	if err := jsoncodec.Decode(raw, &last); err != nil {
-		return LastRun{}, fmt.Errorf("%s: %w", LastRunPath, err)
-	}
-	return last, nil
-}
 
 // Snapshot is one run's report to publish.
 type Snapshot struct {
@@ -154,13 +70,13 @@ var idUnsafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
 // DataRefs lists a summary's data versions: ledger, then catalog and
 // registry when given.
-func DataRefs(s report.Summary) []DataRef {
-	refs := []DataRef{{Name: "ledger", Version: s.Provenance.Ledger.Version}}
+func DataRefs(s report.Summary) []nightly.DataRef {
+	refs := []nightly.DataRef{{Name: "ledger", Version: s.Provenance.Ledger.Version}}
 	if c := s.Provenance.Catalog; c != nil {
-		refs = append(refs, DataRef{Name: "catalog", Version: c.Version})
+		refs = append(refs, nightly.DataRef{Name: "catalog", Version: c.Version})
 	}
 	if r := s.Provenance.Registry; r != nil {
-		refs = append(refs, DataRef{Name: "registry", Version: r.Version})
+		refs = append(refs, nightly.DataRef{Name: "registry", Version: r.Version})
 	}
 	return refs
 }
@@ -218,7 +134,7 @@ func PlanSnapshot(snap Snapshot, dash Dashboard) (map[string][]byte, error) {
 	s := snap.Summary
 	id := SnapshotID(s, snap.RunID)
 	if dash.LastRun != nil {
-		last, err := ParseLastRun(dash.LastRun)
+		last, err := nightly.ParseLastRun(dash.LastRun)
 		if err != nil {
 			return nil, err
 		}
@@ -232,7 +148,7 @@ func PlanSnapshot(snap Snapshot, dash Dashboard) (map[string][]byte, error) {
 	}
 	if dash.Existing != nil {
 		if !bytes.Equal(dash.Existing, summaryJSON) {
-			return nil, fmt.Errorf("%s/%s: %w", SnapshotsDir, id, ErrImmutable)
+			return nil, fmt.Errorf("%s/%s: %w", nightly.SnapshotsDir, id, ErrImmutable)
 		}
 		return nil, ErrUnchanged
 	}
@@ -241,53 +157,53 @@ func PlanSnapshot(snap Snapshot, dash Dashboard) (map[string][]byte, error) {
 		return nil, err
 	}
 	files := map[string][]byte{
-		SnapshotsDir + "/" + id + "/summary.json": summaryJSON,
-		SnapshotsDir + "/" + id + "/summary.md":   snap.Markdown,
+		nightly.SnapshotsDir + "/" + id + "/summary.json": summaryJSON,
+		nightly.SnapshotsDir + "/" + id + "/summary.md":   snap.Markdown,
 	}
 	var pointsJSON []byte
 	if snap.Points != nil {
 		if pointsJSON, err = jsoncodec.Encode(snap.Points); err != nil {
 			return nil, fmt.Errorf("encode points: %w", err)
 		}
-		files[SnapshotsDir+"/"+id+"/"+report.PointsFile] = pointsJSON
+		files[nightly.SnapshotsDir+"/"+id+"/"+report.PointsFile] = pointsJSON
 	}
 	if prev := dash.Previous; prev != nil && at+1 < len(kept) && prev.ID == kept[at+1].ID && snap.Points != nil {
 		if md, ok := comparePage(*prev, report.Run{Summary: s, Points: snap.Points}, id); ok {
-			path := CompareDir + "/" + prev.ID + ".." + id + ".md"
+			path := nightly.CompareDir + "/" + prev.ID + ".." + id + ".md"
 			files[path] = md
 			kept[at].Compare = path
 		}
 	}
-	idx := Index{Version: IndexVersion, Snapshots: kept}
+	idx := nightly.Index{Version: nightly.IndexVersion, Snapshots: kept}
 	indexJSON, err := jsoncodec.Encode(idx)
 	if err != nil {
 		return nil, err
 	}
 	newest := kept[0]
-	lastJSON, err := jsoncodec.Encode(LastRun{Version: LastRunVersion, SimulatorRelease: newest.Simulator, Data: newest.Data,
+	lastJSON, err := jsoncodec.Encode(nightly.LastRun{Version: nightly.LastRunVersion, SimulatorRelease: newest.Simulator, Data: newest.Data,
 		Harness: newest.Harness, Snapshot: newest.ID, PublishedAt: newest.PublishedAt, Inputs: newest.Inputs})
 	if err != nil {
 		return nil, err
 	}
-	readme, err := render.ReplaceTable(dash.Readme, render.SnapshotTable(snapshotRows(idx.Snapshots), IndexPath))
+	readme, err := render.ReplaceTable(dash.Readme, render.SnapshotTable(snapshotRows(idx.Snapshots), nightly.IndexPath))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", ReadmePath, err)
+		return nil, fmt.Errorf("%s: %w", nightly.ReadmePath, err)
 	}
-	files[IndexPath], files[LastRunPath], files[ReadmePath] = indexJSON, lastJSON, readme
+	files[nightly.IndexPath], files[nightly.LastRunPath], files[nightly.ReadmePath] = indexJSON, lastJSON, readme
 	// data/latest/ is the newest snapshot, which need not be this one when
 	// an older run is published late.
 	if newest.ID == id {
-		files[LatestDir+"/summary.json"] = summaryJSON
-		files[LatestDir+"/summary.md"] = snap.Markdown
+		files[nightly.LatestDir+"/summary.json"] = summaryJSON
+		files[nightly.LatestDir+"/summary.md"] = snap.Markdown
 		if pointsJSON != nil {
-			files[LatestDir+"/"+report.PointsFile] = pointsJSON
+			files[nightly.LatestDir+"/"+report.PointsFile] = pointsJSON
 		}
 	}
 	return files, nil
 }
 
 // entry is snap's index entry, published under id.
-func (snap Snapshot) entry(id string) IndexEntry {
+func (snap Snapshot) entry(id string) nightly.IndexEntry {
 	e := indexEntry(snap.Summary, id, snap.PublishedAt.UTC().Format(time.RFC3339), snap.Source)
 	inputs := snap.Inputs.Normalize()
 	e.Run, e.Inputs = snap.RunID, &inputs
@@ -296,15 +212,15 @@ func (snap Snapshot) entry(id string) IndexEntry {
 
 // placeEntry decodes the index and returns its entries with entry added
 // (replacing one of the same id), newest first, and entry's position.
-func placeEntry(index []byte, entry IndexEntry) ([]IndexEntry, int, error) {
-	idx := Index{Version: IndexVersion}
+func placeEntry(index []byte, entry nightly.IndexEntry) ([]nightly.IndexEntry, int, error) {
+	idx := nightly.Index{Version: nightly.IndexVersion}
 	if index != nil {
 		var err error
-		if idx, err = decodeIndex(index); err != nil {
-			return nil, 0, fmt.Errorf("%s: %w", IndexPath, err)
+		if idx, err = nightly.DecodeIndex(index); err != nil {
+			return nil, 0, fmt.Errorf("%s: %w", nightly.IndexPath, err)
 		}
 	}
-	kept := []IndexEntry{entry}
+	kept := []nightly.IndexEntry{entry}
 	for _, e := range idx.Snapshots {
 		if e.ID != entry.ID {
 			kept = append(kept, e)
@@ -320,7 +236,7 @@ func placeEntry(index []byte, entry IndexEntry) ([]IndexEntry, int, error) {
 		}
 		return kept[i].ID > kept[j].ID
 	})
-	return kept, slices.IndexFunc(kept, func(e IndexEntry) bool { return e.ID == entry.ID }), nil
+	return kept, slices.IndexFunc(kept, func(e nightly.IndexEntry) bool { return e.ID == entry.ID }), nil
 }
 
 // PreviousID names the published snapshot just older than snap, published
@@ -351,49 +267,7 @@ func comparePage(prev PreviousSnapshot, cur report.Run, id string) ([]byte, bool
 	return []byte(render.CompareMarkdown(render.RunsComparison(c))), true
 }
 
-// indexEntryV1 is an entry of a version 1 index.
-type indexEntryV1 struct {
-	IndexEntry
-	TTFTMAPE *float64 `json:"ttft_mape"`
-	TPOTMAPE *float64 `json:"tpot_mape"`
-}
-
-// decodeIndex reads data/index.json of version 2, or of version 1
-// converted to version 2.
-func decodeIndex(raw []byte) (Index, error) {
-	var head struct {
-		Version int `json:"version"`
-	}
-	if err := json.Unmarshal(raw, &head); err != nil {
-		return Index{}, err
-	}
-	switch head.Version {
-	case IndexVersion:
-		var idx Index
-		err := jsoncodec.Decode(raw, &idx)
-		return idx, err
-	case 1:
-		var v1 struct {
-			Version   int            `json:"version"`
-			Snapshots []indexEntryV1 `json:"snapshots"`
-		}
-		if err := jsoncodec.Decode(raw, &v1); err != nil {
-			return Index{}, err
-		}
-		idx := Index{Version: IndexVersion, Snapshots: []IndexEntry{}}
-		for _, e := range v1.Snapshots {
-			if e.MAPE != nil {
-				return Index{}, fmt.Errorf("snapshot %s: a version 1 entry has no mape", e.ID)
-			}
-			e.IndexEntry.MAPE = map[string]*float64{metric.TTFT.Key: e.TTFTMAPE, metric.TPOT.Key: e.TPOTMAPE}
-			idx.Snapshots = append(idx.Snapshots, e.IndexEntry)
-		}
-		return idx, nil
-	}
-	return Index{}, fmt.Errorf("version %d is not supported (want 1 or %d)", head.Version, IndexVersion)
-}
-
-func indexEntry(s report.Summary, id, published, source string) IndexEntry {
+func indexEntry(s report.Summary, id, published, source string) nightly.IndexEntry {
 	tier, scores, _ := report.Headline(s.Tiers)
 	mape := map[string]*float64{}
 	for _, d := range metric.All {
@@ -402,7 +276,7 @@ func indexEntry(s report.Summary, id, published, source string) IndexEntry {
 		}
 	}
 	harness := harnessLabel(s.Provenance.Harness)
-	return IndexEntry{
+	return nightly.IndexEntry{
 		ID:           id,
 		PublishedAt:  published,
 		Simulator:    s.Provenance.Simulator.Tag,
@@ -412,13 +286,13 @@ func indexEntry(s report.Summary, id, published, source string) IndexEntry {
 		MAPE:         mape,
 		Scored:       s.Coverage.Scored,
 		CorpusPoints: s.Coverage.CorpusPoints,
-		Path:         SnapshotsDir + "/" + id + "/",
+		Path:         nightly.SnapshotsDir + "/" + id + "/",
 		Source:       source,
 	}
 }
 
 // snapshotRows are the README table's rows of index entries.
-func snapshotRows(entries []IndexEntry) []render.SnapshotRow {
+func snapshotRows(entries []nightly.IndexEntry) []render.SnapshotRow {
 	rows := make([]render.SnapshotRow, len(entries))
 	for i, e := range entries {
 		rows[i] = render.SnapshotRow{PublishedAt: e.PublishedAt, Simulator: e.Simulator, Data: dataText(e.Data), Harness: e.Harness,
@@ -428,7 +302,7 @@ func snapshotRows(entries []IndexEntry) []render.SnapshotRow {
 }
 
 // dataText lists data versions as "ledger v1.0.0, catalog v1.0.0".
-func dataText(refs []DataRef) string {
+func dataText(refs []nightly.DataRef) string {
 	var data []string
 	for _, d := range refs {
 		data = append(data, d.Name+" "+d.Version)

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"errors"
+	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -50,17 +51,17 @@ func TestPlanSnapshotFirstAndNext(t *testing.T) {
 
 	// The next release goes on top; the README keeps its own text.
 	s2 := releaseSummary(t, "v0.8.0", "v1.0.0")
-	dash := Dashboard{Index: files[IndexPath], LastRun: files[LastRunPath],
+	dash := Dashboard{Index: files[nightly.IndexPath], LastRun: files[nightly.LastRunPath],
 		Readme: []byte("# Dashboard\n\nIntro.\n\n" + render.TableStart + "\nold\n" + render.TableEnd + "\n\nFooter.\n")}
 	files2, err := PlanSnapshot(snapshotOf(s2, "# two\n", t0.Add(24*time.Hour), ""), dash)
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden.Assert(t, filepath.Join("testdata", "index.json"), files2[IndexPath])
-	golden.Assert(t, filepath.Join("testdata", "last-run.json"), files2[LastRunPath])
+	golden.Assert(t, filepath.Join("testdata", "index.json"), files2[nightly.IndexPath])
+	golden.Assert(t, filepath.Join("testdata", "last-run.json"), files2[nightly.LastRunPath])
 	// The table (render.SnapshotTable, golden-tested there) is the
 	// index's, newest first, between the markers; the rest is kept.
-	readme := string(files2[ReadmePath])
+	readme := string(files2[nightly.ReadmePath])
 	row2 := "| 2026-08-23 | v0.8.0 | ledger v1.0.0 | v1.1.0 | 10.0% | 5.0% | measured_resolved | 3 / 4 | [v0.8.0_ledger-v1.0.0_harness-v1.1.0](data/snapshots/v0.8.0_ledger-v1.0.0_harness-v1.1.0/summary.md) |  |\n"
 	row1 := "| 2026-08-22 | v0.7.15 | ledger v1.0.0 | v1.1.0 | 10.0% | 5.0% | measured_resolved | 3 / 4 | [" + id1 + "](data/snapshots/" + id1 + "/summary.md) |  |\n"
 	if !strings.HasPrefix(readme, "# Dashboard\n\nIntro.\n\n"+render.TableStart+"\n| Published |") || !strings.HasSuffix(readme, row2+row1+render.TableEnd+"\n\nFooter.\n") {
@@ -72,7 +73,7 @@ func TestPlanSnapshotFirstAndNext(t *testing.T) {
 
 	// The unchanged pair is a no-op.
 	_, err = PlanSnapshot(snapshotOf(s2, "# two\n", t0.Add(48*time.Hour), ""),
-		Dashboard{Index: files2[IndexPath], LastRun: files2[LastRunPath]})
+		Dashboard{Index: files2[nightly.IndexPath], LastRun: files2[nightly.LastRunPath]})
 	if !errors.Is(err, ErrUnchanged) {
 		t.Errorf("same pair again: %v, want ErrUnchanged", err)
 	}
@@ -80,18 +81,18 @@ func TestPlanSnapshotFirstAndNext(t *testing.T) {
 	// A late publish of an older pair keeps data/latest on the newest.
 	s0 := releaseSummary(t, "v0.7.0", "v1.0.0")
 	files3, err := PlanSnapshot(snapshotOf(s0, "# zero\n", t0.Add(-time.Hour), ""),
-		Dashboard{Index: files2[IndexPath], LastRun: files2[LastRunPath]})
+		Dashboard{Index: files2[nightly.IndexPath], LastRun: files2[nightly.LastRunPath]})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := files3["data/latest/summary.json"]; ok {
 		t.Error("an older snapshot replaced data/latest")
 	}
-	if string(files3[LastRunPath]) != string(files2[LastRunPath]) {
-		t.Errorf("a late publish of an older pair moved %s:\n%s", LastRunPath, files3[LastRunPath])
+	if string(files3[nightly.LastRunPath]) != string(files2[nightly.LastRunPath]) {
+		t.Errorf("a late publish of an older pair moved %s:\n%s", nightly.LastRunPath, files3[nightly.LastRunPath])
 	}
-	var idx Index
-	if err := jsoncodec.Decode(files3[IndexPath], &idx); err != nil {
+	var idx nightly.Index
+	if err := jsoncodec.Decode(files3[nightly.IndexPath], &idx); err != nil {
 		t.Fatal(err)
 	}
 	var order []string
@@ -116,9 +117,9 @@ func TestPlanSnapshotRefusesAndErrors(t *testing.T) {
 		t.Errorf("existing id with the same content: %v, want ErrUnchanged", err)
 	}
 	for name, dash := range map[string]Dashboard{
-		IndexPath:   {Index: []byte(`{"version":1,"snapshots":[],"extra":1}`)},
-		LastRunPath: {LastRun: []byte(`[`)},
-		ReadmePath:  {Readme: []byte(render.TableEnd + "\n" + render.TableStart + "\n")},
+		nightly.IndexPath:   {Index: []byte(`{"version":1,"snapshots":[],"extra":1}`)},
+		nightly.LastRunPath: {LastRun: []byte(`[`)},
+		nightly.ReadmePath:  {Readme: []byte(render.TableEnd + "\n" + render.TableStart + "\n")},
 	} {
 		if _, err := PlanSnapshot(snap, dash); err == nil || !strings.Contains(err.Error(), name) {
 			t.Errorf("malformed %s: error %v, want it named", name, err)
@@ -146,23 +147,23 @@ func TestPlanSnapshotReadsIndexVersion1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var idx Index
-	if err := jsoncodec.Decode(files[IndexPath], &idx); err != nil {
+	var idx nightly.Index
+	if err := jsoncodec.Decode(files[nightly.IndexPath], &idx); err != nil {
 		t.Fatal(err)
 	}
-	if idx.Version != IndexVersion || len(idx.Snapshots) != 2 {
-		t.Fatalf("index = %+v, want version %d with 2 snapshots", idx, IndexVersion)
+	if idx.Version != nightly.IndexVersion || len(idx.Snapshots) != 2 {
+		t.Fatalf("index = %+v, want version %d with 2 snapshots", idx, nightly.IndexVersion)
 	}
 	old := idx.Snapshots[1]
 	if old.ID != "v0.7.0_ledger-v1.0.0" || old.MAPE["ttft"] == nil || *old.MAPE["ttft"] != 31.5 || old.MAPE["tpot"] != nil {
 		t.Errorf("version 1 entry carried over as %+v", old)
 	}
-	if !strings.Contains(string(files[ReadmePath]), "| 31.5% | n/a |") {
-		t.Errorf("README table lacks the old entry's figures:\n%s", files[ReadmePath])
+	if !strings.Contains(string(files[nightly.ReadmePath]), "| 31.5% | n/a |") {
+		t.Errorf("README table lacks the old entry's figures:\n%s", files[nightly.ReadmePath])
 	}
 	for _, bad := range []string{`{"version": 3, "snapshots": []}`, `{"version": 1, "snapshots": [{"id": "x", "mape": {}}]}`} {
-		if _, err := PlanSnapshot(Snapshot{Summary: releaseSummary(t, "v0.8.0", "v1.0.0"), PublishedAt: t0}, Dashboard{Index: []byte(bad)}); err == nil || !strings.Contains(err.Error(), IndexPath) {
-			t.Errorf("index %s: err = %v, want an error naming %s", bad, err, IndexPath)
+		if _, err := PlanSnapshot(Snapshot{Summary: releaseSummary(t, "v0.8.0", "v1.0.0"), PublishedAt: t0}, Dashboard{Index: []byte(bad)}); err == nil || !strings.Contains(err.Error(), nightly.IndexPath) {
+			t.Errorf("index %s: err = %v, want an error naming %s", bad, err, nightly.IndexPath)
 		}
 	}
 }
