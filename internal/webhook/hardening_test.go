@@ -5,6 +5,7 @@ package webhook
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -146,21 +147,43 @@ func TestSecondReleaseWaitsWithoutHoldingAWorker(t *testing.T) {
 	}
 }
 
+// A job's deadline is its queued time plus HandleTimeout, by the server's
+// clock: when the clock passes it, the running job's context ends, and a
+// job still waiting then fails without running. Both releases are queued at
+// the same instant of an injected clock, so both deadlines pass at once
+// when the clock is moved on, whatever the machine's speed (issue 18: with
+// the wall clock the second was queued a moment later and sometimes ran).
 func TestQueuedWorkExpiresAtItsDeadline(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, func(o *Options) { o.Workers, o.HandleTimeout = 2, 300*time.Millisecond })
+	clock := newFakeClock()
+	const timeout = time.Hour // by the fake clock; no wall-clock wait
+	h := newHarness(t, func(o *Options) { o.Workers, o.HandleTimeout, o.Clock = 2, timeout, clock })
 	h.rec.allow = true
-	h.holdBumps(t)
+	h.holdBumps(t) // the first bump runs until its context ends
 	rel := example(t, "release", "published", nil)
-	h.post("release", "rel-1", rel)
-	h.post("release", "rel-2", bytes.Replace(rel, []byte(`"tag_name":"0.0.1"`), []byte(`"tag_name":"0.0.2"`), 1))
+	for i, body := range [][]byte{rel, bytes.Replace(rel, []byte(`"tag_name":"0.0.1"`), []byte(`"tag_name":"0.0.2"`), 1)} {
+		if w := h.post("release", fmt.Sprint("rel-", i+1), body); w.Code != http.StatusAccepted {
+			t.Fatalf("rel-%d: %d %s", i+1, w.Code, w.Body)
+		}
+	}
+	// The first bump runs (its deadline timer is set); the second waits
+	// for the bump serial key.
+	select {
+	case <-clock.armed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first bump never set its deadline timer")
+	}
+	clock.Advance(timeout)
 	got := map[string]error{}
 	for range 2 {
 		r := h.wait(t)
 		got[r.d.ID] = r.err
 	}
-	if got["rel-1"] == nil || got["rel-2"] == nil || !strings.Contains(got["rel-2"].Error(), "deadline") {
-		t.Errorf("errors %v: want both past their deadline, the second without running", got)
+	if got["rel-1"] == nil || errors.Is(got["rel-1"], ErrExpired) {
+		t.Errorf("rel-1: %v, want cut off by its context", got["rel-1"])
+	}
+	if !errors.Is(got["rel-2"], ErrExpired) {
+		t.Errorf("rel-2: %v, want %v", got["rel-2"], ErrExpired)
 	}
 	h.rec.mu.Lock()
 	defer h.rec.mu.Unlock()

@@ -112,6 +112,8 @@ type Options struct {
 	HandleTimeout time.Duration
 	// Done, if set, is called after each queued job ends (tests, metrics).
 	Done func(d Delivery, err error)
+	// Clock is the time deadlines are kept by (the wall clock if nil).
+	Clock Clock
 }
 
 // Defaults and limits.
@@ -191,6 +193,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if opts.HandleTimeout <= 0 {
 		opts.HandleTimeout = DefaultHandleTimeout
+	}
+	if opts.Clock == nil {
+		opts.Clock = systemClock{}
 	}
 	log := opts.Logger
 	if log == nil {
@@ -358,7 +363,7 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request) {
 	}
 	sum := sha256.Sum256(body)
 	switch s.enqueue(queued{d: d, job: job, digest: hex.EncodeToString(sum[:]),
-		deadline: time.Now().Add(s.opts.HandleTimeout)}) {
+		deadline: s.opts.Clock.Now().Add(s.opts.HandleTimeout)}) {
 	case enqueued:
 		w.WriteHeader(http.StatusAccepted)
 	case duplicate:
@@ -509,12 +514,13 @@ func (s *Server) work(ctx context.Context) {
 }
 
 func (s *Server) handle(ctx context.Context, q queued) {
-	start := time.Now()
+	clock := s.opts.Clock
+	start := clock.Now()
 	var err error
 	if !start.Before(q.deadline) {
 		err = ErrExpired
 	} else {
-		err = run(ctx, q)
+		err = run(ctx, q, clock)
 	}
 	s.mu.Lock()
 	if q.job.Serial != "" {
@@ -528,20 +534,27 @@ func (s *Server) handle(ctx context.Context, q queued) {
 	}
 	s.wake.Broadcast()
 	s.mu.Unlock()
+	took := clock.Now().Sub(start)
 	if err != nil {
-		q.d.Log.Error("delivery failed", "err", err, "duration", time.Since(start))
+		q.d.Log.Error("delivery failed", "err", err, "duration", took)
 	} else {
-		q.d.Log.Info("delivery handled", "duration", time.Since(start))
+		q.d.Log.Info("delivery handled", "duration", took)
 	}
 	if s.opts.Done != nil {
 		s.opts.Done(q.d, err)
 	}
 }
 
-// run runs a job before its deadline, turning a panic into an error.
-func run(ctx context.Context, q queued) (err error) {
-	ctx, cancel := context.WithDeadline(ctx, q.deadline)
+// run runs a job before its deadline, turning a panic into an error. The
+// job's context ends when the deadline passes by clock; it also carries the
+// deadline (as the time left by clock from now), for the callees that
+// measure their waits against it.
+func run(ctx context.Context, q queued, clock Clock) (err error) {
+	left := q.deadline.Sub(clock.Now())
+	ctx, cancel := context.WithTimeout(ctx, left)
 	defer cancel()
+	stop := clock.AfterFunc(left, cancel)
+	defer stop()
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("handler panic: %v", p)
