@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
+	"github.com/inference-sim/accuracy-dashboard/internal/harness/pinned"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 	"github.com/inference-sim/accuracy-dashboard/internal/prcheck"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
@@ -103,7 +104,7 @@ func TestGitHubActionPullRequest(t *testing.T) {
 		t.Errorf("summary-path: %v", err)
 	}
 	// The cache key names the ledger by the digest its provenance records.
-	key, err := dataKey(pin.Pin{Data: pin.Data{Ledger: "accuracy/ledger", Catalog: pin.None, Registry: pin.None}}, sim)
+	key, err := pinned.DataKey(pin.Pin{Data: pin.Data{Ledger: "accuracy/ledger", Catalog: pin.None, Registry: pin.None}}, sim)
 	if err != nil || key["ledger"] != headSummary.Provenance.Ledger.Digest {
 		t.Errorf("cache key ledger %q (err %v), provenance digest %q", key["ledger"], err, headSummary.Provenance.Ledger.Digest)
 	}

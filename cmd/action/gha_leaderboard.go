@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"slices"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
+	"github.com/inference-sim/accuracy-dashboard/internal/harness/pinned"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 	"github.com/inference-sim/accuracy-dashboard/internal/prcheck"
@@ -100,7 +100,7 @@ func runLeaderboardMode(ctx context.Context, in actionInputs, ev event, flow *pr
 		defer os.RemoveAll(tmp)
 		committedRoot = tmp
 	}
-	var h *pinnedHarness
+	var h *pinned.Harness
 	reports := make([]render.LeaderboardReport, len(files))
 	resultDirs := make([]string, len(files))
 	for i, rel := range files {
@@ -122,10 +122,10 @@ func runLeaderboardMode(ctx context.Context, in actionInputs, ev event, flow *pr
 		}
 		if h == nil {
 			gha.Group(fmt.Sprintf("Prepare the pinned harness %s (%s)", p.Harness.Tag, p.Harness.Commit))
-			h, err = preparePinnedHarness(ctx, p, cloneURL(p.Harness, in), in.cacheDir, harness.CleanEnv(os.Environ()), stdout, stderr)
+			h, err = pinned.Prepare(ctx, p, cloneURL(p.Harness, in), in.cacheDir, harness.CleanEnv(os.Environ()), stdout, stderr)
 			gha.EndGroup()
 			if err == nil {
-				err = h.needsLeaderboardReuse(ctx, p.Harness)
+				err = needsLeaderboardReuse(ctx, h, p.Harness)
 			}
 			if err != nil {
 				return err
@@ -294,7 +294,7 @@ func decodeLeaderboard(checkout, rel string, gha runner) (*leaderboard.Declarati
 // committed, checks the results (as validate --pin does) and renders
 // README.md and index.html into dir. A run that fails or results that do
 // not check are refused (the reasons); err is for what stops the mode.
-func runOneLeaderboard(ctx context.Context, in actionInputs, h *pinnedHarness, pair pin.LeaderboardPair, pinRel, rel string, d *leaderboard.Declaration, committed, dir string, gha runner) (leaderboard.Board, map[string]*leaderboard.Result, []string, error) {
+func runOneLeaderboard(ctx context.Context, in actionInputs, h *pinned.Harness, pair pin.LeaderboardPair, pinRel, rel string, d *leaderboard.Declaration, committed, dir string, gha runner) (leaderboard.Board, map[string]*leaderboard.Result, []string, error) {
 	results := filepath.Join(dir, "results")
 	if err := os.RemoveAll(results); err != nil {
 		return leaderboard.Board{}, nil, nil, err
@@ -312,7 +312,7 @@ func runOneLeaderboard(ctx context.Context, in actionInputs, h *pinnedHarness, p
 		args = append(args, "--jobs", strconv.Itoa(in.jobs))
 	}
 	gha.Group("Run the leaderboard " + rel)
-	err := h.run(ctx, args)
+	err := h.Run(ctx, args)
 	gha.EndGroup()
 	if err != nil {
 		if ctx.Err() != nil {
@@ -359,18 +359,16 @@ func extractCommitted(ctx context.Context, repo, commit, dir, dst string) error 
 	return nil
 }
 
-// needsLeaderboardReuse checks that the pinned harness (release h) has
+// needsLeaderboardReuse checks that the pinned harness h (release ph) has
 // `leaderboard run --reuse`, which mode leaderboard needs: an older release
 // gets an error saying so instead of a usage error from its flag parser.
-func (h *pinnedHarness) needsLeaderboardReuse(ctx context.Context, pinned pin.Harness) error {
-	cmd := exec.CommandContext(ctx, h.bin, "leaderboard", "run", "--help")
-	cmd.Dir, cmd.Env = h.dir, h.env
-	help, err := cmd.CombinedOutput() // the help's exit status varies between releases
+func needsLeaderboardReuse(ctx context.Context, h *pinned.Harness, ph pin.Harness) error {
+	help, err := h.Output(ctx, "leaderboard", "run", "--help") // the help's exit status varies between releases
 	if len(help) == 0 && err != nil {
-		return fmt.Errorf("the pinned harness %s: leaderboard run --help: %w", pinned.Tag, err)
+		return fmt.Errorf("the pinned harness %s: leaderboard run --help: %w", ph.Tag, err)
 	}
 	if !bytes.Contains(help, []byte("-reuse")) {
-		return fmt.Errorf("the pinned harness %s (%s) has no `leaderboard run --reuse`: mode leaderboard needs a harness release that has it; move the pin file's harness to one", pinned.Tag, pinned.Commit)
+		return fmt.Errorf("the pinned harness %s (%s) has no `leaderboard run --reuse`: mode leaderboard needs a harness release that has it; move the pin file's harness to one", ph.Tag, ph.Commit)
 	}
 	return nil
 }

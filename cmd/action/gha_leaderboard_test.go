@@ -12,6 +12,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
+	"github.com/inference-sim/accuracy-dashboard/internal/harness/pinned"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 	"github.com/inference-sim/accuracy-dashboard/internal/prcheck"
@@ -266,13 +267,13 @@ func TestLeaderboardModeNeedsReuse(t *testing.T) {
 	if err := os.Chmod(old, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	h := &pinnedHarness{dir: dir, bin: old}
-	err := h.needsLeaderboardReuse(context.Background(), pin.Harness{Tag: "v0.1.0", Commit: strings.Repeat("a", 40)})
+	h := &pinned.Harness{Dir: dir, Bin: old}
+	err := needsLeaderboardReuse(context.Background(), h, pin.Harness{Tag: "v0.1.0", Commit: strings.Repeat("a", 40)})
 	if err == nil || !strings.Contains(err.Error(), "the pinned harness v0.1.0 ("+strings.Repeat("a", 40)+") has no `leaderboard run --reuse`") {
 		t.Errorf("err = %v", err)
 	}
 	writeFile(t, old, "#!/bin/sh\necho '  -reuse directory'\n")
-	if err := h.needsLeaderboardReuse(context.Background(), pin.Harness{}); err != nil {
+	if err := needsLeaderboardReuse(context.Background(), h, pin.Harness{}); err != nil {
 		t.Errorf("a harness with --reuse: %v", err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
+	"github.com/inference-sim/accuracy-dashboard/internal/harness/pinned"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
@@ -171,7 +172,7 @@ func runScoringMode(ctx context.Context, in actionInputs, ev event, flow *prchec
 	if err != nil {
 		return prcheck.Outcome{}, err
 	}
-	h.simRepo = in.simulatorPath
+	h.SimRepo = in.simulatorPath
 
 	if in.mode == modeMerge {
 		return flow.RunMerge(ctx, pr, in.shardsDir)
@@ -198,19 +199,19 @@ func readPin(in actionInputs) (pin.Pin, error) {
 // pinnedScorer prepares the pinned harness (clone, verify, build) and makes
 // it flow's scorer, with the pin's data, the cache and the jobs, and flow's
 // cache key; the caller sets which simulator repository it scores.
-func pinnedScorer(ctx context.Context, in actionInputs, p pin.Pin, flow *prcheck.Flow, gha runner, stdout, stderr io.Writer) (*pinnedHarness, error) {
+func pinnedScorer(ctx context.Context, in actionInputs, p pin.Pin, flow *prcheck.Flow, gha runner, stdout, stderr io.Writer) (*pinned.Harness, error) {
 	gha.Group(fmt.Sprintf("Prepare the pinned harness %s (%s)", p.Harness.Tag, p.Harness.Commit))
-	h, err := preparePinnedHarness(ctx, p, cloneURL(p.Harness, in), in.cacheDir, harness.CleanEnv(os.Environ()), stdout, stderr)
+	h, err := pinned.Prepare(ctx, p, cloneURL(p.Harness, in), in.cacheDir, harness.CleanEnv(os.Environ()), stdout, stderr)
 	gha.EndGroup()
 	if err != nil {
 		return nil, err
 	}
-	h.args = append(dataArgs(p, in.simulatorPath), "--cache-dir", in.cacheDir)
+	h.Args = append(pinned.DataArgs(p, in.simulatorPath), "--cache-dir", in.cacheDir)
 	if in.jobs > 0 {
-		h.args = append(h.args, "--jobs", strconv.Itoa(in.jobs))
+		h.Args = append(h.Args, "--jobs", strconv.Itoa(in.jobs))
 	}
 	flow.Scorer = h
-	data, err := dataKey(p, in.simulatorPath)
+	data, err := pinned.DataKey(p, in.simulatorPath)
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/github"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
+	"github.com/inference-sim/accuracy-dashboard/internal/harness/pinned"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 	"github.com/inference-sim/accuracy-dashboard/internal/prcheck"
@@ -61,7 +62,7 @@ func resolvePlan(ctx context.Context, gh releaseRefs, req planRequest) (nightly.
 	if err != nil {
 		return nightly.Resolution{}, err
 	}
-	data, err := dataKey(p, req.dashboardDir)
+	data, err := pinned.DataKey(p, req.dashboardDir)
 	if err != nil {
 		return nightly.Resolution{}, err
 	}
@@ -182,13 +183,13 @@ func prepareNightly(ctx context.Context, in actionInputs, flow *prcheck.Flow, gh
 	if err != nil {
 		return plan, err
 	}
-	h.simRepo = cloneURLOf(plan.Simulator.Repository, in.serverURL)
+	h.SimRepo = cloneURLOf(plan.Simulator.Repository, in.serverURL)
 	if in.ledgerDir != "" {
 		digest, err := harness.DigestFS(os.DirFS(in.ledgerDir))
 		if err != nil {
 			return plan, fmt.Errorf("input ledger-dir %s: %w", in.ledgerDir, err)
 		}
-		h.args = append(h.args, "--ledger", in.ledgerDir)
+		h.Args = append(h.Args, "--ledger", in.ledgerDir)
 		flow.Key.Data["ledger"] = digest
 	}
 	return plan, nil
