@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -16,12 +15,10 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/corpus"
 	"github.com/inference-sim/accuracy-dashboard/internal/cli"
-	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbrun"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
-	"github.com/inference-sim/accuracy-dashboard/internal/pool"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
@@ -166,54 +163,33 @@ func runLeaderboardRun(ctx context.Context, o leaderboardRunOptions, env cli.Env
 		}
 		log.Info("no --sim given; using the newest release tag", "tag", ref)
 	}
-	s, cleanup, err := prepareSim(ctx, b, sf, ref, id, dir)
+	s, err := prepareSim(ctx, b, sf, ref, id, dir)
 	if err != nil {
 		return fmt.Errorf("leaderboard run: %w", err)
 	}
-	defer cleanup()
+	defer s.Close()
 	log.Info("simulator ready", "commit", s.Build.Commit, "tag", s.Build.Tag, "runs", len(runs))
 	if len(traces) > 0 {
 		if err := leaderboard.StoreTraces(s.TracesDir, traces); err != nil {
 			return fmt.Errorf("leaderboard run: store traces: %w", err)
 		}
 	}
-	all := runs
-	var reused []reusedResult
-	if o.reuse != "" {
-		if reused, runs, err = reusable(s, o.reuse, runs, log); err != nil {
-			return fmt.Errorf("leaderboard run: --reuse: %w", err)
-		}
-	}
-	done := 0
-	ran := s.RunAll(ctx, runs, sf.jobs, func(r *leaderboard.Result) {
-		done++
-		fmt.Fprintf(progress, "progress: %d/%d runs (%s/%s: %s)\n", done, len(runs), r.Group, r.Run, r.Status)
-	})
-	if err := ctx.Err(); err != nil {
+	sum, err := lbrun.Run(ctx, s, runs, lbrun.Options{Out: dir, Reuse: o.reuse, Jobs: sf.jobs, Log: log,
+		Progress: func(done, total int, r *leaderboard.Result) {
+			fmt.Fprintf(progress, "progress: %d/%d runs (%s/%s: %s)\n", done, total, r.Group, r.Run, r.Status)
+		}})
+	if err != nil {
 		return fmt.Errorf("leaderboard run: %w", err)
 	}
-	byKey := map[string]*leaderboard.Result{}
-	for _, r := range ran {
-		if err := writeResult(dir, r); err != nil {
-			return fmt.Errorf("leaderboard run: %w", err)
-		}
-		byKey[r.Group+"/"+r.Run] = r
-	}
-	for _, r := range reused {
-		if err := r.copyTo(dir); err != nil {
-			return fmt.Errorf("leaderboard run: %w", err)
-		}
-		byKey[r.result.Group+"/"+r.result.Run] = r.result
-	}
 	var failed []string
-	for _, run := range all {
-		if r := byKey[run.Group+"/"+run.ID]; r.Status == leaderboard.StatusFailed {
+	for _, r := range sum.Results {
+		if r.Status == leaderboard.StatusFailed {
 			failed = append(failed, fmt.Sprintf("  %s/%s: %s: %s", r.Group, r.Run, r.Failure.Reason, r.Failure.Message))
 		}
 	}
-	fmt.Fprintf(stdout, "wrote %d results into %s (%d failed)\n", len(all), dir, len(failed))
+	fmt.Fprintf(stdout, "wrote %d results into %s (%d failed)\n", len(sum.Results), dir, len(failed))
 	if o.reuse != "" {
-		fmt.Fprintf(stdout, "reused %d unchanged results from %s, ran %d\n", len(reused), o.reuse, len(ran))
+		fmt.Fprintf(stdout, "reused %d unchanged results from %s, ran %d\n", sum.Reused, o.reuse, sum.Ran)
 	}
 	if len(failed) > 0 {
 		fmt.Fprintf(stdout, "failed runs (filed with their reason, no figures):\n%s\n", strings.Join(failed, "\n"))
@@ -221,129 +197,14 @@ func runLeaderboardRun(ctx context.Context, o leaderboardRunOptions, env cli.Env
 	return nil
 }
 
-// reusedResult is a result kept from a --reuse directory, with its file.
-type reusedResult struct {
-	result *leaderboard.Result
-	file   string
-}
-
-// copyTo files the kept result in dir byte for byte (nothing when it is
-// there already).
-func (r reusedResult) copyTo(dir string) error {
-	dst := resultFile(dir, r.result.Group, r.result.Run)
-	if same, err := sameFile(r.file, dst); err != nil || same {
-		return err
-	}
-	raw, err := os.ReadFile(r.file)
-	if err != nil {
-		return err
-	}
-	return fileResult(dst, raw)
-}
-
-func sameFile(a, b string) (bool, error) {
-	sa, err := os.Stat(a)
-	if err != nil {
-		return false, err
-	}
-	sb, err := os.Stat(b)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
-	return err == nil && os.SameFile(sa, sb), err
-}
-
-// reusable splits runs into the results of dir that stand for running them
-// again on s (lbrun.Sim.Reuse) and the runs left to run. A missing
-// dir holds nothing to reuse; a file of dir that is not a valid result
-// (edited, misfiled, another format) is not reused, and a log line says so.
-func reusable(s *lbrun.Sim, dir string, runs []leaderboard.Run, log *slog.Logger) ([]reusedResult, []leaderboard.Run, error) {
-	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
-		log.Info("nothing to reuse: no results directory", "dir", dir)
-		return nil, runs, nil
-	}
-	prev, probs, err := leaderboard.ReadResults(os.DirFS(dir))
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, p := range probs {
-		log.Warn("not reusing a file that does not read as a result", "problem", p.String())
-	}
-	var kept []reusedResult
-	var todo []leaderboard.Run
-	for _, r := range runs {
-		key := r.Group + "/" + r.ID
-		p := prev[key]
-		if p == nil {
-			todo = append(todo, r)
-			continue
-		}
-		if ok, why := s.Reuse(p, r); !ok {
-			log.Info("running again", "run", key, "because", why)
-			todo = append(todo, r)
-			continue
-		}
-		kept = append(kept, reusedResult{result: p, file: resultFile(dir, r.Group, r.ID)})
-	}
-	return kept, todo, nil
-}
-
-// prepareSim builds ref, probes its `run`, `replay` and converters and resolves the
-// catalog; traces are stored in resultsDir's traces/.
-func prepareSim(ctx context.Context, b *harness.Builder, sf simFlags, ref string, id report.Harness, resultsDir string) (*lbrun.Sim, func(), error) {
-	bld, err := b.Build(ctx, sf.simRepo, ref)
-	if err != nil {
-		return nil, nil, err
-	}
-	flags, err := harness.ProbeCommand(ctx, bld.Binary, bld.DataDir, "run")
-	if err != nil {
-		return nil, nil, err
-	}
-	replay, err := harness.ProbeCommand(ctx, bld.Binary, bld.DataDir, "replay")
-	if err != nil {
-		return nil, nil, err
-	}
-	converters, err := harness.ProbeConverters(ctx, bld.Binary, bld.DataDir)
-	if err != nil {
-		return nil, nil, err
-	}
-	traces, err := filepath.Abs(filepath.Join(resultsDir, leaderboard.TracesDir))
-	if err != nil {
-		return nil, nil, err
-	}
+// prepareSim builds ref and probes it (lbrun.Prepare) with the catalog of
+// --catalog; traces are stored in resultsDir's traces/.
+func prepareSim(ctx context.Context, b *harness.Builder, sf simFlags, ref string, id report.Harness, resultsDir string) (*lbrun.Sim, error) {
 	cat, catVersion, err := resolveCatalog(ctx, sf.catalog, sf.cacheDir)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--catalog: %w", err)
+		return nil, fmt.Errorf("--catalog: %w", err)
 	}
-	work, err := os.MkdirTemp("", "leaderboard-runs-")
-	if err != nil {
-		return nil, nil, err
-	}
-	return &lbrun.Sim{Build: bld, RunFlags: flags, ReplayFlags: replay, Converters: converters, TracesDir: traces, Catalog: cat, CatalogVersion: catVersion, Harness: id, Timeout: sf.timeout, WorkDir: work},
-		func() { os.RemoveAll(work) }, nil
-}
-
-// writeResult files r as <dir>/<group>/<run>.json, atomically.
-func writeResult(dir string, r *leaderboard.Result) error {
-	raw, err := r.Encode()
-	if err != nil {
-		return err
-	}
-	return fileResult(resultFile(dir, r.Group, r.Run), raw)
-}
-
-// resultFile is where run of group is filed in the results directory dir.
-func resultFile(dir, group, run string) string {
-	return filepath.Join(dir, group, run+".json")
-}
-
-// fileResult writes a result's bytes to path atomically, making its group
-// directory when needed.
-func fileResult(path string, raw []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return diskio.WriteAtomic(path, raw)
+	return lbrun.Prepare(ctx, b, sf.simRepo, ref, lbrun.Setup{Catalog: cat, CatalogVersion: catVersion, Harness: id, Timeout: sf.timeout, ResultsDir: resultsDir})
 }
 
 const leaderboardVerifyUsage = `Usage: action leaderboard verify [--runs runs.yaml] [--results DIR] [--only GROUP/RUN] [flags]
@@ -400,79 +261,63 @@ func runLeaderboardVerify(ctx context.Context, o leaderboardVerifyOptions, env c
 	if err != nil {
 		return fmt.Errorf("leaderboard verify: --only %w", err)
 	}
-	var todo []*leaderboard.Result
+	recs := make([]lbrun.Recorded, 0, len(runs))
 	for _, r := range runs {
 		res := recorded[r.Group+"/"+r.ID]
 		if res == nil {
 			return fmt.Errorf("leaderboard verify: %s/%s.json: no result to verify", r.Group, r.ID)
 		}
-		todo = append(todo, res)
+		recs = append(recs, lbrun.Recorded{Run: r, Result: res})
 	}
 	b := &harness.Builder{CacheDir: sf.cacheDir, Log: log}
 	sims := map[string]*lbrun.Sim{}
-	var lines []string
-	nDiff := 0
-	for _, rec := range todo {
-		commit := rec.Provenance.Simulator.Commit
-		s := sims[commit]
-		if s == nil {
-			var cleanup func()
-			if s, cleanup, err = prepareSim(ctx, b, sf, commit, rec.Provenance.Harness, dir); err != nil {
-				return fmt.Errorf("leaderboard verify: %w", err)
-			}
-			defer cleanup()
-			sims[commit] = s
+	defer func() {
+		for _, s := range sims {
+			s.Close()
 		}
-		if !sameCatalog(rec.Provenance.Catalog, s.CatalogVersion) {
-			return fmt.Errorf("leaderboard verify: %s/%s.json ran with catalog %s; give that catalog with --catalog (now: %s)", rec.Group, rec.Run, catalogName(rec.Provenance.Catalog), catalogName(s.CatalogVersion))
+	}()
+	verdicts, err := lbrun.Verify(ctx, recs, func(commit string, h report.Harness) (*lbrun.Sim, error) {
+		if s := sims[commit]; s != nil {
+			return s, nil
 		}
-	}
-	reruns := make([]*leaderboard.Result, len(todo))
-	runsOf := make([]leaderboard.Run, len(todo))
-	for i, rec := range todo {
-		runsOf[i] = rec.Declaration
-	}
-	pool.Run(ctx, sf.jobs, lbrun.Costs(runsOf), func(ctx context.Context, i int) {
-		rec := todo[i]
-		s := sims[rec.Provenance.Simulator.Commit]
-		rerun := s.Rerun(ctx, rec)
-		// A re-run records the recorded tool (verify compares everything else).
-		rerun.Provenance.Harness = rec.Provenance.Harness
-		reruns[i] = rerun
-	})
-	if err := ctx.Err(); err != nil {
+		s, err := prepareSim(ctx, b, sf, commit, h, dir)
+		if err != nil {
+			return nil, err
+		}
+		sims[commit] = s
+		return s, nil
+	}, sf.jobs)
+	if err != nil {
 		return fmt.Errorf("leaderboard verify: %w", err)
 	}
-	for i, rec := range todo {
-		file := resultFile(dir, rec.Group, rec.Run)
-		diffs := leaderboard.Diff(rec, reruns[i])
-		if len(diffs) == 0 {
+	var lines []string
+	nDiff, nProb := 0, 0
+	for _, v := range verdicts {
+		file := lbrun.ResultFile(dir, v.Group, v.Run)
+		switch {
+		case v.Problem.Kind != "":
+			nProb++
+			lines = append(lines, "PROBLEM: "+v.Problem.String())
+		case len(v.Diffs) == 0:
 			lines = append(lines, "ok: "+file)
-			continue
+		default:
+			nDiff++
 		}
-		nDiff++
-		for _, df := range diffs {
+		for _, df := range v.Diffs {
 			lines = append(lines, fmt.Sprintf("DIFF: %s: %s", file, df))
 		}
 	}
 	fmt.Fprintln(stdout, strings.Join(lines, "\n"))
+	var errs []error
+	if nProb > 0 {
+		errs = append(errs, fmt.Errorf("leaderboard verify: %d of %d results do not stand for their declaration (not run)", nProb, len(recs)))
+	}
 	if nDiff > 0 {
-		return fmt.Errorf("leaderboard verify: %d of %d results did not reproduce (BLIS is deterministic: this is a bug)", nDiff, len(todo))
+		errs = append(errs, fmt.Errorf("leaderboard verify: %d of %d results did not reproduce (BLIS is deterministic: this is a bug)", nDiff, len(recs)))
 	}
-	fmt.Fprintf(stdout, "verified: %d results reproduce exactly\n", len(todo))
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	fmt.Fprintf(stdout, "verified: %d results reproduce exactly\n", len(recs))
 	return nil
-}
-
-func sameCatalog(a, b *report.DataVersion) bool {
-	if a == nil || b == nil {
-		return a == nil && b == nil
-	}
-	return a.Digest == b.Digest
-}
-
-func catalogName(v *report.DataVersion) string {
-	if v == nil {
-		return "none"
-	}
-	return v.Name + " " + v.Version + " (" + v.Digest + ")"
 }

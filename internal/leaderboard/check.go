@@ -23,6 +23,9 @@ const (
 	ProblemDrift      = "simulator-drift"     // ran on another simulator commit than the pinned one
 	ProblemUnexpected = "unexpected-file"     // a file that is not a result
 	ProblemTrace      = "trace"               // a result's trace is not stored (or not as hashed)
+	// ProblemUnplanned: the recorded command, conversion or input files
+	// are not what the result's declaration plans (lbrun.CheckPlans).
+	ProblemUnplanned = "unplanned-command"
 )
 
 // Problem is one violation Validate found.

@@ -1,0 +1,77 @@
+package lbrun
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
+	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
+)
+
+// ResultFile is where run of group is filed in the results directory dir.
+func ResultFile(dir, group, run string) string {
+	return filepath.Join(dir, group, run+".json")
+}
+
+// FileResult writes r as <dir>/<group>/<run>.json, atomically.
+func FileResult(dir string, r *leaderboard.Result) error {
+	raw, err := r.Encode()
+	if err != nil {
+		return err
+	}
+	return writeResultFile(ResultFile(dir, r.Group, r.Run), raw)
+}
+
+// writeResultFile writes a result's bytes to path atomically, making its
+// group directory when needed.
+func writeResultFile(path string, raw []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return diskio.WriteAtomic(path, raw)
+}
+
+// Undeclared lists the results of dir (as <group>/<run>.json, sorted) that
+// no run of d asks for: runs removed from runs.yaml or renamed. A missing
+// dir has none. Files that are not results are not listed (validate names
+// them).
+func Undeclared(dir string, d *leaderboard.Declaration) ([]string, error) {
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	res, _, err := leaderboard.ReadResults(os.DirFS(dir))
+	if err != nil {
+		return nil, err
+	}
+	declared := map[string]bool{}
+	for _, r := range d.Runs() {
+		declared[r.Group+"/"+r.ID] = true
+	}
+	var out []string
+	for key := range res {
+		if !declared[key] {
+			out = append(out, key+".json")
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// Prune removes the files Undeclared listed from dir, and a group
+// directory it leaves empty.
+func Prune(dir string, files []string) error {
+	for _, f := range files {
+		p := filepath.Join(dir, filepath.FromSlash(f))
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("prune %s: %w", f, err)
+		}
+		// Only an empty directory is removed; one still holding results
+		// stays (the error says so and is not one).
+		_ = os.Remove(filepath.Dir(p))
+	}
+	return nil
+}
