@@ -18,6 +18,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/pinned"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
+	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbrun"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 	"github.com/inference-sim/accuracy-dashboard/internal/prcheck"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
@@ -320,7 +321,7 @@ func runOneLeaderboard(ctx context.Context, in actionInputs, h *pinned.Harness, 
 		}
 		return leaderboard.Board{}, nil, []string{fmt.Sprintf("%s: the pinned harness's leaderboard run failed: %v (its log is above)", rel, err)}, nil
 	}
-	res, probs, err := leaderboard.Check(d, os.DirFS(results), "")
+	res, probs, err := lbrun.Check(d, os.DirFS(results), "")
 	if err != nil {
 		return leaderboard.Board{}, nil, nil, fmt.Errorf("%s: %w", results, err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
+	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbrun"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 )
@@ -100,7 +101,7 @@ func runLeaderboardRender(_ context.Context, o leaderboardRenderOptions, env cli
 		return err
 	}
 	dir := o.resultsDir()
-	res, probs, err := leaderboard.Check(d, os.DirFS(dir), "")
+	res, probs, err := lbrun.Check(d, os.DirFS(dir), "")
 	if err != nil {
 		return fmt.Errorf("leaderboard render: read %s: %w", dir, err)
 	}
@@ -156,6 +157,7 @@ Checks the declaration (schema, ids) and the results: each result's schema
 and digest (a result edited by hand fails), its filing (results/<group>/<run>.json
 matches the ids inside), that every declared run has a result and every
 result a declaration, that each result ran the declaration as it is now,
+that its recorded command and input files are what its declaration plans,
 that a group's results were offered the same work, and, with --sim, drift:
 results that ran on another simulator commit. With --pin, the pin file's
 simulator/catalog pair instead: a result that ran on neither member is drift,
@@ -212,7 +214,7 @@ func runLeaderboardValidate(ctx context.Context, o leaderboardValidateOptions, e
 		return err
 	}
 	dir := o.resultsDir()
-	res, probs, err := leaderboard.Check(d, os.DirFS(dir), o.sim)
+	res, probs, err := lbrun.Check(d, os.DirFS(dir), o.sim)
 	if err != nil {
 		return fmt.Errorf("leaderboard validate: read %s: %w", dir, err)
 	}

@@ -83,7 +83,7 @@ const leaderboardRunUsage = `Usage: action leaderboard run --runs runs.yaml [fla
 Builds the simulator at an exact release tag or 40-hex commit (a branch is
 refused) through the harness's build cache, runs 'blis run' once per declared
 candidate and offered load, in the simulator's source tree, and files each
-result as <out>/<group>/<run>.json. A run the simulator cannot do (unknown
+result as <out>/<group>/<run>.json as soon as its run ends. A run the simulator cannot do (unknown
 model or GPU, a crash, a timeout) gets a failed result with the reason and
 the simulator's message, never a number. The same declaration and build give
 byte-identical files.
@@ -209,11 +209,14 @@ func prepareSim(ctx context.Context, b *harness.Builder, sf simFlags, ref string
 
 const leaderboardVerifyUsage = `Usage: action leaderboard verify [--runs runs.yaml] [--results DIR] [--only GROUP/RUN] [flags]
 
-Re-runs results with their recorded simulator commit and command line and
-compares the new result with the recorded one, field by field (except the
-tool's own commit, provenance.harness). BLIS is deterministic, so any
-difference is a bug: it is printed with file, field, old and new value, and
-the exit status is 1.
+Re-runs results on their recorded simulator commit and compares the new
+result with the recorded one, field by field (except the tool's own commit,
+provenance.harness). Each result's run is planned again from runs.yaml on
+that build first: a result whose declaration is not runs.yaml's, or whose
+recorded command, conversion or input files are not that plan, is a
+problem and is not run (verify runs nothing it did not plan). BLIS is
+deterministic, so any difference is a bug: it is printed with file, field,
+old and new value. A problem or a difference gives exit status 1.
 
 Example:
   action leaderboard verify --runs leaderboard/runs.yaml --sim-repo ~/src/inference-sim --only chat-4rps

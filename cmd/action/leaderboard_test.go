@@ -520,3 +520,92 @@ func plantTTFT(t *testing.T, path string) []byte {
 	}
 	return raw
 }
+
+// resealAs rewrites the result file at path as edit leaves it, sealed
+// again (a digest is no signature), with its computed values made
+// consistent: what someone who can write results but not run them can do.
+func resealAs(t *testing.T, path string, from *leaderboard.Result, edit func(*leaderboard.Result)) {
+	t.Helper()
+	c := *from
+	edit(&c)
+	comp := leaderboard.Compute(c.Declaration, *c.BLIS)
+	c.Computed = &comp
+	if err := c.Seal(); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := c.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The tamperings of issue #22: validate, verify and render are not fooled
+// by a result that records a command its declaration does not plan, and
+// verify never runs such a command; a declaration changed since its result
+// ran is verify's problem too.
+func TestLeaderboardTampering(t *testing.T) {
+	e := newLBEnv(t)
+	if out, err := e.cmd(append([]string{"run", "--sim", "v0.2.0", "--harness-dir", e.harnessDir, "--only", "chat/h100,chat/a100-tp2"}, e.simArgs()...)...); err != nil {
+		t.Fatalf("run: %v\n%s", err, out)
+	}
+	// The other runs are declared but have no result: validate says so
+	// for each; only chat/ is looked at below.
+	os.WriteFile(e.runs, []byte(strings.Split(standinRuns, "      - {id: flaky")[0]), 0o644)
+	h100File := filepath.Join(e.results, "chat", "h100.json")
+	orig, _ := os.ReadFile(h100File)
+	h100, a100 := e.result("chat/h100.json"), e.result("chat/a100-tp2.json")
+	verify := func() (string, error) {
+		return e.cmd(append([]string{"verify", "--only", "chat/h100"}, e.simArgs()...)...)
+	}
+	if out, err := e.cmd("validate", "--runs", e.runs); err != nil {
+		t.Fatalf("validate before tampering: %v\n%s", err, out)
+	}
+
+	// 1. The A100 TP 2 result copied as the H100 TP 1 candidate's: ids,
+	// declaration and computed values edited, the command left as it ran.
+	resealAs(t, h100File, a100, func(r *leaderboard.Result) {
+		r.Group, r.Run, r.Declaration = h100.Group, h100.Run, h100.Declaration
+	})
+	want := `unplanned-command: chat/h100.json: the recorded command is not the one its declaration plans (command[5]: planned "H100", recorded "A100-80")`
+	if out, err := e.cmd("validate", "--runs", e.runs); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("validate of a copied result: %v\n%s", err, out)
+	}
+	if out, err := e.cmd("render", "--runs", e.runs); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("render of a copied result: %v\n%s", err, out)
+	}
+	if out, err := verify(); err == nil || exitCode(err) != 1 || !strings.Contains(out, "PROBLEM: "+want) || !strings.Contains(out, "; it was not run") {
+		t.Errorf("verify of a copied result: %v\n%s", err, out)
+	}
+
+	// 2. A command that writes its metrics elsewhere: refused, never run.
+	elsewhere := filepath.Join(t.TempDir(), "somewhere", "else.json")
+	resealAs(t, h100File, h100, func(r *leaderboard.Result) {
+		r.Command = append([]string(nil), r.Command...)
+		r.Command[len(r.Command)-1] = elsewhere
+	})
+	want = `(command[31]: planned "{run}/metrics.json", recorded "` + elsewhere + `")`
+	if out, err := e.cmd("validate", "--runs", e.runs); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("validate of a command writing elsewhere: %v\n%s", err, out)
+	}
+	if out, err := verify(); err == nil || !strings.Contains(out, want) {
+		t.Errorf("verify of a command writing elsewhere: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Dir(elsewhere)); err == nil {
+		t.Errorf("verify ran the recorded command: %s exists", filepath.Dir(elsewhere))
+	}
+
+	// 3. The declaration changed since the result ran (H100 → L40S).
+	os.WriteFile(h100File, orig, 0o644)
+	decl, _ := os.ReadFile(e.runs)
+	os.WriteFile(e.runs, []byte(strings.Replace(string(decl), "{id: h100, model: org/test-model-7b, hardware: H100", "{id: h100, model: org/test-model-7b, hardware: L40S", 1)), 0o644)
+	want = "declaration-changed: chat/h100.json: ran another declaration than runs.yaml's; re-run it"
+	if out, err := e.cmd("validate", "--runs", e.runs); err == nil || !strings.Contains(err.Error(), want+` (candidate.hardware: "L40S" → "H100")`) {
+		t.Errorf("validate of a changed declaration: %v\n%s", err, out)
+	}
+	if out, err := verify(); err == nil || !strings.Contains(out, "PROBLEM: "+want+`, nothing was verified (candidate.hardware: "L40S" → "H100")`) || strings.Contains(out, "verified:") {
+		t.Errorf("verify of a changed declaration: %v\n%s", err, out)
+	}
+}

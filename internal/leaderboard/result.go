@@ -341,6 +341,13 @@ func ParseResult(raw []byte, name string) (*Result, error) {
 	if (r.Status == StatusOK) != (r.BLIS != nil && r.Computed != nil) || (r.Status == StatusFailed) != (r.Failure != nil) {
 		return nil, fmt.Errorf("%s: status %q does not match its figures and failure", name, r.Status)
 	}
+	// The computed values follow from the declaration and BLIS's figures:
+	// a result whose TP was edited without its GPUs is inconsistent.
+	if r.Status == StatusOK {
+		if d := report.DiffJSON(Compute(r.Declaration, *r.BLIS), *r.Computed); len(d) > 0 {
+			return nil, fmt.Errorf("%s: computed.%s: recorded %s, but its declaration and figures give %s", name, d[0].Field, d[0].New, d[0].Old)
+		}
+	}
 	return &r, nil
 }
 

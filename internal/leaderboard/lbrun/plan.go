@@ -2,6 +2,7 @@ package lbrun
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -255,10 +256,30 @@ func unplanned(res *leaderboard.Result, inv Invocation, planErr error) string {
 	if len(want.Inputs) == 0 {
 		want.Inputs = nil
 	}
-	if d := report.DiffJSON(want, rec); len(d) > 0 {
-		return fmt.Sprintf("the recorded command is not the one its declaration plans (%s: planned %s, recorded %s)", d[0].Field, d[0].Old, d[0].New)
+	for _, part := range []struct {
+		name      string
+		want, got []string
+	}{{"command", want.Command, rec.Command}, {"convert", want.Convert, rec.Convert}} {
+		// The first argument that differs, in command-line order.
+		for i := range max(len(part.want), len(part.got)) {
+			w, g := argAt(part.want, i), argAt(part.got, i)
+			if w != g {
+				return fmt.Sprintf("the recorded command is not the one its declaration plans (%s[%d]: planned %s, recorded %s)", part.name, i, w, g)
+			}
+		}
+	}
+	if d := report.DiffJSON(want.Inputs, rec.Inputs); len(d) > 0 {
+		return fmt.Sprintf("the recorded input files are not the ones its declaration plans (inputs.%s: planned %s, recorded %s)", d[0].Field, d[0].Old, d[0].New)
 	}
 	return ""
+}
+
+// argAt is args[i] quoted, "(absent)" past its end.
+func argAt(args []string, i int) string {
+	if i >= len(args) {
+		return "(absent)"
+	}
+	return strconv.Quote(args[i])
 }
 
 // recordedPlanner is a Sim that plans as the build a result records would,
@@ -323,4 +344,17 @@ func CheckPlans(results map[string]*leaderboard.Result) []leaderboard.Problem {
 	}
 	slices.SortFunc(probs, func(a, b leaderboard.Problem) int { return strings.Compare(a.File, b.File) })
 	return probs
+}
+
+// Check reads a results directory and checks it against d as
+// leaderboard.Check does, and every result's recorded command against the
+// plan of its declaration (CheckPlans): every problem, sorted by file.
+func Check(d *leaderboard.Declaration, results fs.FS, pinned string) (map[string]*leaderboard.Result, []leaderboard.Problem, error) {
+	res, probs, err := leaderboard.Check(d, results, pinned)
+	if err != nil {
+		return nil, nil, err
+	}
+	probs = append(probs, CheckPlans(res)...)
+	slices.SortStableFunc(probs, func(a, b leaderboard.Problem) int { return strings.Compare(a.File, b.File) })
+	return res, probs, nil
 }
