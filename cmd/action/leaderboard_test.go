@@ -175,8 +175,8 @@ func TestLeaderboardRunRenderValidateVerify(t *testing.T) {
 	if _, err := e.cmd("validate", "--runs", e.runs); err == nil || !strings.Contains(err.Error(), "tampered: chat/h100.json: digest") {
 		t.Errorf("tampered: %v", err)
 	}
-	// ... and, re-sealed so that the digest matches, fails verify, naming
-	// the field with its old and new value.
+	// ... re-sealed, fails validate as inconsistent (its computed values
+	// no longer follow from its figures) ...
 	var r leaderboard.Result
 	if err := json.Unmarshal([]byte(tampered), &r); err != nil {
 		t.Fatal(err)
@@ -186,6 +186,12 @@ func TestLeaderboardRunRenderValidateVerify(t *testing.T) {
 	}
 	raw, _ := r.Encode()
 	os.WriteFile(path, raw, 0o644)
+	if _, err := e.cmd("validate", "--runs", e.runs); err == nil || !strings.Contains(err.Error(), "invalid: chat/h100.json: computed.output_tokens_per_served_request.value: recorded") {
+		t.Errorf("re-sealed with stale computed values: %v", err)
+	}
+	// ... and with its computed values made to follow, fails verify,
+	// naming the field with its old and new value.
+	resealAs(t, path, &r, func(*leaderboard.Result) {})
 	out, err = e.cmd(append([]string{"verify", "--only", "chat/h100"}, e.simArgs()...)...)
 	if err == nil || exitCode(err) != 1 || !strings.Contains(out, "DIFF: "+path+": blis.completed_requests: 41 → 40") {
 		t.Errorf("verify of a re-sealed tampered result: %v\n%s", err, out)
