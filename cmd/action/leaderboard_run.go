@@ -91,12 +91,16 @@ byte-identical files.
 With --reuse DIR, a result filed in DIR that ran the same declaration on the
 same build (simulator commit, catalog digest) with the same command line as
 the run would now is copied into the output as it is instead of being run
-again (a timed-out result is always run again).
+again (a timed-out result is always run again). A run interrupted (Ctrl-C)
+keeps every result it filed; run again with --reuse set to the output
+directory to resume. Results of the output directory that no run of --runs
+asks for are listed; --prune removes them.
 
 Examples:
   action leaderboard run --runs leaderboard/runs.yaml --sim-repo ~/src/inference-sim --sim f90a1e3a6787da17c2cd463dab6fb2660b1b1760
   action leaderboard run --runs runs.yaml --sim v0.7.15 --reuse results/ --out /tmp/results
   action leaderboard run --runs runs.yaml --sim v0.7.15 --only chat-4rps/h100-tp1 --jobs 2
+  action leaderboard run --runs runs.yaml --sim v0.7.15 --reuse results/ --prune
 
 Flags:
 `
@@ -106,6 +110,7 @@ type leaderboardRunOptions struct {
 	simFlags
 	leaderboardFiles
 	sim, out, only, reuse, harnessDir string
+	prune                             bool
 }
 
 // leaderboardRunCommand is `action leaderboard run`.
@@ -119,6 +124,7 @@ var leaderboardRunCommand = cli.Spec[leaderboardRunOptions]{
 		fs.StringVar(&o.out, "out", "", "results `directory` (default: results/ beside --runs)")
 		fs.StringVar(&o.only, "only", "", "comma-separated `GROUP or GROUP/RUN` to run, default all (e.g. --only chat-4rps/h100-tp1)")
 		fs.StringVar(&o.reuse, "reuse", "", "results `directory` whose unchanged results are kept instead of run again (may be --out itself; e.g. --reuse leaderboard/results)")
+		fs.BoolVar(&o.prune, "prune", false, "remove the results of the output directory that no run of --runs asks for (runs removed or renamed; without it they are listed; e.g. --prune)")
 		fs.StringVar(&o.harnessDir, "harness-dir", "", "this tool's own `directory`, whose commit results record (default: found from the working directory)")
 		o.simFlags.register(fs, getenv)
 	},
@@ -194,6 +200,26 @@ func runLeaderboardRun(ctx context.Context, o leaderboardRunOptions, env cli.Env
 	if len(failed) > 0 {
 		fmt.Fprintf(stdout, "failed runs (filed with their reason, no figures):\n%s\n", strings.Join(failed, "\n"))
 	}
+	return pruneUndeclared(stdout, dir, d, o.prune)
+}
+
+// pruneUndeclared lists the results of dir that no run of d asks for (their
+// runs were removed from runs.yaml or renamed: render and validate refuse
+// them) and, with prune, removes them.
+func pruneUndeclared(stdout io.Writer, dir string, d *leaderboard.Declaration, prune bool) error {
+	gone, err := lbrun.Undeclared(dir, d)
+	if err != nil || len(gone) == 0 {
+		return err
+	}
+	list := "  " + strings.Join(gone, "\n  ")
+	if !prune {
+		fmt.Fprintf(stdout, "%d results in %s that no run of the declaration asks for (removed or renamed; --prune removes them):\n%s\n", len(gone), dir, list)
+		return nil
+	}
+	if err := lbrun.Prune(dir, gone); err != nil {
+		return fmt.Errorf("leaderboard run: --prune: %w", err)
+	}
+	fmt.Fprintf(stdout, "pruned %d results that no run of the declaration asks for:\n%s\n", len(gone), list)
 	return nil
 }
 

@@ -615,3 +615,34 @@ func TestLeaderboardTampering(t *testing.T) {
 		t.Errorf("verify of a changed declaration: %v\n%s", err, out)
 	}
 }
+
+// Results whose runs left runs.yaml are listed by run and removed by
+// run --prune (render and validate refuse them as undeclared).
+func TestLeaderboardRunPrune(t *testing.T) {
+	e := newLBEnv(t)
+	runArgs := func(extra ...string) []string {
+		return append([]string{"run", "--sim", "v0.2.0", "--harness-dir", e.harnessDir, "--only", "chat/h100", "--reuse", e.results}, e.simArgs(extra...)...)
+	}
+	if out, err := e.cmd(append(runArgs(), "--only", "chat/h100,sweep")...); err != nil {
+		t.Fatalf("run: %v\n%s", err, out)
+	}
+	os.WriteFile(e.runs, []byte(strings.Split(standinRuns, "  - id: sweep")[0]), 0o644)
+	out, err := e.cmd(runArgs()...)
+	want := "2 results in " + e.results + " that no run of the declaration asks for (removed or renamed; --prune removes them):\n  sweep/h100--rate-2.json\n  sweep/h100--rate-8.json\n"
+	if err != nil || !strings.Contains(out, want) {
+		t.Fatalf("run listing undeclared results: %v\n%s\nwant %q", err, out, want)
+	}
+	if _, err := os.Stat(filepath.Join(e.results, "sweep", "h100--rate-2.json")); err != nil {
+		t.Errorf("listed results were removed without --prune: %v", err)
+	}
+	out, err = e.cmd(runArgs("--prune")...)
+	if err != nil || !strings.Contains(out, "pruned 2 results that no run of the declaration asks for:\n  sweep/h100--rate-2.json\n  sweep/h100--rate-8.json\n") {
+		t.Fatalf("run --prune: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(e.results, "sweep")); err == nil {
+		t.Error("run --prune left sweep/")
+	}
+	if _, err := os.Stat(filepath.Join(e.results, "chat", "h100.json")); err != nil {
+		t.Errorf("run --prune removed a declared result: %v", err)
+	}
+}
