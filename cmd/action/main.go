@@ -4,6 +4,7 @@
 //	score          score a simulator build against the ledger and print the table
 //	merge          combine the outputs of sharded score runs into one
 //	compare        compare two runs (result directories or published snapshots)
+//	publish        publish a result directory into a dashboard checkout, as the bot does
 //	nightly plan   what a nightly evaluation would run, and whether it changed
 //	ledger import  turn InferenceX / inference-perf artifacts into a ledger
 //	leaderboard    run, render, validate and verify a leaderboard (runs.yaml, results/)
@@ -50,6 +51,7 @@ func program() cli.Program {
 			scoreCommand.Command(),
 			mergeCommand.Command(),
 			compareCommand.Command(),
+			publishCommand.Command(),
 			nightlyPlanCommand.Command(),
 			ledgerImportCommand.Command(),
 			leaderboardRunCommand.Command(),

@@ -25,21 +25,33 @@ type HarnessCheck struct {
 // from a checkout — or, by assertion, is reachable from the harness's main
 // and named by a release — the summary covers the whole corpus, and its
 // coverage balances.
-func Gate(s report.Summary, h HarnessCheck) []string {
+func Gate(s report.Summary, h HarnessCheck) []string { return gate(s, h, true) }
+
+// GateExperimental is Gate without its release requirement (a release
+// label and a simulator release tag; a release label the provenance does
+// not bear out is still refused): every other reason stands. `action publish --experimental` gates with it, for
+// examples and previews of builds no release names; the bot never does.
+func GateExperimental(s report.Summary, h HarnessCheck) []string { return gate(s, h, false) }
+
+func gate(s report.Summary, h HarnessCheck, release bool) []string {
 	var reasons []string
 	if !slices.Contains(report.ReadableVersions, s.SchemaVersion) {
 		reasons = append(reasons, fmt.Sprintf("schema_version %d, want one of %v", s.SchemaVersion, report.ReadableVersions))
 	}
-	if s.Label != report.LabelRelease {
+	switch {
+	case s.Label != report.LabelRelease && release:
 		r := fmt.Sprintf("label is %q, not %q", s.Label, report.LabelRelease)
 		if len(s.LabelReasons) > 0 {
 			r += ": " + strings.Join(s.LabelReasons, "; ")
 		}
 		reasons = append(reasons, r)
-	} else if label, why := report.Label(s.Provenance); label != report.LabelRelease {
-		reasons = append(reasons, fmt.Sprintf("label says %q but the provenance does not: %s", s.Label, strings.Join(why, "; ")))
+	case s.Label == report.LabelRelease:
+		// A release label must be the provenance's, experimental or not.
+		if label, why := report.Label(s.Provenance); label != report.LabelRelease {
+			reasons = append(reasons, fmt.Sprintf("label says %q but the provenance does not: %s", s.Label, strings.Join(why, "; ")))
+		}
 	}
-	if s.Provenance.Simulator.Tag == "" {
+	if release && s.Provenance.Simulator.Tag == "" {
 		reasons = append(reasons, "simulator build is not named by a release tag")
 	}
 	hc := s.Provenance.Harness

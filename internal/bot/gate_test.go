@@ -51,3 +51,25 @@ func TestGate(t *testing.T) {
 		})
 	}
 }
+
+// GateExperimental waives the release requirement and nothing else: an
+// experimental run passes, a release label its provenance does not bear
+// out and a shard are still refused.
+func TestGateExperimental(t *testing.T) {
+	t.Parallel()
+	exp := releaseSummary(t, "v0.7.15", "v1.0.0")
+	exp.Provenance.Simulator.Release, exp.Provenance.Simulator.Tag = false, ""
+	exp.Label, exp.LabelReasons = report.Label(exp.Provenance)
+	if got := GateExperimental(exp, HarnessCheck{}); got != nil {
+		t.Errorf("GateExperimental(experimental run) = %q, want none", got)
+	}
+	lies := releaseSummary(t, "v0.7.15", "v1.0.0")
+	lies.Provenance.Ledger.Release = false
+	shard := exp
+	shard.Shard = &report.Shard{Index: 1, Count: 2}
+	for name, s := range map[string]report.Summary{"label lies": lies, "shard": shard} {
+		if got := GateExperimental(s, HarnessCheck{}); len(got) != 1 {
+			t.Errorf("%s: GateExperimental = %q, want one reason", name, got)
+		}
+	}
+}

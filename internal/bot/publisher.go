@@ -340,44 +340,22 @@ func (p *Publisher) Publish(ctx context.Context, rep Report, publishedAt time.Ti
 }
 
 func (p *Publisher) publish(ctx context.Context, rep Report, publishedAt time.Time, source string, log *slog.Logger) (PublishResult, error) {
-	s, err := report.ParseSummary(rep.Summary)
-	if err != nil {
-		return refused(err.Error()), nil
-	}
-	snap := Snapshot{Summary: s, Markdown: []byte(render.Summary(s)), PublishedAt: publishedAt, Source: source, RunID: rep.RunID, Inputs: InputsOf(s)}
-	var reasons []string
-	if rep.Points == nil && rep.RunID != 0 {
-		reasons = append(reasons, fmt.Sprintf("no %s next to %s (a snapshot keeps its points)", report.PointsFile, report.SummaryFile))
-	}
-	if rep.Points != nil {
-		if snap.Points, err = checkPoints(rep.Points, s); err != nil {
-			reasons = append(reasons, err.Error())
-		}
-	}
-	if rep.Plan != nil {
-		plan, err := nightly.Parse(rep.Plan)
-		if err != nil {
-			reasons = append(reasons, err.Error())
-		} else {
-			reasons = append(reasons, PlanReasons(plan, s)...)
-			snap.Inputs = plan
-		}
-	}
-	check, err := p.checkHarness(ctx, s)
+	snap, reasons, err := Admit(rep, AdmitRelease, publishedAt, source, func(s report.Summary) (HarnessCheck, error) {
+		return p.checkHarness(ctx, s)
+	})
 	if err != nil {
 		return PublishResult{}, err
 	}
-	if reasons = append(reasons, Gate(s, check)...); len(reasons) > 0 {
+	if len(reasons) > 0 {
 		return refused(reasons...), nil
 	}
-	id := SnapshotID(s, rep.RunID)
-	res := PublishResult{ID: id, Message: snapshotMessage(s, id, source)}
+	id := SnapshotID(snap.Summary, rep.RunID)
+	res := PublishResult{ID: id, Message: snapshotMessage(snap.Summary, id, source)}
 	err = p.commitDashboard(ctx, &res, log, func(head string) (map[string][]byte, error) {
-		dash, err := p.readDashboard(ctx, head, id)
+		dash, err := LoadDashboard(func(path string) ([]byte, error) {
+			return p.GH.ReadFile(ctx, p.Cfg.Dashboard, head, path)
+		}, snap, id)
 		if err != nil {
-			return nil, err
-		}
-		if err := p.readPrevious(ctx, head, snap, id, &dash); err != nil {
 			return nil, err
 		}
 		return PlanSnapshot(snap, dash)
@@ -512,55 +490,6 @@ func (p *Publisher) checkHarness(ctx context.Context, s report.Summary) (Harness
 		check.ReleaseTag = h.Version
 	}
 	return check, nil
-}
-
-func (p *Publisher) readDashboard(ctx context.Context, head, id string) (Dashboard, error) {
-	var d Dashboard
-	for _, f := range []struct {
-		path string
-		dst  *[]byte
-	}{
-		{nightly.IndexPath, &d.Index},
-		{nightly.LastRunPath, &d.LastRun},
-		{nightly.ReadmePath, &d.Readme},
-		{nightly.SnapshotsDir + "/" + id + "/" + report.SummaryFile, &d.Existing},
-	} {
-		data, err := p.GH.ReadFile(ctx, p.Cfg.Dashboard, head, f.path)
-		if errors.Is(err, ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return d, fmt.Errorf("read %s of %s: %w", f.path, p.Cfg.Dashboard, err)
-		}
-		*f.dst = data
-	}
-	return d, nil
-}
-
-// readPrevious reads the summary and points of the snapshot just older than
-// snap (published under id), for its comparison page; a snapshot without
-// points.json (published before snapshots kept them) gives no comparison.
-func (p *Publisher) readPrevious(ctx context.Context, head string, snap Snapshot, id string, dash *Dashboard) error {
-	prev := PreviousID(snap, id, dash.Index)
-	if prev == "" || snap.Points == nil {
-		return nil
-	}
-	d := &PreviousSnapshot{ID: prev}
-	for _, f := range []struct {
-		name string
-		dst  *[]byte
-	}{{report.SummaryFile, &d.Summary}, {report.PointsFile, &d.Points}} {
-		data, err := p.GH.ReadFile(ctx, p.Cfg.Dashboard, head, nightly.SnapshotsDir+"/"+prev+"/"+f.name)
-		if errors.Is(err, ErrNotFound) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("read snapshot %s of %s: %w", prev, p.Cfg.Dashboard, err)
-		}
-		*f.dst = data
-	}
-	dash.Previous = d
-	return nil
 }
 
 // checkPoints parses points.json (schema, strict decoding) and checks that

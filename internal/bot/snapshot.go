@@ -86,7 +86,7 @@ func DataRefs(s report.Summary) []nightly.DataRef {
 // "v0.7.15_ledger-v1.0.0_catalog-v1.0.0_harness-v1.2.0_run-4242": one per
 // run (a snapshot published by hand, runID 0, has no run part).
 func SnapshotID(s report.Summary, runID int64) string {
-	parts := []string{s.Provenance.Simulator.Tag}
+	parts := []string{simulatorLabel(s.Provenance.Simulator)}
 	for _, d := range DataRefs(s) {
 		parts = append(parts, d.Name+"-"+d.Version)
 	}
@@ -96,6 +96,15 @@ func SnapshotID(s report.Summary, runID int64) string {
 	}
 	id := idUnsafe.ReplaceAllString(strings.Join(parts, "_"), "-")
 	return strings.Trim(id, "-.")
+}
+
+// simulatorLabel is the simulator's release tag, or its short commit for
+// a build no release names (published only as experimental, by hand).
+func simulatorLabel(sim report.Simulator) string {
+	if sim.Tag != "" {
+		return sim.Tag
+	}
+	return ident.Short(sim.Commit)
 }
 
 // harnessLabel is the harness's release, or its short commit without one.
@@ -279,7 +288,7 @@ func indexEntry(s report.Summary, id, published, source string) nightly.IndexEnt
 	return nightly.IndexEntry{
 		ID:           id,
 		PublishedAt:  published,
-		Simulator:    s.Provenance.Simulator.Tag,
+		Simulator:    simulatorLabel(s.Provenance.Simulator),
 		Harness:      harness,
 		Data:         DataRefs(s),
 		Tier:         tier,

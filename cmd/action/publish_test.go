@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/bot"
+	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
+	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
+	"github.com/inference-sim/accuracy-dashboard/internal/report"
+)
+
+// treeOf lists every file under root (slash paths), sorted.
+func treeOf(t *testing.T, root string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		out = append(out, filepath.ToSlash(rel))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestPublishCommand publishes two stand-in runs into an empty dashboard
+// checkout as the bot would: the gate's refusal (exit 3, every reason,
+// nothing written), the first snapshot's files, a dry run that lists the
+// second's and writes nothing, the second with its comparison page (the
+// bytes `action compare` prints for the two snapshot ids), and a
+// republish that changes nothing.
+func TestPublishCommand(t *testing.T) {
+	runs := scoreStandin(t)
+	dash := t.TempDir()
+
+	out, err := runAction(t, "publish", "--dashboard", dash, runs.slow)
+	if exitCode(err) != 3 || !strings.Contains(out, `refused: label is "experimental"`) ||
+		!strings.Contains(out, "refused: simulator build is not named by a release tag") {
+		t.Fatalf("experimental run: exit %d (%v), output:\n%s\nwant exit 3 with both reasons", exitCode(err), err, out)
+	}
+	if files := treeOf(t, dash); len(files) != 0 {
+		t.Fatalf("a refused publish wrote %v", files)
+	}
+
+	out, err = runAction(t, "publish", "--dashboard", dash, "--published-at", "2026-11-01T00:00:00Z", runs.release)
+	if err != nil {
+		t.Fatalf("publish: %v\n%s", err, out)
+	}
+	first := bot.SnapshotID(runs.releaseRun.Summary, 0)
+	snap := nightly.SnapshotsDir + "/" + first + "/"
+	want := []string{"README.md", "data/index.json", "data/latest/points.json", "data/latest/summary.json", "data/latest/summary.md",
+		snap + "points.json", snap + "summary.json", snap + "summary.md", "state/last-run.json"}
+	if got := treeOf(t, dash); !slices.Equal(got, want) {
+		t.Errorf("files written:\n%v\nwant\n%v", got, want)
+	}
+	sum, _ := os.ReadFile(filepath.Join(dash, filepath.FromSlash(snap+report.SummaryFile)))
+	if enc, _ := jsoncodec.Encode(runs.releaseRun.Summary); !bytes.Equal(sum, enc) {
+		t.Error("the snapshot's summary.json is not the run's summary, canonically encoded")
+	}
+
+	out, err = runAction(t, "publish", "--dashboard", dash, "--experimental", "--dry-run", "--published-at", "2026-11-02T00:00:00Z", runs.slow)
+	second := bot.SnapshotID(runs.slowRun.Summary, 0)
+	page := nightly.CompareDir + "/" + first + ".." + second + ".md"
+	if err != nil || !strings.Contains(out, "would publish snapshot "+second) || !strings.Contains(out, page) {
+		t.Errorf("dry run (%v):\n%s\nwant it to list %s", err, out, page)
+	}
+	if got := treeOf(t, dash); !slices.Equal(got, want) {
+		t.Errorf("a dry run wrote files: %v", got)
+	}
+
+	if out, err = runAction(t, "publish", "--dashboard", dash, "--experimental", "--published-at", "2026-11-02T00:00:00Z", runs.slow); err != nil {
+		t.Fatalf("publish --experimental: %v\n%s", err, out)
+	}
+	md, err := os.ReadFile(filepath.Join(dash, filepath.FromSlash(page)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmpOut, err := runAction(t, "compare", "--dashboard", dash, first, second)
+	if err != nil || cmpOut != string(md) {
+		t.Errorf("the comparison page differs from action compare of the two snapshots (%v):\n%s\n---\n%s", err, md, cmpOut)
+	}
+	last, _ := os.ReadFile(filepath.Join(dash, filepath.FromSlash(nightly.LastRunPath)))
+	if lr, err := nightly.ParseLastRun(last); err != nil || lr.Snapshot != second {
+		t.Errorf("state/last-run.json names %q (%v), want the newest snapshot %s", lr.Snapshot, err, second)
+	}
+
+	before := treeOf(t, dash)
+	if out, err = runAction(t, "publish", "--dashboard", dash, "--experimental", runs.slow); err != nil || !strings.HasPrefix(out, "unchanged: snapshot "+second) {
+		t.Errorf("republish (%v): %s", err, out)
+	}
+	if got := treeOf(t, dash); !slices.Equal(got, before) {
+		t.Errorf("a republish changed the file set: %v", got)
+	}
+
+	// A result directory without summary.json names the file.
+	if _, err := runAction(t, "publish", "--dashboard", dash, t.TempDir()); err == nil || !strings.Contains(err.Error(), report.SummaryFile) {
+		t.Errorf("empty result directory: %v, want an error naming %s", err, report.SummaryFile)
+	}
+}

@@ -1,0 +1,119 @@
+package bot
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
+	"github.com/inference-sim/accuracy-dashboard/internal/render"
+	"github.com/inference-sim/accuracy-dashboard/internal/report"
+)
+
+// Admission is how strictly Admit gates a report.
+type Admission int
+
+// Admissions.
+const (
+	// AdmitRelease is the bot's gate (Gate): only release figures.
+	AdmitRelease Admission = iota
+	// AdmitExperimental waives the release requirement alone
+	// (GateExperimental): a maintainer's example or preview of a build no
+	// release names, published as experimental. The bot never uses it.
+	AdmitExperimental
+)
+
+// Admit reads a run's report (summary.json through report.ParseSummary:
+// schema, strict decoding, balanced coverage; points.json, which must be
+// the points the summary counts and is required from a workflow run;
+// plan.json, which must name what the summary ran) and applies the gate
+// with what harness says about the summary's harness commit (asked only of
+// a summary that decodes). It returns the snapshot to publish, or the
+// reasons it may not be published (every one, in the order the checks run);
+// an error is harness's. The bot's publish and `action publish` both admit
+// through it, then plan the files with LoadDashboard and PlanSnapshot.
+func Admit(rep Report, how Admission, publishedAt time.Time, source string, harness func(report.Summary) (HarnessCheck, error)) (Snapshot, []string, error) {
+	s, err := report.ParseSummary(rep.Summary)
+	if err != nil {
+		return Snapshot{}, []string{err.Error()}, nil
+	}
+	snap := Snapshot{Summary: s, Markdown: []byte(render.Summary(s)), PublishedAt: publishedAt, Source: source, RunID: rep.RunID, Inputs: InputsOf(s)}
+	var reasons []string
+	if rep.Points == nil && rep.RunID != 0 {
+		reasons = append(reasons, fmt.Sprintf("no %s next to %s (a snapshot keeps its points)", report.PointsFile, report.SummaryFile))
+	}
+	if rep.Points != nil {
+		if snap.Points, err = checkPoints(rep.Points, s); err != nil {
+			reasons = append(reasons, err.Error())
+		}
+	}
+	if rep.Plan != nil {
+		plan, err := nightly.Parse(rep.Plan)
+		if err != nil {
+			reasons = append(reasons, err.Error())
+		} else {
+			reasons = append(reasons, PlanReasons(plan, s)...)
+			snap.Inputs = plan
+		}
+	}
+	h, err := harness(s)
+	if err != nil {
+		return Snapshot{}, nil, err
+	}
+	gate := Gate
+	if how == AdmitExperimental {
+		gate = GateExperimental
+	}
+	return snap, append(reasons, gate(s, h)...), nil
+}
+
+// ReadDashboardFile reads one file of the dashboard at the revision being
+// published onto; a missing file is an error wrapping ErrNotFound.
+type ReadDashboardFile func(path string) ([]byte, error)
+
+// LoadDashboard reads what PlanSnapshot needs of the dashboard to publish
+// snap under id: the index, the last run, the README, this id's summary
+// (when published already) and the summary and points of the snapshot just
+// older than it (for its comparison page; a snapshot without points.json,
+// published before snapshots kept them, gives no comparison).
+func LoadDashboard(read ReadDashboardFile, snap Snapshot, id string) (Dashboard, error) {
+	var d Dashboard
+	for _, f := range []struct {
+		path string
+		dst  *[]byte
+	}{
+		{nightly.IndexPath, &d.Index},
+		{nightly.LastRunPath, &d.LastRun},
+		{nightly.ReadmePath, &d.Readme},
+		{nightly.SnapshotsDir + "/" + id + "/" + report.SummaryFile, &d.Existing},
+	} {
+		data, err := read(f.path)
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return d, fmt.Errorf("read %s: %w", f.path, err)
+		}
+		*f.dst = data
+	}
+	prev := PreviousID(snap, id, d.Index)
+	if prev == "" || snap.Points == nil {
+		return d, nil
+	}
+	p := &PreviousSnapshot{ID: prev}
+	for _, f := range []struct {
+		name string
+		dst  *[]byte
+	}{{report.SummaryFile, &p.Summary}, {report.PointsFile, &p.Points}} {
+		data, err := read(nightly.SnapshotsDir + "/" + prev + "/" + f.name)
+		if errors.Is(err, ErrNotFound) {
+			return d, nil
+		}
+		if err != nil {
+			return d, fmt.Errorf("read snapshot %s: %w", prev, err)
+		}
+		*f.dst = data
+	}
+	d.Previous = p
+	return d, nil
+}
