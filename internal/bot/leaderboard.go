@@ -1,7 +1,6 @@
 package bot
 
 import (
-	"archive/zip"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -186,56 +185,9 @@ func leaderboardPair(raw []byte, name string) (*pin.LeaderboardPair, string) {
 }
 
 // ResultsFromArtifact reads an artifact's zip archive as a results
-// directory, in memory (nothing touches the disk): every entry a regular
-// file under a clean relative path, none a symlink or a duplicate, the
-// archive capped at MaxArtifactBytes, each file at MaxSummaryBytes and all
-// of them together at MaxArtifactBytes.
+// directory, in memory, within the limits of every artifact (readArchive).
 func ResultsFromArtifact(zipped []byte) (fs.FS, error) {
-	if len(zipped) > MaxArtifactBytes {
-		return nil, fmt.Errorf("archive is larger than %d bytes", MaxArtifactBytes)
-	}
-	zr, err := zip.NewReader(bytes.NewReader(zipped), int64(len(zipped)))
-	if err != nil {
-		return nil, fmt.Errorf("not a zip archive: %w", err)
-	}
-	out := memFS{}
-	total := 0
-	for _, f := range zr.File {
-		mode := f.Mode()
-		if mode.IsDir() {
-			continue
-		}
-		if !mode.IsRegular() {
-			return nil, fmt.Errorf("%s is a %s, not a regular file", f.Name, modeName(mode))
-		}
-		if !fs.ValidPath(f.Name) || path.Clean(f.Name) != f.Name {
-			return nil, fmt.Errorf("entry %q is not a clean relative path", f.Name)
-		}
-		if _, dup := out[f.Name]; dup {
-			return nil, fmt.Errorf("more than one %s", f.Name)
-		}
-		raw, err := readZipFile(f)
-		if err != nil {
-			return nil, err
-		}
-		if total += len(raw); total > MaxArtifactBytes {
-			return nil, fmt.Errorf("its files hold more than %d bytes", MaxArtifactBytes)
-		}
-		out[f.Name] = raw
-	}
-	return out, nil
-}
-
-func modeName(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeSymlink != 0:
-		return "symlink"
-	case m&fs.ModeNamedPipe != 0:
-		return "named pipe"
-	case m&fs.ModeDevice != 0:
-		return "device"
-	}
-	return "special file"
+	return readArchive(zipped)
 }
 
 // LeaderboardManifest is published.json of a published leaderboard

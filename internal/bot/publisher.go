@@ -1,12 +1,9 @@
 package bot
 
 import (
-	"archive/zip"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"maps"
 	"math/rand/v2"
@@ -66,12 +63,6 @@ const DefaultPublishDeadline = 5 * time.Minute
 const (
 	RetryBase = 50 * time.Millisecond
 	RetryMax  = 5 * time.Second
-)
-
-// Limits on an artifact: the archive, and each file read from it.
-const (
-	MaxArtifactBytes = 50 << 20
-	MaxSummaryBytes  = 10 << 20
 )
 
 // Report is what a run hands to the bot, as raw untrusted bytes:
@@ -268,62 +259,42 @@ func refused(reasons ...string) PublishResult {
 	return PublishResult{Outcome: PublishRefused, Reasons: reasons}
 }
 
-// ReportFromArtifact reads an artifact's zip archive: the one entry named
-// summary.json (at any depth, required), and points.json and plan.json next
-// to it (each optional here; at most one of each name). Sizes are capped.
+// ReportFromArtifact reads an artifact's zip archive (readArchive: its
+// limits, and every entry a regular file under a clean path): the one file
+// named summary.json (at any depth, required), and points.json and
+// plan.json next to it (each optional here; at most one of each name).
 func ReportFromArtifact(zipped []byte) (Report, error) {
-	if len(zipped) > MaxArtifactBytes {
-		return Report{}, fmt.Errorf("archive is larger than %d bytes", MaxArtifactBytes)
-	}
-	zr, err := zip.NewReader(bytes.NewReader(zipped), int64(len(zipped)))
+	files, err := readArchive(zipped)
 	if err != nil {
-		return Report{}, fmt.Errorf("not a zip archive: %w", err)
+		return Report{}, err
 	}
-	found := map[string]*zip.File{}
-	for _, f := range zr.File {
-		name := path.Base(f.Name)
-		if f.FileInfo().IsDir() || (name != report.SummaryFile && name != report.PointsFile && name != nightly.File) {
+	found := map[string]string{}
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		base := path.Base(name)
+		if base != report.SummaryFile && base != report.PointsFile && base != nightly.File {
 			continue
 		}
-		if prev := found[name]; prev != nil {
-			return Report{}, fmt.Errorf("more than one %s (%s, %s)", name, prev.Name, f.Name)
+		if prev, ok := found[base]; ok {
+			return Report{}, fmt.Errorf("more than one %s (%s, %s)", base, prev, name)
 		}
-		found[name] = f
+		found[base] = name
 	}
-	sum := found[report.SummaryFile]
-	if sum == nil {
+	sum, ok := found[report.SummaryFile]
+	if !ok {
 		return Report{}, fmt.Errorf("no %s in the archive", report.SummaryFile)
 	}
 	var rep Report
-	for name, dst := range map[string]*[]byte{report.SummaryFile: &rep.Summary, report.PointsFile: &rep.Points, nightly.File: &rep.Plan} {
-		f := found[name]
-		if f == nil {
+	for base, dst := range map[string]*[]byte{report.SummaryFile: &rep.Summary, report.PointsFile: &rep.Points, nightly.File: &rep.Plan} {
+		name, ok := found[base]
+		if !ok {
 			continue
 		}
-		if path.Dir(f.Name) != path.Dir(sum.Name) {
-			return Report{}, fmt.Errorf("%s is not next to %s", f.Name, sum.Name)
+		if path.Dir(name) != path.Dir(sum) {
+			return Report{}, fmt.Errorf("%s is not next to %s", name, sum)
 		}
-		if *dst, err = readZipFile(f); err != nil {
-			return Report{}, err
-		}
+		*dst = files[name]
 	}
 	return rep, nil
-}
-
-func readZipFile(f *zip.File) ([]byte, error) {
-	rc, err := f.Open()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", f.Name, err)
-	}
-	defer rc.Close()
-	raw, err := io.ReadAll(io.LimitReader(rc, MaxSummaryBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", f.Name, err)
-	}
-	if len(raw) > MaxSummaryBytes {
-		return nil, fmt.Errorf("%s is larger than %d bytes", f.Name, MaxSummaryBytes)
-	}
-	return raw, nil
 }
 
 // Publish reads a run's report (summary.json through report.ParseSummary:
