@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/inference-sim/accuracy-dashboard/corpus"
+	"github.com/inference-sim/accuracy-dashboard/internal/hardware"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/importer"
 	"github.com/inference-sim/accuracy-dashboard/internal/importer/importertest"
@@ -121,6 +122,51 @@ func TestBundledCatalogCoversEveryModel(t *testing.T) {
 	for m := range models {
 		if _, err := fs.Stat(corpus.Catalog(), "models/"+harness.ModelShortName(m)+"/config.json"); err != nil {
 			t.Errorf("model %s: no catalog config: %v", m, err)
+		}
+	}
+}
+
+// TestBundledHardwareRegistry: the bundled registry parses, supplies H200
+// and B200 (the corpus GPUs builds up to f90a1e3a lack), gives every
+// published value as resolved and the calibration factors no datasheet
+// gives as assumed, so points on its GPUs never reach the headline tier.
+func TestBundledHardwareRegistry(t *testing.T) {
+	t.Parallel()
+	raw, err := fs.ReadFile(corpus.Hardware(), hardware.File)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := hardware.Parse(raw, "corpus/hardware/registry.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reg.Name != "blis-hardware" || len(reg.GPUs) != 2 {
+		t.Errorf("registry %s with %d GPUs, want blis-hardware with H200 and B200", reg.Name, len(reg.GPUs))
+	}
+	for _, n := range []string{"H200", "B200"} {
+		g, ok := reg.GPUs[n]
+		if !ok {
+			t.Errorf("no %s entry", n)
+			continue
+		}
+		if g.Evidence() != ledger.Assumed || g.MfuPrefill.Evidence != ledger.Assumed || g.MfuDecode.Evidence != ledger.Assumed {
+			t.Errorf("%s: the calibration factors must be assumed (entry evidence %s)", n, g.Evidence())
+		}
+		for name, v := range map[string]hardware.Value{"TFlopsPeak": g.TFlopsPeak, "TFlopsFP8": g.TFlopsFP8, "BwPeakTBs": g.BwPeakTBs, "MemoryGiB": g.MemoryGiB} {
+			if v.Evidence != ledger.Resolved {
+				t.Errorf("%s %s: evidence %s, want resolved (from the datasheet)", n, name, v.Evidence)
+			}
+		}
+	}
+	l, err := ledger.Load(corpus.Ledger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range l.Units {
+		if hw := u.Deployment.Hardware; hw != "H100" {
+			if _, ok := reg.GPUs[hw]; !ok {
+				t.Errorf("unit %s on %s: neither H100 nor in the registry", u.ID, hw)
+			}
 		}
 	}
 }

@@ -6,8 +6,8 @@ import (
 	"testing"
 )
 
-// TestOnlyLedgerAndCatalogEmbedded: the binary carries the ledger and the
-// catalog, never sources/ (the import's input, about 3 MB, which the
+// TestOnlyLedgerAndCatalogEmbedded: the binary carries the ledger, the
+// catalog and the hardware registry, never sources/ (the import's input, about 3 MB, which the
 // harness does not read) or anything else beside them.
 func TestOnlyLedgerAndCatalogEmbedded(t *testing.T) {
 	t.Parallel()
@@ -19,7 +19,7 @@ func TestOnlyLedgerAndCatalogEmbedded(t *testing.T) {
 	for _, e := range entries {
 		top = append(top, e.Name())
 	}
-	if want := []string{"catalog", "ledger"}; !slices.Equal(top, want) {
+	if want := []string{"catalog", "hardware", "ledger"}; !slices.Equal(top, want) {
 		t.Errorf("embedded top-level entries %v, want %v", top, want)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/cachedir"
 	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
+	"github.com/inference-sim/accuracy-dashboard/internal/hardware"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/importer"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
@@ -31,6 +32,7 @@ type scoreOptions struct {
 	sim, simRepo, simBin, simDataDir string
 	ledgerDir, units                 string
 	catalog, registry                string
+	hardwareRegistry                 string
 	closedLoopDriver                 string
 	jobs                             int
 	shard                            string
@@ -75,6 +77,7 @@ func scoreFlags(fs *flag.FlagSet, o *scoreOptions, getenv func(string) string) {
 	fs.StringVar(&o.units, "units", "", "comma-separated unit `selectors`: ids, globs or id prefixes (e.g. --units 'inferencex/gpt-oss-120b/h100/*')")
 	fs.StringVar(&o.catalog, "catalog", "bundled", "model catalog `directory` handed to the simulator (models/<name>/config.json), \"bundled\" or \"none\" (e.g. --catalog ~/src/blis-catalog)")
 	fs.StringVar(&o.registry, "registry", "none", "coefficient registry `directory` handed to builds that take --registry, or \"none\" (e.g. --registry ~/src/blis-registry)")
+	fs.StringVar(&o.hardwareRegistry, "hardware-registry", "bundled", "hardware registry (a registry.json or the `directory` holding one) whose GPUs the build does not know are handed, with the build's own hardware_config.json, to builds that take --hardware-config; \"bundled\" or \"none\" (e.g. --hardware-registry ~/src/blis-hardware)")
 	fs.StringVar(&o.closedLoopDriver, "closed-loop-driver", harness.ClosedLoopAuto, "`driver` of closed-loop points: auto (replay-metrics where the build's replay can do closed loop, else run-closed-loop), replay-metrics or run-closed-loop (e.g. --closed-loop-driver run-closed-loop)")
 	fs.IntVar(&o.jobs, "jobs", runtime.NumCPU(), "number of simulations run in parallel (e.g. --jobs 2)")
 	fs.StringVar(&o.shard, "shard", "", "score only slice `k/n` of the points; combine slices with 'action merge' (e.g. --shard 2/4)")
@@ -204,6 +207,26 @@ func loadData(ctx context.Context, o scoreOptions, opts *harness.Options) error 
 	// another ledger is scored (resolveCatalog).
 	if opts.Catalog, opts.CatalogVersion, err = resolveCatalog(ctx, o.catalog, o.cacheDir); err != nil {
 		return err
+	}
+	switch o.hardwareRegistry {
+	case "none", "":
+	case "bundled":
+		raw, err := fs.ReadFile(corpus.Hardware(), hardware.File)
+		if err != nil {
+			return fmt.Errorf("bundled hardware registry: %w", err)
+		}
+		reg, err := hardware.Parse(raw, "bundled hardware registry")
+		if err != nil {
+			return err
+		}
+		dv := harness.BundledHardwareVersion(reg, raw)
+		opts.Hardware, opts.HardwareVersion = reg, &dv
+	default:
+		reg, dv, err := harness.HardwareRegistryFile(ctx, o.hardwareRegistry)
+		if err != nil {
+			return err
+		}
+		opts.Hardware, opts.HardwareVersion = reg, &dv
 	}
 	if o.registry != "none" && o.registry != "" {
 		dv, err := harness.DirVersion(ctx, "registry", o.registry)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -38,7 +39,10 @@ func TestScoreCommandWritesValidatedOutputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"## BLIS simulator accuracy", "| Mean TTFT |", "### Coverage", "10 corpus points: 8 scored, 2 not scored", hcommit, repo.V020} {
+	// The bundled hardware registry supplies the test ledger's H200, which
+	// the stand-in does not know: 9 scored, the speculative point not.
+	for _, want := range []string{"## BLIS simulator accuracy", "| Mean TTFT |", "### Coverage", "10 corpus points: 9 scored, 1 not scored", hcommit, repo.V020,
+		"Hardware registry: blis-hardware (bundled) 2026.12.0 (release"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}
@@ -55,6 +59,9 @@ func TestScoreCommandWritesValidatedOutputs(t *testing.T) {
 	if lv := s.Provenance.Ledger; lv.Release || !strings.HasPrefix(lv.Version, "0.0.1+") || s.Label != report.LabelExperimental {
 		t.Errorf("ledger version %+v, label %s; want 0.0.1+<digest>, not a release, experimental", lv, s.Label)
 	}
+	if hw := s.Provenance.Hardware; hw == nil || hw.Name != "blis-hardware (bundled)" || !hw.Release || strings.Join(s.Provenance.HardwareSupplied, ",") != "B200,H200" {
+		t.Errorf("hardware provenance %+v, supplied %v", hw, s.Provenance.HardwareSupplied)
+	}
 	md, _ := os.ReadFile(filepath.Join(outA, report.MarkdownFile))
 	if string(md) != stdout {
 		t.Error("summary.md differs from the table printed on stdout")
@@ -70,6 +77,51 @@ func TestScoreCommandWritesValidatedOutputs(t *testing.T) {
 		if !bytes.Equal(a, b) {
 			t.Errorf("%s differs between two runs of the same inputs", f)
 		}
+	}
+}
+
+// TestScoreCommandHardwareRegistryNone: without the registry the stand-in
+// does not know the test ledger's H200, and nothing about hardware is
+// recorded; a registry file by path is read and versioned by its content.
+func TestScoreCommandHardwareRegistryNone(t *testing.T) {
+	repo := harnesstest.StandinRepo(t)
+	hdir, _ := harnesstest.HarnessCheckout(t)
+	args := []string{"--harness-dir", hdir, "--sim-repo", repo.Dir, "--sim", "v0.2.0", "--ledger", testLedger,
+		"--catalog", "none", "--cache-dir", t.TempDir(), "--jobs", "2", "--quiet"}
+	out := t.TempDir()
+	if _, _, err := runScoreCmd(t, append(args, "--out", out, "--hardware-registry", "none")...); err != nil {
+		t.Fatal(err)
+	}
+	s, _, err := report.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Coverage.Scored != 8 || s.Coverage.NotScoredByReason[harness.ReasonUnknownHardware] != 1 || s.Provenance.Hardware != nil {
+		t.Errorf("--hardware-registry none: coverage %+v, hardware %+v", s.Coverage, s.Provenance.Hardware)
+	}
+	reg := filepath.Join(t.TempDir(), "registry.json")
+	raw, err := os.ReadFile("../../corpus/hardware/registry.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(reg, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out = t.TempDir()
+	if _, _, err := runScoreCmd(t, append(args, "--out", out, "--hardware-registry", reg)...); err != nil {
+		t.Fatal(err)
+	}
+	if s, _, err = report.Read(out); err != nil {
+		t.Fatal(err)
+	}
+	if hw := s.Provenance.Hardware; s.Coverage.Scored != 9 || hw == nil || hw.Release || !strings.HasPrefix(hw.Version, "2026.12.0+") {
+		t.Errorf("--hardware-registry FILE: coverage %+v, hardware %+v; want 9 scored, a version naming the content", s.Coverage, hw)
+	}
+	if !slices.Contains(s.LabelReasons, "hardware registry "+s.Provenance.Hardware.Version+" is not a release") {
+		t.Errorf("label reasons %v should name the registry", s.LabelReasons)
+	}
+	if _, _, err := runScoreCmd(t, append(args, "--hardware-registry", filepath.Join(t.TempDir(), "missing.json"))...); err == nil || !strings.Contains(err.Error(), "hardware registry") {
+		t.Errorf("a missing registry: %v", err)
 	}
 }
 

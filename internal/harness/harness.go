@@ -22,6 +22,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/hardware"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 	"github.com/inference-sim/accuracy-dashboard/internal/pool"
@@ -51,6 +52,12 @@ type Options struct {
 	CatalogVersion  *report.DataVersion
 	Registry        string
 	RegistryVersion *report.DataVersion
+	// Hardware is the hardware registry (nil for none): its GPUs that the
+	// build's own hardware_config.json lacks are handed, with the build's
+	// entries, to builds that take --hardware-config. HardwareVersion
+	// identifies it in the provenance.
+	Hardware        *hardware.Registry
+	HardwareVersion *report.DataVersion
 
 	// Units selects units by id, glob (path.Match) or id prefix; empty = all.
 	Units []string
@@ -97,6 +104,9 @@ func Score(ctx context.Context, o Options) (*Result, error) {
 	}
 	if o.Ledger == nil {
 		return nil, errors.New("score: no ledger")
+	}
+	if (o.Hardware == nil) != (o.HardwareVersion == nil) {
+		return nil, errors.New("score: a hardware registry needs its version for the provenance (Options.Hardware and HardwareVersion go together)")
 	}
 	harnessID, err := HarnessIdentity(ctx, o.HarnessDir)
 	if err != nil {
@@ -145,6 +155,11 @@ func Score(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	runner := &Runner{Build: bld, Caps: caps, Catalog: o.Catalog, Registry: o.Registry, Timeout: o.PointTimeout, WorkDir: work, Keep: o.KeepRuns}
+	hw, err := PrepareHardware(bld, caps, o.Hardware, work)
+	if err != nil {
+		return nil, fmt.Errorf("score: %w", err)
+	}
+	runner.HardwareConfig, runner.Supplied = hw.Config, hw.Supplied
 
 	jobs := planJobs(units, o.Shard)
 	points := runAll(ctx, runner, jobs, o.Jobs, progressPrinter(o.Progress, len(jobs), o.Now))
@@ -160,6 +175,7 @@ func Score(ctx context.Context, o Options) (*Result, error) {
 		Catalog:  o.CatalogVersion,
 		Registry: o.RegistryVersion,
 	}
+	hardwareProvenance(&prov, o.HardwareVersion, hw)
 	notPassed(&prov, caps)
 	sum, err := report.Summarize(points, prov, o.Shard)
 	if err != nil {
@@ -304,12 +320,22 @@ func runAll(ctx context.Context, r *Runner, jobs []job, n int, done func(scored 
 	return out
 }
 
+// pointEvidence is the tier of point i of u: the weakest evidence of its
+// settings and, when the hardware registry supplied its GPU, of that entry.
+func pointEvidence(u *ledger.Unit, i int, oc Outcome) ledger.Evidence {
+	e := u.Evidence(i)
+	if oc.HardwareEvidence != "" {
+		e = ledger.Weaker(e, oc.HardwareEvidence)
+	}
+	return e
+}
+
 func toPoint(u *ledger.Unit, i int, oc Outcome) report.Point {
 	p := u.Points[i]
 	rp := report.Point{
 		ID: u.PointID(i), Unit: u.ID, Model: u.Deployment.Model, Hardware: u.Deployment.Hardware,
 		Load:     report.Load{Concurrency: p.Load.Concurrency, Rate: p.Load.Rate},
-		Tier:     string(u.Evidence(i)),
+		Tier:     string(pointEvidence(u, i, oc)),
 		Measured: metric.Measured(p.Measured),
 	}
 	rp.Driver = oc.Driver

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"io/fs"
 	"os"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
 
 	"github.com/inference-sim/accuracy-dashboard/corpus"
+	"github.com/inference-sim/accuracy-dashboard/internal/hardware"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
@@ -39,6 +41,15 @@ func TestRealBLIS(t *testing.T) {
 	if err := os.CopyFS(catalog, corpus.Catalog()); err != nil {
 		t.Fatal(err)
 	}
+	hwRaw, err := fs.ReadFile(corpus.Hardware(), hardware.File)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hw, err := hardware.Parse(hwRaw, "bundled hardware registry")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hwVersion := BundledHardwareVersion(hw, hwRaw)
 	hdir, _ := harnesstest.HarnessCheckout(t)
 	var units []string
 	if u := os.Getenv("BLIS_UNITS"); u != "" {
@@ -55,6 +66,7 @@ func TestRealBLIS(t *testing.T) {
 				HarnessDir: hdir, SimRepo: src, SimRef: tc.ref, Ledger: l,
 				LedgerVersion: report.DataVersion{Name: l.Manifest.Name, Version: l.Manifest.Version, Digest: l.Digest, Release: l.Manifest.Release},
 				Catalog:       catalog, Units: units, CacheDir: sharedCache(t), PointTimeout: 60 * time.Minute,
+				Hardware: hw, HardwareVersion: &hwVersion,
 				Progress: testWriter{t},
 			})
 			if err != nil {
@@ -67,6 +79,9 @@ func TestRealBLIS(t *testing.T) {
 			}
 			if !s.Coverage.Balanced() || s.Coverage.CorpusPoints == 0 {
 				t.Fatalf("coverage = %+v", s.Coverage)
+			}
+			if p := s.Provenance; p.Hardware == nil || strings.Join(p.HardwareSupplied, ",") != "B200,H200" {
+				t.Errorf("hardware provenance %+v, supplied %v; want the bundled registry supplying B200 and H200", p.Hardware, p.HardwareSupplied)
 			}
 			if s.Coverage.Scored == 0 {
 				t.Fatalf("no point scored; reasons %v", s.Coverage.NotScoredByReason)
@@ -83,8 +98,13 @@ func TestRealBLIS(t *testing.T) {
 				}
 				switch {
 				case p.Hardware == "H200" || p.Hardware == "B200":
-					if p.Reason != ReasonUnknownHardware {
-						t.Errorf("%s: reason %q, want %s (this simulator knows no %s)", p.ID, p.Reason, ReasonUnknownHardware, p.Hardware)
+					// The build knows neither; the bundled hardware registry
+					// supplies both, with assumed calibration factors.
+					if p.Tier != string(ledger.Assumed) {
+						t.Errorf("%s: tier %q, want assumed (its GPU came from the hardware registry)", p.ID, p.Tier)
+					}
+					if !p.Scored && p.Reason != ReasonDoesNotFit && p.Reason != ReasonTimeout {
+						t.Errorf("%s: not scored: %s: %s", p.ID, p.Reason, p.Detail)
 					}
 				case !closedLoop:
 					if !p.Scored {

@@ -39,6 +39,13 @@ type Runner struct {
 	// Catalog and Registry are data directories handed to the simulator ("" for none).
 	Catalog  string
 	Registry string
+	// HardwareConfig is the hardware configuration file handed to commands
+	// that take --hardware-config ("" for none): the build's own entries
+	// plus the hardware registry's GPUs it lacks (PrepareHardware).
+	HardwareConfig string
+	// Supplied maps each GPU the registry supplied (the build lacks it) to
+	// the evidence of its entry: a point on it takes that evidence too.
+	Supplied map[string]ledger.Evidence
 	// Timeout bounds one simulator run; the process is killed past it.
 	Timeout time.Duration
 	// WorkDir holds the per-point run directories.
@@ -60,6 +67,10 @@ type Outcome struct {
 	// NotPassed lists the ledger's settings of the point the simulator was
 	// not given (no flag for them), as "name value".
 	NotPassed []string
+	// HardwareEvidence is the evidence of the hardware registry's entry
+	// for the point's GPU when the registry supplied it ("" when the build
+	// knows the GPU itself): the point's tier is no stronger.
+	HardwareEvidence ledger.Evidence
 }
 
 func notScored(reason, format string, args ...any) Outcome {
@@ -70,6 +81,12 @@ func notScored(reason, format string, args ...any) Outcome {
 // computes the client-side means. It never returns a number it could not
 // account for: any failure becomes a not-scored Outcome with one reason.
 func (r *Runner) RunPoint(ctx context.Context, u *ledger.Unit, i int) Outcome {
+	oc := r.runPoint(ctx, u, i)
+	oc.HardwareEvidence = r.Supplied[u.Deployment.Hardware]
+	return oc
+}
+
+func (r *Runner) runPoint(ctx context.Context, u *ledger.Unit, i int) Outcome {
 	p := u.Points[i]
 	if p.Excluded != "" {
 		return Outcome{Reason: p.Excluded, Detail: "marked excluded in the ledger"}
@@ -221,6 +238,7 @@ func (r *Runner) deployment(u *ledger.Unit, i int) SimDeployment {
 	dep := SimDeployment{
 		Model: d.Model, Hardware: d.Hardware, TP: d.TensorParallel.Value, DP: d.DataParallel.Value,
 		ExpertParallel: d.ExpertParallel.Value > 1, Catalog: r.Catalog, Registry: r.Registry,
+		HardwareConfig: r.HardwareConfig,
 	}
 	add := func(name string, set bool, value string, required bool) {
 		if set {

@@ -147,6 +147,10 @@ type SimDeployment struct {
 	// --catalog gets the catalog, an older one --model-config-folder
 	// <catalog>/models/<short name> when that holds a config.json.
 	Catalog, Registry string
+	// HardwareConfig is a hardware configuration file ("" for none), the
+	// build's own merged with the hardware registry (Runner); a command
+	// with --hardware-config gets it.
+	HardwareConfig string
 }
 
 // EngineSetting is one engine setting: Name as settingFlags knows it
@@ -198,6 +202,9 @@ func DeploymentArgs(f Flags, d SimDeployment) ([]string, error) {
 	}
 	if d.Registry != "" && f.Has("registry") {
 		args = append(args, "--registry", d.Registry)
+	}
+	if d.HardwareConfig != "" && f.Has("hardware-config") {
+		args = append(args, "--hardware-config", d.HardwareConfig)
 	}
 	return args, nil
 }

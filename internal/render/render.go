@@ -139,6 +139,13 @@ func Provenance(s report.Summary) string {
 	fmt.Fprintf(&b, "- Ledger: %s\n", dataVersion(&p.Ledger))
 	fmt.Fprintf(&b, "- Catalog: %s\n", dataVersion(p.Catalog))
 	fmt.Fprintf(&b, "- Registry: %s\n", dataVersion(p.Registry))
+	if p.Hardware != nil {
+		supplied := "none of its GPUs needed"
+		if len(p.HardwareSupplied) > 0 {
+			supplied = "supplied " + Cell(strings.Join(p.HardwareSupplied, ", ")) + ", which the build does not know"
+		}
+		fmt.Fprintf(&b, "- Hardware registry: %s; %s\n", dataVersion(p.Hardware), supplied)
+	}
 	for _, n := range p.NotPassed {
 		fmt.Fprintf(&b, "- Not passed to the simulator: %s\n", Cell(n))
 	}

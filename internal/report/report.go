@@ -68,6 +68,15 @@ type Provenance struct {
 	Ledger    DataVersion  `json:"ledger"`
 	Catalog   *DataVersion `json:"catalog"`
 	Registry  *DataVersion `json:"registry"`
+	// Hardware is the hardware registry whose GPUs were handed to the
+	// simulator with the build's own hardware configuration
+	// (--hardware-config); nil when none was (no registry, or the build
+	// takes no --hardware-config: then NotPassed says so).
+	Hardware *DataVersion `json:"hardware,omitempty"`
+	// HardwareSupplied lists the GPUs the registry supplied because the
+	// build's own configuration lacks them (sorted); points on them take
+	// the entry's evidence as their tier.
+	HardwareSupplied []string `json:"hardware_supplied,omitempty"`
 	// NotPassed says which data the harness was given but the simulator
 	// build could not take (no flag for it), each with why; such data is
 	// not recorded as Catalog or Registry.

@@ -103,7 +103,7 @@ func Label(p Provenance) (string, []string) {
 	data := []struct {
 		what string
 		v    *DataVersion
-	}{{"ledger", &p.Ledger}, {"catalog", p.Catalog}, {"registry", p.Registry}}
+	}{{"ledger", &p.Ledger}, {"catalog", p.Catalog}, {"registry", p.Registry}, {"hardware registry", p.Hardware}}
 	for _, d := range data {
 		if d.v != nil && !d.v.Release {
 			reasons = append(reasons, fmt.Sprintf("%s %s is not a release", d.what, d.v.Version))

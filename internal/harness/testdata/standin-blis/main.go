@@ -16,7 +16,10 @@
 //     "request_<k>" for the first C and "session_<session>_round_<r>_<n>"
 //     for follow-ups, n counting up in sending order. The specification is
 //     read in its JSON form (YAML's JSON subset), which is what the harness
-//     writes.
+//     writes;
+//   - --hardware-config FILE replaces the bundled hardware_config.json, as in
+//     BLIS; a GPU entry with BwPeakTBs scales decode time by 3.35 / BwPeakTBs
+//     (H100 = 1), so a test can tell which entry a run used.
 //
 // It misbehaves on purpose for models named fault-*. Models named flat-*
 // answer without looking at request lengths (TTFT and TPOT depend on the
@@ -68,19 +71,24 @@ type req struct {
 // latency model.
 type sim struct {
 	model, hw, cfgFolder string
-	tp                   *int
-	horizon              *int64
-	seqs, batched        *int
-	short                string
+	hwConfig             string
+	// bwScale scales decode time by H100's bandwidth over the GPU's
+	// (BwPeakTBs of its hardware entry; 1 when the entry has none).
+	bwScale       float64
+	tp            *int
+	horizon       *int64
+	seqs, batched *int
+	short         string
 }
 
 func simFlags(fs *flag.FlagSet) *sim {
-	s := &sim{}
+	s := &sim{bwScale: 1}
 	fs.StringVar(&s.model, "model", "", "LLM name")
 	fs.StringVar(&s.hw, "hardware", "", "GPU type")
 	s.tp = fs.Int("tp", 1, "Tensor parallelism")
 	s.horizon = fs.Int64("horizon", math.MaxInt64, "Total simulation horizon (in ticks)")
 	fs.StringVar(&s.cfgFolder, "model-config-folder", "", "Path to folder containing config.json")
+	fs.StringVar(&s.hwConfig, "hardware-config", "", "Path to file containing hardware config")
 	fs.Float64("gpu-memory-utilization", 0.9, "Fraction of GPU memory to use for KV cache")
 	fs.Int("block-size-in-tokens", 16, "Number of tokens contained in a KV cache block")
 	fs.Int("max-model-len", 0, "Max total sequence length")
@@ -113,12 +121,29 @@ func parse(fs *flag.FlagSet) {
 // load checks the GPU and model as BLIS does and acts out the fault-*
 // models; it returns false when the run is over (fault-garbage).
 func (s *sim) load(out string) bool {
-	hwcfg := map[string]any{}
-	if raw, err := os.ReadFile("hardware_config.json"); err == nil {
-		_ = json.Unmarshal(raw, &hwcfg)
+	// As BLIS: an explicit --hardware-config replaces the bundled
+	// hardware_config.json beside defaults.yaml.
+	hwFile := "hardware_config.json"
+	if s.hwConfig != "" {
+		hwFile = s.hwConfig
 	}
-	if _, ok := hwcfg[s.hw]; !ok {
+	hwcfg := map[string]map[string]any{}
+	raw, err := os.ReadFile(hwFile)
+	if err != nil && s.hwConfig != "" {
+		fatal("get hardware config: read %q: %v", hwFile, err)
+	}
+	if err == nil {
+		if err := json.Unmarshal(raw, &hwcfg); err != nil {
+			fatal("get hardware config: parse %q: %v", hwFile, err)
+		}
+	}
+	entry, ok := hwcfg[s.hw]
+	if !ok {
 		fatal("Failed to load hardware config: GPU %q not found in hardware config", s.hw)
+	}
+	s.bwScale = 1
+	if bw, ok := entry["BwPeakTBs"].(float64); ok && bw > 0 {
+		s.bwScale = 3.35 / bw
 	}
 	s.short = strings.ToLower(s.model[strings.LastIndex(s.model, "/")+1:])
 	cfg := filepath.Join("model_configs", s.short, "config.json")
@@ -173,7 +198,7 @@ func (s *sim) ttft(r req, conc float64, closed bool) float64 {
 }
 
 func (s *sim) tpot(conc float64) float64 {
-	return (4 + 0.08*(conc-1)) / math.Sqrt(float64(*s.tp))
+	return (4 + 0.08*(conc-1)) / math.Sqrt(float64(*s.tp)) * s.bwScale
 }
 
 type done struct {
