@@ -89,6 +89,9 @@ func TestPublishCommand(t *testing.T) {
 	if err != nil || cmpOut != string(md) {
 		t.Errorf("the comparison page differs from action compare of the two snapshots (%v):\n%s\n---\n%s", err, md, cmpOut)
 	}
+	if !strings.Contains(string(md), "predictions +20 % (median)") {
+		t.Errorf("a uniform 20 %% slowdown does not read +20 %%:\n%s", md)
+	}
 	last, _ := os.ReadFile(filepath.Join(dash, filepath.FromSlash(nightly.LastRunPath)))
 	if lr, err := nightly.ParseLastRun(last); err != nil || lr.Snapshot != second {
 		t.Errorf("state/last-run.json names %q (%v), want the newest snapshot %s", lr.Snapshot, err, second)

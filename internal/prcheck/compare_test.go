@@ -142,8 +142,8 @@ func TestThresholdTierFallsBack(t *testing.T) {
 	head := mkRun(t, headSHA, pt{"x1", "assumed", 1, 50, 5, 60, 5})
 	base := mkRun(t, baseSHA, pt{"x1", "assumed", 1, 50, 5, 55, 5})
 	c := report.Compare(head, &base)
-	if got := thresholdTier(c); got != report.TierAll {
-		t.Errorf("thresholdTier = %s, want all", got)
+	if got := c.HeadlineTier(); got != report.TierAll {
+		t.Errorf("HeadlineTier = %s, want all", got)
 	}
 	v := Evaluate(c, Thresholds{Alert: f64(5)})
 	if len(v.Alerts) != 1 || !strings.Contains(v.Alerts[0], "(all tier)") {

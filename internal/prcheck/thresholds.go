@@ -24,21 +24,7 @@ type Verdict struct {
 	Failures []string
 }
 
-// thresholdTier is the tier thresholds apply to: measured_resolved when, for
-// every headline metric, some of its points were scored by both runs, else
-// all. This is not report.Headline, which looks at one run's own figures: a
-// Δ needs common points, so a measured_resolved row without any falls back
-// even when each run scored some of that tier on its own.
-func thresholdTier(c report.Comparison) string {
-	for _, r := range c.Rows {
-		if r.Tier == report.TierMeasuredResolved && headline(r) && r.Common == 0 {
-			return report.TierAll
-		}
-	}
-	return report.TierMeasuredResolved
-}
-
-// Evaluate applies th to the headline metrics of the tier thresholdTier
+// Evaluate applies th to the headline metrics of the tier c.HeadlineTier
 // picks; the secondary metrics are shown, never gated. A metric past a
 // threshold has Δ strictly greater than it. Without a baseline nothing is
 // evaluated.
@@ -47,7 +33,7 @@ func Evaluate(c report.Comparison, th Thresholds) Verdict {
 	if c.Base == nil {
 		return v
 	}
-	tier := thresholdTier(c)
+	tier := c.HeadlineTier()
 	for _, r := range c.Rows {
 		if r.Tier != tier || !headline(r) || r.Delta == nil {
 			continue

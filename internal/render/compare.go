@@ -3,6 +3,7 @@ package render
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"strings"
@@ -44,7 +45,10 @@ func RunsComparison(c report.Comparison) Comparison {
 const MaxOneSided = 30
 
 // CompareMarkdown renders a Comparison as the Markdown of the pull-request
-// comment and job summary. The first line is PRMarker. Untrusted text (point
+// comment and job summary. The first line is PRMarker. With a baseline the
+// verdict comes first (Verdict: one sentence per headline metric, and that
+// the Δ is exact), then the threshold alerts, the label and the tables;
+// the secondary metrics and the details are collapsed below. Untrusted text (point
 // ids, label reasons, not-scored reasons, data names, and the commits and
 // digests of the results, which may come from an untrusted run) is escaped
 // and its mentions defused. Percentages are formatted as in Summary (Pct,
@@ -60,14 +64,17 @@ func CompareMarkdown(c Comparison) string {
 	default:
 		b.WriteString(PRMarker + "\n### Simulator accuracy of this pull request\n\n")
 	}
+	if c.Base != nil {
+		writeVerdict(&b, c.Comparison)
+	}
+	for _, a := range c.Alerts {
+		fmt.Fprintf(&b, "> [!CAUTION]\n> %s\n\n", Cell(a))
+	}
 	writeLabel(&b, c.Head)
 	if c.Base != nil {
 		writeDeltaTable(&b, c)
 	} else {
 		writeHeadTable(&b, c)
-	}
-	for _, a := range c.Alerts {
-		fmt.Fprintf(&b, "> [!CAUTION]\n> %s\n\n", Cell(a))
 	}
 	writeCoverage(&b, c)
 	base, head := c.names()
@@ -116,7 +123,7 @@ func writeOneSided(b *strings.Builder, points []report.OneSided, scoredBy, other
 	if len(points) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "<details><summary>%d points scored by %s only</summary>\n\n| Point | Why %s did not score it |\n|---|---|\n", len(points), scoredBy, other)
+	fmt.Fprintf(b, "<details><summary>%s scored by %s only</summary>\n\n| Point | Why %s did not score it |\n|---|---|\n", Count(len(points), "point"), scoredBy, other)
 	for i, p := range points {
 		if i == MaxOneSided {
 			fmt.Fprintf(b, "| … %d more | |\n", len(points)-MaxOneSided)
@@ -172,20 +179,37 @@ func metricShort(key string) string {
 
 func writeDeltaTable(b *strings.Builder, c Comparison) {
 	base, head := c.names()
-	headline, secondary := splitRows(c.Rows)
-	writeDeltaRows(b, base, head, headline)
+	rows := c.Rows
+	same := c.SameTiers()
+	if same {
+		rows = nil
+		for _, r := range c.Rows {
+			if r.Tier == report.TierAll {
+				rows = append(rows, r)
+			}
+		}
+	}
+	headline, secondary := splitRows(rows)
+	writeDeltaRows(b, base, head, headline, same)
 	if c.Title == "" {
 		b.WriteString("\nBase and head figures are over the points both runs scored; Δ = head − base in percentage points (negative: the pull request predicts better). Bias > 0: over-prediction.\n\n")
 	} else {
 		fmt.Fprintf(b, "\n%s and %s figures are over the points both runs scored; Δ = %s − %s in percentage points (negative: %s predicts better). Bias > 0: over-prediction.\n\n", base, head, head, base, head)
 	}
+	if same {
+		b.WriteString("Every point is measured or resolved, so the two tiers hold the same points: one row per metric.\n\n")
+	}
 	fmt.Fprintf(b, "%s over all the points it scored: ", head)
 	var parts []string
 	for _, r := range headline {
-		parts = append(parts, fmt.Sprintf("%s %s MAPE %s (n=%d)", tierName(r.Tier), metricShort(r.Metric), Pct(r.Head.MAPE), r.Head.N))
+		tier := tierName(r.Tier) + " "
+		if same {
+			tier = ""
+		}
+		parts = append(parts, fmt.Sprintf("%s%s MAPE %s (n=%d)", tier, metricShort(r.Metric), Pct(r.Head.MAPE), r.Head.N))
 	}
 	b.WriteString(strings.Join(parts, ", ") + ".\n\n")
-	writeSecondary(b, func() { writeDeltaRows(b, base, head, secondary) }, len(secondary),
+	writeSecondary(b, func() { writeDeltaRows(b, base, head, secondary, same) }, len(secondary),
 		"Each over the common points whose measurement has the metric.")
 }
 
@@ -200,14 +224,90 @@ func writeSecondary(b *strings.Builder, table func(), n int, note string) {
 	b.WriteString("\n" + note + "\n\n</details>\n\n")
 }
 
-func writeDeltaRows(b *strings.Builder, base, head string, rows []report.DeltaRow) {
-	fmt.Fprintf(b, "| Tier | Metric | %[1]s MAPE | %[2]s MAPE | Δ MAPE | %[1]s shape | %[2]s shape | Δ shape | %[1]s bias | %[2]s bias | Common points |\n", base, head)
-	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+// writeDeltaRows writes the comparison table of rows; same: the tiers hold
+// the same points, and each row stands for both.
+func writeDeltaRows(b *strings.Builder, base, head string, rows []report.DeltaRow, same bool) {
+	fmt.Fprintf(b, "| Tier | Metric | %[1]s MAPE | %[2]s MAPE | Δ MAPE | %[1]s shape | %[2]s shape | Δ shape | %[1]s bias | %[2]s bias | Predictions | Better / worse / same | Common points |\n", base, head)
+	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range rows {
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d |\n", tierName(r.Tier), metricShort(r.Metric),
+		tier := tierName(r.Tier)
+		if same {
+			tier = "both (the same points)"
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d / %d / %d | %d |\n", tier, metricShort(r.Metric),
 			Pct(r.BaseMAPE), Pct(r.HeadMAPE), pp(r.Delta), Pct(r.BaseShape), Pct(r.HeadShape), pp(r.ShapeDelta),
-			SignedPct(r.BaseBias), SignedPct(r.HeadBias), r.Common)
+			SignedPct(r.BaseBias), SignedPct(r.HeadBias), Ratio(r.PredictionRatio), r.Better, r.Worse, r.Unchanged, r.Common)
 	}
+}
+
+// writeVerdict writes the comparison's verdict: Verdict's sentences as a
+// list, then that the Δ is exact.
+func writeVerdict(b *strings.Builder, c report.Comparison) {
+	for _, s := range Verdict(c) {
+		b.WriteString("- " + s + "\n")
+	}
+	b.WriteString("\nThe Δ is exact, not noise: the simulator is deterministic, so a rerun of either build gives byte-identical predictions.\n\n")
+}
+
+// Verdict is a comparison's verdict at a glance, one sentence per headline
+// metric over the points both runs scored in the tier its thresholds read
+// (c.HeadlineTier): the MAPE of base and head and its change, the median
+// change of the predictions themselves, and how many points got better,
+// worse or stayed the same, e.g. "**TTFT** MAPE 35.9 % → 38.1 % (+2.2 pp)
+// over 46 common points; predictions +6 % (median); 12 points better, 30
+// worse, 4 unchanged." A metric without common points says so.
+func Verdict(c report.Comparison) []string {
+	tier := c.HeadlineTier()
+	var out []string
+	for _, r := range c.Rows {
+		d, ok := metric.ByKey(r.Metric)
+		if !ok || !d.Headline || r.Tier != tier {
+			continue
+		}
+		name := "**" + d.Short + "**"
+		if r.Delta == nil {
+			out = append(out, fmt.Sprintf("%s: no point scored by both runs.", name))
+			continue
+		}
+		s := fmt.Sprintf("%s MAPE %s → %s (%s) over %s", name, spacedPct(*r.BaseMAPE), spacedPct(*r.HeadMAPE),
+			fmt.Sprintf("%+.1f pp", *r.Delta), Count(r.Common, "common point"))
+		if tier == report.TierAll {
+			s += " (tier all: the runs share no measured or resolved point)"
+		}
+		s += fmt.Sprintf("; predictions %s (median); %s better, %d worse, %d unchanged.", Ratio(r.PredictionRatio), Count(r.Better, "point"), r.Worse, r.Unchanged)
+		out = append(out, s)
+	}
+	return out
+}
+
+// spacedPct is a percentage as a sentence writes it: "35.9 %".
+func spacedPct(x float64) string { return fmt.Sprintf("%.1f %%", x) }
+
+// Ratio shows a ratio of predictions as the change it is, in whole
+// percent from 1 % on: 1.2 is "+20 %", 0.95 "-5 %", 1.004 "+0.4 %", 1.0004
+// "+0.04 %", exactly 1 "±0 %"; "n/a" when absent.
+func Ratio(r *float64) string {
+	if r == nil {
+		return "n/a"
+	}
+	v := (*r - 1) * 100
+	switch {
+	case v == 0:
+		return "±0 %"
+	case math.Abs(v) < 0.05:
+		return fmt.Sprintf("%+.2f %%", v)
+	case math.Abs(v) < 0.95:
+		return fmt.Sprintf("%+.1f %%", v)
+	}
+	return fmt.Sprintf("%+.0f %%", v)
+}
+
+// Count is n and noun, plural unless n is 1: "1 point", "46 common points".
+func Count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func writeHeadTable(b *strings.Builder, c Comparison) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/golden"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
@@ -42,9 +43,9 @@ func compareFixture() Comparison {
 		Head: head,
 		Base: &base,
 		Rows: []report.DeltaRow{
-			{Tier: report.TierMeasuredResolved, Metric: "ttft", Head: head.Tiers.MeasuredResolved["ttft"], Common: 3, HeadMAPE: fp(10), BaseMAPE: fp(35.0 / 3), HeadBias: fp(-10.0 / 3), BaseBias: fp(25.0 / 3), Delta: fp(10 - 35.0/3)},
-			{Tier: report.TierMeasuredResolved, Metric: "tpot", Head: head.Tiers.MeasuredResolved["tpot"], Common: 3, HeadMAPE: fp(10.0 / 3), BaseMAPE: fp(0), HeadBias: fp(10.0 / 3), BaseBias: fp(0), Delta: fp(10.0 / 3)},
-			{Tier: report.TierAll, Metric: "ttft", Head: head.Tiers.All["ttft"], Common: 4, HeadMAPE: fp(17.5), BaseMAPE: fp(18.75), HeadBias: fp(7.5), BaseBias: fp(16.25), Delta: fp(-1.25)},
+			{Tier: report.TierMeasuredResolved, Metric: "ttft", Head: head.Tiers.MeasuredResolved["ttft"], Common: 3, HeadMAPE: fp(10), BaseMAPE: fp(35.0 / 3), HeadBias: fp(-10.0 / 3), BaseBias: fp(25.0 / 3), Delta: fp(10 - 35.0/3), Better: 1, Worse: 1, Unchanged: 1, PredictionRatio: fp(0.94)},
+			{Tier: report.TierMeasuredResolved, Metric: "tpot", Head: head.Tiers.MeasuredResolved["tpot"], Common: 3, HeadMAPE: fp(10.0 / 3), BaseMAPE: fp(0), HeadBias: fp(10.0 / 3), BaseBias: fp(0), Delta: fp(10.0 / 3), Worse: 1, Unchanged: 2, PredictionRatio: fp(1)},
+			{Tier: report.TierAll, Metric: "ttft", Head: head.Tiers.All["ttft"], Common: 4, HeadMAPE: fp(17.5), BaseMAPE: fp(18.75), HeadBias: fp(7.5), BaseBias: fp(16.25), Delta: fp(-1.25), Better: 1, Worse: 1, Unchanged: 2, PredictionRatio: fp(1.2)},
 			{Tier: report.TierAll, Metric: "tpot", Head: head.Tiers.All["tpot"], Common: 4, HeadMAPE: fp(2.5), BaseMAPE: nil, Delta: nil},
 			{Tier: report.TierMeasuredResolved, Metric: "e2e", Head: head.Tiers.MeasuredResolved["e2e"], Common: 3, HeadMAPE: fp(7), BaseMAPE: fp(9), HeadBias: fp(-7), BaseBias: fp(-9), Delta: fp(-2)},
 			{Tier: report.TierMeasuredResolved, Metric: "p99_ttft", Head: head.Tiers.MeasuredResolved["p99_ttft"], Common: 2, HeadMAPE: fp(41), BaseMAPE: fp(40.5), HeadBias: fp(-41), BaseBias: fp(-40.5), Delta: fp(0.5)},
@@ -83,7 +84,26 @@ func TestCompareMarkdownGolden(t *testing.T) {
 	runs := withBase
 	runs.Title, runs.BaseName, runs.HeadName = "Simulator accuracy: v0.7.14_run-1 → v0.7.15_run-2", "v0.7.14_run-1", "v0.7.15_run-2"
 	runs.Alerts, runs.Notes, runs.DetailsURL = nil, nil, ""
-	for name, c := range map[string]Comparison{"base": withBase, "nobase": noBase, "release": release, "runs": runs} {
+	// Every point measured or resolved: the tiers' rows are equal, one row
+	// per metric stands for both; one common point reads "1 common point".
+	same := compareFixture()
+	same.Alerts, same.Notes = nil, nil
+	same.Rows = nil
+	for _, r := range compareFixture().Rows {
+		r.Head.N = 10
+		if d, _ := metric.ByKey(r.Metric); d.Headline {
+			r.Common, r.Better, r.Worse, r.Unchanged = 1, 1, 0, 0
+		}
+		same.Rows = append(same.Rows, r)
+	}
+	for i := range same.Rows {
+		if same.Rows[i].Tier == report.TierAll {
+			mr := same.Rows[i-2] // the fixture's rows: 2 measured_resolved, 2 all, 2 and 2 secondary
+			mr.Tier = report.TierAll
+			same.Rows[i] = mr
+		}
+	}
+	for name, c := range map[string]Comparison{"base": withBase, "nobase": noBase, "release": release, "runs": runs, "same-tiers": same} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			got := CompareMarkdown(c)
@@ -125,6 +145,23 @@ func TestCompareMarkdownEscapesProvenance(t *testing.T) {
 	for _, bad := range []string{"@org", "<img"} {
 		if strings.Contains(got, bad) {
 			t.Errorf("untrusted provenance %q reached the Markdown:\n%s", bad, got)
+		}
+	}
+}
+
+func TestRatioAndCount(t *testing.T) {
+	t.Parallel()
+	for r, want := range map[float64]string{1.2: "+20 %", 0.8: "-20 %", 1.06: "+6 %", 1.004: "+0.4 %", 1: "±0 %", 1.0004: "+0.04 %", 0.5: "-50 %"} {
+		if got := Ratio(&r); got != want {
+			t.Errorf("Ratio(%v) = %q, want %q", r, got, want)
+		}
+	}
+	if Ratio(nil) != "n/a" {
+		t.Error("Ratio(nil) is not n/a")
+	}
+	for n, want := range map[int]string{0: "0 points", 1: "1 point", 2: "2 points"} {
+		if got := Count(n, "point"); got != want {
+			t.Errorf("Count(%d) = %q, want %q", n, got, want)
 		}
 	}
 }

@@ -100,6 +100,44 @@ type PointDelta struct {
 	HeadAPE float64
 }
 
+// HeadlineTier is the tier a comparison's verdict and thresholds read:
+// measured_resolved when, for every headline metric, some of its points
+// were scored by both runs, else all. This is not Headline, which looks at
+// one run's own figures: a Δ needs common points, so a measured_resolved
+// row without any falls back even when each run scored some of that tier
+// on its own.
+func (c Comparison) HeadlineTier() string {
+	for _, r := range c.Rows {
+		if d, ok := metric.ByKey(r.Metric); ok && d.Headline && r.Tier == TierMeasuredResolved && r.Common == 0 {
+			return TierAll
+		}
+	}
+	return TierMeasuredResolved
+}
+
+// SameTiers reports whether the two tiers hold the same points in every
+// metric, for the head run and for the common points (every point is
+// measured or resolved): their rows are then equal, and one row per metric
+// says all.
+func (c Comparison) SameTiers() bool {
+	byKey := map[string]DeltaRow{}
+	for _, r := range c.Rows {
+		if r.Tier == TierMeasuredResolved {
+			byKey[r.Metric] = r
+		}
+	}
+	for _, r := range c.Rows {
+		if r.Tier != TierAll {
+			continue
+		}
+		mr, ok := byKey[r.Metric]
+		if !ok || mr.Common != r.Common || mr.Head.N != r.Head.N || mr.Head.ShapeN != r.Head.ShapeN {
+			return false
+		}
+	}
+	return len(byKey) > 0
+}
+
 // MaxMovers is how many points a comparison lists as moving most.
 const MaxMovers = 10
 
