@@ -6,31 +6,32 @@ import (
 	"fmt"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/github"
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/prcheck"
 )
 
 // ghClient is what the Action uses of internal/github (*github.Client).
 type ghClient interface {
 	Self(ctx context.Context) (string, error)
-	ListIssueComments(ctx context.Context, repo github.Repo, number int) ([]github.Comment, error)
-	CreateIssueComment(ctx context.Context, repo github.Repo, number int, body string) (github.Comment, error)
-	UpdateIssueComment(ctx context.Context, repo github.Repo, id int64, body string) (github.Comment, error)
-	DeleteIssueComment(ctx context.Context, repo github.Repo, id int64) error
-	GetPullRequest(ctx context.Context, repo github.Repo, number int) (github.PullRequest, error)
+	ListIssueComments(ctx context.Context, repo ident.Repo, number int) ([]github.Comment, error)
+	CreateIssueComment(ctx context.Context, repo ident.Repo, number int, body string) (github.Comment, error)
+	UpdateIssueComment(ctx context.Context, repo ident.Repo, id int64, body string) (github.Comment, error)
+	DeleteIssueComment(ctx context.Context, repo ident.Repo, id int64) error
+	GetPullRequest(ctx context.Context, repo ident.Repo, number int) (github.PullRequest, error)
 }
 
 // ghComments adapts a ghClient bound to one repository to
 // prcheck.Commenter and prcheck.PullRequests.
 type ghComments struct {
 	c    ghClient
-	repo github.Repo
+	repo ident.Repo
 }
 
 // newGitHub builds the API client of the Action: GITHUB_API_URL (GitHub
 // Enterprise too), the input token, and github-actions[bot] as the identity of
 // a workflow token that cannot read its own user.
 func newGitHub(in actionInputs) (*ghComments, error) {
-	repo, err := github.ParseRepo(in.repository)
+	repo, err := ident.ParseRepo(in.repository)
 	if err != nil {
 		return nil, fmt.Errorf("GITHUB_REPOSITORY: %w", err)
 	}

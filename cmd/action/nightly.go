@@ -16,6 +16,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/github"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/pinned"
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 	"github.com/inference-sim/accuracy-dashboard/internal/prcheck"
@@ -31,8 +32,8 @@ const (
 
 // releaseRefs is what the plan reads from GitHub (*github.Client).
 type releaseRefs interface {
-	ListMatchingRefs(ctx context.Context, repo github.Repo, prefix string) ([]github.Ref, error)
-	ResolveTag(ctx context.Context, repo github.Repo, tag string) (string, error)
+	ListMatchingRefs(ctx context.Context, repo ident.Repo, prefix string) ([]github.Ref, error)
+	ResolveTag(ctx context.Context, repo ident.Repo, tag string) (string, error)
 }
 
 // planRequest is what the plan resolves from.
@@ -86,7 +87,7 @@ func resolvePlan(ctx context.Context, gh releaseRefs, req planRequest) (nightly.
 type githubTags struct{ gh releaseRefs }
 
 func (t githubTags) TagNames(ctx context.Context, repo, prefix string) ([]string, error) {
-	r, err := github.ParseRepo(repo)
+	r, err := ident.ParseRepo(repo)
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +103,7 @@ func (t githubTags) TagNames(ctx context.Context, repo, prefix string) ([]string
 }
 
 func (t githubTags) ResolveTag(ctx context.Context, repo, tag string) (string, error) {
-	r, err := github.ParseRepo(repo)
+	r, err := ident.ParseRepo(repo)
 	if err != nil {
 		return "", err
 	}
@@ -210,7 +211,7 @@ func finishNightly(plan nightly.Plan, out prcheck.Outcome) error {
 // cloneURLOf is where a repository named in a plan is cloned from:
 // owner/name on this GitHub server, anything else as written.
 func cloneURLOf(repo, serverURL string) string {
-	if _, err := github.ParseRepo(repo); err == nil && !strings.HasPrefix(repo, ".") {
+	if _, err := ident.ParseRepo(repo); err == nil && !strings.HasPrefix(repo, ".") {
 		return strings.TrimSuffix(serverURL, "/") + "/" + repo + ".git"
 	}
 	return repo
@@ -255,11 +256,11 @@ var nightlyPlanCommand = cli.Spec[nightlyPlanOptions]{
 		if o.pinFile == "" {
 			o.pinFile = filepath.Join(o.dashboard, filepath.FromSlash(pin.DefaultPath))
 		}
-		if _, err := github.ParseRepo(o.simulatorRepo); err != nil {
+		if _, err := ident.ParseRepo(o.simulatorRepo); err != nil {
 			return fmt.Errorf("--simulator-repo: %w", err)
 		}
 		if o.inferencexRepo != "" {
-			if _, err := github.ParseRepo(o.inferencexRepo); err != nil {
+			if _, err := ident.ParseRepo(o.inferencexRepo); err != nil {
 				return fmt.Errorf("--inferencex-repo: %w", err)
 			}
 		}

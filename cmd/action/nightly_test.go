@@ -13,6 +13,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/github"
 	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
@@ -25,7 +26,7 @@ type fakeRefs struct {
 	tags map[string]map[string]string // repo → tag → commit
 }
 
-func (f fakeRefs) ListMatchingRefs(_ context.Context, repo github.Repo, prefix string) ([]github.Ref, error) {
+func (f fakeRefs) ListMatchingRefs(_ context.Context, repo ident.Repo, prefix string) ([]github.Ref, error) {
 	tags, ok := f.tags[repo.String()]
 	if !ok {
 		f.t.Errorf("unexpected ListMatchingRefs(%s)", repo)
@@ -40,7 +41,7 @@ func (f fakeRefs) ListMatchingRefs(_ context.Context, repo github.Repo, prefix s
 	return refs, nil
 }
 
-func (f fakeRefs) ResolveTag(_ context.Context, repo github.Repo, tag string) (string, error) {
+func (f fakeRefs) ResolveTag(_ context.Context, repo ident.Repo, tag string) (string, error) {
 	sha, ok := f.tags[repo.String()][tag]
 	if !ok {
 		return "", github.ErrNotFound

@@ -14,6 +14,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/bot"
 	"github.com/inference-sim/accuracy-dashboard/internal/github"
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 )
 
 // appGitHub implements the bot's GitHub interfaces over internal/github as
@@ -71,7 +72,7 @@ func mapErr(err error) error {
 	return err
 }
 
-func ghRepo(r bot.Repo) github.Repo { return github.Repo{Owner: r.Owner, Name: r.Name} }
+func ghRepo(r ident.Repo) ident.Repo { return ident.Repo{Owner: r.Owner, Name: r.Name} }
 
 func (a *appGitHub) installationClient(id int64, repos ...string) (*github.Client, error) {
 	opts := a.opts
@@ -81,7 +82,7 @@ func (a *appGitHub) installationClient(id int64, repos ...string) (*github.Clien
 
 // client returns the client for repo, with a token scoped to it, and
 // whether it came from the cache.
-func (a *appGitHub) client(ctx context.Context, repo bot.Repo) (*github.Client, bool, error) {
+func (a *appGitHub) client(ctx context.Context, repo ident.Repo) (*github.Client, bool, error) {
 	key := strings.ToLower(repo.String())
 	a.mu.Lock()
 	c, ok := a.clients[key]
@@ -104,7 +105,7 @@ func (a *appGitHub) client(ctx context.Context, repo bot.Repo) (*github.Client, 
 }
 
 // forget drops c from the cache, unless another call replaced it already.
-func (a *appGitHub) forget(repo bot.Repo, c *github.Client) {
+func (a *appGitHub) forget(repo ident.Repo, c *github.Client) {
 	key := strings.ToLower(repo.String())
 	a.mu.Lock()
 	if a.clients[key] == c {
@@ -121,7 +122,7 @@ func (a *appGitHub) forget(repo bot.Repo, c *github.Client) {
 //
 // While GitHub's rate limit holds (limitedUntil), no call is sent: each
 // fails at once with ErrRateLimited.
-func (a *appGitHub) do(ctx context.Context, repo bot.Repo, call func(c *github.Client) error) error {
+func (a *appGitHub) do(ctx context.Context, repo ident.Repo, call func(c *github.Client) error) error {
 	a.mu.Lock()
 	until := a.limitedUntil
 	a.mu.Unlock()
@@ -177,12 +178,12 @@ func (a *appGitHub) Identity(ctx context.Context) (bot.Identity, error) {
 	return bot.Identity{Login: app.BotLogin()}, nil
 }
 
-func (a *appGitHub) InstalledRepos(ctx context.Context) ([]bot.Repo, error) {
+func (a *appGitHub) InstalledRepos(ctx context.Context) ([]ident.Repo, error) {
 	insts, err := a.app.ListInstallations(ctx)
 	if err != nil {
 		return nil, mapErr(err)
 	}
-	var out []bot.Repo
+	var out []ident.Repo
 	for _, inst := range insts {
 		c, err := a.installationClient(inst.ID)
 		if err != nil {
@@ -194,7 +195,7 @@ func (a *appGitHub) InstalledRepos(ctx context.Context) ([]bot.Repo, error) {
 		}
 		for _, r := range repos {
 			if !r.Archived {
-				out = append(out, bot.Repo{Owner: r.Repo.Owner, Name: r.Repo.Name})
+				out = append(out, ident.Repo{Owner: r.Repo.Owner, Name: r.Repo.Name})
 			}
 		}
 	}
@@ -202,7 +203,7 @@ func (a *appGitHub) InstalledRepos(ctx context.Context) ([]bot.Repo, error) {
 	return out, nil
 }
 
-func (a *appGitHub) DefaultBranch(ctx context.Context, repo bot.Repo) (string, error) {
+func (a *appGitHub) DefaultBranch(ctx context.Context, repo ident.Repo) (string, error) {
 	var r github.Repository
 	err := a.do(ctx, repo, func(c *github.Client) (err error) {
 		r, err = c.GetRepository(ctx, ghRepo(repo))
@@ -211,7 +212,7 @@ func (a *appGitHub) DefaultBranch(ctx context.Context, repo bot.Repo) (string, e
 	return r.DefaultBranch, err
 }
 
-func (a *appGitHub) BranchHead(ctx context.Context, repo bot.Repo, branch string) (string, error) {
+func (a *appGitHub) BranchHead(ctx context.Context, repo ident.Repo, branch string) (string, error) {
 	var ref github.Ref
 	err := a.do(ctx, repo, func(c *github.Client) (err error) {
 		ref, err = c.GetRef(ctx, ghRepo(repo), "refs/heads/"+branch)
@@ -220,7 +221,7 @@ func (a *appGitHub) BranchHead(ctx context.Context, repo bot.Repo, branch string
 	return ref.SHA, err
 }
 
-func (a *appGitHub) GetCommit(ctx context.Context, repo bot.Repo, sha string) (bot.Commit, error) {
+func (a *appGitHub) GetCommit(ctx context.Context, repo ident.Repo, sha string) (bot.Commit, error) {
 	var list []github.CommitInfo
 	err := a.do(ctx, repo, func(c *github.Client) (err error) {
 		list, err = c.ListCommits(ctx, ghRepo(repo), sha, 1)
@@ -236,7 +237,7 @@ func (a *appGitHub) GetCommit(ctx context.Context, repo bot.Repo, sha string) (b
 	return bot.Commit{SHA: ci.SHA, Message: ci.Message, AuthorLogin: ci.AuthorLogin, Parents: ci.Parents}, nil
 }
 
-func (a *appGitHub) ReadFile(ctx context.Context, repo bot.Repo, ref, path string) ([]byte, error) {
+func (a *appGitHub) ReadFile(ctx context.Context, repo ident.Repo, ref, path string) ([]byte, error) {
 	var f github.FileContent
 	err := a.do(ctx, repo, func(c *github.Client) (err error) {
 		f, err = c.GetFile(ctx, ghRepo(repo), path, ref)
@@ -245,7 +246,7 @@ func (a *appGitHub) ReadFile(ctx context.Context, repo bot.Repo, ref, path strin
 	return f.Content, err
 }
 
-func (a *appGitHub) ListDir(ctx context.Context, repo bot.Repo, ref, dir string) ([]string, error) {
+func (a *appGitHub) ListDir(ctx context.Context, repo ident.Repo, ref, dir string) ([]string, error) {
 	var entries []github.DirEntry
 	err := a.do(ctx, repo, func(c *github.Client) (err error) {
 		entries, err = c.ListDir(ctx, ghRepo(repo), dir, ref)
@@ -264,7 +265,7 @@ func (a *appGitHub) ListDir(ctx context.Context, repo bot.Repo, ref, dir string)
 	return names, nil
 }
 
-func (a *appGitHub) CreateCommit(ctx context.Context, repo bot.Repo, base string, parents []string, files map[string][]byte, message string) (string, error) {
+func (a *appGitHub) CreateCommit(ctx context.Context, repo ident.Repo, base string, parents []string, files map[string][]byte, message string) (string, error) {
 	paths := slices.Sorted(maps.Keys(files))
 	entries := make([]github.TreeEntry, 0, len(paths))
 	for _, p := range paths {
@@ -287,14 +288,14 @@ func (a *appGitHub) CreateCommit(ctx context.Context, repo bot.Repo, base string
 	return commit.SHA, err
 }
 
-func (a *appGitHub) CreateBranch(ctx context.Context, repo bot.Repo, branch, sha string) error {
+func (a *appGitHub) CreateBranch(ctx context.Context, repo ident.Repo, branch, sha string) error {
 	return a.do(ctx, repo, func(c *github.Client) error {
 		_, err := c.CreateRef(ctx, ghRepo(repo), "refs/heads/"+branch, sha)
 		return err
 	})
 }
 
-func (a *appGitHub) UpdateBranch(ctx context.Context, repo bot.Repo, branch, sha string) error {
+func (a *appGitHub) UpdateBranch(ctx context.Context, repo ident.Repo, branch, sha string) error {
 	return a.do(ctx, repo, func(c *github.Client) error {
 		_, err := c.UpdateRef(ctx, ghRepo(repo), "refs/heads/"+branch, sha)
 		return err
@@ -307,7 +308,7 @@ func toPull(p github.PullRequest) bot.Pull {
 }
 
 // OpenPulls lists every open pull request of repo (branch is covered too).
-func (a *appGitHub) OpenPulls(ctx context.Context, repo bot.Repo, _ string) ([]bot.Pull, error) {
+func (a *appGitHub) OpenPulls(ctx context.Context, repo ident.Repo, _ string) ([]bot.Pull, error) {
 	var prs []github.PullRequest
 	err := a.do(ctx, repo, func(c *github.Client) (err error) {
 		prs, err = c.ListOpenPullRequests(ctx, ghRepo(repo))
@@ -331,7 +332,7 @@ func (a *appGitHub) OpenPulls(ctx context.Context, repo bot.Repo, _ string) ([]b
 const closedPullsListed = 5
 
 // ClosedPulls lists the newest closed pull requests from branch.
-func (a *appGitHub) ClosedPulls(ctx context.Context, repo bot.Repo, branch string) ([]bot.Pull, error) {
+func (a *appGitHub) ClosedPulls(ctx context.Context, repo ident.Repo, branch string) ([]bot.Pull, error) {
 	var prs []github.PullRequest
 	err := a.do(ctx, repo, func(c *github.Client) (err error) {
 		prs, err = c.ListClosedPullRequests(ctx, ghRepo(repo), branch, closedPullsListed)
@@ -349,7 +350,7 @@ func (a *appGitHub) ClosedPulls(ctx context.Context, repo bot.Repo, branch strin
 	return out, nil
 }
 
-func (a *appGitHub) CreatePull(ctx context.Context, repo bot.Repo, head, base, title, body string) (bot.Pull, error) {
+func (a *appGitHub) CreatePull(ctx context.Context, repo ident.Repo, head, base, title, body string) (bot.Pull, error) {
 	var p github.PullRequest
 	err := a.do(ctx, repo, func(c *github.Client) (err error) {
 		p, err = c.CreatePullRequest(ctx, ghRepo(repo), github.NewPullRequest{Title: title, Body: body, Head: head, Base: base})
@@ -358,14 +359,14 @@ func (a *appGitHub) CreatePull(ctx context.Context, repo bot.Repo, head, base, t
 	return toPull(p), err
 }
 
-func (a *appGitHub) EditPull(ctx context.Context, repo bot.Repo, number int, title, body string) error {
+func (a *appGitHub) EditPull(ctx context.Context, repo ident.Repo, number int, title, body string) error {
 	return a.do(ctx, repo, func(c *github.Client) error {
 		_, err := c.UpdatePullRequest(ctx, ghRepo(repo), number, github.PullRequestUpdate{Title: &title, Body: &body})
 		return err
 	})
 }
 
-func (a *appGitHub) ClosePull(ctx context.Context, repo bot.Repo, number int, comment string) error {
+func (a *appGitHub) ClosePull(ctx context.Context, repo ident.Repo, number int, comment string) error {
 	return a.do(ctx, repo, func(c *github.Client) error {
 		if _, err := c.CreateIssueComment(ctx, ghRepo(repo), number, comment); err != nil {
 			return err
@@ -377,14 +378,14 @@ func (a *appGitHub) ClosePull(ctx context.Context, repo bot.Repo, number int, co
 // ReportRefusal comments body on commit sha. A commit comment needs only
 // the contents permission, which the App has anyway (a commit status would
 // need the statuses permission, beyond the App's minimum set).
-func (a *appGitHub) ReportRefusal(ctx context.Context, repo bot.Repo, sha, body string) error {
+func (a *appGitHub) ReportRefusal(ctx context.Context, repo ident.Repo, sha, body string) error {
 	return a.do(ctx, repo, func(c *github.Client) error {
 		_, err := c.CreateCommitComment(ctx, ghRepo(repo), sha, body)
 		return err
 	})
 }
 
-func (a *appGitHub) ResolveTag(ctx context.Context, repo bot.Repo, tag string) (string, error) {
+func (a *appGitHub) ResolveTag(ctx context.Context, repo ident.Repo, tag string) (string, error) {
 	var sha string
 	err := a.do(ctx, repo, func(c *github.Client) (err error) {
 		sha, err = c.ResolveTag(ctx, ghRepo(repo), tag)
@@ -393,7 +394,7 @@ func (a *appGitHub) ResolveTag(ctx context.Context, repo bot.Repo, tag string) (
 	return sha, err
 }
 
-func (a *appGitHub) GetRelease(ctx context.Context, repo bot.Repo, tag string) (bot.Release, error) {
+func (a *appGitHub) GetRelease(ctx context.Context, repo ident.Repo, tag string) (bot.Release, error) {
 	var r github.Release
 	err := a.do(ctx, repo, func(c *github.Client) (err error) {
 		r, err = c.GetReleaseByTag(ctx, ghRepo(repo), tag)
@@ -405,7 +406,7 @@ func (a *appGitHub) GetRelease(ctx context.Context, repo bot.Repo, tag string) (
 	return bot.Release{Repo: repo, Tag: r.TagName, Notes: r.Body, Draft: r.Draft, Prerelease: r.Prerelease}, nil
 }
 
-func (a *appGitHub) IsAncestor(ctx context.Context, repo bot.Repo, commit, branch string) (bool, error) {
+func (a *appGitHub) IsAncestor(ctx context.Context, repo ident.Repo, commit, branch string) (bool, error) {
 	var ok bool
 	err := a.do(ctx, repo, func(c *github.Client) (err error) {
 		ok, err = c.IsAncestor(ctx, ghRepo(repo), commit, branch)
@@ -414,7 +415,7 @@ func (a *appGitHub) IsAncestor(ctx context.Context, repo bot.Repo, commit, branc
 	return ok, err
 }
 
-func (a *appGitHub) RunArtifact(ctx context.Context, repo bot.Repo, runID int64, name string) ([]byte, error) {
+func (a *appGitHub) RunArtifact(ctx context.Context, repo ident.Repo, runID int64, name string) ([]byte, error) {
 	var data []byte
 	err := a.do(ctx, repo, func(c *github.Client) error {
 		arts, err := c.ListArtifacts(ctx, ghRepo(repo), runID)

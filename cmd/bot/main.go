@@ -37,6 +37,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/botconfig"
 	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 	"github.com/inference-sim/accuracy-dashboard/internal/github"
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 	"github.com/inference-sim/accuracy-dashboard/internal/webhook"
@@ -184,13 +185,13 @@ func wire(cfg botconfig.Config, e env, dryRun bool, log *slog.Logger) (*services
 	if err != nil {
 		return nil, err
 	}
-	harness, err := bot.ParseRepo(cfg.HarnessRepo)
+	harness, err := ident.ParseRepo(cfg.HarnessRepo)
 	if err != nil {
 		return nil, err
 	}
-	var served []bot.Repo
+	var served []ident.Repo
 	for _, r := range cfg.Repositories {
-		repo, err := bot.ParseRepo(r)
+		repo, err := ident.ParseRepo(r)
 		if err != nil {
 			return nil, err
 		}
@@ -202,11 +203,11 @@ func wire(cfg botconfig.Config, e env, dryRun bool, log *slog.Logger) (*services
 		Repositories: served, WebURL: webURL(cfg.GitHubURL), DryRun: dryRun,
 	}}
 	if cfg.Publishing() {
-		dash, err := bot.ParseRepo(cfg.DashboardRepo)
+		dash, err := ident.ParseRepo(cfg.DashboardRepo)
 		if err != nil {
 			return nil, err
 		}
-		wfRepo, err := bot.ParseRepo(cfg.PublishRepo)
+		wfRepo, err := ident.ParseRepo(cfg.PublishRepo)
 		if err != nil {
 			return nil, err
 		}
@@ -215,7 +216,7 @@ func wire(cfg botconfig.Config, e env, dryRun bool, log *slog.Logger) (*services
 			Artifact: cfg.ArtifactName, DryRun: dryRun,
 		}}
 		if cfg.PublishingLeaderboard() {
-			lbRepo, err := bot.ParseRepo(cfg.LeaderboardRepo)
+			lbRepo, err := ident.ParseRepo(cfg.LeaderboardRepo)
 			if err != nil {
 				return nil, err
 			}

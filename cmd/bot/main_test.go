@@ -23,6 +23,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/botconfig"
 	"github.com/inference-sim/accuracy-dashboard/internal/github"
 	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
@@ -794,7 +795,7 @@ func TestAdapterConcurrentUse(t *testing.T) {
 	gh := w.adapter(t)
 	var wg sync.WaitGroup
 	for _, name := range []string{"org/app", "org/lib", "org/plain", dashboardRepo} {
-		repo, _ := bot.ParseRepo(name)
+		repo, _ := ident.ParseRepo(name)
 		wg.Add(2)
 		go func() {
 			defer wg.Done()
@@ -820,7 +821,7 @@ func TestReinstalledAppNeedsNoRestart(t *testing.T) {
 	w := newWorld(t)
 	gh := w.adapter(t)
 	ctx := context.Background()
-	app := bot.Repo{Owner: "org", Name: "app"}
+	app := ident.Repo{Owner: "org", Name: "app"}
 	if b, err := gh.DefaultBranch(ctx, app); err != nil || b != "main" {
 		t.Fatalf("DefaultBranch = %q, %v", b, err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/botconfig"
 	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 	rep "github.com/inference-sim/accuracy-dashboard/internal/report"
 )
@@ -430,7 +431,7 @@ func TestShippedNightlyMatchesDefaults(t *testing.T) {
 		}
 		files.Workflows[".github/workflows/"+filepath.Base(f)] = b
 	}
-	plan, err := bot.PlanBump(files, bot.Target{Harness: bot.Repo{Owner: "inference-sim", Name: "accuracy-dashboard"}, Tag: "v99.0.0", Commit: strings.Repeat("c", 40)})
+	plan, err := bot.PlanBump(files, bot.Target{Harness: ident.Repo{Owner: "inference-sim", Name: "accuracy-dashboard"}, Tag: "v99.0.0", Commit: strings.Repeat("c", 40)})
 	if err != nil {
 		t.Fatalf("bump of the shipped files: %v", err)
 	}

@@ -10,7 +10,6 @@ package bot
 import (
 	"context"
 	"errors"
-	"strings"
 	"time"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
@@ -30,33 +29,9 @@ var (
 	ErrRateLimited = errors.New("rate limited")
 )
 
-// Repo names a repository.
-type Repo struct {
-	Owner, Name string
-}
-
-// String returns "owner/name".
-func (r Repo) String() string { return r.Owner + "/" + r.Name }
-
-// ParseRepo parses "owner/name", as GitHub spells repositories
-// (ident.SplitRepo, the one check of a repository name).
-func ParseRepo(s string) (Repo, error) {
-	owner, name, err := ident.SplitRepo(s)
-	if err != nil {
-		return Repo{}, err
-	}
-	return Repo{Owner: owner, Name: name}, nil
-}
-
-// Same reports whether two repositories are the same (GitHub compares
-// names case-insensitively).
-func (r Repo) Same(o Repo) bool {
-	return strings.EqualFold(r.Owner, o.Owner) && strings.EqualFold(r.Name, o.Name)
-}
-
 // Release is a release of the harness, as a webhook or the API reports it.
 type Release struct {
-	Repo       Repo
+	Repo       ident.Repo
 	Tag        string
 	Notes      string
 	Draft      bool
@@ -65,7 +40,7 @@ type Release struct {
 
 // Run is a completed workflow run.
 type Run struct {
-	Repo Repo
+	Repo ident.Repo
 	ID   int64
 	// WorkflowPath is the workflow file, e.g. ".github/workflows/publish.yml".
 	WorkflowPath string
@@ -79,7 +54,7 @@ type Run struct {
 	DefaultBranch string
 	// HeadRepo is the repository the run's head commit came from (a fork
 	// for pull requests from forks).
-	HeadRepo Repo
+	HeadRepo ident.Repo
 	// URL is the run's web page.
 	URL       string
 	UpdatedAt time.Time
@@ -118,16 +93,16 @@ type Identity struct {
 // repository, branch or path into ErrNotFound.
 type RepoReader interface {
 	// DefaultBranch returns the repository's default branch name.
-	DefaultBranch(ctx context.Context, repo Repo) (string, error)
+	DefaultBranch(ctx context.Context, repo ident.Repo) (string, error)
 	// BranchHead returns the commit a branch points at.
-	BranchHead(ctx context.Context, repo Repo, branch string) (string, error)
+	BranchHead(ctx context.Context, repo ident.Repo, branch string) (string, error)
 	// GetCommit returns one commit.
-	GetCommit(ctx context.Context, repo Repo, sha string) (Commit, error)
+	GetCommit(ctx context.Context, repo ident.Repo, sha string) (Commit, error)
 	// ReadFile returns a file's content at a commit.
-	ReadFile(ctx context.Context, repo Repo, ref, path string) ([]byte, error)
+	ReadFile(ctx context.Context, repo ident.Repo, ref, path string) ([]byte, error)
 	// ListDir returns the names (not paths) of the files directly in dir at
 	// a commit, sorted.
-	ListDir(ctx context.Context, repo Repo, ref, dir string) ([]string, error)
+	ListDir(ctx context.Context, repo ident.Repo, ref, dir string) ([]string, error)
 }
 
 // Committer writes commits through the git data API.
@@ -137,13 +112,13 @@ type Committer interface {
 	// which base must have), with the given parents, and
 	// returns its SHA. Nothing is visible on any branch until a ref is
 	// moved to it.
-	CreateCommit(ctx context.Context, repo Repo, base string, parents []string, files map[string][]byte, message string) (string, error)
+	CreateCommit(ctx context.Context, repo ident.Repo, base string, parents []string, files map[string][]byte, message string) (string, error)
 	// CreateBranch creates a branch at sha; ErrConflict if it exists.
-	CreateBranch(ctx context.Context, repo Repo, branch, sha string) error
+	CreateBranch(ctx context.Context, repo ident.Repo, branch, sha string) error
 	// UpdateBranch moves a branch to sha, which must descend from the
 	// branch's head: anything else (someone moved the branch meanwhile)
 	// fails with ErrConflict. Branches are never force-moved.
-	UpdateBranch(ctx context.Context, repo Repo, branch, sha string) error
+	UpdateBranch(ctx context.Context, repo ident.Repo, branch, sha string) error
 }
 
 // Pulls manages pull requests and comments.
@@ -151,39 +126,39 @@ type Pulls interface {
 	// OpenPulls lists the open pull requests the bot may have opened: at
 	// least every one whose head is branch, and when the implementation can
 	// list them, every other open one too (for finding superseded bumps).
-	OpenPulls(ctx context.Context, repo Repo, branch string) ([]Pull, error)
+	OpenPulls(ctx context.Context, repo ident.Repo, branch string) ([]Pull, error)
 	// ClosedPulls lists the closed pull requests whose head is branch (in
 	// the same repository), newest first; at least the newest.
-	ClosedPulls(ctx context.Context, repo Repo, branch string) ([]Pull, error)
+	ClosedPulls(ctx context.Context, repo ident.Repo, branch string) ([]Pull, error)
 	// CreatePull opens a pull request from head into base.
-	CreatePull(ctx context.Context, repo Repo, head, base, title, body string) (Pull, error)
+	CreatePull(ctx context.Context, repo ident.Repo, head, base, title, body string) (Pull, error)
 	// EditPull sets a pull request's title and body.
-	EditPull(ctx context.Context, repo Repo, number int, title, body string) error
+	EditPull(ctx context.Context, repo ident.Repo, number int, title, body string) error
 	// ClosePull comments on a pull request, then closes it.
-	ClosePull(ctx context.Context, repo Repo, number int, comment string) error
+	ClosePull(ctx context.Context, repo ident.Repo, number int, comment string) error
 	// ReportRefusal makes a refused publish visible on the commit the
 	// refused run built: a commit comment with body
 	// (render.RefusalComment: at most textcut.MaxGitHubBody, untrusted
 	// text defused), which needs only the contents permission. Each call
 	// posts a new comment.
-	ReportRefusal(ctx context.Context, repo Repo, sha, body string) error
+	ReportRefusal(ctx context.Context, repo ident.Repo, sha, body string) error
 }
 
 // Releases reads the harness's releases and history.
 type Releases interface {
 	// ResolveTag returns the commit a tag points at, peeling annotated tags.
-	ResolveTag(ctx context.Context, repo Repo, tag string) (string, error)
+	ResolveTag(ctx context.Context, repo ident.Repo, tag string) (string, error)
 	// GetRelease returns the published release of a tag; ErrNotFound for
 	// none (drafts are not releases).
-	GetRelease(ctx context.Context, repo Repo, tag string) (Release, error)
+	GetRelease(ctx context.Context, repo ident.Repo, tag string) (Release, error)
 	// IsAncestor reports whether commit is reachable from branch.
-	IsAncestor(ctx context.Context, repo Repo, commit, branch string) (bool, error)
+	IsAncestor(ctx context.Context, repo ident.Repo, commit, branch string) (bool, error)
 }
 
 // Installations lists where the App is installed.
 type Installations interface {
 	// InstalledRepos lists every repository of every installation of the App.
-	InstalledRepos(ctx context.Context) ([]Repo, error)
+	InstalledRepos(ctx context.Context) ([]ident.Repo, error)
 	// Identity returns the App's bot user.
 	Identity(ctx context.Context) (Identity, error)
 }
@@ -193,5 +168,5 @@ type Artifacts interface {
 	// RunArtifact returns the zip archive of the run's artifact called name;
 	// ErrNotFound if the run has none (or it expired), ErrTooLarge if it is
 	// larger than MaxArtifactBytes.
-	RunArtifact(ctx context.Context, repo Repo, runID int64, name string) ([]byte, error)
+	RunArtifact(ctx context.Context, repo ident.Repo, runID int64, name string) ([]byte, error)
 }

@@ -26,7 +26,7 @@ type BumpGitHub interface {
 // BumpConfig configures Bumper.
 type BumpConfig struct {
 	// Harness is the harness repository whose releases are pinned.
-	Harness Repo
+	Harness ident.Repo
 	// PinFile is the pin file's path in consumer repositories.
 	PinFile string
 	// Branch is the stable bump branch, one per consumer repository.
@@ -35,7 +35,7 @@ type BumpConfig struct {
 	AllowPrereleases bool
 	// Repositories limits the repositories served; empty means every
 	// repository the App is installed on.
-	Repositories []Repo
+	Repositories []ident.Repo
 	// WebURL is the GitHub web root for links, e.g. https://github.com.
 	WebURL string
 	// DryRun plans without writing anything.
@@ -64,7 +64,7 @@ const (
 
 // RepoOutcome is what a bump did (or, in a dry run, would do) in one repository.
 type RepoOutcome struct {
-	Repo    Repo
+	Repo    ident.Repo
 	Outcome string
 	Reason  string
 	// Pull is the bump pull request's number (0 when none, or in a dry run).
@@ -75,7 +75,7 @@ type RepoOutcome struct {
 }
 
 // ReleaseDecision says whether a release should bump pins ("" when it should).
-func ReleaseDecision(rel Release, harness Repo, allowPrereleases bool) string {
+func ReleaseDecision(rel Release, harness ident.Repo, allowPrereleases bool) string {
 	switch {
 	case !rel.Repo.Same(harness):
 		return fmt.Sprintf("release of %s, not of the harness %s", rel.Repo, harness)
@@ -210,7 +210,7 @@ func errOr(err, other error) error {
 
 // bumpRepoSafely is bumpRepo with a panic turned into that repository's
 // error, so that no input stops the bumps of the other repositories.
-func (b *Bumper) bumpRepoSafely(ctx context.Context, repo Repo, t Target, id Identity) (o RepoOutcome, err error) {
+func (b *Bumper) bumpRepoSafely(ctx context.Context, repo ident.Repo, t Target, id Identity) (o RepoOutcome, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			o, err = RepoOutcome{Repo: repo}, fmt.Errorf("panic: %v\n%s", p, debug.Stack())
@@ -226,7 +226,7 @@ func (b *Bumper) logger() *slog.Logger {
 	return b.Log
 }
 
-func (b *Bumper) readConsumer(ctx context.Context, repo Repo, ref string) (ConsumerFiles, error) {
+func (b *Bumper) readConsumer(ctx context.Context, repo ident.Repo, ref string) (ConsumerFiles, error) {
 	files := ConsumerFiles{PinPath: b.Cfg.PinFile, Workflows: map[string][]byte{}}
 	src, err := b.GH.ReadFile(ctx, repo, ref, b.Cfg.PinFile)
 	switch {
@@ -253,7 +253,7 @@ func (b *Bumper) readConsumer(ctx context.Context, repo Repo, ref string) (Consu
 	return files, nil
 }
 
-func (b *Bumper) bumpRepo(ctx context.Context, repo Repo, t Target, id Identity) (RepoOutcome, error) {
+func (b *Bumper) bumpRepo(ctx context.Context, repo ident.Repo, t Target, id Identity) (RepoOutcome, error) {
 	out := RepoOutcome{Repo: repo}
 	base, err := b.GH.DefaultBranch(ctx, repo)
 	if err != nil {
@@ -391,7 +391,7 @@ func (b *Bumper) bumpRepo(ctx context.Context, repo Repo, t Target, id Identity)
 // on the branch that was closed without merging and moved the pin to t's
 // version or a newer one (0 when there is none): a maintainer declined it,
 // and only a newer release may propose a bump again.
-func (b *Bumper) closedBump(ctx context.Context, repo Repo, t Target, id Identity) (int, error) {
+func (b *Bumper) closedBump(ctx context.Context, repo ident.Repo, t Target, id Identity) (int, error) {
 	closed, err := b.GH.ClosedPulls(ctx, repo, b.Cfg.Branch)
 	if err != nil {
 		return 0, fmt.Errorf("list closed pull requests: %w", err)
@@ -417,7 +417,7 @@ func (b *Bumper) closedBump(ctx context.Context, repo Repo, t Target, id Identit
 }
 
 // openBump returns the open pull request on the bump branch, if any.
-func (b *Bumper) openBump(ctx context.Context, repo Repo) (Pull, bool) {
+func (b *Bumper) openBump(ctx context.Context, repo ident.Repo) (Pull, bool) {
 	pulls, err := b.GH.OpenPulls(ctx, repo, b.Cfg.Branch)
 	if err != nil {
 		return Pull{}, false

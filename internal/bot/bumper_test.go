@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/golden"
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/textcut"
 
@@ -42,7 +43,7 @@ jobs:
 
 type bumpWorld struct {
 	gh                              *fakeGitHub
-	harness, app, lib, plain, newer Repo
+	harness, app, lib, plain, newer ident.Repo
 	bumper                          *Bumper
 }
 
@@ -87,7 +88,7 @@ func TestBumpReleaseOnePullPerPinningRepository(t *testing.T) {
 	if d := cmp.Diff(want, outcomes(got)); d != "" {
 		t.Errorf("outcomes (-want +got):\n%s", d)
 	}
-	for _, repo := range []Repo{w.app, w.lib} {
+	for _, repo := range []ident.Repo{w.app, w.lib} {
 		pulls := w.gh.openPulls(repo)
 		if len(pulls) != 1 {
 			t.Fatalf("%s: %d open pull requests, want 1", repo, len(pulls))
@@ -210,18 +211,18 @@ func TestBumpUpdatesInPlaceClosesSupersededAndRespectsHumans(t *testing.T) {
 
 func TestBumpReleaseIgnoresDraftsPrereleasesAndOtherRepos(t *testing.T) {
 	t.Parallel()
-	h := Repo{"inference-sim", "accuracy-dashboard"}
+	h := ident.Repo{Owner: "inference-sim", Name: "accuracy-dashboard"}
 	for _, tc := range []struct {
 		rel      Release
 		allowPre bool
 		want     string
 	}{
 		{Release{Repo: h, Tag: "v1.0.0"}, false, ""},
-		{Release{Repo: Repo{"Inference-Sim", "Accuracy-Dashboard"}, Tag: "v1.0.0"}, false, ""},
+		{Release{Repo: ident.Repo{Owner: "Inference-Sim", Name: "Accuracy-Dashboard"}, Tag: "v1.0.0"}, false, ""},
 		{Release{Repo: h, Tag: "v1.0.0", Draft: true}, true, "draft release"},
 		{Release{Repo: h, Tag: "v1.0.0-rc.1", Prerelease: true}, false, "prerelease (allow_prereleases is off)"},
 		{Release{Repo: h, Tag: "v1.0.0-rc.1", Prerelease: true}, true, ""},
-		{Release{Repo: Repo{"o", "r"}, Tag: "v1.0.0"}, false, "release of o/r, not of the harness inference-sim/accuracy-dashboard"},
+		{Release{Repo: ident.Repo{Owner: "o", Name: "r"}, Tag: "v1.0.0"}, false, "release of o/r, not of the harness inference-sim/accuracy-dashboard"},
 	} {
 		if got := ReleaseDecision(tc.rel, h, tc.allowPre); got != tc.want {
 			t.Errorf("ReleaseDecision(%+v, %v) = %q, want %q", tc.rel, tc.allowPre, got, tc.want)
@@ -263,7 +264,7 @@ func TestBumpDryRunWritesNothing(t *testing.T) {
 func TestPlanBumpGolden(t *testing.T) {
 	t.Parallel()
 	const newCommit = "89abcdef0123456789abcdef0123456789abcdef"
-	h := Repo{"inference-sim", "accuracy-dashboard"}
+	h := ident.Repo{Owner: "inference-sim", Name: "accuracy-dashboard"}
 	plan, err := PlanBump(ConsumerFiles{
 		PinPath:   ".github/accuracy-harness.yaml",
 		Pin:       []byte(pinV100),
@@ -303,7 +304,7 @@ func TestPlanBumpUppercaseCommit(t *testing.T) {
 	const newCommit = "89abcdef0123456789abcdef0123456789abcdef"
 	wf := strings.Replace(workflowV100, oldCommit, strings.ToUpper(oldCommit), 1)
 	plan, err := PlanBump(ConsumerFiles{PinPath: ".github/accuracy-harness.yaml", Workflows: map[string][]byte{".github/workflows/a.yml": []byte(wf)}},
-		Target{Harness: Repo{"Inference-Sim", "accuracy-dashboard"}, Tag: "v1.1.0", Commit: newCommit, WebURL: "https://github.com"})
+		Target{Harness: ident.Repo{Owner: "Inference-Sim", Name: "accuracy-dashboard"}, Tag: "v1.1.0", Commit: newCommit, WebURL: "https://github.com"})
 	if err != nil {
 		t.Fatalf("PlanBump: %v, want a plan", err)
 	}
@@ -357,22 +358,5 @@ func TestConsumerFilesHas(t *testing.T) {
 	}
 	if (ConsumerFiles{PinPath: "p.yaml"}).Has(map[string][]byte{"p.yaml": nil}) {
 		t.Error("an absent pin file counted as present")
-	}
-}
-
-func TestParseRepo(t *testing.T) {
-	t.Parallel()
-	for in, want := range map[string]Repo{
-		"inference-sim/accuracy-dashboard": {"inference-sim", "accuracy-dashboard"},
-		"octocat_acme/dot.files":           {"octocat_acme", "dot.files"},
-	} {
-		if got, err := ParseRepo(in); err != nil || got != want {
-			t.Errorf("ParseRepo(%q) = %+v, %v", in, got, err)
-		}
-	}
-	for _, bad := range []string{"", "noslash", "/name", "owner/", "a/b/c", "a b/c", "-owner/x", "owner/na me"} {
-		if _, err := ParseRepo(bad); err == nil {
-			t.Errorf("ParseRepo(%q) accepted", bad)
-		}
 	}
 }

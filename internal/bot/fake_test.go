@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 )
 
 // fakeGitHub is an in-memory GitHub: repositories of commits (full file
@@ -25,7 +27,7 @@ type fakeGitHub struct {
 	mu sync.Mutex
 
 	repos     map[string]*fakeRepo
-	installed []Repo
+	installed []ident.Repo
 	id        Identity
 	// artifacts maps "owner/name#runID/name" to a zip archive.
 	artifacts map[string][]byte
@@ -77,7 +79,7 @@ type fakePull struct {
 }
 
 // closePull closes a pull request without merging it, as a maintainer does.
-func (f *fakeGitHub) closePull(repo Repo, number int) {
+func (f *fakeGitHub) closePull(repo ident.Repo, number int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	p, _ := f.pull(repo, number)
@@ -86,7 +88,7 @@ func (f *fakeGitHub) closePull(repo Repo, number int) {
 }
 
 // calls returns how many calls were made about repo.
-func (f *fakeGitHub) calls(repo Repo) int {
+func (f *fakeGitHub) calls(repo ident.Repo) int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.seen[strings.ToLower(repo.String())]
@@ -98,8 +100,8 @@ func newFake(t *testing.T) *fakeGitHub {
 }
 
 // addRepo creates a repository whose main branch holds files in one commit.
-func (f *fakeGitHub) addRepo(name string, files map[string]string, installed bool) Repo {
-	repo, err := ParseRepo(name)
+func (f *fakeGitHub) addRepo(name string, files map[string]string, installed bool) ident.Repo {
+	repo, err := ident.ParseRepo(name)
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -117,7 +119,7 @@ func (f *fakeGitHub) addRepo(name string, files map[string]string, installed boo
 	return repo
 }
 
-func (f *fakeGitHub) repo(repo Repo) (*fakeRepo, error) {
+func (f *fakeGitHub) repo(repo ident.Repo) (*fakeRepo, error) {
 	key := strings.ToLower(repo.String())
 	f.seen[key]++
 	if err := f.failRepo[key]; err != nil {
@@ -151,7 +153,7 @@ func (f *fakeGitHub) commitLocked(r *fakeRepo, parent string, files map[string][
 }
 
 // push commits files on top of a branch as author (a human or a racing writer).
-func (f *fakeGitHub) push(repo Repo, branch string, files map[string]string, msg string, author Identity) string {
+func (f *fakeGitHub) push(repo ident.Repo, branch string, files map[string]string, msg string, author Identity) string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	r, _ := f.repo(repo)
@@ -175,7 +177,7 @@ func (f *fakeGitHub) push(repo Repo, branch string, files map[string]string, msg
 }
 
 // tip returns the files at a branch head.
-func (f *fakeGitHub) tip(repo Repo, branch string) map[string][]byte {
+func (f *fakeGitHub) tip(repo ident.Repo, branch string) map[string][]byte {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	r, _ := f.repo(repo)
@@ -186,7 +188,7 @@ func (f *fakeGitHub) tip(repo Repo, branch string) map[string][]byte {
 	return r.commits[sha].files
 }
 
-func (f *fakeGitHub) openPulls(repo Repo) []Pull {
+func (f *fakeGitHub) openPulls(repo ident.Repo) []Pull {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	r, _ := f.repo(repo)
@@ -200,7 +202,7 @@ func (f *fakeGitHub) openPulls(repo Repo) []Pull {
 }
 
 // pullBase returns the branch pull request number merges into.
-func (f *fakeGitHub) pullBase(repo Repo, number int) string {
+func (f *fakeGitHub) pullBase(repo ident.Repo, number int) string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	r, _ := f.repo(repo)
@@ -224,7 +226,7 @@ func (f *fakeGitHub) countWrites(prefix string) int {
 	return n
 }
 
-func (f *fakeGitHub) DefaultBranch(_ context.Context, repo Repo) (string, error) {
+func (f *fakeGitHub) DefaultBranch(_ context.Context, repo ident.Repo) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	r, err := f.repo(repo)
@@ -234,7 +236,7 @@ func (f *fakeGitHub) DefaultBranch(_ context.Context, repo Repo) (string, error)
 	return r.defaultBranch, nil
 }
 
-func (f *fakeGitHub) BranchHead(_ context.Context, repo Repo, branch string) (string, error) {
+func (f *fakeGitHub) BranchHead(_ context.Context, repo ident.Repo, branch string) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	r, err := f.repo(repo)
@@ -248,7 +250,7 @@ func (f *fakeGitHub) BranchHead(_ context.Context, repo Repo, branch string) (st
 	return sha, nil
 }
 
-func (f *fakeGitHub) GetCommit(_ context.Context, repo Repo, sha string) (Commit, error) {
+func (f *fakeGitHub) GetCommit(_ context.Context, repo ident.Repo, sha string) (Commit, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	r, err := f.repo(repo)
@@ -262,7 +264,7 @@ func (f *fakeGitHub) GetCommit(_ context.Context, repo Repo, sha string) (Commit
 	return c.Commit, nil
 }
 
-func (f *fakeGitHub) ReadFile(_ context.Context, repo Repo, ref, p string) ([]byte, error) {
+func (f *fakeGitHub) ReadFile(_ context.Context, repo ident.Repo, ref, p string) ([]byte, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	r, err := f.repo(repo)
@@ -284,7 +286,7 @@ func (f *fakeGitHub) ReadFile(_ context.Context, repo Repo, ref, p string) ([]by
 	return data, nil
 }
 
-func (f *fakeGitHub) ListDir(_ context.Context, repo Repo, ref, dir string) ([]string, error) {
+func (f *fakeGitHub) ListDir(_ context.Context, repo ident.Repo, ref, dir string) ([]string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	r, err := f.repo(repo)
@@ -304,7 +306,7 @@ func (f *fakeGitHub) ListDir(_ context.Context, repo Repo, ref, dir string) ([]s
 	return names, nil
 }
 
-func (f *fakeGitHub) CreateCommit(_ context.Context, repo Repo, base string, parents []string, files map[string][]byte, message string) (string, error) {
+func (f *fakeGitHub) CreateCommit(_ context.Context, repo ident.Repo, base string, parents []string, files map[string][]byte, message string) (string, error) {
 	time.Sleep(f.latency)
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -345,7 +347,7 @@ func (f *fakeGitHub) CreateCommit(_ context.Context, repo Repo, base string, par
 	return sha, nil
 }
 
-func (f *fakeGitHub) CreateBranch(_ context.Context, repo Repo, branch, sha string) error {
+func (f *fakeGitHub) CreateBranch(_ context.Context, repo ident.Repo, branch, sha string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	r, err := f.repo(repo)
@@ -360,7 +362,7 @@ func (f *fakeGitHub) CreateBranch(_ context.Context, repo Repo, branch, sha stri
 	return nil
 }
 
-func (f *fakeGitHub) UpdateBranch(_ context.Context, repo Repo, branch, sha string) error {
+func (f *fakeGitHub) UpdateBranch(_ context.Context, repo ident.Repo, branch, sha string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	r, err := f.repo(repo)
@@ -392,11 +394,11 @@ func (f *fakeGitHub) UpdateBranch(_ context.Context, repo Repo, branch, sha stri
 	return nil
 }
 
-func (f *fakeGitHub) OpenPulls(_ context.Context, repo Repo, _ string) ([]Pull, error) {
+func (f *fakeGitHub) OpenPulls(_ context.Context, repo ident.Repo, _ string) ([]Pull, error) {
 	return f.openPulls(repo), nil
 }
 
-func (f *fakeGitHub) ClosedPulls(_ context.Context, repo Repo, branch string) ([]Pull, error) {
+func (f *fakeGitHub) ClosedPulls(_ context.Context, repo ident.Repo, branch string) ([]Pull, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	r, err := f.repo(repo)
@@ -412,7 +414,7 @@ func (f *fakeGitHub) ClosedPulls(_ context.Context, repo Repo, branch string) ([
 	return out, nil
 }
 
-func (f *fakeGitHub) CreatePull(_ context.Context, repo Repo, head, base, title, body string) (Pull, error) {
+func (f *fakeGitHub) CreatePull(_ context.Context, repo ident.Repo, head, base, title, body string) (Pull, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	r, err := f.repo(repo)
@@ -429,7 +431,7 @@ func (f *fakeGitHub) CreatePull(_ context.Context, repo Repo, head, base, title,
 	return p.Pull, nil
 }
 
-func (f *fakeGitHub) pull(repo Repo, number int) (*fakePull, error) {
+func (f *fakeGitHub) pull(repo ident.Repo, number int) (*fakePull, error) {
 	r, err := f.repo(repo)
 	if err != nil {
 		return nil, err
@@ -443,7 +445,7 @@ func (f *fakeGitHub) pull(repo Repo, number int) (*fakePull, error) {
 	return nil, ErrNotFound
 }
 
-func (f *fakeGitHub) EditPull(_ context.Context, repo Repo, number int, title, body string) error {
+func (f *fakeGitHub) EditPull(_ context.Context, repo ident.Repo, number int, title, body string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	p, err := f.pull(repo, number)
@@ -455,7 +457,7 @@ func (f *fakeGitHub) EditPull(_ context.Context, repo Repo, number int, title, b
 	return nil
 }
 
-func (f *fakeGitHub) ClosePull(_ context.Context, repo Repo, number int, comment string) error {
+func (f *fakeGitHub) ClosePull(_ context.Context, repo ident.Repo, number int, comment string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	p, err := f.pull(repo, number)
@@ -468,7 +470,7 @@ func (f *fakeGitHub) ClosePull(_ context.Context, repo Repo, number int, comment
 	return nil
 }
 
-func (f *fakeGitHub) ReportRefusal(_ context.Context, repo Repo, sha, body string) error {
+func (f *fakeGitHub) ReportRefusal(_ context.Context, repo ident.Repo, sha, body string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if _, err := f.repo(repo); err != nil {
@@ -479,7 +481,7 @@ func (f *fakeGitHub) ReportRefusal(_ context.Context, repo Repo, sha, body strin
 	return nil
 }
 
-func (f *fakeGitHub) ResolveTag(_ context.Context, repo Repo, tag string) (string, error) {
+func (f *fakeGitHub) ResolveTag(_ context.Context, repo ident.Repo, tag string) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	r, err := f.repo(repo)
@@ -493,7 +495,7 @@ func (f *fakeGitHub) ResolveTag(_ context.Context, repo Repo, tag string) (strin
 	return sha, nil
 }
 
-func (f *fakeGitHub) GetRelease(_ context.Context, repo Repo, tag string) (Release, error) {
+func (f *fakeGitHub) GetRelease(_ context.Context, repo ident.Repo, tag string) (Release, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	r, err := f.repo(repo)
@@ -507,7 +509,7 @@ func (f *fakeGitHub) GetRelease(_ context.Context, repo Repo, tag string) (Relea
 	return rel, nil
 }
 
-func (f *fakeGitHub) IsAncestor(_ context.Context, repo Repo, commit, branch string) (bool, error) {
+func (f *fakeGitHub) IsAncestor(_ context.Context, repo ident.Repo, commit, branch string) (bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	r, err := f.repo(repo)
@@ -527,11 +529,11 @@ func (f *fakeGitHub) IsAncestor(_ context.Context, repo Repo, commit, branch str
 	return false, nil
 }
 
-func (f *fakeGitHub) InstalledRepos(context.Context) ([]Repo, error) { return f.installed, nil }
+func (f *fakeGitHub) InstalledRepos(context.Context) ([]ident.Repo, error) { return f.installed, nil }
 
 func (f *fakeGitHub) Identity(context.Context) (Identity, error) { return f.id, nil }
 
-func (f *fakeGitHub) RunArtifact(_ context.Context, repo Repo, runID int64, name string) ([]byte, error) {
+func (f *fakeGitHub) RunArtifact(_ context.Context, repo ident.Repo, runID int64, name string) ([]byte, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	data, ok := f.artifacts[fmt.Sprintf("%s#%d/%s", repo, runID, name)]
@@ -542,7 +544,7 @@ func (f *fakeGitHub) RunArtifact(_ context.Context, repo Repo, runID int64, name
 }
 
 // release publishes a release of the harness: the tag points at a new commit on main.
-func (f *fakeGitHub) release(repo Repo, tag, notes string) (Release, string) {
+func (f *fakeGitHub) release(repo ident.Repo, tag, notes string) (Release, string) {
 	sha := f.push(repo, "main", map[string]string{"VERSION": tag}, "release "+tag, Identity{Login: "maintainer"})
 	f.mu.Lock()
 	defer f.mu.Unlock()

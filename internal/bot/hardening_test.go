@@ -11,6 +11,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/textcut"
 )
 
@@ -28,7 +29,7 @@ func TestLongNoteDoesNotStopOtherBumps(t *testing.T) {
 		".github/accuracy-harness.yaml": pinV100,
 		".github/workflows/flow.yml":    "on: push\njobs:\n  a:\n    runs-on: x\n    steps:\n" + long,
 	}, true)
-	w.gh.installed = append([]Repo{huge}, w.gh.installed[:len(w.gh.installed)-1]...)
+	w.gh.installed = append([]ident.Repo{huge}, w.gh.installed[:len(w.gh.installed)-1]...)
 	rel, _ := w.gh.release(w.harness, "v1.1.0", strings.Repeat("Long notes. ", 10000))
 	got, err := w.bumper.BumpRelease(context.Background(), rel, nil)
 	if err != nil {
@@ -84,7 +85,7 @@ func TestRateLimitStopsTheBump(t *testing.T) {
 			t.Errorf("error does not name %s as not bumped: %v", name, err)
 		}
 	}
-	for _, repo := range []Repo{w.plain, w.newer} {
+	for _, repo := range []ident.Repo{w.plain, w.newer} {
 		if n := w.gh.calls(repo); n != 0 {
 			t.Errorf("%s: %d calls after the rate limit", repo, n)
 		}

@@ -30,7 +30,7 @@ import (
 type LeaderboardConfig struct {
 	// WorkflowRepo and WorkflowPath name the leaderboard workflow; the
 	// declaration and the pin file are read from WorkflowRepo.
-	WorkflowRepo Repo
+	WorkflowRepo ident.Repo
 	WorkflowPath string
 	// Artifact is the run's artifact holding the results directory
 	// (<group>/<run>.json and traces/ at its root).
@@ -267,7 +267,7 @@ func PlanLeaderboard(dir string, files map[string][]byte, run Run, manifest []by
 type repoFS struct {
 	ctx      context.Context
 	gh       RepoReader
-	repo     Repo
+	repo     ident.Repo
 	ref, dir string
 	stopped  error
 }

@@ -17,6 +17,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
@@ -101,7 +102,7 @@ func lbExampleRuns(t *testing.T) string {
 
 type lbWorld struct {
 	*publishWorld
-	lbRepo Repo
+	lbRepo ident.Repo
 	run    Run
 }
 
@@ -125,7 +126,7 @@ func (w *lbWorld) artifact(t *testing.T, run Run, results map[string][]byte) {
 	w.gh.artifacts[lbRepoName+"#"+strconv.FormatInt(run.ID, 10)+"/"+lbArtifact] = zipOf(t, results)
 }
 
-func (f *fakeGitHub) tipSHA(repo Repo, branch string) string {
+func (f *fakeGitHub) tipSHA(repo ident.Repo, branch string) string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	r, _ := f.repo(repo)

@@ -48,7 +48,7 @@ func (c ConsumerFiles) Has(files map[string][]byte) bool {
 
 // Target is the harness version a bump moves to.
 type Target struct {
-	Harness Repo
+	Harness ident.Repo
 	Tag     string
 	// Commit is the commit Tag points at (resolved through the git refs,
 	// never taken from the release's target_commitish).
@@ -160,7 +160,7 @@ const maxNoteBytes = 1000
 // commit. It is pin.BumpUses's rule for the references it moves (the
 // repository compared case-insensitively, a 40-hex ref in either case), so
 // that every file BumpUses changes counts as pinning.
-func pinsHarness(u pin.Uses, harness Repo) bool {
+func pinsHarness(u pin.Uses, harness ident.Repo) bool {
 	return strings.EqualFold(u.Repo, harness.String()) && ident.CheckCommit(strings.ToLower(u.Ref)) == nil
 }
 

@@ -31,11 +31,11 @@ type PublishGitHub interface {
 // PublishConfig configures Publisher.
 type PublishConfig struct {
 	// Dashboard receives the snapshots, on its default branch.
-	Dashboard Repo
+	Dashboard ident.Repo
 	// Harness is the harness repository (for asserted harness commits).
-	Harness Repo
+	Harness ident.Repo
 	// Workflow is the publishing workflow: its repository and file path.
-	WorkflowRepo Repo
+	WorkflowRepo ident.Repo
 	WorkflowPath string
 	// Artifact is the name of the run's report artifact.
 	Artifact string
@@ -114,7 +114,7 @@ type PublishResult struct {
 // repository's default branch (a run on any other branch, or whose default
 // branch is unknown, is not published: its harness checkout is not the
 // harness's main line).
-func RunDecision(run Run, repo Repo, workflow string) string {
+func RunDecision(run Run, repo ident.Repo, workflow string) string {
 	wf, _, _ := strings.Cut(run.WorkflowPath, "@")
 	switch {
 	case !run.Repo.Same(repo):
@@ -127,7 +127,7 @@ func RunDecision(run Run, repo Repo, workflow string) string {
 		return fmt.Sprintf("run concluded %q, not success", run.Conclusion)
 	case strings.HasPrefix(run.Event, "pull_request"):
 		return fmt.Sprintf("run triggered by %s", run.Event)
-	case run.HeadRepo != (Repo{}) && !run.HeadRepo.Same(run.Repo):
+	case run.HeadRepo != (ident.Repo{}) && !run.HeadRepo.Same(run.Repo):
 		return fmt.Sprintf("run of a commit from %s", run.HeadRepo)
 	case run.DefaultBranch == "":
 		return "the repository's default branch is unknown"

@@ -12,6 +12,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
@@ -19,8 +20,8 @@ const runID = 4242
 
 type publishWorld struct {
 	gh        *fakeGitHub
-	dashboard Repo
-	harness   Repo
+	dashboard ident.Repo
+	harness   ident.Repo
 	pub       *Publisher
 	run       Run
 }
@@ -324,8 +325,8 @@ func TestRunDecision(t *testing.T) {
 		{func(r *Run) { r.Conclusion = "failure" }, `concluded "failure"`},
 		{func(r *Run) { r.WorkflowPath = ".github/workflows/ci.yml" }, "not the publishing workflow"},
 		{func(r *Run) { r.Event = "pull_request" }, "triggered by pull_request"},
-		{func(r *Run) { r.HeadRepo = Repo{"fork", "x"} }, "from fork/x"},
-		{func(r *Run) { r.Repo = Repo{"o", "r"} }, "run of o/r"},
+		{func(r *Run) { r.HeadRepo = ident.Repo{Owner: "fork", Name: "x"} }, "from fork/x"},
+		{func(r *Run) { r.Repo = ident.Repo{Owner: "o", Name: "r"} }, "run of o/r"},
 		{func(r *Run) { r.HeadBranch = "experiment" }, `run on branch "experiment", not the default branch "main"`},
 		{func(r *Run) { r.DefaultBranch = "" }, "default branch is unknown"},
 	} {

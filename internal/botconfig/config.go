@@ -336,7 +336,7 @@ func (c Config) Validate(mode Mode) error {
 		if v == "" && !required {
 			return
 		}
-		if _, _, err := ident.SplitRepo(v); err != nil {
+		if _, err := ident.ParseRepo(v); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", name, err))
 		}
 	}

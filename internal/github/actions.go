@@ -7,6 +7,8 @@ import (
 	"net/http"
 
 	gh "github.com/google/go-github/v60/github"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 )
 
 // Artifact describes a workflow run artifact.
@@ -20,7 +22,7 @@ type Artifact struct {
 }
 
 // ListArtifacts lists the artifacts of workflow run runID, all pages.
-func (c *Client) ListArtifacts(ctx context.Context, repo Repo, runID int64) ([]Artifact, error) {
+func (c *Client) ListArtifacts(ctx context.Context, repo ident.Repo, runID int64) ([]Artifact, error) {
 	items, err := listAll(ctx, c, func(opts gh.ListOptions) ([]*gh.Artifact, *gh.Response, error) {
 		list, resp, err := c.gh.Actions.ListWorkflowRunArtifacts(ctx, repo.Owner, repo.Name, runID, &opts)
 		if list == nil {
@@ -45,7 +47,7 @@ func (c *Client) ListArtifacts(ctx context.Context, repo Repo, runID int64) ([]A
 // long (ErrTooLarge beyond). GitHub answers with a redirect to a pre-signed
 // storage URL; the archive is fetched from there with Options.DownloadClient,
 // without GitHub credentials. An expired artifact → ErrNotFound.
-func (c *Client) DownloadArtifact(ctx context.Context, repo Repo, id int64, maxBytes int64) ([]byte, error) {
+func (c *Client) DownloadArtifact(ctx context.Context, repo ident.Repo, id int64, maxBytes int64) ([]byte, error) {
 	var loc string
 	err := c.do(ctx, func() (*gh.Response, error) {
 		u, resp, err := c.gh.Actions.DownloadArtifact(ctx, repo.Owner, repo.Name, id, 0)

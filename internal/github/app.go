@@ -13,6 +13,8 @@ import (
 	"github.com/bradleyfalzon/ghinstallation/v2"
 	"github.com/golang-jwt/jwt/v4"
 	gh "github.com/google/go-github/v60/github"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 )
 
 // AppTransport authenticates as a GitHub App. As an http.RoundTripper it
@@ -160,7 +162,7 @@ func (c *Client) ListInstallations(ctx context.Context) ([]Installation, error) 
 
 // RepositoryInstallation returns the App's installation on repo, or
 // ErrNotFound. It needs a Client built over an AppTransport.
-func (c *Client) RepositoryInstallation(ctx context.Context, repo Repo) (Installation, error) {
+func (c *Client) RepositoryInstallation(ctx context.Context, repo ident.Repo) (Installation, error) {
 	var inst *gh.Installation
 	err := c.do(ctx, func() (*gh.Response, error) {
 		var resp *gh.Response

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 )
 
 // TestAppInstallationFlow runs the App flow against the fake: a JWT signed
@@ -54,7 +55,7 @@ func TestAppInstallationFlow(t *testing.T) {
 	if diff := cmp.Diff(want, insts); diff != "" {
 		t.Errorf("ListInstallations (-want +got):\n%s", diff)
 	}
-	inst, err := appClient.RepositoryInstallation(ctx, Repo{Owner: "inference-sim", Name: "dashboard"})
+	inst, err := appClient.RepositoryInstallation(ctx, ident.Repo{Owner: "inference-sim", Name: "dashboard"})
 	if err != nil || inst.ID != 7 {
 		t.Errorf("RepositoryInstallation = %+v, %v", inst, err)
 	}
@@ -69,7 +70,7 @@ func TestAppInstallationFlow(t *testing.T) {
 	if err != nil || len(repos) != 1 || repos[0].Repo.String() != "inference-sim/dashboard" {
 		t.Fatalf("installation repositories = %+v, %v", repos, err)
 	}
-	dash := Repo{Owner: "inference-sim", Name: "dashboard"}
+	dash := ident.Repo{Owner: "inference-sim", Name: "dashboard"}
 	if f, err := ic.GetFile(ctx, dash, "data/index.json", ""); err != nil || string(f.Content) != "[]\n" {
 		t.Errorf("read in scope = %+v, %v", f, err)
 	}

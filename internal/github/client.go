@@ -135,24 +135,6 @@ func (t *tokenTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return t.next.RoundTrip(r)
 }
 
-// Repo names a repository.
-type Repo struct {
-	Owner string
-	Name  string
-}
-
-// ParseRepo parses "owner/name".
-func ParseRepo(fullName string) (Repo, error) {
-	owner, name, ok := strings.Cut(fullName, "/")
-	if !ok || owner == "" || name == "" || strings.Contains(name, "/") {
-		return Repo{}, fmt.Errorf("repository %q: want owner/name", fullName)
-	}
-	return Repo{Owner: owner, Name: name}, nil
-}
-
-// String returns "owner/name".
-func (r Repo) String() string { return r.Owner + "/" + r.Name }
-
 // Self returns the login the token acts as. It asks GET /user; when GitHub
 // forbids that (workflow and installation tokens cannot read a user) it
 // returns Options.Login, and fails when that is empty. A successful answer

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	gh "github.com/google/go-github/v60/github"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 )
 
 // Ref is a git reference.
@@ -30,7 +32,7 @@ func fullRef(ref string) string { return "refs/" + refPath(ref) }
 
 // GetRef returns ref ("refs/heads/main", "heads/main", "tags/v1.0.0"), or
 // ErrNotFound.
-func (c *Client) GetRef(ctx context.Context, repo Repo, ref string) (Ref, error) {
+func (c *Client) GetRef(ctx context.Context, repo ident.Repo, ref string) (Ref, error) {
 	r, err := c.getRef(ctx, repo, ref)
 	if err != nil {
 		return Ref{}, fmt.Errorf("get ref %s in %s: %w", ref, repo, err)
@@ -39,7 +41,7 @@ func (c *Client) GetRef(ctx context.Context, repo Repo, ref string) (Ref, error)
 }
 
 // getRef is GetRef without the error's context.
-func (c *Client) getRef(ctx context.Context, repo Repo, ref string) (Ref, error) {
+func (c *Client) getRef(ctx context.Context, repo ident.Repo, ref string) (Ref, error) {
 	var r *gh.Reference
 	err := c.do(ctx, func() (*gh.Response, error) {
 		var resp *gh.Response
@@ -52,7 +54,7 @@ func (c *Client) getRef(ctx context.Context, repo Repo, ref string) (Ref, error)
 
 // CreateRef creates ref (e.g. refs/heads/bump) at sha. An existing ref →
 // ErrConflict.
-func (c *Client) CreateRef(ctx context.Context, repo Repo, ref, sha string) (Ref, error) {
+func (c *Client) CreateRef(ctx context.Context, repo ident.Repo, ref, sha string) (Ref, error) {
 	var r *gh.Reference
 	name := fullRef(ref)
 	err := c.do(ctx, func() (*gh.Response, error) {
@@ -72,7 +74,7 @@ func (c *Client) CreateRef(ctx context.Context, repo Repo, ref, sha string) (Ref
 // UpdateRef moves ref to sha, a descendant of its current commit (never
 // forced). A ref that moved meanwhile, so that sha is no longer a fast
 // forward, → ErrConflict: rebuild on the new head and retry.
-func (c *Client) UpdateRef(ctx context.Context, repo Repo, ref, sha string) (Ref, error) {
+func (c *Client) UpdateRef(ctx context.Context, repo ident.Repo, ref, sha string) (Ref, error) {
 	var r *gh.Reference
 	name := fullRef(ref)
 	err := c.do(ctx, func() (*gh.Response, error) {
@@ -122,7 +124,7 @@ func toCommit(c *gh.Commit) Commit {
 }
 
 // GetCommit returns git commit sha (tree and parents).
-func (c *Client) GetCommit(ctx context.Context, repo Repo, sha string) (Commit, error) {
+func (c *Client) GetCommit(ctx context.Context, repo ident.Repo, sha string) (Commit, error) {
 	var cm *gh.Commit
 	err := c.do(ctx, func() (*gh.Response, error) {
 		var resp *gh.Response
@@ -147,7 +149,7 @@ type TreeEntry struct {
 
 // CreateTree builds a tree from baseTree ("" for none) with entries applied,
 // and returns its sha.
-func (c *Client) CreateTree(ctx context.Context, repo Repo, baseTree string, entries []TreeEntry) (string, error) {
+func (c *Client) CreateTree(ctx context.Context, repo ident.Repo, baseTree string, entries []TreeEntry) (string, error) {
 	in := make([]*gh.TreeEntry, 0, len(entries))
 	for _, e := range entries {
 		if e.Delete {
@@ -182,7 +184,7 @@ type NewCommit struct {
 }
 
 // CreateCommit creates a commit object (no ref moves) and returns it.
-func (c *Client) CreateCommit(ctx context.Context, repo Repo, in NewCommit) (Commit, error) {
+func (c *Client) CreateCommit(ctx context.Context, repo ident.Repo, in NewCommit) (Commit, error) {
 	commit := &gh.Commit{Message: &in.Message, Tree: &gh.Tree{SHA: &in.TreeSHA}}
 	for _, p := range in.Parents {
 		commit.Parents = append(commit.Parents, &gh.Commit{SHA: gh.String(p)})
@@ -213,7 +215,7 @@ func (c *Client) CreateCommit(ctx context.Context, repo Repo, in NewCommit) (Com
 
 // ResolveTag returns the commit sha tag names, peeling annotated tags
 // (tags of tags included). A missing tag → ErrNotFound.
-func (c *Client) ResolveTag(ctx context.Context, repo Repo, tag string) (string, error) {
+func (c *Client) ResolveTag(ctx context.Context, repo ident.Repo, tag string) (string, error) {
 	ref, err := c.getRef(ctx, repo, "tags/"+tag)
 	if err != nil {
 		return "", fmt.Errorf("resolve tag %s in %s: %w", tag, repo, err)
@@ -254,7 +256,7 @@ var ErrNotAFile = errors.New("not a file")
 // GetFile reads the file at path (slash separated, relative to the root) at
 // ref (branch, tag or sha; "" for the default branch). A missing file →
 // ErrNotFound. The contents API serves files up to 1 MB.
-func (c *Client) GetFile(ctx context.Context, repo Repo, path, ref string) (FileContent, error) {
+func (c *Client) GetFile(ctx context.Context, repo ident.Repo, path, ref string) (FileContent, error) {
 	var file *gh.RepositoryContent
 	err := c.do(ctx, func() (*gh.Response, error) {
 		var resp *gh.Response
@@ -295,7 +297,7 @@ type DirEntry struct {
 // slash separated) at ref ("" for the default branch), in GitHub's order
 // (by name). A missing directory → ErrNotFound. A path naming a file lists
 // as that one file.
-func (c *Client) ListDir(ctx context.Context, repo Repo, path, ref string) ([]DirEntry, error) {
+func (c *Client) ListDir(ctx context.Context, repo ident.Repo, path, ref string) ([]DirEntry, error) {
 	var file *gh.RepositoryContent
 	var dir []*gh.RepositoryContent
 	err := c.do(ctx, func() (*gh.Response, error) {
@@ -328,7 +330,7 @@ type Comparison struct {
 }
 
 // Compare compares base and head (branches, tags or shas).
-func (c *Client) Compare(ctx context.Context, repo Repo, base, head string) (Comparison, error) {
+func (c *Client) Compare(ctx context.Context, repo ident.Repo, base, head string) (Comparison, error) {
 	cmp, err := c.compare(ctx, repo, base, head)
 	if err != nil {
 		return Comparison{}, fmt.Errorf("compare %s...%s in %s: %w", shortSHA(base), shortSHA(head), repo, err)
@@ -337,7 +339,7 @@ func (c *Client) Compare(ctx context.Context, repo Repo, base, head string) (Com
 }
 
 // compare is Compare without the error's context.
-func (c *Client) compare(ctx context.Context, repo Repo, base, head string) (Comparison, error) {
+func (c *Client) compare(ctx context.Context, repo ident.Repo, base, head string) (Comparison, error) {
 	var cmp *gh.CommitsComparison
 	err := c.do(ctx, func() (*gh.Response, error) {
 		var resp *gh.Response
@@ -354,7 +356,7 @@ func (c *Client) compare(ctx context.Context, repo Repo, base, head string) (Com
 
 // IsAncestor reports whether commit is reachable from ref (a branch, tag or
 // sha; ref's own commit counts), e.g. whether a harness commit is on main.
-func (c *Client) IsAncestor(ctx context.Context, repo Repo, commit, ref string) (bool, error) {
+func (c *Client) IsAncestor(ctx context.Context, repo ident.Repo, commit, ref string) (bool, error) {
 	cmp, err := c.compare(ctx, repo, commit, ref)
 	if err != nil {
 		return false, fmt.Errorf("is %s in %s of %s: %w", shortSHA(commit), ref, repo, err)
@@ -377,7 +379,7 @@ type CommitInfo struct {
 // ListCommits lists the commits reachable from ref (branch, tag or sha),
 // newest first, at most limit of them (limit <= 0: 100). The bot uses it to
 // tell whether anyone but itself pushed to a branch.
-func (c *Client) ListCommits(ctx context.Context, repo Repo, ref string, limit int) ([]CommitInfo, error) {
+func (c *Client) ListCommits(ctx context.Context, repo ident.Repo, ref string, limit int) ([]CommitInfo, error) {
 	if limit <= 0 {
 		limit = 100
 	}
@@ -424,7 +426,7 @@ func toRelease(r *gh.RepositoryRelease) Release {
 }
 
 // GetReleaseByTag returns the published release of tag, or ErrNotFound.
-func (c *Client) GetReleaseByTag(ctx context.Context, repo Repo, tag string) (Release, error) {
+func (c *Client) GetReleaseByTag(ctx context.Context, repo ident.Repo, tag string) (Release, error) {
 	var r *gh.RepositoryRelease
 	err := c.do(ctx, func() (*gh.Response, error) {
 		var resp *gh.Response
@@ -441,7 +443,7 @@ func (c *Client) GetReleaseByTag(ctx context.Context, repo Repo, tag string) (Re
 // ListMatchingRefs lists the refs whose name starts with prefix ("tags/v",
 // "tags/db-dump/"), in the order GitHub returns them (by name). A
 // repository without any such ref gives an empty list.
-func (c *Client) ListMatchingRefs(ctx context.Context, repo Repo, prefix string) ([]Ref, error) {
+func (c *Client) ListMatchingRefs(ctx context.Context, repo ident.Repo, prefix string) ([]Ref, error) {
 	var refs []*gh.Reference
 	err := c.do(ctx, func() (*gh.Response, error) {
 		var resp *gh.Response

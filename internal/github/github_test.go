@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 )
 
 // clock is an injected clock whose Sleep returns at once and advances it.
@@ -65,7 +66,7 @@ var ctx = context.Background()
 
 const repoName = "inference-sim/inference-sim"
 
-var repo = Repo{Owner: "inference-sim", Name: "inference-sim"}
+var repo = ident.Repo{Owner: "inference-sim", Name: "inference-sim"}
 
 // seed makes a repository with a main branch of two commits and a feature
 // branch "feature/x" one commit ahead, and a pull request from it.
@@ -704,17 +705,17 @@ func TestGetRepositoryAndEnterprisePrefix(t *testing.T) {
 	if err != nil || got.DefaultBranch != "main" || got.Repo != repo {
 		t.Fatalf("GetRepository = %+v, %v", got, err)
 	}
-	if _, err := c.GetRepository(ctx, Repo{Owner: "no", Name: "such"}); !errors.Is(err, ErrNotFound) {
+	if _, err := c.GetRepository(ctx, ident.Repo{Owner: "no", Name: "such"}); !errors.Is(err, ErrNotFound) {
 		t.Errorf("missing repo: %v", err)
 	}
 }
 
 func TestParseRepo(t *testing.T) {
-	if r, err := ParseRepo("inference-sim/inference-sim"); err != nil || r != repo || r.String() != repoName {
+	if r, err := ident.ParseRepo("inference-sim/inference-sim"); err != nil || r != repo || r.String() != repoName {
 		t.Errorf("ParseRepo = %+v, %v", r, err)
 	}
 	for _, bad := range []string{"", "noslash", "/name", "owner/", "a/b/c"} {
-		if _, err := ParseRepo(bad); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%q", bad)) {
+		if _, err := ident.ParseRepo(bad); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%q", bad)) {
 			t.Errorf("ParseRepo(%q) = %v, want an error naming the input", bad, err)
 		}
 	}

@@ -6,11 +6,13 @@ import (
 	"time"
 
 	gh "github.com/google/go-github/v60/github"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 )
 
 // Repository describes a repository.
 type Repository struct {
-	Repo          Repo
+	Repo          ident.Repo
 	DefaultBranch string
 	Private       bool
 	Fork          bool
@@ -19,7 +21,7 @@ type Repository struct {
 
 func toRepository(r *gh.Repository) Repository {
 	return Repository{
-		Repo:          Repo{Owner: r.GetOwner().GetLogin(), Name: r.GetName()},
+		Repo:          ident.Repo{Owner: r.GetOwner().GetLogin(), Name: r.GetName()},
 		DefaultBranch: r.GetDefaultBranch(),
 		Private:       r.GetPrivate(),
 		Fork:          r.GetFork(),
@@ -28,7 +30,7 @@ func toRepository(r *gh.Repository) Repository {
 }
 
 // GetRepository returns repo's description (default branch, visibility).
-func (c *Client) GetRepository(ctx context.Context, repo Repo) (Repository, error) {
+func (c *Client) GetRepository(ctx context.Context, repo ident.Repo) (Repository, error) {
 	var r *gh.Repository
 	err := c.do(ctx, func() (*gh.Response, error) {
 		var resp *gh.Response
@@ -71,7 +73,7 @@ func toComment(c ghComment) Comment {
 
 // ListIssueComments lists every comment of issue or pull request number,
 // oldest first, all pages.
-func (c *Client) ListIssueComments(ctx context.Context, repo Repo, number int) ([]Comment, error) {
+func (c *Client) ListIssueComments(ctx context.Context, repo ident.Repo, number int) ([]Comment, error) {
 	items, err := listAll(ctx, c, func(opts gh.ListOptions) ([]*gh.IssueComment, *gh.Response, error) {
 		return c.gh.Issues.ListComments(ctx, repo.Owner, repo.Name, number, &gh.IssueListCommentsOptions{ListOptions: opts})
 	})
@@ -87,7 +89,7 @@ func (c *Client) ListIssueComments(ctx context.Context, repo Repo, number int) (
 
 // CreateIssueComment posts a comment on issue or pull request number. A
 // fork pull request's read-only token gets ErrForbidden.
-func (c *Client) CreateIssueComment(ctx context.Context, repo Repo, number int, body string) (Comment, error) {
+func (c *Client) CreateIssueComment(ctx context.Context, repo ident.Repo, number int, body string) (Comment, error) {
 	var out *gh.IssueComment
 	err := c.do(ctx, func() (*gh.Response, error) {
 		var resp *gh.Response
@@ -102,7 +104,7 @@ func (c *Client) CreateIssueComment(ctx context.Context, repo Repo, number int, 
 }
 
 // UpdateIssueComment replaces the body of comment id.
-func (c *Client) UpdateIssueComment(ctx context.Context, repo Repo, id int64, body string) (Comment, error) {
+func (c *Client) UpdateIssueComment(ctx context.Context, repo ident.Repo, id int64, body string) (Comment, error) {
 	var out *gh.IssueComment
 	err := c.do(ctx, func() (*gh.Response, error) {
 		var resp *gh.Response
@@ -117,7 +119,7 @@ func (c *Client) UpdateIssueComment(ctx context.Context, repo Repo, id int64, bo
 }
 
 // DeleteIssueComment deletes comment id.
-func (c *Client) DeleteIssueComment(ctx context.Context, repo Repo, id int64) error {
+func (c *Client) DeleteIssueComment(ctx context.Context, repo ident.Repo, id int64) error {
 	err := c.do(ctx, func() (*gh.Response, error) {
 		return c.gh.Issues.DeleteComment(ctx, repo.Owner, repo.Name, id)
 	})
@@ -132,7 +134,7 @@ func (c *Client) DeleteIssueComment(ctx context.Context, repo Repo, id int64) er
 // with contents write can report on any commit it can read. A sha the
 // repository does not hold gets ErrInvalid (GitHub answers 422); a fork pull
 // request's read-only token gets ErrForbidden.
-func (c *Client) CreateCommitComment(ctx context.Context, repo Repo, sha, body string) (Comment, error) {
+func (c *Client) CreateCommitComment(ctx context.Context, repo ident.Repo, sha, body string) (Comment, error) {
 	var out *gh.RepositoryComment
 	err := c.do(ctx, func() (*gh.Response, error) {
 		var resp *gh.Response

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	gh "github.com/google/go-github/v60/github"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 )
 
 // PullRequest describes a pull request.
@@ -45,7 +47,7 @@ func toPullRequests(items []*gh.PullRequest) []PullRequest {
 }
 
 // GetPullRequest returns pull request number.
-func (c *Client) GetPullRequest(ctx context.Context, repo Repo, number int) (PullRequest, error) {
+func (c *Client) GetPullRequest(ctx context.Context, repo ident.Repo, number int) (PullRequest, error) {
 	var p *gh.PullRequest
 	err := c.do(ctx, func() (*gh.Response, error) {
 		var resp *gh.Response
@@ -61,7 +63,7 @@ func (c *Client) GetPullRequest(ctx context.Context, repo Repo, number int) (Pul
 
 // ListOpenPullRequests lists every open pull request of repo, newest
 // first, all pages (the bot scans them for superseded bump pull requests).
-func (c *Client) ListOpenPullRequests(ctx context.Context, repo Repo) ([]PullRequest, error) {
+func (c *Client) ListOpenPullRequests(ctx context.Context, repo ident.Repo) ([]PullRequest, error) {
 	items, err := listAll(ctx, c, func(opts gh.ListOptions) ([]*gh.PullRequest, *gh.Response, error) {
 		return c.gh.PullRequests.List(ctx, repo.Owner, repo.Name, &gh.PullRequestListOptions{State: "open", ListOptions: opts})
 	})
@@ -73,7 +75,7 @@ func (c *Client) ListOpenPullRequests(ctx context.Context, repo Repo) ([]PullReq
 
 // ListClosedPullRequests lists up to limit closed pull requests of repo
 // whose head is branch in repo itself, newest first.
-func (c *Client) ListClosedPullRequests(ctx context.Context, repo Repo, branch string, limit int) ([]PullRequest, error) {
+func (c *Client) ListClosedPullRequests(ctx context.Context, repo ident.Repo, branch string, limit int) ([]PullRequest, error) {
 	items, err := listUpTo(ctx, c, limit, func(opts gh.ListOptions) ([]*gh.PullRequest, *gh.Response, error) {
 		return c.gh.PullRequests.List(ctx, repo.Owner, repo.Name, &gh.PullRequestListOptions{
 			State: "closed", Head: repo.Owner + ":" + branch, ListOptions: opts})
@@ -95,7 +97,7 @@ type NewPullRequest struct {
 
 // CreatePullRequest opens a pull request. An open one for the same head and
 // base exists → ErrInvalid ("A pull request already exists").
-func (c *Client) CreatePullRequest(ctx context.Context, repo Repo, in NewPullRequest) (PullRequest, error) {
+func (c *Client) CreatePullRequest(ctx context.Context, repo ident.Repo, in NewPullRequest) (PullRequest, error) {
 	var p *gh.PullRequest
 	err := c.do(ctx, func() (*gh.Response, error) {
 		var resp *gh.Response
@@ -119,7 +121,7 @@ type PullRequestUpdate struct {
 }
 
 // UpdatePullRequest applies upd to pull request number.
-func (c *Client) UpdatePullRequest(ctx context.Context, repo Repo, number int, upd PullRequestUpdate) (PullRequest, error) {
+func (c *Client) UpdatePullRequest(ctx context.Context, repo ident.Repo, number int, upd PullRequestUpdate) (PullRequest, error) {
 	p, err := c.editPull(ctx, repo, number, upd)
 	if err != nil {
 		return PullRequest{}, fmt.Errorf("update pull request %s#%d: %w", repo, number, err)
@@ -128,7 +130,7 @@ func (c *Client) UpdatePullRequest(ctx context.Context, repo Repo, number int, u
 }
 
 // ClosePullRequest closes pull request number without merging it.
-func (c *Client) ClosePullRequest(ctx context.Context, repo Repo, number int) error {
+func (c *Client) ClosePullRequest(ctx context.Context, repo ident.Repo, number int) error {
 	closed := "closed"
 	if _, err := c.editPull(ctx, repo, number, PullRequestUpdate{State: &closed}); err != nil {
 		return fmt.Errorf("close pull request %s#%d: %w", repo, number, err)
@@ -137,7 +139,7 @@ func (c *Client) ClosePullRequest(ctx context.Context, repo Repo, number int) er
 }
 
 // editPull is UpdatePullRequest without the error's context.
-func (c *Client) editPull(ctx context.Context, repo Repo, number int, upd PullRequestUpdate) (PullRequest, error) {
+func (c *Client) editPull(ctx context.Context, repo ident.Repo, number int, upd PullRequestUpdate) (PullRequest, error) {
 	var p *gh.PullRequest
 	err := c.do(ctx, func() (*gh.Response, error) {
 		var resp *gh.Response

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 )
 
 // stub is a RoundTripper that answers from a function and tracks how many
@@ -223,7 +225,7 @@ func TestRememberedRateLimitIsWaitedOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := Repo{Owner: "o", Name: "r"}
+	r := ident.Repo{Owner: "o", Name: "r"}
 	if _, err := c.GetPullRequest(context.Background(), r, 1); err != nil {
 		t.Fatal(err)
 	}

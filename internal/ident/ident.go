@@ -54,19 +54,40 @@ func Short(commit string) string {
 	return commit
 }
 
-// SplitRepo splits "owner/name" as GitHub spells repositories, with an
-// error naming s when it is not one.
-func SplitRepo(s string) (owner, name string, err error) {
-	if !repoRe.MatchString(s) {
-		return "", "", fmt.Errorf("repository %q is not owner/name", s)
-	}
-	owner, name, _ = strings.Cut(s, "/")
-	return owner, name, nil
-}
-
 // MaxTagBytes bounds a release tag: git refuses a ref name component longer
 // than most file systems' 255-byte name limit, and no release needs more.
 const MaxTagBytes = 255
+
+// Repo names a GitHub repository: its owner (a user or organization login)
+// and its name. It is the one repository type of the project: the GitHub
+// adapter takes and returns it, and the bot and the Action pass it around.
+type Repo struct {
+	Owner, Name string
+}
+
+// String returns "owner/name".
+func (r Repo) String() string { return r.Owner + "/" + r.Name }
+
+// Same reports whether two repositories are the same (GitHub compares
+// names case-insensitively).
+func (r Repo) Same(o Repo) bool {
+	return strings.EqualFold(r.Owner, o.Owner) && strings.EqualFold(r.Name, o.Name)
+}
+
+// ParseRepo parses "owner/name" as GitHub spells repositories: an account
+// login (a letter or digit, then letters, digits, '-' or '_', at most 39)
+// and a repository name (letters, digits, '.', '_', '-', at most 100). It
+// is the one parser of a repository name; the error names s.
+func ParseRepo(s string) (Repo, error) {
+	if !IsRepo(s) {
+		return Repo{}, fmt.Errorf("repository %q is not owner/name", s)
+	}
+	owner, name, _ := strings.Cut(s, "/")
+	return Repo{Owner: owner, Name: name}, nil
+}
+
+// IsRepo reports whether s is "owner/name" as ParseRepo accepts it.
+func IsRepo(s string) bool { return repoRe.MatchString(s) }
 
 // CheckTag reports whether tag is a release tag, vMAJOR.MINOR.PATCH with an
 // optional pre-release (semantic versioning, golang.org/x/mod/semver; no

@@ -31,18 +31,22 @@ func TestCommit(t *testing.T) {
 	}
 }
 
-func TestSplitRepo(t *testing.T) {
+func TestParseRepo(t *testing.T) {
 	t.Parallel()
-	for _, good := range []string{"octo/sim", "inference-sim/inference-sim", "a/b.c_d-e", "A1/.github"} {
-		o, n, err := SplitRepo(good)
-		if err != nil || o+"/"+n != good {
-			t.Errorf("SplitRepo(%q) = %q, %q, %v", good, o, n, err)
+	for _, good := range []string{"octo/sim", "inference-sim/inference-sim", "a/b.c_d-e", "A1/.github", "octocat_acme/dot.files"} {
+		r, err := ParseRepo(good)
+		if err != nil || r.String() != good || !IsRepo(good) {
+			t.Errorf("ParseRepo(%q) = %+v, %v", good, r, err)
 		}
 	}
-	for _, bad := range []string{"", "octo", "octo/", "/sim", "octo/sim/extra", "-octo/sim", "octo/si m", strings.Repeat("o", 40) + "/sim", "octo/" + strings.Repeat("n", 101)} {
-		if _, _, err := SplitRepo(bad); err == nil || !strings.Contains(err.Error(), "not owner/name") {
-			t.Errorf("SplitRepo(%q) = %v, want refused", bad, err)
+	for _, bad := range []string{"", "octo", "octo/", "/sim", "octo/sim/extra", "-octo/sim", "octo/si m", "octo/sim\n",
+		strings.Repeat("o", 40) + "/sim", "octo/" + strings.Repeat("n", 101), "https://github.com/octo/sim"} {
+		if _, err := ParseRepo(bad); err == nil || !strings.Contains(err.Error(), "not owner/name") || IsRepo(bad) {
+			t.Errorf("ParseRepo(%q) = %v, want refused", bad, err)
 		}
+	}
+	if a, b := (Repo{"Octo", "Sim"}), (Repo{"octo", "sim"}); !a.Same(b) || a == b || a.Same(Repo{"octo", "sim2"}) {
+		t.Error("Same compares names case-insensitively, and only names")
 	}
 }
 

@@ -60,7 +60,7 @@ type Resolution struct {
 // error naming it.
 func Resolve(ctx context.Context, tags Tags, req Request) (Resolution, error) {
 	res := Resolution{Last: req.Last, LastID: req.LastID}
-	if _, _, err := ident.SplitRepo(req.SimulatorRepo); err != nil {
+	if _, err := ident.ParseRepo(req.SimulatorRepo); err != nil {
 		return res, fmt.Errorf("simulator repository: %w", err)
 	}
 	names, err := tags.TagNames(ctx, req.SimulatorRepo, "v")
@@ -111,7 +111,7 @@ func Resolve(ctx context.Context, tags Tags, req Request) (Resolution, error) {
 
 // newestDump is the newest weekly dump tag of the InferenceX repository.
 func newestDump(ctx context.Context, tags Tags, repo string) (string, error) {
-	if _, _, err := ident.SplitRepo(repo); err != nil {
+	if _, err := ident.ParseRepo(repo); err != nil {
 		return "", fmt.Errorf("InferenceX repository: %w", err)
 	}
 	names, err := tags.TagNames(ctx, repo, DumpTagPrefix)

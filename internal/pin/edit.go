@@ -103,7 +103,7 @@ func FindUses(src []byte) ([]Uses, error) {
 // tag or branch (e.g. @v1) are the user's choice and left alone. Nothing else
 // in src changes. changed reports whether out differs from src.
 func BumpUses(src []byte, repo, tag, commit string) (out []byte, changed bool, err error) {
-	if !ownerNameRe.MatchString(repo) {
+	if !ident.IsRepo(repo) {
 		return nil, false, fmt.Errorf("bump uses: repository %q is not owner/name", repo)
 	}
 	if err := ident.CheckTag(tag); err != nil {
@@ -202,7 +202,7 @@ func parseUses(v *yaml.Node) (Uses, bool) {
 	}
 	target, ref := val[:at], val[at+1:]
 	parts := strings.SplitN(target, "/", 3)
-	if len(parts) < 2 || !ownerNameRe.MatchString(parts[0]+"/"+parts[1]) {
+	if len(parts) < 2 || !ident.IsRepo(parts[0]+"/"+parts[1]) {
 		return Uses{}, false
 	}
 	u := Uses{Line: v.Line, Repo: parts[0] + "/" + parts[1], Ref: ref}

@@ -86,10 +86,6 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s: %s", file, e.Msg)
 }
 
-var (
-	ownerNameRe = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$`)
-)
-
 // MaxFileBytes caps a pin file (real ones are under 1 KiB). Parse refuses a
 // longer one; a pin file on disk is read with diskio.ReadPathMax at this cap,
 // so a larger one is never read whole.
@@ -173,7 +169,7 @@ func CheckRepository(repo string) error {
 		return errors.New("repository is empty")
 	case strings.ContainsAny(repo, " \t\r\n"):
 		return fmt.Errorf("%q contains white space", repo)
-	case ownerNameRe.MatchString(repo):
+	case ident.IsRepo(repo):
 		return nil
 	case strings.HasPrefix(repo, "https://"), strings.HasPrefix(repo, "http://"),
 		strings.HasPrefix(repo, "ssh://"), strings.HasPrefix(repo, "file://"):
@@ -212,7 +208,7 @@ func checkDataValue(v string, noneOK bool) error {
 // resolved against serverURL (e.g. https://github.com); anything else is
 // returned as is.
 func (h Harness) CloneURL(serverURL string) string {
-	if ownerNameRe.MatchString(h.Repository) {
+	if ident.IsRepo(h.Repository) {
 		return strings.TrimSuffix(serverURL, "/") + "/" + h.Repository + ".git"
 	}
 	return h.Repository
@@ -227,12 +223,12 @@ func SameRepository(a, b string) bool {
 
 func normalizeRepo(r string) string {
 	r = strings.TrimSuffix(strings.TrimSuffix(r, "/"), ".git")
-	if ownerNameRe.MatchString(r) {
+	if ident.IsRepo(r) {
 		return strings.ToLower(r)
 	}
 	for _, scheme := range []string{"https://", "http://"} {
 		if rest, ok := strings.CutPrefix(r, scheme); ok {
-			if _, path, ok := strings.Cut(rest, "/"); ok && ownerNameRe.MatchString(path) {
+			if _, path, ok := strings.Cut(rest, "/"); ok && ident.IsRepo(path) {
 				return strings.ToLower(path)
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/bot"
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 )
 
 // Bumper moves pins to a release (bot.Bumper implements it) and logs each
@@ -51,11 +52,11 @@ type repository struct {
 	DefaultBranch string `json:"default_branch"`
 }
 
-func (r *repository) repo() (bot.Repo, error) {
+func (r *repository) repo() (ident.Repo, error) {
 	if r == nil {
-		return bot.Repo{}, fmt.Errorf("payload has no repository")
+		return ident.Repo{}, fmt.Errorf("payload has no repository")
 	}
-	return bot.ParseRepo(r.FullName)
+	return ident.ParseRepo(r.FullName)
 }
 
 // decode parses a payload; a malformed one is an error naming the event.

@@ -21,6 +21,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/bot"
 	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 )
 
 var testSecret = []byte("test secret")
@@ -46,8 +47,8 @@ func example(t testing.TB, event, action string, keep func(map[string]any) bool)
 // The harness and the publishing workflow the recorder serves: those of
 // the real payloads (npm @octokit/webhooks-examples).
 var (
-	testHarness     = bot.Repo{Owner: "Codertocat", Name: "Hello-World"}
-	testPublishRepo = bot.Repo{Owner: "octo-org", Name: "octo-repo"}
+	testHarness     = ident.Repo{Owner: "Codertocat", Name: "Hello-World"}
+	testPublishRepo = ident.Repo{Owner: "octo-org", Name: "octo-repo"}
 )
 
 const testPublishWorkflow = ".github/workflows/test.yml"
