@@ -275,6 +275,9 @@ func decodeLeaderboard(checkout, rel string, gha runner) (*leaderboard.Declarati
 		return nil, err
 	}
 	d, err := leaderboard.Decode(src, rel)
+	if err == nil {
+		_, err = resolveTraces(d, filepath.Join(checkout, filepath.FromSlash(path.Dir(rel))))
+	}
 	var es leaderboard.Errors
 	if errors.As(err, &es) {
 		for _, e := range es {
@@ -283,9 +286,6 @@ func decodeLeaderboard(checkout, rel string, gha runner) (*leaderboard.Declarati
 	}
 	if err != nil {
 		return nil, err
-	}
-	if _, err := leaderboard.ResolveTraces(d, os.DirFS(filepath.Join(checkout, filepath.FromSlash(path.Dir(rel))))); err != nil {
-		return nil, fmt.Errorf("%s: %w", rel, err)
 	}
 	return d, nil
 }
@@ -321,7 +321,7 @@ func runOneLeaderboard(ctx context.Context, in actionInputs, h *pinned.Harness, 
 		}
 		return leaderboard.Board{}, nil, []string{fmt.Sprintf("%s: the pinned harness's leaderboard run failed: %v (its log is above)", rel, err)}, nil
 	}
-	res, probs, err := lbrun.Check(d, os.DirFS(results), "")
+	res, probs, err := lbrun.Check(d, results, "")
 	if err != nil {
 		return leaderboard.Board{}, nil, nil, fmt.Errorf("%s: %w", results, err)
 	}

@@ -31,11 +31,27 @@ func readDeclaration(path string) (*leaderboard.Declaration, map[string]leaderbo
 	if err != nil {
 		return nil, nil, err
 	}
-	traces, err := leaderboard.ResolveTraces(d, os.DirFS(filepath.Dir(path)))
+	traces, err := resolveTraces(d, filepath.Dir(path))
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
+		return nil, nil, err
 	}
 	return d, traces, nil
+}
+
+// resolveTraces reads the traces d names from dir, the directory of its
+// runs.yaml, through os.Root (lbrun.OpenDir): a trace outside dir, a
+// symbolic link or a file that is not regular is refused, naming the
+// runs.yaml line that declares it.
+func resolveTraces(d *leaderboard.Declaration, dir string) (map[string]leaderboard.TraceFiles, error) {
+	if len(d.TracePaths()) == 0 {
+		return nil, nil
+	}
+	fsys, done, err := lbrun.OpenDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	return leaderboard.ResolveTraces(d, fsys)
 }
 
 // defaultResults is the results directory beside a runs.yaml.
@@ -101,7 +117,7 @@ func runLeaderboardRender(_ context.Context, o leaderboardRenderOptions, env cli
 		return err
 	}
 	dir := o.resultsDir()
-	res, probs, err := lbrun.Check(d, os.DirFS(dir), "")
+	res, probs, err := lbrun.Check(d, dir, "")
 	if err != nil {
 		return fmt.Errorf("leaderboard render: read %s: %w", dir, err)
 	}
@@ -214,7 +230,7 @@ func runLeaderboardValidate(ctx context.Context, o leaderboardValidateOptions, e
 		return err
 	}
 	dir := o.resultsDir()
-	res, probs, err := lbrun.Check(d, os.DirFS(dir), o.sim)
+	res, probs, err := lbrun.Check(d, dir, o.sim)
 	if err != nil {
 		return fmt.Errorf("leaderboard validate: read %s: %w", dir, err)
 	}

@@ -279,7 +279,7 @@ func runLeaderboardVerify(ctx context.Context, o leaderboardVerifyOptions, env c
 		return err
 	}
 	dir := o.resultsDir()
-	recorded, probs, err := leaderboard.ReadResults(os.DirFS(dir))
+	recorded, probs, err := lbrun.ReadResults(dir)
 	if err != nil {
 		return fmt.Errorf("leaderboard verify: read %s: %w", dir, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
@@ -48,9 +49,16 @@ func (p Problem) String() string {
 // by content hash: traces/<sha256>/.
 const TracesDir = "traces"
 
+// MaxResultBytes caps one result file (real ones are a few KiB: the
+// command line, a workload spec and BLIS's figures).
+const MaxResultBytes = 4 << 20
+
 // ReadResults reads every result file of a results directory: files
-// <group>/<run>.json (traces/ is skipped). A file that cannot be read as a
-// result is returned as a problem, not an error.
+// <group>/<run>.json (traces/ is skipped), each a regular file of at most
+// MaxResultBytes (diskio.ReadFileMax: a symbolic link, a device or a pipe
+// is not opened). Give it an os.Root's FS, so that nothing outside the
+// directory is read. A file that cannot be read as a result is returned as
+// a problem, not an error.
 func ReadResults(fsys fs.FS) (map[string]*Result, []Problem, error) {
 	out := map[string]*Result{}
 	var probs []Problem
@@ -73,9 +81,14 @@ func ReadResults(fsys fs.FS) (map[string]*Result, []Problem, error) {
 			probs = append(probs, Problem{ProblemUnexpected, p, "not <group>/<run>.json"})
 			return nil
 		}
-		raw, err := fs.ReadFile(fsys, p)
+		if !d.Type().IsRegular() {
+			probs = append(probs, Problem{ProblemUnexpected, p, "not a regular file (" + d.Type().String() + "); a result is one"})
+			return nil
+		}
+		raw, err := diskio.ReadFileMax(fsys, p, MaxResultBytes)
 		if err != nil {
-			return err
+			probs = append(probs, Problem{ProblemInvalid, p, trimName(err.Error(), p)})
+			return nil
 		}
 		r, err := ParseResult(raw, p)
 		if err != nil {

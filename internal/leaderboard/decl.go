@@ -30,6 +30,18 @@ const FormatVersion = 1
 type Declaration struct {
 	Version int     `yaml:"version" json:"version"`
 	Groups  []Group `yaml:"groups" json:"groups"`
+
+	// name and idx are the file it was decoded from and where each field
+	// is written in it, so that a problem found later (a trace that cannot
+	// be read) still names its line.
+	name string
+	idx  *nodeIndex
+}
+
+// errorAt is a problem of the field at path (groups[0].workload...), by
+// the file and line it is written on.
+func (d *Declaration) errorAt(path, format string, a ...any) *Error {
+	return &Error{File: d.name, Line: d.idx.line(path), Field: path, Msg: fmt.Sprintf(format, a...)}
 }
 
 // Group is one comparability group: a fixed offered work and the
@@ -372,6 +384,7 @@ func Decode(src []byte, name string) (*Declaration, error) {
 	if errs := d.check(name, idx); len(errs) > 0 {
 		return nil, errs
 	}
+	d.name, d.idx = name, idx
 	return &d, nil
 }
 

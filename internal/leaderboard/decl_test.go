@@ -149,3 +149,28 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// The schema bounds every number a run's cost grows with (10^12 requests
+// made BLIS allocate 2.4 GB before crashing): each is refused by file,
+// line and field.
+func TestDecodeRefusesUnboundedValues(t *testing.T) {
+	t.Parallel()
+	base, err := os.ReadFile("testdata/runs.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ from, to, want string }{
+		{"requests: 100", "requests: 1000000000000", "runs.yaml:7: groups[0].workload.requests: maximum: got 1×10¹², want 1×10⁰⁶"},
+		{"mean: 512", "mean: 2000000", "runs.yaml:9: groups[0].workload.prompt_tokens.mean: maximum: got"},
+		{"rate: 4", "rate: 1e9", "runs.yaml:13: groups[0].load.rate: maximum: got 1×10⁰⁹, want 100,000"},
+		{"tp: 2", "tp: 4096", "groups[0].candidates[2].tp: maximum: got 4,096, want 128"},
+		{"max_num_seqs: 64", "max_num_seqs: 100000000", "runs.yaml:24: groups[0].candidates[1].engine.max_num_seqs: maximum: got"},
+		{"concurrencies: [1, 4, 16]", "concurrencies: [1, 4, 16000000]", "runs.yaml:36: groups[1].load.concurrencies[2]: maximum: got"},
+	} {
+		src := strings.Replace(string(base), tt.from, tt.to, 1)
+		_, err := Decode([]byte(src), "runs.yaml")
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v; want %q", tt.to, err, tt.want)
+		}
+	}
+}

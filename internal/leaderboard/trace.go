@@ -28,8 +28,9 @@ const (
 const (
 	TraceHeaderFile = "header.yaml"
 	TraceDataFile   = "data.csv"
-	// maxTraceBytes caps one trace file read from a declaration.
-	maxTraceBytes = 256 << 20
+	// MaxTraceBytes caps one trace file, read from a declaration's
+	// directory or from a results directory's traces/.
+	MaxTraceBytes = 256 << 20
 )
 
 // TraceSourceFile is the stored name of a trace that is converted before
@@ -82,15 +83,15 @@ func (t TraceFiles) Files() map[string][]byte {
 func readStoredTrace(fsys fs.FS, dir, format string) (TraceFiles, error) {
 	tf := TraceFiles{Format: format}
 	if name := TraceSourceFile(format); name != "" {
-		raw, err := fs.ReadFile(fsys, dir+name)
+		raw, err := readTraceFile(fsys, dir+name)
 		tf.Source = raw
 		return tf, err
 	}
-	h, err := fs.ReadFile(fsys, dir+TraceHeaderFile)
+	h, err := readTraceFile(fsys, dir+TraceHeaderFile)
 	if err != nil {
 		return tf, err
 	}
-	d, err := fs.ReadFile(fsys, dir+TraceDataFile)
+	d, err := readTraceFile(fsys, dir+TraceDataFile)
 	tf.Header, tf.Data = h, d
 	return tf, err
 }
@@ -120,42 +121,44 @@ func (d *Declaration) TracePaths() []string {
 }
 
 // ResolveTraces reads every trace a declaration names, from base (the
-// directory of runs.yaml; paths are relative, slash-separated, without
-// ".."), and sets each trace's SHA256. It returns the files by hash. An
-// unreadable trace is an error naming the group and file.
+// directory of runs.yaml, best an os.Root's FS so that nothing is read
+// from outside it; paths are relative, slash-separated, without ".."), and
+// sets each trace's SHA256. It returns the files by hash. Each trace file
+// must be a regular file (a symbolic link, a device or a pipe is refused
+// before it is opened) of at most 256 MiB (checked before and while
+// reading). A trace that cannot be read is an Errors naming the runs.yaml
+// line that declares it.
 func ResolveTraces(d *Declaration, base fs.FS) (map[string]TraceFiles, error) {
 	out := map[string]TraceFiles{}
-	resolve := func(where string, w *Workload) error {
+	resolve := func(at string, w *Workload) *Error {
 		if w == nil || w.Trace == nil {
 			return nil
 		}
 		tf := TraceFiles{Format: w.Trace.Format}
 		type part struct {
-			name string
-			dst  *[]byte
+			field, name string
+			dst         *[]byte
 		}
 		var parts []part
 		switch w.Trace.Format {
 		case TraceFormatV2:
-			parts = []part{{w.Trace.Header, &tf.Header}, {w.Trace.Data, &tf.Data}}
+			parts = []part{{"header", w.Trace.Header, &tf.Header}, {"data", w.Trace.Data, &tf.Data}}
 		case TraceFormatOTel, TraceFormatWeka:
-			parts = []part{{w.Trace.File, &tf.Source}}
+			parts = []part{{"file", w.Trace.File, &tf.Source}}
 		default:
 			return nil
 		}
 		for _, f := range parts {
+			field := at + ".trace." + f.field
 			if !fs.ValidPath(f.name) || path.Clean(f.name) != f.name {
-				return fmt.Errorf("%s: trace file %q: give a clean path relative to runs.yaml, without \"..\"", where, f.name)
+				return d.errorAt(field, "trace file %q: give a clean path relative to runs.yaml, without \"..\"", f.name)
 			}
-			raw, err := fs.ReadFile(base, f.name)
+			raw, err := readTraceFile(base, f.name)
 			if err != nil {
-				return fmt.Errorf("%s: trace file: %w", where, err)
-			}
-			if len(raw) > maxTraceBytes {
-				return fmt.Errorf("%s: trace file %s is larger than %d bytes", where, f.name, maxTraceBytes)
+				return d.errorAt(field, "trace file: %v", err)
 			}
 			if len(bytes.TrimSpace(raw)) == 0 {
-				return fmt.Errorf("%s: trace file %s: an empty file is not a trace", where, f.name)
+				return d.errorAt(field, "trace file %s: an empty file is not a trace", f.name)
 			}
 			*f.dst = raw
 		}
@@ -163,18 +166,32 @@ func ResolveTraces(d *Declaration, base fs.FS) (map[string]TraceFiles, error) {
 		out[w.Trace.SHA256] = tf
 		return nil
 	}
+	var errs Errors
 	for gi := range d.Groups {
 		g := &d.Groups[gi]
-		if err := resolve("group "+g.ID, g.Workload); err != nil {
-			return nil, err
+		if e := resolve(fmt.Sprintf("groups[%d].workload", gi), g.Workload); e != nil {
+			errs = append(errs, e)
 		}
 		for ci := range g.Candidates {
-			if err := resolve("group "+g.ID+" candidate "+g.Candidates[ci].ID, g.Candidates[ci].Workload); err != nil {
-				return nil, err
+			if e := resolve(fmt.Sprintf("groups[%d].candidates[%d].workload", gi, ci), g.Candidates[ci].Workload); e != nil {
+				errs = append(errs, e)
 			}
 		}
 	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
 	return out, nil
+}
+
+// readTraceFile reads one trace file of base: a regular file of at most
+// MaxTraceBytes, its size checked before reading and while reading
+// (diskio.ReadFileMax).
+func readTraceFile(base fs.FS, name string) ([]byte, error) {
+	if st, err := fs.Lstat(base, name); err == nil && st.Mode().IsRegular() && st.Size() > MaxTraceBytes {
+		return nil, fmt.Errorf("%s is larger than %d bytes (%d)", name, MaxTraceBytes, st.Size())
+	}
+	return diskio.ReadFileMax(base, name, MaxTraceBytes)
 }
 
 // StoreTraces writes each trace under dir/<sha256>/ (dir is the results'

@@ -240,7 +240,7 @@ func otelDoc(where string, doc map[string]any, nodes nodeSet) (int, error) {
 // object with a string "id" and a "requests" list.
 func checkWeka(raw []byte) error {
 	sc := bufio.NewScanner(bytes.NewReader(raw))
-	sc.Buffer(make([]byte, 0, 64<<10), maxTraceBytes)
+	sc.Buffer(make([]byte, 0, 64<<10), MaxTraceBytes)
 	traces := 0
 	for line := 1; sc.Scan(); line++ {
 		text := bytes.TrimSpace(sc.Bytes())

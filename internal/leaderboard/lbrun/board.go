@@ -150,7 +150,7 @@ func Reuse(s *Sim, dir string, runs []leaderboard.Run, log *slog.Logger) (map[in
 		log.Info("nothing to reuse: no results directory", "dir", dir)
 		return nil, nil
 	}
-	prev, probs, err := leaderboard.ReadResults(os.DirFS(dir))
+	prev, probs, err := ReadResults(dir)
 	if err != nil {
 		return nil, err
 	}

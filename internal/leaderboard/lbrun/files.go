@@ -12,6 +12,28 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
 )
 
+// OpenDir opens dir (a results directory, or the directory of a runs.yaml
+// whose traces are read) through os.Root: nothing outside it is read, a
+// symbolic link leading out of it is refused. close releases it.
+func OpenDir(dir string) (fsys fs.FS, close func(), err error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	return root.FS(), func() { root.Close() }, nil
+}
+
+// ReadResults reads the results of dir (leaderboard.ReadResults) through
+// OpenDir.
+func ReadResults(dir string) (map[string]*leaderboard.Result, []leaderboard.Problem, error) {
+	fsys, done, err := OpenDir(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer done()
+	return leaderboard.ReadResults(fsys)
+}
+
 // ResultFile is where run of group is filed in the results directory dir.
 func ResultFile(dir, group, run string) string {
 	return filepath.Join(dir, group, run+".json")
@@ -43,7 +65,7 @@ func Undeclared(dir string, d *leaderboard.Declaration) ([]string, error) {
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	res, _, err := leaderboard.ReadResults(os.DirFS(dir))
+	res, _, err := ReadResults(dir)
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,6 @@ package lbrun
 
 import (
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -346,11 +345,17 @@ func CheckPlans(results map[string]*leaderboard.Result) []leaderboard.Problem {
 	return probs
 }
 
-// Check reads a results directory and checks it against d as
-// leaderboard.Check does, and every result's recorded command against the
-// plan of its declaration (CheckPlans): every problem, sorted by file.
-func Check(d *leaderboard.Declaration, results fs.FS, pinned string) (map[string]*leaderboard.Result, []leaderboard.Problem, error) {
-	res, probs, err := leaderboard.Check(d, results, pinned)
+// Check reads the results directory dir (through OpenDir) and checks it
+// against d as leaderboard.Check does, and every result's recorded command
+// against the plan of its declaration (CheckPlans): every problem, sorted
+// by file.
+func Check(d *leaderboard.Declaration, dir string, pinned string) (map[string]*leaderboard.Result, []leaderboard.Problem, error) {
+	fsys, done, err := OpenDir(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer done()
+	res, probs, err := leaderboard.Check(d, fsys, pinned)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -3,12 +3,11 @@ package lbrun
 import (
 	"fmt"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
 )
@@ -107,7 +106,7 @@ func (s *Sim) checkNodes(t *leaderboard.Trace) error {
 	var refusal error
 	if s.TracesDir == "" {
 		refusal = &failure{leaderboard.ReasonTraceRefused, "no traces directory is set to read the trace from"}
-	} else if raw, err := os.ReadFile(filepath.Join(s.TracesDir, t.SHA256, leaderboard.TraceSourceFile(t.Format))); err != nil {
+	} else if raw, err := readStored(s.TracesDir, t.SHA256+"/"+leaderboard.TraceSourceFile(t.Format)); err != nil {
 		refusal = &failure{leaderboard.ReasonTraceRefused, "the stored trace cannot be read: " + err.Error()}
 	} else if err := leaderboard.CheckSingleNode(t.Format, raw); err != nil {
 		refusal = &failure{leaderboard.ReasonTraceRefused, err.Error()}
@@ -118,4 +117,16 @@ func (s *Sim) checkNodes(t *leaderboard.Trace) error {
 		s.nodeChecks.Store(t.SHA256, refusal)
 	}
 	return refusal
+}
+
+// readStored reads a stored trace file (name, slash-separated, below the
+// traces directory dir) through OpenDir: a regular file inside it of at
+// most leaderboard.MaxTraceBytes.
+func readStored(dir, name string) ([]byte, error) {
+	fsys, done, err := OpenDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	return diskio.ReadFileMax(fsys, name, leaderboard.MaxTraceBytes)
 }
