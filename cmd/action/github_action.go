@@ -65,15 +65,20 @@ var githubActionCommand = cli.Spec[struct{}]{
 }
 
 // runGitHubAction is the Action's entry point (see githubActionUsage).
+// Everything it prints goes through logStreams: only the runner's own
+// commands (go-githubactions) can be read as workflow commands, on either
+// stream; the error main prints on stderr is neutralised too.
 func runGitHubAction(ctx context.Context, getenv func(string) string, stdout, stderr io.Writer) error {
-	gha := newRunner(getenv, stdout)
-	err := githubAction(ctx, gha, stdout, stderr)
+	logs := newLogStreams(stdout, stderr)
+	defer logs.Flush()
+	gha := newRunner(getenv, logs.Commands)
+	err := githubAction(ctx, gha, logs.Stdout, logs.Stderr)
 	// A failed step shows its error as an annotation too; a fail-threshold
 	// failure was annotated metric by metric already.
 	if err != nil && !errors.Is(err, errPastFailThreshold) {
 		gha.Error(err.Error())
 	}
-	return err
+	return neutralErr(err)
 }
 
 // errPastFailThreshold is the error of a run whose accuracy fell past the
