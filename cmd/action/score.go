@@ -41,6 +41,7 @@ type scoreOptions struct {
 	pointTimeout                     time.Duration
 	cacheDir, harnessDir             string
 	keepRuns, quiet                  bool
+	reuse                            string
 }
 
 const scoreUsage = `Usage: action score [flags]
@@ -85,6 +86,7 @@ func scoreFlags(fs *flag.FlagSet, o *scoreOptions, getenv func(string) string) {
 	fs.DurationVar(&o.pointTimeout, "point-timeout", harness.DefaultPointTimeout, "kill a simulation that runs longer than this (e.g. --point-timeout 5m)")
 	fs.StringVar(&o.cacheDir, "cache-dir", defaultCacheDir(getenv), "`directory` caching simulator clones and builds between runs; env ACCURACY_DASHBOARD_CACHE (e.g. --cache-dir /tmp/blis-cache)")
 	fs.StringVar(&o.harnessDir, "harness-dir", "", "the harness's own `directory`, whose commit the figures record (default: found from the working directory; e.g. --harness-dir ~/src/accuracy-dashboard)")
+	fs.StringVar(&o.reuse, "reuse", "", "take the prediction of every point whose replay digest this earlier result `directory` (a run's --out or a published snapshot) has, and simulate only the rest (e.g. --reuse data/snapshots/<id>)")
 	fs.BoolVar(&o.keepRuns, "keep-runs", false, "keep each point's trace and simulator output in a temporary directory for inspection (e.g. --keep-runs)")
 	fs.BoolVar(&o.quiet, "quiet", false, "print no progress or log lines on stderr (e.g. --quiet)")
 }
@@ -95,6 +97,9 @@ func checkScore(o *scoreOptions, args []string) error {
 	}
 	if o.sim != "" && o.simBin != "" {
 		return errors.New("give --sim or --sim-bin, not both")
+	}
+	if o.reuse != "" && o.simBin != "" {
+		return errors.New("--reuse needs a build the harness makes from a commit, not --sim-bin (a prebuilt binary's points have no replay digest)")
 	}
 	switch o.closedLoopDriver {
 	case harness.ClosedLoopAuto, harness.DriverReplayMetrics, harness.DriverRunClosedLoop:
@@ -153,6 +158,14 @@ func runScore(ctx context.Context, o scoreOptions, env cli.Env) error {
 	}
 	if err := loadData(ctx, o, &opts); err != nil {
 		return fmt.Errorf("score: %w", err)
+	}
+	if o.reuse != "" {
+		r, err := readReuse(o.reuse)
+		if err != nil {
+			return fmt.Errorf("score: --reuse: %w", err)
+		}
+		opts.Reuse = r
+		log.Info("reusing predictions by replay digest", "from", r.From, "predictions", r.Len())
 	}
 	res, err := harness.Score(ctx, opts)
 	if err != nil {
@@ -236,6 +249,21 @@ func loadData(ctx context.Context, o scoreOptions, opts *harness.Options) error 
 		opts.Registry, opts.RegistryVersion = o.registry, &dv
 	}
 	return nil
+}
+
+// readReuse reads the points of an earlier result directory (a run's
+// --out or a published snapshot, named by its directory's name) for
+// harness.Reuse.
+func readReuse(dir string) (*harness.Reuse, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	_, points, err := report.Read(abs)
+	if err != nil {
+		return nil, err
+	}
+	return harness.NewReuse(filepath.Base(abs), points), nil
 }
 
 // extractBundledCatalog copies the catalog embedded in the binary into the

@@ -17,6 +17,12 @@ func TestGate(t *testing.T) {
 		want  []string // substrings, one per reason; nil = publishable
 	}{
 		{name: "release from a checkout", edit: func(*report.Summary) {}},
+		// A reused prediction is the figure: a run whose every scored point
+		// was reused by replay digest publishes like a simulated one.
+		{name: "every prediction reused", edit: func(s *report.Summary) {
+			s.Coverage.Reused = s.Coverage.Scored
+			s.Label, s.LabelReasons = report.Label(s.Provenance)
+		}},
 		{name: "asserted, reachable and released", edit: func(s *report.Summary) { s.Provenance.Harness.Source = report.HarnessAssertion }, check: ok},
 		{name: "experimental", edit: func(s *report.Summary) {
 			s.Provenance.Simulator.Release, s.Provenance.Simulator.Tag = false, ""

@@ -67,6 +67,9 @@ type Options struct {
 	Jobs int
 	// PointTimeout bounds one simulation (default DefaultPointTimeout).
 	PointTimeout time.Duration
+	// Reuse holds an earlier run's predictions by replay digest: a point
+	// whose digest is there is not simulated (nil: every point is).
+	Reuse *Reuse
 	// ClosedLoopDriver forces the driver of closed-loop points
 	// (DriverReplayMetrics or DriverRunClosedLoop); "" or ClosedLoopAuto
 	// lets the probe choose.
@@ -154,19 +157,10 @@ func Score(ctx context.Context, o Options) (*Result, error) {
 	} else if err := os.MkdirAll(work, 0o755); err != nil {
 		return nil, err
 	}
-	runner := &Runner{Build: bld, Caps: caps, Catalog: o.Catalog, Registry: o.Registry, Timeout: o.PointTimeout, WorkDir: work, Keep: o.KeepRuns}
 	hw, err := PrepareHardware(bld, caps, o.Hardware, work)
 	if err != nil {
 		return nil, fmt.Errorf("score: %w", err)
 	}
-	runner.HardwareConfig, runner.Supplied = hw.Config, hw.Supplied
-
-	jobs := planJobs(units, o.Shard)
-	points := runAll(ctx, runner, jobs, o.Jobs, progressPrinter(o.Progress, len(jobs), o.Now))
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("score: %w", err)
-	}
-
 	prov := report.Provenance{
 		Harness: harnessID,
 		Simulator: report.Simulator{Repo: bld.Repo, Ref: bld.Ref, Commit: bld.Commit, Tag: bld.Tag,
@@ -177,6 +171,18 @@ func Score(ctx context.Context, o Options) (*Result, error) {
 	}
 	hardwareProvenance(&prov, o.HardwareVersion, hw)
 	notPassed(&prov, caps)
+
+	runner := &Runner{Build: bld, Caps: caps, Catalog: o.Catalog, Registry: o.Registry, Timeout: o.PointTimeout, WorkDir: work, Keep: o.KeepRuns,
+		DigestInputs: replayInputs(harnessID.Commit, bld, prov), Reuse: o.Reuse}
+	runner.HardwareConfig, runner.Supplied = hw.Config, hw.Supplied
+	if o.Reuse != nil && runner.DigestInputs == nil {
+		return nil, errors.New("score: reuse needs a simulator build identified by its commit (not --sim-bin): a prebuilt binary's points have no replay digest")
+	}
+	jobs := planJobs(units, o.Shard)
+	points := runAll(ctx, runner, jobs, o.Jobs, progressPrinter(o.Progress, len(jobs), o.Now))
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("score: %w", err)
+	}
 	sum, err := report.Summarize(points, prov, o.Shard)
 	if err != nil {
 		return nil, fmt.Errorf("score: %w", err)
@@ -340,6 +346,7 @@ func toPoint(u *ledger.Unit, i int, oc Outcome) report.Point {
 	}
 	rp.Driver = oc.Driver
 	rp.NotPassed = oc.NotPassed
+	rp.ReplayDigest, rp.ReusedFrom = oc.ReplayDigest, oc.ReusedFrom
 	if oc.Predicted != nil {
 		rp.Scored, rp.Predicted = true, oc.Predicted
 		return rp

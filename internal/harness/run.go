@@ -52,6 +52,14 @@ type Runner struct {
 	WorkDir string
 	// Keep leaves run directories in place for inspection.
 	Keep bool
+	// DigestInputs is the run-wide part of every point's replay digest
+	// (nil: the build is not identified by a commit; no point gets a
+	// digest, none is reused).
+	DigestInputs []DigestInput
+	// Reuse holds the predictions of an earlier run by replay digest: a
+	// point whose digest is there takes its prediction without running
+	// (nil: every point runs).
+	Reuse *Reuse
 }
 
 // Outcome is the result of one point: a prediction, or a reason it has none.
@@ -71,6 +79,12 @@ type Outcome struct {
 	// for the point's GPU when the registry supplied it ("" when the build
 	// knows the GPU itself): the point's tier is no stronger.
 	HardwareEvidence ledger.Evidence
+	// ReplayDigest covers everything that decided the run's result ("" when
+	// the point did not run or the build has no commit).
+	ReplayDigest string
+	// ReusedFrom names the earlier run whose prediction was taken for this
+	// digest ("" when the point was simulated here).
+	ReusedFrom string
 }
 
 func notScored(reason, format string, args ...any) Outcome {
@@ -147,6 +161,21 @@ func (r *Runner) runWith(ctx context.Context, driver string, u *ledger.Unit, i i
 		}
 		return notScored(ReasonRunError, "harness: %v", err)
 	}
+	digest, err := replayDigest(r.DigestInputs, driver, args, dir, map[string]string{"RUN": dir, "CATALOG": r.Catalog, "REGISTRY": r.Registry, "HARDWARE": r.HardwareConfig})
+	if err != nil {
+		return notScored(ReasonRunError, "harness: %v", err)
+	}
+	if p, ok := r.Reuse.lookup(digest); ok {
+		return Outcome{Predicted: p.Predicted, ReplayDigest: digest, ReusedFrom: r.Reuse.From}
+	}
+	oc := r.simulate(ctx, driver, args, out, trace)
+	oc.ReplayDigest = digest
+	return oc
+}
+
+// simulate runs the simulator's command line args, reads its output file
+// out and computes the client's figures.
+func (r *Runner) simulate(ctx context.Context, driver string, args []string, out string, trace Trace) Outcome {
 	if err := r.Build.Exec(ctx, args, r.Timeout); err != nil {
 		var se *SimError
 		if errors.As(err, &se) {

@@ -136,6 +136,10 @@ func Provenance(s report.Summary) string {
 	if d := drivers(s.Coverage.ScoredByDriver); d != "" {
 		fmt.Fprintf(&b, "- Scored points: %s\n", d)
 	}
+	if c := s.Coverage; c.Reused > 0 {
+		fmt.Fprintf(&b, "- Simulated in this run: %d of the %d scored points; %d reused from an earlier run with the same replay digest (points.json `reused_from` names it)\n",
+			c.Scored-c.Reused, c.Scored, c.Reused)
+	}
 	fmt.Fprintf(&b, "- Ledger: %s\n", dataVersion(&p.Ledger))
 	fmt.Fprintf(&b, "- Catalog: %s\n", dataVersion(p.Catalog))
 	fmt.Fprintf(&b, "- Registry: %s\n", dataVersion(p.Registry))

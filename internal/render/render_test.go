@@ -107,3 +107,17 @@ func TestProvenanceNotPassed(t *testing.T) {
 		t.Errorf("a summary with not_passed does not validate: %v", err)
 	}
 }
+
+// TestProvenanceReuse: a run that reused predictions says how many were
+// simulated and how many reused; a run that reused none says nothing.
+func TestProvenanceReuse(t *testing.T) {
+	t.Parallel()
+	s := sampleSummary(t, "measured", true)
+	if md := Provenance(s); strings.Contains(md, "reused") {
+		t.Errorf("a run without reuse mentions it:\n%s", md)
+	}
+	s.Coverage.Reused = 3
+	if md := Provenance(s); !strings.Contains(md, "- Simulated in this run: 1 of the 4 scored points; 3 reused from an earlier run with the same replay digest") {
+		t.Errorf("provenance:\n%s", md)
+	}
+}

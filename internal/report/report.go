@@ -138,6 +138,10 @@ type Coverage struct {
 	// (points of outputs written before drivers were recorded count under
 	// none).
 	ScoredByDriver map[string]int `json:"scored_by_driver,omitempty"`
+	// Reused counts the scored points whose prediction was taken from an
+	// earlier run by replay digest (reused_from); the other scored points
+	// were simulated in this run.
+	Reused int `json:"reused,omitempty"`
 }
 
 // Balanced reports whether every point is scored or not scored, once.
@@ -248,6 +252,16 @@ type Point struct {
 	// NotPassed lists the ledger's settings of the point the simulator was
 	// not given (its build has no flag for them), as "name value".
 	NotPassed []string `json:"not_passed,omitempty"`
+	// ReplayDigest is "sha256:<hex>" over everything that decided the
+	// point's simulation (harness and simulator commits, toolchain, data
+	// digests, driver, command line, the regenerated requests; see
+	// docs/HARNESS.md), absent when it did not run or the build has no
+	// commit. Equal digests give equal predictions.
+	ReplayDigest string `json:"replay_digest,omitempty"`
+	// ReusedFrom names the earlier run (a snapshot id or a result
+	// directory's name) whose prediction for this digest was taken instead
+	// of simulating again; absent when the point was simulated in this run.
+	ReusedFrom string `json:"reused_from,omitempty"`
 	// Measured holds every metric the ledger has for the point; Predicted
 	// every metric the simulator's rows allow, nil (null) when not scored.
 	Measured  metric.Values `json:"measured"`

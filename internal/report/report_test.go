@@ -255,3 +255,53 @@ func TestParseReadsVersion1(t *testing.T) {
 		t.Error("a latency no metric names accepted")
 	}
 }
+
+// TestReuseRecordRoundTrips: a reused point (replay digest, reused_from)
+// counts as scored and as reused, validates against the schemas, reads
+// back whole, and merges like any other; a malformed digest is refused.
+func TestReuseRecordRoundTrips(t *testing.T) {
+	t.Parallel()
+	simulated, reused, failed := pt("u", 1, "resolved", 10, 11), pt("u", 2, "resolved", 20, 22), pt("u", 3, "resolved", 30, 0)
+	simulated.ReplayDigest = "sha256:" + strings.Repeat("1", 64)
+	reused.ReplayDigest, reused.ReusedFrom = "sha256:"+strings.Repeat("2", 64), "snapshot-1"
+	pts := []Point{simulated, reused, failed}
+	s, err := Summarize(pts, testProvenance(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := s.Coverage; c.Scored != 2 || c.Reused != 1 {
+		t.Fatalf("coverage %+v: want 2 scored, 1 of them reused", c)
+	}
+	dir := t.TempDir()
+	if err := Write(dir, Output{Run: Run{Summary: s, Points: pts}}); err != nil {
+		t.Fatal(err)
+	}
+	s2, p2, err := Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s2.Coverage.Reused != 1 || p2[1].ReusedFrom != "snapshot-1" || p2[1].ReplayDigest != reused.ReplayDigest {
+		t.Errorf("read back: %+v, %+v", s2.Coverage, p2[1])
+	}
+	shard := func(k int, ps ...Point) Part {
+		sh := &Shard{Index: k, Count: 2}
+		s, err := Summarize(ps, testProvenance(), sh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return Part{Name: "shard", Run: Run{Summary: s, Points: ps}}
+	}
+	ms, _, err := Merge([]Part{shard(1, simulated, failed), shard(2, reused)})
+	if err != nil || ms.Coverage.Reused != 1 {
+		t.Errorf("merged coverage %+v, %v", ms.Coverage, err)
+	}
+	bad := simulated
+	bad.ReplayDigest = "sha256:xyz"
+	raw, err := jsoncodec.Encode([]Point{bad})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ValidatePoints(raw); err == nil {
+		t.Error("a malformed replay digest validates")
+	}
+}

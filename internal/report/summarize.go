@@ -36,6 +36,9 @@ func Summarize(points []Point, prov Provenance, shard *Shard) (Summary, error) {
 				}
 				cov.ScoredByDriver[p.Driver]++
 			}
+			if p.ReusedFrom != "" {
+				cov.Reused++
+			}
 		case !p.Scored && p.Reason != "":
 			cov.NotScored++
 			cov.NotScoredByReason[p.Reason]++

@@ -1,0 +1,172 @@
+package harness
+
+import (
+	"crypto/sha256"
+	"debug/buildinfo"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/report"
+)
+
+// replayDigestVersion starts every replay digest: a change to what a
+// digest covers changes it, so no digest of an older harness matches.
+const replayDigestVersion = "accuracy-dashboard replay digest v1"
+
+// Reuse is the predictions of an earlier run, by replay digest: a point
+// whose digest is here is not simulated again, its prediction is taken.
+type Reuse struct {
+	// From names the earlier run in points.json's reused_from (a snapshot
+	// id, or a result directory's name).
+	From string
+	byDigest map[string]report.Point
+}
+
+// NewReuse indexes the scored points of an earlier run that carry a
+// replay digest (points without one, or not scored, are simulated again).
+func NewReuse(from string, points []report.Point) *Reuse {
+	r := &Reuse{From: from, byDigest: map[string]report.Point{}}
+	for _, p := range points {
+		if p.Scored && p.Predicted != nil && p.ReplayDigest != "" {
+			if _, dup := r.byDigest[p.ReplayDigest]; !dup {
+				r.byDigest[p.ReplayDigest] = p
+			}
+		}
+	}
+	return r
+}
+
+// Len is the number of predictions r offers.
+func (r *Reuse) Len() int {
+	if r == nil {
+		return 0
+	}
+	return len(r.byDigest)
+}
+
+// lookup is the earlier point with digest ("" never matches).
+func (r *Reuse) lookup(digest string) (report.Point, bool) {
+	if r == nil || digest == "" {
+		return report.Point{}, false
+	}
+	p, ok := r.byDigest[digest]
+	return p, ok
+}
+
+// DigestInput is one run-wide input of every replay digest, as name and
+// value: the harness and simulator commits, the simulator's toolchain, and
+// the content digest of each data set handed to the simulator.
+type DigestInput struct{ Name, Value string }
+
+// replayInputs is the run-wide part of every point's replay digest: what
+// decides a prediction besides the point's own command line and input
+// files. nil when the build is not identified by a commit (a binary handed
+// in): its points get no digest and are never reused. Every data directory
+// the provenance records as handed to the simulator is in it (a new one is
+// one line here).
+func replayInputs(harnessCommit string, b *Build, prov report.Provenance) []DigestInput {
+	if b == nil || b.Commit == "" || harnessCommit == "" {
+		return nil
+	}
+	in := []DigestInput{
+		{"harness", harnessCommit},
+		{"simulator", b.Commit},
+		{"toolchain", toolchain(b.Binary)},
+	}
+	for _, d := range []struct {
+		name string
+		v    *report.DataVersion
+	}{
+		{"catalog", prov.Catalog},
+		{"registry", prov.Registry},
+		{"hardware", prov.Hardware}, // with the simulator commit, it fixes --hardware-config's file
+	} {
+		if d.v != nil {
+			in = append(in, DigestInput{d.name, d.v.Digest})
+		}
+	}
+	return in
+}
+
+// toolchain is the Go version and build settings the simulator binary was
+// built with (its build information; "unknown" when it has none): another
+// toolchain or architecture may compute other floating-point results.
+func toolchain(bin string) string {
+	bi, err := buildinfo.ReadFile(bin)
+	if err != nil {
+		return "unknown"
+	}
+	parts := []string{bi.GoVersion}
+	for _, s := range bi.Settings {
+		if !strings.HasPrefix(s.Key, "vcs") {
+			parts = append(parts, s.Key+"="+s.Value)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// replayDigest is "sha256:<hex>" over everything that decides the
+// prediction of one simulator run: the run-wide inputs (harness and
+// simulator commits, toolchain, data digests), the driver, the command
+// line (the run directory's and the data's paths replaced by names: their
+// contents are covered by the data digests and the files below) and
+// the bytes of every input file the harness wrote into dir (the
+// regenerated requests, or the workload specification and, on the command
+// line, its seed and request count). "" when base is nil.
+func replayDigest(base []DigestInput, driver string, args []string, dir string, paths map[string]string) (string, error) {
+	if base == nil {
+		return "", nil
+	}
+	h := sha256.New()
+	field := func(name, v string) { fmt.Fprintf(h, "%s\x00%d\x00%s\x00", name, len(v), v) }
+	field("version", replayDigestVersion)
+	for _, in := range base {
+		field(in.Name, in.Value)
+	}
+	field("driver", driver)
+	names := slices.Sorted(func(yield func(string) bool) {
+		for k := range paths {
+			if !yield(k) {
+				return
+			}
+		}
+	})
+	// Longer paths first, so a path inside another is replaced whole.
+	slices.SortStableFunc(names, func(a, b string) int { return len(paths[b]) - len(paths[a]) })
+	for _, a := range args {
+		for _, n := range names {
+			if p := paths[n]; p != "" {
+				a = strings.ReplaceAll(a, p, "$"+n)
+			}
+		}
+		field("arg", a)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "", err
+	}
+	for _, e := range entries { // sorted by name
+		if !e.Type().IsRegular() {
+			return "", fmt.Errorf("replay digest: %s in the run directory is not a regular file", e.Name())
+		}
+		f, err := os.Open(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return "", err
+		}
+		st, err := f.Stat()
+		if err == nil {
+			fmt.Fprintf(h, "file\x00%s\x00%d\x00", e.Name(), st.Size())
+			_, err = io.Copy(h, f)
+		}
+		f.Close()
+		if err != nil {
+			return "", err
+		}
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+}
