@@ -29,15 +29,15 @@ func TestScoreReuse(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	if !strings.Contains(stdout, "- Simulated in this run: 0 of the 8 scored points; 8 reused from an earlier run") {
+	if !strings.Contains(stdout, "- Simulated in this run: 0 of the 9 scored points; 9 reused from an earlier run") {
 		t.Errorf("the table does not count the reused points:\n%s", stdout)
 	}
 	s, pts, err := report.Read(later)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Coverage.Reused != 8 {
-		t.Errorf("coverage %+v, want 8 reused", s.Coverage)
+	if s.Coverage.Reused != 9 {
+		t.Errorf("coverage %+v, want 9 reused", s.Coverage)
 	}
 	for _, p := range pts {
 		if p.Scored != (p.ReusedFrom == "snapshot-1") {
@@ -51,7 +51,7 @@ func TestScoreReuse(t *testing.T) {
 		}
 		return string(b)
 	}
-	strip := strings.NewReplacer(`    "reused_from": "snapshot-1",`+"\n", "", `,`+"\n"+`    "reused": 8`, "")
+	strip := strings.NewReplacer(`    "reused_from": "snapshot-1",`+"\n", "", `,`+"\n"+`    "reused": 9`, "")
 	if a, b := raw(earlier, report.PointsFile), strip.Replace(raw(later, report.PointsFile)); a != b {
 		t.Errorf("points.json with reuse, the reuse record taken out, differs from the run without")
 	}

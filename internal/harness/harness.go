@@ -172,9 +172,12 @@ func Score(ctx context.Context, o Options) (*Result, error) {
 	hardwareProvenance(&prov, o.HardwareVersion, hw)
 	notPassed(&prov, caps)
 
+	digestInputs, err := replayInputs(harnessID.Commit, bld, prov, hw.Config)
+	if err != nil {
+		return nil, fmt.Errorf("score: %w", err)
+	}
 	runner := &Runner{Build: bld, Caps: caps, Catalog: o.Catalog, Registry: o.Registry, Timeout: o.PointTimeout, WorkDir: work, Keep: o.KeepRuns,
-		DigestInputs: replayInputs(harnessID.Commit, bld, prov), Reuse: o.Reuse}
-	runner.HardwareConfig, runner.Supplied = hw.Config, hw.Supplied
+		HardwareConfig: hw.Config, Supplied: hw.Supplied, DigestInputs: digestInputs, Reuse: o.Reuse}
 	if o.Reuse != nil && runner.DigestInputs == nil {
 		return nil, errors.New("score: reuse needs a simulator build identified by its commit (not --sim-bin): a prebuilt binary's points have no replay digest")
 	}

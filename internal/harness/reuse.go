@@ -69,9 +69,12 @@ type DigestInput struct{ Name, Value string }
 // in): its points get no digest and are never reused. Every data directory
 // the provenance records as handed to the simulator is in it (a new one is
 // one line here).
-func replayInputs(harnessCommit string, b *Build, prov report.Provenance) []DigestInput {
+//
+// hardwareConfig is the hardware configuration file handed to the
+// simulator ("" for none): its bytes are in too.
+func replayInputs(harnessCommit string, b *Build, prov report.Provenance, hardwareConfig string) ([]DigestInput, error) {
 	if b == nil || b.Commit == "" || harnessCommit == "" {
-		return nil
+		return nil, nil
 	}
 	in := []DigestInput{
 		{"harness", harnessCommit},
@@ -90,7 +93,15 @@ func replayInputs(harnessCommit string, b *Build, prov report.Provenance) []Dige
 			in = append(in, DigestInput{d.name, d.v.Digest})
 		}
 	}
-	return in
+	if hardwareConfig != "" {
+		raw, err := os.ReadFile(hardwareConfig)
+		if err != nil {
+			return nil, fmt.Errorf("replay digest: %w", err)
+		}
+		sum := sha256.Sum256(raw)
+		in = append(in, DigestInput{"hardware-config", hex.EncodeToString(sum[:])})
+	}
+	return in, nil
 }
 
 // toolchain is the Go version and build settings the simulator binary was

@@ -20,6 +20,7 @@ func reuseOpts(t *testing.T) Options {
 	t.Helper()
 	o := scoreOpts(t, "ledger", "v0.2.0")
 	o.Catalog, o.CatalogVersion = testCatalog(t, "{}\n")
+	o.Hardware, o.HardwareVersion = testRegistry(true)
 	return o
 }
 
@@ -86,8 +87,8 @@ func TestReuseIsByteIdentical(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := again.Summary.Coverage; c.Reused != c.Scored || c.Scored != 8 {
-		t.Errorf("coverage %+v: want all 8 scored points reused", c)
+	if c := again.Summary.Coverage; c.Reused != c.Scored || c.Scored != 9 {
+		t.Errorf("coverage %+v: want all 9 scored points reused", c)
 	}
 	for _, p := range again.Points {
 		if p.Scored != (p.ReusedFrom == "run-1") {
@@ -118,8 +119,8 @@ func TestReuseIsByteIdentical(t *testing.T) {
 			t.Errorf("%s: reused from %q, want reused %v", p.ID, p.ReusedFrom, want)
 		}
 	}
-	if c := part.Summary.Coverage; c.Reused != 5 {
-		t.Errorf("coverage %+v: want 5 reused (3 of the new unit simulated)", c)
+	if c := part.Summary.Coverage; c.Reused != 6 {
+		t.Errorf("coverage %+v: want 6 reused (3 of the new unit simulated)", c)
 	}
 	gotS, gotP = withoutReuse(t, part.Run)
 	if !bytes.Equal(gotS, wantS) || !bytes.Equal(gotP, wantP) {
@@ -197,6 +198,15 @@ func TestReuseNeverWrong(t *testing.T) {
 			harnesstest.CommitAll(t, o.HarnessDir, "later")
 		}, all},
 		{"catalog", func(t *testing.T, o *Options) { o.Catalog, o.CatalogVersion = testCatalog(t, "{\"changed\": true}\n") }, all},
+		// The same (fake) registry digest, another H200 bandwidth: the
+		// hardware configuration's bytes decide, and every point gets it.
+		{"hardware registry", func(t *testing.T, o *Options) {
+			reg, v := testRegistry(true)
+			h200 := reg.GPUs["H200"]
+			h200.BwPeakTBs.Value = 5
+			reg.GPUs["H200"] = h200
+			o.Hardware, o.HardwareVersion = reg, v
+		}, all},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			o := base
@@ -280,10 +290,10 @@ func TestReplayDigest(t *testing.T) {
 // A binary handed in has no commit: its points get no digest (and
 // `score --reuse` refuses --sim-bin).
 func TestReuseNeedsACommit(t *testing.T) {
-	if in := replayInputs("h", &Build{Binary: "/bin/true"}, report.Provenance{}); in != nil {
-		t.Errorf("inputs of a prebuilt binary: %v", in)
+	if in, err := replayInputs("h", &Build{Binary: "/bin/true"}, report.Provenance{}, ""); in != nil || err != nil {
+		t.Errorf("inputs of a prebuilt binary: %v, %v", in, err)
 	}
-	if in := replayInputs("h", &Build{Binary: "/bin/true", Commit: "c"}, report.Provenance{}); len(in) != 3 || in[2].Value != "unknown" {
-		t.Errorf("inputs of a build without Go build information: %v", in)
+	if in, err := replayInputs("h", &Build{Binary: "/bin/true", Commit: "c"}, report.Provenance{}, ""); len(in) != 3 || in[2].Value != "unknown" || err != nil {
+		t.Errorf("inputs of a build without Go build information: %v, %v", in, err)
 	}
 }
