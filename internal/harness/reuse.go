@@ -23,7 +23,7 @@ const replayDigestVersion = "accuracy-dashboard replay digest v1"
 type Reuse struct {
 	// From names the earlier run in points.json's reused_from (a snapshot
 	// id, or a result directory's name).
-	From string
+	From     string
 	byDigest map[string]report.Point
 }
 
