@@ -32,6 +32,12 @@ func Ledger() fs.FS { return sub("ledger") }
 // models/<name>/config.json (e.g. models/gpt-oss-120b/config.json).
 func Catalog() fs.FS { return sub("catalog") }
 
+// Embedded returns everything embedded, rooted at corpus/ of the harness's
+// tree (ledger/, catalog/, hardware/): what the harness checks against the
+// commit it claims to be (an untracked file in these directories would be
+// embedded too).
+func Embedded() fs.FS { return files }
+
 // Hardware returns the bundled hardware registry, rooted at the directory
 // holding registry.json (internal/hardware): the GPUs of the corpus that
 // simulator builds may not know, each value with its source.

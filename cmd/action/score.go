@@ -151,7 +151,7 @@ func runScore(ctx context.Context, o scoreOptions, env cli.Env) error {
 	}
 
 	opts := harness.Options{
-		HarnessDir: harnessDir, SimRepo: o.simRepo, SimRef: o.sim, SimBin: o.simBin, SimDataDir: o.simDataDir,
+		HarnessDir: harnessDir, Embedded: corpus.Embedded(), EmbeddedRoot: "corpus", SimRepo: o.simRepo, SimRef: o.sim, SimBin: o.simBin, SimDataDir: o.simDataDir,
 		Units: splitList(o.units), Shard: shard, Jobs: o.jobs, PointTimeout: o.pointTimeout,
 		ClosedLoopDriver: o.closedLoopDriver,
 		CacheDir:         o.cacheDir, KeepRuns: o.keepRuns, Log: log, Progress: logOut,

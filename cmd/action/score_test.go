@@ -241,3 +241,22 @@ func TestScoreUsageErrorsExit2(t *testing.T) {
 		}
 	}
 }
+
+// TestScoreRefusesACorpusOtherThanTheCommits: the binary's embedded corpus
+// must be the harness checkout's HEAD's; here HEAD has a unit file the
+// binary does not embed (the same check names an untracked file the binary
+// embeds), and score refuses before building anything.
+func TestScoreRefusesACorpusOtherThanTheCommits(t *testing.T) {
+	repo := harnesstest.StandinRepo(t)
+	hdir, _ := harnesstest.HarnessCheckout(t)
+	extra := filepath.Join(hdir, "corpus", "ledger", "units", "extra.json")
+	if err := os.WriteFile(extra, []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	harnesstest.CommitAll(t, hdir, "a unit the binary does not embed")
+	_, _, err := runScoreCmd(t, "--harness-dir", hdir, "--sim-repo", repo.Dir, "--sim", "v0.2.0", "--catalog", "none",
+		"--cache-dir", t.TempDir(), "--jobs", "1", "--quiet", "--units", "nothing")
+	if !errors.Is(err, harness.ErrEmbeddedCorpusDiffers) || !strings.Contains(err.Error(), "corpus/ledger/units/extra.json is committed but not embedded") {
+		t.Errorf("error %v, want the embedded corpus refused, naming the file", err)
+	}
+}

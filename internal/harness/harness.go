@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path"
@@ -34,6 +35,13 @@ import (
 type Options struct {
 	// HarnessDir is the harness's own directory (see HarnessIdentity).
 	HarnessDir string
+	// Embedded is the data embedded in the running binary (the bundled
+	// corpus), rooted at EmbeddedRoot of the harness's tree ("corpus"); nil
+	// for none. When the harness is a checkout, Score refuses an embedded
+	// corpus that is not the one committed at its HEAD
+	// (CheckEmbeddedCorpus).
+	Embedded     fs.FS
+	EmbeddedRoot string
 
 	// SimRepo and SimRef select a build from source; SimRef "" means the
 	// newest release tag of SimRepo.
@@ -114,6 +122,11 @@ func Score(ctx context.Context, o Options) (*Result, error) {
 	harnessID, err := HarnessIdentity(ctx, o.HarnessDir)
 	if err != nil {
 		return nil, fmt.Errorf("score: %w", err)
+	}
+	if o.Embedded != nil && harnessID.Source == report.HarnessCheckout {
+		if err := CheckEmbeddedCorpus(ctx, o.HarnessDir, o.EmbeddedRoot, o.Embedded); err != nil {
+			return nil, fmt.Errorf("score: %w", err)
+		}
 	}
 	units, err := SelectUnits(o.Ledger.Units, o.Units)
 	if err != nil {

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/inference-sim/accuracy-dashboard/corpus"
 )
 
 // ModulePath is the harness module, written into fake harness checkouts.
@@ -125,10 +127,15 @@ func CopyStandin(t testing.TB, dst, variant string) {
 }
 
 // HarnessCheckout makes a clean git checkout whose go.mod declares the
-// harness module, so it passes for the harness's own directory.
+// harness module, so it passes for the harness's own directory. It commits
+// the corpus embedded in the test binary under corpus/, as a real checkout
+// of the harness has it (score checks the embedded corpus against HEAD).
 func HarnessCheckout(t testing.TB) (dir, commit string) {
 	t.Helper()
 	dir = t.TempDir()
+	if err := os.CopyFS(filepath.Join(dir, "corpus"), corpus.Embedded()); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module "+ModulePath+"\n\ngo 1.26\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
