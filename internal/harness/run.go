@@ -29,6 +29,7 @@ const (
 	ReasonIncomplete       = "incomplete-run"
 	ReasonBadOutput        = "unreadable-simulator-output"
 	ReasonBadPrediction    = "invalid-prediction"
+	ReasonPromptMismatch   = "simulator-prompt-mismatch"
 )
 
 // Runner runs one point at a time through a simulator build. It is safe for
@@ -205,6 +206,10 @@ func (r *Runner) simulate(ctx context.Context, driver string, args []string, out
 		if errors.As(err, &inc) {
 			return notScored(ReasonIncomplete, "%v", err)
 		}
+		var pm *promptMismatchError
+		if errors.As(err, &pm) {
+			return notScored(ReasonPromptMismatch, "%v", err)
+		}
 		return notScored(ReasonBadOutput, "%v", err)
 	}
 	valid, figures := true, []string{}
@@ -314,6 +319,27 @@ type incompleteError struct{ msg string }
 
 func (e *incompleteError) Error() string { return e.msg }
 
+// promptMismatchError: the simulator prefilled a request with another
+// number of tokens than the prompt the trace gives it (the trace and the
+// simulator disagree on what a row means), so its latencies are not those of
+// the client's requests.
+type promptMismatchError struct {
+	request, prefilled, prompt int
+}
+
+func (e *promptMismatchError) Error() string {
+	return fmt.Sprintf("the simulator prefilled %d tokens for request %d, whose prompt is %d tokens", e.prefilled, e.request, e.prompt)
+}
+
+// checkPrefill compares the simulator's own prefill count of request k
+// (nil when its output has none) with the prompt the trace gives it.
+func checkPrefill(t Trace, k int, prefilled *int) error {
+	if prefilled != nil && *prefilled != t.Requests[k].InputTokens {
+		return &promptMismatchError{request: k, prefilled: *prefilled, prompt: t.Requests[k].InputTokens}
+	}
+	return nil
+}
+
 // metricsOutput is the part of `replay --metrics-path` the harness reads.
 type metricsOutput struct {
 	CompletedRequests *int `json:"completed_requests"`
@@ -326,6 +352,7 @@ type metricsOutput struct {
 		RequestID string   `json:"requestID"`
 		SessionID string   `json:"session_id"`
 		Round     *int     `json:"round_index"`
+		Prefill   *int     `json:"num_prefill_tokens"`
 		Decode    *int     `json:"num_decode_tokens"`
 		TTFTMs    *float64 `json:"ttft_ms"`
 		E2EMs     *float64 `json:"e2e_ms"`
@@ -335,7 +362,8 @@ type metricsOutput struct {
 var requestIDRe = regexp.MustCompile(`^request_(\d+)$`)
 
 // rowsFromMetrics reads the per-request rows of --metrics-path, one per
-// request of the trace. Every request must have completed.
+// request of the trace. Every request must have completed, with the
+// trace's prompt as its prefill count (num_prefill_tokens).
 func rowsFromMetrics(raw []byte, t Trace) ([]row, error) {
 	var m metricsOutput
 	if err := json.Unmarshal(raw, &m); err != nil {
@@ -382,6 +410,9 @@ func rowsFromMetrics(raw []byte, t Trace) ([]row, error) {
 		if *q.E2EMs <= 0 {
 			return nil, &incompleteError{fmt.Sprintf("request %q did not finish (e2e_ms %v)", q.RequestID, *q.E2EMs)}
 		}
+		if err := checkPrefill(t, k, q.Prefill); err != nil {
+			return nil, err
+		}
 		rows = append(rows, row{warmup: t.Requests[k].Warmup, ttft: *q.TTFTMs, e2e: *q.E2EMs, out: *q.Decode})
 	}
 	if len(rows) != want {
@@ -395,11 +426,13 @@ type resultsRow struct {
 	RequestID *int     `json:"request_id"`
 	TTFTUs    *float64 `json:"ttft_us"`
 	E2EUs     *float64 `json:"e2e_us"`
+	Input     *int     `json:"input_tokens"`
 	Output    *int     `json:"output_tokens"`
 }
 
 // rowsFromResults reads the per-request rows of --results-path (completed
-// requests only, numeric ids). Every request must be present.
+// requests only, numeric ids). Every request must be present, with the
+// trace's prompt as its prefill count (input_tokens).
 func rowsFromResults(raw []byte, t Trace) ([]row, error) {
 	var rs []resultsRow
 	if err := json.Unmarshal(raw, &rs); err != nil {
@@ -420,6 +453,9 @@ func rowsFromResults(raw []byte, t Trace) ([]row, error) {
 			return nil, fmt.Errorf("results output reports request %d twice", k)
 		}
 		seen[k] = true
+		if err := checkPrefill(t, k, q.Input); err != nil {
+			return nil, err
+		}
 		rows = append(rows, row{warmup: t.Requests[k].Warmup, ttft: *q.TTFTUs / 1000, e2e: *q.E2EUs / 1000, out: *q.Output})
 	}
 	if len(rows) != want {

@@ -25,6 +25,10 @@ type Request struct {
 	// none) and PrefixLength its length in tokens.
 	PrefixGroup  string
 	PrefixLength int
+	// InputTokens is the whole prompt, prefix included: what the client
+	// sent and what the simulator must prefill. (A BLIS trace's
+	// input_tokens column is the part after the prefix: WriteTrace writes
+	// InputTokens − PrefixLength.)
 	InputTokens  int
 	OutputTokens int
 	// ArrivalUs is when an open-loop request is sent; 0 for closed loop.
@@ -95,7 +99,7 @@ func Generate(u *ledger.Unit, i int) (Trace, error) {
 	case ledger.ClientInferenceX:
 		t, err = inferenceX(u.Workload.InferenceX, p.Load.Concurrency, rng)
 	case ledger.ClientInferencePerf:
-		t, err = inferencePerf(u.Workload.InferencePerf, p.Load.Rate, p.Load.DurationS)
+		t, err = inferencePerf(u.Workload.InferencePerf, u.Workload.Seed, p.Load.Rate, p.Load.DurationS)
 	default:
 		return Trace{}, fmt.Errorf("unit %s: no request generator for client %q", u.ID, u.Workload.Client)
 	}
@@ -138,26 +142,38 @@ func inferenceX(w *ledger.InferenceXWorkload, c int, rng *rand.Rand) (Trace, err
 }
 
 // inferencePerf: a constant load sends rate·duration requests evenly spaced
-// at 1/rate s. The shared_prefix data set has G system prompts of
-// system_prompt_len tokens, each with U users asking question_len-token
-// questions; requests cycle through the G·U users, so users of one group share
-// their system prompt as a prefix. With ignore_eos every answer is output_len
-// tokens.
-func inferencePerf(w *ledger.InferencePerfWorkload, rate, duration float64) (Trace, error) {
+// at 1/rate s. The shared_prefix data set of the client version that ran
+// (docs/HARNESS.md, "Replay") builds G·U fixed prompts once per run (G
+// groups of U prompts; a group's prompts start with one system prompt of
+// system_prompt_len tokens, each then has its own question_len-token
+// question), shuffles them and cycles through them: request k sends prompt
+// order[k mod G·U], so every full prompt repeats every G·U requests and a
+// prefix cache sees it again. The client's shuffle was not seeded; the
+// replay draws one order per unit from the unit's seed (the same for every
+// stage of the run, as the one client was). With ignore_eos every answer is
+// output_len tokens.
+//
+// Each prompt is its own prefix group whose prefix is the whole prompt, so
+// the simulator gives every repeat the same tokens (BLIS draws a prefix
+// group's tokens once and the rest of a prompt afresh per request).
+func inferencePerf(w *ledger.InferencePerfWorkload, seed uint64, rate, duration float64) (Trace, error) {
 	if w == nil || !(rate > 0) || !(duration > 0) {
 		return Trace{}, fmt.Errorf("inference-perf point needs a workload, a positive rate and duration")
 	}
 	n := int(math.Round(rate * duration))
-	users := w.NumUniqueSystemPrompts * w.NumUsersPerSystemPrompt
+	order := PromptOrder(w, seed)
+	if len(order) == 0 {
+		return Trace{}, fmt.Errorf("inference-perf point needs at least one group and one prompt per group")
+	}
+	prompt := w.SystemPromptLen + w.QuestionLen
 	t := Trace{}
 	var last int64
 	for k := 0; k < n; k++ {
-		u := k % users
-		g := u / w.NumUsersPerSystemPrompt
+		p := order[k%len(order)]
 		arr := int64(math.Round(float64(k) / rate * 1e6))
 		t.Requests = append(t.Requests, Request{
-			ID: k, PrefixGroup: "sys" + strconv.Itoa(g), PrefixLength: w.SystemPromptLen,
-			InputTokens: w.SystemPromptLen + w.QuestionLen, OutputTokens: w.OutputLen, ArrivalUs: arr,
+			ID: k, PrefixGroup: PromptID(w, p), PrefixLength: prompt,
+			InputTokens: prompt, OutputTokens: w.OutputLen, ArrivalUs: arr,
 		})
 		last = arr
 	}
@@ -165,11 +181,43 @@ func inferencePerf(w *ledger.InferencePerfWorkload, rate, duration float64) (Tra
 	return t, nil
 }
 
+// PromptOrder is the order in which an inference-perf unit's client cycles
+// through its G·U prompts (prompt p is prompt p mod U of group p / U): a
+// permutation drawn from the unit's seed alone, so every stage of a run
+// sends the prompts in the same order.
+func PromptOrder(w *ledger.InferencePerfWorkload, seed uint64) []int {
+	n := w.NumUniqueSystemPrompts * w.NumUsersPerSystemPrompt
+	if n <= 0 {
+		return nil
+	}
+	return rand.New(rand.NewPCG(seed, promptOrderStream)).Perm(n)
+}
+
+// promptOrderStream separates the prompt order's random stream from the
+// per-point streams of the lengths.
+const promptOrderStream = 0x70726f6d70747321
+
+// PromptID names prompt p of an inference-perf unit: "g<group>-p<prompt>".
+func PromptID(w *ledger.InferencePerfWorkload, p int) string {
+	u := w.NumUsersPerSystemPrompt
+	return "g" + strconv.Itoa(p/u) + "-p" + strconv.Itoa(p%u)
+}
+
 // traceColumns are the 27 positional columns of a BLIS trace v2 data file.
 var traceColumns = []string{"request_id", "client_id", "tenant_id", "slo_class", "session_id", "round_index", "prefix_group", "prefix_length", "streaming", "input_tokens", "output_tokens", "text_tokens", "image_tokens", "audio_tokens", "video_tokens", "reason_ratio", "model", "deadline_us", "server_input_tokens", "arrival_time_us", "send_time_us", "first_chunk_time_us", "last_chunk_time_us", "num_chunks", "status", "error_message", "finish_reason"}
 
 // WriteTrace writes t as a BLIS trace v2: a header YAML and a data CSV.
+// BLIS reads a row's input_tokens as the tokens after the prefix and puts
+// the prefix group's prefix_length tokens in front of them (its TraceV2
+// contract: "InputTokens records the suffix-only count"), so a request's
+// row carries InputTokens − PrefixLength; a prefix longer than the prompt
+// is refused.
 func WriteTrace(t Trace, headerPath, dataPath string) error {
+	for _, r := range t.Requests {
+		if r.PrefixLength < 0 || r.PrefixLength > r.InputTokens || (r.PrefixLength > 0 && r.PrefixGroup == "") {
+			return fmt.Errorf("request %d: prefix of %d tokens (group %q) does not fit its %d-token prompt", r.ID, r.PrefixLength, r.PrefixGroup, r.InputTokens)
+		}
+	}
 	header := "trace_version: 2\ntime_unit: microseconds\nmode: generated\nwarm_up_requests: 0\n"
 	if err := os.WriteFile(headerPath, []byte(header), 0o644); err != nil {
 		return err
@@ -190,7 +238,7 @@ func WriteTrace(t Trace, headerPath, dataPath string) error {
 		// BLIS parses round_index as an integer on every row: open-loop rows
 		// carry 0.
 		round := strconv.Itoa(r.Round)
-		in, out := strconv.Itoa(r.InputTokens), strconv.Itoa(r.OutputTokens)
+		in, out := strconv.Itoa(r.InputTokens-r.PrefixLength), strconv.Itoa(r.OutputTokens)
 		fields := []string{
 			strconv.Itoa(r.ID), "client0", "", "", r.Session, round, r.PrefixGroup, strconv.Itoa(r.PrefixLength), "true",
 			in, out, in, "0", "0", "0", "0", "", "0", "0", strconv.FormatInt(r.ArrivalUs, 10), "0", "0", "0", "0", "", "", "",

@@ -2,8 +2,11 @@
 // tests. It honours the part of BLIS's command-line contract the harness
 // uses, with a simple deterministic latency model:
 //
-//   - `replay` with a trace v2 header and CSV, closed-loop sessions, engine
-//     flags, and --metrics-path or --results-path;
+//   - `replay` with a trace v2 header and CSV (input_tokens read as BLIS
+//     does: the tokens after the prefix, prefix_length added on top for a
+//     request of a prefix group), closed-loop sessions, engine flags, and
+//     --metrics-path or --results-path (each request's prefill count:
+//     num_prefill_tokens, input_tokens);
 //   - `run` with a distribution workload from its flags (--rate: constant
 //     arrivals; --concurrency: closed loop; Gaussian --prompt-tokens and
 //     --output-tokens), or a --workload-spec of one rate client (constant or
@@ -605,7 +608,13 @@ func readTrace(path string) []req {
 			fatal("trace data line %d: streaming is empty", line)
 		}
 		arr, _ := strconv.ParseInt(c[19], 10, 64)
-		out = append(out, req{id: atoi(c[0]), session: c[4], round: atoi(c[5]), input: atoi(c[9]), output: atoi(c[10]), arrivalUs: arr})
+		// Like BLIS, input_tokens is the part after the prefix: a request of
+		// a prefix group prefills the group's prefix_length tokens on top.
+		input := atoi(c[9])
+		if prefix := atoi(c[7]); c[6] != "" && prefix > 0 {
+			input += prefix
+		}
+		out = append(out, req{id: atoi(c[0]), session: c[4], round: atoi(c[5]), input: input, output: atoi(c[10]), arrivalUs: arr})
 	}
 	return out
 }
