@@ -262,6 +262,7 @@ func runFiles(t *testing.T, edit func(*report.Summary)) (summaryJSON, pointsJSON
 		Harness:   report.Harness{Commit: strings.Repeat("a", 40), Source: report.HarnessCheckout, Version: "v1.1.0"},
 		Simulator: report.Simulator{Repo: "https://github.com/inference-sim/inference-sim", Ref: "v0.7.15", Commit: strings.Repeat("b", 40), Tag: "v0.7.15", Release: true, BuiltByHarness: true, Driver: "replay"},
 		Ledger:    report.DataVersion{Name: "ledger", Version: "v1.0.0", Digest: "sha256:" + strings.Repeat("c", 64), Release: true},
+		Selection: &report.Selection{All: true, Units: []string{}},
 	}
 	var points []report.Point
 	for i, m := range []float64{100, 150, 200} {

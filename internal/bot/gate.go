@@ -23,8 +23,9 @@ type HarnessCheck struct {
 // may. Published figures must be regenerable from releases: the label is
 // not experimental (and the provenance agrees), the harness commit was read
 // from a checkout — or, by assertion, is reachable from the harness's main
-// and named by a release — the summary covers the whole corpus, and its
-// coverage balances.
+// and named by a release — the summary covers the whole corpus (not a
+// shard, and a selection of every unit: a --units run is refused, naming
+// its patterns), and its coverage balances.
 func Gate(s report.Summary, h HarnessCheck) []string { return gate(s, h, true) }
 
 // GateExperimental is Gate without its release requirement (a release
@@ -72,6 +73,13 @@ func gate(s report.Summary, h HarnessCheck, release bool) []string {
 	}
 	if s.Shard != nil {
 		reasons = append(reasons, fmt.Sprintf("summary covers shard %d/%d only", s.Shard.Index, s.Shard.Count))
+	}
+	if sel := s.Provenance.Selection; !sel.Whole() {
+		if sel == nil {
+			reasons = append(reasons, "summary does not record which units it scored (written before selections were recorded), so it is not known to cover the whole corpus")
+		} else {
+			reasons = append(reasons, fmt.Sprintf("summary covers %s, not the whole corpus", sel))
+		}
 	}
 	c := s.Coverage
 	if !c.Balanced() {

@@ -36,6 +36,14 @@ func TestGate(t *testing.T) {
 			check: HarnessCheck{ReachableFromMain: true}, want: []string{"no release names it"}},
 		{name: "unknown source", edit: func(s *report.Summary) { s.Provenance.Harness.Source = "copy" }, want: []string{`source "copy"`}},
 		{name: "shard", edit: func(s *report.Summary) { s.Shard = &report.Shard{Index: 1, Count: 2} }, want: []string{"shard 1/2"}},
+		{name: "units", edit: func(s *report.Summary) {
+			s.Provenance.Selection = &report.Selection{Units: []string{"inferencex/gpt-oss-120b/h100", "inference-perf"}}
+		}, want: []string{"summary covers units inferencex/gpt-oss-120b/h100, inference-perf, not the whole corpus"}},
+		{name: "units matching every unit", edit: func(s *report.Summary) {
+			s.Provenance.Selection = &report.Selection{All: true, Units: []string{"inferencex", "inference-perf"}}
+		}},
+		{name: "selection not recorded", edit: func(s *report.Summary) { s.Provenance.Selection = nil },
+			want: []string{"does not record which units it scored"}},
 		{name: "unbalanced", edit: func(s *report.Summary) { s.Coverage.CorpusPoints++ }, want: []string{"coverage does not balance"}},
 		{name: "nothing scored", edit: func(s *report.Summary) {
 			s.Coverage = report.Coverage{CorpusPoints: 1, NotScored: 1, NotScoredByReason: map[string]int{"timeout": 1}}

@@ -42,6 +42,7 @@ func releaseRun(t *testing.T, simTag, ledgerVersion string) (report.Summary, []r
 		Harness:   report.Harness{Commit: harnessCommit, Source: report.HarnessCheckout, Version: "v1.1.0"},
 		Simulator: report.Simulator{Repo: "https://github.com/inference-sim/inference-sim", Ref: simTag, Commit: simCommit, Tag: simTag, Release: true, BuiltByHarness: true, Driver: "replay"},
 		Ledger:    report.DataVersion{Name: "ledger", Version: ledgerVersion, Digest: "sha256:" + strings.Repeat("c", 64), Release: true},
+		Selection: &report.Selection{All: true, Units: []string{}},
 	}
 	var points []report.Point
 	for i, m := range []float64{100, 120, 150, 200} {

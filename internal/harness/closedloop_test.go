@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -130,6 +131,9 @@ func TestTheClosedLoopDriversDrawDifferentRequests(t *testing.T) {
 		res, err := Score(context.Background(), o)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if sel := res.Summary.Provenance.Selection; sel == nil || sel.All || !slices.Equal(sel.Units, o.Units) {
+			t.Errorf("selection = %+v, want the --units patterns %v, not all", sel, o.Units)
 		}
 		preds[d] = pointsByID(res.Points)
 	}

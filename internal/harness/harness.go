@@ -199,6 +199,7 @@ func Score(ctx context.Context, o Options) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("score: %w", err)
 	}
+	prov.Selection = &report.Selection{All: len(units) == len(o.Ledger.Units), Units: append([]string{}, o.Units...)}
 	sum, err := report.Summarize(points, prov, o.Shard)
 	if err != nil {
 		return nil, fmt.Errorf("score: %w", err)
@@ -225,6 +226,18 @@ func prebuilt(bin, dataDir string) (*Build, error) {
 		dataDir = filepath.Dir(abs)
 	}
 	return &Build{Binary: abs, DataDir: dataDir, BuiltByHarness: false}, nil
+}
+
+// Source is the data source of u's points (report.SourceInferenceX,
+// report.SourceInferencePerf), named by the client that measured them.
+func Source(u *ledger.Unit) string {
+	switch u.Workload.Client {
+	case ledger.ClientInferenceX:
+		return report.SourceInferenceX
+	case ledger.ClientInferencePerf:
+		return report.SourceInferencePerf
+	}
+	return u.Workload.Client
 }
 
 // SelectUnits keeps the units matching any selector: an exact id, a glob
@@ -363,8 +376,11 @@ func toPoint(u *ledger.Unit, i int, oc Outcome) report.Point {
 	rp.Driver = oc.Driver
 	rp.NotPassed = oc.NotPassed
 	rp.ReplayDigest, rp.ReusedFrom = oc.ReplayDigest, oc.ReusedFrom
+	rp.Source = Source(u)
 	if oc.Predicted != nil {
 		rp.Scored, rp.Predicted = true, oc.Predicted
+		rp.CompletionRate = oc.CompletionRate
+		rp.Saturated = report.IsSaturated(p.Load.Rate, oc.CompletionRate)
 		return rp
 	}
 	rp.Reason, rp.Detail = oc.Reason, oc.Detail

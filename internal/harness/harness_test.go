@@ -146,6 +146,27 @@ func TestScoreWithMetricsDriver(t *testing.T) {
 		}
 	}
 
+	// Rate points keep up on the stand-in (its latency does not grow with
+	// the rate): they complete at the offered rate and are not saturated;
+	// closed-loop points have no completion rate. Every point names its source.
+	for _, p := range res.Points {
+		want := report.SourceInferenceX
+		if p.Load.Rate > 0 {
+			want = report.SourceInferencePerf
+			if p.Scored && (math.Abs(p.CompletionRate-p.Load.Rate) > 0.01*p.Load.Rate || p.Saturated) {
+				t.Errorf("%s: completion rate %v at %v offered, saturated %v", p.ID, p.CompletionRate, p.Load.Rate, p.Saturated)
+			}
+		} else if p.CompletionRate != 0 || p.Saturated {
+			t.Errorf("closed-loop %s: completion rate %v, saturated %v", p.ID, p.CompletionRate, p.Saturated)
+		}
+		if p.Source != want {
+			t.Errorf("%s: source %q, want %q", p.ID, p.Source, want)
+		}
+	}
+	if sel := s.Provenance.Selection; sel == nil || !sel.All || len(sel.Units) != 0 {
+		t.Errorf("selection = %+v, want all units, no patterns", sel)
+	}
+
 	// Tiers: the A100 sweep's max_num_seqs is assumed, so it is only in tier all.
 	if s.Tiers.All["ttft"].N != 8 || s.Tiers.MeasuredResolved["ttft"].N != 5 {
 		t.Errorf("tier n: all %d, measured_resolved %d; want 8 and 5", s.Tiers.All["ttft"].N, s.Tiers.MeasuredResolved["ttft"].N)

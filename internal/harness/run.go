@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -86,6 +87,9 @@ type Outcome struct {
 	// ReusedFrom names the earlier run whose prediction was taken for this
 	// digest ("" when the point was simulated here).
 	ReusedFrom string
+	// CompletionRate is, for a scored rate point, the rate at which its
+	// simulated requests completed (CompletionRate); 0 otherwise.
+	CompletionRate float64
 }
 
 func notScored(reason, format string, args ...any) Outcome {
@@ -167,7 +171,7 @@ func (r *Runner) runWith(ctx context.Context, driver string, u *ledger.Unit, i i
 		return notScored(ReasonRunError, "harness: %v", err)
 	}
 	if p, ok := r.Reuse.lookup(digest); ok {
-		return Outcome{Predicted: p.Predicted, ReplayDigest: digest, ReusedFrom: r.Reuse.From}
+		return Outcome{Predicted: p.Predicted, CompletionRate: p.CompletionRate, ReplayDigest: digest, ReusedFrom: r.Reuse.From}
 	}
 	oc := r.simulate(ctx, driver, args, out, trace)
 	oc.ReplayDigest = digest
@@ -221,7 +225,30 @@ func (r *Runner) simulate(ctx context.Context, driver string, args []string, out
 	if !valid {
 		return notScored(ReasonBadPrediction, "predicted %s", strings.Join(figures, ", "))
 	}
-	return Outcome{Predicted: pred}
+	oc := Outcome{Predicted: pred}
+	if !trace.ClosedLoop {
+		oc.CompletionRate = CompletionRate(rows)
+	}
+	return oc
+}
+
+// CompletionRate is the rate (req/s) at which an open-loop run's requests
+// completed: the completions after the first over the time from the first
+// completion to the last. A server that keeps up completes at the offered
+// rate, whatever its latency; one that falls behind completes at its own
+// capacity. 0 when fewer than two requests completed at distinct times.
+func CompletionRate(rows []row) float64 {
+	if len(rows) < 2 {
+		return 0
+	}
+	first, last := math.Inf(1), math.Inf(-1)
+	for _, r := range rows {
+		first, last = math.Min(first, r.doneMs), math.Max(last, r.doneMs)
+	}
+	if !(last > first) {
+		return 0
+	}
+	return float64(len(rows)-1) / ((last - first) / 1000)
 }
 
 // Command writes the input files of point i (trace t) for driver into dir
@@ -413,7 +440,8 @@ func rowsFromMetrics(raw []byte, t Trace) ([]row, error) {
 		if err := checkPrefill(t, k, q.Prefill); err != nil {
 			return nil, err
 		}
-		rows = append(rows, row{warmup: t.Requests[k].Warmup, ttft: *q.TTFTMs, e2e: *q.E2EMs, out: *q.Decode})
+		rows = append(rows, row{warmup: t.Requests[k].Warmup, ttft: *q.TTFTMs, e2e: *q.E2EMs, out: *q.Decode,
+			doneMs: float64(t.Requests[k].ArrivalUs)/1000 + *q.E2EMs})
 	}
 	if len(rows) != want {
 		return nil, &incompleteError{fmt.Sprintf("metrics output lists %d of %d requests", len(rows), want)}
@@ -456,7 +484,8 @@ func rowsFromResults(raw []byte, t Trace) ([]row, error) {
 		if err := checkPrefill(t, k, q.Input); err != nil {
 			return nil, err
 		}
-		rows = append(rows, row{warmup: t.Requests[k].Warmup, ttft: *q.TTFTUs / 1000, e2e: *q.E2EUs / 1000, out: *q.Output})
+		rows = append(rows, row{warmup: t.Requests[k].Warmup, ttft: *q.TTFTUs / 1000, e2e: *q.E2EUs / 1000, out: *q.Output,
+			doneMs: float64(t.Requests[k].ArrivalUs)/1000 + *q.E2EUs/1000})
 	}
 	if len(rows) != want {
 		return nil, &incompleteError{fmt.Sprintf("completed %d of %d requests", len(rows), want)}
@@ -468,6 +497,9 @@ type row struct {
 	warmup    bool
 	ttft, e2e float64
 	out       int
+	// doneMs is when an open-loop request completed: its arrival in the
+	// trace plus its end-to-end latency (ms).
+	doneMs float64
 }
 
 // clientFigures computes every metric of internal/metric from the rows the

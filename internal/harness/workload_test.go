@@ -2,6 +2,7 @@ package harness
 
 import (
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -223,5 +224,26 @@ func TestPrefillMustBeThePrompt(t *testing.T) {
 		if !errors.As(err, &pm) || !strings.Contains(err.Error(), "prefilled 1094 tokens for request 1, whose prompt is 547") {
 			t.Errorf("%s: prefill 1094 of a 547-token prompt: err = %v, want a prompt mismatch naming request 1", name, err)
 		}
+	}
+}
+
+// TestCompletionRate: requests completing every 1/r s complete at r
+// whatever their latency; a server that falls behind completes at its own
+// pace.
+func TestCompletionRate(t *testing.T) {
+	t.Parallel()
+	keepsUp, behind := []row{}, []row{}
+	for k := 0; k < 200; k++ {
+		keepsUp = append(keepsUp, row{doneMs: float64(k)*50 + 3000}) // 20/s, 3 s latency
+		behind = append(behind, row{doneMs: float64(k) * 62.5})      // 16/s
+	}
+	if got := CompletionRate(keepsUp); math.Abs(got-20) > 1e-9 {
+		t.Errorf("keeping up at 20/s: %v", got)
+	}
+	if got := CompletionRate(behind); math.Abs(got-16) > 1e-9 {
+		t.Errorf("falling behind at 16/s: %v", got)
+	}
+	if got := CompletionRate(keepsUp[:1]); got != 0 {
+		t.Errorf("one request: %v, want 0", got)
 	}
 }

@@ -67,6 +67,8 @@ func CompareMarkdown(c Comparison) string {
 	if c.Base != nil {
 		writeVerdict(&b, c.Comparison)
 	}
+	base, head := c.names()
+	writeSaturated(&b, c, base, head)
 	for _, a := range c.Alerts {
 		fmt.Fprintf(&b, "> [!CAUTION]\n> %s\n\n", Cell(a))
 	}
@@ -77,7 +79,6 @@ func CompareMarkdown(c Comparison) string {
 		writeHeadTable(&b, c)
 	}
 	writeCoverage(&b, c)
-	base, head := c.names()
 	if len(c.Groups) > 0 {
 		fmt.Fprintf(&b, "<details><summary>By model × hardware (common points)</summary>\n\n")
 		fmt.Fprintf(&b, "| Model | Hardware | Metric | %s MAPE | %s MAPE | Δ MAPE | Common points |\n|---|---|---|---:|---:|---:|---:|\n", base, head)
@@ -91,18 +92,52 @@ func CompareMarkdown(c Comparison) string {
 		b.WriteString("<details><summary>Points whose error moved most</summary>\n\n")
 		fmt.Fprintf(&b, "| Point | Metric | %s APE | %s APE | Δ |\n|---|---|---:|---:|---:|\n", base, head)
 		for _, m := range c.Movers {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", Cell(m.ID), metricShort(m.Metric),
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", Cell(m.ID)+c.saturatedIn(m.ID, base, head), metricShort(m.Metric),
 				Pct(&m.BaseAPE), Pct(&m.HeadAPE), pp(ptr(m.HeadAPE-m.BaseAPE)))
 		}
 		b.WriteString("\n</details>\n\n")
 	}
-	writeOneSided(&b, c.OnlyHead, head, base)
-	writeOneSided(&b, c.OnlyBase, base, head)
+	writeOneSided(&b, c.OnlyHead, head, base, c)
+	writeOneSided(&b, c.OnlyBase, base, head, c)
 	for _, n := range c.Notes {
 		fmt.Fprintf(&b, "%s\n\n", Cell(n))
 	}
 	writeFooter(&b, c)
 	return b.String()
+}
+
+// saturatedIn marks a point id that either run lists saturated: " **saturated**
+// (head)", "(base)" or "(both)"; "" otherwise.
+func (c Comparison) saturatedIn(id, base, head string) string {
+	inHead := c.Head.IsSaturated(id)
+	inBase := c.Base != nil && c.Base.IsSaturated(id)
+	switch {
+	case inHead && inBase:
+		return " " + saturatedMark + " (both)"
+	case inHead:
+		return " " + saturatedMark + " (" + head + ")"
+	case inBase:
+		return " " + saturatedMark + " (" + base + ")"
+	}
+	return ""
+}
+
+// writeSaturated says, for each run with saturated points, how much of its
+// headline MAPE they contribute (SaturatedNote over its headline tier).
+func writeSaturated(b *strings.Builder, c Comparison, base, head string) {
+	runs := []struct {
+		name string
+		s    *report.Summary
+	}{{head, &c.Head}, {base, c.Base}}
+	for _, r := range runs {
+		if r.s == nil {
+			continue
+		}
+		tier, t, _ := report.Headline(r.s.Tiers)
+		if note := SaturatedNote(t); note != "" {
+			fmt.Fprintf(b, "%s, tier %s: %s\n\n", r.name, tierName(tier), note)
+		}
+	}
 }
 
 // names are the column names of the two runs: Base and Head unless named.
@@ -119,7 +154,8 @@ func (c Comparison) names() (base, head string) {
 
 // writeOneSided lists the points scoredBy scored and other did not, at most
 // MaxOneSided, with other's reason.
-func writeOneSided(b *strings.Builder, points []report.OneSided, scoredBy, other string) {
+func writeOneSided(b *strings.Builder, points []report.OneSided, scoredBy, other string, c Comparison) {
+	base, head := c.names()
 	if len(points) == 0 {
 		return
 	}
@@ -129,7 +165,7 @@ func writeOneSided(b *strings.Builder, points []report.OneSided, scoredBy, other
 			fmt.Fprintf(b, "| … %d more | |\n", len(points)-MaxOneSided)
 			break
 		}
-		fmt.Fprintf(b, "| %s | %s |\n", Cell(p.ID), Cell(p.Reason))
+		fmt.Fprintf(b, "| %s | %s |\n", Cell(p.ID)+c.saturatedIn(p.ID, base, head), Cell(p.Reason))
 	}
 	b.WriteString("\n</details>\n\n")
 }

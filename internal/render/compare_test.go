@@ -165,3 +165,29 @@ func TestRatioAndCount(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareMarksSaturated: the comment says how much of the head's
+// headline MAPE its saturated points contribute, and marks a saturated
+// point in the per-point tables with the run that saturated.
+func TestCompareMarksSaturated(t *testing.T) {
+	t.Parallel()
+	c := compareFixture()
+	m := c.Head.Tiers.MeasuredResolved["ttft"]
+	m.SaturatedN, m.SaturatedPP = 1, fp(12.5)
+	c.Head.Tiers.MeasuredResolved["ttft"] = m
+	c.Head.SaturatedPoints = []report.SaturatedPoint{{Point: "unit-a@c=2", Offered: 20, CompletionRate: 16}}
+	c.OnlyHead = []report.OneSided{{ID: "unit-a@c=2", Reason: "timeout"}}
+	md := CompareMarkdown(c)
+	for _, want := range []string{
+		"Head, tier measured + resolved: **1 saturated point** (the simulator fell more than 5 % behind the offered rate) contributes 12.5 pp of the TTFT MAPE (20.0% over 8 points).",
+		"| unit-a@c=2 **saturated** (Head) | TTFT |",
+		"| unit-a@c=2 **saturated** (Head) | timeout |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("comparison lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(CompareMarkdown(compareFixture()), "saturated") {
+		t.Error("a comparison without saturated points mentions them")
+	}
+}

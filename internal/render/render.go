@@ -35,36 +35,45 @@ func Summary(s report.Summary) string {
 	if fellBack {
 		b.WriteString("Tier `measured_resolved` has no scored point, so this table falls back to tier `all`, which includes points whose engine settings had to be assumed.\n\n")
 	}
-	writeMetricTable(&b, tier, metric.Headline())
+	writeMetricTable(&b, tier, metric.Headline(), s)
+	if note := SaturatedNote(tier); note != "" {
+		fmt.Fprintf(&b, "\n%s\n", note)
+	}
 	if !fellBack {
 		var parts []string
 		for _, d := range metric.Headline() {
 			m, _ := s.Tiers.All.Of(d)
 			parts = append(parts, fmt.Sprintf("%s MAPE %s, shape %s over %d points", d.Short, Pct(m.MAPE), Pct(m.Shape), m.N))
 		}
-		fmt.Fprintf(&b, "\nTier `all` (every scored point): %s.\n", strings.Join(parts, "; "))
+		fmt.Fprintf(&b, "\nTier `all` (every scored point): %s.", strings.Join(parts, "; "))
+		if note := SaturatedNote(s.Tiers.All); note != "" {
+			b.WriteString(" " + note)
+		}
+		b.WriteString("\n")
 	}
 
+	if len(s.Sources) > 0 {
+		fmt.Fprintf(&b, "\n### By source (tier `%s`)\n\n", tierName)
+		rows := make([]groupRow, len(s.Sources))
+		for i, g := range s.Sources {
+			rows[i] = groupRow{cells: []string{Cell(g.Source)}, tiers: g.Tiers, maxLoads: g.MaxSweepLoads}
+		}
+		writeGroupTable(&b, textColumns("Source"), rows, tierName, twoRateSources(s))
+	}
 	if len(s.Groups) > 0 {
 		fmt.Fprintf(&b, "\n### By model × hardware (tier `%s`)\n\n", tierName)
-		b.WriteString(tableHead(slices.Concat(textColumns("Model", "Hardware"), headlineColumns("%[1]s MAPE", "%[1]s shape", "%[1]s bias"),
-			[]column{{name: "Points", figures: true}})))
-		for _, g := range s.Groups {
-			t := g.Tiers.Of(tierName)
-			fmt.Fprintf(&b, "| %s | %s |", Cell(g.Model), Cell(g.Hardware))
-			for _, d := range metric.Headline() {
-				m, _ := t.Of(d)
-				fmt.Fprintf(&b, " %s | %s | %s |", Pct(m.MAPE), Pct(m.Shape), SignedPct(m.Bias))
-			}
-			first, _ := t.Of(metric.Headline()[0])
-			fmt.Fprintf(&b, " %d |\n", first.N)
+		rows := make([]groupRow, len(s.Groups))
+		for i, g := range s.Groups {
+			rows[i] = groupRow{cells: []string{Cell(g.Model), Cell(g.Hardware)}, tiers: g.Tiers, maxLoads: g.MaxSweepLoads}
 		}
+		writeGroupTable(&b, textColumns("Model", "Hardware"), rows, tierName, twoRateSources(s))
 	}
+	writeSaturatedPoints(&b, s.SaturatedPoints)
 
 	if secondary := present(tier, metric.Secondary()); len(secondary) > 0 {
 		fmt.Fprintf(&b, "\n### Secondary metrics (tier `%s`)\n\n", tierName)
 		b.WriteString("Not part of the headline. Each is scored over the points whose measurement has it; the prediction is the benchmark client's own computation over the simulator's requests (docs/SCORING.md).\n\n")
-		writeMetricTable(&b, tier, secondary)
+		writeMetricTable(&b, tier, secondary, s)
 	}
 
 	b.WriteString("\n")
@@ -74,13 +83,128 @@ func Summary(s report.Summary) string {
 	return b.String()
 }
 
-// writeMetricTable writes one row per metric of defs from tier t.
-func writeMetricTable(b *strings.Builder, t report.TierScores, defs []metric.Def) {
+// writeMetricTable writes one row per metric of defs from tier t; a worst
+// point s lists saturated is marked so.
+func writeMetricTable(b *strings.Builder, t report.TierScores, defs []metric.Def, s report.Summary) {
 	b.WriteString("| Metric | MAPE | Shape | Bias | Median APE | Worst point | Points (shape) |\n")
 	b.WriteString("|---|---:|---:|---:|---:|---|---:|\n")
 	for _, d := range defs {
 		m, _ := t.Of(d)
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %d (%d) |\n", d.Name, Pct(m.MAPE), Pct(m.Shape), SignedPct(m.Bias), Pct(m.MedianAPE), worst(m.Worst), m.N, m.ShapeN)
+		w := worst(m.Worst)
+		if m.Worst != nil && s.IsSaturated(m.Worst.Point) {
+			w += " " + saturatedMark
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %d (%d) |\n", d.Name, Pct(m.MAPE), Pct(m.Shape), SignedPct(m.Bias), Pct(m.MedianAPE), w, m.N, m.ShapeN)
+	}
+}
+
+// saturatedMark follows a point id in every table that lists points.
+const saturatedMark = "**saturated**"
+
+// SaturatedNote says how many of the headline metrics' points in t are
+// saturated and how much of each MAPE they contribute, e.g. "**1 saturated
+// point** (…) contributes 5580.3 pp of the TTFT MAPE (5608.0% over 46
+// points)"; "" when none is.
+func SaturatedNote(t report.TierScores) string {
+	var parts []string
+	most := 0
+	for _, d := range metric.Headline() {
+		m, _ := t.Of(d)
+		if m.SaturatedN == 0 || m.SaturatedPP == nil {
+			continue
+		}
+		most = max(most, m.SaturatedN)
+		parts = append(parts, fmt.Sprintf("%.1f pp of the %s MAPE (%s over %d points)", *m.SaturatedPP, d.Short, Pct(m.MAPE), m.N))
+	}
+	if most == 0 {
+		return ""
+	}
+	noun, verb := "points", "contribute"
+	if most == 1 {
+		noun, verb = "point", "contributes"
+	}
+	return fmt.Sprintf("**%d saturated %s** (the simulator fell more than %.0f %% behind the offered rate) %s %s.",
+		most, noun, report.SaturationShortfall*100, verb, strings.Join(parts, " and "))
+}
+
+// groupRow is one row of a by-source or by-model × hardware table.
+type groupRow struct {
+	cells    []string
+	tiers    report.Tiers
+	maxLoads int
+}
+
+// shapeNoLoads marks a shape that cannot exist: no sweep of the row has
+// report.ShapeMinLoads loads.
+const shapeNoLoads = "n/a†"
+
+// writeGroupTable writes the headline figures of tier tierName for each row,
+// with the note on shapes that cannot exist when a row has one.
+func writeGroupTable(b *strings.Builder, first []column, rows []groupRow, tierName, why string) {
+	b.WriteString(tableHead(slices.Concat(first, headlineColumns("%[1]s MAPE", "%[1]s shape", "%[1]s bias"),
+		[]column{{name: "Points", figures: true}, {name: "Saturated", figures: true}})))
+	fewLoads := 0
+	for _, g := range rows {
+		t := g.tiers.Of(tierName)
+		b.WriteString("|")
+		for _, c := range g.cells {
+			fmt.Fprintf(b, " %s |", c)
+		}
+		sat := 0
+		for _, d := range metric.Headline() {
+			m, _ := t.Of(d)
+			shape := Pct(m.Shape)
+			if m.Shape == nil && m.N > 0 && g.maxLoads > 0 && g.maxLoads < report.ShapeMinLoads {
+				shape, fewLoads = shapeNoLoads, max(fewLoads, g.maxLoads)
+			}
+			fmt.Fprintf(b, " %s | %s | %s |", Pct(m.MAPE), shape, SignedPct(m.Bias))
+			sat = max(sat, m.SaturatedN)
+		}
+		first, _ := t.Of(metric.Headline()[0])
+		fmt.Fprintf(b, " %d | %d |\n", first.N, sat)
+	}
+	if fewLoads > 0 {
+		fmt.Fprintf(b, "\n† Shape needs a sweep of at least %d scored loads (an anchor and two more); no sweep of the row has more than %d%s.\n",
+			report.ShapeMinLoads, fewLoads, why)
+	}
+}
+
+// twoRateSources names, for the shape note, the sources of s whose sweeps
+// have fewer loads than shape needs: ": each inference-perf run measured
+// two rates or fewer" ("" when none).
+func twoRateSources(s report.Summary) string {
+	var names []string
+	for _, g := range s.Sources {
+		if g.MaxSweepLoads > 0 && g.MaxSweepLoads < report.ShapeMinLoads {
+			names = append(names, Cell(g.Source))
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(": each %s run measured %d rates or fewer", strings.Join(names, " or "), report.ShapeMinLoads-1)
+}
+
+// writeSaturatedPoints lists the saturated points, one row each.
+func writeSaturatedPoints(b *strings.Builder, ps []report.SaturatedPoint) {
+	if len(ps) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n### Saturated points (every tier)\n\nA rate point is saturated when the simulator's requests completed more than %.0f %% slower than they were offered: its server fell behind and its queue grew for the whole stage. The measured server kept up, so the error is the simulator's and stays in the figures.\n\n", report.SaturationShortfall*100)
+	cols := slices.Concat(textColumns("Point"), []column{{name: "Offered (req/s)", figures: true}, {name: "Predicted completions (req/s)", figures: true}},
+		headlineColumns("%[1]s APE"))
+	b.WriteString(tableHead(cols))
+	for _, p := range ps {
+		fmt.Fprintf(b, "| %s %s | %g | %.2f |", Cell(p.Point), saturatedMark, p.Offered, p.CompletionRate)
+		for _, d := range metric.Headline() {
+			a, ok := p.APE[d.Key]
+			cell := "n/a"
+			if ok {
+				cell = Pct(&a)
+			}
+			fmt.Fprintf(b, " %s |", cell)
+		}
+		b.WriteString("\n")
 	}
 }
 
@@ -99,7 +223,7 @@ func present(t report.TierScores, defs []metric.Def) []metric.Def {
 // Coverage renders the coverage section: counts and reasons, most common first.
 func Coverage(c report.Coverage) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "### Coverage\n\n%d corpus points: %d scored, %d not scored.\n", c.CorpusPoints, c.Scored, c.NotScored)
+	fmt.Fprintf(&b, "### Coverage\n\n%d corpus points: %d scored (%d saturated), %d not scored.\n", c.CorpusPoints, c.Scored, c.Saturated, c.NotScored)
 	if len(c.NotScoredByReason) > 0 {
 		b.WriteString("\n| Not scored because | Points |\n|---|---:|\n")
 		for _, r := range notScoredReasons(c.NotScoredByReason) {

@@ -31,9 +31,20 @@ func sampleSummary(t *testing.T, tierOfAll string, release bool) report.Summary 
 		point("ix/gpt-oss/h100/tp4@c=8", "ix/gpt-oss/h100/tp4", "openai/gpt-oss-120b", "H100", 8, tierOfAll, 50, 52, ""),
 		point("ix/gpt-oss/h100/tp4@c=16", "ix/gpt-oss/h100/tp4", "openai/gpt-oss-120b", "H100", 16, tierOfAll, 70, 63, ""),
 		point("ix/gpt-oss/h200/tp4@c=4", "ix/gpt-oss/h200/tp4", "openai/gpt-oss-120b", "H200", 4, tierOfAll, 30, 0, "hardware-unknown-to-simulator"),
-		point("ip/evil|model@c=1", "ip/evil|model", "org/<b>evil</b>|@someone", "H100", 1, "assumed", 20, 30, ""),
-		point("ip/evil|model@c=2", "ip/evil|model", "org/<b>evil</b>|@someone", "H100", 2, "assumed", 20, 0, "simulator-run-error"),
+		point("ip/evil|model@rate=8", "ip/evil|model", "org/<b>evil</b>|@someone", "H100", 1, "assumed", 20, 30, ""),
+		point("ix/gpt-oss/h200/tp4@c=8", "ix/gpt-oss/h200/tp4", "openai/gpt-oss-120b", "H200", 8, tierOfAll, 30, 0, "simulator-run-error"),
+		// A rate point the simulator could not keep up with: saturated.
+		point("ip/evil|model@rate=20", "ip/evil|model", "org/<b>evil</b>|@someone", "H100", 0, "assumed", 20, 400, ""),
 	}
+	for k := range pts {
+		pts[k].Source = report.SourceInferenceX
+		if strings.HasPrefix(pts[k].Unit, "ip/") {
+			pts[k].Source = report.SourceInferencePerf
+		}
+	}
+	// inference-perf sweeps: two rates.
+	pts[4].Load, pts[6].Load = report.Load{Rate: 8}, report.Load{Rate: 20}
+	pts[6].CompletionRate, pts[6].Saturated = 16.25, true
 	prov := report.Provenance{
 		Harness:   report.Harness{Commit: strings.Repeat("a", 40), Source: report.HarnessCheckout, Version: "v1.0.0"},
 		Simulator: report.Simulator{Repo: "https://github.com/inference-sim/inference-sim", Ref: "v0.7.15", Commit: strings.Repeat("b", 40), Tag: "v0.7.15", Release: release, BuiltByHarness: true, Driver: "replay-metrics"},
@@ -49,7 +60,7 @@ func sampleSummary(t *testing.T, tierOfAll string, release bool) report.Summary 
 				pts[k].Driver = "run-closed-loop"
 			}
 		}
-		pts[4].Driver = "replay-results"
+		pts[4].Driver, pts[6].Driver = "replay-results", "replay-results"
 		prov.Simulator.Driver = "replay-results+run-closed-loop"
 	}
 	s, err := report.Summarize(pts, prov, nil)

@@ -8,7 +8,11 @@
 // metrics are the list of internal/metric.
 package report
 
-import "github.com/inference-sim/accuracy-dashboard/internal/metric"
+import (
+	"strings"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/metric"
+)
 
 // SchemaVersion is the version of summary.json and points.json written here.
 // Version 2 added the secondary metrics (internal/metric); version 1
@@ -49,10 +53,36 @@ type Summary struct {
 	Tiers Tiers `json:"tiers"`
 	// Groups holds the same figures by model × hardware, sorted by model then hardware.
 	Groups []Group `json:"groups"`
+	// Sources holds the same figures by data source (Point.Source), sorted
+	// by source; absent in summaries written before sources were recorded.
+	Sources []SourceGroup `json:"sources,omitempty"`
 	// ShapeDefinition states which shape definition the figures use.
 	ShapeDefinition string `json:"shape_definition"`
 	// Shard is set when this summary covers one slice of the corpus.
 	Shard *Shard `json:"shard,omitempty"`
+	// SaturatedPoints lists the saturated points (Point.Saturated), in
+	// points.json order, so that every table of the summary can mark them.
+	SaturatedPoints []SaturatedPoint `json:"saturated_points,omitempty"`
+}
+
+// SaturatedPoint is one saturated point: its offered and predicted
+// completion rates (req/s) and its absolute percentage error per metric key
+// where it has one.
+type SaturatedPoint struct {
+	Point          string             `json:"point"`
+	Offered        float64            `json:"offered"`
+	CompletionRate float64            `json:"completion_rate"`
+	APE            map[string]float64 `json:"ape"`
+}
+
+// IsSaturated reports whether the point with this id is listed saturated.
+func (s Summary) IsSaturated(id string) bool {
+	for _, p := range s.SaturatedPoints {
+		if p.Point == id {
+			return true
+		}
+	}
+	return false
 }
 
 // Shard is slice Index (1-based) of Count.
@@ -81,6 +111,39 @@ type Provenance struct {
 	// build could not take (no flag for it), each with why; such data is
 	// not recorded as Catalog or Registry.
 	NotPassed []string `json:"not_passed,omitempty"`
+	// Selection is which part of the ledger the run scored; nil in
+	// summaries written before selections were recorded.
+	Selection *Selection `json:"selection,omitempty"`
+}
+
+// Selection is the part of the ledger a run scored: every unit (All), or
+// the units the --units patterns matched. Shards of one run share it.
+type Selection struct {
+	// All is true when the run scored every unit of the ledger (no
+	// --units, or patterns that matched every unit).
+	All bool `json:"all"`
+	// Units are the --units patterns as given (empty when none were).
+	Units []string `json:"units"`
+}
+
+// Whole reports whether a selection is known to cover the whole ledger (a
+// nil selection is not: the summary does not say).
+func (s *Selection) Whole() bool { return s != nil && s.All }
+
+// String says what the selection is: "the whole corpus", "units a, b
+// (the whole corpus)" or "units a, b".
+func (s *Selection) String() string {
+	switch {
+	case s == nil:
+		return "an unrecorded selection"
+	case len(s.Units) == 0 && s.All:
+		return "the whole corpus"
+	case s.All:
+		return "units " + strings.Join(s.Units, ", ") + " (the whole corpus)"
+	case len(s.Units) == 0:
+		return "a part of the corpus"
+	}
+	return "units " + strings.Join(s.Units, ", ")
 }
 
 // How the harness commit is known.
@@ -142,6 +205,9 @@ type Coverage struct {
 	// earlier run by replay digest (reused_from); the other scored points
 	// were simulated in this run.
 	Reused int `json:"reused,omitempty"`
+	// Saturated counts the scored points whose prediction is saturated
+	// (Point.Saturated).
+	Saturated int `json:"saturated,omitempty"`
 }
 
 // Balanced reports whether every point is scored or not scored, once.
@@ -214,6 +280,11 @@ type Metric struct {
 	// Shape is the mean normalized-curve error over ShapeN non-anchor points.
 	Shape  *float64 `json:"shape"`
 	ShapeN int      `json:"shape_n"`
+	// SaturatedN is how many of the N points are saturated (Point.Saturated)
+	// and SaturatedPP how many percentage points of MAPE they contribute:
+	// the sum of their APEs over N (nil when SaturatedN is 0).
+	SaturatedN  int      `json:"saturated_n,omitempty"`
+	SaturatedPP *float64 `json:"saturated_pp,omitempty"`
 }
 
 // Worst names the worst point of a population.
@@ -227,6 +298,41 @@ type Group struct {
 	Model    string `json:"model"`
 	Hardware string `json:"hardware"`
 	Tiers    Tiers  `json:"tiers"`
+	// MaxSweepLoads is the most loads any sweep (unit) of the group has in
+	// the corpus, scored or not: below ShapeMinLoads, shape cannot exist.
+	MaxSweepLoads int `json:"max_sweep_loads,omitempty"`
+}
+
+// SourceGroup is the figures of the points of one data source.
+type SourceGroup struct {
+	Source        string `json:"source"`
+	Tiers         Tiers  `json:"tiers"`
+	MaxSweepLoads int    `json:"max_sweep_loads,omitempty"`
+}
+
+// ShapeMinLoads is how many scored loads a sweep needs for shape: its
+// anchor and two more (docs/SCORING.md#shape).
+const ShapeMinLoads = 3
+
+// Data sources of the corpus (Point.Source), named as their projects name
+// themselves.
+const (
+	SourceInferenceX    = "InferenceX"
+	SourceInferencePerf = "inference-perf"
+)
+
+// SaturationShortfall is how far a rate point's predicted completion rate
+// may fall short of its offered rate before the prediction is saturated:
+// 5 %.
+const SaturationShortfall = 0.05
+
+// IsSaturated reports whether a rate point whose simulated requests
+// completed at completionRate (req/s) while offered at offered (req/s) is
+// saturated: the simulator's server fell behind its arrivals by more than
+// SaturationShortfall, so its queue grew for the whole stage. Closed-loop
+// points (offered 0) never are.
+func IsSaturated(offered, completionRate float64) bool {
+	return offered > 0 && completionRate < (1-SaturationShortfall)*offered
 }
 
 // Point is one entry of points.json.
@@ -262,6 +368,16 @@ type Point struct {
 	// directory's name) whose prediction for this digest was taken instead
 	// of simulating again; absent when the point was simulated in this run.
 	ReusedFrom string `json:"reused_from,omitempty"`
+	// Source is the data source of the point's unit (SourceInferenceX,
+	// SourceInferencePerf); "" in outputs written before it was recorded.
+	Source string `json:"source,omitempty"`
+	// CompletionRate is, for a scored rate point, the rate at which the
+	// simulated requests completed (req/s: completions after the first over
+	// the time from the first completion to the last); 0 otherwise.
+	CompletionRate float64 `json:"completion_rate,omitempty"`
+	// Saturated marks a scored rate point whose CompletionRate fell short of
+	// the offered rate (IsSaturated): the simulator could not keep up.
+	Saturated bool `json:"saturated,omitempty"`
 	// Measured holds every metric the ledger has for the point; Predicted
 	// every metric the simulator's rows allow, nil (null) when not scored.
 	Measured  metric.Values `json:"measured"`

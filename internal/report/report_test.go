@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -216,6 +217,8 @@ func TestParseReadsVersion1(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.SchemaVersion = 1
+	// Fields version 2 added after its first release are absent too.
+	s.Sources, s.Groups[0].MaxSweepLoads, s.Provenance.Selection = nil, 0, nil
 	for _, ts := range []TierScores{s.Tiers.All, s.Tiers.MeasuredResolved, s.Groups[0].Tiers.All, s.Groups[0].Tiers.MeasuredResolved} {
 		for _, d := range metric.Secondary() {
 			delete(ts, d.Key)
@@ -303,5 +306,81 @@ func TestReuseRecordRoundTrips(t *testing.T) {
 	}
 	if err := ValidatePoints(raw); err == nil {
 		t.Error("a malformed replay digest validates")
+	}
+}
+
+func TestIsSaturated(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		offered, completed float64
+		want               bool
+	}{
+		{20, 19.9, false}, {20, 19.0, false}, {20, 18.99, true}, {20, 16.1, true},
+		{8, 8.01, false}, {0, 3, false}, {20, 0, true},
+	} {
+		if got := IsSaturated(tc.offered, tc.completed); got != tc.want {
+			t.Errorf("IsSaturated(%v offered, %v completed) = %v, want %v", tc.offered, tc.completed, got, tc.want)
+		}
+	}
+}
+
+// TestSummarizeSaturatedAndSources: saturated points are counted, listed
+// with their rates and errors, and their share of each MAPE is stated per
+// tier, group and source; the figures are also broken down by source, and
+// each group and source says how many loads its longest sweep has.
+func TestSummarizeSaturatedAndSources(t *testing.T) {
+	t.Parallel()
+	rate := func(unit string, r float64, m, p float64, completed float64) Point {
+		x := pt(unit, 1, "resolved", m, p)
+		x.ID, x.Load, x.Source = unit+"@rate="+strconv.FormatFloat(r, 'g', -1, 64), Load{Rate: r}, SourceInferencePerf
+		x.CompletionRate, x.Saturated = completed, IsSaturated(r, completed)
+		return x
+	}
+	ix := func(c int, m, p float64) Point {
+		x := pt("ix", c, "resolved", m, p)
+		x.Source = SourceInferenceX
+		return x
+	}
+	pts := []Point{
+		ix(1, 10, 11), ix(2, 10, 12), ix(4, 10, 9),
+		rate("ip", 8, 50, 60, 8.0), rate("ip", 20, 50, 2550, 16.1), // 20 % and 5000 % off
+	}
+	s, err := Summarize(pts, testProvenance(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Coverage.Saturated != 1 {
+		t.Errorf("coverage counts %d saturated, want 1", s.Coverage.Saturated)
+	}
+	if len(s.SaturatedPoints) != 1 || s.SaturatedPoints[0].Point != "ip@rate=20" || s.SaturatedPoints[0].Offered != 20 ||
+		s.SaturatedPoints[0].CompletionRate != 16.1 || s.SaturatedPoints[0].APE["ttft"] != 5000 {
+		t.Errorf("saturated points = %+v", s.SaturatedPoints)
+	}
+	// TTFT MAPE over 5 points: (10+20+10+20+5000)/5 = 1012; the saturated
+	// point contributes 5000/5 = 1000 pp of it.
+	m := s.Tiers.All["ttft"]
+	if *m.MAPE != 1012 || m.SaturatedN != 1 || m.SaturatedPP == nil || *m.SaturatedPP != 1000 {
+		t.Errorf("tier all TTFT = MAPE %v, saturated %d contributing %v; want 1012, 1, 1000", *m.MAPE, m.SaturatedN, m.SaturatedPP)
+	}
+	if len(s.Sources) != 2 || s.Sources[0].Source != SourceInferenceX || s.Sources[1].Source != SourceInferencePerf {
+		t.Fatalf("sources = %+v", s.Sources)
+	}
+	ipTTFT := s.Sources[1].Tiers.All["ttft"]
+	if *ipTTFT.MAPE != 2510 || *ipTTFT.SaturatedPP != 2500 || s.Sources[1].MaxSweepLoads != 2 || ipTTFT.Shape != nil {
+		t.Errorf("inference-perf: %+v, max loads %d", ipTTFT, s.Sources[1].MaxSweepLoads)
+	}
+	if ixTTFT := s.Sources[0].Tiers.All["ttft"]; ixTTFT.SaturatedN != 0 || ixTTFT.SaturatedPP != nil || s.Sources[0].MaxSweepLoads != 3 {
+		t.Errorf("InferenceX: %+v, max loads %d", ixTTFT, s.Sources[0].MaxSweepLoads)
+	}
+	raw, err := jsoncodec.Encode(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ParseSummary(raw); err != nil {
+		t.Errorf("summary with saturated points does not validate: %v", err)
+	}
+	praw, _ := jsoncodec.Encode(SortPoints(pts))
+	if _, err := ParsePoints(praw); err != nil {
+		t.Errorf("points with saturated and completion_rate do not validate: %v", err)
 	}
 }

@@ -30,6 +30,9 @@ func Summarize(points []Point, prov Provenance, shard *Shard) (Summary, error) {
 		switch {
 		case p.Scored && p.Reason == "" && p.Predicted != nil:
 			cov.Scored++
+			if p.Saturated {
+				cov.Saturated++
+			}
 			if p.Driver != "" {
 				if cov.ScoredByDriver == nil {
 					cov.ScoredByDriver = map[string]int{}
@@ -70,10 +73,49 @@ func Summarize(points []Point, prov Provenance, shard *Shard) (Summary, error) {
 	keys := slices.SortedFunc(maps.Keys(byGroup), func(a, b key) int {
 		return cmp.Or(strings.Compare(a.model, b.model), strings.Compare(a.hw, b.hw))
 	})
+	for _, p := range ps {
+		if !p.Scored || !p.Saturated {
+			continue
+		}
+		sp := SaturatedPoint{Point: p.ID, Offered: p.Load.Rate, CompletionRate: p.CompletionRate, APE: map[string]float64{}}
+		for _, d := range metric.All {
+			if sm := Sample(p, d, true); sm.Scored {
+				sp.APE[d.Key] = *round(ptr(score.APE(sm.Predicted, sm.Measured)))
+			}
+		}
+		s.SaturatedPoints = append(s.SaturatedPoints, sp)
+	}
 	for _, k := range keys {
-		s.Groups = append(s.Groups, Group{Model: k.model, Hardware: k.hw, Tiers: tiers(byGroup[k])})
+		g := byGroup[k]
+		s.Groups = append(s.Groups, Group{Model: k.model, Hardware: k.hw, Tiers: tiers(g), MaxSweepLoads: maxSweepLoads(g)})
+	}
+	bySource := map[string][]Point{}
+	for _, p := range ps {
+		src := p.Source
+		if src == "" {
+			src = SourceUnrecorded
+		}
+		bySource[src] = append(bySource[src], p)
+	}
+	for _, src := range slices.Sorted(maps.Keys(bySource)) {
+		g := bySource[src]
+		s.Sources = append(s.Sources, SourceGroup{Source: src, Tiers: tiers(g), MaxSweepLoads: maxSweepLoads(g)})
 	}
 	return s, nil
+}
+
+// SourceUnrecorded is the source of points whose output did not record one.
+const SourceUnrecorded = "unrecorded"
+
+// maxSweepLoads is the most points any one unit of ps has.
+func maxSweepLoads(ps []Point) int {
+	n := map[string]int{}
+	most := 0
+	for _, p := range ps {
+		n[p.Unit]++
+		most = max(most, n[p.Unit])
+	}
+	return most
 }
 
 // SortPoints returns a copy of points sorted by unit, then load, then ID.
@@ -143,10 +185,21 @@ func tierScores(ps []Point) TierScores {
 	t := TierScores{}
 	for _, d := range metric.All {
 		samples := make([]score.Sample, 0, len(ps))
+		satAPE, satN := 0.0, 0
 		for _, p := range ps {
-			samples = append(samples, Sample(p, d, p.Scored))
+			sm := Sample(p, d, p.Scored)
+			samples = append(samples, sm)
+			if sm.Scored && p.Saturated {
+				satAPE += score.APE(sm.Predicted, sm.Measured)
+				satN++
+			}
 		}
-		t[d.Key] = scores(score.Compute(samples))
+		m := scores(score.Compute(samples))
+		if satN > 0 && m.N > 0 {
+			pp := satAPE / float64(m.N)
+			m.SaturatedN, m.SaturatedPP = satN, round(&pp)
+		}
+		t[d.Key] = m
 	}
 	return t
 }
@@ -181,3 +234,5 @@ func round(x *float64) *float64 {
 	r := math.Round(*x*1e6) / 1e6
 	return &r
 }
+
+func ptr(x float64) *float64 { return &x }
