@@ -223,7 +223,11 @@ func present(t report.TierScores, defs []metric.Def) []metric.Def {
 // Coverage renders the coverage section: counts and reasons, most common first.
 func Coverage(c report.Coverage) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "### Coverage\n\n%d corpus points: %d scored (%d saturated), %d not scored.\n", c.CorpusPoints, c.Scored, c.Saturated, c.NotScored)
+	sat := ""
+	if c.Saturated > 0 {
+		sat = fmt.Sprintf(" (%d saturated)", c.Saturated)
+	}
+	fmt.Fprintf(&b, "### Coverage\n\n%d corpus points: %d scored%s, %d not scored.\n", c.CorpusPoints, c.Scored, sat, c.NotScored)
 	if len(c.NotScoredByReason) > 0 {
 		b.WriteString("\n| Not scored because | Points |\n|---|---:|\n")
 		for _, r := range notScoredReasons(c.NotScoredByReason) {
