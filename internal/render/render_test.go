@@ -128,7 +128,7 @@ func TestProvenanceReuse(t *testing.T) {
 		t.Errorf("a run without reuse mentions it:\n%s", md)
 	}
 	s.Coverage.Reused = 3
-	if md := Provenance(s); !strings.Contains(md, "- Simulated in this run: 1 of the 4 scored points; 3 reused from an earlier run with the same replay digest") {
+	if md := Provenance(s); !strings.Contains(md, "- Simulated in this run: 2 of the 5 scored points; 3 reused from an earlier run with the same replay digest") {
 		t.Errorf("provenance:\n%s", md)
 	}
 }
