@@ -433,6 +433,9 @@ func writeFooter(b *strings.Builder, c Comparison) {
 		sim += " vs " + base + " " + commitCode(c.Base.Provenance.Simulator.Commit)
 	}
 	parts := []string{"Harness " + harness, "simulator " + sim, data("ledger", &p.Ledger), data("catalog", p.Catalog), data("registry", p.Registry)}
+	if p.Hardware != nil {
+		parts = append(parts, data("hardware registry", p.Hardware))
+	}
 	if c.Base != nil && c.Base.Provenance.Harness.Commit != h.Commit {
 		parts = append(parts, base+" scored by harness "+commitCode(c.Base.Provenance.Harness.Commit))
 	}
