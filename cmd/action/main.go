@@ -5,6 +5,7 @@
 //	merge          combine the outputs of sharded score runs into one
 //	compare        compare two runs (result directories or published snapshots)
 //	publish        publish a result directory into a dashboard checkout, as the bot does
+//	site           build the dashboard's static site from its data/
 //	nightly plan   what a nightly evaluation would run, and whether it changed
 //	ledger import  turn InferenceX / inference-perf artifacts into a ledger
 //	leaderboard    run, render, validate and verify a leaderboard (runs.yaml, results/)
@@ -52,6 +53,7 @@ func program() cli.Program {
 			mergeCommand.Command(),
 			compareCommand.Command(),
 			publishCommand.Command(),
+			siteCommand.Command(),
 			nightlyPlanCommand.Command(),
 			ledgerImportCommand.Command(),
 			leaderboardRunCommand.Command(),

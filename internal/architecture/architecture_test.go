@@ -31,6 +31,7 @@ var external = []struct{ prefix, name string }{
 	{"github.com/sethvargo/go-githubactions", "go-githubactions"},
 	{"golang.org/x/mod/", "x/mod"},
 	{"golang.org/x/text/", "x/text"},
+	{"github.com/chromedp/chromedp", "chromedp"},
 }
 
 // graph maps a package (its path in the module: "internal/report", "cmd/bot",
@@ -133,6 +134,8 @@ var rules = []rule{
 	forbid("the pull-request core (prcheck) depends only on model packages", is("internal/prcheck"),
 		"harness", "importer", "ledger", "bot", "botconfig", "webhook", "nightly", "leaderboard", "inferencexdb", "github", "corpus"),
 	forbid("the bot's core does not import the pull-request flow (the comparison model is report's)", is("internal/bot"), "prcheck"),
+	forbid("only the browser test helper (browsertest) drives a browser (chromedp)", not("internal/browsertest"), "chromedp"),
+	forbidReach("the site is built from published data, never from the simulator harness", is("internal/site"), "harness", "lbrun"),
 	forbid("configuration (botconfig) does not import the bot's core or its server", is("internal/botconfig"), "bot", "webhook", "github"),
 	forbid("rendering is pure: no harness, importer, bot or disk", is("internal/render"), "harness", "importer", "bot", "prcheck", "diskio", "github", "webhook"),
 	forbidReach("rendering and the pull-request core never depend on the simulator harness, not even through another package", is("internal/render", "internal/prcheck"), "harness", "lbrun"),

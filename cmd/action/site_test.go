@@ -1,0 +1,270 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/bot"
+	"github.com/inference-sim/accuracy-dashboard/internal/browsertest"
+	"github.com/inference-sim/accuracy-dashboard/internal/metric"
+	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
+	"github.com/inference-sim/accuracy-dashboard/internal/render"
+	"github.com/inference-sim/accuracy-dashboard/internal/report"
+)
+
+// standinDashboard publishes the stand-in's two runs (v0.2.0, then the
+// same with every prediction 20 % higher) into a new dashboard with
+// `action publish` and builds its site with `action site`.
+func standinDashboard(t *testing.T) (runs standinResults, dash, site string) {
+	t.Helper()
+	runs = scoreStandin(t)
+	dash, site = t.TempDir(), filepath.Join(t.TempDir(), "site")
+	for _, args := range [][]string{
+		{"publish", "--dashboard", dash, "--published-at", "2026-11-01T00:00:00Z", runs.release},
+		{"publish", "--dashboard", dash, "--experimental", "--published-at", "2026-11-02T00:00:00Z", runs.slow},
+		{"site", "--dashboard", dash, "--out", site},
+	} {
+		if out, err := runAction(t, args...); err != nil {
+			t.Fatalf("action %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	return runs, dash, site
+}
+
+// TestSiteCommand: the site of a two-snapshot dashboard has its pages;
+// building it again gives the same bytes and removes what it no longer
+// holds; a dashboard with a malformed or missing snapshot is an error
+// naming the file, and nothing is written.
+func TestSiteCommand(t *testing.T) {
+	runs, dash, site := standinDashboard(t)
+	first, second := bot.SnapshotID(runs.releaseRun.Summary, 0), bot.SnapshotID(runs.slowRun.Summary, 0)
+	files := treeOf(t, site)
+	for _, want := range []string{"index.html", "history.html", "assets/site.css", "assets/site.js",
+		render.SiteSnapshotPath(first), render.SiteSnapshotPath(second), "data/" + first + ".js", "data/" + second + ".js"} {
+		if !slices.Contains(files, want) {
+			t.Errorf("the site lacks %s (has %v)", want, files)
+		}
+	}
+	sweeps := 0
+	for _, f := range files {
+		if strings.HasPrefix(f, "sweeps/") {
+			sweeps++
+		}
+	}
+	units := map[string]bool{}
+	for _, p := range runs.slowRun.Points {
+		units[p.Unit] = true
+	}
+	if sweeps != len(units) || sweeps == 0 {
+		t.Errorf("%d sweep pages, want one per unit of the newest snapshot (%d)", sweeps, len(units))
+	}
+	for _, f := range files {
+		b, _ := os.ReadFile(filepath.Join(site, f))
+		for _, bad := range []string{"http://", "https://", "//cdn", "@import", "fonts.googleapis"} {
+			if strings.Contains(string(b), bad) && f != "assets/site.js" {
+				t.Errorf("%s refers to %q: the site must be self-contained", f, bad)
+			}
+		}
+	}
+	index, _ := os.ReadFile(filepath.Join(site, "index.html"))
+	if strings.Contains(string(index), first+"</") || !strings.Contains(string(index), "v0.2.0 · 2026-11-01") {
+		t.Error("the pickers do not name snapshots by simulator and date")
+	}
+
+	stale := filepath.Join(site, "snapshots", "gone.html")
+	if err := os.WriteFile(stale, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := runAction(t, "site", "--dashboard", dash, "--out", site); err != nil {
+		t.Fatalf("rebuild: %v\n%s", err, out)
+	}
+	if again := treeOf(t, site); !slices.Equal(again, files) {
+		t.Errorf("a rebuild holds %v, want %v (a stale page gone)", again, files)
+	}
+
+	for name, spoil := range map[string]struct{ file, content string }{
+		"malformed points": {nightly.SnapshotsDir + "/" + first + "/points.json", "[{"},
+		"missing summary":  {nightly.SnapshotsDir + "/" + second + "/summary.json", ""},
+		"malformed index":  {nightly.IndexPath, `{"version":2,"snapshots":[{"id":"x"}],"extra":1}`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			bad := t.TempDir()
+			if err := os.CopyFS(bad, os.DirFS(dash)); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(bad, filepath.FromSlash(spoil.file))
+			var err error
+			if spoil.content == "" {
+				err = os.Remove(path)
+			} else {
+				err = os.WriteFile(path, []byte(spoil.content), 0o644)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(t.TempDir(), "site")
+			_, err = runAction(t, "site", "--dashboard", bad, "--out", out)
+			if err == nil || !strings.Contains(err.Error(), spoil.file) {
+				t.Errorf("error %v, want one naming %s", err, spoil.file)
+			}
+			if _, serr := os.Stat(out); !os.IsNotExist(serr) {
+				t.Errorf("a failed build wrote %s", out)
+			}
+		})
+	}
+}
+
+// comparisonRow is a row of the site's comparison table, as the page shows it.
+type comparisonRow struct {
+	Tier, Metric string
+	Cells        map[string]string
+}
+
+// TestSiteInChromium loads the stand-in dashboard's site from disk in
+// headless chromium, as a reader would: the Overview's two tables hold the
+// figures of the newest summary.json; index.html?a=&b= shows the same
+// comparison as `action compare` (every figure of every row, the verdict,
+// and "+20 %" for the uniform 20 % slowdown); the history chart has one
+// mark per snapshot; a sweep page has its charts and its table; and no page
+// logs a console error.
+func TestSiteInChromium(t *testing.T) {
+	bin := browsertest.Chromium(t)
+	runs, _, site := standinDashboard(t)
+	first, second := bot.SnapshotID(runs.releaseRun.Summary, 0), bot.SnapshotID(runs.slowRun.Summary, 0)
+	tab := browsertest.Open(t, bin, 1280, 900)
+	url := func(p string) string { return "file://" + filepath.Join(site, p) }
+
+	if err := tab.Load(url("index.html"), "#headline-table"); err != nil {
+		t.Fatal(err)
+	}
+	newest := runs.slowRun.Summary
+	tierName, tier, _ := report.Headline(newest.Tiers)
+	for table, scores := range map[string]report.TierScores{"headline-table": tier, "all-table": newest.Tiers.All} {
+		got, err := browsertest.Eval[[][]string](tab, `Array.from(document.querySelectorAll("#`+table+` tbody tr")).map(r =>
+			[r.cells[0].textContent, r.querySelector("[data-col=mape]").textContent, r.querySelector("[data-col=shape]").textContent,
+			 r.querySelector("[data-col=bias]").textContent, r.querySelector("[data-col=n]").textContent])`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want [][]string
+		for _, d := range metric.Headline() {
+			m, _ := scores.Of(d)
+			want = append(want, []string{d.Name, render.Pct(m.MAPE), render.Pct(m.Shape), render.SignedPct(m.Bias), fmt.Sprintf("%d (%d)", m.N, m.ShapeN)})
+		}
+		if !slices.EqualFunc(got, want, slices.Equal) {
+			t.Errorf("%s (tier %s) shows %q, want summary.json's %q", table, tierName, got, want)
+		}
+	}
+
+	if err := tab.Load(url("index.html")+"?a="+first+"&b="+second, "#comparison[data-ready]"); err != nil {
+		t.Fatal(err)
+	}
+	c := report.CompareRuns(runs.releaseRun, runs.slowRun, first, second)
+	rows, err := browsertest.Eval[[]comparisonRow](tab, `Array.from(document.querySelectorAll("#comparison-table tbody tr")).map(r =>
+		({Tier: r.dataset.tier, Metric: r.dataset.metric,
+		  Cells: Object.fromEntries(Array.from(r.querySelectorAll("td[data-col]")).map(td => [td.dataset.col, td.textContent]))}))`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []comparisonRow
+	for _, r := range c.Rows {
+		if c.SameTiers() && r.Tier != report.TierAll {
+			continue
+		}
+		want = append(want, comparisonRow{Tier: r.Tier, Metric: r.Metric, Cells: map[string]string{
+			"a-mape": render.Pct(r.BaseMAPE), "b-mape": render.Pct(r.HeadMAPE), "delta": ppText(r.Delta),
+			"a-shape": render.Pct(r.BaseShape), "b-shape": render.Pct(r.HeadShape), "shape-delta": ppText(r.ShapeDelta),
+			"a-bias": render.SignedPct(r.BaseBias), "b-bias": render.SignedPct(r.HeadBias), "ratio": render.Ratio(r.PredictionRatio),
+			"counts": fmt.Sprintf("%d / %d / %d", r.Better, r.Worse, r.Unchanged), "common": fmt.Sprint(r.Common)}})
+	}
+	if len(rows) != len(want) {
+		t.Fatalf("the comparison shows %d rows, action compare %d:\n%v", len(rows), len(want), rows)
+	}
+	for i := range want {
+		if rows[i].Tier != want[i].Tier || rows[i].Metric != want[i].Metric || !mapsEqual(rows[i].Cells, want[i].Cells) {
+			t.Errorf("row %d: the page shows %+v, action compare %+v", i, rows[i], want[i])
+		}
+	}
+	verdict, err := browsertest.Eval[[]string](tab, `Array.from(document.querySelectorAll("#verdict li")).map(li => li.textContent)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wantVerdict []string
+	for _, s := range render.Verdict(c) {
+		wantVerdict = append(wantVerdict, strings.ReplaceAll(s, "**", ""))
+	}
+	if !slices.Equal(verdict, wantVerdict) {
+		t.Errorf("the verdict reads %q, action compare's %q", verdict, wantVerdict)
+	}
+	if len(verdict) == 0 || !strings.Contains(verdict[0], "predictions +20 % (median)") {
+		t.Errorf("a uniform 20 %% slowdown does not read +20 %%: %q", verdict)
+	}
+
+	if err := tab.Load(url("history.html"), "#history-table"); err != nil {
+		t.Fatal(err)
+	}
+	marks, err := browsertest.Eval[[]string](tab, `Array.from(document.querySelectorAll("figure.chart svg")[0].querySelectorAll("a.mark")).map(a => a.dataset.snapshot)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(marks, []string{first, second}) {
+		t.Errorf("the history chart's marks are %v, want one per snapshot, oldest first", marks)
+	}
+
+	sweep := render.SiteSweepPath(runs.slowRun.Points[0].Unit)
+	if err := tab.Load(url(sweep), "#points-table"); err != nil {
+		t.Fatal(err)
+	}
+	shape, err := browsertest.Eval[[]int](tab, `[document.querySelectorAll("figure.chart svg polyline").length, document.querySelectorAll("#points-table tbody tr").length,
+		document.querySelectorAll("svg title").length]`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, p := range runs.slowRun.Points {
+		if p.Unit == runs.slowRun.Points[0].Unit {
+			n++
+		}
+	}
+	if shape[0] == 0 || shape[1] != n || shape[2] < 2 {
+		t.Errorf("sweep page %s: %d lines, %d table rows (want %d), %d titles", sweep, shape[0], shape[1], n, shape[2])
+	}
+	// A click on a column header sorts the table.
+	order, err := browsertest.Eval[[]string](tab, `(() => { const b = document.querySelector("#points-table th button"); b.click(); b.click();
+		return Array.from(document.querySelectorAll("#points-table tbody tr")).map(r => r.cells[0].textContent); })()`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(order) > 1 && !slices.IsSortedFunc(order, func(a, b string) int { return strings.Compare(padNum(b), padNum(a)) }) {
+		t.Errorf("two clicks on Load did not sort descending: %v", order)
+	}
+	if errs := tab.Errors(); len(errs) > 0 {
+		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
+	}
+}
+
+func ppText(v *float64) string {
+	if v == nil {
+		return "n/a"
+	}
+	return fmt.Sprintf("%+.2f pp", *v)
+}
+
+func mapsEqual(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// padNum left-pads a load so that text order is numeric order.
+func padNum(s string) string { return fmt.Sprintf("%20s", s) }

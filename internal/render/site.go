@@ -1,0 +1,567 @@
+package render
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
+	"github.com/inference-sim/accuracy-dashboard/internal/metric"
+	"github.com/inference-sim/accuracy-dashboard/internal/report"
+)
+
+// SiteSnapshot is one published snapshot of a dashboard, as its site shows
+// it: the id, when it was published, and its summary and points.
+type SiteSnapshot struct {
+	ID string
+	// PublishedAt is the index's RFC 3339 time.
+	PublishedAt string
+	report.Run
+}
+
+// Label is how the site names a snapshot to a person: the simulator's
+// release tag (or its short commit) and the publication date, e.g.
+// "v0.7.15 · 2026-12-01"; never the snapshot id.
+func (s SiteSnapshot) Label() string {
+	sim := s.Summary.Provenance.Simulator
+	name := sim.Tag
+	if name == "" {
+		name = ident.Short(sim.Commit)
+		if name == "" {
+			name = "unknown build"
+		}
+	}
+	return name + " · " + s.date()
+}
+
+func (s SiteSnapshot) date() string {
+	d, _, _ := strings.Cut(s.PublishedAt, "T")
+	return d
+}
+
+//go:embed siteassets/site.css siteassets/site.js
+var siteAssets embed.FS
+
+// Site paths.
+const (
+	siteIndex   = "index.html"
+	siteHistory = "history.html"
+)
+
+// siteFile is the safe file name of an id: unit ids hold slashes.
+var siteUnsafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+func siteFile(id string) string {
+	return strings.Trim(siteUnsafe.ReplaceAllString(id, "-"), "-.") + ".html"
+}
+
+// SitePage paths of a snapshot, of a sweep of the latest snapshot and of a
+// snapshot's data script, relative to the site's root.
+func SiteSnapshotPath(id string) string { return "snapshots/" + siteFile(id) }
+func SiteSweepPath(unit string) string  { return "sweeps/" + siteFile(unit) }
+func siteDataPath(id string) string {
+	return "data/" + strings.TrimSuffix(siteFile(id), ".html") + ".js"
+}
+
+// Site renders a dashboard's static site from its snapshots, newest first
+// (the index's order), as files by slash path: index.html (the Overview of
+// the newest snapshot and the comparison of any two, ?a=<id>&b=<id>),
+// history.html, snapshots/<id>.html, sweeps/<unit>.html (the newest
+// snapshot's sweeps), assets/ (one stylesheet, one script) and data/<id>.js
+// (each snapshot's points, for the comparison the page computes with the
+// rules of report.Compare). Every link is relative: the site works from
+// file:// and under any path. Untrusted text is escaped by html/template;
+// the output depends only on snaps.
+func Site(snaps []SiteSnapshot) (map[string][]byte, error) {
+	if len(snaps) == 0 {
+		return nil, fmt.Errorf("site: no snapshot to show")
+	}
+	files := map[string][]byte{}
+	for _, name := range []string{"site.css", "site.js"} {
+		b, err := siteAssets.ReadFile("siteassets/" + name)
+		if err != nil {
+			return nil, err
+		}
+		files["assets/"+name] = b
+	}
+	labels := uniqueLabels(snaps)
+	for i, s := range snaps {
+		data, err := siteData(s)
+		if err != nil {
+			return nil, err
+		}
+		files[siteDataPath(s.ID)] = data
+		page := sitePage{Root: "../", Title: labels[i], Nav: "history"}
+		ov := overview(s, labels[i], i == 0)
+		if err := execPage(files, SiteSnapshotPath(s.ID), "snapshot", page, ov); err != nil {
+			return nil, err
+		}
+	}
+	cfg, err := siteConfig(snaps, labels)
+	if err != nil {
+		return nil, err
+	}
+	latest := overview(snaps[0], labels[0], true)
+	idx := indexView{Overview: latest, Config: cfg, Options: pickerOptions(snaps, labels)}
+	if err := execPage(files, siteIndex, "index", sitePage{Title: "Overview", Nav: "overview"}, idx); err != nil {
+		return nil, err
+	}
+	if err := execPage(files, siteHistory, "history", sitePage{Title: "History", Nav: "history"}, history(snaps, labels)); err != nil {
+		return nil, err
+	}
+	for _, sw := range sweeps(snaps[0], labels[0]) {
+		if err := execPage(files, SiteSweepPath(sw.Unit), "sweep", sitePage{Root: "../", Title: sw.Unit, Nav: "sweeps"}, sw); err != nil {
+			return nil, err
+		}
+	}
+	return files, nil
+}
+
+// uniqueLabels are the snapshots' labels, a repeated one numbered
+// ("v0.7.15 · 2026-12-01 (2)" for the older of two).
+func uniqueLabels(snaps []SiteSnapshot) []string {
+	out := make([]string, len(snaps))
+	seen := map[string]int{}
+	for i := len(snaps) - 1; i >= 0; i-- {
+		l := snaps[i].Label()
+		seen[l]++
+		if n := seen[l]; n > 1 {
+			l = fmt.Sprintf("%s (%d)", l, n)
+		}
+		out[i] = l
+	}
+	return out
+}
+
+// sitePage is what every page's frame needs.
+type sitePage struct {
+	// Root is the way back to the site's root ("" or "../").
+	Root, Title, Nav string
+}
+
+func execPage(files map[string][]byte, path, name string, page sitePage, body any) error {
+	var b bytes.Buffer
+	if err := siteTemplates.ExecuteTemplate(&b, name, struct {
+		Page sitePage
+		Body any
+	}{page, body}); err != nil {
+		return fmt.Errorf("site: %s: %w", path, err)
+	}
+	files[path] = b.Bytes()
+	return nil
+}
+
+// metricRow is one metric of a tier as the Overview's tables show it.
+type metricRow struct {
+	Name, MAPE, Shape, Bias, Median, Worst string
+	N, ShapeN                              int
+}
+
+func metricRows(t report.TierScores, defs []metric.Def) []metricRow {
+	var out []metricRow
+	for _, d := range defs {
+		m, ok := t.Of(d)
+		if !ok {
+			continue
+		}
+		w := "n/a"
+		if m.Worst != nil {
+			w = fmt.Sprintf("%s (%.1f%%)", m.Worst.Point, m.Worst.APE)
+		}
+		out = append(out, metricRow{Name: d.Name, MAPE: Pct(m.MAPE), Shape: Pct(m.Shape), Bias: SignedPct(m.Bias), Median: Pct(m.MedianAPE), Worst: w, N: m.N, ShapeN: m.ShapeN})
+	}
+	return out
+}
+
+type groupRow struct {
+	Model, Hardware string
+	Cells           []string
+	N               int
+}
+
+type reasonRow struct {
+	Reason string
+	N      int
+}
+
+type provItem struct{ Term, Value string }
+
+type sweepLink struct {
+	Unit, Href string
+	Scored, N  int
+}
+
+// overviewView is one snapshot's Overview.
+type overviewView struct {
+	ID, Label, Date       string
+	Release               bool
+	LabelReasons          []string
+	Tier                  string
+	FellBack              bool
+	Headline, AllTier     []metricRow
+	Secondary             []metricRow
+	HeadlineNames         []string
+	Groups                []groupRow
+	Scored, Corpus, NotSc int
+	Reasons               []reasonRow
+	Provenance            []provItem
+	Sweeps                []sweepLink
+	ShapeDefinition       string
+}
+
+func overview(s SiteSnapshot, label string, latest bool) overviewView {
+	sum := s.Summary
+	tier, scores, fellBack := report.Headline(sum.Tiers)
+	v := overviewView{ID: s.ID, Label: label, Date: s.date(), Release: sum.Label == report.LabelRelease, LabelReasons: sum.LabelReasons,
+		Tier: tier, FellBack: fellBack, Headline: metricRows(scores, metric.Headline()), AllTier: metricRows(sum.Tiers.All, metric.Headline()),
+		Secondary: metricRows(scores, metric.Secondary()), Scored: sum.Coverage.Scored, Corpus: sum.Coverage.CorpusPoints,
+		NotSc: sum.Coverage.NotScored, ShapeDefinition: sum.ShapeDefinition}
+	for _, d := range metric.Headline() {
+		v.HeadlineNames = append(v.HeadlineNames, d.Short)
+	}
+	for _, g := range sum.Groups {
+		row := groupRow{Model: g.Model, Hardware: g.Hardware}
+		t := g.Tiers.Of(tier)
+		for _, d := range metric.Headline() {
+			m, _ := t.Of(d)
+			row.Cells = append(row.Cells, Pct(m.MAPE), Pct(m.Shape), SignedPct(m.Bias))
+		}
+		first, _ := t.Of(metric.Headline()[0])
+		row.N = first.N
+		v.Groups = append(v.Groups, row)
+	}
+	for _, r := range notScoredReasons(sum.Coverage.NotScoredByReason) {
+		v.Reasons = append(v.Reasons, reasonRow{r.reason, r.n})
+	}
+	v.Provenance = provenanceItems(sum)
+	if latest {
+		for _, sw := range unitsOf(s.Points) {
+			l := sweepLink{Unit: sw.unit, Href: SiteSweepPath(sw.unit)}
+			for _, p := range sw.points {
+				l.N++
+				if p.Scored {
+					l.Scored++
+				}
+			}
+			v.Sweeps = append(v.Sweeps, l)
+		}
+	}
+	return v
+}
+
+func provenanceItems(s report.Summary) []provItem {
+	p := s.Provenance
+	src := "clean checkout"
+	if p.Harness.Source == report.HarnessAssertion {
+		src = "by assertion (HARNESS_COMMIT file)"
+	}
+	h := p.Harness.Commit
+	if p.Harness.Version != "" {
+		h += " (" + p.Harness.Version + ")"
+	}
+	sim := p.Simulator
+	simText := "a prebuilt binary (commit unknown to the harness)"
+	if sim.BuiltByHarness {
+		tag := "no release tag"
+		if sim.Tag != "" {
+			tag = "release " + sim.Tag
+		}
+		simText = fmt.Sprintf("%s at %s (%s), built by the harness from ref %s", sim.Repo, sim.Commit, tag, sim.Ref)
+	}
+	items := []provItem{{"Harness", h + ", " + src}, {"Simulator", simText}, {"Driver", sim.Driver},
+		{"Ledger", siteData0(&p.Ledger)}, {"Catalog", siteData0(p.Catalog)}, {"Registry", siteData0(p.Registry)}}
+	if p.Hardware != nil {
+		items = append(items, provItem{"Hardware registry", siteData0(p.Hardware)})
+	}
+	for _, n := range p.NotPassed {
+		items = append(items, provItem{"Not passed", n})
+	}
+	return append(items, provItem{"Label", s.Label})
+}
+
+func siteData0(v *report.DataVersion) string {
+	if v == nil {
+		return "none"
+	}
+	rel := "not a release"
+	if v.Release {
+		rel = "release"
+	}
+	return fmt.Sprintf("%s %s (%s, %s)", v.Name, v.Version, rel, v.Digest)
+}
+
+// unit is one sweep's points, in load order.
+type unit struct {
+	unit   string
+	points []report.Point
+}
+
+func unitsOf(points []report.Point) []unit {
+	var out []unit
+	at := map[string]int{}
+	for _, p := range report.SortPoints(points) {
+		i, ok := at[p.Unit]
+		if !ok {
+			i = len(out)
+			at[p.Unit] = i
+			out = append(out, unit{unit: p.Unit})
+		}
+		out[i].points = append(out[i].points, p)
+	}
+	return out
+}
+
+// pickerOption is one snapshot in the comparison's pickers.
+type pickerOption struct {
+	ID, Label string
+	A, B      bool
+}
+
+// pickerOptions: by default A is the second newest snapshot, B the newest.
+func pickerOptions(snaps []SiteSnapshot, labels []string) []pickerOption {
+	out := make([]pickerOption, len(snaps))
+	for i, s := range snaps {
+		out[i] = pickerOption{ID: s.ID, Label: labels[i], A: i == min(1, len(snaps)-1), B: i == 0}
+	}
+	return out
+}
+
+type indexView struct {
+	Overview overviewView
+	Config   template.JS
+	Options  []pickerOption
+}
+
+// siteMetric is a metric as the page's script needs it.
+type siteMetric struct {
+	Key      string `json:"key"`
+	Short    string `json:"short"`
+	Field    string `json:"field"`
+	Headline bool   `json:"headline"`
+}
+
+type siteSnapshotRef struct {
+	ID     string `json:"id"`
+	Label  string `json:"label"`
+	Data   string `json:"data"`
+	Scored int    `json:"scored"`
+	Corpus int    `json:"corpus"`
+	Page   string `json:"page"`
+}
+
+// siteConfig is the page script's configuration: the metric list in
+// report.Compare's order and the snapshots.
+func siteConfig(snaps []SiteSnapshot, labels []string) (template.JS, error) {
+	var cfg struct {
+		Metrics   []siteMetric      `json:"metrics"`
+		Snapshots []siteSnapshotRef `json:"snapshots"`
+		MaxMovers int               `json:"max_movers"`
+		MaxOne    int               `json:"max_one_sided"`
+		NotInCorp string            `json:"not_in_corpus"`
+	}
+	for _, defs := range [][]metric.Def{metric.Headline(), metric.Secondary()} {
+		for _, d := range defs {
+			cfg.Metrics = append(cfg.Metrics, siteMetric{d.Key, d.Short, d.Field(), d.Headline})
+		}
+	}
+	for i, s := range snaps {
+		cfg.Snapshots = append(cfg.Snapshots, siteSnapshotRef{ID: s.ID, Label: labels[i], Data: siteDataPath(s.ID),
+			Scored: s.Summary.Coverage.Scored, Corpus: s.Summary.Coverage.CorpusPoints, Page: SiteSnapshotPath(s.ID)})
+	}
+	cfg.MaxMovers, cfg.MaxOne, cfg.NotInCorp = report.MaxMovers, MaxOneSided, report.ReasonNotInCorpus
+	b, err := json.Marshal(cfg)
+	return template.JS(b), err
+}
+
+// sitePoint is one point in a snapshot's data script.
+type sitePoint struct {
+	ID       string        `json:"i"`
+	Unit     string        `json:"u"`
+	Model    string        `json:"m"`
+	Hardware string        `json:"h"`
+	Load     float64       `json:"l"`
+	Tier     string        `json:"t"`
+	Scored   bool          `json:"s"`
+	Reason   string        `json:"r,omitempty"`
+	Measured metric.Values `json:"M"`
+	Pred     metric.Values `json:"P,omitempty"`
+}
+
+// siteData is a snapshot's data script: its points, registered under its id.
+func siteData(s SiteSnapshot) ([]byte, error) {
+	pts := make([]sitePoint, len(s.Points))
+	for i, p := range s.Points {
+		pts[i] = sitePoint{ID: p.ID, Unit: p.Unit, Model: p.Model, Hardware: p.Hardware, Load: p.Load.Value(), Tier: p.Tier,
+			Scored: p.Scored, Reason: p.Reason, Measured: p.Measured, Pred: p.Predicted}
+	}
+	id, err := json.Marshal(s.ID)
+	if err != nil {
+		return nil, err
+	}
+	body, err := json.Marshal(pts)
+	if err != nil {
+		return nil, fmt.Errorf("site: snapshot %s: %w", s.ID, err)
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "window.DASH_DATA = window.DASH_DATA || {};\nwindow.DASH_DATA[%s] = %s;\n", id, body)
+	return b.Bytes(), nil
+}
+
+// historyView is the History page.
+type historyView struct {
+	Charts []template.HTML
+	Rows   []historyRow
+	Series []legendItem
+}
+
+type historyRow struct {
+	Label, Href string
+	Release     bool
+	Tier        string
+	Cells       []string
+	Scored, N   int
+}
+
+type legendItem struct {
+	Name, Class string
+	Dashed      bool
+}
+
+// history draws each snapshot's headline MAPE and shape, oldest to the
+// left, one mark per snapshot linking to its page.
+func history(snaps []SiteSnapshot, labels []string) historyView {
+	var v historyView
+	n := len(snaps)
+	var ticks []chartTick
+	mape := chart{ID: "history-mape", XLabel: "snapshot (oldest left)", YLabel: "percent"}
+	shape := chart{ID: "history-shape", XLabel: "snapshot (oldest left)", YLabel: "percent"}
+	classes := []string{"s1", "s2", "s3", "s4"}
+	for k, d := range metric.Headline() {
+		mape.Series = append(mape.Series, chartSeries{Name: d.Short + " MAPE", Class: classes[k%4]})
+		shape.Series = append(shape.Series, chartSeries{Name: d.Short + " shape", Class: classes[k%4], Dashed: true})
+		v.Series = append(v.Series, legendItem{d.Short, classes[k%4], false})
+	}
+	for i := n - 1; i >= 0; i-- {
+		s := snaps[i]
+		x := float64(n - 1 - i)
+		ticks = append(ticks, chartTick{X: x, Label: labels[i]})
+		tier, scores, _ := report.Headline(s.Summary.Tiers)
+		row := historyRow{Label: labels[i], Href: SiteSnapshotPath(s.ID), Release: s.Summary.Label == report.LabelRelease, Tier: tier,
+			Scored: s.Summary.Coverage.Scored, N: s.Summary.Coverage.CorpusPoints}
+		var mt, st []string
+		for k, d := range metric.Headline() {
+			m, _ := scores.Of(d)
+			mape.Series[k].Points = append(mape.Series[k].Points, chartPoint{X: x, Y: m.MAPE, Title: fmt.Sprintf("%s MAPE %s", d.Short, Pct(m.MAPE))})
+			shape.Series[k].Points = append(shape.Series[k].Points, chartPoint{X: x, Y: m.Shape, Title: fmt.Sprintf("%s shape %s", d.Short, Pct(m.Shape))})
+			row.Cells = append(row.Cells, Pct(m.MAPE), Pct(m.Shape))
+			mt = append(mt, fmt.Sprintf("%s MAPE %s", d.Short, Pct(m.MAPE)))
+			st = append(st, fmt.Sprintf("%s shape %s", d.Short, Pct(m.Shape)))
+		}
+		mape.Groups = append(mape.Groups, chartGroup{X: x, Href: SiteSnapshotPath(s.ID), Data: s.ID, Title: labels[i] + ": " + strings.Join(mt, ", ")})
+		shape.Groups = append(shape.Groups, chartGroup{X: x, Href: SiteSnapshotPath(s.ID), Data: s.ID, Title: labels[i] + ": " + strings.Join(st, ", ")})
+		v.Rows = append(v.Rows, row)
+	}
+	slices.Reverse(v.Rows) // the table lists the newest first
+	mape.XTicks, shape.XTicks = ticks, ticks
+	mape.Title = "Headline MAPE of every snapshot"
+	mape.Desc = fmt.Sprintf("%d snapshots, oldest to the left; each mark links to its snapshot. The table below holds the same figures.", n)
+	shape.Title = "Headline shape error of every snapshot"
+	shape.Desc = mape.Desc
+	v.Charts = []template.HTML{mape.svg(), shape.svg()}
+	return v
+}
+
+// sweepView is one sweep's page.
+type sweepView struct {
+	Unit, Model, Hardware, LoadName, Snapshot, SnapshotHref string
+	Charts                                                  []template.HTML
+	Metrics                                                 []string
+	Rows                                                    []sweepRow
+	NotScored                                               []sweepRow
+}
+
+type sweepRow struct {
+	Load, LoadSort string
+	Tier           string
+	Scored         bool
+	Reason, Detail string
+	Cells          []sweepCell
+}
+
+type sweepCell struct{ Text, Sort string }
+
+// sweeps are the pages of snapshot s's sweeps: predicted and measured of
+// each headline metric over load, and the points.
+func sweeps(s SiteSnapshot, label string) []sweepView {
+	var out []sweepView
+	for _, u := range unitsOf(s.Points) {
+		first := u.points[0]
+		v := sweepView{Unit: u.unit, Model: first.Model, Hardware: first.Hardware, LoadName: "concurrency", Snapshot: label, SnapshotHref: SiteSnapshotPath(s.ID)}
+		if first.Load.Concurrency == 0 {
+			v.LoadName = "request rate (req/s)"
+		}
+		for k, d := range metric.Headline() {
+			c := chart{ID: fmt.Sprintf("sweep-%s", d.Key), XLabel: v.LoadName, YLabel: d.Short + " (" + d.Unit + ")",
+				Title: fmt.Sprintf("%s of %s: measured and predicted over load", d.Name, u.unit),
+				Desc:  fmt.Sprintf("%d points; solid: measured, dashed: predicted (absent where not scored). The table below holds the same figures.", len(u.points))}
+			meas := chartSeries{Name: "measured", Class: "s1"}
+			pred := chartSeries{Name: "predicted", Class: "s2", Dashed: true}
+			for _, p := range u.points {
+				x := p.Load.Value()
+				if m, ok := d.Of(p.Measured); ok {
+					meas.Points = append(meas.Points, chartPoint{X: x, Y: ptr(m), Title: fmt.Sprintf("load %s: measured %s %.1f %s", tickText(x), d.Short, m, d.Unit)})
+				}
+				var y *float64
+				if pr, ok := d.Of(p.Predicted); ok && p.Scored {
+					y = ptr(pr)
+				}
+				title := fmt.Sprintf("load %s: not scored (%s)", tickText(x), p.Reason)
+				if y != nil {
+					title = fmt.Sprintf("load %s: predicted %s %.1f %s", tickText(x), d.Short, *y, d.Unit)
+				}
+				pred.Points = append(pred.Points, chartPoint{X: x, Y: y, Title: title})
+			}
+			_ = k
+			c.Series = []chartSeries{meas, pred}
+			v.Charts = append(v.Charts, c.svg())
+			v.Metrics = append(v.Metrics, d.Short)
+		}
+		for _, p := range u.points {
+			r := sweepRow{Load: tickText(p.Load.Value()), LoadSort: fmt.Sprintf("%g", p.Load.Value()), Tier: p.Tier, Scored: p.Scored, Reason: p.Reason, Detail: p.Detail}
+			for _, d := range metric.Headline() {
+				m, okM := d.Of(p.Measured)
+				pr, okP := d.Of(p.Predicted)
+				r.Cells = append(r.Cells, numCell(m, okM, "%.1f"))
+				if okP && p.Scored {
+					r.Cells = append(r.Cells, numCell(pr, true, "%.1f"))
+					if okM && m > 0 {
+						ape := (pr/m - 1) * 100
+						r.Cells = append(r.Cells, sweepCell{Text: fmt.Sprintf("%+.1f%%", ape), Sort: fmt.Sprintf("%g", ape)})
+					} else {
+						r.Cells = append(r.Cells, sweepCell{Text: "n/a"})
+					}
+				} else {
+					r.Cells = append(r.Cells, sweepCell{Text: "—"}, sweepCell{Text: "—"})
+				}
+			}
+			v.Rows = append(v.Rows, r)
+			if !p.Scored {
+				v.NotScored = append(v.NotScored, r)
+			}
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+func numCell(v float64, ok bool, format string) sweepCell {
+	if !ok {
+		return sweepCell{Text: "n/a"}
+	}
+	return sweepCell{Text: fmt.Sprintf(format, v), Sort: fmt.Sprintf("%g", v)}
+}

@@ -1,0 +1,197 @@
+package render
+
+import (
+	"fmt"
+	"html"
+	"html/template"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// chart is one line chart of the site, drawn as inline SVG: a title and a
+// description (its text alternative, with a table of the same figures
+// beside it on the page), axes with ticks, and one polyline per series with
+// a mark at each point.
+type chart struct {
+	// ID prefixes the element ids of the chart's title and description.
+	ID, Title, Desc string
+	XLabel, YLabel  string
+	// XTicks label the x axis; nil: numeric ticks.
+	XTicks []chartTick
+	Series []chartSeries
+	// Groups, when set, are the chart's marks: one link per x position (a
+	// snapshot), holding that position's mark of every series.
+	Groups []chartGroup
+}
+
+type chartTick struct {
+	X     float64
+	Label string
+}
+
+type chartSeries struct {
+	Name string
+	// Class is the series' colour class (s1 … s4).
+	Class  string
+	Dashed bool
+	Points []chartPoint
+}
+
+// chartPoint is one mark; Y nil: no value there (the line breaks).
+type chartPoint struct {
+	X     float64
+	Y     *float64
+	Title string
+}
+
+// chartGroup links the marks at one x position.
+type chartGroup struct {
+	X          float64
+	Href, Data string
+	Title      string
+}
+
+// Geometry of every chart's viewBox.
+const (
+	chartW, chartH                           = 800.0, 320.0
+	padLeft, padRight, padTop, padBottom     = 64.0, 16.0, 16.0, 56.0
+	plotW, plotH                             = chartW - padLeft - padRight, chartH - padTop - padBottom
+	markRadius                               = 4.5
+	maxXTickLabels                           = 8
+	yTicks                                   = 5
+	xLabelOffset, yLabelOffset, tickLabelGap = 44.0, 48.0, 8.0
+)
+
+// niceStep is a round tick step (1, 2 or 5 × 10^k) near span/n.
+func niceStep(span float64, n int) float64 {
+	if span <= 0 {
+		return 1
+	}
+	raw := span / float64(n)
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if raw <= m*mag {
+			return m * mag
+		}
+	}
+	return 10 * mag
+}
+
+// tickText formats a tick value without trailing zeros.
+func tickText(v float64) string {
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
+// svg draws c.
+func (c chart) svg() template.HTML {
+	minX, maxX := math.Inf(1), math.Inf(-1)
+	maxY := 0.0
+	for _, s := range c.Series {
+		for _, p := range s.Points {
+			minX, maxX = math.Min(minX, p.X), math.Max(maxX, p.X)
+			if p.Y != nil {
+				maxY = math.Max(maxY, *p.Y)
+			}
+		}
+	}
+	if math.IsInf(minX, 0) {
+		minX, maxX = 0, 1
+	}
+	if c.XTicks == nil && minX > 0 {
+		minX = 0 // loads: the axis starts at zero
+	}
+	if maxX == minX {
+		minX, maxX = minX-1, maxX+1
+	}
+	step := niceStep(maxY, yTicks)
+	top := math.Ceil(maxY/step) * step
+	if top == 0 {
+		top = step
+	}
+	sx := func(x float64) float64 { return padLeft + (x-minX)/(maxX-minX)*plotW }
+	sy := func(y float64) float64 { return padTop + plotH - y/top*plotH }
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
+	var b strings.Builder
+	e := html.EscapeString
+	fmt.Fprintf(&b, `<svg viewBox="0 0 %d %d" role="img" aria-labelledby="%s-title %s-desc">`,
+		int(chartW), int(chartH), c.ID, c.ID)
+	fmt.Fprintf(&b, `<title id="%s-title">%s</title><desc id="%s-desc">%s</desc>`, c.ID, e(c.Title), c.ID, e(c.Desc))
+	for y := 0.0; y <= top+step/2; y += step {
+		fmt.Fprintf(&b, `<line class="grid" x1="%s" y1="%s" x2="%s" y2="%s"/>`, f(padLeft), f(sy(y)), f(padLeft+plotW), f(sy(y)))
+		fmt.Fprintf(&b, `<text x="%s" y="%s" text-anchor="end" dominant-baseline="middle">%s</text>`, f(padLeft-tickLabelGap), f(sy(y)), e(tickText(y)))
+	}
+	fmt.Fprintf(&b, `<line class="axis" x1="%s" y1="%s" x2="%s" y2="%s"/>`, f(padLeft), f(padTop+plotH), f(padLeft+plotW), f(padTop+plotH))
+	fmt.Fprintf(&b, `<line class="axis" x1="%s" y1="%s" x2="%s" y2="%s"/>`, f(padLeft), f(padTop), f(padLeft), f(padTop+plotH))
+	ticks := c.XTicks
+	if ticks == nil {
+		xs := niceStep(maxX-minX, 6)
+		for x := math.Ceil(minX/xs) * xs; x <= maxX+xs/1000; x += xs {
+			ticks = append(ticks, chartTick{X: x, Label: tickText(x)})
+		}
+	}
+	every := (len(ticks) + maxXTickLabels - 1) / maxXTickLabels
+	for i, t := range ticks {
+		if i%every != 0 && i != len(ticks)-1 {
+			continue
+		}
+		anchor := "middle"
+		switch {
+		case len(ticks) > 1 && i == 0 && c.XTicks != nil:
+			anchor = "start"
+		case len(ticks) > 1 && i == len(ticks)-1 && c.XTicks != nil:
+			anchor = "end"
+		}
+		fmt.Fprintf(&b, `<text x="%s" y="%s" text-anchor="%s">%s</text>`, f(sx(t.X)), f(padTop+plotH+18), anchor, e(t.Label))
+	}
+	fmt.Fprintf(&b, `<text x="%s" y="%s" text-anchor="middle">%s</text>`, f(padLeft+plotW/2), f(padTop+plotH+xLabelOffset), e(c.XLabel))
+	fmt.Fprintf(&b, `<text x="%s" y="%s" text-anchor="middle" transform="rotate(-90 %s %s)">%s</text>`,
+		f(padLeft-yLabelOffset), f(padTop+plotH/2), f(padLeft-yLabelOffset), f(padTop+plotH/2), e(c.YLabel))
+	for _, s := range c.Series {
+		var run []string
+		flush := func() {
+			if len(run) > 1 {
+				dashed := ""
+				if s.Dashed {
+					dashed = " dashed"
+				}
+				fmt.Fprintf(&b, `<polyline class="%s%s" points="%s"/>`, s.Class, dashed, strings.Join(run, " "))
+			}
+			run = nil
+		}
+		for _, p := range s.Points {
+			if p.Y == nil {
+				flush()
+				continue
+			}
+			run = append(run, f(sx(p.X))+","+f(sy(*p.Y)))
+		}
+		flush()
+	}
+	mark := func(s chartSeries, p chartPoint) {
+		if p.Y == nil {
+			return
+		}
+		fmt.Fprintf(&b, `<circle class="%s" cx="%s" cy="%s" r="%s"><title>%s</title></circle>`, s.Class, f(sx(p.X)), f(sy(*p.Y)), f(markRadius), e(p.Title))
+	}
+	if c.Groups == nil {
+		for _, s := range c.Series {
+			for _, p := range s.Points {
+				mark(s, p)
+			}
+		}
+	}
+	for _, g := range c.Groups {
+		fmt.Fprintf(&b, `<a class="mark" href="%s" data-snapshot="%s"><title>%s</title>`, e(g.Href), e(g.Data), e(g.Title))
+		for _, s := range c.Series {
+			for _, p := range s.Points {
+				if p.X == g.X {
+					mark(s, p)
+				}
+			}
+		}
+		b.WriteString(`</a>`)
+	}
+	b.WriteString(`</svg>`)
+	return template.HTML(b.String())
+}

@@ -1,0 +1,166 @@
+package render
+
+import (
+	"errors"
+	"html/template"
+)
+
+// siteTemplates are the site's pages. html/template escapes every value
+// for its context (text, attribute, URL): model names, unit ids, reasons
+// and provenance come from result files.
+var siteTemplates = template.Must(template.New("site").Funcs(template.FuncMap{
+	"dict": func(kv ...any) (map[string]any, error) {
+		if len(kv)%2 != 0 {
+			return nil, errors.New("dict: odd arguments")
+		}
+		m := map[string]any{}
+		for i := 0; i < len(kv); i += 2 {
+			k, ok := kv[i].(string)
+			if !ok {
+				return nil, errors.New("dict: a key is not a string")
+			}
+			m[k] = kv[i+1]
+		}
+		return m, nil
+	},
+}).Parse(`
+{{define "head"}}<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Page.Title}} · BLIS simulator accuracy</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="{{.Page.Root}}assets/site.css">
+</head>
+<body>
+<header class="site"><div class="inner">
+<a class="brand" href="{{.Page.Root}}index.html">BLIS simulator accuracy</a>
+<nav class="site" aria-label="Site">
+<a href="{{.Page.Root}}index.html"{{if eq .Page.Nav "overview"}} aria-current="page"{{end}}>Overview</a>
+<a href="{{.Page.Root}}history.html"{{if eq .Page.Nav "history"}} aria-current="page"{{end}}>History</a>
+<a href="{{.Page.Root}}index.html#compare">Compare</a>
+<a href="{{.Page.Root}}index.html#sweeps"{{if eq .Page.Nav "sweeps"}} aria-current="page"{{end}}>Sweeps</a>
+</nav>
+</div></header>
+<main id="main">
+{{end}}
+
+{{define "foot"}}
+<footer class="site">Built by <code>action site</code> from the dashboard's <code>data/</code>: every figure is in the snapshot's <code>summary.json</code> and <code>points.json</code>.</footer>
+</main>
+<script src="{{.Page.Root}}assets/site.js"></script>
+</body>
+</html>
+{{end}}
+
+{{define "metrictable"}}<div class="scroll"><table id="{{.id}}">
+<caption>{{.caption}}</caption>
+<thead><tr><th scope="col">Metric</th><th scope="col" class="num">MAPE</th><th scope="col" class="num">Shape</th><th scope="col" class="num">Bias</th><th scope="col" class="num">Median APE</th><th scope="col">Worst point</th><th scope="col" class="num">Points (shape)</th></tr></thead>
+<tbody>
+{{range .rows}}<tr><th scope="row">{{.Name}}</th><td class="num" data-col="mape">{{.MAPE}}</td><td class="num" data-col="shape">{{.Shape}}</td><td class="num" data-col="bias">{{.Bias}}</td><td class="num">{{.Median}}</td><td class="id">{{.Worst}}</td><td class="num" data-col="n">{{.N}} ({{.ShapeN}})</td></tr>
+{{end}}</tbody>
+</table></div>
+{{end}}
+
+{{define "overview"}}
+<h1>BLIS simulator accuracy: {{.Label}} {{if .Release}}<span class="badge release">release</span>{{else}}<span class="badge experimental">experimental</span>{{end}}</h1>
+<p class="sub">Snapshot <code>{{.ID}}</code>, published {{.Date}}.</p>
+{{if not .Release}}<div class="banner" role="note"><strong>Experimental figures.</strong> {{range $i, $r := .LabelReasons}}{{if $i}}; {{end}}{{$r}}{{end}}.</div>{{end}}
+<h2 id="headline">Headline (tier {{.Tier}})</h2>
+{{if .FellBack}}<div class="banner info" role="note">Tier measured_resolved has no scored point, so this table falls back to tier all, which includes points whose engine settings had to be assumed.</div>{{end}}
+{{template "metrictable" (dict "id" "headline-table" "caption" (printf "Headline metrics, tier %s" .Tier) "rows" .Headline)}}
+<h2 id="all-tier">Tier all (every scored point)</h2>
+{{template "metrictable" (dict "id" "all-table" "caption" "Headline metrics, tier all" "rows" .AllTier)}}
+{{if .Secondary}}<h2 id="secondary">Secondary metrics (tier {{.Tier}})</h2>
+<p>Not part of the headline. Each is scored over the points whose measurement has it.</p>
+{{template "metrictable" (dict "id" "secondary-table" "caption" (printf "Secondary metrics, tier %s" .Tier) "rows" .Secondary)}}{{end}}
+{{if .Groups}}<h2 id="groups">By model × hardware (tier {{.Tier}})</h2>
+<div class="scroll"><table id="groups-table" class="sortable">
+<caption>Headline metrics by model and hardware, tier {{.Tier}}</caption>
+<thead><tr><th scope="col"><button type="button">Model</button></th><th scope="col"><button type="button">Hardware</button></th>{{range .HeadlineNames}}<th scope="col" class="num"><button type="button">{{.}} MAPE</button></th><th scope="col" class="num"><button type="button">{{.}} shape</button></th><th scope="col" class="num"><button type="button">{{.}} bias</button></th>{{end}}<th scope="col" class="num"><button type="button">Points</button></th></tr></thead>
+<tbody>
+{{range .Groups}}<tr><td class="id">{{.Model}}</td><td>{{.Hardware}}</td>{{range .Cells}}<td class="num">{{.}}</td>{{end}}<td class="num">{{.N}}</td></tr>
+{{end}}</tbody>
+</table></div>{{end}}
+<h2 id="coverage">Coverage</h2>
+<p>{{.Corpus}} corpus points: {{.Scored}} scored, {{.NotSc}} not scored.</p>
+{{if .Reasons}}<div class="scroll"><table id="coverage-table">
+<caption>Why points were not scored</caption>
+<thead><tr><th scope="col">Not scored because</th><th scope="col" class="num">Points</th></tr></thead>
+<tbody>
+{{range .Reasons}}<tr><td>{{.Reason}}</td><td class="num">{{.N}}</td></tr>
+{{end}}</tbody>
+</table></div>{{end}}
+{{if .Sweeps}}<h2 id="sweeps">Sweeps</h2>
+<p>Measured and predicted latency over load, point by point, for each sweep of this snapshot.</p>
+<ul class="sweeps">
+{{range .Sweeps}}<li><a href="{{.Href}}">{{.Unit}}</a> ({{.Scored}} of {{.N}} scored)</li>
+{{end}}</ul>{{end}}
+<h2 id="provenance">Provenance</h2>
+<dl class="prov">
+{{range .Provenance}}<dt>{{.Term}}</dt><dd>{{.Value}}</dd>
+{{end}}<dt>Shape</dt><dd>{{.ShapeDefinition}}</dd>
+</dl>
+{{end}}
+
+{{define "index"}}{{template "head" .}}
+{{template "overview" .Body.Overview}}
+<section id="compare" aria-labelledby="compare-h">
+<h2 id="compare-h">Compare two snapshots</h2>
+<p>Δ = B − A per metric over the points both snapshots scored, the points each scored alone, the points whose error moved most, and the change in the predictions themselves (the median of B's prediction over A's). A link to a comparison is <code>index.html?a=&lt;snapshot id&gt;&amp;b=&lt;snapshot id&gt;</code>.</p>
+<form class="picker" action="index.html" method="get">
+<label>A (before)<select name="a" id="pick-a">
+{{range .Body.Options}}<option value="{{.ID}}"{{if .A}} selected{{end}}>{{.Label}}</option>
+{{end}}</select></label>
+<label>B (after)<select name="b" id="pick-b">
+{{range .Body.Options}}<option value="{{.ID}}"{{if .B}} selected{{end}}>{{.Label}}</option>
+{{end}}</select></label>
+<button type="submit">Compare</button>
+</form>
+<div id="comparison" aria-live="polite"><noscript><p>The comparison is computed in your browser from the snapshots' points: it needs JavaScript. Without it, compare two snapshots with <code>action compare</code>; each snapshot's comparison with the one before it is in the dashboard's <code>data/compare/</code>.</p></noscript></div>
+</section>
+<script>window.SITE = {{.Body.Config}};</script>
+{{template "foot" .}}{{end}}
+
+{{define "snapshot"}}{{template "head" .}}
+{{template "overview" .Body}}
+<p><a href="{{.Page.Root}}index.html#compare">Compare this snapshot with another</a> · <a href="{{.Page.Root}}history.html">all snapshots</a></p>
+{{template "foot" .}}{{end}}
+
+{{define "history"}}{{template "head" .}}
+<h1>History</h1>
+<p class="sub">The headline MAPE and shape error of every snapshot (tier measured_resolved, or all where a snapshot has no measured or resolved point). Each mark links to its snapshot.</p>
+<ul class="legend" aria-hidden="true">
+{{range .Body.Series}}<li><span class="key {{.Class}}"></span>{{.Name}}</li>
+{{end}}</ul>
+{{range .Body.Charts}}<figure class="chart">{{.}}<figcaption>The table below holds the same figures.</figcaption></figure>
+{{end}}
+<div class="scroll"><table id="history-table" class="sortable">
+<caption>Every snapshot, newest first</caption>
+<thead><tr><th scope="col"><button type="button">Snapshot</button></th><th scope="col"><button type="button">Label</button></th><th scope="col"><button type="button">Tier</button></th>{{range .Body.Series}}<th scope="col" class="num"><button type="button">{{.Name}} MAPE</button></th><th scope="col" class="num"><button type="button">{{.Name}} shape</button></th>{{end}}<th scope="col" class="num"><button type="button">Scored</button></th></tr></thead>
+<tbody>
+{{range .Body.Rows}}<tr><th scope="row"><a href="{{.Href}}">{{.Label}}</a></th><td>{{if .Release}}release{{else}}experimental{{end}}</td><td>{{.Tier}}</td>{{range .Cells}}<td class="num">{{.}}</td>{{end}}<td class="num">{{.Scored}} of {{.N}}</td></tr>
+{{end}}</tbody>
+</table></div>
+{{template "foot" .}}{{end}}
+
+{{define "sweep"}}{{template "head" .}}
+<h1>{{.Body.Unit}}</h1>
+<p class="sub">{{.Body.Model}} on {{.Body.Hardware}}, over {{.Body.LoadName}}; snapshot <a href="{{.Page.Root}}{{.Body.SnapshotHref}}">{{.Body.Snapshot}}</a>.</p>
+<ul class="legend" aria-hidden="true"><li><span class="key s1"></span>measured</li><li><span class="key s2 dashed"></span>predicted</li></ul>
+{{range .Body.Charts}}<figure class="chart">{{.}}<figcaption>The table below holds the same figures.</figcaption></figure>
+{{end}}
+<div class="scroll"><table id="points-table" class="sortable">
+<caption>Every point of the sweep (click a column to sort)</caption>
+<thead><tr><th scope="col" class="num"><button type="button">Load</button></th><th scope="col"><button type="button">Tier</button></th>{{range .Body.Metrics}}<th scope="col" class="num"><button type="button">Measured {{.}} (ms)</button></th><th scope="col" class="num"><button type="button">Predicted {{.}} (ms)</button></th><th scope="col" class="num"><button type="button">{{.}} error</button></th>{{end}}<th scope="col"><button type="button">Not scored because</button></th></tr></thead>
+<tbody>
+{{range .Body.Rows}}<tr><td class="num" data-sort="{{.LoadSort}}">{{.Load}}</td><td>{{.Tier}}</td>{{range .Cells}}<td class="num"{{if .Sort}} data-sort="{{.Sort}}"{{end}}>{{.Text}}</td>{{end}}<td class="reason">{{.Reason}}</td></tr>
+{{end}}</tbody>
+</table></div>
+{{if .Body.NotScored}}<h2 id="not-scored">Not scored</h2>
+<ul>
+{{range .Body.NotScored}}<li>Load {{.Load}}: {{.Reason}}{{if .Detail}} ({{.Detail}}){{end}}</li>
+{{end}}</ul>{{end}}
+{{template "foot" .}}{{end}}
+`))
