@@ -68,9 +68,11 @@ func TestLoadRefuses(t *testing.T) {
 		edit func(fstest.MapFS)
 		want string
 	}{
-		"no index":           {func(f fstest.MapFS) { delete(f, nightly.IndexPath) }, nightly.IndexPath},
-		"malformed index":    {func(f fstest.MapFS) { f[nightly.IndexPath] = &fstest.MapFile{Data: []byte(`{"version":2,`)} }, nightly.IndexPath},
-		"empty index":        {func(f fstest.MapFS) { f[nightly.IndexPath] = &fstest.MapFile{Data: []byte(`{"version":2,"snapshots":[]}`)} }, "no snapshot"},
+		"no index":        {func(f fstest.MapFS) { delete(f, nightly.IndexPath) }, nightly.IndexPath},
+		"malformed index": {func(f fstest.MapFS) { f[nightly.IndexPath] = &fstest.MapFile{Data: []byte(`{"version":2,`)} }, nightly.IndexPath},
+		"empty index": {func(f fstest.MapFS) {
+			f[nightly.IndexPath] = &fstest.MapFile{Data: []byte(`{"version":2,"snapshots":[]}`)}
+		}, "no snapshot"},
 		"missing summary":    {func(f fstest.MapFS) { delete(f, snap+report.SummaryFile) }, snap + report.SummaryFile},
 		"missing points":     {func(f fstest.MapFS) { delete(f, snap+report.PointsFile) }, snap + report.PointsFile},
 		"malformed summary":  {func(f fstest.MapFS) { f[snap+report.SummaryFile] = &fstest.MapFile{Data: []byte(`{}`)} }, snap + report.SummaryFile},
