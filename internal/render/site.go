@@ -178,7 +178,7 @@ func metricRows(t report.TierScores, defs []metric.Def) []metricRow {
 	return out
 }
 
-type groupRow struct {
+type siteGroupRow struct {
 	Model, Hardware string
 	Cells           []string
 	N               int
@@ -206,7 +206,7 @@ type overviewView struct {
 	Headline, AllTier     []metricRow
 	Secondary             []metricRow
 	HeadlineNames         []string
-	Groups                []groupRow
+	Groups                []siteGroupRow
 	Scored, Corpus, NotSc int
 	Reasons               []reasonRow
 	Provenance            []provItem
@@ -225,7 +225,7 @@ func overview(s SiteSnapshot, label string, latest bool) overviewView {
 		v.HeadlineNames = append(v.HeadlineNames, d.Short)
 	}
 	for _, g := range sum.Groups {
-		row := groupRow{Model: g.Model, Hardware: g.Hardware}
+		row := siteGroupRow{Model: g.Model, Hardware: g.Hardware}
 		t := g.Tiers.Of(tier)
 		for _, d := range metric.Headline() {
 			m, _ := t.Of(d)
