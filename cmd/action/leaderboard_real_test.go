@@ -56,3 +56,62 @@ func TestLeaderboardExampleWithRealBLIS(t *testing.T) {
 		}
 	}
 }
+
+// otelPRBuild is the simulator's pull request build with `blis convert
+// otel` (inference-sim #1485, refs/pull/1485/merge).
+const otelPRBuild = "0e5805d754e4edc8af9625b3c98644313e5ffadc"
+
+const otelRealRuns = `version: 1
+groups:
+  - id: otel-recorded
+    workload: {trace: {format: otel, file: traces/agent.json}}
+    load: {arrival: recorded}
+    candidates:
+      - {id: h100-tp1, model: qwen/qwen3-14b, hardware: H100, tp: 1}
+      - {id: a100-tp1, model: qwen/qwen3-14b, hardware: A100-80, tp: 1}
+`
+
+// TestLeaderboardOTelWithRealBLIS is opt-in (BLIS_SOURCE, a clone that has
+// the pull request commit otelPRBuild): an OpenTelemetry agentic trace of
+// this repository's making (internal/leaderboard/testdata, 5 LLM calls in
+// 2 sessions) is converted by that build's own `blis convert otel`,
+// replayed at its recorded arrivals, ranked and verified.
+//
+//	BLIS_SOURCE=../inference-sim go test ./cmd/action -run OTelWithRealBLIS -v -timeout 30m
+func TestLeaderboardOTelWithRealBLIS(t *testing.T) {
+	src := os.Getenv("BLIS_SOURCE")
+	if src == "" {
+		t.Skip("BLIS_SOURCE not set")
+	}
+	dir := t.TempDir()
+	runs := filepath.Join(dir, "runs.yaml")
+	os.WriteFile(runs, []byte(otelRealRuns), 0o644)
+	os.MkdirAll(filepath.Join(dir, "traces"), 0o755)
+	copyTrace(t, "otel-one-node.json", filepath.Join(dir, "traces"), "agent.json")
+	e := &lbEnv{t: t, cache: t.TempDir(), runs: runs, results: filepath.Join(dir, "results")}
+	hdir, _ := harnesstest.HarnessCheckout(t)
+	sim := []string{"--sim-repo", src, "--cache-dir", e.cache, "--jobs", "2", "--quiet", "--timeout", "30m"}
+	if out, err := e.cmd(append([]string{"run", "--runs", runs, "--sim", otelPRBuild, "--harness-dir", hdir}, sim...)...); err != nil {
+		t.Fatalf("run: %v\n%s", err, out)
+	}
+	h100, a100 := e.result("otel-recorded/h100-tp1.json"), e.result("otel-recorded/a100-tp1.json")
+	for _, r := range []*leaderboard.Result{h100, a100} {
+		if r.Status != leaderboard.StatusOK || r.BLIS.Injected != 5 || r.BLIS.Completed != 5 || r.Computed.OutputTokensPerServedRequest.Value != 124 {
+			t.Fatalf("%s: %s %+v %+v; want ok, 5 of 5 calls, 124 output tokens per call (the trace's 620 / 5)", r.Run, r.Status, r.Failure, r.BLIS)
+		}
+		if c := strings.Join(r.Convert, " "); !strings.HasPrefix(c, "blis convert otel --input {traces}/") || !strings.HasSuffix(c, "--context-growth accumulate") {
+			t.Errorf("%s: convert %q", r.Run, c)
+		}
+	}
+	t.Logf("H100 TTFT mean %.2f ms, E2E mean %.1f ms; A100-80 %.2f ms, %.1f ms", h100.BLIS.TTFTMeanMs, h100.BLIS.E2EMeanMs, a100.BLIS.TTFTMeanMs, a100.BLIS.E2EMeanMs)
+	if h100.BLIS.TTFTMeanMs >= a100.BLIS.TTFTMeanMs {
+		t.Errorf("H100 TTFT %.2f ms not below A100-80's %.2f ms", h100.BLIS.TTFTMeanMs, a100.BLIS.TTFTMeanMs)
+	}
+	out, err := e.cmd("render", "--runs", runs)
+	if err != nil || !strings.Contains(out, "| h100-tp1 | qwen/qwen3-14b | H100 | 1 | 1 | 33.1 (#1)") {
+		t.Errorf("render: %v\n%s", err, out)
+	}
+	if out, err := e.cmd(append([]string{"verify", "--runs", runs}, sim...)...); err != nil || !strings.Contains(out, "verified: 2 results reproduce exactly") {
+		t.Errorf("verify: %v\n%s", err, out)
+	}
+}
