@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -21,8 +22,10 @@ import (
 )
 
 // readDeclaration reads and decodes a runs.yaml and resolves the traces it
-// names (relative to its directory) to their content hashes.
-func readDeclaration(path string) (*leaderboard.Declaration, map[string]leaderboard.TraceFiles, error) {
+// names (relative to its directory) to their content hashes. The
+// candidates declared through `leaderboard serve` (the declarations file
+// beside the results directory results, when there is one) are merged in.
+func readDeclaration(path, results string) (*leaderboard.Declaration, map[string]leaderboard.TraceFiles, error) {
 	src, err := diskio.ReadPathMax(path, leaderboard.MaxDeclarationBytes)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--runs: %w", err)
@@ -35,7 +38,34 @@ func readDeclaration(path string) (*leaderboard.Declaration, map[string]leaderbo
 	if err != nil {
 		return nil, nil, err
 	}
+	if d, err = mergeDeclared(d, results); err != nil {
+		return nil, nil, err
+	}
 	return d, traces, nil
+}
+
+// declarationsFile is the file of the candidates declared through the API
+// of `leaderboard serve`, beside the results directory.
+func declarationsFile(results string) string {
+	return filepath.Join(filepath.Dir(filepath.Clean(results)), leaderboard.DeclarationsFile)
+}
+
+// mergeDeclared merges the declarations file beside results into d (d
+// itself when there is none).
+func mergeDeclared(d *leaderboard.Declaration, results string) (*leaderboard.Declaration, error) {
+	file := declarationsFile(results)
+	src, err := diskio.ReadPathMax(file, leaderboard.MaxDeclarationBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		return d, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	extra, err := leaderboard.Decode(src, file)
+	if err != nil {
+		return nil, err
+	}
+	return leaderboard.Merge(d, extra)
 }
 
 // resolveTraces reads the traces d names from dir, the directory of its
@@ -112,11 +142,11 @@ var leaderboardRenderCommand = cli.Spec[leaderboardRenderOptions]{
 }
 
 func runLeaderboardRender(_ context.Context, o leaderboardRenderOptions, env cli.Env) error {
-	d, _, err := readDeclaration(o.runs)
+	dir := o.resultsDir()
+	d, _, err := readDeclaration(o.runs, dir)
 	if err != nil {
 		return err
 	}
-	dir := o.resultsDir()
 	res, probs, err := lbrun.Check(d, dir, "")
 	if err != nil {
 		return fmt.Errorf("leaderboard render: read %s: %w", dir, err)
@@ -225,11 +255,11 @@ func runLeaderboardValidate(ctx context.Context, o leaderboardValidateOptions, e
 		}
 		pair = &p
 	}
-	d, _, err := readDeclaration(o.runs)
+	dir := o.resultsDir()
+	d, _, err := readDeclaration(o.runs, dir)
 	if err != nil {
 		return err
 	}
-	dir := o.resultsDir()
 	res, probs, err := lbrun.Check(d, dir, o.sim)
 	if err != nil {
 		return fmt.Errorf("leaderboard validate: read %s: %w", dir, err)

@@ -135,17 +135,17 @@ var leaderboardRunCommand = cli.Spec[leaderboardRunOptions]{
 func runLeaderboardRun(ctx context.Context, o leaderboardRunOptions, env cli.Env) error {
 	sf, stdout := o.simFlags, env.Stdout
 	log, progress := sf.logger(env.Stderr)
-	d, traces, err := readDeclaration(o.runs)
+	dir := o.out
+	if dir == "" {
+		dir = defaultResults(o.runs)
+	}
+	d, traces, err := readDeclaration(o.runs, dir)
 	if err != nil {
 		return err
 	}
 	runs, err := leaderboard.Select(d.Runs(), splitList(o.only))
 	if err != nil {
 		return fmt.Errorf("leaderboard run: --only %w", err)
-	}
-	dir := o.out
-	if dir == "" {
-		dir = defaultResults(o.runs)
 	}
 	hdir := o.harnessDir
 	if hdir == "" {
@@ -274,11 +274,11 @@ var leaderboardVerifyCommand = cli.Spec[leaderboardVerifyOptions]{
 func runLeaderboardVerify(ctx context.Context, o leaderboardVerifyOptions, env cli.Env) error {
 	sf, stdout := o.simFlags, env.Stdout
 	log, _ := sf.logger(env.Stderr)
-	d, _, err := readDeclaration(o.runs)
+	dir := o.resultsDir()
+	d, _, err := readDeclaration(o.runs, dir)
 	if err != nil {
 		return err
 	}
-	dir := o.resultsDir()
 	recorded, probs, err := lbrun.ReadResults(dir)
 	if err != nil {
 		return fmt.Errorf("leaderboard verify: read %s: %w", dir, err)

@@ -60,6 +60,7 @@ func program() cli.Program {
 			leaderboardRenderCommand.Command(),
 			leaderboardValidateCommand.Command(),
 			leaderboardVerifyCommand.Command(),
+			leaderboardServeCommand.Command(),
 			githubActionCommand.Command(),
 		},
 	}

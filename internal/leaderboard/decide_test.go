@@ -158,3 +158,38 @@ func TestCheckProblems(t *testing.T) {
 		}
 	}
 }
+
+// Merge appends the candidates of a declarations file to runs.yaml's
+// groups of the same id and refuses one that does not fit.
+func TestMerge(t *testing.T) {
+	t.Parallel()
+	base := readDecl(t)
+	g := base.Groups[0]
+	extraOf := func(edit func(*Group)) *Declaration {
+		e := Group{ID: g.ID, Workload: g.Workload, Load: g.Load, KeepUp: g.KeepUp, Candidates: []Candidate{{ID: "l40s", Model: "test/test-model-7b", Hardware: "L40S", TP: 1}}}
+		edit(&e)
+		return &Declaration{Version: 1, Groups: []Group{e}}
+	}
+	m, err := Merge(base, extraOf(func(*Group) {}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, was := len(m.Group(g.ID).Candidates), len(g.Candidates); n != was+1 || len(base.Groups[0].Candidates) != was {
+		t.Errorf("merged %d candidates (runs.yaml %d, now %d): want one more, runs.yaml's unchanged", n, was, len(base.Groups[0].Candidates))
+	}
+	other := 99.0
+	for _, tt := range []struct {
+		name string
+		edit func(*Group)
+		want string
+	}{
+		{"unknown group", func(e *Group) { e.ID = "nope" }, "groups[0].id: group nope is not declared in runs.yaml"},
+		{"other load", func(e *Group) { l := *e.Load; l.Rate = &other; e.Load = &l }, "groups[0].load: differs from group chat-4rps's in runs.yaml"},
+		{"other workload", func(e *Group) { w := *e.Workload; w.Requests = 7; e.Workload = &w }, "groups[0].workload: differs"},
+		{"an id runs.yaml has", func(e *Group) { e.Candidates[0].ID = g.Candidates[0].ID }, "groups[0].candidates[0].id: candidate h100-tp1 is declared in group chat-4rps already"},
+	} {
+		if _, err := Merge(base, extraOf(tt.edit)); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v; want %q", tt.name, err, tt.want)
+		}
+	}
+}

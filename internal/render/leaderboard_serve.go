@@ -1,0 +1,116 @@
+package render
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+	"strings"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
+)
+
+// LeaderboardServePage is the page `action leaderboard serve` answers GET /
+// with: LeaderboardHTML's page (the same tables, sorting and legend) with a
+// "Declare a run" form added at its end. The form picks a group, whose
+// offered work is shown read-only (it is the group's, never the
+// candidate's), takes a candidate's deployment (id, model, hardware, TP,
+// DP, replicas, engine settings) and the server's bearer token, sends it to
+// POST api/run, polls api/jobs/ID until the job ends and then reloads the
+// page, on which the new row appears. The token stays in the page (a
+// password field), never in a URL or a cookie.
+func LeaderboardServePage(b leaderboard.Board) (string, error) {
+	page, err := LeaderboardHTML(b)
+	if err != nil {
+		return "", err
+	}
+	var groups []declareGroup
+	for _, g := range b.Groups {
+		var loads []string
+		for _, t := range g.Tables {
+			loads = append(loads, t.Load.String())
+		}
+		title := g.Title
+		if title == "" {
+			title = g.ID
+		}
+		groups = append(groups, declareGroup{ID: g.ID, Title: title, Workload: WorkloadWords(g.Workload), Loads: strings.Join(loads, "; ")})
+	}
+	var form bytes.Buffer
+	if err := declareTemplate.Execute(&form, groups); err != nil {
+		return "", err
+	}
+	i := strings.LastIndex(page, "</body>")
+	if i < 0 {
+		return "", fmt.Errorf("leaderboard page has no </body>")
+	}
+	return page[:i] + form.String() + page[i:], nil
+}
+
+type declareGroup struct {
+	ID, Title, Workload, Loads string
+}
+
+var declareTemplate = template.Must(template.New("declare").Parse(`<section id="declare">
+<h2>Declare a run</h2>
+<p>The candidate runs on the group's offered work, through the server's simulator build; its result is filed beside the others and appears above when its run ends. A run declared here is added to the declarations file beside the results, not to runs.yaml: promote it there by pull request.</p>
+<form id="declare-form">
+<p><label>Group <select name="group" id="declare-group" required>{{range .}}<option value="{{.ID}}">{{.Title}} ({{.ID}})</option>{{end}}</select></label></p>
+<dl id="offered">{{range .}}<div data-group="{{.ID}}"><dt>{{.Title}} <code>{{.ID}}</code></dt><dd>Offered work (fixed by the group): {{.Workload}}. Load: {{.Loads}}.</dd></div>{{end}}</dl>
+<fieldset><legend>Candidate</legend>
+<p><label>Id <input name="id" required pattern="[a-z0-9][a-z0-9._\-]{0,63}" placeholder="h100-tp2"></label>
+<label>Model <input name="model" required placeholder="qwen/qwen3-14b"></label>
+<label>Hardware <input name="hardware" required placeholder="H100"></label>
+<label>TP <input name="tp" type="number" min="1" required value="1"></label>
+<label>DP <input name="dp" type="number" min="1"></label>
+<label>Replicas <input name="replicas" type="number" min="1"></label></p>
+<p>Engine (empty: the simulator's default):
+<label>max_num_seqs <input name="max_num_seqs" type="number" min="1"></label>
+<label>max_num_batched_tokens <input name="max_num_batched_tokens" type="number" min="1"></label>
+<label>gpu_memory_utilization <input name="gpu_memory_utilization" type="number" step="any" min="0" max="1"></label>
+<label>block_size <input name="block_size" type="number" min="1"></label>
+<label>max_model_len <input name="max_model_len" type="number" min="1"></label></p>
+</fieldset>
+<p><label>Token <input name="token" type="password" autocomplete="off" required></label>
+<button type="submit">Declare and run</button></p>
+</form>
+<p id="declare-status" role="status"></p>
+</section>
+<script>
+(function () {
+  var form = document.getElementById("declare-form"), status = document.getElementById("declare-status");
+  function v(name) { return form.elements[name].value; }
+  function show() {
+    var g = v("group");
+    document.querySelectorAll("#offered [data-group]").forEach(function (d) { d.hidden = d.dataset.group !== g; });
+  }
+  form.elements.group.addEventListener("change", show);
+  show();
+  function poll(id) {
+    fetch("api/jobs/" + encodeURIComponent(id)).then(function (r) { return r.json(); }).then(function (j) {
+      status.textContent = "job " + id + ": " + j.status + (j.reason ? " (" + j.reason + ")" : "");
+      if (j.status === "queued" || j.status === "running") { setTimeout(function () { poll(id); }, 1000); return; }
+      status.dataset.done = j.status;
+      location.reload();
+    });
+  }
+  form.addEventListener("submit", function (e) {
+    e.preventDefault();
+    var c = {id: v("id"), model: v("model"), hardware: v("hardware"), tp: Number(v("tp"))}, engine = {};
+    ["dp", "replicas"].forEach(function (k) { if (v(k) !== "") { c[k] = Number(v(k)); } });
+    ["max_num_seqs", "max_num_batched_tokens", "gpu_memory_utilization", "block_size", "max_model_len"].forEach(function (k) {
+      if (v(k) !== "") { engine[k] = Number(v(k)); }
+    });
+    if (Object.keys(engine).length) { c.engine = engine; }
+    status.textContent = "sending…";
+    fetch("api/run", {method: "POST", headers: {"Content-Type": "application/json", "Authorization": "Bearer " + v("token")},
+      body: JSON.stringify({group: v("group"), candidate: c})}).then(function (r) {
+      return r.json().then(function (j) {
+        if (r.status !== 202) { status.textContent = "refused (" + r.status + "): " + j.error; return; }
+        status.textContent = "job " + j.job + ": queued";
+        poll(j.job);
+      });
+    });
+  });
+})();
+</script>
+`))
