@@ -155,6 +155,10 @@ func (s *Server) Run(ctx context.Context) {
 }
 
 func (s *Server) runJob(ctx context.Context, j *Job) {
+	if ctx.Err() != nil { // taken from the queue as the server shut down
+		s.finish(j, JobFailed, "the server shut down before the job ran", nil)
+		return
+	}
 	s.setStatus(j, JobRunning)
 	sum, err := lbrun.Run(ctx, s.cfg.Sim, j.runs, lbrun.Options{Out: s.cfg.Results, Jobs: 1, Log: s.cfg.Log})
 	var files []string
