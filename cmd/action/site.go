@@ -12,7 +12,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/site"
 )
 
-const siteUsage = `Usage: action site --dashboard DIR --out SITE
+const siteUsage = `Usage: action site [--dashboard DIR] --out SITE
 
 Builds the dashboard's static site from its published data (data/index.json
 and every snapshot it lists): index.html (the Overview of the newest
@@ -44,10 +44,10 @@ var siteCommand = cli.Spec[siteOptions]{
 	Summary: "build the dashboard's static site from its data/",
 	Usage:   siteUsage,
 	Flags: func(fs *flag.FlagSet, o *siteOptions, _ func(string) string) {
-		fs.StringVar(&o.dashboard, "dashboard", "", "the dashboard `checkout` whose data/ to show (e.g. --dashboard .)")
+		fs.StringVar(&o.dashboard, "dashboard", ".", "the dashboard `checkout` whose data/ to show (e.g. --dashboard ~/src/accuracy-dashboard)")
 		fs.StringVar(&o.out, "out", "", "the site's `directory`, replaced as a whole (e.g. --out _site)")
 	},
-	Required: []string{"dashboard", "out"},
+	Required: []string{"out"},
 	Check: func(_ *siteOptions, args []string) error {
 		if len(args) != 0 {
 			return fmt.Errorf("want no arguments, got %q", args)
