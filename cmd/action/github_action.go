@@ -12,6 +12,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
+	"github.com/inference-sim/accuracy-dashboard/internal/github"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/pinned"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
@@ -109,7 +110,7 @@ func githubAction(ctx context.Context, gha runner, stdout, stderr io.Writer) err
 	if in.runID != "" && in.repository != "" {
 		flow.DetailsURL = strings.TrimSuffix(in.serverURL, "/") + "/" + in.repository + "/actions/runs/" + in.runID
 	}
-	var gh *ghComments
+	var gh *github.PullComments
 	if in.comment {
 		if gh, err = newGitHub(in); err != nil {
 			return err
@@ -225,7 +226,7 @@ func pinnedScorer(ctx context.Context, in actionInputs, p pin.Pin, flow *prcheck
 }
 
 // runCommentMode posts another run's report from a workflow_run job.
-func runCommentMode(ctx context.Context, in actionInputs, ev event, flow *prcheck.Flow, gh *ghComments) (prcheck.Outcome, error) {
+func runCommentMode(ctx context.Context, in actionInputs, ev event, flow *prcheck.Flow, gh *github.PullComments) (prcheck.Outcome, error) {
 	if ev.WorkflowRun == nil {
 		return prcheck.Outcome{}, errors.New("mode comment runs on a workflow_run event")
 	}

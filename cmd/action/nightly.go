@@ -30,12 +30,6 @@ const (
 	DefaultSimulatorRepository = "inference-sim/inference-sim"
 )
 
-// releaseRefs is what the plan reads from GitHub (*github.Client).
-type releaseRefs interface {
-	ListMatchingRefs(ctx context.Context, repo ident.Repo, prefix string) ([]github.Ref, error)
-	ResolveTag(ctx context.Context, repo ident.Repo, tag string) (string, error)
-}
-
 // planRequest is what the plan resolves from.
 type planRequest struct {
 	// dashboardDir is the dashboard checkout: state/last-run.json, and the
@@ -50,7 +44,7 @@ type planRequest struct {
 // resolvePlan reads the pin, the data it names (by content digest for a
 // directory) and state/last-run.json of the dashboard checkout, and
 // resolves the current plan (nightly.Resolve) through GitHub.
-func resolvePlan(ctx context.Context, gh releaseRefs, req planRequest) (nightly.Resolution, error) {
+func resolvePlan(ctx context.Context, tags nightly.Tags, req planRequest) (nightly.Resolution, error) {
 	src, err := diskio.ReadPathMax(req.pinFile, pin.MaxFileBytes)
 	if err != nil {
 		return nightly.Resolution{}, fmt.Errorf("pin file: %w", err)
@@ -80,34 +74,7 @@ func resolvePlan(ctx context.Context, gh releaseRefs, req planRequest) (nightly.
 		}
 		r.Last, r.LastID = last.Inputs, last.Snapshot
 	}
-	return nightly.Resolve(ctx, githubTags{gh}, r)
-}
-
-// githubTags is nightly.Tags over GitHub's refs.
-type githubTags struct{ gh releaseRefs }
-
-func (t githubTags) TagNames(ctx context.Context, repo, prefix string) ([]string, error) {
-	r, err := ident.ParseRepo(repo)
-	if err != nil {
-		return nil, err
-	}
-	refs, err := t.gh.ListMatchingRefs(ctx, r, "tags/"+prefix)
-	if err != nil {
-		return nil, err
-	}
-	names := make([]string, len(refs))
-	for i, ref := range refs {
-		names[i] = strings.TrimPrefix(ref.Name, "refs/tags/")
-	}
-	return names, nil
-}
-
-func (t githubTags) ResolveTag(ctx context.Context, repo, tag string) (string, error) {
-	r, err := ident.ParseRepo(repo)
-	if err != nil {
-		return "", err
-	}
-	return t.gh.ResolveTag(ctx, r, tag)
+	return nightly.Resolve(ctx, tags, r)
 }
 
 // runNightlyPlanMode is the Action's mode nightly-plan: outputs changed
@@ -117,7 +84,7 @@ func runNightlyPlanMode(ctx context.Context, in actionInputs, gha runner) error 
 	if err != nil {
 		return err
 	}
-	res, err := resolvePlan(ctx, gh, planRequest{dashboardDir: in.simulatorPath, pinFile: in.pinFile,
+	res, err := resolvePlan(ctx, gh.Tags(), planRequest{dashboardDir: in.simulatorPath, pinFile: in.pinFile,
 		simulatorRepo: in.simulatorRepo, inferencexRepo: in.inferencexRepo})
 	if err != nil {
 		return err
@@ -274,7 +241,7 @@ func runNightlyPlan(ctx context.Context, o nightlyPlanOptions, env cli.Env) erro
 	if err != nil {
 		return err
 	}
-	res, err := resolvePlan(ctx, gh, planRequest{dashboardDir: o.dashboard, pinFile: o.pinFile, simulatorRepo: o.simulatorRepo, inferencexRepo: o.inferencexRepo})
+	res, err := resolvePlan(ctx, gh.Tags(), planRequest{dashboardDir: o.dashboard, pinFile: o.pinFile, simulatorRepo: o.simulatorRepo, inferencexRepo: o.inferencexRepo})
 	if err != nil {
 		return fmt.Errorf("nightly plan: %w", err)
 	}

@@ -11,9 +11,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/inference-sim/accuracy-dashboard/internal/github"
+	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
-	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
@@ -26,25 +25,25 @@ type fakeRefs struct {
 	tags map[string]map[string]string // repo → tag → commit
 }
 
-func (f fakeRefs) ListMatchingRefs(_ context.Context, repo ident.Repo, prefix string) ([]github.Ref, error) {
-	tags, ok := f.tags[repo.String()]
+func (f fakeRefs) TagNames(_ context.Context, repo, prefix string) ([]string, error) {
+	tags, ok := f.tags[repo]
 	if !ok {
-		f.t.Errorf("unexpected ListMatchingRefs(%s)", repo)
-		return nil, github.ErrNotFound
+		f.t.Errorf("unexpected TagNames(%s)", repo)
+		return nil, ghmodel.ErrNotFound
 	}
-	var refs []github.Ref
-	for tag, sha := range tags {
-		if name := "refs/tags/" + tag; strings.HasPrefix(name, "refs/"+prefix) {
-			refs = append(refs, github.Ref{Name: name, SHA: sha, Type: "commit"})
+	var names []string
+	for tag := range tags {
+		if strings.HasPrefix(tag, prefix) {
+			names = append(names, tag)
 		}
 	}
-	return refs, nil
+	return names, nil
 }
 
-func (f fakeRefs) ResolveTag(_ context.Context, repo ident.Repo, tag string) (string, error) {
-	sha, ok := f.tags[repo.String()][tag]
+func (f fakeRefs) ResolveTag(_ context.Context, repo, tag string) (string, error) {
+	sha, ok := f.tags[repo][tag]
 	if !ok {
-		return "", github.ErrNotFound
+		return "", ghmodel.ErrNotFound
 	}
 	return sha, nil
 }

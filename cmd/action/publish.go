@@ -17,6 +17,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/bot"
 	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
+	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
@@ -174,13 +175,13 @@ func readResultReport(dir string) (bot.Report, error) {
 }
 
 // dashboardReader reads a dashboard checkout's files (slash paths) for
-// bot.LoadDashboard: a missing file is bot.ErrNotFound, and each is a
+// bot.LoadDashboard: a missing file is ghmodel.ErrNotFound, and each is a
 // regular file of at most bot.MaxSummaryBytes.
 func dashboardReader(root string) bot.ReadDashboardFile {
 	return func(path string) ([]byte, error) {
 		data, err := diskio.ReadPathMax(filepath.Join(root, filepath.FromSlash(path)), bot.MaxSummaryBytes)
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%s: %w", path, bot.ErrNotFound)
+			return nil, fmt.Errorf("%s: %w", path, ghmodel.ErrNotFound)
 		}
 		return data, err
 	}

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/inference-sim/accuracy-dashboard/internal/bot"
+	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
@@ -66,7 +66,7 @@ func TestBumpStopsWhenRateLimited(t *testing.T) {
 	w.fake.FailNext("repos/get", 1, githubfake.RateLimitExhausted(time.Now().Add(10*time.Minute)))
 	before := w.fake.CallCounts()
 	err := w.run(t, "bump", "--release", "v1.1.0")
-	if !errors.Is(err, bot.ErrRateLimited) {
+	if !errors.Is(err, ghmodel.ErrRateLimited) {
 		t.Fatalf("bump: %v, want rate limited", err)
 	}
 	for _, repo := range []string{"org/app", "org/lib", "org/plain"} {
@@ -117,14 +117,14 @@ func TestNoCallsWhileRateLimited(t *testing.T) {
 	if code := post(t, addr, "release", "first", releaseEvent(t)); code != http.StatusAccepted {
 		t.Fatal(code)
 	}
-	if err := <-done; !errors.Is(err, bot.ErrRateLimited) {
+	if err := <-done; !errors.Is(err, ghmodel.ErrRateLimited) {
 		t.Fatalf("first delivery: %v, want rate limited", err)
 	}
 	before := w.fake.CallCounts()
 	if code := post(t, addr, "release", "second", append(releaseEvent(t), ' ')); code != http.StatusAccepted {
 		t.Fatal(code)
 	}
-	if err := <-done; !errors.Is(err, bot.ErrRateLimited) || !strings.Contains(err.Error(), "not calling GitHub until") {
+	if err := <-done; !errors.Is(err, ghmodel.ErrRateLimited) || !strings.Contains(err.Error(), "not calling GitHub until") {
 		t.Fatalf("second delivery: %v, want refused without calling GitHub", err)
 	}
 	after := w.fake.CallCounts()

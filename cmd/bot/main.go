@@ -178,10 +178,10 @@ func wire(cfg botconfig.Config, e env, dryRun bool, log *slog.Logger) (*services
 	if err != nil {
 		return nil, err
 	}
-	gh, err := newAppGitHub(transport, github.Options{
+	gh, err := github.NewAppClient(transport, github.Options{
 		BaseURL: baseURL, UserAgent: "accuracy-bot/" + botVersion(), Retry: e.retry,
 		DownloadClient: &http.Client{Transport: e.transport},
-	})
+	}, bot.MaxArtifactBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -528,3 +528,9 @@ func runPublishLeaderboard(ctx context.Context, o publishLeaderboardOptions, e e
 	}
 	return nil
 }
+
+// The App client is the bot's GitHub.
+var (
+	_ bot.BumpGitHub    = (*github.AppClient)(nil)
+	_ bot.PublishGitHub = (*github.AppClient)(nil)
+)

@@ -772,7 +772,7 @@ func TestWebURL(t *testing.T) {
 }
 
 // adapter returns the App adapter over the world's fake, as wire builds it.
-func (w *world) adapter(t *testing.T) *appGitHub {
+func (w *world) adapter(t *testing.T) *github.AppClient {
 	t.Helper()
 	pemBytes, err := os.ReadFile(w.vars["BOT_PRIVATE_KEY_FILE"])
 	if err != nil {
@@ -782,7 +782,7 @@ func (w *world) adapter(t *testing.T) *appGitHub {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gh, err := newAppGitHub(transport, github.Options{BaseURL: w.fake.URL(), Retry: w.env.retry})
+	gh, err := github.NewAppClient(transport, github.Options{BaseURL: w.fake.URL(), Retry: w.env.retry}, bot.MaxArtifactBytes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -846,16 +846,5 @@ func TestReinstalledAppNeedsNoRestart(t *testing.T) {
 	w.fake.Uninstall(3)
 	if _, err := gh.ReadFile(ctx, app, "main", ".github/accuracy-harness.yaml"); err == nil || !strings.Contains(err.Error(), "app installation on org/app") {
 		t.Errorf("ReadFile after the uninstall: %v", err)
-	}
-}
-
-func TestMapErrKeepsRefusedTokensApartFromMissingFiles(t *testing.T) {
-	token := fmt.Errorf("%w: %w", github.ErrInstallationToken, &github.APIError{StatusCode: 404, Err: github.ErrNotFound})
-	if err := mapErr(token); errors.Is(err, bot.ErrNotFound) || !errors.Is(err, github.ErrInstallationToken) {
-		t.Errorf("refused token mapped to %v; it must not read as a missing resource", err)
-	}
-	missing := &github.APIError{StatusCode: 404, Err: github.ErrNotFound}
-	if err := mapErr(missing); !errors.Is(err, bot.ErrNotFound) {
-		t.Errorf("404 mapped to %v, want bot.ErrNotFound", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
@@ -68,7 +69,7 @@ func Admit(rep Report, how Admission, publishedAt time.Time, source string, harn
 }
 
 // ReadDashboardFile reads one file of the dashboard at the revision being
-// published onto; a missing file is an error wrapping ErrNotFound.
+// published onto; a missing file is an error wrapping ghmodel.ErrNotFound.
 type ReadDashboardFile func(path string) ([]byte, error)
 
 // LoadDashboard reads what PlanSnapshot needs of the dashboard to publish
@@ -88,7 +89,7 @@ func LoadDashboard(read ReadDashboardFile, snap Snapshot, id string) (Dashboard,
 		{nightly.SnapshotsDir + "/" + id + "/" + report.SummaryFile, &d.Existing},
 	} {
 		data, err := read(f.path)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, ghmodel.ErrNotFound) {
 			continue
 		}
 		if err != nil {
@@ -106,7 +107,7 @@ func LoadDashboard(read ReadDashboardFile, snap Snapshot, id string) (Dashboard,
 		dst  *[]byte
 	}{{report.SummaryFile, &p.Summary}, {report.PointsFile, &p.Points}} {
 		data, err := read(nightly.SnapshotsDir + "/" + prev + "/" + f.name)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, ghmodel.ErrNotFound) {
 			return d, nil
 		}
 		if err != nil {

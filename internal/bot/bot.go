@@ -3,40 +3,18 @@
 // summary may be published (Gate) and which files a published snapshot
 // writes to the dashboard repository (PlanSnapshot); Bumper and Publisher
 // carry those decisions out through the narrow GitHub interfaces declared
-// here, which cmd/bot's adapter implements over internal/github and tests
-// fake. Nothing here imports go-github or knows about HTTP.
+// here over the plain types of ident and ghmodel, which internal/github's
+// AppClient implements and tests fake. Nothing here imports go-github or
+// knows about HTTP.
 package bot
 
 import (
 	"context"
-	"errors"
 	"time"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 )
-
-// Sentinel outcomes the GitHub interfaces report; callers branch on them
-// with errors.Is.
-var (
-	// ErrNotFound: the repository, ref, file, release or artifact does not exist.
-	ErrNotFound = errors.New("not found")
-	// ErrConflict: a ref update was not a fast-forward, or the ref already exists.
-	ErrConflict = errors.New("conflict")
-	// ErrTooLarge: a download exceeds its size cap.
-	ErrTooLarge = errors.New("too large")
-	// ErrRateLimited: GitHub rate-limited the call for longer than the
-	// client would wait; no further call should be made for a while.
-	ErrRateLimited = errors.New("rate limited")
-)
-
-// Release is a release of the harness, as a webhook or the API reports it.
-type Release struct {
-	Repo       ident.Repo
-	Tag        string
-	Notes      string
-	Draft      bool
-	Prerelease bool
-}
 
 // Run is a completed workflow run.
 type Run struct {
@@ -60,44 +38,15 @@ type Run struct {
 	UpdatedAt time.Time
 }
 
-// Commit is a git commit as the git data API reports it.
-type Commit struct {
-	SHA     string
-	Message string
-	// AuthorLogin is the GitHub account of the author ("" when none).
-	AuthorLogin string
-	Parents     []string
-}
-
-// Pull is a pull request.
-type Pull struct {
-	Number int
-	Title  string
-	Body   string
-	// Head is the head branch (in the same repository), HeadSHA its commit.
-	Head    string
-	HeadSHA string
-	// Merged is set for a closed pull request that was merged.
-	Merged bool
-	// Author is the login of the user who opened it.
-	Author string
-}
-
-// Identity is the App's own bot user, as its commits and pull requests show it.
-type Identity struct {
-	// Login is e.g. "accuracy-bot[bot]".
-	Login string
-}
-
 // RepoReader reads repository content. Implementations translate a missing
-// repository, branch or path into ErrNotFound.
+// repository, branch or path into ghmodel.ErrNotFound.
 type RepoReader interface {
 	// DefaultBranch returns the repository's default branch name.
 	DefaultBranch(ctx context.Context, repo ident.Repo) (string, error)
 	// BranchHead returns the commit a branch points at.
 	BranchHead(ctx context.Context, repo ident.Repo, branch string) (string, error)
 	// GetCommit returns one commit.
-	GetCommit(ctx context.Context, repo ident.Repo, sha string) (Commit, error)
+	GetCommit(ctx context.Context, repo ident.Repo, sha string) (ghmodel.Commit, error)
 	// ReadFile returns a file's content at a commit.
 	ReadFile(ctx context.Context, repo ident.Repo, ref, path string) ([]byte, error)
 	// ListDir returns the names (not paths) of the files directly in dir at
@@ -113,11 +62,11 @@ type Committer interface {
 	// returns its SHA. Nothing is visible on any branch until a ref is
 	// moved to it.
 	CreateCommit(ctx context.Context, repo ident.Repo, base string, parents []string, files map[string][]byte, message string) (string, error)
-	// CreateBranch creates a branch at sha; ErrConflict if it exists.
+	// CreateBranch creates a branch at sha; ghmodel.ErrConflict if it exists.
 	CreateBranch(ctx context.Context, repo ident.Repo, branch, sha string) error
 	// UpdateBranch moves a branch to sha, which must descend from the
 	// branch's head: anything else (someone moved the branch meanwhile)
-	// fails with ErrConflict. Branches are never force-moved.
+	// fails with ghmodel.ErrConflict. Branches are never force-moved.
 	UpdateBranch(ctx context.Context, repo ident.Repo, branch, sha string) error
 }
 
@@ -126,12 +75,12 @@ type Pulls interface {
 	// OpenPulls lists the open pull requests the bot may have opened: at
 	// least every one whose head is branch, and when the implementation can
 	// list them, every other open one too (for finding superseded bumps).
-	OpenPulls(ctx context.Context, repo ident.Repo, branch string) ([]Pull, error)
+	OpenPulls(ctx context.Context, repo ident.Repo, branch string) ([]ghmodel.Pull, error)
 	// ClosedPulls lists the closed pull requests whose head is branch (in
 	// the same repository), newest first; at least the newest.
-	ClosedPulls(ctx context.Context, repo ident.Repo, branch string) ([]Pull, error)
+	ClosedPulls(ctx context.Context, repo ident.Repo, branch string) ([]ghmodel.Pull, error)
 	// CreatePull opens a pull request from head into base.
-	CreatePull(ctx context.Context, repo ident.Repo, head, base, title, body string) (Pull, error)
+	CreatePull(ctx context.Context, repo ident.Repo, head, base, title, body string) (ghmodel.Pull, error)
 	// EditPull sets a pull request's title and body.
 	EditPull(ctx context.Context, repo ident.Repo, number int, title, body string) error
 	// ClosePull comments on a pull request, then closes it.
@@ -148,9 +97,9 @@ type Pulls interface {
 type Releases interface {
 	// ResolveTag returns the commit a tag points at, peeling annotated tags.
 	ResolveTag(ctx context.Context, repo ident.Repo, tag string) (string, error)
-	// GetRelease returns the published release of a tag; ErrNotFound for
+	// GetRelease returns the published release of a tag; ghmodel.ErrNotFound for
 	// none (drafts are not releases).
-	GetRelease(ctx context.Context, repo ident.Repo, tag string) (Release, error)
+	GetRelease(ctx context.Context, repo ident.Repo, tag string) (ghmodel.Release, error)
 	// IsAncestor reports whether commit is reachable from branch.
 	IsAncestor(ctx context.Context, repo ident.Repo, commit, branch string) (bool, error)
 }
@@ -160,13 +109,13 @@ type Installations interface {
 	// InstalledRepos lists every repository of every installation of the App.
 	InstalledRepos(ctx context.Context) ([]ident.Repo, error)
 	// Identity returns the App's bot user.
-	Identity(ctx context.Context) (Identity, error)
+	Identity(ctx context.Context) (ghmodel.Identity, error)
 }
 
 // Artifacts downloads workflow run artifacts.
 type Artifacts interface {
 	// RunArtifact returns the zip archive of the run's artifact called name;
-	// ErrNotFound if the run has none (or it expired), ErrTooLarge if it is
+	// ghmodel.ErrNotFound if the run has none (or it expired), ghmodel.ErrTooLarge if it is
 	// larger than MaxArtifactBytes.
 	RunArtifact(ctx context.Context, repo ident.Repo, runID int64, name string) ([]byte, error)
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 )
@@ -75,7 +76,7 @@ type RepoOutcome struct {
 }
 
 // ReleaseDecision says whether a release should bump pins ("" when it should).
-func ReleaseDecision(rel Release, harness ident.Repo, allowPrereleases bool) string {
+func ReleaseDecision(rel ghmodel.Release, harness ident.Repo, allowPrereleases bool) string {
 	switch {
 	case !rel.Repo.Same(harness):
 		return fmt.Sprintf("release of %s, not of the harness %s", rel.Repo, harness)
@@ -92,21 +93,21 @@ func ReleaseDecision(rel Release, harness ident.Repo, allowPrereleases bool) str
 // SkipRelease says why rel bumps nothing under b's configuration ("" when
 // it bumps): ReleaseDecision, without calling GitHub. The webhook server
 // asks it before queueing a release.
-func (b *Bumper) SkipRelease(rel Release) string {
+func (b *Bumper) SkipRelease(rel ghmodel.Release) string {
 	return ReleaseDecision(rel, b.Cfg.Harness, b.Cfg.AllowPrereleases)
 }
 
 // OwnedByBot reports whether a branch head commit is the bot's own: the
 // bot authored it and its message carries BumpTrailer. Anything else means
 // a human pushed to the branch.
-func OwnedByBot(c Commit, id Identity) bool {
+func OwnedByBot(c ghmodel.Commit, id ghmodel.Identity) bool {
 	return strings.Contains(c.Message, BumpTrailer) && id.Login != "" && strings.EqualFold(c.AuthorLogin, id.Login)
 }
 
 // Superseded returns the open pull requests the bot opened for an earlier
 // bump on another branch: authored by the bot and carrying render.BumpMarker.
-func Superseded(pulls []Pull, id Identity, branch string) []Pull {
-	var out []Pull
+func Superseded(pulls []ghmodel.Pull, id ghmodel.Identity, branch string) []ghmodel.Pull {
+	var out []ghmodel.Pull
 	for _, p := range pulls {
 		if p.Head != branch && strings.EqualFold(p.Author, id.Login) && strings.HasPrefix(p.Body, render.BumpMarker) {
 			out = append(out, p)
@@ -134,7 +135,7 @@ func (b *Bumper) BumpTag(ctx context.Context, tag string) ([]RepoOutcome, error)
 // Running it again for the same release changes nothing. log (nil: Log)
 // receives the outcome of each repository; a webhook handler passes its
 // delivery's logger.
-func (b *Bumper) BumpRelease(ctx context.Context, rel Release, log *slog.Logger) ([]RepoOutcome, error) {
+func (b *Bumper) BumpRelease(ctx context.Context, rel ghmodel.Release, log *slog.Logger) ([]RepoOutcome, error) {
 	if log == nil {
 		log = b.logger()
 	}
@@ -165,7 +166,7 @@ func (b *Bumper) BumpRelease(ctx context.Context, rel Release, log *slog.Logger)
 	for i, repo := range repos {
 		o, err := b.bumpRepoSafely(ctx, repo, t, id)
 		rlog := log.With("consumer", repo.String())
-		if errors.Is(err, ErrRateLimited) || ctx.Err() != nil {
+		if errors.Is(err, ghmodel.ErrRateLimited) || ctx.Err() != nil {
 			// Every further call would be refused too (or is out of
 			// time): stop, and say which repositories were not bumped.
 			// A redelivery of the release bumps them (it is idempotent).
@@ -195,7 +196,7 @@ func (b *Bumper) BumpRelease(ctx context.Context, rel Release, log *slog.Logger)
 }
 
 func stopReason(ctx context.Context, err error) string {
-	if errors.Is(err, ErrRateLimited) {
+	if errors.Is(err, ghmodel.ErrRateLimited) {
 		return "GitHub rate limit"
 	}
 	return "out of time (" + ctx.Err().Error() + ")"
@@ -210,7 +211,7 @@ func errOr(err, other error) error {
 
 // bumpRepoSafely is bumpRepo with a panic turned into that repository's
 // error, so that no input stops the bumps of the other repositories.
-func (b *Bumper) bumpRepoSafely(ctx context.Context, repo ident.Repo, t Target, id Identity) (o RepoOutcome, err error) {
+func (b *Bumper) bumpRepoSafely(ctx context.Context, repo ident.Repo, t Target, id ghmodel.Identity) (o RepoOutcome, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			o, err = RepoOutcome{Repo: repo}, fmt.Errorf("panic: %v\n%s", p, debug.Stack())
@@ -232,11 +233,11 @@ func (b *Bumper) readConsumer(ctx context.Context, repo ident.Repo, ref string) 
 	switch {
 	case err == nil:
 		files.Pin = src
-	case !errors.Is(err, ErrNotFound):
+	case !errors.Is(err, ghmodel.ErrNotFound):
 		return files, fmt.Errorf("read %s: %w", b.Cfg.PinFile, err)
 	}
 	names, err := b.GH.ListDir(ctx, repo, ref, WorkflowDir)
-	if err != nil && !errors.Is(err, ErrNotFound) {
+	if err != nil && !errors.Is(err, ghmodel.ErrNotFound) {
 		return files, fmt.Errorf("list %s: %w", WorkflowDir, err)
 	}
 	for _, name := range names {
@@ -253,7 +254,7 @@ func (b *Bumper) readConsumer(ctx context.Context, repo ident.Repo, ref string) 
 	return files, nil
 }
 
-func (b *Bumper) bumpRepo(ctx context.Context, repo ident.Repo, t Target, id Identity) (RepoOutcome, error) {
+func (b *Bumper) bumpRepo(ctx context.Context, repo ident.Repo, t Target, id ghmodel.Identity) (RepoOutcome, error) {
 	out := RepoOutcome{Repo: repo}
 	base, err := b.GH.DefaultBranch(ctx, repo)
 	if err != nil {
@@ -281,7 +282,7 @@ func (b *Bumper) bumpRepo(ctx context.Context, repo ident.Repo, t Target, id Ide
 	out.Plan = &plan
 	branchSHA, err := b.GH.BranchHead(ctx, repo, b.Cfg.Branch)
 	exists := err == nil
-	if err != nil && !errors.Is(err, ErrNotFound) {
+	if err != nil && !errors.Is(err, ghmodel.ErrNotFound) {
 		return out, fmt.Errorf("branch %s: %w", b.Cfg.Branch, err)
 	}
 	upToDate := false
@@ -311,7 +312,7 @@ func (b *Bumper) bumpRepo(ctx context.Context, repo ident.Repo, t Target, id Ide
 	if err != nil {
 		return out, fmt.Errorf("list pull requests: %w", err)
 	}
-	var current *Pull
+	var current *ghmodel.Pull
 	for i := range pulls {
 		if pulls[i].Head == b.Cfg.Branch {
 			current = &pulls[i]
@@ -357,7 +358,7 @@ func (b *Bumper) bumpRepo(ctx context.Context, repo ident.Repo, t Target, id Ide
 	switch {
 	case current == nil:
 		pr, err := b.GH.CreatePull(ctx, repo, b.Cfg.Branch, base, plan.Title, plan.Body)
-		if err != nil && !errors.Is(err, ErrRateLimited) {
+		if err != nil && !errors.Is(err, ghmodel.ErrRateLimited) {
 			// GitHub may have opened it and the answer been lost: look
 			// before failing, never create twice.
 			if open, ok := b.openBump(ctx, repo); ok {
@@ -391,7 +392,7 @@ func (b *Bumper) bumpRepo(ctx context.Context, repo ident.Repo, t Target, id Ide
 // on the branch that was closed without merging and moved the pin to t's
 // version or a newer one (0 when there is none): a maintainer declined it,
 // and only a newer release may propose a bump again.
-func (b *Bumper) closedBump(ctx context.Context, repo ident.Repo, t Target, id Identity) (int, error) {
+func (b *Bumper) closedBump(ctx context.Context, repo ident.Repo, t Target, id ghmodel.Identity) (int, error) {
 	closed, err := b.GH.ClosedPulls(ctx, repo, b.Cfg.Branch)
 	if err != nil {
 		return 0, fmt.Errorf("list closed pull requests: %w", err)
@@ -402,7 +403,7 @@ func (b *Bumper) closedBump(ctx context.Context, repo ident.Repo, t Target, id I
 		}
 		// The newest closed bump decides: what did it propose?
 		proposed, err := b.readConsumer(ctx, repo, p.HeadSHA)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, ghmodel.ErrNotFound) {
 			return 0, nil
 		}
 		if err != nil {
@@ -417,15 +418,15 @@ func (b *Bumper) closedBump(ctx context.Context, repo ident.Repo, t Target, id I
 }
 
 // openBump returns the open pull request on the bump branch, if any.
-func (b *Bumper) openBump(ctx context.Context, repo ident.Repo) (Pull, bool) {
+func (b *Bumper) openBump(ctx context.Context, repo ident.Repo) (ghmodel.Pull, bool) {
 	pulls, err := b.GH.OpenPulls(ctx, repo, b.Cfg.Branch)
 	if err != nil {
-		return Pull{}, false
+		return ghmodel.Pull{}, false
 	}
 	for _, p := range pulls {
 		if p.Head == b.Cfg.Branch {
 			return p, true
 		}
 	}
-	return Pull{}, false
+	return ghmodel.Pull{}, false
 }

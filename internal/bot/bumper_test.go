@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 	"github.com/inference-sim/accuracy-dashboard/internal/golden"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
@@ -143,9 +144,9 @@ func TestBumpUpdatesInPlaceClosesSupersededAndRespectsHumans(t *testing.T) {
 	w.gh.push(w.app, "accuracy-bot/harness-v0.9.0", map[string]string{"x": "y"}, "old bump\n\n"+BumpTrailer, w.gh.id)
 	old, _ := w.gh.CreatePull(ctx, w.app, "accuracy-bot/harness-v0.9.0", "main", "Bump accuracy harness to v0.9.0", render.BumpMarker+"\nold")
 	// A human's PR that mentions the marker is not the bot's.
-	w.gh.push(w.app, "feature", map[string]string{"f": "1"}, "feature", Identity{Login: "human"})
+	w.gh.push(w.app, "feature", map[string]string{"f": "1"}, "feature", ghmodel.Identity{Login: "human"})
 	w.gh.mu.Lock()
-	w.gh.repos["org/app"].pulls = append(w.gh.repos["org/app"].pulls, &fakePull{Pull: Pull{Number: 99, Head: "feature", Author: "human", Body: render.BumpMarker}})
+	w.gh.repos["org/app"].pulls = append(w.gh.repos["org/app"].pulls, &fakePull{Pull: ghmodel.Pull{Number: 99, Head: "feature", Author: "human", Body: render.BumpMarker}})
 	w.gh.mu.Unlock()
 
 	rel1, _ := w.gh.release(w.harness, "v1.1.0", "one")
@@ -153,7 +154,7 @@ func TestBumpUpdatesInPlaceClosesSupersededAndRespectsHumans(t *testing.T) {
 		t.Fatal(err)
 	}
 	first := w.gh.openPulls(w.app)
-	var bump Pull
+	var bump ghmodel.Pull
 	for _, p := range first {
 		if p.Head == bumpBranch {
 			bump = p
@@ -190,7 +191,7 @@ func TestBumpUpdatesInPlaceClosesSupersededAndRespectsHumans(t *testing.T) {
 	}
 
 	// A human pushes to the bump branch of lib: the bot leaves it alone.
-	humanSHA := w.gh.push(w.lib, bumpBranch, map[string]string{"tweak": "1"}, "tweak", Identity{Login: "human"})
+	humanSHA := w.gh.push(w.lib, bumpBranch, map[string]string{"tweak": "1"}, "tweak", ghmodel.Identity{Login: "human"})
 	rel3, _ := w.gh.release(w.harness, "v1.3.0", "three")
 	got, err = w.bumper.BumpRelease(ctx, rel3, nil)
 	if err != nil {
@@ -213,16 +214,16 @@ func TestBumpReleaseIgnoresDraftsPrereleasesAndOtherRepos(t *testing.T) {
 	t.Parallel()
 	h := ident.Repo{Owner: "inference-sim", Name: "accuracy-dashboard"}
 	for _, tc := range []struct {
-		rel      Release
+		rel      ghmodel.Release
 		allowPre bool
 		want     string
 	}{
-		{Release{Repo: h, Tag: "v1.0.0"}, false, ""},
-		{Release{Repo: ident.Repo{Owner: "Inference-Sim", Name: "Accuracy-Dashboard"}, Tag: "v1.0.0"}, false, ""},
-		{Release{Repo: h, Tag: "v1.0.0", Draft: true}, true, "draft release"},
-		{Release{Repo: h, Tag: "v1.0.0-rc.1", Prerelease: true}, false, "prerelease (allow_prereleases is off)"},
-		{Release{Repo: h, Tag: "v1.0.0-rc.1", Prerelease: true}, true, ""},
-		{Release{Repo: ident.Repo{Owner: "o", Name: "r"}, Tag: "v1.0.0"}, false, "release of o/r, not of the harness inference-sim/accuracy-dashboard"},
+		{ghmodel.Release{Repo: h, Tag: "v1.0.0"}, false, ""},
+		{ghmodel.Release{Repo: ident.Repo{Owner: "Inference-Sim", Name: "Accuracy-Dashboard"}, Tag: "v1.0.0"}, false, ""},
+		{ghmodel.Release{Repo: h, Tag: "v1.0.0", Draft: true}, true, "draft release"},
+		{ghmodel.Release{Repo: h, Tag: "v1.0.0-rc.1", Prerelease: true}, false, "prerelease (allow_prereleases is off)"},
+		{ghmodel.Release{Repo: h, Tag: "v1.0.0-rc.1", Prerelease: true}, true, ""},
+		{ghmodel.Release{Repo: ident.Repo{Owner: "o", Name: "r"}, Tag: "v1.0.0"}, false, "release of o/r, not of the harness inference-sim/accuracy-dashboard"},
 	} {
 		if got := ReleaseDecision(tc.rel, h, tc.allowPre); got != tc.want {
 			t.Errorf("ReleaseDecision(%+v, %v) = %q, want %q", tc.rel, tc.allowPre, got, tc.want)
@@ -230,7 +231,7 @@ func TestBumpReleaseIgnoresDraftsPrereleasesAndOtherRepos(t *testing.T) {
 	}
 	// An ignored release makes no call at all (the fake would fail on an unknown repo).
 	b := &Bumper{GH: newFake(t), Cfg: BumpConfig{Harness: h}}
-	if out, err := b.BumpRelease(context.Background(), Release{Repo: h, Tag: "v1", Draft: true}, nil); err != nil || out != nil {
+	if out, err := b.BumpRelease(context.Background(), ghmodel.Release{Repo: h, Tag: "v1", Draft: true}, nil); err != nil || out != nil {
 		t.Errorf("draft: %v, %v", out, err)
 	}
 }
@@ -270,7 +271,7 @@ func TestPlanBumpGolden(t *testing.T) {
 		Pin:       []byte(pinV100),
 		Workflows: map[string][]byte{".github/workflows/a.yml": []byte(workflowV100), ".github/workflows/broken.yml": []byte("jobs: [\n")},
 	}, Target{Harness: h, Tag: "v1.1.0", Commit: newCommit, WebURL: "https://ghe.example.com/",
-		Release: Release{Notes: "## Changes\r\n- faster scoring (@alice, #12)\r\n- <details> breaks nothing\r\n- cc @org/team"}})
+		Release: ghmodel.Release{Notes: "## Changes\r\n- faster scoring (@alice, #12)\r\n- <details> breaks nothing\r\n- cc @org/team"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,7 +289,7 @@ func TestPlanBumpGolden(t *testing.T) {
 
 	long := strings.Repeat("notes line\n", 10000)
 	plan, err = PlanBump(ConsumerFiles{PinPath: "p.yaml", Pin: []byte(pinV100)},
-		Target{Harness: h, Tag: "v1.1.0", Commit: newCommit, WebURL: "https://github.com", Release: Release{Notes: long}})
+		Target{Harness: h, Tag: "v1.1.0", Commit: newCommit, WebURL: "https://github.com", Release: ghmodel.Release{Notes: long}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 )
 
@@ -28,7 +29,7 @@ type fakeGitHub struct {
 
 	repos     map[string]*fakeRepo
 	installed []ident.Repo
-	id        Identity
+	id        ghmodel.Identity
 	// artifacts maps "owner/name#runID/name" to a zip archive.
 	artifacts map[string][]byte
 
@@ -62,17 +63,17 @@ type fakeRepo struct {
 	branches      map[string]string
 	commits       map[string]fakeCommit
 	pulls         []*fakePull
-	releases      map[string]Release // by tag
-	tags          map[string]string  // tag → commit
+	releases      map[string]ghmodel.Release // by tag
+	tags          map[string]string          // tag → commit
 }
 
 type fakeCommit struct {
-	Commit
+	ghmodel.Commit
 	files map[string][]byte
 }
 
 type fakePull struct {
-	Pull
+	ghmodel.Pull
 	base     string // the branch it merges into
 	closed   bool
 	comments []string
@@ -96,7 +97,7 @@ func (f *fakeGitHub) calls(repo ident.Repo) int {
 
 func newFake(t *testing.T) *fakeGitHub {
 	return &fakeGitHub{t: t, repos: map[string]*fakeRepo{}, artifacts: map[string][]byte{},
-		id: Identity{Login: "accuracy-bot[bot]"}, nextPull: 1, seen: map[string]int{}, failRepo: map[string]error{}}
+		id: ghmodel.Identity{Login: "accuracy-bot[bot]"}, nextPull: 1, seen: map[string]int{}, failRepo: map[string]error{}}
 }
 
 // addRepo creates a repository whose main branch holds files in one commit.
@@ -106,13 +107,13 @@ func (f *fakeGitHub) addRepo(name string, files map[string]string, installed boo
 		f.t.Fatal(err)
 	}
 	r := &fakeRepo{defaultBranch: "main", branches: map[string]string{}, commits: map[string]fakeCommit{},
-		releases: map[string]Release{}, tags: map[string]string{}}
+		releases: map[string]ghmodel.Release{}, tags: map[string]string{}}
 	f.repos[strings.ToLower(name)] = r
 	fs := map[string][]byte{}
 	for k, v := range files {
 		fs[k] = []byte(v)
 	}
-	r.branches["main"] = f.commitLocked(r, "", fs, "initial", Identity{Login: "human"})
+	r.branches["main"] = f.commitLocked(r, "", fs, "initial", ghmodel.Identity{Login: "human"})
 	if installed {
 		f.installed = append(f.installed, repo)
 	}
@@ -131,12 +132,12 @@ func (f *fakeGitHub) repo(repo ident.Repo) (*fakeRepo, error) {
 	r, ok := f.repos[key]
 	if !ok {
 		f.t.Errorf("fake GitHub: call about unknown repository %s", repo)
-		return nil, fmt.Errorf("fake: repository %s: %w", repo, ErrNotFound)
+		return nil, fmt.Errorf("fake: repository %s: %w", repo, ghmodel.ErrNotFound)
 	}
 	return r, nil
 }
 
-func (f *fakeGitHub) commitLocked(r *fakeRepo, parent string, files map[string][]byte, msg string, author Identity) string {
+func (f *fakeGitHub) commitLocked(r *fakeRepo, parent string, files map[string][]byte, msg string, author ghmodel.Identity) string {
 	h := sha1.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%d", parent, msg, len(r.commits))
 	keys := slices.Sorted(maps.Keys(files))
@@ -148,12 +149,12 @@ func (f *fakeGitHub) commitLocked(r *fakeRepo, parent string, files map[string][
 	if parent != "" {
 		parents = []string{parent}
 	}
-	r.commits[sha] = fakeCommit{Commit: Commit{SHA: sha, Message: msg, AuthorLogin: author.Login, Parents: parents}, files: files}
+	r.commits[sha] = fakeCommit{Commit: ghmodel.Commit{SHA: sha, Message: msg, AuthorLogin: author.Login, Parents: parents}, files: files}
 	return sha
 }
 
 // push commits files on top of a branch as author (a human or a racing writer).
-func (f *fakeGitHub) push(repo ident.Repo, branch string, files map[string]string, msg string, author Identity) string {
+func (f *fakeGitHub) push(repo ident.Repo, branch string, files map[string]string, msg string, author ghmodel.Identity) string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	r, _ := f.repo(repo)
@@ -188,11 +189,11 @@ func (f *fakeGitHub) tip(repo ident.Repo, branch string) map[string][]byte {
 	return r.commits[sha].files
 }
 
-func (f *fakeGitHub) openPulls(repo ident.Repo) []Pull {
+func (f *fakeGitHub) openPulls(repo ident.Repo) []ghmodel.Pull {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	r, _ := f.repo(repo)
-	var out []Pull
+	var out []ghmodel.Pull
 	for _, p := range r.pulls {
 		if !p.closed {
 			out = append(out, p.Pull)
@@ -245,21 +246,21 @@ func (f *fakeGitHub) BranchHead(_ context.Context, repo ident.Repo, branch strin
 	}
 	sha, ok := r.branches[branch]
 	if !ok {
-		return "", fmt.Errorf("branch %s: %w", branch, ErrNotFound)
+		return "", fmt.Errorf("branch %s: %w", branch, ghmodel.ErrNotFound)
 	}
 	return sha, nil
 }
 
-func (f *fakeGitHub) GetCommit(_ context.Context, repo ident.Repo, sha string) (Commit, error) {
+func (f *fakeGitHub) GetCommit(_ context.Context, repo ident.Repo, sha string) (ghmodel.Commit, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	r, err := f.repo(repo)
 	if err != nil {
-		return Commit{}, err
+		return ghmodel.Commit{}, err
 	}
 	c, ok := r.commits[sha]
 	if !ok {
-		return Commit{}, fmt.Errorf("commit %s: %w", sha, ErrNotFound)
+		return ghmodel.Commit{}, fmt.Errorf("commit %s: %w", sha, ghmodel.ErrNotFound)
 	}
 	return c.Commit, nil
 }
@@ -274,14 +275,14 @@ func (f *fakeGitHub) ReadFile(_ context.Context, repo ident.Repo, ref, p string)
 	c, ok := r.commits[ref]
 	if !ok {
 		f.t.Errorf("fake GitHub: ReadFile at %q, which is not a commit SHA", ref)
-		return nil, ErrNotFound
+		return nil, ghmodel.ErrNotFound
 	}
 	if err := f.failPath[p]; err != nil {
 		return nil, err
 	}
 	data, ok := c.files[p]
 	if !ok {
-		return nil, fmt.Errorf("%s: %w", p, ErrNotFound)
+		return nil, fmt.Errorf("%s: %w", p, ghmodel.ErrNotFound)
 	}
 	return data, nil
 }
@@ -300,7 +301,7 @@ func (f *fakeGitHub) ListDir(_ context.Context, repo ident.Repo, ref, dir string
 		}
 	}
 	if names == nil {
-		return nil, fmt.Errorf("%s: %w", dir, ErrNotFound)
+		return nil, fmt.Errorf("%s: %w", dir, ghmodel.ErrNotFound)
 	}
 	sort.Strings(names)
 	return names, nil
@@ -317,12 +318,12 @@ func (f *fakeGitHub) CreateCommit(_ context.Context, repo ident.Repo, base strin
 	pc, ok := r.commits[base]
 	if !ok {
 		f.t.Errorf("fake GitHub: CreateCommit on unknown base %s", base)
-		return "", ErrNotFound
+		return "", ghmodel.ErrNotFound
 	}
 	for _, p := range parents {
 		if _, ok := r.commits[p]; !ok {
 			f.t.Errorf("fake GitHub: CreateCommit with unknown parent %s", p)
-			return "", ErrNotFound
+			return "", ghmodel.ErrNotFound
 		}
 	}
 	fs := map[string][]byte{}
@@ -355,7 +356,7 @@ func (f *fakeGitHub) CreateBranch(_ context.Context, repo ident.Repo, branch, sh
 		return err
 	}
 	if _, ok := r.branches[branch]; ok {
-		return fmt.Errorf("branch %s exists: %w", branch, ErrConflict)
+		return fmt.Errorf("branch %s exists: %w", branch, ghmodel.ErrConflict)
 	}
 	f.writes = append(f.writes, "CreateBranch "+repo.String()+" "+branch)
 	r.branches[branch] = sha
@@ -371,7 +372,7 @@ func (f *fakeGitHub) UpdateBranch(_ context.Context, repo ident.Repo, branch, sh
 	}
 	old, ok := r.branches[branch]
 	if !ok {
-		return fmt.Errorf("branch %s: %w", branch, ErrNotFound)
+		return fmt.Errorf("branch %s: %w", branch, ghmodel.ErrNotFound)
 	}
 	if f.conflicts > 0 {
 		f.conflicts--
@@ -383,29 +384,29 @@ func (f *fakeGitHub) UpdateBranch(_ context.Context, repo ident.Repo, branch, sh
 		for k, v := range f.onConflict {
 			fs[k] = v
 		}
-		r.branches[branch] = f.commitLocked(r, old, fs, "concurrent write", Identity{Login: "other"})
-		return fmt.Errorf("update %s: %w", branch, ErrConflict)
+		r.branches[branch] = f.commitLocked(r, old, fs, "concurrent write", ghmodel.Identity{Login: "other"})
+		return fmt.Errorf("update %s: %w", branch, ghmodel.ErrConflict)
 	}
 	if !slices.Contains(r.commits[sha].Parents, old) {
-		return fmt.Errorf("update %s: not a fast-forward: %w", branch, ErrConflict)
+		return fmt.Errorf("update %s: not a fast-forward: %w", branch, ghmodel.ErrConflict)
 	}
 	f.writes = append(f.writes, "UpdateBranch "+repo.String()+" "+branch)
 	r.branches[branch] = sha
 	return nil
 }
 
-func (f *fakeGitHub) OpenPulls(_ context.Context, repo ident.Repo, _ string) ([]Pull, error) {
+func (f *fakeGitHub) OpenPulls(_ context.Context, repo ident.Repo, _ string) ([]ghmodel.Pull, error) {
 	return f.openPulls(repo), nil
 }
 
-func (f *fakeGitHub) ClosedPulls(_ context.Context, repo ident.Repo, branch string) ([]Pull, error) {
+func (f *fakeGitHub) ClosedPulls(_ context.Context, repo ident.Repo, branch string) ([]ghmodel.Pull, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	r, err := f.repo(repo)
 	if err != nil {
 		return nil, err
 	}
-	var out []Pull
+	var out []ghmodel.Pull
 	for i := len(r.pulls) - 1; i >= 0; i-- { // newest first
 		if p := r.pulls[i]; p.closed && p.Head == branch {
 			out = append(out, p.Pull)
@@ -414,17 +415,17 @@ func (f *fakeGitHub) ClosedPulls(_ context.Context, repo ident.Repo, branch stri
 	return out, nil
 }
 
-func (f *fakeGitHub) CreatePull(_ context.Context, repo ident.Repo, head, base, title, body string) (Pull, error) {
+func (f *fakeGitHub) CreatePull(_ context.Context, repo ident.Repo, head, base, title, body string) (ghmodel.Pull, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	r, err := f.repo(repo)
 	if err != nil {
-		return Pull{}, err
+		return ghmodel.Pull{}, err
 	}
 	if _, ok := r.branches[head]; !ok {
 		f.t.Errorf("fake GitHub: CreatePull from missing branch %s", head)
 	}
-	p := &fakePull{Pull: Pull{Number: f.nextPull, Title: title, Body: body, Head: head, Author: f.id.Login}, base: base}
+	p := &fakePull{Pull: ghmodel.Pull{Number: f.nextPull, Title: title, Body: body, Head: head, Author: f.id.Login}, base: base}
 	f.nextPull++
 	r.pulls = append(r.pulls, p)
 	f.writes = append(f.writes, "CreatePull "+repo.String())
@@ -442,7 +443,7 @@ func (f *fakeGitHub) pull(repo ident.Repo, number int) (*fakePull, error) {
 		}
 	}
 	f.t.Errorf("fake GitHub: no pull request #%d in %s", number, repo)
-	return nil, ErrNotFound
+	return nil, ghmodel.ErrNotFound
 }
 
 func (f *fakeGitHub) EditPull(_ context.Context, repo ident.Repo, number int, title, body string) error {
@@ -490,21 +491,21 @@ func (f *fakeGitHub) ResolveTag(_ context.Context, repo ident.Repo, tag string) 
 	}
 	sha, ok := r.tags[tag]
 	if !ok {
-		return "", fmt.Errorf("tag %s: %w", tag, ErrNotFound)
+		return "", fmt.Errorf("tag %s: %w", tag, ghmodel.ErrNotFound)
 	}
 	return sha, nil
 }
 
-func (f *fakeGitHub) GetRelease(_ context.Context, repo ident.Repo, tag string) (Release, error) {
+func (f *fakeGitHub) GetRelease(_ context.Context, repo ident.Repo, tag string) (ghmodel.Release, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	r, err := f.repo(repo)
 	if err != nil {
-		return Release{}, err
+		return ghmodel.Release{}, err
 	}
 	rel, ok := r.releases[tag]
 	if !ok {
-		return Release{}, fmt.Errorf("release %s: %w", tag, ErrNotFound)
+		return ghmodel.Release{}, fmt.Errorf("release %s: %w", tag, ghmodel.ErrNotFound)
 	}
 	return rel, nil
 }
@@ -531,26 +532,26 @@ func (f *fakeGitHub) IsAncestor(_ context.Context, repo ident.Repo, commit, bran
 
 func (f *fakeGitHub) InstalledRepos(context.Context) ([]ident.Repo, error) { return f.installed, nil }
 
-func (f *fakeGitHub) Identity(context.Context) (Identity, error) { return f.id, nil }
+func (f *fakeGitHub) Identity(context.Context) (ghmodel.Identity, error) { return f.id, nil }
 
 func (f *fakeGitHub) RunArtifact(_ context.Context, repo ident.Repo, runID int64, name string) ([]byte, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	data, ok := f.artifacts[fmt.Sprintf("%s#%d/%s", repo, runID, name)]
 	if !ok {
-		return nil, fmt.Errorf("artifact %s: %w", name, ErrNotFound)
+		return nil, fmt.Errorf("artifact %s: %w", name, ghmodel.ErrNotFound)
 	}
 	return data, nil
 }
 
 // release publishes a release of the harness: the tag points at a new commit on main.
-func (f *fakeGitHub) release(repo ident.Repo, tag, notes string) (Release, string) {
-	sha := f.push(repo, "main", map[string]string{"VERSION": tag}, "release "+tag, Identity{Login: "maintainer"})
+func (f *fakeGitHub) release(repo ident.Repo, tag, notes string) (ghmodel.Release, string) {
+	sha := f.push(repo, "main", map[string]string{"VERSION": tag}, "release "+tag, ghmodel.Identity{Login: "maintainer"})
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	r, _ := f.repo(repo)
 	r.tags[tag] = sha
-	rel := Release{Repo: repo, Tag: tag, Notes: notes}
+	rel := ghmodel.Release{Repo: repo, Tag: tag, Notes: notes}
 	r.releases[tag] = rel
 	return rel, sha
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/textcut"
 )
@@ -22,7 +23,7 @@ func FuzzPlanBump(f *testing.F) {
 		files := ConsumerFiles{PinPath: ".github/accuracy-harness.yaml", Pin: pinFile,
 			Workflows: map[string][]byte{".github/workflows/a.yml": workflow, ".github/workflows/b.yml": workflow}}
 		plan, err := PlanBump(files, Target{Harness: ident.Repo{Owner: "inference-sim", Name: "accuracy-dashboard"}, Tag: "v1.1.0", Commit: commit,
-			Release: Release{Notes: notes}, WebURL: "https://github.com"})
+			Release: ghmodel.Release{Notes: notes}, WebURL: "https://github.com"})
 		if err != nil {
 			return
 		}

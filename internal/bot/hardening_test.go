@@ -11,6 +11,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/textcut"
 )
@@ -75,9 +76,9 @@ func TestRateLimitStopsTheBump(t *testing.T) {
 	w := newBumpWorld(t)
 	rel, _ := w.gh.release(w.harness, "v1.1.0", "notes")
 	// Installed order: org/app, org/lib, org/plain, org/newer.
-	w.gh.failRepo["org/lib"] = fmt.Errorf("GitHub said 403, retry after 600 s: %w", ErrRateLimited)
+	w.gh.failRepo["org/lib"] = fmt.Errorf("GitHub said 403, retry after 600 s: %w", ghmodel.ErrRateLimited)
 	got, err := w.bumper.BumpRelease(context.Background(), rel, nil)
-	if !errors.Is(err, ErrRateLimited) {
+	if !errors.Is(err, ghmodel.ErrRateLimited) {
 		t.Fatalf("err = %v, want ErrRateLimited", err)
 	}
 	for _, name := range []string{"org/lib", "org/plain", "org/newer"} {

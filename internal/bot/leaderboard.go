@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
@@ -277,11 +278,11 @@ func (f *repoFS) ReadFile(name string) ([]byte, error) {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: fs.ErrInvalid}
 	}
 	raw, err := f.gh.ReadFile(f.ctx, f.repo, f.ref, path.Join(f.dir, name))
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, ghmodel.ErrNotFound) {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: fs.ErrNotExist}
 	}
 	if err != nil {
-		if (errors.Is(err, ErrRateLimited) || f.ctx.Err() != nil) && f.stopped == nil {
+		if (errors.Is(err, ghmodel.ErrRateLimited) || f.ctx.Err() != nil) && f.stopped == nil {
 			f.stopped = fmt.Errorf("read %s of %s at %s: %w", path.Join(f.dir, name), f.repo, ident.Short(f.ref), err)
 		}
 		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
@@ -313,7 +314,7 @@ func (p *Publisher) skipLeaderboardRun(run Run) string {
 func (p *Publisher) publishLeaderboard(ctx context.Context, run Run, log *slog.Logger) (PublishResult, error) {
 	lb := p.Cfg.Leaderboard
 	zipped, reason, err := p.downloadArtifact(ctx, run, lb.Artifact)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, ghmodel.ErrNotFound) {
 		reason, err = fmt.Sprintf("run %d has no artifact named %q (or it expired)", run.ID, lb.Artifact), nil
 	}
 	if reason != "" || err != nil {
@@ -331,9 +332,9 @@ func (p *Publisher) publishLeaderboard(ctx context.Context, run Run, log *slog.L
 	}{{lb.Runs, &in.Runs}, {lb.PinFile, &in.Pin}} {
 		raw, err := p.GH.ReadFile(ctx, run.Repo, run.HeadSHA, f.path)
 		switch {
-		case errors.Is(err, ErrNotFound) && f.path == lb.Runs:
+		case errors.Is(err, ghmodel.ErrNotFound) && f.path == lb.Runs:
 			return refused(fmt.Sprintf("%s has no %s at the run's commit %s", run.Repo, lb.Runs, ident.Short(run.HeadSHA))), nil
-		case errors.Is(err, ErrNotFound):
+		case errors.Is(err, ghmodel.ErrNotFound):
 		case err != nil:
 			return PublishResult{}, fmt.Errorf("read %s of %s at %s: %w", f.path, run.Repo, ident.Short(run.HeadSHA), err)
 		default:
@@ -368,7 +369,7 @@ func (p *Publisher) PublishLeaderboard(ctx context.Context, in LeaderboardInput,
 		}
 		home, err := p.GH.ReadFile(ctx, lb.WorkflowRepo, head, lb.Runs)
 		switch {
-		case errors.Is(err, ErrNotFound):
+		case errors.Is(err, ghmodel.ErrNotFound):
 			reasons = append(reasons, fmt.Sprintf("%s has no %s on its default branch", lb.WorkflowRepo, lb.Runs))
 		case err != nil:
 			return PublishResult{}, fmt.Errorf("read %s of %s: %w", lb.Runs, lb.WorkflowRepo, err)
@@ -407,7 +408,7 @@ func (p *Publisher) commitLeaderboard(ctx context.Context, checked CheckedLeader
 	}
 	err := p.commitDashboard(ctx, &res, log, func(head string) (map[string][]byte, error) {
 		manifest, err := p.GH.ReadFile(ctx, p.Cfg.Dashboard, head, path.Join(lb.Dir, LeaderboardManifestFile))
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, ghmodel.ErrNotFound) {
 			manifest, err = nil, nil
 		}
 		if err != nil {
@@ -423,7 +424,7 @@ func (p *Publisher) commitLeaderboard(ctx context.Context, checked CheckedLeader
 			if raw != nil {
 				continue
 			}
-			if _, err := p.GH.ReadFile(ctx, p.Cfg.Dashboard, head, file); errors.Is(err, ErrNotFound) {
+			if _, err := p.GH.ReadFile(ctx, p.Cfg.Dashboard, head, file); errors.Is(err, ghmodel.ErrNotFound) {
 				delete(plan, file)
 			} else if err != nil {
 				return nil, fmt.Errorf("read %s of %s: %w", file, p.Cfg.Dashboard, err)

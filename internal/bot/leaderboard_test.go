@@ -17,6 +17,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
@@ -220,7 +221,7 @@ func TestLeaderboardPublishDeletesRemovedAndKeepsNewer(t *testing.T) {
 	}
 	next := w.run
 	next.ID, next.UpdatedAt = lbRunID+1, t0.Add(time.Hour)
-	next.HeadSHA = w.gh.push(w.lbRepo, "main", map[string]string{lbRuns: runs}, "drop h200", Identity{Login: "human"})
+	next.HeadSHA = w.gh.push(w.lbRepo, "main", map[string]string{lbRuns: runs}, "drop h200", ghmodel.Identity{Login: "human"})
 	results := lbResults(t, nil)
 	delete(results, "qwen3-14b-chat-8rps/h200-tp1.json")
 	w.artifact(t, next, results)
@@ -313,7 +314,7 @@ func TestLeaderboardRefusals(t *testing.T) {
 			t.Parallel()
 			w := newLBWorld(t)
 			if tc.pin != "" {
-				w.run.HeadSHA = w.gh.push(w.lbRepo, "main", map[string]string{".github/accuracy-harness.yaml": tc.pin}, "pin", Identity{Login: "human"})
+				w.run.HeadSHA = w.gh.push(w.lbRepo, "main", map[string]string{".github/accuracy-harness.yaml": tc.pin}, "pin", ghmodel.Identity{Login: "human"})
 			}
 			if tc.results == nil {
 				w.gh.artifacts[lbRepoName+"#"+strconv.FormatInt(w.run.ID, 10)+"/"+lbArtifact] = zipWithSymlink(t)
@@ -415,10 +416,10 @@ func TestLeaderboardPublishTrace(t *testing.T) {
 	// GitHub rate-limits the trace's read: the publish fails (a
 	// redelivery retries it); the run is not refused for it.
 	w := newLBWorld(t)
-	w.run.HeadSHA = w.gh.push(w.lbRepo, "main", map[string]string{lbRuns: runs, "leaderboard/traces/chat.yaml": header, "leaderboard/traces/chat.csv": data}, "a recorded trace", Identity{Login: "human"})
+	w.run.HeadSHA = w.gh.push(w.lbRepo, "main", map[string]string{lbRuns: runs, "leaderboard/traces/chat.yaml": header, "leaderboard/traces/chat.csv": data}, "a recorded trace", ghmodel.Identity{Login: "human"})
 	w.artifact(t, w.run, artifact)
-	w.gh.failPath = map[string]error{"leaderboard/traces/chat.csv": fmt.Errorf("fake: %w", ErrRateLimited)}
-	if got, err := w.pub.PublishRun(context.Background(), w.run, nil); !errors.Is(err, ErrRateLimited) || len(w.gh.comments) != 0 {
+	w.gh.failPath = map[string]error{"leaderboard/traces/chat.csv": fmt.Errorf("fake: %w", ghmodel.ErrRateLimited)}
+	if got, err := w.pub.PublishRun(context.Background(), w.run, nil); !errors.Is(err, ghmodel.ErrRateLimited) || len(w.gh.comments) != 0 {
 		t.Errorf("rate-limited trace read: %+v, %v, comments %q; want the error, no refusal", got, err, w.gh.comments)
 	}
 
@@ -428,7 +429,7 @@ func TestLeaderboardPublishTrace(t *testing.T) {
 		if withTrace {
 			files["leaderboard/traces/chat.yaml"], files["leaderboard/traces/chat.csv"] = header, data
 		}
-		w.run.HeadSHA = w.gh.push(w.lbRepo, "main", files, "a recorded trace", Identity{Login: "human"})
+		w.run.HeadSHA = w.gh.push(w.lbRepo, "main", files, "a recorded trace", ghmodel.Identity{Login: "human"})
 		w.artifact(t, w.run, artifact)
 		got, err := w.pub.PublishRun(context.Background(), w.run, nil)
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
@@ -53,7 +54,7 @@ type Target struct {
 	// Commit is the commit Tag points at (resolved through the git refs,
 	// never taken from the release's target_commitish).
 	Commit  string
-	Release Release
+	Release ghmodel.Release
 	// WebURL is the GitHub web root, e.g. https://github.com.
 	WebURL string
 }

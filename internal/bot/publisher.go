@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
@@ -212,11 +213,11 @@ func publishSafely(ctx context.Context, run Run, log *slog.Logger, publish func(
 
 // downloadArtifact downloads the run's artifact called name. An oversized
 // artifact is a refusal reason, not an error; a missing or expired one is
-// an error wrapping ErrNotFound, whose meaning each caller decides.
+// an error wrapping ghmodel.ErrNotFound, whose meaning each caller decides.
 func (p *Publisher) downloadArtifact(ctx context.Context, run Run, name string) (zipped []byte, reason string, err error) {
 	zipped, err = p.GH.RunArtifact(ctx, run.Repo, run.ID, name)
 	switch {
-	case errors.Is(err, ErrTooLarge):
+	case errors.Is(err, ghmodel.ErrTooLarge):
 		return nil, fmt.Sprintf("artifact %q is larger than %d bytes", name, MaxArtifactBytes), nil
 	case err != nil:
 		return nil, "", fmt.Errorf("download artifact %s: %w", name, err)
@@ -226,7 +227,7 @@ func (p *Publisher) downloadArtifact(ctx context.Context, run Run, name string) 
 
 func (p *Publisher) publishRun(ctx context.Context, run Run, log *slog.Logger) (PublishResult, error) {
 	zipped, reason, err := p.downloadArtifact(ctx, run, p.Cfg.Artifact)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, ghmodel.ErrNotFound) {
 		// The shipped nightly ends a run whose plan found nothing changed
 		// successfully and without a report: most nights. That is nothing
 		// to publish, not a refusal to comment on every night.
@@ -302,7 +303,7 @@ func ReportFromArtifact(zipped []byte) (Report, error) {
 // the points the summary counts; plan.json, which must name what the
 // summary ran), applies the gate and writes one commit to the dashboard
 // repository's default branch. When the branch
-// moves meanwhile (ErrConflict on the fast-forward ref update) the commit is
+// moves meanwhile (ghmodel.ErrConflict on the fast-forward ref update) the commit is
 // rebuilt on the new head and retried after a random backoff, until the
 // deadline (Cfg.Deadline or the context's) or Cfg.MaxAttempts. A refused
 // summary is PublishRefused with its reasons and a nil error.
@@ -338,7 +339,7 @@ func (p *Publisher) publish(ctx context.Context, rep Report, publishedAt time.Ti
 // branch, with the files plan returns for the branch's head (a nil content
 // deletes the path). plan's ErrUnchanged and ErrStale make it a no-op
 // (PublishUnchanged), its ErrImmutable a refusal. When the branch moves
-// meanwhile (ErrConflict on the fast-forward ref update) the commit is
+// meanwhile (ghmodel.ErrConflict on the fast-forward ref update) the commit is
 // rebuilt on the new head and retried after a random backoff, until the
 // deadline (Cfg.Deadline or the context's) or Cfg.MaxAttempts. res gets
 // the outcome, the files, the commit and the attempts.
@@ -384,7 +385,7 @@ func (p *Publisher) commitDashboard(ctx context.Context, res *PublishResult, log
 			res.Outcome, res.Commit = PublishPublished, sha
 			return nil
 		}
-		if !errors.Is(err, ErrConflict) {
+		if !errors.Is(err, ghmodel.ErrConflict) {
 			return fmt.Errorf("update branch %s: %w", branch, err)
 		}
 		if p.Cfg.MaxAttempts > 0 && res.Attempts >= p.Cfg.MaxAttempts {
@@ -436,7 +437,7 @@ func (p *Publisher) checkHarness(ctx context.Context, s report.Summary) (Harness
 		return check, fmt.Errorf("harness %s: %w", p.Cfg.Harness, err)
 	}
 	check.ReachableFromMain, err = p.GH.IsAncestor(ctx, p.Cfg.Harness, h.Commit, main)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, ghmodel.ErrNotFound) {
 		check.ReachableFromMain, err = false, nil
 	}
 	if err != nil {
@@ -445,13 +446,13 @@ func (p *Publisher) checkHarness(ctx context.Context, s report.Summary) (Harness
 	if h.Version == "" {
 		return check, nil
 	}
-	if _, err := p.GH.GetRelease(ctx, p.Cfg.Harness, h.Version); errors.Is(err, ErrNotFound) {
+	if _, err := p.GH.GetRelease(ctx, p.Cfg.Harness, h.Version); errors.Is(err, ghmodel.ErrNotFound) {
 		return check, nil
 	} else if err != nil {
 		return check, fmt.Errorf("harness release %s: %w", h.Version, err)
 	}
 	commit, err := p.GH.ResolveTag(ctx, p.Cfg.Harness, h.Version)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, ghmodel.ErrNotFound) {
 		return check, nil
 	}
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	gh "github.com/google/go-github/v60/github"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 )
 
@@ -73,14 +74,14 @@ func (c *Client) DownloadArtifact(ctx context.Context, repo ident.Repo, id int64
 			&APIError{StatusCode: resp.StatusCode, Message: "archive storage: " + resp.Status, Err: sentinelFor(resp.StatusCode)})
 	}
 	if resp.ContentLength > maxBytes {
-		return nil, fmt.Errorf("download artifact %d of %s: %d bytes, cap %d: %w", id, repo, resp.ContentLength, maxBytes, ErrTooLarge)
+		return nil, fmt.Errorf("download artifact %d of %s: %d bytes, cap %d: %w", id, repo, resp.ContentLength, maxBytes, ghmodel.ErrTooLarge)
 	}
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("download artifact %d of %s: %w", id, repo, err)
 	}
 	if int64(len(data)) > maxBytes {
-		return nil, fmt.Errorf("download artifact %d of %s: more than %d bytes: %w", id, repo, maxBytes, ErrTooLarge)
+		return nil, fmt.Errorf("download artifact %d of %s: more than %d bytes: %w", id, repo, maxBytes, ghmodel.ErrTooLarge)
 	}
 	return data, nil
 }

@@ -6,11 +6,13 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"net/http"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 )
@@ -74,7 +76,7 @@ func TestAppInstallationFlow(t *testing.T) {
 	if f, err := ic.GetFile(ctx, dash, "data/index.json", ""); err != nil || string(f.Content) != "[]\n" {
 		t.Errorf("read in scope = %+v, %v", f, err)
 	}
-	if _, err := ic.GetFile(ctx, repo, "README.md", ""); !errors.Is(err, ErrNotFound) {
+	if _, err := ic.GetFile(ctx, repo, "README.md", ""); !errors.Is(err, ghmodel.ErrNotFound) {
 		t.Errorf("read out of scope: %v, want ErrNotFound", err)
 	}
 	if who, err := ic.Self(ctx); err != nil || who != "accuracy-bot[bot]" {
@@ -97,17 +99,17 @@ func TestAppInstallationFlow(t *testing.T) {
 
 	// A token for repositories outside the installation is refused.
 	bad, _ := newClient(t, s, Options{HTTPClient: &http.Client{Transport: at.Installation(7, "someone/fork")}})
-	if _, err := bad.GetRepository(ctx, dash); !errors.Is(err, ErrInstallationToken) || !errors.Is(err, ErrInvalid) {
+	if _, err := bad.GetRepository(ctx, dash); !errors.Is(err, ghmodel.ErrInstallationToken) || !errors.Is(err, ghmodel.ErrInvalid) {
 		t.Errorf("a token for a repository outside the installation: %v, want ErrInstallationToken and ErrInvalid", err)
 	}
 
 	// A removed installation gets no token, and its tokens stop working.
 	s.Uninstall(7)
 	gone, _ := newClient(t, s, Options{HTTPClient: &http.Client{Transport: at.Installation(7, "inference-sim/inference-sim")}})
-	if _, err := gone.GetRepository(ctx, repo); !errors.Is(err, ErrInstallationToken) || !errors.Is(err, ErrNotFound) {
+	if _, err := gone.GetRepository(ctx, repo); !errors.Is(err, ghmodel.ErrInstallationToken) || !errors.Is(err, ghmodel.ErrNotFound) {
 		t.Errorf("token of a removed installation: %v, want ErrInstallationToken and ErrNotFound", err)
 	}
-	if _, err := ic.GetFile(ctx, dash, "data/index.json", ""); !errors.Is(err, ErrUnauthorized) || errors.Is(err, ErrInstallationToken) {
+	if _, err := ic.GetFile(ctx, dash, "data/index.json", ""); !errors.Is(err, ghmodel.ErrUnauthorized) || errors.Is(err, ghmodel.ErrInstallationToken) {
 		t.Errorf("revoked token: %v, want ErrUnauthorized", err)
 	}
 
@@ -119,7 +121,22 @@ func TestAppInstallationFlow(t *testing.T) {
 		t.Fatal(err)
 	}
 	wc, _ := newClient(t, s, Options{HTTPClient: &http.Client{Transport: wrong}})
-	if _, err := wc.ListInstallations(ctx); !errors.Is(err, ErrUnauthorized) {
+	if _, err := wc.ListInstallations(ctx); !errors.Is(err, ghmodel.ErrUnauthorized) {
 		t.Errorf("foreign key: %v, want ErrUnauthorized", err)
+	}
+}
+
+// A refused installation token never reads as the resource's outcome (a
+// missing file, say): GitHub's 404 names the installation.
+func TestAppErrKeepsRefusedTokensApartFromMissingFiles(t *testing.T) {
+	t.Parallel()
+	token := fmt.Errorf("read x: %w: %w", ghmodel.ErrInstallationToken, &APIError{StatusCode: 404, Err: ghmodel.ErrNotFound})
+	err := appErr(token)
+	if errors.Is(err, ghmodel.ErrNotFound) || !errors.Is(err, ghmodel.ErrInstallationToken) || err.Error() != token.Error() {
+		t.Errorf("refused token mapped to %v; it must not read as a missing resource", err)
+	}
+	missing := &APIError{StatusCode: 404, Err: ghmodel.ErrNotFound}
+	if err := appErr(missing); !errors.Is(err, ghmodel.ErrNotFound) {
+		t.Errorf("404 mapped to %v, want ghmodel.ErrNotFound", err)
 	}
 }

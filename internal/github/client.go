@@ -24,6 +24,8 @@ import (
 	"sync"
 
 	gh "github.com/google/go-github/v60/github"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 )
 
 // DefaultBaseURL is GitHub.com's API root.
@@ -155,9 +157,9 @@ func (c *Client) Self(ctx context.Context) (string, error) {
 	switch {
 	case err == nil:
 		c.self = u.GetLogin()
-	case errors.Is(err, ErrForbidden) && c.login != "":
+	case errors.Is(err, ghmodel.ErrForbidden) && c.login != "":
 		c.self = c.login
-	case errors.Is(err, ErrForbidden):
+	case errors.Is(err, ghmodel.ErrForbidden):
 		return "", fmt.Errorf("who am I: %w (set Options.Login for workflow and installation tokens)", err)
 	default:
 		return "", fmt.Errorf("who am I: %w", err)

@@ -10,35 +10,8 @@ import (
 
 	"github.com/bradleyfalzon/ghinstallation/v2"
 	gh "github.com/google/go-github/v60/github"
-)
 
-// Sentinel errors. Every error a Client method returns for a GitHub answer
-// wraps an *APIError whose Unwrap yields one of these (or nil for other
-// statuses), so callers branch with errors.Is.
-var (
-	// ErrNotFound: 404 or 410. Also a repository the token cannot see.
-	ErrNotFound = errors.New("not found")
-	// ErrForbidden: 403 other than a rate limit, e.g. "Resource not
-	// accessible by integration" for a fork pull request's read-only token.
-	ErrForbidden = errors.New("forbidden")
-	// ErrUnauthorized: 401, a bad or expired credential.
-	ErrUnauthorized = errors.New("unauthorized")
-	// ErrConflict: 409, and 422 from ref creation and update (the ref exists,
-	// or the update is not a fast forward): another writer won a race;
-	// re-read and retry.
-	ErrConflict = errors.New("conflict")
-	// ErrInvalid: 422 other than a ref race (GitHub's "Validation Failed").
-	ErrInvalid = errors.New("validation failed")
-	// ErrRateLimited: a primary or secondary rate limit whose reset lies
-	// beyond the retry policy's MaxWait or the context's deadline.
-	ErrRateLimited = errors.New("rate limited")
-	// ErrTooLarge: a download exceeds its size cap.
-	ErrTooLarge = errors.New("too large")
-	// ErrInstallationToken: GitHub refused an App installation token (the
-	// installation is gone, or the repositories asked for are not in it).
-	// It comes with the status's sentinel (e.g. ErrNotFound), which then
-	// names the installation, not the resource the call was about.
-	ErrInstallationToken = errors.New("installation token refused")
+	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 )
 
 // APIError is GitHub's answer to a failed request.
@@ -65,17 +38,17 @@ func (e *APIError) Unwrap() error { return e.Err }
 func sentinelFor(status int) error {
 	switch status {
 	case http.StatusNotFound, http.StatusGone:
-		return ErrNotFound
+		return ghmodel.ErrNotFound
 	case http.StatusForbidden:
-		return ErrForbidden
+		return ghmodel.ErrForbidden
 	case http.StatusUnauthorized:
-		return ErrUnauthorized
+		return ghmodel.ErrUnauthorized
 	case http.StatusConflict:
-		return ErrConflict
+		return ghmodel.ErrConflict
 	case http.StatusUnprocessableEntity:
-		return ErrInvalid
+		return ghmodel.ErrInvalid
 	case http.StatusTooManyRequests:
-		return ErrRateLimited
+		return ghmodel.ErrRateLimited
 	}
 	return nil
 }
@@ -115,12 +88,12 @@ func mapError(resp *gh.Response, err error) error {
 		if !rle.Rate.Reset.Time.IsZero() {
 			msg += fmt.Sprintf(" (resets %s)", rle.Rate.Reset.Time.UTC().Format(time.RFC3339))
 		}
-		return &APIError{StatusCode: statusOf(rle.Response, http.StatusForbidden), Message: msg, Err: ErrRateLimited,
+		return &APIError{StatusCode: statusOf(rle.Response, http.StatusForbidden), Message: msg, Err: ghmodel.ErrRateLimited,
 			RetryAt: rle.Rate.Reset.Time}
 	}
 	var arle *gh.AbuseRateLimitError
 	if errors.As(err, &arle) {
-		ae := &APIError{StatusCode: statusOf(arle.Response, http.StatusForbidden), Message: arle.Message, Err: ErrRateLimited}
+		ae := &APIError{StatusCode: statusOf(arle.Response, http.StatusForbidden), Message: arle.Message, Err: ghmodel.ErrRateLimited}
 		if arle.RetryAfter != nil {
 			ae.RetryAt = time.Now().Add(*arle.RetryAfter)
 		}
@@ -139,7 +112,7 @@ func mapError(resp *gh.Response, err error) error {
 		}
 		ae := &APIError{StatusCode: status, Message: msg, Err: sentinelFor(status)}
 		if er.Response != nil && rateLimited(status, er.Response.Header, er.Message+" "+er.DocumentationURL) {
-			ae.Err = ErrRateLimited
+			ae.Err = ghmodel.ErrRateLimited
 			if wait, ok := limitWait(er.Response.Header, time.Now()); ok {
 				ae.RetryAt = time.Now().Add(wait)
 			}
@@ -148,7 +121,7 @@ func mapError(resp *gh.Response, err error) error {
 	}
 	var he *ghinstallation.HTTPError
 	if errors.As(err, &he) && he.Response != nil {
-		return fmt.Errorf("%w: %w", ErrInstallationToken,
+		return fmt.Errorf("%w: %w", ghmodel.ErrInstallationToken,
 			&APIError{StatusCode: he.Response.StatusCode, Message: he.Message, Err: sentinelFor(he.Response.StatusCode)})
 	}
 	if resp != nil && resp.Response != nil && resp.StatusCode >= 400 {
@@ -168,7 +141,7 @@ func statusOf(r *http.Response, fallback int) int {
 func conflictOn422(err error) error {
 	var ae *APIError
 	if errors.As(err, &ae) && ae.StatusCode == http.StatusUnprocessableEntity {
-		ae.Err = ErrConflict
+		ae.Err = ghmodel.ErrConflict
 	}
 	return err
 }

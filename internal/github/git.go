@@ -9,6 +9,7 @@ import (
 
 	gh "github.com/google/go-github/v60/github"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 )
 
@@ -98,24 +99,10 @@ type Signature struct {
 	Date  time.Time
 }
 
-// Commit is a git commit.
-type Commit struct {
-	SHA       string
-	TreeSHA   string
-	Parents   []string
-	Message   string
-	Author    Signature
-	Committer Signature
-}
-
-func toSignature(a *gh.CommitAuthor) Signature {
-	return Signature{Name: a.GetName(), Email: a.GetEmail(), Date: a.GetDate().Time}
-}
-
-func toCommit(c *gh.Commit) Commit {
-	out := Commit{
+func toCommit(c *gh.Commit) ghmodel.Commit {
+	out := ghmodel.Commit{
 		SHA: c.GetSHA(), TreeSHA: c.GetTree().GetSHA(), Message: c.GetMessage(),
-		Author: toSignature(c.GetAuthor()), Committer: toSignature(c.GetCommitter()),
+		AuthorEmail: c.GetAuthor().GetEmail(), CommitterEmail: c.GetCommitter().GetEmail(),
 	}
 	for _, p := range c.Parents {
 		out.Parents = append(out.Parents, p.GetSHA())
@@ -124,7 +111,7 @@ func toCommit(c *gh.Commit) Commit {
 }
 
 // GetCommit returns git commit sha (tree and parents).
-func (c *Client) GetCommit(ctx context.Context, repo ident.Repo, sha string) (Commit, error) {
+func (c *Client) GetCommit(ctx context.Context, repo ident.Repo, sha string) (ghmodel.Commit, error) {
 	var cm *gh.Commit
 	err := c.do(ctx, func() (*gh.Response, error) {
 		var resp *gh.Response
@@ -133,7 +120,7 @@ func (c *Client) GetCommit(ctx context.Context, repo ident.Repo, sha string) (Co
 		return resp, err
 	})
 	if err != nil {
-		return Commit{}, fmt.Errorf("get commit %s@%s: %w", repo, shortSHA(sha), err)
+		return ghmodel.Commit{}, fmt.Errorf("get commit %s@%s: %w", repo, shortSHA(sha), err)
 	}
 	return toCommit(cm), nil
 }
@@ -184,7 +171,7 @@ type NewCommit struct {
 }
 
 // CreateCommit creates a commit object (no ref moves) and returns it.
-func (c *Client) CreateCommit(ctx context.Context, repo ident.Repo, in NewCommit) (Commit, error) {
+func (c *Client) CreateCommit(ctx context.Context, repo ident.Repo, in NewCommit) (ghmodel.Commit, error) {
 	commit := &gh.Commit{Message: &in.Message, Tree: &gh.Tree{SHA: &in.TreeSHA}}
 	for _, p := range in.Parents {
 		commit.Parents = append(commit.Parents, &gh.Commit{SHA: gh.String(p)})
@@ -208,7 +195,7 @@ func (c *Client) CreateCommit(ctx context.Context, repo ident.Repo, in NewCommit
 		return resp, err
 	})
 	if err != nil {
-		return Commit{}, fmt.Errorf("create commit in %s: %w", repo, err)
+		return ghmodel.Commit{}, fmt.Errorf("create commit in %s: %w", repo, err)
 	}
 	return toCommit(out), nil
 }
@@ -364,22 +351,10 @@ func (c *Client) IsAncestor(ctx context.Context, repo ident.Repo, commit, ref st
 	return cmp.Status == "ahead" || cmp.Status == "identical", nil
 }
 
-// CommitInfo is a commit as the commit listing reports it, with the GitHub
-// accounts of its author and committer ("" when the email maps to none).
-type CommitInfo struct {
-	SHA            string
-	Message        string
-	Parents        []string
-	AuthorLogin    string
-	CommitterLogin string
-	AuthorEmail    string
-	CommitterEmail string
-}
-
 // ListCommits lists the commits reachable from ref (branch, tag or sha),
 // newest first, at most limit of them (limit <= 0: 100). The bot uses it to
 // tell whether anyone but itself pushed to a branch.
-func (c *Client) ListCommits(ctx context.Context, repo ident.Repo, ref string, limit int) ([]CommitInfo, error) {
+func (c *Client) ListCommits(ctx context.Context, repo ident.Repo, ref string, limit int) ([]ghmodel.Commit, error) {
 	if limit <= 0 {
 		limit = 100
 	}
@@ -389,9 +364,9 @@ func (c *Client) ListCommits(ctx context.Context, repo ident.Repo, ref string, l
 	if err != nil {
 		return nil, fmt.Errorf("list commits of %s in %s: %w", refLabel(ref), repo, err)
 	}
-	out := make([]CommitInfo, 0, len(items))
+	out := make([]ghmodel.Commit, 0, len(items))
 	for _, it := range items {
-		ci := CommitInfo{
+		ci := ghmodel.Commit{
 			SHA: it.GetSHA(), Message: it.GetCommit().GetMessage(),
 			AuthorLogin: it.GetAuthor().GetLogin(), CommitterLogin: it.GetCommitter().GetLogin(),
 			AuthorEmail: it.GetCommit().GetAuthor().GetEmail(), CommitterEmail: it.GetCommit().GetCommitter().GetEmail(),
@@ -404,29 +379,16 @@ func (c *Client) ListCommits(ctx context.Context, repo ident.Repo, ref string, l
 	return out, nil
 }
 
-// Release describes a published release.
-type Release struct {
-	ID              int64
-	TagName         string
-	Name            string
-	Body            string
-	TargetCommitish string
-	Draft           bool
-	Prerelease      bool
-	HTMLURL         string
-	PublishedAt     time.Time
-}
-
-func toRelease(r *gh.RepositoryRelease) Release {
-	return Release{
-		ID: r.GetID(), TagName: r.GetTagName(), Name: r.GetName(), Body: r.GetBody(),
-		TargetCommitish: r.GetTargetCommitish(), Draft: r.GetDraft(), Prerelease: r.GetPrerelease(),
-		HTMLURL: r.GetHTMLURL(), PublishedAt: r.GetPublishedAt().Time,
+func toRelease(repo ident.Repo, r *gh.RepositoryRelease) ghmodel.Release {
+	return ghmodel.Release{
+		Repo: repo, ID: r.GetID(), Tag: r.GetTagName(), Name: r.GetName(), Notes: r.GetBody(),
+		Target: r.GetTargetCommitish(), Draft: r.GetDraft(), Prerelease: r.GetPrerelease(),
+		URL: r.GetHTMLURL(), Published: r.GetPublishedAt().Time,
 	}
 }
 
 // GetReleaseByTag returns the published release of tag, or ErrNotFound.
-func (c *Client) GetReleaseByTag(ctx context.Context, repo ident.Repo, tag string) (Release, error) {
+func (c *Client) GetReleaseByTag(ctx context.Context, repo ident.Repo, tag string) (ghmodel.Release, error) {
 	var r *gh.RepositoryRelease
 	err := c.do(ctx, func() (*gh.Response, error) {
 		var resp *gh.Response
@@ -435,9 +397,9 @@ func (c *Client) GetReleaseByTag(ctx context.Context, repo ident.Repo, tag strin
 		return resp, err
 	})
 	if err != nil {
-		return Release{}, fmt.Errorf("get release %s of %s: %w", tag, repo, err)
+		return ghmodel.Release{}, fmt.Errorf("get release %s of %s: %w", tag, repo, err)
 	}
-	return toRelease(r), nil
+	return toRelease(repo, r), nil
 }
 
 // ListMatchingRefs lists the refs whose name starts with prefix ("tags/v",
@@ -460,4 +422,39 @@ func (c *Client) ListMatchingRefs(ctx context.Context, repo ident.Repo, prefix s
 		out[i] = toRef(r)
 	}
 	return out, nil
+}
+
+// Tags is a Client's view of repositories' tags by "owner/name" (it
+// implements nightly.Tags).
+type Tags struct{ c *Client }
+
+// Tags returns c's view of tags.
+func (c *Client) Tags() Tags { return Tags{c} }
+
+// TagNames lists the names of repo's tags that start with prefix ("v",
+// "db-dump/"), without "refs/tags/", in GitHub's order (by name).
+func (t Tags) TagNames(ctx context.Context, repo, prefix string) ([]string, error) {
+	r, err := ident.ParseRepo(repo)
+	if err != nil {
+		return nil, err
+	}
+	refs, err := t.c.ListMatchingRefs(ctx, r, "tags/"+prefix)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(refs))
+	for i, ref := range refs {
+		names[i] = strings.TrimPrefix(ref.Name, "refs/tags/")
+	}
+	return names, nil
+}
+
+// ResolveTag is the commit tag names in repo, through an annotated tag
+// object too (Client.ResolveTag).
+func (t Tags) ResolveTag(ctx context.Context, repo, tag string) (string, error) {
+	r, err := ident.ParseRepo(repo)
+	if err != nil {
+		return "", err
+	}
+	return t.c.ResolveTag(ctx, r, tag)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 )
@@ -105,14 +106,14 @@ func TestSelf(t *testing.T) {
 	t.Run("workflow token without Login fails", func(t *testing.T) {
 		s := githubfake.New(t, githubfake.Options{ActionsToken: true})
 		c, _ := newClient(t, s, Options{})
-		if _, err := c.Self(ctx); !errors.Is(err, ErrForbidden) {
+		if _, err := c.Self(ctx); !errors.Is(err, ghmodel.ErrForbidden) {
 			t.Fatalf("Self err = %v, want ErrForbidden", err)
 		}
 	})
 	t.Run("bad token is unauthorized", func(t *testing.T) {
 		s := githubfake.New(t, githubfake.Options{})
 		c, _ := newClient(t, s, Options{Token: "wrong", Login: "x"})
-		if _, err := c.Self(ctx); !errors.Is(err, ErrUnauthorized) {
+		if _, err := c.Self(ctx); !errors.Is(err, ghmodel.ErrUnauthorized) {
 			t.Fatalf("Self err = %v, want ErrUnauthorized", err)
 		}
 	})
@@ -141,7 +142,7 @@ func TestIssueComments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if created.User != "github-actions[bot]" || created.ID == 0 || created.HTMLURL == "" || created.CreatedAt.IsZero() {
+	if created.Author != "github-actions[bot]" || created.ID == 0 || created.URL == "" || created.Created.IsZero() {
 		t.Errorf("created = %+v", created)
 	}
 	updated, err := c.UpdateIssueComment(ctx, repo, created.ID, "<!-- accuracy:pr -->\nbye")
@@ -158,10 +159,10 @@ func TestIssueComments(t *testing.T) {
 	if n := len(s.Comments(repoName, pr)); n != 205 {
 		t.Errorf("after delete: %d comments, want 205", n)
 	}
-	if err := c.DeleteIssueComment(ctx, repo, created.ID); !errors.Is(err, ErrNotFound) {
+	if err := c.DeleteIssueComment(ctx, repo, created.ID); !errors.Is(err, ghmodel.ErrNotFound) {
 		t.Errorf("delete twice: %v, want ErrNotFound", err)
 	}
-	if _, err := c.ListIssueComments(ctx, repo, 999); !errors.Is(err, ErrNotFound) {
+	if _, err := c.ListIssueComments(ctx, repo, 999); !errors.Is(err, ghmodel.ErrNotFound) {
 		t.Errorf("list on missing PR: %v, want ErrNotFound", err)
 	}
 }
@@ -174,7 +175,7 @@ func TestForkPullRequestTokenIsReadOnly(t *testing.T) {
 		t.Fatalf("reading is allowed: %v", err)
 	}
 	_, err := c.CreateIssueComment(ctx, repo, pr, "hi")
-	if !errors.Is(err, ErrForbidden) || !strings.Contains(err.Error(), "Resource not accessible by integration") {
+	if !errors.Is(err, ghmodel.ErrForbidden) || !strings.Contains(err.Error(), "Resource not accessible by integration") {
 		t.Fatalf("create = %v, want ErrForbidden naming GitHub's message", err)
 	}
 	if n := s.Calls("issues/create-comment"); n != 1 {
@@ -193,8 +194,8 @@ func TestPullRequests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := PullRequest{Number: pr, State: "open", Title: "Feature", Body: "does x", User: "bob",
-		HeadRef: "feature/x", HeadSHA: feature, HeadRepo: repoName, BaseRef: "main", BaseSHA: main, HTMLURL: got.HTMLURL}
+	want := ghmodel.Pull{Number: pr, State: "open", Title: "Feature", Body: "does x", Author: "bob",
+		Head: "feature/x", HeadSHA: feature, HeadRepo: repoName, Base: "main", BaseSHA: main, URL: got.URL}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("GetPullRequest (-want +got):\n%s", diff)
 	}
@@ -202,7 +203,7 @@ func TestPullRequests(t *testing.T) {
 	if err != nil || f.HeadRepo != "mallory/inference-sim" {
 		t.Errorf("fork PR head repo = %q, %v", f.HeadRepo, err)
 	}
-	if _, err := c.GetPullRequest(ctx, repo, 404); !errors.Is(err, ErrNotFound) {
+	if _, err := c.GetPullRequest(ctx, repo, 404); !errors.Is(err, ghmodel.ErrNotFound) {
 		t.Errorf("missing PR: %v", err)
 	}
 
@@ -211,10 +212,10 @@ func TestPullRequests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if opened.User != "accuracy-bot" || opened.HeadRef != "bump/harness" || opened.State != "open" {
+	if opened.Author != "accuracy-bot" || opened.Head != "bump/harness" || opened.State != "open" {
 		t.Errorf("opened = %+v", opened)
 	}
-	if _, err := c.CreatePullRequest(ctx, repo, NewPullRequest{Title: "again", Head: "bump/harness", Base: "main"}); !errors.Is(err, ErrInvalid) {
+	if _, err := c.CreatePullRequest(ctx, repo, NewPullRequest{Title: "again", Head: "bump/harness", Base: "main"}); !errors.Is(err, ghmodel.ErrInvalid) {
 		t.Errorf("duplicate PR: %v, want ErrInvalid", err)
 	}
 	open, err := c.ListOpenPullRequests(ctx, repo)
@@ -267,13 +268,13 @@ func TestAtomicCommitThroughGitData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if commit.TreeSHA != tree || !cmp.Equal(commit.Parents, []string{head.SHA}) || commit.Author.Name != "accuracy-bot" {
+	if commit.TreeSHA != tree || !cmp.Equal(commit.Parents, []string{head.SHA}) || commit.AuthorEmail != "accuracy-bot@users.noreply.github.com" {
 		t.Errorf("commit = %+v", commit)
 	}
 	if _, err := c.CreateRef(ctx, repo, "refs/heads/publish", head.SHA); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.CreateRef(ctx, repo, "refs/heads/publish", head.SHA); !errors.Is(err, ErrConflict) {
+	if _, err := c.CreateRef(ctx, repo, "refs/heads/publish", head.SHA); !errors.Is(err, ghmodel.ErrConflict) {
 		t.Errorf("create existing ref: %v, want ErrConflict", err)
 	}
 	moved, err := c.UpdateRef(ctx, repo, "heads/publish", commit.SHA)
@@ -317,13 +318,13 @@ func TestAtomicCommitThroughGitData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.UpdateRef(ctx, repo, "refs/heads/publish", stale.SHA); !errors.Is(err, ErrConflict) {
+	if _, err := c.UpdateRef(ctx, repo, "refs/heads/publish", stale.SHA); !errors.Is(err, ghmodel.ErrConflict) {
 		t.Errorf("non-fast-forward update: %v, want ErrConflict", err)
 	}
 	if sha, _ := s.Ref(repoName, "refs/heads/publish"); sha != commit.SHA {
 		t.Errorf("ref moved by a rejected update to %s", sha)
 	}
-	if _, err := c.GetRef(ctx, repo, "refs/heads/missing"); !errors.Is(err, ErrNotFound) {
+	if _, err := c.GetRef(ctx, repo, "refs/heads/missing"); !errors.Is(err, ghmodel.ErrNotFound) {
 		t.Errorf("missing ref: %v, want ErrNotFound", err)
 	}
 }
@@ -335,7 +336,7 @@ func TestConflictFaultIsNotRetried(t *testing.T) {
 	for _, f := range []githubfake.Fault{githubfake.Conflict("Reference update conflict"), githubfake.Unprocessable("Update is not a fast forward")} {
 		s.FailNext("git/update-ref", 1, f)
 		before := s.Calls("git/update-ref")
-		if _, err := c.UpdateRef(ctx, repo, "heads/main", main); !errors.Is(err, ErrConflict) {
+		if _, err := c.UpdateRef(ctx, repo, "heads/main", main); !errors.Is(err, ghmodel.ErrConflict) {
 			t.Errorf("%d: err = %v, want ErrConflict", f.Status, err)
 		}
 		if n := s.Calls("git/update-ref") - before; n != 1 {
@@ -357,7 +358,7 @@ func TestContents(t *testing.T) {
 	if err != nil || string(g.Content) != "package main\n" {
 		t.Fatalf("GetFile at branch with a slash = %+v, %v", g, err)
 	}
-	if _, err := c.GetFile(ctx, repo, "cmd/sim/flag.go", "main"); !errors.Is(err, ErrNotFound) {
+	if _, err := c.GetFile(ctx, repo, "cmd/sim/flag.go", "main"); !errors.Is(err, ghmodel.ErrNotFound) {
 		t.Errorf("absent file: %v, want ErrNotFound", err)
 	}
 	if _, err := c.GetFile(ctx, repo, "cmd/sim", feature); !errors.Is(err, ErrNotAFile) {
@@ -374,7 +375,7 @@ func TestContents(t *testing.T) {
 	if diff := cmp.Diff([]string{"file:cmd/sim/flag.go", "file:cmd/sim/main.go"}, names); diff != "" {
 		t.Errorf("ListDir (-want +got):\n%s", diff)
 	}
-	if _, err := c.ListDir(ctx, repo, ".github/workflows", ""); !errors.Is(err, ErrNotFound) {
+	if _, err := c.ListDir(ctx, repo, ".github/workflows", ""); !errors.Is(err, ghmodel.ErrNotFound) {
 		t.Errorf("absent dir: %v, want ErrNotFound", err)
 	}
 	ref, err := c.GetRef(ctx, repo, "refs/heads/feature/x")
@@ -412,7 +413,7 @@ func TestCompareAndListCommits(t *testing.T) {
 			t.Errorf("IsAncestor(%s, %s) = %v, %v; want %v", tc.commit, tc.ref, got, err, tc.want)
 		}
 	}
-	if _, err := c.IsAncestor(ctx, repo, strings.Repeat("a", 40), "main"); !errors.Is(err, ErrNotFound) {
+	if _, err := c.IsAncestor(ctx, repo, strings.Repeat("a", 40), "main"); !errors.Is(err, ghmodel.ErrNotFound) {
 		t.Errorf("IsAncestor of an unknown commit: %v, want ErrNotFound", err)
 	}
 	diverged := s.Commit(repoName, "main", "carol", "third", map[string]string{"x": "1"})
@@ -452,10 +453,10 @@ func TestReleasesAndTags(t *testing.T) {
 	c, _ := newClient(t, s, Options{})
 
 	rel, err := c.GetReleaseByTag(ctx, repo, "v1.1.0")
-	if err != nil || rel.TagName != "v1.1.0" || rel.Body != "second @alice" || rel.PublishedAt.IsZero() || rel.ID == 0 {
+	if err != nil || rel.Tag != "v1.1.0" || rel.Notes != "second @alice" || rel.Published.IsZero() || rel.ID == 0 {
 		t.Fatalf("GetReleaseByTag = %+v, %v", rel, err)
 	}
-	if _, err := c.GetReleaseByTag(ctx, repo, "v9"); !errors.Is(err, ErrNotFound) {
+	if _, err := c.GetReleaseByTag(ctx, repo, "v9"); !errors.Is(err, ghmodel.ErrNotFound) {
 		t.Errorf("missing release: %v", err)
 	}
 
@@ -477,7 +478,7 @@ func TestReleasesAndTags(t *testing.T) {
 	if n := s.Calls("git/get-tag"); n != 1 {
 		t.Errorf("annotated tag read %d tag objects, want 1", n)
 	}
-	if _, err := c.ResolveTag(ctx, repo, "v0"); !errors.Is(err, ErrNotFound) {
+	if _, err := c.ResolveTag(ctx, repo, "v0"); !errors.Is(err, ghmodel.ErrNotFound) {
 		t.Errorf("missing tag: %v", err)
 	}
 
@@ -495,6 +496,18 @@ func TestReleasesAndTags(t *testing.T) {
 	}
 	if refs, err := c.ListMatchingRefs(ctx, repo, "tags/none/"); err != nil || len(refs) != 0 {
 		t.Errorf("no match: %+v, %v", refs, err)
+	}
+
+	// Tags: the same by "owner/name", names without refs/tags/.
+	tags := c.Tags()
+	if names, err := tags.TagNames(ctx, repoName, "v1."); err != nil || strings.Join(names, " ") != "v1.0.0 v1.1.0" {
+		t.Errorf("TagNames(v1.) = %q, %v", names, err)
+	}
+	if sha, err := tags.ResolveTag(ctx, repoName, "v1.1.0"); err != nil || sha != feature {
+		t.Errorf("Tags.ResolveTag = %s, %v; want %s", sha, err, feature)
+	}
+	if _, err := tags.TagNames(ctx, "not a repo", "v"); err == nil || !strings.Contains(err.Error(), "not owner/name") {
+		t.Errorf("TagNames of a malformed repository: %v", err)
 	}
 }
 
@@ -539,7 +552,7 @@ func TestRetries(t *testing.T) {
 		c, clk := newClient(t, s, Options{Retry: RetryPolicy{MaxWait: time.Minute}})
 		before := s.Calls("pulls/get")
 		s.FailNext("pulls/get", 1, githubfake.SecondaryRateLimit(600))
-		if _, err := c.GetPullRequest(ctx, repo, pr); !errors.Is(err, ErrRateLimited) {
+		if _, err := c.GetPullRequest(ctx, repo, pr); !errors.Is(err, ghmodel.ErrRateLimited) {
 			t.Fatalf("err = %v, want ErrRateLimited", err)
 		}
 		if n := s.Calls("pulls/get") - before; n != 1 || len(clk.Slept()) != 0 {
@@ -551,7 +564,7 @@ func TestRetries(t *testing.T) {
 		s.FailNext("pulls/get", 2, githubfake.Fault{Status: http.StatusForbidden,
 			Message: "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."})
 		_, err := c.GetPullRequest(ctx, repo, pr)
-		if !errors.Is(err, ErrRateLimited) || errors.Is(err, ErrForbidden) {
+		if !errors.Is(err, ghmodel.ErrRateLimited) || errors.Is(err, ghmodel.ErrForbidden) {
 			t.Fatalf("err = %v, want ErrRateLimited", err)
 		}
 		if diff := cmp.Diff([]time.Duration{time.Minute}, clk.Slept()); diff != "" {
@@ -573,7 +586,7 @@ func TestRetries(t *testing.T) {
 		dctx, cancel := context.WithDeadline(ctx, clk.Now().Add(10*time.Second))
 		defer cancel()
 		s.FailNext("issues/list-comments", 1, githubfake.RateLimitExhausted(clk.Now().Add(90*time.Second)))
-		if _, err := c.ListIssueComments(dctx, repo, pr); !errors.Is(err, ErrRateLimited) {
+		if _, err := c.ListIssueComments(dctx, repo, pr); !errors.Is(err, ghmodel.ErrRateLimited) {
 			t.Fatalf("err = %v, want ErrRateLimited", err)
 		}
 	})
@@ -628,13 +641,13 @@ func TestArtifacts(t *testing.T) {
 	if err != nil || string(data) != string(zip) {
 		t.Fatalf("download = %q, %v", data, err)
 	}
-	if _, err := c.DownloadArtifact(ctx, repo, art, 5); !errors.Is(err, ErrTooLarge) {
+	if _, err := c.DownloadArtifact(ctx, repo, art, 5); !errors.Is(err, ghmodel.ErrTooLarge) {
 		t.Errorf("over the cap: %v, want ErrTooLarge", err)
 	}
-	if _, err := c.DownloadArtifact(ctx, repo, old, 1<<20); !errors.Is(err, ErrNotFound) {
+	if _, err := c.DownloadArtifact(ctx, repo, old, 1<<20); !errors.Is(err, ghmodel.ErrNotFound) {
 		t.Errorf("expired: %v, want ErrNotFound", err)
 	}
-	if _, err := c.ListArtifacts(ctx, repo, 1); !errors.Is(err, ErrNotFound) {
+	if _, err := c.ListArtifacts(ctx, repo, 1); !errors.Is(err, ghmodel.ErrNotFound) {
 		t.Errorf("artifacts of a missing run: %v", err)
 	}
 
@@ -666,8 +679,8 @@ func TestCreateCommitComment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.ID == 0 || got.Body != body || got.User != "accuracy-bot" || got.CreatedAt.IsZero() ||
-		!strings.HasSuffix(got.HTMLURL, fmt.Sprintf("/%s/commit/%s#commitcomment-%d", repoName, feature, got.ID)) {
+	if got.ID == 0 || got.Body != body || got.Author != "accuracy-bot" || got.Created.IsZero() ||
+		!strings.HasSuffix(got.URL, fmt.Sprintf("/%s/commit/%s#commitcomment-%d", repoName, feature, got.ID)) {
 		t.Errorf("CreateCommitComment = %+v", got)
 	}
 	want := []githubfake.Comment{{ID: got.ID, User: "accuracy-bot", Body: body}}
@@ -678,12 +691,12 @@ func TestCreateCommitComment(t *testing.T) {
 		t.Errorf("%d calls after %v of backoff, want the 502 retried once", n, clk.Slept())
 	}
 
-	if _, err := c.CreateCommitComment(ctx, repo, strings.Repeat("0", 40), "x"); !errors.Is(err, ErrInvalid) ||
+	if _, err := c.CreateCommitComment(ctx, repo, strings.Repeat("0", 40), "x"); !errors.Is(err, ghmodel.ErrInvalid) ||
 		!strings.Contains(err.Error(), repoName+"@"+strings.Repeat("0", 40)) {
 		t.Errorf("comment on an unknown commit: %v, want ErrInvalid naming the commit", err)
 	}
 	s.SetReadOnly(true)
-	if _, err := c.CreateCommitComment(ctx, repo, feature, "x"); !errors.Is(err, ErrForbidden) {
+	if _, err := c.CreateCommitComment(ctx, repo, feature, "x"); !errors.Is(err, ghmodel.ErrForbidden) {
 		t.Errorf("read-only token: %v, want ErrForbidden", err)
 	}
 	if n := len(s.CommitComments(repoName, feature)); n != 1 {
@@ -705,7 +718,7 @@ func TestGetRepositoryAndEnterprisePrefix(t *testing.T) {
 	if err != nil || got.DefaultBranch != "main" || got.Repo != repo {
 		t.Fatalf("GetRepository = %+v, %v", got, err)
 	}
-	if _, err := c.GetRepository(ctx, ident.Repo{Owner: "no", Name: "such"}); !errors.Is(err, ErrNotFound) {
+	if _, err := c.GetRepository(ctx, ident.Repo{Owner: "no", Name: "such"}); !errors.Is(err, ghmodel.ErrNotFound) {
 		t.Errorf("missing repo: %v", err)
 	}
 }

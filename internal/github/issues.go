@@ -3,10 +3,10 @@ package github
 import (
 	"context"
 	"fmt"
-	"time"
 
 	gh "github.com/google/go-github/v60/github"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 )
 
@@ -44,16 +44,6 @@ func (c *Client) GetRepository(ctx context.Context, repo ident.Repo) (Repository
 	return toRepository(r), nil
 }
 
-// Comment is an issue, pull request or commit comment.
-type Comment struct {
-	ID        int64
-	Body      string
-	User      string // author login, e.g. "github-actions[bot]"
-	HTMLURL   string
-	CreatedAt time.Time
-	UpdatedAt time.Time
-}
-
 // ghComment is what issue and commit comments have in common.
 type ghComment interface {
 	GetID() int64
@@ -64,23 +54,23 @@ type ghComment interface {
 	GetUpdatedAt() gh.Timestamp
 }
 
-func toComment(c ghComment) Comment {
-	return Comment{
-		ID: c.GetID(), Body: c.GetBody(), User: c.GetUser().GetLogin(), HTMLURL: c.GetHTMLURL(),
-		CreatedAt: c.GetCreatedAt().Time, UpdatedAt: c.GetUpdatedAt().Time,
+func toComment(c ghComment) ghmodel.Comment {
+	return ghmodel.Comment{
+		ID: c.GetID(), Body: c.GetBody(), Author: c.GetUser().GetLogin(), URL: c.GetHTMLURL(),
+		Created: c.GetCreatedAt().Time, Updated: c.GetUpdatedAt().Time,
 	}
 }
 
 // ListIssueComments lists every comment of issue or pull request number,
 // oldest first, all pages.
-func (c *Client) ListIssueComments(ctx context.Context, repo ident.Repo, number int) ([]Comment, error) {
+func (c *Client) ListIssueComments(ctx context.Context, repo ident.Repo, number int) ([]ghmodel.Comment, error) {
 	items, err := listAll(ctx, c, func(opts gh.ListOptions) ([]*gh.IssueComment, *gh.Response, error) {
 		return c.gh.Issues.ListComments(ctx, repo.Owner, repo.Name, number, &gh.IssueListCommentsOptions{ListOptions: opts})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list comments of %s#%d: %w", repo, number, err)
 	}
-	out := make([]Comment, 0, len(items))
+	out := make([]ghmodel.Comment, 0, len(items))
 	for _, it := range items {
 		out = append(out, toComment(it))
 	}
@@ -89,7 +79,7 @@ func (c *Client) ListIssueComments(ctx context.Context, repo ident.Repo, number 
 
 // CreateIssueComment posts a comment on issue or pull request number. A
 // fork pull request's read-only token gets ErrForbidden.
-func (c *Client) CreateIssueComment(ctx context.Context, repo ident.Repo, number int, body string) (Comment, error) {
+func (c *Client) CreateIssueComment(ctx context.Context, repo ident.Repo, number int, body string) (ghmodel.Comment, error) {
 	var out *gh.IssueComment
 	err := c.do(ctx, func() (*gh.Response, error) {
 		var resp *gh.Response
@@ -98,13 +88,13 @@ func (c *Client) CreateIssueComment(ctx context.Context, repo ident.Repo, number
 		return resp, err
 	})
 	if err != nil {
-		return Comment{}, fmt.Errorf("comment on %s#%d: %w", repo, number, err)
+		return ghmodel.Comment{}, fmt.Errorf("comment on %s#%d: %w", repo, number, err)
 	}
 	return toComment(out), nil
 }
 
 // UpdateIssueComment replaces the body of comment id.
-func (c *Client) UpdateIssueComment(ctx context.Context, repo ident.Repo, id int64, body string) (Comment, error) {
+func (c *Client) UpdateIssueComment(ctx context.Context, repo ident.Repo, id int64, body string) (ghmodel.Comment, error) {
 	var out *gh.IssueComment
 	err := c.do(ctx, func() (*gh.Response, error) {
 		var resp *gh.Response
@@ -113,7 +103,7 @@ func (c *Client) UpdateIssueComment(ctx context.Context, repo ident.Repo, id int
 		return resp, err
 	})
 	if err != nil {
-		return Comment{}, fmt.Errorf("update comment %d in %s: %w", id, repo, err)
+		return ghmodel.Comment{}, fmt.Errorf("update comment %d in %s: %w", id, repo, err)
 	}
 	return toComment(out), nil
 }
@@ -134,7 +124,7 @@ func (c *Client) DeleteIssueComment(ctx context.Context, repo ident.Repo, id int
 // with contents write can report on any commit it can read. A sha the
 // repository does not hold gets ErrInvalid (GitHub answers 422); a fork pull
 // request's read-only token gets ErrForbidden.
-func (c *Client) CreateCommitComment(ctx context.Context, repo ident.Repo, sha, body string) (Comment, error) {
+func (c *Client) CreateCommitComment(ctx context.Context, repo ident.Repo, sha, body string) (ghmodel.Comment, error) {
 	var out *gh.RepositoryComment
 	err := c.do(ctx, func() (*gh.Response, error) {
 		var resp *gh.Response
@@ -143,7 +133,51 @@ func (c *Client) CreateCommitComment(ctx context.Context, repo ident.Repo, sha, 
 		return resp, err
 	})
 	if err != nil {
-		return Comment{}, fmt.Errorf("comment on %s@%s: %w", repo, sha, err)
+		return ghmodel.Comment{}, fmt.Errorf("comment on %s@%s: %w", repo, sha, err)
 	}
 	return toComment(out), nil
+}
+
+// PullComments is a Client bound to one repository: the comments and head
+// commits of its pull requests, as the pull-request flow reads and writes
+// them (it implements prcheck.Commenter and prcheck.PullRequests). A token
+// that may not write (a fork pull request's) fails with
+// ghmodel.ErrForbidden.
+type PullComments struct {
+	c    *Client
+	repo ident.Repo
+}
+
+// PullComments binds c to repo.
+func (c *Client) PullComments(repo ident.Repo) *PullComments {
+	return &PullComments{c: c, repo: repo}
+}
+
+// Self is the login the token acts as (Client.Self).
+func (p *PullComments) Self(ctx context.Context) (string, error) { return p.c.Self(ctx) }
+
+// ListComments returns every comment of pull request number, oldest first.
+func (p *PullComments) ListComments(ctx context.Context, number int) ([]ghmodel.Comment, error) {
+	return p.c.ListIssueComments(ctx, p.repo, number)
+}
+
+// CreateComment comments body on pull request number.
+func (p *PullComments) CreateComment(ctx context.Context, number int, body string) (ghmodel.Comment, error) {
+	return p.c.CreateIssueComment(ctx, p.repo, number, body)
+}
+
+// UpdateComment replaces comment id's body.
+func (p *PullComments) UpdateComment(ctx context.Context, id int64, body string) (ghmodel.Comment, error) {
+	return p.c.UpdateIssueComment(ctx, p.repo, id, body)
+}
+
+// DeleteComment deletes comment id.
+func (p *PullComments) DeleteComment(ctx context.Context, id int64) error {
+	return p.c.DeleteIssueComment(ctx, p.repo, id)
+}
+
+// PullRequestHead returns the head commit of pull request number.
+func (p *PullComments) PullRequestHead(ctx context.Context, number int) (string, error) {
+	pr, err := p.c.GetPullRequest(ctx, p.repo, number)
+	return pr.HeadSHA, err
 }

@@ -7,39 +7,21 @@ import (
 
 	gh "github.com/google/go-github/v60/github"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 )
 
-// PullRequest describes a pull request.
-type PullRequest struct {
-	Number int
-	State  string // "open" or "closed"
-	Title  string
-	Body   string
-	User   string // author login
-	Draft  bool
-	Merged bool
-	// HeadRef is the head branch; HeadRepo its repository ("owner/name"),
-	// another repository for a pull request from a fork.
-	HeadRef  string
-	HeadSHA  string
-	HeadRepo string
-	BaseRef  string
-	BaseSHA  string
-	HTMLURL  string
-}
-
-func toPullRequest(p *gh.PullRequest) PullRequest {
-	return PullRequest{
+func toPullRequest(p *gh.PullRequest) ghmodel.Pull {
+	return ghmodel.Pull{
 		Number: p.GetNumber(), State: p.GetState(), Title: p.GetTitle(), Body: p.GetBody(),
-		User: p.GetUser().GetLogin(), Draft: p.GetDraft(), Merged: p.GetMerged(),
-		HeadRef: p.GetHead().GetRef(), HeadSHA: p.GetHead().GetSHA(), HeadRepo: p.GetHead().GetRepo().GetFullName(),
-		BaseRef: p.GetBase().GetRef(), BaseSHA: p.GetBase().GetSHA(), HTMLURL: p.GetHTMLURL(),
+		Author: p.GetUser().GetLogin(), Draft: p.GetDraft(), Merged: p.GetMerged(),
+		Head: p.GetHead().GetRef(), HeadSHA: p.GetHead().GetSHA(), HeadRepo: p.GetHead().GetRepo().GetFullName(),
+		Base: p.GetBase().GetRef(), BaseSHA: p.GetBase().GetSHA(), URL: p.GetHTMLURL(),
 	}
 }
 
-func toPullRequests(items []*gh.PullRequest) []PullRequest {
-	out := make([]PullRequest, 0, len(items))
+func toPullRequests(items []*gh.PullRequest) []ghmodel.Pull {
+	out := make([]ghmodel.Pull, 0, len(items))
 	for _, p := range items {
 		out = append(out, toPullRequest(p))
 	}
@@ -47,7 +29,7 @@ func toPullRequests(items []*gh.PullRequest) []PullRequest {
 }
 
 // GetPullRequest returns pull request number.
-func (c *Client) GetPullRequest(ctx context.Context, repo ident.Repo, number int) (PullRequest, error) {
+func (c *Client) GetPullRequest(ctx context.Context, repo ident.Repo, number int) (ghmodel.Pull, error) {
 	var p *gh.PullRequest
 	err := c.do(ctx, func() (*gh.Response, error) {
 		var resp *gh.Response
@@ -56,14 +38,14 @@ func (c *Client) GetPullRequest(ctx context.Context, repo ident.Repo, number int
 		return resp, err
 	})
 	if err != nil {
-		return PullRequest{}, fmt.Errorf("get pull request %s#%d: %w", repo, number, err)
+		return ghmodel.Pull{}, fmt.Errorf("get pull request %s#%d: %w", repo, number, err)
 	}
 	return toPullRequest(p), nil
 }
 
 // ListOpenPullRequests lists every open pull request of repo, newest
 // first, all pages (the bot scans them for superseded bump pull requests).
-func (c *Client) ListOpenPullRequests(ctx context.Context, repo ident.Repo) ([]PullRequest, error) {
+func (c *Client) ListOpenPullRequests(ctx context.Context, repo ident.Repo) ([]ghmodel.Pull, error) {
 	items, err := listAll(ctx, c, func(opts gh.ListOptions) ([]*gh.PullRequest, *gh.Response, error) {
 		return c.gh.PullRequests.List(ctx, repo.Owner, repo.Name, &gh.PullRequestListOptions{State: "open", ListOptions: opts})
 	})
@@ -75,7 +57,7 @@ func (c *Client) ListOpenPullRequests(ctx context.Context, repo ident.Repo) ([]P
 
 // ListClosedPullRequests lists up to limit closed pull requests of repo
 // whose head is branch in repo itself, newest first.
-func (c *Client) ListClosedPullRequests(ctx context.Context, repo ident.Repo, branch string, limit int) ([]PullRequest, error) {
+func (c *Client) ListClosedPullRequests(ctx context.Context, repo ident.Repo, branch string, limit int) ([]ghmodel.Pull, error) {
 	items, err := listUpTo(ctx, c, limit, func(opts gh.ListOptions) ([]*gh.PullRequest, *gh.Response, error) {
 		return c.gh.PullRequests.List(ctx, repo.Owner, repo.Name, &gh.PullRequestListOptions{
 			State: "closed", Head: repo.Owner + ":" + branch, ListOptions: opts})
@@ -97,7 +79,7 @@ type NewPullRequest struct {
 
 // CreatePullRequest opens a pull request. An open one for the same head and
 // base exists → ErrInvalid ("A pull request already exists").
-func (c *Client) CreatePullRequest(ctx context.Context, repo ident.Repo, in NewPullRequest) (PullRequest, error) {
+func (c *Client) CreatePullRequest(ctx context.Context, repo ident.Repo, in NewPullRequest) (ghmodel.Pull, error) {
 	var p *gh.PullRequest
 	err := c.do(ctx, func() (*gh.Response, error) {
 		var resp *gh.Response
@@ -108,7 +90,7 @@ func (c *Client) CreatePullRequest(ctx context.Context, repo ident.Repo, in NewP
 		return resp, err
 	})
 	if err != nil {
-		return PullRequest{}, fmt.Errorf("open pull request %s from %s: %w", repo, in.Head, err)
+		return ghmodel.Pull{}, fmt.Errorf("open pull request %s from %s: %w", repo, in.Head, err)
 	}
 	return toPullRequest(p), nil
 }
@@ -121,10 +103,10 @@ type PullRequestUpdate struct {
 }
 
 // UpdatePullRequest applies upd to pull request number.
-func (c *Client) UpdatePullRequest(ctx context.Context, repo ident.Repo, number int, upd PullRequestUpdate) (PullRequest, error) {
+func (c *Client) UpdatePullRequest(ctx context.Context, repo ident.Repo, number int, upd PullRequestUpdate) (ghmodel.Pull, error) {
 	p, err := c.editPull(ctx, repo, number, upd)
 	if err != nil {
-		return PullRequest{}, fmt.Errorf("update pull request %s#%d: %w", repo, number, err)
+		return ghmodel.Pull{}, fmt.Errorf("update pull request %s#%d: %w", repo, number, err)
 	}
 	return p, nil
 }
@@ -139,7 +121,7 @@ func (c *Client) ClosePullRequest(ctx context.Context, repo ident.Repo, number i
 }
 
 // editPull is UpdatePullRequest without the error's context.
-func (c *Client) editPull(ctx context.Context, repo ident.Repo, number int, upd PullRequestUpdate) (PullRequest, error) {
+func (c *Client) editPull(ctx context.Context, repo ident.Repo, number int, upd PullRequestUpdate) (ghmodel.Pull, error) {
 	var p *gh.PullRequest
 	err := c.do(ctx, func() (*gh.Response, error) {
 		var resp *gh.Response

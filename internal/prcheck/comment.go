@@ -3,15 +3,9 @@ package prcheck
 import (
 	"slices"
 	"strings"
-)
 
-// Comment is a pull-request (issue) comment.
-type Comment struct {
-	ID     int64
-	Author string
-	Body   string
-	URL    string
-}
+	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
+)
 
 // Op is what to do with the sticky comment.
 type Op int
@@ -42,8 +36,8 @@ type Decision struct {
 // when its author is self (case-insensitive) AND its body contains marker: a
 // marker alone could be pasted by anyone. The oldest of ours (lowest ID) is
 // kept and updated; when its body already equals body it is kept as is.
-func DecideComment(existing []Comment, self, marker, body string) Decision {
-	var ours []Comment
+func DecideComment(existing []ghmodel.Comment, self, marker, body string) Decision {
+	var ours []ghmodel.Comment
 	for _, c := range existing {
 		if strings.EqualFold(c.Author, self) && strings.Contains(c.Body, marker) {
 			ours = append(ours, c)
@@ -52,7 +46,7 @@ func DecideComment(existing []Comment, self, marker, body string) Decision {
 	if len(ours) == 0 {
 		return Decision{Op: OpCreate}
 	}
-	slices.SortFunc(ours, func(a, b Comment) int {
+	slices.SortFunc(ours, func(a, b ghmodel.Comment) int {
 		switch {
 		case a.ID < b.ID:
 			return -1

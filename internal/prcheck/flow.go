@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
+	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
@@ -30,14 +31,14 @@ type Scorer interface {
 // (a pull request's comments are its issue comments). Implementations
 // wrap errors of a token that may not write (HTTP 403 "Resource not
 // accessible by integration", as on a pull request from a fork) so that
-// errors.Is(err, ErrReadOnly) holds, and retry transient errors themselves.
+// errors.Is(err, ghmodel.ErrForbidden) holds, and retry transient errors themselves.
 type Commenter interface {
 	// Self is the login the token acts as.
 	Self(ctx context.Context) (string, error)
 	// ListComments returns every comment of pull request number (all pages).
-	ListComments(ctx context.Context, number int) ([]Comment, error)
-	CreateComment(ctx context.Context, number int, body string) (Comment, error)
-	UpdateComment(ctx context.Context, id int64, body string) (Comment, error)
+	ListComments(ctx context.Context, number int) ([]ghmodel.Comment, error)
+	CreateComment(ctx context.Context, number int, body string) (ghmodel.Comment, error)
+	UpdateComment(ctx context.Context, id int64, body string) (ghmodel.Comment, error)
 	DeleteComment(ctx context.Context, id int64) error
 }
 
@@ -57,9 +58,6 @@ type Log interface {
 	Warning(msg string)
 	Error(msg string)
 }
-
-// ErrReadOnly marks an error caused by a token that may not write.
-var ErrReadOnly = errors.New("the token may not write to this repository")
 
 // DefaultBotLogin is the identity assumed for a token that cannot read its
 // own user: the GITHUB_TOKEN of a workflow run, whose comments are authored
@@ -322,14 +320,14 @@ func (f *Flow) Refresh(ctx context.Context, number int, marker, markdown string)
 func (f *Flow) post(ctx context.Context, number int, marker, markdown string, create bool) (url string, readOnly bool, err error) {
 	body := render.Truncate(markdown, textcut.MaxGitHubBody, render.CommentCutNote(f.DetailsURL))
 	degrade := func(err error) (string, bool, error) {
-		if errors.Is(err, ErrReadOnly) {
+		if errors.Is(err, ghmodel.ErrForbidden) {
 			f.Log.Notice("Not commenting: the token is read-only (a pull request from a fork?). The report is in the job summary. To comment on fork pull requests, use the pull_request + workflow_run pair (docs/ACTION.md).")
 			return "", true, nil
 		}
 		return "", false, fmt.Errorf("comment: %w", err)
 	}
 	self, err := f.Comments.Self(ctx)
-	if errors.Is(err, ErrReadOnly) {
+	if errors.Is(err, ghmodel.ErrForbidden) {
 		self, err = DefaultBotLogin, nil
 	}
 	if err != nil {
@@ -343,10 +341,10 @@ func (f *Flow) post(ctx context.Context, number int, marker, markdown string, cr
 	if d.Op == OpCreate && !create {
 		return "", false, nil
 	}
-	var c Comment
+	var c ghmodel.Comment
 	switch d.Op {
 	case OpKeep:
-		c = Comment{ID: d.ID, URL: d.URL}
+		c = ghmodel.Comment{ID: d.ID, URL: d.URL}
 	case OpUpdate:
 		c, err = f.Comments.UpdateComment(ctx, d.ID, body)
 	default:

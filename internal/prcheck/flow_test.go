@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 	"github.com/inference-sim/accuracy-dashboard/internal/textcut"
@@ -67,7 +68,7 @@ type fakeComments struct {
 	self     string
 	selfErr  error
 	writeErr error
-	comments []Comment
+	comments []ghmodel.Comment
 	nextID   int64
 	calls    []string
 }
@@ -98,32 +99,32 @@ func (f *fakeComments) Self(context.Context) (string, error) {
 	return f.self, f.selfErr
 }
 
-func (f *fakeComments) ListComments(_ context.Context, n int) ([]Comment, error) {
+func (f *fakeComments) ListComments(_ context.Context, n int) ([]ghmodel.Comment, error) {
 	if err := f.call("list", fmt.Sprintf("list %d", n)); err != nil {
 		return nil, err
 	}
-	return append([]Comment(nil), f.comments...), nil
+	return append([]ghmodel.Comment(nil), f.comments...), nil
 }
 
-func (f *fakeComments) CreateComment(_ context.Context, n int, body string) (Comment, error) {
+func (f *fakeComments) CreateComment(_ context.Context, n int, body string) (ghmodel.Comment, error) {
 	if err := f.call("create", fmt.Sprintf("create %d", n)); err != nil {
-		return Comment{}, err
+		return ghmodel.Comment{}, err
 	}
 	if f.writeErr != nil {
-		return Comment{}, f.writeErr
+		return ghmodel.Comment{}, f.writeErr
 	}
 	f.nextID++
-	c := Comment{ID: f.nextID, Author: "github-actions[bot]", Body: body, URL: fmt.Sprintf("https://example/c/%d", f.nextID)}
+	c := ghmodel.Comment{ID: f.nextID, Author: "github-actions[bot]", Body: body, URL: fmt.Sprintf("https://example/c/%d", f.nextID)}
 	f.comments = append(f.comments, c)
 	return c, nil
 }
 
-func (f *fakeComments) UpdateComment(_ context.Context, id int64, body string) (Comment, error) {
+func (f *fakeComments) UpdateComment(_ context.Context, id int64, body string) (ghmodel.Comment, error) {
 	if err := f.call("update", fmt.Sprintf("update %d", id)); err != nil {
-		return Comment{}, err
+		return ghmodel.Comment{}, err
 	}
 	if f.writeErr != nil {
-		return Comment{}, f.writeErr
+		return ghmodel.Comment{}, f.writeErr
 	}
 	for i := range f.comments {
 		if f.comments[i].ID == id {
@@ -132,7 +133,7 @@ func (f *fakeComments) UpdateComment(_ context.Context, id int64, body string) (
 		}
 	}
 	f.t.Errorf("update of comment %d, which the thread does not hold", id)
-	return Comment{}, errors.New("no such comment")
+	return ghmodel.Comment{}, errors.New("no such comment")
 }
 
 func (f *fakeComments) DeleteComment(_ context.Context, id int64) error {
@@ -193,7 +194,7 @@ func TestRunPRCommentsThenUpdates(t *testing.T) {
 	t.Parallel()
 	sc := canned(t)
 	cm := expectComments(t, "self", "list", "create", "update")
-	cm.comments, cm.nextID = []Comment{{ID: 100, Author: "alice", Body: render.PRMarker + " quoted"}}, 100
+	cm.comments, cm.nextID = []ghmodel.Comment{{ID: 100, Author: "alice", Body: render.PRMarker + " quoted"}}, 100
 	cache := &Cache{Dir: t.TempDir()}
 	f, log, summary := newFlow(t, sc, cm)
 	f.Cache = cache
@@ -237,8 +238,8 @@ func TestRunPRCommentsThenUpdates(t *testing.T) {
 func TestRunPRReadOnlyToken(t *testing.T) {
 	t.Parallel()
 	cm := expectComments(t, "self", "list", "create")
-	cm.selfErr = fmt.Errorf("GET /user: 403: %w", ErrReadOnly)
-	cm.writeErr = fmt.Errorf("POST: 403 Resource not accessible by integration: %w", ErrReadOnly)
+	cm.selfErr = fmt.Errorf("GET /user: 403: %w", ghmodel.ErrForbidden)
+	cm.writeErr = fmt.Errorf("POST: 403 Resource not accessible by integration: %w", ghmodel.ErrForbidden)
 	f, log, summary := newFlow(t, canned(t), cm)
 	out, err := f.RunPR(context.Background(), pr, true, nil)
 	if err != nil {
@@ -467,7 +468,7 @@ func TestRefreshCreatesNoComment(t *testing.T) {
 	if url, _, err := f.Refresh(ctx, 7, render.LeaderboardMarker, render.LeaderboardMarker+"\nnothing"); err != nil || url != "" || len(cm.comments) != 0 {
 		t.Fatalf("refresh without a comment: url %q, err %v, comments %+v", url, err, cm.comments)
 	}
-	cm.comments, cm.nextID = []Comment{{ID: 1, Author: "github-actions[bot]", Body: render.LeaderboardMarker + "\ntables"}}, 1
+	cm.comments, cm.nextID = []ghmodel.Comment{{ID: 1, Author: "github-actions[bot]", Body: render.LeaderboardMarker + "\ntables"}}, 1
 	if _, _, err := f.Refresh(ctx, 7, render.LeaderboardMarker, render.LeaderboardMarker+"\nnothing"); err != nil {
 		t.Fatal(err)
 	}
@@ -479,9 +480,9 @@ func TestRefreshCreatesNoComment(t *testing.T) {
 func TestPostEditsOnlyItsOwnMarker(t *testing.T) {
 	t.Parallel()
 	cm := expectComments(t, "self", "list", "update")
-	accuracy := Comment{ID: 1, Author: "github-actions[bot]", Body: render.PRMarker + "\naccuracy v1"}
-	board := Comment{ID: 2, Author: "github-actions[bot]", Body: render.LeaderboardMarker + "\ntables v1"}
-	cm.comments, cm.nextID = []Comment{accuracy, board}, 2
+	accuracy := ghmodel.Comment{ID: 1, Author: "github-actions[bot]", Body: render.PRMarker + "\naccuracy v1"}
+	board := ghmodel.Comment{ID: 2, Author: "github-actions[bot]", Body: render.LeaderboardMarker + "\ntables v1"}
+	cm.comments, cm.nextID = []ghmodel.Comment{accuracy, board}, 2
 	f, _, _ := newFlow(t, &fakeScorer{t: t}, cm)
 	ctx := context.Background()
 

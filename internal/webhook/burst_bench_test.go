@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/bot"
+	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 )
 
 // countingCore is a Bumper and Publisher that counts the work it is asked
@@ -40,7 +41,7 @@ func (c *countingCore) act(key string) {
 	c.mu.Unlock()
 }
 
-func (c *countingCore) BumpRelease(_ context.Context, rel bot.Release, _ *slog.Logger) ([]bot.RepoOutcome, error) {
+func (c *countingCore) BumpRelease(_ context.Context, rel ghmodel.Release, _ *slog.Logger) ([]bot.RepoOutcome, error) {
 	c.act("release " + rel.Tag)
 	return nil, nil
 }

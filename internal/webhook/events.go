@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/bot"
+	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 )
 
@@ -15,8 +16,8 @@ import (
 // repository's outcome to log. SkipRelease says why a release bumps nothing
 // ("" when it bumps), from the release alone, without calling GitHub.
 type Bumper interface {
-	SkipRelease(rel bot.Release) string
-	BumpRelease(ctx context.Context, rel bot.Release, log *slog.Logger) ([]bot.RepoOutcome, error)
+	SkipRelease(rel ghmodel.Release) string
+	BumpRelease(ctx context.Context, rel ghmodel.Release, log *slog.Logger) ([]bot.RepoOutcome, error)
 }
 
 // Publisher publishes a completed run's report (bot.Publisher implements
@@ -97,7 +98,7 @@ func (h releaseHandler) Accept(d Delivery) (*Job, string, error) {
 		return nil, "", fmt.Errorf("release payload: %w", err)
 	}
 	r := p.Release
-	rel := bot.Release{Repo: repo, Tag: r.TagName, Notes: r.Body, Draft: r.Draft, Prerelease: r.Prerelease}
+	rel := ghmodel.Release{Repo: repo, Tag: r.TagName, Notes: r.Body, Draft: r.Draft, Prerelease: r.Prerelease}
 	if reason := h.bumper.SkipRelease(rel); reason != "" {
 		return nil, reason, nil
 	}

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/bot"
+	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 )
@@ -62,7 +63,7 @@ type recorder struct {
 	t        testing.TB
 	mu       sync.Mutex
 	allow    bool
-	releases []bot.Release
+	releases []ghmodel.Release
 	runs     []bot.Run
 	err      error
 	hold     chan struct{}
@@ -71,7 +72,7 @@ type recorder struct {
 	bumpsStarted int
 }
 
-func (r *recorder) SkipRelease(rel bot.Release) string {
+func (r *recorder) SkipRelease(rel ghmodel.Release) string {
 	return bot.ReleaseDecision(rel, testHarness, false)
 }
 
@@ -79,7 +80,7 @@ func (r *recorder) SkipRun(run bot.Run) string {
 	return bot.RunDecision(run, testPublishRepo, testPublishWorkflow)
 }
 
-func (r *recorder) BumpRelease(ctx context.Context, rel bot.Release, _ *slog.Logger) ([]bot.RepoOutcome, error) {
+func (r *recorder) BumpRelease(ctx context.Context, rel ghmodel.Release, _ *slog.Logger) ([]bot.RepoOutcome, error) {
 	r.bumping.Lock()
 	defer r.bumping.Unlock()
 	r.mu.Lock()
