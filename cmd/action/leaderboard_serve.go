@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -48,6 +49,7 @@ type leaderboardServeOptions struct {
 	leaderboardFiles
 	addr, sim, pinFile, harnessDir string
 	queue                          int
+	prepareOnly                    bool
 }
 
 // leaderboardServeCommand is `action leaderboard serve`.
@@ -61,6 +63,7 @@ var leaderboardServeCommand = cli.Spec[leaderboardServeOptions]{
 		fs.StringVar(&o.sim, "sim", "", "simulator `ref`: a release tag or a full 40-hex commit (default: the pin file's leaderboard simulator with --pin, else the newest vX.Y.Z tag)")
 		fs.StringVar(&o.pinFile, "pin", "", "pin `file` whose leaderboard simulator/catalog pair the server runs (e.g. --pin .github/accuracy-harness.yaml)")
 		fs.StringVar(&o.harnessDir, "harness-dir", "", "this tool's own `directory`, whose commit results record (default: found from the working directory)")
+		fs.BoolVar(&o.prepareOnly, "prepare-only", false, "build and probe the simulator, print what GET /api/version would answer and exit (fills the build cache, e.g. when building an image)")
 		fs.IntVar(&o.queue, "queue", 16, "declared jobs that may wait for a worker; more answer 503 (e.g. --queue 4)")
 		o.simFlags.register(fs, getenv)
 	},
@@ -78,7 +81,7 @@ var leaderboardServeCommand = cli.Spec[leaderboardServeOptions]{
 
 func runLeaderboardServe(ctx context.Context, o leaderboardServeOptions, env cli.Env) error {
 	token := env.Getenv("LEADERBOARD_TOKEN")
-	if len(token) < lbserve.MinTokenLength {
+	if len(token) < lbserve.MinTokenLength && !o.prepareOnly {
 		return fmt.Errorf("leaderboard serve: set LEADERBOARD_TOKEN to a secret of at least %d bytes (POST /api/run needs it as a bearer token)", lbserve.MinTokenLength)
 	}
 	sf := o.simFlags
@@ -128,9 +131,17 @@ func runLeaderboardServe(ctx context.Context, o leaderboardServeOptions, env cli
 			return fmt.Errorf("leaderboard serve: store traces: %w", err)
 		}
 	}
+	version := lbserve.Version{Harness: id, Simulator: lbserve.SimulatorVersion{Repository: repo, Tag: s.Build.Tag, Commit: s.Build.Commit}, Catalog: s.CatalogVersion}
+	if o.prepareOnly {
+		raw, err := json.MarshalIndent(version, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(env.Stdout, "%s\n", raw)
+		return err
+	}
 	srv, err := lbserve.New(lbserve.Config{Declaration: d, Base: base, Results: dir, Declarations: declarationsFile(dir), Sim: s,
-		Version: lbserve.Version{Harness: id, Simulator: lbserve.SimulatorVersion{Repository: repo, Tag: s.Build.Tag, Commit: s.Build.Commit}, Catalog: s.CatalogVersion},
-		Token:   token, Workers: sf.jobs, Queue: o.queue, Log: log})
+		Version: version, Token: token, Workers: sf.jobs, Queue: o.queue, Log: log})
 	if err != nil {
 		return fmt.Errorf("leaderboard serve: %w", err)
 	}

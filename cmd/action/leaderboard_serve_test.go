@@ -4,13 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -118,4 +121,96 @@ func TestLeaderboardServe(t *testing.T) {
 	if o, err := e.cmd("validate", "--runs", e.runs); err != nil || !strings.Contains(o, "ok: 2 results in 1 groups") {
 		t.Errorf("validate with the declared run: %v\n%s", err, o)
 	}
+}
+
+// The leaderboard image's entry script (deploy/leaderboard-entry.sh), run
+// outside a container with the image's layout in a temporary directory:
+// it refuses to start without a token, --prepare-only builds the pinned
+// simulator and prints the versions, and the server it starts answers and
+// stops cleanly on SIGTERM, with the results directory on the data volume.
+func TestLeaderboardImageEntryScript(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds cmd/action")
+	}
+	e := newLBEnv(t)
+	app := t.TempDir()
+	build := exec.Command("go", "build", "-o", filepath.Join(app, "action"), ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	repo := filepath.Join(app, "repo")
+	os.MkdirAll(filepath.Join(repo, "leaderboard"), 0o755)
+	os.MkdirAll(filepath.Join(repo, ".github"), 0o755)
+	os.MkdirAll(filepath.Join(app, "harness"), 0o755)
+	os.WriteFile(filepath.Join(repo, "leaderboard", "runs.yaml"), []byte(strings.Split(standinRuns, "      - {id: a100-tp2")[0]), 0o644)
+	os.WriteFile(filepath.Join(repo, ".github", "accuracy-harness.yaml"), []byte("harness:\n  repository: inference-sim/accuracy-dashboard\n  tag: v1.0.0\n  commit: "+strings.Repeat("0", 40)+
+		"\nleaderboard:\n  simulator:\n    repository: inference-sim/inference-sim\n    commit: "+e.repo.V020+"\n  catalog:\n    source: none\n"), 0o644)
+	os.WriteFile(filepath.Join(app, "harness", "HARNESS_COMMIT"), []byte(strings.Repeat("a", 40)+"\n"), 0o644)
+	data := filepath.Join(t.TempDir(), "data")
+	script, _ := filepath.Abs("../../deploy/leaderboard-entry.sh")
+	entry := func(env []string, args ...string) *exec.Cmd {
+		cmd := exec.Command(script, args...)
+		cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "LEADERBOARD_APP=" + app, "LEADERBOARD_DATA=" + data,
+			"LEADERBOARD_SIM_REPO=" + e.repo.Dir, "LEADERBOARD_CACHE=" + e.cache}, env...)
+		return cmd
+	}
+	out, err := entry([]string{"LEADERBOARD_TOKEN=short"}).CombinedOutput()
+	if code := exitCodeOf(err); code != 2 || !strings.Contains(string(out), "set LEADERBOARD_TOKEN to a secret of at least 16 bytes") {
+		t.Errorf("without a token: exit %d\n%s", code, out)
+	}
+	out, err = entry(nil, "--prepare-only", "--quiet").Output()
+	var v struct{ Simulator struct{ Commit string } }
+	if err != nil || json.Unmarshal(out, &v) != nil || v.Simulator.Commit != e.repo.V020 {
+		t.Fatalf("--prepare-only: %v\n%s", err, out)
+	}
+
+	cmd := entry([]string{"LEADERBOARD_TOKEN=" + serveToken, "LEADERBOARD_ADDR=127.0.0.1:0"}, "--quiet")
+	var stdout lockedBuffer
+	cmd.Stdout = &stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	addrRe := regexp.MustCompile(`on http://([0-9.:]+)/`)
+	var base string
+	for deadline := time.Now().Add(time.Minute); base == "" && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if m := addrRe.FindStringSubmatch(stdout.String()); m != nil {
+			base = "http://" + m[1]
+		}
+	}
+	if base == "" {
+		cmd.Process.Kill()
+		t.Fatalf("the server did not start: %s", stdout.String())
+	}
+	resp, err := http.Get(base + "/api/version")
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Errorf("GET /api/version: %v", err)
+	} else {
+		resp.Body.Close()
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("after SIGTERM: %v", err)
+		}
+	case <-time.After(time.Minute):
+		cmd.Process.Kill()
+		t.Fatal("the server did not stop on SIGTERM")
+	}
+	if st, err := os.Stat(filepath.Join(data, "results")); err != nil || !st.IsDir() {
+		t.Errorf("no results directory on the data volume: %v", err)
+	}
+}
+
+func exitCodeOf(err error) int {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	if err != nil {
+		return -1
+	}
+	return 0
 }

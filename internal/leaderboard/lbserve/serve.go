@@ -208,6 +208,7 @@ func (s *Server) finish(j *Job, status, reason string, files []string) {
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", s.page)
+	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	mux.HandleFunc("GET /api/version", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, s.cfg.Version) })
 	mux.HandleFunc("GET /api/results", s.results)
 	mux.HandleFunc("POST /api/run", s.declare)

@@ -1,0 +1,70 @@
+package lbserve
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/browsertest"
+)
+
+// In headless chromium: the served page's form is filled in and
+// submitted as a user would, the job runs on the stand-in, the page
+// reloads and the new row is in the group's table; the page logs no error.
+func TestServeFormInChromium(t *testing.T) {
+	bin := browsertest.Chromium(t)
+	ts := newTestServer(t, 1, 4)
+	tab := browsertest.Open(t, bin, 1400, 900)
+	if err := tab.Load(ts.url+"/", "#declare-form"); err != nil {
+		t.Fatal(err)
+	}
+	// The offered work shown is the chosen group's, read-only.
+	if shown, err := browsertest.Eval[string](tab, `document.querySelector('#offered [data-group="chat"]').hidden + "/" + document.querySelector('#offered [data-group="sweep"]').hidden`); err != nil || shown != "false/true" {
+		t.Errorf("offered work shown (chat hidden/sweep hidden) = %q, %v; want false/true", shown, err)
+	}
+	fill := `(function () {
+	  var f = document.getElementById("declare-form"), set = function (n, v) { f.elements[n].value = v; };
+	  set("group", "chat"); f.elements.group.dispatchEvent(new Event("change"));
+	  set("id", "a100-tp2"); set("model", "org/test-model-7b"); set("hardware", "A100-80"); set("tp", "2");
+	  set("max_num_seqs", "64"); set("token", "` + token + `");
+	  f.requestSubmit();
+	  return true;
+	})()`
+	if _, err := browsertest.Eval[bool](tab, fill); err != nil {
+		t.Fatal(err)
+	}
+	var row bool
+	for deadline := time.Now().Add(2 * time.Minute); !row && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		// Evaluating fails while the page reloads: try again.
+		row, _ = browsertest.Eval[bool](tab, `document.querySelector('table.board tr[data-run="a100-tp2"]') !== null`)
+	}
+	if !row {
+		status, _ := browsertest.Eval[string](tab, `document.getElementById("declare-status").textContent`)
+		t.Fatalf("the new row did not appear (status: %q)", status)
+	}
+	cells, err := browsertest.Eval[string](tab, `Array.prototype.map.call(document.querySelector('tr[data-run="a100-tp2"]').cells, function (c) { return c.textContent; }).slice(0, 4).join("|")`)
+	if err != nil || cells != "a100-tp2|org/test-model-7b|A100-80|2" {
+		t.Errorf("the new row's first cells = %q, %v", cells, err)
+	}
+	// A refused declaration says why in the page.
+	again := strings.Replace(fill, `f.requestSubmit();`, `set("tp", "0"); set("id", "x"); f.elements.tp.removeAttribute("min"); f.requestSubmit();`, 1)
+	if _, err := browsertest.Eval[bool](tab, again); err != nil {
+		t.Fatal(err)
+	}
+	var status string
+	for deadline := time.Now().Add(time.Minute); !strings.HasPrefix(status, "refused") && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		status, _ = browsertest.Eval[string](tab, `document.getElementById("declare-status").textContent`)
+	}
+	if status != "refused (400): candidate.tp: minimum: got 0, want 1" {
+		t.Errorf("status of a refused declaration = %q", status)
+	}
+	var errs []string
+	for _, e := range tab.Errors() { // the refusal just provoked is the one expected
+		if !strings.Contains(e, "/api/run:0: Failed to load resource: the server responded with a status of 400") {
+			errs = append(errs, e)
+		}
+	}
+	if len(errs) > 0 {
+		t.Errorf("the page logged errors:\n%s", strings.Join(errs, "\n"))
+	}
+}
