@@ -6,10 +6,10 @@ import (
 	"testing"
 )
 
-// TestOnlyLedgerAndCatalogEmbedded: the binary carries the ledger, the
+// TestOnlyTheScoredDataIsEmbedded: the binary carries the ledger, the
 // catalog and the hardware registry, never sources/ (the import's input, about 3 MB, which the
 // harness does not read) or anything else beside them.
-func TestOnlyLedgerAndCatalogEmbedded(t *testing.T) {
+func TestOnlyTheScoredDataIsEmbedded(t *testing.T) {
 	t.Parallel()
 	entries, err := fs.ReadDir(files, ".")
 	if err != nil {
