@@ -96,6 +96,36 @@ func ValidateDetailed(name string, raw []byte) error {
 	return s.Validate(doc)
 }
 
+// Parse parses raw as one JSON document, as the validator reads it (numbers
+// kept exact), for ValidateDoc: a caller that also reads the document's
+// fields parses it once.
+func Parse(raw []byte) (any, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("not JSON: %w", err)
+	}
+	return doc, nil
+}
+
+// ValidateDoc is Validate of a document Parse returned.
+func ValidateDoc(name string, doc any) error {
+	all, err := compiled()
+	if err != nil {
+		return err
+	}
+	s, ok := all[name]
+	if !ok {
+		return fmt.Errorf("no schema %s", name)
+	}
+	var ve *jsonschema.ValidationError
+	if err := s.Validate(doc); errors.As(err, &ve) {
+		return fmt.Errorf("does not match its schema: %s", ve.Error())
+	} else if err != nil {
+		return err
+	}
+	return nil
+}
+
 // Validate checks the JSON document raw against the schema file name (one of
 // the constants above). The error says whether raw is not JSON or where it
 // breaks the schema.

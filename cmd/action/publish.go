@@ -154,15 +154,18 @@ func refusePublish(w io.Writer, result string, reasons []string) error {
 
 // readResultReport reads a result directory as the bot reads a report
 // artifact: summary.json (required), points.json and plan.json (when
-// present), each a regular file of at most bot.MaxSummaryBytes.
+// present), each a regular file within its cap (report.MaxSummaryBytes,
+// report.MaxPointsBytes; the plan's as a summary's).
 func readResultReport(dir string) (bot.Report, error) {
 	var rep bot.Report
 	for _, f := range []struct {
 		name     string
 		dst      *[]byte
 		required bool
-	}{{report.SummaryFile, &rep.Summary, true}, {report.PointsFile, &rep.Points, false}, {nightly.File, &rep.Plan, false}} {
-		data, err := diskio.ReadPathMax(filepath.Join(dir, f.name), bot.MaxSummaryBytes)
+		max      int64
+	}{{report.SummaryFile, &rep.Summary, true, report.MaxSummaryBytes}, {report.PointsFile, &rep.Points, false, report.MaxPointsBytes},
+		{nightly.File, &rep.Plan, false, report.MaxSummaryBytes}} {
+		data, err := diskio.ReadPathMax(filepath.Join(dir, f.name), f.max)
 		switch {
 		case err == nil:
 			*f.dst = data

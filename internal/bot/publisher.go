@@ -464,22 +464,16 @@ func (p *Publisher) checkHarness(ctx context.Context, s report.Summary) (Harness
 	return check, nil
 }
 
-// checkPoints parses points.json (schema, strict decoding) and checks that
-// it holds exactly the points the summary counts.
+// checkPoints parses points.json (its cap, schema, strict decoding) and
+// checks that it holds exactly the points the summary counts
+// (report.CheckPoints).
 func checkPoints(raw []byte, s report.Summary) ([]report.Point, error) {
 	points, err := report.ParsePoints(raw)
 	if err != nil {
 		return nil, err
 	}
-	scored := 0
-	for _, pt := range points {
-		if pt.Scored {
-			scored++
-		}
-	}
-	if len(points) != s.Coverage.CorpusPoints || scored != s.Coverage.Scored {
-		return nil, fmt.Errorf("%s holds %d points (%d scored), %s counts %d (%d scored)", report.PointsFile, len(points), scored,
-			report.SummaryFile, s.Coverage.CorpusPoints, s.Coverage.Scored)
+	if err := report.CheckPoints(s, points); err != nil {
+		return nil, err
 	}
 	if points == nil {
 		points = []report.Point{} // kept, though empty

@@ -264,15 +264,11 @@ func PreviousID(snap Snapshot, id string, index []byte) string {
 // published under id; ok is false when the previous snapshot's files do not
 // parse (an old snapshot without points.json is not read at all).
 func comparePage(prev PreviousSnapshot, cur report.Run, id string) ([]byte, bool) {
-	ps, err := report.ParseSummary(prev.Summary)
+	run, err := report.ParseRun(prev.Summary, prev.Points)
 	if err != nil {
 		return nil, false
 	}
-	pp, err := report.ParsePoints(prev.Points)
-	if err != nil {
-		return nil, false
-	}
-	c := report.CompareRuns(report.Run{Summary: ps, Points: pp}, cur, prev.ID, id)
+	c := report.CompareRuns(run, cur, prev.ID, id)
 	return []byte(render.CompareMarkdown(render.RunsComparison(c))), true
 }
 

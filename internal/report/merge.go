@@ -52,8 +52,8 @@ func Merge(parts []Part) (Summary, []Point, error) {
 			seenPoint[pt.ID] = p.Name
 			points = append(points, pt)
 		}
-		if len(p.Points) != p.Summary.Coverage.CorpusPoints {
-			return Summary{}, nil, fmt.Errorf("merge: %s lists %d points but its summary counts %d", p.Name, len(p.Points), p.Summary.Coverage.CorpusPoints)
+		if err := CheckPoints(p.Summary, p.Points); err != nil {
+			return Summary{}, nil, fmt.Errorf("merge: %s: %w", p.Name, err)
 		}
 	}
 	if len(seenShard) != count {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
+	"github.com/inference-sim/accuracy-dashboard/schemas"
 )
 
 // Output file names inside an output directory.
@@ -30,10 +31,14 @@ type Output struct {
 	Markdown string
 }
 
-// Write validates the summary and points against their schemas and writes
-// summary.json, points.json and summary.md into dir. Each file is written to
-// a temporary file in dir and renamed into place, after all three were
-// rendered and validated: nothing is written when validation fails.
+// Write validates the summary and points and writes summary.json,
+// points.json and summary.md into dir. It validates what it encoded, once:
+// each file's bytes against its schema, the coverage balanced and the
+// points the ones the summary counts (CheckPoints); it does not decode
+// them again. Each file is written to a temporary file in dir and renamed
+// into place, after all three were rendered and validated: nothing is
+// written when validation fails. A reader in another process reads them
+// back with Read.
 func Write(dir string, o Output) error {
 	sum, err := jsoncodec.Encode(o.Summary)
 	if err != nil {
@@ -47,10 +52,16 @@ func Write(dir string, o Output) error {
 	if err != nil {
 		return fmt.Errorf("encode points: %w", err)
 	}
-	if err := ValidateSummary(sum); err != nil {
+	if err := schemas.Validate(summarySchema(o.Summary.SchemaVersion), sum); err != nil {
+		return fmt.Errorf("%s: %w", SummaryFile, err)
+	}
+	if err := o.Summary.Coverage.check(); err != nil {
 		return err
 	}
-	if err := ValidatePoints(ptsRaw); err != nil {
+	if err := schemas.Validate(schemas.Points, ptsRaw); err != nil {
+		return fmt.Errorf("%s: %w", PointsFile, err)
+	}
+	if err := CheckPoints(o.Summary, pts); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -67,25 +78,57 @@ func Write(dir string, o Output) error {
 	return nil
 }
 
-// Size caps of the result files Read accepts. A summary of the bundled
-// corpus is about 10 KB and its points about 100 KB; results may come from
-// an untrusted run's artifact.
+// Size caps of a run's files, wherever they are read from (a directory,
+// an artifact, a published snapshot). A summary of the bundled corpus is
+// about 10 KB and its points about 100 KB; results may come from an
+// untrusted run's artifact.
 const (
 	MaxSummaryBytes = 10 << 20
 	MaxPointsBytes  = 100 << 20
 )
 
-// Read loads summary.json and points.json from dir (regular files within
-// MaxSummaryBytes and MaxPointsBytes), each checked against its schema and
-// decoded strictly, and checks that the points are the ones the
-// summary counts.
+// ParseRun reads one run from the bytes of its summary.json and
+// points.json: each within its cap (MaxSummaryBytes, MaxPointsBytes),
+// checked against its schema and decoded strictly (ParseSummary,
+// ParsePoints), and the points checked against the summary (CheckPoints).
+// It is the one way a run that came from elsewhere is read: Read, the
+// pull-request flow, merge and the bot all go through it.
+func ParseRun(summary, points []byte) (Run, error) {
+	s, err := ParseSummary(summary)
+	if err != nil {
+		return Run{}, err
+	}
+	p, err := ParsePoints(points)
+	if err != nil {
+		return Run{}, err
+	}
+	if err := CheckPoints(s, p); err != nil {
+		return Run{}, err
+	}
+	return Run{Summary: s, Points: p}, nil
+}
+
+// CheckPoints is the one check that points are the ones summary s counts:
+// as many as its corpus points, as many of them scored as it scored.
+func CheckPoints(s Summary, points []Point) error {
+	scored := 0
+	for _, pt := range points {
+		if pt.Scored {
+			scored++
+		}
+	}
+	if len(points) != s.Coverage.CorpusPoints || scored != s.Coverage.Scored {
+		return fmt.Errorf("%s holds %d points (%d scored), %s counts %d (%d scored)",
+			PointsFile, len(points), scored, SummaryFile, s.Coverage.CorpusPoints, s.Coverage.Scored)
+	}
+	return nil
+}
+
+// Read reads the run in dir, summary.json and points.json (regular files
+// within MaxSummaryBytes and MaxPointsBytes), with ParseRun.
 func Read(dir string) (Summary, []Point, error) {
 	fsys := os.DirFS(dir)
 	rawS, err := diskio.ReadFileMax(fsys, SummaryFile, MaxSummaryBytes)
-	if err != nil {
-		return Summary{}, nil, fmt.Errorf("%s: %w", dir, err)
-	}
-	s, err := ParseSummary(rawS)
 	if err != nil {
 		return Summary{}, nil, fmt.Errorf("%s: %w", dir, err)
 	}
@@ -93,12 +136,9 @@ func Read(dir string) (Summary, []Point, error) {
 	if err != nil {
 		return Summary{}, nil, fmt.Errorf("%s: %w", dir, err)
 	}
-	p, err := ParsePoints(rawP)
+	r, err := ParseRun(rawS, rawP)
 	if err != nil {
 		return Summary{}, nil, fmt.Errorf("%s: %w", dir, err)
 	}
-	if len(p) != s.Coverage.CorpusPoints {
-		return Summary{}, nil, fmt.Errorf("%s: points.json holds %d points, summary.json counts %d", dir, len(p), s.Coverage.CorpusPoints)
-	}
-	return s, p, nil
+	return r.Summary, r.Points, nil
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -149,16 +150,57 @@ func TestWriteValidatesAndRoundTrips(t *testing.T) {
 	}
 }
 
-func TestValidateSummaryRefusesUnbalanced(t *testing.T) {
+func TestParseSummaryRefusesUnbalanced(t *testing.T) {
 	t.Parallel()
 	s, _ := Summarize([]Point{pt("u", 1, "resolved", 10, 11)}, testProvenance(), nil)
 	s.Coverage.CorpusPoints = 5
 	raw, _ := jsoncodec.Encode(s)
-	if err := ValidateSummary(raw); err == nil || !strings.Contains(err.Error(), "balance") {
+	if _, err := ParseSummary(raw); err == nil || !strings.Contains(err.Error(), "balance") {
 		t.Errorf("unbalanced summary: err = %v", err)
 	}
-	if err := ValidateSummary([]byte("{")); err == nil {
+	if _, err := ParseSummary([]byte("{")); err == nil {
 		t.Error("truncated JSON accepted")
+	}
+	// Write validates what it encodes: the same summary is not written.
+	if err := Write(t.TempDir(), Output{Run: Run{Summary: s, Points: []Point{pt("u", 1, "resolved", 10, 11)}}}); err == nil || !strings.Contains(err.Error(), "balance") {
+		t.Errorf("Write of an unbalanced summary: %v", err)
+	}
+}
+
+// ParseRun is the one reader of a run: the caps, each file's checks and
+// the one consistency check, in that order.
+func TestParseRun(t *testing.T) {
+	t.Parallel()
+	pts := []Point{pt("u", 1, "resolved", 10, 11), pt("u", 2, "resolved", 20, 22)}
+	s, _ := Summarize(pts, testProvenance(), nil)
+	sum, _ := jsoncodec.Encode(s)
+	raw, _ := jsoncodec.Encode(pts)
+	r, err := ParseRun(sum, raw)
+	if err != nil || len(r.Points) != 2 || r.Summary.Coverage.CorpusPoints != 2 {
+		t.Fatalf("ParseRun = %+v, %v", r, err)
+	}
+	one, _ := jsoncodec.Encode(pts[:1])
+	unscored := slices.Clone(pts)
+	unscored[1].Scored, unscored[1].Reason = false, "simulator-timeout"
+	unscoredRaw, _ := jsoncodec.Encode(unscored)
+	big := append(bytes.Repeat([]byte(" "), MaxPointsBytes), raw...)
+	for name, tt := range map[string]struct {
+		summary, points []byte
+		want            string
+	}{
+		"points the summary does not count": {sum, one, "points.json holds 1 points (1 scored), summary.json counts 2 (2 scored)"},
+		"fewer scored than counted":         {sum, unscoredRaw, "(1 scored), summary.json counts 2 (2 scored)"},
+		"a summary over its cap":            {append(bytes.Repeat([]byte(" "), MaxSummaryBytes), sum...), raw, "summary.json is larger than"},
+		"points over their cap":             {sum, big, "points.json is larger than"},
+		"points that are not JSON":          {sum, []byte("[{"), "points.json"},
+	} {
+		if _, err := ParseRun(tt.summary, tt.points); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v, want an error with %q", name, err, tt.want)
+		}
+	}
+	// Write refuses points its summary does not count.
+	if err := Write(t.TempDir(), Output{Run: Run{Summary: s, Points: pts[:1]}}); err == nil || !strings.Contains(err.Error(), "holds 1 points") {
+		t.Errorf("Write of points the summary does not count: %v", err)
 	}
 }
 
@@ -304,7 +346,7 @@ func TestReuseRecordRoundTrips(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ValidatePoints(raw); err == nil {
+	if _, err := ParsePoints(raw); err == nil {
 		t.Error("a malformed replay digest validates")
 	}
 }
