@@ -25,6 +25,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -70,7 +71,7 @@ func exitCode(err error) int { return cli.ExitCode(err) }
 const configurationHelp = `Configuration: BOT_APP_ID, BOT_PRIVATE_KEY_FILE, BOT_WEBHOOK_SECRET (serve),
 BOT_LISTEN_ADDR, BOT_GITHUB_URL, BOT_HARNESS_REPO, BOT_DASHBOARD_REPO,
 BOT_PUBLISH_REPO, BOT_PUBLISH_WORKFLOW, BOT_LEADERBOARD_REPO, BOT_LEADERBOARD_WORKFLOW,
-BOT_ALLOW_PRERELEASES, BOT_REPOSITORIES,
+BOT_ALLOW_PRERELEASES, BOT_REPOSITORIES, BOT_METRICS_ADDR, BOT_TRUSTED_PROXIES,
 and an optional YAML file (--config or BOT_CONFIG). See docs/BOT.md.
 `
 
@@ -85,8 +86,9 @@ type env struct {
 	// retry is the GitHub client's retry policy (zero: defaults).
 	retry github.RetryPolicy
 	now   func() time.Time
-	// listening, if set, is told the server's address once it listens.
-	listening func(addr string)
+	// listening, if set, is told the server's address once it listens,
+	// and metricsListening the metrics server's.
+	listening, metricsListening func(addr string)
 	// delivered, if set, is told about every handled webhook delivery.
 	delivered func(d webhook.Delivery, err error)
 }
@@ -240,8 +242,9 @@ func webURL(apiURL string) string {
 const serveHelp = `Usage: bot serve [flags]
 
 Receives GitHub webhooks on POST /webhook (signed with BOT_WEBHOOK_SECRET)
-and answers GET /healthz with the version. Refuses to start without the App
-id, private key and webhook secret.
+and answers GET /healthz (status only). With --metrics-listen, serves
+Prometheus metrics on GET /metrics at that address (keep it private).
+Refuses to start without the App id, private key and webhook secret.
 
 Example:
   BOT_APP_ID=12345 BOT_PRIVATE_KEY_FILE=/etc/accuracy-bot/key.pem \
@@ -256,6 +259,7 @@ type serveOptions struct{ config botconfig.Flags }
 func serveFlags(fs *flag.FlagSet, o *serveOptions, _ func(string) string) {
 	configFlags(fs, &o.config)
 	fs.StringVar(&o.config.ListenAddr, "listen", "", "address to listen on (default $BOT_LISTEN_ADDR, else "+botconfig.DefaultListenAddr+")")
+	fs.StringVar(&o.config.MetricsAddr, "metrics-listen", "", "address to serve GET /metrics on (default $BOT_METRICS_ADDR, else none)")
 }
 
 func runServe(ctx context.Context, o serveOptions, e env) error {
@@ -263,7 +267,17 @@ func runServe(ctx context.Context, o serveOptions, e env) error {
 	if err != nil {
 		return err
 	}
+	proxies, err := botconfig.ParseProxies(cfg.TrustedProxies)
+	if err != nil {
+		return fmt.Errorf("configuration: %w", err)
+	}
 	log := slog.New(slog.NewJSONHandler(e.stderr, nil))
+	metrics := webhook.NewMetrics(botVersion())
+	api, err := url.Parse(cmp.Or(cfg.GitHubURL, github.DefaultBaseURL))
+	if err != nil {
+		return fmt.Errorf("configuration: github url: %w", err)
+	}
+	e.transport = metrics.GitHubTransport(e.transport, api.Host)
 	s, err := wire(cfg, e, false, log)
 	if err != nil {
 		return err
@@ -273,9 +287,10 @@ func runServe(ctx context.Context, o serveOptions, e env) error {
 		pub = s.publisher
 	}
 	hooks, err := webhook.New(webhook.Options{
-		Secret: []byte(cfg.WebhookSecret), Version: botVersion(), MaxBodyBytes: cfg.MaxBodyBytes,
+		Secret: []byte(cfg.WebhookSecret), MaxBodyBytes: cfg.MaxBodyBytes,
 		MaxConcurrentReads: cfg.MaxConcurrentReads, QueueSize: cfg.QueueSize, Workers: cfg.Workers, Handlers: webhook.Events(s.bumper, pub), Logger: log,
-		Done: e.delivered,
+		MaxConns: cfg.MaxConns, MaxConnsPerAddr: cfg.MaxConnsPerAddr, MaxReadsPerAddr: cfg.MaxReadsPerAddr,
+		TrustedProxies: proxies, Metrics: metrics, Done: e.delivered,
 	})
 	if err != nil {
 		return err
@@ -285,6 +300,24 @@ func runServe(ctx context.Context, o serveOptions, e env) error {
 		return fmt.Errorf("listen: %w", err)
 	}
 	srv := hooks.HTTPServer()
+	var msrv *http.Server
+	errc := make(chan error, 2)
+	if cfg.MetricsAddr != "" {
+		mln, err := net.Listen("tcp", cfg.MetricsAddr)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("metrics listen: %w", err)
+		}
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", metrics.Handler())
+		msrv = &http.Server{Handler: mux, ReadHeaderTimeout: webhook.ReadHeaderTimeout, ReadTimeout: 30 * time.Second,
+			WriteTimeout: 30 * time.Second, IdleTimeout: time.Minute, MaxHeaderBytes: webhook.MaxHeaderBytes}
+		go func() { errc <- msrv.Serve(mln) }()
+		log.Info("metrics", "addr", mln.Addr().String())
+		if e.metricsListening != nil {
+			e.metricsListening(mln.Addr().String())
+		}
+	}
 	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopWork()
 	hooks.Start(workCtx)
@@ -292,10 +325,13 @@ func runServe(ctx context.Context, o serveOptions, e env) error {
 	if e.listening != nil {
 		e.listening(ln.Addr().String())
 	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- srv.Serve(hooks.Limit(ln)) }()
 	select {
 	case err := <-errc:
+		srv.Close()
+		if msrv != nil {
+			msrv.Close()
+		}
 		hooks.Close()
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
@@ -304,6 +340,9 @@ func runServe(ctx context.Context, o serveOptions, e env) error {
 	defer cancel()
 	err = srv.Shutdown(shutdown)
 	hooks.Close() // finish the queued deliveries
+	if msrv != nil {
+		msrv.Close() // after the queue: the metrics watch it drain
+	}
 	log.Info("stopped")
 	return err
 }

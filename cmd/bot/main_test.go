@@ -11,9 +11,11 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -83,6 +85,8 @@ type world struct {
 	sleeps    []time.Duration
 	mu        sync.Mutex
 	vars      map[string]string
+	// metricsAddr receives the metrics server's address (serve).
+	metricsAddr chan string
 }
 
 type syncBuffer struct {
@@ -394,6 +398,8 @@ func (w *world) serve(t *testing.T) (string, chan error) {
 	addr := make(chan string, 1)
 	done := make(chan error, 100)
 	w.env.listening = func(a string) { addr <- a }
+	w.metricsAddr = make(chan string, 1)
+	w.env.metricsListening = func(a string) { w.metricsAddr <- a }
 	w.env.delivered = func(_ webhook.Delivery, err error) { done <- err }
 	ctx, cancel := context.WithCancel(context.Background())
 	exited := make(chan error, 1)
@@ -408,6 +414,7 @@ func (w *world) serve(t *testing.T) (string, chan error) {
 	case a := <-addr:
 		return a, done
 	case err := <-exited:
+		exited <- nil // for the cleanup
 		t.Fatalf("serve exited: %v\n%s", err, w.stderr)
 	case <-time.After(10 * time.Second):
 		t.Fatal("serve did not start")
@@ -494,6 +501,7 @@ func releaseEvent(t *testing.T) []byte {
 
 func TestServeReleaseEventBumpsOncePerRepository(t *testing.T) {
 	w := newWorld(t)
+	w.vars["BOT_METRICS_ADDR"] = "127.0.0.1:0"
 	addr, done := w.serve(t)
 	body := releaseEvent(t)
 	if code := post(t, addr, "release", "delivery-1", body); code != http.StatusAccepted {
@@ -543,16 +551,39 @@ func TestServeReleaseEventBumpsOncePerRepository(t *testing.T) {
 	if resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("bad signature: %d", resp.StatusCode)
 	}
-	// The health endpoint reports the version.
+	// The health endpoint says the server is up, and discloses nothing.
 	resp, err = http.Get("http://" + addr + "/healthz")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var health struct{ Version string }
-	json.NewDecoder(resp.Body).Decode(&health)
+	health, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if health.Version != botVersion() {
-		t.Errorf("healthz version %q", health.Version)
+	if got := strings.TrimSpace(string(health)); got != `{"status":"ok"}` {
+		t.Errorf("healthz: %s", got)
+	}
+	// Metrics are on their own address only.
+	if resp, err := http.Get("http://" + addr + "/metrics"); err != nil || resp.StatusCode != http.StatusNotFound {
+		t.Errorf("/metrics on the webhook address: %v %v, want 404", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	resp, err = http.Get("http://" + <-w.metricsAddr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`(?m)^accuracy_bot_webhook_deliveries_total\{event="release",outcome="queued"\} 2$`),
+		regexp.MustCompile(`(?m)^accuracy_bot_webhook_deliveries_total\{event="release",outcome="duplicate"\} 2$`),
+		regexp.MustCompile(`(?m)^accuracy_bot_webhook_deliveries_total\{event="unverified",outcome="bad_signature"\} 1$`),
+		regexp.MustCompile(`(?m)^accuracy_bot_job_duration_seconds_count\{event="release",outcome="ok"\} 2$`),
+		regexp.MustCompile(`(?m)^accuracy_bot_github_requests_total\{class="2xx"\} [1-9][0-9]*$`),
+		regexp.MustCompile(`(?m)^accuracy_bot_build_info\{version="` + regexp.QuoteMeta(botVersion()) + `"\} 1$`),
+	} {
+		if !want.Match(text) {
+			t.Errorf("metrics lack %s:\n%s", want, text)
+		}
 	}
 }
 

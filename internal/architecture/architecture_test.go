@@ -32,6 +32,7 @@ var external = []struct{ prefix, name string }{
 	{"golang.org/x/mod/", "x/mod"},
 	{"golang.org/x/text/", "x/text"},
 	{"github.com/chromedp/chromedp", "chromedp"},
+	{"github.com/prometheus/client_golang/", "prometheus"},
 }
 
 // graph maps a package (its path in the module: "internal/report", "cmd/bot",

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/netip"
 	"net/url"
 	"path"
 	"strconv"
@@ -58,6 +59,15 @@ const (
 	DefaultMaxBodyBytes = 1 << 20
 	// DefaultMaxConcurrentReads bounds the webhook bodies read at once.
 	DefaultMaxConcurrentReads = 8
+	// DefaultMaxConns bounds the webhook server's connections, and
+	// DefaultMaxConnsPerAddr those of one client address; an idle
+	// keep-alive connection costs about 20 KiB.
+	DefaultMaxConns        = 512
+	DefaultMaxConnsPerAddr = 32
+	// DefaultMaxReadsPerAddr bounds the webhook bodies one client address
+	// is reading, or waiting for a read slot to read, at once: half the
+	// read slots, so that one address never holds them all.
+	DefaultMaxReadsPerAddr = DefaultMaxConcurrentReads / 2
 )
 
 // Environment variable names.
@@ -76,6 +86,8 @@ const (
 	EnvRepositories    = "BOT_REPOSITORIES"
 	EnvLeaderboardRepo = "BOT_LEADERBOARD_REPO"
 	EnvLeaderboardWF   = "BOT_LEADERBOARD_WORKFLOW"
+	EnvMetricsAddr     = "BOT_METRICS_ADDR"
+	EnvTrustedProxies  = "BOT_TRUSTED_PROXIES"
 )
 
 // Config is everything the bot needs. Field names in YAML are snake_case.
@@ -138,6 +150,20 @@ type Config struct {
 	// beyond); with MaxBodyBytes it bounds what unsigned callers can make
 	// the bot hold in memory.
 	MaxConcurrentReads int `yaml:"max_concurrent_reads"`
+	// MaxConns and MaxConnsPerAddr bound the webhook server's connections,
+	// in total and per client address; MaxReadsPerAddr the bodies one
+	// client address has read (or waiting for a read slot) at once.
+	MaxConns        int `yaml:"max_conns"`
+	MaxConnsPerAddr int `yaml:"max_conns_per_addr"`
+	MaxReadsPerAddr int `yaml:"max_reads_per_addr"`
+	// TrustedProxies are the addresses or networks of the reverse proxies
+	// in front of the server: their connections are not bounded per
+	// address, and the client address of a request they forward is the
+	// one they append to X-Forwarded-For.
+	TrustedProxies []string `yaml:"trusted_proxies"`
+	// MetricsAddr is the address GET /metrics is served on (host:port);
+	// empty (the default) serves no metrics.
+	MetricsAddr string `yaml:"metrics_addr"`
 }
 
 // Default returns the configuration before any source is applied.
@@ -158,6 +184,9 @@ func Default() Config {
 		Workers:             DefaultWorkers,
 		MaxBodyBytes:        DefaultMaxBodyBytes,
 		MaxConcurrentReads:  DefaultMaxConcurrentReads,
+		MaxConns:            DefaultMaxConns,
+		MaxConnsPerAddr:     DefaultMaxConnsPerAddr,
+		MaxReadsPerAddr:     DefaultMaxReadsPerAddr,
 	}
 }
 
@@ -167,6 +196,7 @@ type Flags struct {
 	AppID          string
 	PrivateKeyFile string
 	ListenAddr     string
+	MetricsAddr    string
 	GitHubURL      string
 }
 
@@ -201,6 +231,7 @@ func Load(getenv func(string) string, flags Flags, readFile func(string) ([]byte
 	}
 	set(&cfg.PrivateKeyFile, flags.PrivateKeyFile)
 	set(&cfg.ListenAddr, flags.ListenAddr)
+	set(&cfg.MetricsAddr, flags.MetricsAddr)
 	set(&cfg.GitHubURL, flags.GitHubURL)
 	if cfg.PublishRepo == "" && cfg.Publishing() {
 		cfg.PublishRepo = cfg.DashboardRepo
@@ -255,6 +286,7 @@ func applyEnv(getenv func(string) string, cfg *Config) error {
 	set(&cfg.PrivateKeyFile, getenv(EnvPrivateKeyFile))
 	set(&cfg.WebhookSecret, getenv(EnvWebhookSecret))
 	set(&cfg.ListenAddr, getenv(EnvListenAddr))
+	set(&cfg.MetricsAddr, getenv(EnvMetricsAddr))
 	set(&cfg.GitHubURL, getenv(EnvGitHubURL))
 	set(&cfg.HarnessRepo, getenv(EnvHarnessRepo))
 	set(&cfg.DashboardRepo, getenv(EnvDashboardRepo))
@@ -270,14 +302,43 @@ func applyEnv(getenv func(string) string, cfg *Config) error {
 		cfg.AllowPrereleases = b
 	}
 	if v := getenv(EnvRepositories); v != "" {
-		cfg.Repositories = nil
-		for _, r := range strings.Split(v, ",") {
-			if r = strings.TrimSpace(r); r != "" {
-				cfg.Repositories = append(cfg.Repositories, r)
-			}
-		}
+		cfg.Repositories = list(v)
+	}
+	if v := getenv(EnvTrustedProxies); v != "" {
+		cfg.TrustedProxies = list(v)
 	}
 	return nil
+}
+
+// list splits a comma-separated environment value, dropping empty items.
+func list(v string) []string {
+	var out []string
+	for _, r := range strings.Split(v, ",") {
+		if r = strings.TrimSpace(r); r != "" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// ParseProxies parses trusted_proxies: addresses ("127.0.0.1", "::1") and
+// networks ("10.0.0.0/8"), naming the first entry that is neither.
+func ParseProxies(entries []string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, e := range entries {
+		e = strings.TrimSpace(e)
+		if p, err := netip.ParsePrefix(e); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(e)
+		if err != nil || a.Zone() != "" {
+			return nil, fmt.Errorf("trusted proxy %q is not an IP address or network", e)
+		}
+		a = a.Unmap()
+		out = append(out, netip.PrefixFrom(a, a.BitLen()))
+	}
+	return out, nil
 }
 
 func parseAppID(s string) (int64, error) {
@@ -325,6 +386,12 @@ func (c Config) Validate(mode Mode) error {
 		if c.ListenAddr == "" {
 			errs = append(errs, errors.New("listen address is empty"))
 		}
+		if c.MetricsAddr != "" && c.MetricsAddr == c.ListenAddr && !strings.HasSuffix(c.ListenAddr, ":0") {
+			errs = append(errs, fmt.Errorf("metrics address %s is the webhook listen address: metrics are for the operator only", c.MetricsAddr))
+		}
+		if _, err := ParseProxies(c.TrustedProxies); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if c.GitHubURL != "" {
 		u, err := url.Parse(c.GitHubURL)
@@ -368,8 +435,9 @@ func (c Config) Validate(mode Mode) error {
 	if c.BumpBranch == "" {
 		errs = append(errs, errors.New("bump branch is empty"))
 	}
-	if c.QueueSize < 1 || c.Workers < 1 || c.MaxBodyBytes < 1 || c.MaxConcurrentReads < 1 {
-		errs = append(errs, errors.New("queue_size, workers, max_body_bytes and max_concurrent_reads must be positive"))
+	if c.QueueSize < 1 || c.Workers < 1 || c.MaxBodyBytes < 1 || c.MaxConcurrentReads < 1 ||
+		c.MaxConns < 1 || c.MaxConnsPerAddr < 1 || c.MaxReadsPerAddr < 1 {
+		errs = append(errs, errors.New("queue_size, workers, max_body_bytes, max_concurrent_reads, max_conns, max_conns_per_addr and max_reads_per_addr must be positive"))
 	}
 	return errors.Join(errs...)
 }

@@ -198,3 +198,47 @@ func TestLeaderboardDefaults(t *testing.T) {
 		}
 	}
 }
+
+// Issue 18: the server's connection bounds, its trusted proxies and the
+// metrics address are configured like the rest; metrics are off unless an
+// address is given, and never on the webhook's own address.
+func TestServerBoundsProxiesAndMetrics(t *testing.T) {
+	t.Parallel()
+	base := map[string]string{EnvAppID: "1", EnvPrivateKeyFile: "k.pem", EnvWebhookSecret: "s"}
+	cfg, err := Load(env(base), Flags{}, files(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.MetricsAddr != "" || cfg.MaxConns != DefaultMaxConns || cfg.MaxConnsPerAddr != DefaultMaxConnsPerAddr ||
+		cfg.MaxReadsPerAddr != DefaultMaxReadsPerAddr || len(cfg.TrustedProxies) != 0 {
+		t.Errorf("defaults: metrics %q, conns %d/%d, reads per address %d, proxies %v",
+			cfg.MetricsAddr, cfg.MaxConns, cfg.MaxConnsPerAddr, cfg.MaxReadsPerAddr, cfg.TrustedProxies)
+	}
+	withFile := map[string]string{EnvConfigFile: "c.yaml", EnvTrustedProxies: "127.0.0.1, ::1,10.0.0.0/8"}
+	for k, v := range base {
+		withFile[k] = v
+	}
+	cfg, err = Load(env(withFile), Flags{MetricsAddr: "127.0.0.1:9100"}, files(map[string]string{"c.yaml": "max_conns: 100\nmax_conns_per_addr: 5\nmax_reads_per_addr: 1\nmetrics_addr: 127.0.0.1:9000\n"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.MaxConns != 100 || cfg.MaxConnsPerAddr != 5 || cfg.MaxReadsPerAddr != 1 || cfg.MetricsAddr != "127.0.0.1:9100" {
+		t.Errorf("file and flag: %+v", cfg)
+	}
+	if err := cfg.Validate(ModeServe); err != nil {
+		t.Errorf("Validate: %v", err)
+	}
+	ps, err := ParseProxies(cfg.TrustedProxies)
+	if err != nil || len(ps) != 3 || ps[0].String() != "127.0.0.1/32" || ps[1].String() != "::1/128" || ps[2].String() != "10.0.0.0/8" {
+		t.Errorf("ParseProxies(%v) = %v, %v", cfg.TrustedProxies, ps, err)
+	}
+	cfg.TrustedProxies = []string{"127.0.0.1", "proxy.example.com"}
+	cfg.MetricsAddr = cfg.ListenAddr
+	cfg.MaxReadsPerAddr = 0
+	err = cfg.Validate(ModeServe)
+	for _, want := range []string{`"proxy.example.com" is not an IP address`, "is the webhook listen address", "max_reads_per_addr"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Validate = %v, want it to name %s", err, want)
+		}
+	}
+}

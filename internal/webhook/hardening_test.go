@@ -255,7 +255,9 @@ func (b *slowBody) Read(p []byte) (int, error) {
 // (the waiters beyond ReadWaitersPerSlot per slot at once).
 func TestConcurrentBodyReadsAreBounded(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, nil)
+	// Every caller comes from 127.0.0.1: no bound per address here (see
+	// TestSlowClientsOfOneAddressLeaveReadsForOthers).
+	h := newHarness(t, func(o *Options) { o.MaxReadsPerAddr = 1000 })
 	ts := httptest.NewServer(h.srv)
 	t.Cleanup(ts.Close)
 	release := make(chan struct{})

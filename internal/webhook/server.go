@@ -19,6 +19,7 @@
 package webhook
 
 import (
+	"cmp"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -29,7 +30,9 @@ import (
 	"io"
 	"log/slog"
 	"mime"
+	"net"
 	"net/http"
+	"net/netip"
 	"regexp"
 	"strings"
 	"sync"
@@ -86,8 +89,6 @@ type Handler interface {
 type Options struct {
 	// Secret is the webhook secret; New refuses an empty one.
 	Secret []byte
-	// Version is reported by GET /healthz.
-	Version string
 	// MaxBodyBytes caps a delivery's body (413 beyond it).
 	MaxBodyBytes int64
 	// MaxConcurrentReads bounds the bodies being read at once; a request
@@ -114,6 +115,20 @@ type Options struct {
 	Done func(d Delivery, err error)
 	// Clock is the time deadlines are kept by (the wall clock if nil).
 	Clock Clock
+	// MaxConns and MaxConnsPerAddr bound the connections a listener
+	// wrapped by Limit hands over, in total and per client address
+	// (DefaultMaxConns and DefaultMaxConnsPerAddr if 0).
+	MaxConns, MaxConnsPerAddr int
+	// MaxReadsPerAddr bounds the bodies one client address has read, or
+	// waiting for a read slot, at once; beyond it a request is refused
+	// (503) before its body is read (DefaultMaxReadsPerAddr if 0).
+	MaxReadsPerAddr int
+	// TrustedProxies are the proxies in front of the server: a connection
+	// of theirs is not bounded per address, and a request they forward is
+	// counted against the client address they append to X-Forwarded-For.
+	TrustedProxies []netip.Prefix
+	// Metrics, if set, records the server's metrics.
+	Metrics *Metrics
 }
 
 // Defaults and limits.
@@ -158,6 +173,9 @@ type Server struct {
 	reads chan struct{} // read slots
 	// waiting counts the callers waiting for a read slot.
 	waiting atomic.Int64
+	// addrReads counts the reads each client address holds or waits for.
+	addrReads addrReads
+	limiter   atomic.Pointer[connLimiter]
 
 	mu      sync.Mutex
 	wake    *sync.Cond // signalled when a job is queued, a Serial key frees or the server closes
@@ -182,11 +200,18 @@ func New(opts Options) (*Server, error) {
 	if len(opts.Secret) == 0 {
 		return nil, ErrNoSecret
 	}
-	if opts.MaxBodyBytes <= 0 || opts.QueueSize <= 0 || opts.Workers <= 0 || opts.MaxConcurrentReads < 0 {
-		return nil, errors.New("webhook: MaxBodyBytes, QueueSize and Workers must be positive")
+	if opts.MaxBodyBytes <= 0 || opts.QueueSize <= 0 || opts.Workers <= 0 || opts.MaxConcurrentReads < 0 ||
+		opts.MaxConns < 0 || opts.MaxConnsPerAddr < 0 || opts.MaxReadsPerAddr < 0 {
+		return nil, errors.New("webhook: MaxBodyBytes, QueueSize and Workers must be positive, and no limit negative")
 	}
-	if opts.MaxConcurrentReads == 0 {
-		opts.MaxConcurrentReads = DefaultMaxConcurrentReads
+	for _, d := range []struct {
+		v   *int
+		def int
+	}{{&opts.MaxConcurrentReads, DefaultMaxConcurrentReads}, {&opts.MaxConns, DefaultMaxConns},
+		{&opts.MaxConnsPerAddr, DefaultMaxConnsPerAddr}, {&opts.MaxReadsPerAddr, DefaultMaxReadsPerAddr}} {
+		if *d.v == 0 {
+			*d.v = d.def
+		}
 	}
 	if opts.Remember <= 0 {
 		opts.Remember = DefaultRemember
@@ -210,6 +235,7 @@ func New(opts Options) (*Server, error) {
 		done:     map[string]bool{},
 	}
 	s.wake = sync.NewCond(&s.mu)
+	opts.Metrics.setQueue(s.Queued)
 	s.mux = http.NewServeMux()
 	s.mux.HandleFunc("POST /webhook", s.serveWebhook)
 	s.mux.HandleFunc("GET /healthz", s.serveHealth)
@@ -217,18 +243,39 @@ func New(opts Options) (*Server, error) {
 }
 
 // ServeHTTP routes POST /webhook and GET /healthz.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
-
-// HTTPServer returns the http.Server the bot serves s with: bounded
-// headers (MaxHeaderBytes) and timeouts that end slow callers (ReadTimeout
-// also bounds how long one caller holds a read slot).
-func (s *Server) HTTPServer() *http.Server {
-	return &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
-		WriteTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: MaxHeaderBytes}
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.opts.Metrics == nil {
+		s.mux.ServeHTTP(w, r)
+		return
+	}
+	sw := &statusWriter{ResponseWriter: w}
+	s.mux.ServeHTTP(sw, r)
+	s.opts.Metrics.response(cmp.Or(sw.code, http.StatusOK))
 }
 
-// MaxHeaderBytes caps a request's headers (Go's default is 1 MiB).
-const MaxHeaderBytes = 64 << 10
+// HTTPServer returns the http.Server the bot serves s with, on a listener
+// wrapped by Limit: bounded headers (MaxHeaderBytes), timeouts that end
+// slow and idle callers, and the connection states Limit's bounds need.
+func (s *Server) HTTPServer() *http.Server {
+	return &http.Server{Handler: s, ReadHeaderTimeout: ReadHeaderTimeout, ReadTimeout: 30 * time.Second,
+		WriteTimeout: 30 * time.Second, IdleTimeout: IdleTimeout, MaxHeaderBytes: MaxHeaderBytes,
+		ConnState: func(c net.Conn, st http.ConnState) {
+			if l := s.limiter.Load(); l != nil {
+				l.track(c, st)
+			}
+		}}
+}
+
+// The http.Server's bounds.
+const (
+	// MaxHeaderBytes caps a request's headers (Go's default is 1 MiB).
+	MaxHeaderBytes = 64 << 10
+	// ReadHeaderTimeout bounds how long a connection may take to send a
+	// request's headers (GitHub sends them at once).
+	ReadHeaderTimeout = 5 * time.Second
+	// IdleTimeout closes a keep-alive connection left idle that long.
+	IdleTimeout = 10 * time.Second
+)
 
 // Start starts the workers. They stop when ctx is done or Close is called.
 func (s *Server) Start(ctx context.Context) {
@@ -292,40 +339,33 @@ func Sign(secret, body []byte) string {
 func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request) {
 	delivery := r.Header.Get(HeaderDelivery)
 	event := r.Header.Get(HeaderEvent)
-	log := s.log.With("delivery", textcut.Cut(delivery, MaxDeliveryIDBytes), "event", textcut.Cut(event, 64))
+	client := s.clientAddr(r)
+	log := s.log.With("delivery", textcut.Cut(delivery, MaxDeliveryIDBytes), "event", textcut.Cut(event, 64),
+		"client", client.String())
+	// The metrics' event label is set once the signature holds.
+	metricEvent, outcome := "unverified", ""
+	defer func() { s.opts.Metrics.delivery(metricEvent, outcome) }()
 	if r.ContentLength > s.opts.MaxBodyBytes {
 		log.Warn("webhook refused", "reason", "body too large", "content_length", r.ContentLength)
+		outcome = outcomeTooLarge
 		http.Error(w, "body too large", http.StatusRequestEntityTooLarge)
 		return
 	}
-	if !s.readSlot() {
-		log.Warn("webhook refused", "reason", "too many bodies being read")
-		w.Header().Set("Retry-After", "10")
-		w.Header().Set("Connection", "close")
-		http.Error(w, "busy", http.StatusServiceUnavailable)
-		return
-	}
-	// A slot is held at most BodyReadTimeout, however slowly the body comes
-	// (the recorder of a test cannot set deadlines; that is no error).
-	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(BodyReadTimeout))
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes))
-	<-s.reads
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			log.Warn("webhook refused", "reason", "body too large")
-			http.Error(w, "body too large", http.StatusRequestEntityTooLarge)
-			return
-		}
-		log.Warn("webhook refused", "reason", "reading body", "err", err)
-		http.Error(w, "cannot read body", http.StatusBadRequest)
+	body, outcome := s.readBody(w, r, client, log)
+	if body == nil {
 		return
 	}
 	// The signature comes before anything else is looked at.
 	if err := Verify(s.opts.Secret, body, r.Header.Get(HeaderSignature)); err != nil {
 		log.Warn("webhook refused", "reason", "bad signature", "err", err)
+		outcome = outcomeBadSignature
 		http.Error(w, "bad signature", http.StatusUnauthorized)
 		return
+	}
+	h, subscribed := s.opts.Handlers[event]
+	metricEvent, outcome = "other", outcomeBadRequest
+	if subscribed {
+		metricEvent = event
 	}
 	if delivery == "" || event == "" {
 		log.Warn("webhook refused", "reason", "missing delivery or event header")
@@ -342,9 +382,9 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "content type must be application/json", http.StatusUnsupportedMediaType)
 		return
 	}
-	h, ok := s.opts.Handlers[event]
-	if !ok {
+	if !subscribed {
 		log.Info("webhook ignored", "reason", "no handler for event")
+		outcome = outcomeUnsubscribed
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
@@ -357,6 +397,7 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request) {
 		return
 	case job == nil:
 		d.Log.Info("webhook ignored", "reason", reason)
+		outcome = outcomeIgnored
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		io.WriteString(w, "ignored: "+reason+"\n")
 		return
@@ -365,18 +406,62 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request) {
 	switch s.enqueue(queued{d: d, job: job, digest: hex.EncodeToString(sum[:]),
 		deadline: s.opts.Clock.Now().Add(s.opts.HandleTimeout)}) {
 	case enqueued:
+		outcome = outcomeQueued
 		w.WriteHeader(http.StatusAccepted)
 	case duplicate:
 		d.Log.Info("webhook ignored", "reason", "duplicate delivery")
+		outcome = outcomeDuplicate
 		w.WriteHeader(http.StatusOK)
 		io.WriteString(w, "duplicate delivery\n")
 	case full:
 		d.Log.Warn("webhook refused", "reason", "queue full")
+		outcome = outcomeQueueFull
 		w.Header().Set("Retry-After", "60")
 		http.Error(w, "queue full", http.StatusServiceUnavailable)
 	case closing:
+		outcome = outcomeShutdown
 		http.Error(w, "shutting down", http.StatusServiceUnavailable)
 	}
+}
+
+// readBody reads a request's body within the bounds: at most
+// MaxReadsPerAddr reads (or waits for a read slot) of one client address
+// at once, then a read slot (see readSlot), then at most MaxBodyBytes
+// within BodyReadTimeout. A request beyond a bound is answered here; body
+// is nil then, and outcome says why.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request, client netip.Addr, log *slog.Logger) (body []byte, outcome string) {
+	busy := func(reason string) ([]byte, string) {
+		log.Warn("webhook refused", "reason", reason)
+		w.Header().Set("Retry-After", "10")
+		w.Header().Set("Connection", "close")
+		http.Error(w, "busy", http.StatusServiceUnavailable)
+		return nil, outcomeBusy
+	}
+	if !s.addrReads.take(client, s.opts.MaxReadsPerAddr) {
+		return busy("too many bodies being read from this address")
+	}
+	defer s.addrReads.release(client)
+	if !s.readSlot() {
+		return busy("too many bodies being read")
+	}
+	// A slot is held at most BodyReadTimeout, however slowly the body comes
+	// (the recorder of a test cannot set deadlines; that is no error).
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(BodyReadTimeout))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes))
+	<-s.reads
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			log.Warn("webhook refused", "reason", "body too large")
+			http.Error(w, "body too large", http.StatusRequestEntityTooLarge)
+			return nil, outcomeTooLarge
+		}
+		log.Warn("webhook refused", "reason", "reading body", "err", err)
+		w.Header().Set("Connection", "close")
+		http.Error(w, "cannot read body", http.StatusBadRequest)
+		return nil, outcomeBadRequest
+	}
+	return body, ""
 }
 
 // readSlot takes a read slot. When none is free, up to
@@ -535,6 +620,7 @@ func (s *Server) handle(ctx context.Context, q queued) {
 	s.wake.Broadcast()
 	s.mu.Unlock()
 	took := clock.Now().Sub(start)
+	s.opts.Metrics.job(q.d.Event, err, took)
 	if err != nil {
 		q.d.Log.Error("delivery failed", "err", err, "duration", took)
 	} else {
@@ -578,11 +664,10 @@ func (s *Server) remember(k string) {
 	}
 }
 
+// serveHealth answers that the server is up, and nothing more: whoever can
+// reach the webhook can call it, and the version (which flaws to try) and
+// the queue (how busy the bot is) are for the operator, on /metrics.
 func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(struct {
-		Status  string `json:"status"`
-		Version string `json:"version"`
-		Queued  int    `json:"queued"`
-	}{"ok", s.opts.Version, s.Queued()})
+	io.WriteString(w, `{"status":"ok"}`+"\n")
 }

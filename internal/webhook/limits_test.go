@@ -1,0 +1,314 @@
+package webhook
+
+// Regression tests of issue 18, items 1 and 2: connections and body reads
+// bounded in total and per client address, on real loopback listeners
+// (Linux routes all of 127.0.0.0/8 to lo, so each test client address is
+// one of them).
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// serveLoopback serves srv as `bot serve` does (HTTPServer on a listener
+// wrapped by Limit) on 127.0.0.1 and returns its address.
+func serveLoopback(t *testing.T, srv *Server) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := srv.HTTPServer()
+	go hs.Serve(srv.Limit(ln))
+	t.Cleanup(func() { hs.Close() })
+	return ln.Addr().String()
+}
+
+// dialer dials from the loopback address from.
+func dialer(from string) *net.Dialer {
+	return &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(from)}}
+}
+
+// clientFrom is an HTTP client whose connections come from the loopback
+// address from.
+func clientFrom(from string) *http.Client {
+	return &http.Client{Transport: &http.Transport{DialContext: dialer(from).DialContext}}
+}
+
+// rawConn is a client connection sending requests by hand, so that the
+// test knows which connection each request uses.
+type rawConn struct {
+	c net.Conn
+	r *bufio.Reader
+}
+
+func dialRaw(t *testing.T, from, addr string) *rawConn {
+	t.Helper()
+	c, err := dialer(from).Dial("tcp", addr)
+	if err != nil {
+		t.Fatalf("dial from %s: %v", from, err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return &rawConn{c: c, r: bufio.NewReader(c)}
+}
+
+// healthz sends GET /healthz and reports whether it was answered (false
+// when the server closed the connection). The deadline only keeps a broken
+// server from hanging the test.
+func (c *rawConn) healthz() bool {
+	c.c.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.WriteString(c.c, "GET /healthz HTTP/1.1\r\nHost: bot\r\n\r\n"); err != nil {
+		return false
+	}
+	resp, err := http.ReadResponse(c.r, nil)
+	if err != nil {
+		return false
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
+}
+
+// slowPost sends, on a connection of its own from the loopback address
+// from, a POST /webhook whose headers say 100 bytes of body but whose body
+// stops after the first byte until release is closed; the rest is sent then.
+// It returns the status of the answer, 0 when the server closed the
+// connection instead.
+func slowPost(t *testing.T, from, addr, id string, release <-chan struct{}) int {
+	c, err := dialer(from).Dial("tcp", addr)
+	if err != nil {
+		return 0 // refused at once
+	}
+	defer c.Close()
+	go func() {
+		<-release
+		io.WriteString(c, strings.Repeat(" ", 99))
+	}()
+	fmt.Fprintf(c, "POST /webhook HTTP/1.1\r\nHost: bot\r\nContent-Type: application/json\r\n"+
+		"%s: ping\r\n%s: %s\r\nContent-Length: 100\r\n\r\n{", HeaderEvent, HeaderDelivery, id)
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		return 0
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// answering counts the connections the server still answers on.
+func answering(conns []*rawConn) int {
+	n := 0
+	for _, c := range conns {
+		if c.healthz() {
+			n++
+		}
+	}
+	return n
+}
+
+// signedPing posts a signed ping delivery with c and returns the status.
+func signedPing(t *testing.T, c *http.Client, addr, id string) int {
+	t.Helper()
+	body := []byte(`{"zen":"Keep it logically awesome.","hook_id":1}`)
+	req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/webhook", strings.NewReader(string(body)))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(HeaderEvent, "ping")
+	req.Header.Set(HeaderDelivery, id)
+	req.Header.Set(HeaderSignature, Sign(testSecret, body))
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Errorf("signed delivery %s: %v", id, err)
+		return 0
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// Item 1: idle keep-alive connections took unbounded memory (15 000 of
+// them, 298 MB). Connections are bounded per client address and in total:
+// each new one is served, closing the oldest idle one beyond a bound, and a
+// signed delivery still gets through.
+func TestIdleConnectionsAreBounded(t *testing.T) {
+	t.Parallel()
+	const total, perAddr = 8, 4
+	h := newHarness(t, func(o *Options) { o.MaxConns, o.MaxConnsPerAddr = total, perAddr })
+	addr := serveLoopback(t, h.srv)
+
+	// One address opens many connections, each used once, then idle.
+	var flood []*rawConn
+	for i := range 6 * perAddr {
+		c := dialRaw(t, "127.0.0.1", addr)
+		if !c.healthz() {
+			t.Fatalf("connection %d of one address was not served", i)
+		}
+		flood = append(flood, c)
+	}
+	if n := answering(flood); n != perAddr {
+		t.Errorf("%d of %d idle connections of one address still open, want %d (MaxConnsPerAddr)", n, len(flood), perAddr)
+	}
+	// Many addresses, none over its own bound, together over the total.
+	var spread []*rawConn
+	for i := range 3 * total {
+		c := dialRaw(t, fmt.Sprintf("127.0.0.%d", 10+i%total), addr)
+		if !c.healthz() {
+			t.Fatalf("connection %d of several addresses was not served", i)
+		}
+		spread = append(spread, c)
+	}
+	if n := answering(append(flood, spread...)); n > total {
+		t.Errorf("%d connections open after %d idle ones, want at most %d (MaxConns)", n, len(flood)+len(spread), total)
+	}
+	if code := signedPing(t, clientFrom("127.0.0.2"), addr, "after-the-flood"); code != http.StatusOK {
+		t.Errorf("signed delivery among idle connections: %d, want 200", code)
+	}
+	if n := h.srv.limiter.Load().open(); n > total {
+		t.Errorf("the limiter holds %d connections, want at most %d", n, total)
+	}
+}
+
+// A connection serving a request is never closed to make room: when all
+// of an address's connections are busy, its new one is refused instead.
+func TestBusyConnectionsAreNotEvicted(t *testing.T) {
+	t.Parallel()
+	const perAddr = 2
+	h := newHarness(t, func(o *Options) { o.MaxConnsPerAddr, o.MaxReadsPerAddr = perAddr, 100 })
+	addr := serveLoopback(t, h.srv)
+	l := h.srv.limiter.Load()
+	// Two requests whose bodies are held: both connections are serving.
+	release := make(chan struct{})
+	var once sync.Once
+	free := func() { once.Do(func() { close(release) }) }
+	t.Cleanup(free)
+	codes := make(chan int, perAddr)
+	for i := range perAddr {
+		go func() { codes <- slowPost(t, "127.0.0.3", addr, fmt.Sprint("held-", i), release) }()
+	}
+	// Wait (bounded) until the server has read both requests' headers.
+	for i := 0; ; i++ {
+		l.mu.Lock()
+		active := 0
+		for _, r := range l.conns {
+			if r.active {
+				active++
+			}
+		}
+		l.mu.Unlock()
+		if active == perAddr {
+			break
+		}
+		if i == 10000 {
+			t.Fatalf("%d of %d held requests being served", active, perAddr)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if dialRaw(t, "127.0.0.3", addr).healthz() {
+		t.Error("a third connection of the address was served while its two were busy, want it refused")
+	}
+	free()
+	for range perAddr {
+		if code := <-codes; code != http.StatusUnauthorized {
+			t.Errorf("a held request got %d, want 401 (served to the end)", code)
+		}
+	}
+}
+
+// Item 2: eight unsigned clients sending a body at 1 byte/s made 12 of 17
+// signed deliveries fail with 503. One address may hold only
+// MaxReadsPerAddr reads (or waits for a slot) at once: 40 slow clients of
+// one address are refused beyond it at once, and the read slots left serve
+// another address's signed deliveries, none refused.
+func TestSlowClientsOfOneAddressLeaveReadsForOthers(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, nil) // the default limits
+	addr := serveLoopback(t, h.srv)
+	release := make(chan struct{})
+	var once sync.Once
+	free := func() { once.Do(func() { close(release) }) }
+	t.Cleanup(free)
+
+	const slow = 40
+	codes := make(chan int, slow)
+	for i := range slow {
+		go func() { codes <- slowPost(t, "127.0.0.1", addr, fmt.Sprint("slow-", i), release) }()
+	}
+	for refused := 0; refused < slow-DefaultMaxReadsPerAddr; refused++ {
+		select {
+		case c := <-codes:
+			if c != http.StatusServiceUnavailable && c != 0 {
+				t.Fatalf("a slow caller beyond its address's bound got %d, want 503", c)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%d of %d slow callers of one address refused, want all but %d", refused, slow, DefaultMaxReadsPerAddr)
+		}
+	}
+	// GitHub, from another address, four deliveries at a time.
+	github := clientFrom("127.0.0.2")
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	refused := 0
+	for s := range DefaultMaxReadsPerAddr {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 6 {
+				if code := signedPing(t, github, addr, fmt.Sprintf("gh-%d-%d", s, i)); code != http.StatusOK {
+					mu.Lock()
+					refused++
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if refused != 0 {
+		t.Errorf("%d of %d signed deliveries refused while one address's slow clients hold reads", refused, 6*DefaultMaxReadsPerAddr)
+	}
+	free()
+	for range DefaultMaxReadsPerAddr {
+		if c := <-codes; c != http.StatusUnauthorized {
+			t.Errorf("a slow caller within the bound finally got %d, want 401", c)
+		}
+	}
+}
+
+// Behind a trusted proxy the client address is the one the proxy appended
+// to X-Forwarded-For; anyone else's X-Forwarded-For is ignored.
+func TestClientAddr(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, func(o *Options) {
+		o.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32"), netip.MustParsePrefix("10.0.0.0/8")}
+	})
+	for _, tc := range []struct {
+		peer string
+		xff  []string
+		want string
+	}{
+		{"192.0.2.1:5000", nil, "192.0.2.1"},
+		{"192.0.2.1:5000", []string{"198.51.100.7"}, "192.0.2.1"}, // not a proxy: its header is the caller's
+		{"127.0.0.1:5000", nil, "127.0.0.1"},
+		{"127.0.0.1:5000", []string{"198.51.100.7"}, "198.51.100.7"},
+		{"127.0.0.1:5000", []string{"6.6.6.6, 198.51.100.7"}, "198.51.100.7"}, // the first is the caller's
+		{"127.0.0.1:5000", []string{"6.6.6.6", "198.51.100.7, 10.1.2.3"}, "198.51.100.7"},
+		{"127.0.0.1:5000", []string{"10.1.2.3"}, "127.0.0.1"},
+		{"127.0.0.1:5000", []string{"not-an-ip"}, "127.0.0.1"},
+		{"[::ffff:127.0.0.1]:5000", []string{"2001:db8::1"}, "2001:db8::1"},
+	} {
+		r, _ := http.NewRequestWithContext(context.Background(), http.MethodPost, "/webhook", nil)
+		r.RemoteAddr = tc.peer
+		for _, v := range tc.xff {
+			r.Header.Add("X-Forwarded-For", v)
+		}
+		if got := h.srv.clientAddr(r).String(); got != tc.want {
+			t.Errorf("peer %s, X-Forwarded-For %q: client %s, want %s", tc.peer, tc.xff, got, tc.want)
+		}
+	}
+}
