@@ -26,6 +26,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -252,12 +253,18 @@ func BenchmarkServeSlowClients(b *testing.B) {
 				time.Sleep(2 * time.Second) // let the slow clients take their places
 				accepted := 0
 				const deliveries = 100
+				var took []time.Duration
 				for i := range deliveries {
+					start := time.Now()
 					if code := s.signedDelivery("127.0.0.2", fmt.Sprintf("slow-%d-%d", run, i)); code >= 200 && code < 300 {
 						accepted++
 					}
+					took = append(took, time.Since(start))
 					time.Sleep(100 * time.Millisecond)
 				}
+				slices.Sort(took)
+				b.ReportMetric(float64(took[len(took)/2].Milliseconds()), "p50-answer-ms")
+				b.ReportMetric(float64(took[len(took)-1].Milliseconds()), "max-answer-ms")
 				close(stop)
 				wg.Wait()
 				b.ReportMetric(100*float64(accepted)/deliveries, "signed-accepted-%")
