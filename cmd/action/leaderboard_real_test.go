@@ -108,7 +108,7 @@ func TestLeaderboardOTelWithRealBLIS(t *testing.T) {
 		t.Errorf("H100 TTFT %.2f ms not below A100-80's %.2f ms", h100.BLIS.TTFTMeanMs, a100.BLIS.TTFTMeanMs)
 	}
 	out, err := e.cmd("render", "--runs", runs)
-	if err != nil || !strings.Contains(out, "| h100-tp1 | qwen/qwen3-14b | H100 | 1 | 1 | 33.1 (#1)") {
+	if err != nil || !strings.Contains(out, "| h100-tp1 | qwen/qwen3-14b | H100 | 1 | default | 1 | 33.1 (#1)") {
 		t.Errorf("render: %v\n%s", err, out)
 	}
 	if out, err := e.cmd(append([]string{"verify", "--runs", runs}, sim...)...); err != nil || !strings.Contains(out, "verified: 2 results reproduce exactly") {

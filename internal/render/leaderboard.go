@@ -48,7 +48,7 @@ func writeLeaderboardGroups(w *strings.Builder, b leaderboard.Board, h int) {
 		}
 		if g.Sweep && g.KeepUp != nil {
 			fmt.Fprintf(w, "\n%s Capacity\n\n%s\n\n", sub, Cell(CapacityRule(g.KeepUp)))
-			w.WriteString("| Candidate | Model | Hardware | Highest load kept up with | output tok/s there | responses/s there | Stopped keeping up |\n|---|---|---|---|---:|---:|---|\n")
+			w.WriteString("| Candidate | Model | Hardware | Config | Highest load kept up with | output tok/s there | responses/s there | Stopped keeping up |\n|---|---|---|---|---|---:|---:|---|\n")
 			for _, c := range g.Capacity {
 				kept, tps, rps := "none", "–", "–"
 				if c.Kept != nil {
@@ -58,7 +58,7 @@ func writeLeaderboardGroups(w *strings.Builder, b leaderboard.Board, h int) {
 				if note == "" {
 					note = "kept up at every load"
 				}
-				fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", Cell(c.Candidate.ID), Cell(c.Candidate.Model), Cell(c.Candidate.Hardware), Cell(kept), tps, rps, Cell(note))
+				fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", Cell(c.Candidate.ID), Cell(c.Candidate.Model), Cell(c.Candidate.Hardware), Cell(ConfigWords(c.Candidate)), Cell(kept), tps, rps, Cell(note))
 			}
 		}
 	}
@@ -81,7 +81,7 @@ var computedLegend = [][2]string{
 }
 
 func writeMarkdownTable(w *strings.Builder, t leaderboard.Table) {
-	cols := slices.Concat(textColumns("Candidate", "Model", "Hardware"), []column{{name: "TP", figures: true}, {name: "GPUs†", figures: true}})
+	cols := slices.Concat(textColumns("Candidate", "Model", "Hardware"), []column{{name: "TP", figures: true}}, textColumns("Config"), []column{{name: "GPUs†", figures: true}})
 	for _, m := range leaderboard.Metrics {
 		cols = append(cols, column{name: metricHeader(m), figures: true})
 	}
@@ -103,9 +103,9 @@ func writeMarkdownTable(w *strings.Builder, t leaderboard.Table) {
 		}
 	}
 	if len(t.Failed) > 0 {
-		w.WriteString("\n**Failed** (no figures):\n\n| Candidate | Model | Hardware | TP | Reason |\n|---|---|---|---:|---|\n")
+		w.WriteString("\n**Failed** (no figures):\n\n| Candidate | Model | Hardware | TP | Config | Reason |\n|---|---|---|---:|---|---|\n")
 		for _, r := range t.Failed {
-			fmt.Fprintf(w, "| %s | %s | %s | %d | %s |\n", Cell(r.Candidate.ID), Cell(r.Candidate.Model), Cell(r.Candidate.Hardware), r.Candidate.TP, Cell(r.Reason))
+			fmt.Fprintf(w, "| %s | %s | %s | %d | %s | %s |\n", Cell(r.Candidate.ID), Cell(r.Candidate.Model), Cell(r.Candidate.Hardware), r.Candidate.TP, Cell(ConfigWords(r.Candidate)), Cell(r.Reason))
 		}
 	}
 }
@@ -119,7 +119,7 @@ func metricHeader(m leaderboard.Metric) string {
 
 func markdownRow(r leaderboard.Row, wouldBe bool) string {
 	c := r.Candidate
-	s := fmt.Sprintf("| %s | %s | %s | %d | %s |", Cell(c.ID), Cell(c.Model), Cell(c.Hardware), c.TP, fixed(r.Result.Computed.GPUs.Value, 0))
+	s := fmt.Sprintf("| %s | %s | %s | %d | %s | %s |", Cell(c.ID), Cell(c.Model), Cell(c.Hardware), c.TP, Cell(ConfigWords(c)), fixed(r.Result.Computed.GPUs.Value, 0))
 	for i, m := range leaderboard.Metrics {
 		cell := r.Cells[i]
 		rank := "#" + strconv.Itoa(cell.Rank)
@@ -130,8 +130,47 @@ func markdownRow(r leaderboard.Row, wouldBe bool) string {
 		}
 		s += " " + fixed(cell.Value, m.Digits) + " " + rank + " |"
 	}
-	s += " " + percent(r.Result.Computed.ServedFraction.Value) + " | " + fixed(r.Result.Computed.OutputTokensPerServedRequest.Value, 1) + " |"
+	s += " " + servedWords(r.Result) + " | " + fixed(r.Result.Computed.OutputTokensPerServedRequest.Value, 1) + " |"
 	return s
+}
+
+// servedWords is a run's completed and offered requests with the served
+// fraction: "291/300 (97.0%)".
+func servedWords(res *leaderboard.Result) string {
+	f := res.BLIS
+	return strconv.Itoa(f.Completed) + "/" + strconv.Itoa(res.Declaration.Offered(*f)) + " (" + percent(res.Computed.ServedFraction.Value) + ")"
+}
+
+// ConfigWords says what distinguishes a candidate besides model, hardware
+// and TP: DP and replicas above 1 and every engine setting declared, in
+// runs.yaml's names ("DP 2, 2 replicas, max_num_seqs 64"); "default" when
+// there is none.
+func ConfigWords(c leaderboard.Candidate) string {
+	c = c.Normalized()
+	var parts []string
+	if c.DP > 1 {
+		parts = append(parts, "DP "+strconv.Itoa(c.DP))
+	}
+	if c.Replicas > 1 {
+		parts = append(parts, strconv.Itoa(c.Replicas)+" replicas")
+	}
+	if e := c.Engine; e != nil {
+		for _, s := range []struct {
+			name string
+			v    *int
+		}{{"max_num_seqs", e.MaxNumSeqs}, {"max_num_batched_tokens", e.MaxNumBatchedTokens}, {"block_size", e.BlockSize}, {"max_model_len", e.MaxModelLen}} {
+			if s.v != nil {
+				parts = append(parts, s.name+" "+strconv.Itoa(*s.v))
+			}
+		}
+		if e.GPUMemoryUtilization != nil {
+			parts = append(parts, "gpu_memory_utilization "+leaderboard.FormatNumber(*e.GPUMemoryUtilization))
+		}
+	}
+	if len(parts) == 0 {
+		return "default"
+	}
+	return strings.Join(parts, ", ")
 }
 
 func fixed(v float64, digits int) string { return strconv.FormatFloat(v, 'f', digits, 64) }

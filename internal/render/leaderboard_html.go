@@ -13,8 +13,12 @@ import (
 // LeaderboardMarkdown, where a click on any column header sorts that table
 // by the column (again: the other way), disqualified and failed runs stay
 // beneath, and computed values are underlined dotted with their formula on
-// hover. The query string ?sort=TABLE:COLUMN[:desc] clicks a header on load
-// (for links and for the headless-browser test).
+// hover. The first click on a header sorts best first (lower latency,
+// higher throughput), the next the other way. Every table scrolls inside
+// its own box, so the page fits a phone's width. The query string
+// ?sort=TABLE:COLUMN[:asc|:desc] clicks a header on load, twice when the
+// first click gives the other direction (for links and for the
+// headless-browser test).
 func LeaderboardHTML(b leaderboard.Board) (string, error) {
 	var out bytes.Buffer
 	if err := pageTemplate.Execute(&out, pageData(b)); err != nil {
@@ -28,6 +32,11 @@ type htmlCell struct {
 	Num        bool
 	Formula    string // a computed value: its formula
 	Rank       string
+	// First is a header's first sort direction: best first
+	// ("descending" for a figure where higher is better).
+	First string
+	// Wrap lets a long text cell wrap (a reason).
+	Wrap bool
 }
 
 type htmlRow struct {
@@ -76,19 +85,19 @@ func pageData(b leaderboard.Board) htmlPage {
 			}
 			for _, r := range t.Disqualified {
 				hr := htmlRowOf(r, true)
-				hr.Cells = append(hr.Cells, htmlCell{Text: r.Reason, Sort: r.Reason})
+				hr.Cells = append(hr.Cells, htmlCell{Text: r.Reason, Sort: r.Reason, Wrap: true})
 				ht.Disqualified = append(ht.Disqualified, hr)
 			}
 			for _, r := range t.Failed {
 				ht.Failed = append(ht.Failed, htmlRow{Run: r.Run, Reason: r.Reason, Cells: []htmlCell{
-					{Text: r.Candidate.ID}, {Text: r.Candidate.Model}, {Text: r.Candidate.Hardware}, {Text: strconv.Itoa(r.Candidate.TP)}}})
+					{Text: r.Candidate.ID}, {Text: r.Candidate.Model}, {Text: r.Candidate.Hardware}, {Text: strconv.Itoa(r.Candidate.TP)}, {Text: ConfigWords(r.Candidate)}}})
 			}
 			hg.Tables = append(hg.Tables, ht)
 		}
 		if g.Sweep && g.KeepUp != nil {
 			hg.CapacityRule = CapacityRule(g.KeepUp)
-			hg.CapacityHeaders = []htmlCell{{Text: "Candidate"}, {Text: "Model"}, {Text: "Hardware"}, {Text: "Highest load kept up with", Num: true},
-				{Text: "output tok/s there", Num: true}, {Text: "responses/s there", Num: true}, {Text: "Stopped keeping up"}}
+			hg.CapacityHeaders = []htmlCell{{Text: "Candidate"}, {Text: "Model"}, {Text: "Hardware"}, {Text: "Config"}, {Text: "Highest load kept up with", Num: true, First: "descending"},
+				{Text: "output tok/s there", Num: true, First: "descending"}, {Text: "responses/s there", Num: true, First: "descending"}, {Text: "Stopped keeping up"}}
 			for _, c := range g.Capacity {
 				kept, keptSort, tps, rps := htmlCell{Text: "none", Sort: "-1", Num: true}, "", htmlCell{Text: "–", Sort: "-1", Num: true}, htmlCell{Text: "–", Sort: "-1", Num: true}
 				if c.Kept != nil {
@@ -102,7 +111,7 @@ func pageData(b leaderboard.Board) htmlPage {
 					note = "kept up at every load"
 				}
 				hg.Capacity = append(hg.Capacity, htmlRow{Run: c.Candidate.ID, Cells: []htmlCell{
-					{Text: c.Candidate.ID}, {Text: c.Candidate.Model}, {Text: c.Candidate.Hardware}, kept, tps, rps, {Text: note}}})
+					{Text: c.Candidate.ID}, {Text: c.Candidate.Model}, {Text: c.Candidate.Hardware}, {Text: ConfigWords(c.Candidate)}, kept, tps, rps, {Text: note, Wrap: true}}})
 			}
 		}
 		p.Groups = append(p.Groups, hg)
@@ -113,11 +122,15 @@ func pageData(b leaderboard.Board) htmlPage {
 func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
 func htmlHeaders() []htmlCell {
-	h := []htmlCell{{Text: "Candidate"}, {Text: "Model"}, {Text: "Hardware"}, {Text: "TP", Num: true}, {Text: "GPUs", Num: true, Formula: leaderboard.FormulaGPUs}}
+	h := []htmlCell{{Text: "Candidate"}, {Text: "Model"}, {Text: "Hardware"}, {Text: "TP", Num: true}, {Text: "Config"}, {Text: "GPUs", Num: true, Formula: leaderboard.FormulaGPUs}}
 	for _, m := range leaderboard.Metrics {
-		h = append(h, htmlCell{Text: metricHeader(m), Num: true})
+		c := htmlCell{Text: metricHeader(m), Num: true}
+		if m.HigherBetter {
+			c.First = "descending"
+		}
+		h = append(h, c)
 	}
-	return append(h, htmlCell{Text: "served", Num: true, Formula: leaderboard.FormulaServedFraction},
+	return append(h, htmlCell{Text: "served", Num: true, Formula: leaderboard.FormulaServedFraction, First: "descending"},
 		htmlCell{Text: "out tok/req", Num: true, Formula: leaderboard.FormulaTokensPerReq})
 }
 
@@ -126,6 +139,7 @@ func htmlRowOf(r leaderboard.Row, wouldBe bool) htmlRow {
 	hr := htmlRow{Run: r.Run, Cells: []htmlCell{
 		{Text: c.ID, Sort: c.ID}, {Text: c.Model, Sort: c.Model}, {Text: c.Hardware, Sort: c.Hardware},
 		{Text: strconv.Itoa(c.TP), Sort: strconv.Itoa(c.TP), Num: true},
+		{Text: ConfigWords(c), Sort: ConfigWords(c)},
 		{Text: fixed(comp.GPUs.Value, 0), Sort: num(comp.GPUs.Value), Num: true, Formula: comp.GPUs.Formula},
 	}}
 	for i, m := range leaderboard.Metrics {
@@ -137,7 +151,7 @@ func htmlRowOf(r leaderboard.Row, wouldBe bool) htmlRow {
 		hr.Cells = append(hr.Cells, htmlCell{Text: fixed(cell.Value, m.Digits), Sort: num(cell.Value), Num: true, Rank: rank})
 	}
 	hr.Cells = append(hr.Cells,
-		htmlCell{Text: percent(comp.ServedFraction.Value), Sort: num(comp.ServedFraction.Value), Num: true, Formula: comp.ServedFraction.Formula},
+		htmlCell{Text: servedWords(r.Result), Sort: num(comp.ServedFraction.Value), Num: true, Formula: comp.ServedFraction.Formula},
 		htmlCell{Text: fixed(comp.OutputTokensPerServedRequest.Value, 1), Sort: num(comp.OutputTokensPerServedRequest.Value), Num: true, Formula: comp.OutputTokensPerServedRequest.Formula})
 	return hr
 }
@@ -150,8 +164,12 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <title>BLIS leaderboard</title>
 <style>
 body { font-family: system-ui, sans-serif; margin: 2em; color: #1f2328; }
-table { border-collapse: collapse; margin: 0.5em 0 1em; font-size: 0.9em; }
-th, td { border: 1px solid #d0d7de; padding: 0.25em 0.5em; }
+@media (max-width: 40em) { body { margin: 0.75em; } }
+.scroll { overflow-x: auto; max-width: 100%; margin: 0.5em 0 1em; }
+table { border-collapse: collapse; font-size: 0.9em; }
+th, td { border: 1px solid #d0d7de; padding: 0.25em 0.5em; white-space: nowrap; }
+td.wrap { white-space: normal; min-width: 16em; max-width: 40em; }
+code { overflow-wrap: anywhere; }
 th { background: #f6f8fa; cursor: pointer; user-select: none; }
 th[aria-sort="ascending"]::after { content: " ▲"; }
 th[aria-sort="descending"]::after { content: " ▼"; }
@@ -173,36 +191,36 @@ table.dq td, table.failed td { color: #57606a; }
 {{range .Tables}}
 {{if .Caption}}<h3>{{.Caption}}</h3>{{end}}
 <p>Load: <span class="computed" title="the declared load, in words">{{.LoadWords}}</span>. Comparability key <code>{{.Key}}</code>.</p>
-{{if .Rows}}<table class="board sortable" id="{{.ID}}">
-<thead><tr>{{range $i, $h := .Headers}}<th data-col="{{$i}}" data-type="{{if $h.Num}}num{{else}}text{{end}}">{{if $h.Formula}}<span class="computed" title="{{$h.Formula}}">{{$h.Text}}</span>{{else}}{{$h.Text}}{{end}}</th>{{end}}</tr></thead>
+{{if .Rows}}<div class="scroll"><table class="board sortable" id="{{.ID}}">
+<thead><tr>{{range $i, $h := .Headers}}<th data-col="{{$i}}" data-type="{{if $h.Num}}num{{else}}text{{end}}"{{if $h.First}} data-first="{{$h.First}}"{{end}}>{{if $h.Formula}}<span class="computed" title="{{$h.Formula}}">{{$h.Text}}</span>{{else}}{{$h.Text}}{{end}}</th>{{end}}</tr></thead>
 <tbody>
 {{range .Rows}}<tr data-run="{{.Run}}">{{range .Cells}}<td{{if .Num}} class="num"{{end}} data-v="{{.Sort}}">{{if .Formula}}<span class="computed" title="{{.Formula}}">{{.Text}}</span>{{else}}{{.Text}}{{end}}{{if .Rank}}<span class="rank">{{.Rank}}</span>{{end}}</td>{{end}}</tr>
 {{end}}</tbody>
-</table>{{else}}<p>No qualified run.</p>{{end}}
+</table></div>{{else}}<p>No qualified run.</p>{{end}}
 <p class="note">{{.Note}}</p>
 {{if .Disqualified}}<p><strong>Disqualified</strong>: did not serve every offered request, so its percentiles describe a smaller, easier job. Not ranked; the rank it would have taken in brackets.</p>
-<table class="dq sortable" id="{{.ID}}-dq">
-<thead><tr>{{range $i, $h := .DQHeaders}}<th data-col="{{$i}}" data-type="{{if $h.Num}}num{{else}}text{{end}}">{{if $h.Formula}}<span class="computed" title="{{$h.Formula}}">{{$h.Text}}</span>{{else}}{{$h.Text}}{{end}}</th>{{end}}</tr></thead>
+<div class="scroll"><table class="dq sortable" id="{{.ID}}-dq">
+<thead><tr>{{range $i, $h := .DQHeaders}}<th data-col="{{$i}}" data-type="{{if $h.Num}}num{{else}}text{{end}}"{{if $h.First}} data-first="{{$h.First}}"{{end}}>{{if $h.Formula}}<span class="computed" title="{{$h.Formula}}">{{$h.Text}}</span>{{else}}{{$h.Text}}{{end}}</th>{{end}}</tr></thead>
 <tbody>
-{{range .Disqualified}}<tr data-run="{{.Run}}">{{range .Cells}}<td{{if .Num}} class="num"{{end}} data-v="{{.Sort}}">{{if .Formula}}<span class="computed" title="{{.Formula}}">{{.Text}}</span>{{else}}{{.Text}}{{end}}{{if .Rank}}<span class="rank">{{.Rank}}</span>{{end}}</td>{{end}}</tr>
+{{range .Disqualified}}<tr data-run="{{.Run}}">{{range .Cells}}<td{{if .Num}} class="num"{{else if .Wrap}} class="wrap"{{end}} data-v="{{.Sort}}">{{if .Formula}}<span class="computed" title="{{.Formula}}">{{.Text}}</span>{{else}}{{.Text}}{{end}}{{if .Rank}}<span class="rank">{{.Rank}}</span>{{end}}</td>{{end}}</tr>
 {{end}}</tbody>
-</table>{{end}}
+</table></div>{{end}}
 {{if .Failed}}<p><strong>Failed</strong> (no figures):</p>
-<table class="failed sortable" id="{{.ID}}-failed">
-<thead><tr><th data-col="0" data-type="text">Candidate</th><th data-col="1" data-type="text">Model</th><th data-col="2" data-type="text">Hardware</th><th data-col="3" data-type="num">TP</th><th data-col="4" data-type="text">Reason</th></tr></thead>
+<div class="scroll"><table class="failed sortable" id="{{.ID}}-failed">
+<thead><tr><th data-col="0" data-type="text">Candidate</th><th data-col="1" data-type="text">Model</th><th data-col="2" data-type="text">Hardware</th><th data-col="3" data-type="num">TP</th><th data-col="4" data-type="text">Config</th><th data-col="5" data-type="text">Reason</th></tr></thead>
 <tbody>
-{{range .Failed}}<tr data-run="{{.Run}}">{{range .Cells}}<td data-v="{{.Text}}">{{.Text}}</td>{{end}}<td data-v="{{.Reason}}">{{.Reason}}</td></tr>
+{{range .Failed}}<tr data-run="{{.Run}}">{{range .Cells}}<td data-v="{{.Text}}">{{.Text}}</td>{{end}}<td class="wrap" data-v="{{.Reason}}">{{.Reason}}</td></tr>
 {{end}}</tbody>
-</table>{{end}}
+</table></div>{{end}}
 {{end}}
 {{if .Capacity}}<h3>Capacity</h3>
 <p>{{.CapacityRule}}</p>
-<table class="capacity sortable" id="t-{{.ID}}-capacity">
-<thead><tr>{{range $i, $h := .CapacityHeaders}}<th data-col="{{$i}}" data-type="{{if $h.Num}}num{{else}}text{{end}}">{{$h.Text}}</th>{{end}}</tr></thead>
+<div class="scroll"><table class="capacity sortable" id="t-{{.ID}}-capacity">
+<thead><tr>{{range $i, $h := .CapacityHeaders}}<th data-col="{{$i}}" data-type="{{if $h.Num}}num{{else}}text{{end}}"{{if $h.First}} data-first="{{$h.First}}"{{end}}>{{$h.Text}}</th>{{end}}</tr></thead>
 <tbody>
-{{range .Capacity}}<tr data-run="{{.Run}}">{{range .Cells}}<td{{if .Num}} class="num"{{end}} data-v="{{if .Sort}}{{.Sort}}{{else}}{{.Text}}{{end}}">{{.Text}}</td>{{end}}</tr>
+{{range .Capacity}}<tr data-run="{{.Run}}">{{range .Cells}}<td{{if .Num}} class="num"{{else if .Wrap}} class="wrap"{{end}} data-v="{{if .Sort}}{{.Sort}}{{else}}{{.Text}}{{end}}">{{.Text}}</td>{{end}}</tr>
 {{end}}</tbody>
-</table>{{end}}
+</table></div>{{end}}
 </section>
 {{end}}
 <hr>
@@ -213,7 +231,9 @@ table.dq td, table.failed td { color: #57606a; }
   function sortBy(th) {
     var table = th.closest("table"), tbody = table.tBodies[0];
     var col = Number(th.dataset.col), num = th.dataset.type === "num";
-    var dir = th.getAttribute("aria-sort") === "ascending" ? "descending" : "ascending";
+    // The first click sorts best first (data-first); the next the other way.
+    var cur = th.getAttribute("aria-sort");
+    var dir = cur ? (cur === "ascending" ? "descending" : "ascending") : (th.dataset.first || "ascending");
     table.querySelectorAll("th").forEach(function (h) { h.removeAttribute("aria-sort"); });
     th.setAttribute("aria-sort", dir);
     var rows = Array.prototype.slice.call(tbody.rows);
@@ -233,7 +253,11 @@ table.dq td, table.failed td { color: #57606a; }
   if (q) {
     var p = q.split(":"), t = document.getElementById(p[0]);
     var th = t && t.querySelector('th[data-col="' + Number(p[1]) + '"]');
-    if (th) { th.click(); if (p[2] === "desc") { th.click(); } }
+    if (th) {
+      th.click();
+      var want = {asc: "ascending", desc: "descending"}[p[2]];
+      if (want && th.getAttribute("aria-sort") !== want) { th.click(); }
+    }
   }
 })();
 </script>

@@ -58,12 +58,12 @@ func TestLeaderboardMarkdownGolden(t *testing.T) {
 	md := LeaderboardMarkdown(sampleBoard(t))
 	golden.Assert(t, filepath.Join("testdata", "leaderboard.md.golden"), []byte(md))
 	for _, want := range []string{
-		"| h100-tp1 | test/test-model-7b | H100 | 1 | 1 | 30.0 (#2) |", // value and rank
+		"| h100-tp1 | test/test-model-7b | H100 | 1 | default | 1 | 30.0 (#2) |", // value and rank
 		"[#1]", // a disqualified run's would-be rank
 		"completed 95 of 100 offered requests; 5 timed out",
 		"GPUs†", "served†", "- **GPUs** = TP × DP × replicas", // computed markers and legend
 		leaderboard.LoadNote,
-		"### Capacity", "| h100 | test/test-model-7b | H100 | C=4 | 1100.0 | 4.297 | at C=16: failed (simulator-run-error) |",
+		"### Capacity", "| h100 | test/test-model-7b | H100 | 2 replicas | C=4 | 1100.0 | 4.297 | at C=16: failed (simulator-run-error) |",
 		"&lt;script&gt;", "@\u200dsomeone", // untrusted text escaped
 	} {
 		if !strings.Contains(md, want) {
