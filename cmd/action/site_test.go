@@ -164,7 +164,7 @@ func TestSiteInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := report.CompareRuns(runs.releaseRun, runs.slowRun, first, second)
-	rows, err := browsertest.Eval[[]comparisonRow](tab, `Array.from(document.querySelectorAll("#comparison-table tbody tr")).map(r =>
+	rows, err := browsertest.Eval[[]comparisonRow](tab, `Array.from(document.querySelectorAll("#comparison-table tbody tr, #comparison-secondary-table tbody tr")).map(r =>
 		({Tier: r.dataset.tier, Metric: r.dataset.metric,
 		  Cells: Object.fromEntries(Array.from(r.querySelectorAll("td[data-col]")).map(td => [td.dataset.col, td.textContent]))}))`)
 	if err != nil {
@@ -244,6 +244,35 @@ func TestSiteInChromium(t *testing.T) {
 	}
 	if errs := tab.Errors(); len(errs) > 0 {
 		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
+	}
+
+	// At 1 000 px and at a phone's width the page itself never scrolls
+	// sideways: a wide table scrolls inside its own box.
+	pages := map[string]string{"index.html": "#headline-table", "index.html?a=" + first + "&b=" + second: "#comparison[data-ready]",
+		"history.html": "#history-table", sweep: "#points-table", render.SiteSnapshotPath(first): "#headline-table"}
+	for _, width := range []int{1000, 375} {
+		narrow := browsertest.Open(t, bin, 1280, 800)
+		if err := narrow.Viewport(width, 800); err != nil {
+			t.Fatal(err)
+		}
+		for p, ready := range pages {
+			if err := narrow.Load(url(p), ready); err != nil {
+				t.Fatal(err)
+			}
+			w, err := browsertest.Eval[[]int](narrow, `[document.documentElement.scrollWidth, window.innerWidth]`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if w[1] != width {
+				t.Fatalf("the viewport is %d px wide, want %d", w[1], width)
+			}
+			if w[0] > w[1] {
+				t.Errorf("%s at %d px: the page is %d px wide, the window %d: it scrolls sideways", p, width, w[0], w[1])
+			}
+		}
+		if errs := narrow.Errors(); len(errs) > 0 {
+			t.Errorf("console errors at %d px:\n%s", width, strings.Join(errs, "\n"))
+		}
 	}
 }
 

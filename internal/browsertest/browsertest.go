@@ -84,6 +84,15 @@ func (tab *Tab) Load(url, ready string) error {
 	return nil
 }
 
+// Viewport makes the tab's viewport width × height CSS pixels, as a phone
+// or a narrow window shows the page (a headless window is at least 500
+// pixels wide).
+func (tab *Tab) Viewport(width, height int) error {
+	ctx, cancel := context.WithTimeout(tab.ctx, time.Minute)
+	defer cancel()
+	return chromedp.Do(ctx, chromedp.EmulateViewport(int64(width), int64(height)))
+}
+
 // Eval evaluates the JavaScript expression in tab's page and decodes its
 // value (JSON) into T.
 func Eval[T any](tab *Tab, expression string) (T, error) {
@@ -97,6 +106,13 @@ func (tab *Tab) Screenshot() ([]byte, error) {
 	ctx, cancel := context.WithTimeout(tab.ctx, time.Minute)
 	defer cancel()
 	return chromedp.Run(ctx, chromedp.FullScreenshot(100))
+}
+
+// ViewportScreenshot is a PNG of what the viewport shows.
+func (tab *Tab) ViewportScreenshot() ([]byte, error) {
+	ctx, cancel := context.WithTimeout(tab.ctx, time.Minute)
+	defer cancel()
+	return chromedp.Run(ctx, chromedp.CaptureScreenshot())
 }
 
 // Errors are the console errors, uncaught exceptions and failed loads the

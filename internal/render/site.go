@@ -412,9 +412,15 @@ func siteData(s SiteSnapshot) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
+// siteChart is a chart with its title, shown as the figure's caption.
+type siteChart struct {
+	Title string
+	SVG   template.HTML
+}
+
 // historyView is the History page.
 type historyView struct {
-	Charts []template.HTML
+	Charts []siteChart
 	Rows   []historyRow
 	Series []legendItem
 }
@@ -472,14 +478,14 @@ func history(snaps []SiteSnapshot, labels []string) historyView {
 	mape.Desc = fmt.Sprintf("%d snapshots, oldest to the left; each mark links to its snapshot. The table below holds the same figures.", n)
 	shape.Title = "Headline shape error of every snapshot"
 	shape.Desc = mape.Desc
-	v.Charts = []template.HTML{mape.svg(), shape.svg()}
+	v.Charts = []siteChart{{mape.Title, mape.svg()}, {shape.Title, shape.svg()}}
 	return v
 }
 
 // sweepView is one sweep's page.
 type sweepView struct {
 	Unit, Model, Hardware, LoadName, Snapshot, SnapshotHref string
-	Charts                                                  []template.HTML
+	Charts                                                  []siteChart
 	Metrics                                                 []string
 	Rows                                                    []sweepRow
 	NotScored                                               []sweepRow
@@ -528,7 +534,7 @@ func sweeps(s SiteSnapshot, label string) []sweepView {
 			}
 			_ = k
 			c.Series = []chartSeries{meas, pred}
-			v.Charts = append(v.Charts, c.svg())
+			v.Charts = append(v.Charts, siteChart{c.Title, c.svg()})
 			v.Metrics = append(v.Metrics, d.Short)
 		}
 		for _, p := range u.points {

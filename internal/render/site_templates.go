@@ -134,7 +134,7 @@ var siteTemplates = template.Must(template.New("site").Funcs(template.FuncMap{
 <ul class="legend" aria-hidden="true">
 {{range .Body.Series}}<li><span class="key {{.Class}}"></span>{{.Name}}</li>
 {{end}}</ul>
-{{range .Body.Charts}}<figure class="chart">{{.}}<figcaption>The table below holds the same figures.</figcaption></figure>
+{{range .Body.Charts}}<figure class="chart"><figcaption><strong>{{.Title}}.</strong> The table below holds the same figures.</figcaption>{{.SVG}}</figure>
 {{end}}
 <div class="scroll"><table id="history-table" class="sortable">
 <caption>Every snapshot, newest first</caption>
@@ -149,7 +149,7 @@ var siteTemplates = template.Must(template.New("site").Funcs(template.FuncMap{
 <h1>{{.Body.Unit}}</h1>
 <p class="sub">{{.Body.Model}} on {{.Body.Hardware}}, over {{.Body.LoadName}}; snapshot <a href="{{.Page.Root}}{{.Body.SnapshotHref}}">{{.Body.Snapshot}}</a>.</p>
 <ul class="legend" aria-hidden="true"><li><span class="key s1"></span>measured</li><li><span class="key s2 dashed"></span>predicted</li></ul>
-{{range .Body.Charts}}<figure class="chart">{{.}}<figcaption>The table below holds the same figures.</figcaption></figure>
+{{range .Body.Charts}}<figure class="chart"><figcaption><strong>{{.Title}}.</strong> The table below holds the same figures.</figcaption>{{.SVG}}</figure>
 {{end}}
 <div class="scroll"><table id="points-table" class="sortable">
 <caption>Every point of the sweep (click a column to sort)</caption>

@@ -254,19 +254,27 @@
     c.rows.forEach(function (r) { if (r.tier === "measured_resolved") { byKey[r.metric.key] = r; } });
     var same = c.rows.every(function (r) { return r.tier !== "all" || (byKey[r.metric.key] && byKey[r.metric.key].common === r.common); });
     var head = ["Tier", "Metric", "A MAPE", "B MAPE", "Δ MAPE", "A shape", "B shape", "Δ shape", "A bias", "B bias",
-      "Predictions (median B / A)", "Better / worse / same", "Common points"];
+      "Predictions", "Better / worse / same", "Common points"];
     kids.push(el("p", { "class": "key" }, [el("strong", {}, ["A"]), " = " + A + " (" + a.id + "), ", el("strong", {}, ["B"]), " = " + B + " (" + b.id + ")."]));
-    var rows = c.rows.filter(function (r) { return !same || r.tier === "all"; }).map(function (r) {
+    var tr = function (r) {
       var dcls = r.delta === null || r.delta === 0 ? "num" : r.delta > 0 ? "num up" : "num down";
       return el("tr", { "data-tier": r.tier, "data-metric": r.metric.key }, [
-        el("td", {}, [same ? "both (the same points)" : tierName(r.tier)]), el("th", { scope: "row" }, [r.metric.short]),
+        el("td", { "class": "nowrap" }, [same ? "both" : tierName(r.tier)]), el("th", { scope: "row", "class": "nowrap" }, [r.metric.short]),
         td(pct(r.baseMAPE), "", "a-mape"), td(pct(r.headMAPE), "", "b-mape"), td(pp(r.delta), dcls, "delta"),
         td(pct(r.baseShape), "", "a-shape"), td(pct(r.headShape), "", "b-shape"), td(pp(r.shapeDelta), "", "shape-delta"),
         td(signedPct(r.baseBias), "", "a-bias"), td(signedPct(r.headBias), "", "b-bias"), td(ratio(r.ratio), "", "ratio"),
         td(r.better + " / " + r.worse + " / " + r.same, "", "counts"), td(String(r.common), "", "common")]);
-    });
-    kids.push(table("comparison-table", "Δ = B − A per tier and metric, over the points both scored" +
-      (same ? " (every point is measured or resolved: the two tiers hold the same points, one row per metric)" : ""), head, rows));
+    };
+    var shown = c.rows.filter(function (r) { return !same || r.tier === "all"; });
+    var note = same ? " Every point is measured or resolved: the two tiers hold the same points, so one row per metric stands for both." : "";
+    kids.push(table("comparison-table", "Δ = B − A per tier and headline metric, over the points both scored", head,
+      shown.filter(function (r) { return r.metric.headline; }).map(tr)));
+    kids.push(el("p", {}, ["Predictions: the median over the common points of B's prediction divided by A's. Better / worse / same: the common points whose error B made smaller, larger or left exactly equal." + note]));
+    var secondary = shown.filter(function (r) { return !r.metric.headline; });
+    if (secondary.length) {
+      kids.push(el("details", {}, [el("summary", {}, ["Secondary metrics (not in the headline)"]),
+        table("comparison-secondary-table", "Δ = B − A per tier and secondary metric, each over the common points whose measurement has it", head, secondary.map(tr))]));
+    }
     kids.push(el("p", {}, ["Coverage: " + A + " scored " + a.scored + " of " + a.corpus + " points, " + B + " " + b.scored + " of " + b.corpus + ". Negative Δ: B predicts better. Bias > 0: over-prediction."]));
     if (c.movers.length) {
       kids.push(el("h3", {}, ["Points whose error moved most"]));
