@@ -121,6 +121,9 @@ func TestLeaderboardRunRenderValidateVerify(t *testing.T) {
 			t.Errorf("%s: status %s, failure %+v, figures %v; want failed with %s and a message", name, r.Status, r.Failure, r.BLIS, reason)
 		}
 	}
+	if m := read("chat/crash.json").Failure.Message; m != "exit status 2: panic: simulated crash in the stand-in (at main.(*sim).load, standin-blis/main.go:163)" {
+		t.Errorf("crash message %q, want the panic line and its first frame", m)
+	}
 	if d := read("chat/flaky.json").Disqualification(); d != "completed 20 of 40 offered requests; 20 still running at the horizon" {
 		t.Errorf("flaky disqualification = %q", d)
 	}

@@ -91,6 +91,9 @@ var fatalRe = regexp.MustCompile(`level=(?:fatal|error|panic) msg="((?:[^"\\]|\\
 // simulatorMessage picks the simulator's own error message out of its stderr:
 // the last logrus fatal/error message, else the last non-empty line.
 func simulatorMessage(stderr string) string {
+	if crash := goCrash(stderr); crash != "" {
+		return oneLine(crash)
+	}
 	if m := fatalRe.FindAllStringSubmatch(stderr, -1); len(m) > 0 {
 		s := m[len(m)-1][1]
 		if u, err := strconv.Unquote(`"` + s + `"`); err == nil {
@@ -105,6 +108,41 @@ func simulatorMessage(stderr string) string {
 		}
 	}
 	return "(no message on stderr)"
+}
+
+var (
+	crashLineRe = regexp.MustCompile(`(?m)^(?:panic: |fatal error: ).*$`)
+	goroutineRe = regexp.MustCompile(`(?m)^goroutine \d+ \[[^\]]*\]:\n(.+)\n\t(\S+)`)
+)
+
+// goCrash reports a Go runtime crash in stderr by its first "panic: " or
+// "fatal error: " line and the first stack frame after it (the function
+// and its file:line, the file shortened to its directory and name), e.g.
+// "panic: runtime error: index out of range [3] with length 3 (at
+// sim.(*Batch).Step, sim/batch.go:42)"; "" when there is none. The last
+// stderr line of a crash is a frame or "exit status 2", which says nothing.
+func goCrash(stderr string) string {
+	loc := crashLineRe.FindStringIndex(stderr)
+	if loc == nil {
+		return ""
+	}
+	msg := strings.TrimSpace(stderr[loc[0]:loc[1]])
+	m := goroutineRe.FindStringSubmatch(stderr[loc[1]:])
+	if m == nil {
+		return msg
+	}
+	fn := m[1]
+	if i := strings.LastIndex(fn, "/"); i >= 0 {
+		fn = fn[i+1:]
+	}
+	if i := strings.LastIndex(fn, "("); i > 0 && strings.HasSuffix(fn, ")") && !strings.HasSuffix(fn, "))") {
+		fn = fn[:i] // the arguments
+	}
+	file := m[2]
+	if parts := strings.Split(file, "/"); len(parts) > 2 {
+		file = strings.Join(parts[len(parts)-2:], "/")
+	}
+	return msg + " (at " + fn + ", " + file + ")"
 }
 
 func oneLine(s string) string {

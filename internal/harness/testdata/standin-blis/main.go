@@ -160,7 +160,10 @@ func (s *sim) load(out string) bool {
 	case "fault-too-big":
 		fatal("--latency-model: KV capacity auto-calculation failed: CalculateKVBlocks: model overhead (226.27 GiB) exceeds available GPU memory (72.00 GiB = 80.0 GiB × 90%% util × 1 GPUs)")
 	case "fault-crash":
-		fmt.Fprintln(os.Stderr, "panic: simulated crash in the stand-in")
+		// As a Go panic prints it: the crash, its goroutine and frames;
+		// the last line says nothing of the crash.
+		fmt.Fprint(os.Stderr, "panic: simulated crash in the stand-in\n\ngoroutine 1 [running]:\n"+
+			"main.(*sim).load(0xc000012345)\n\t/src/standin-blis/main.go:163 +0x1d\nmain.main()\n\t/src/standin-blis/main.go:60 +0x25\n")
 		os.Exit(2)
 	case "fault-hang":
 		time.Sleep(time.Hour)
