@@ -69,8 +69,8 @@ func runLeaderboardMode(ctx context.Context, in actionInputs, ev event, flow *pr
 		// must not keep the tables of the earlier push: an existing
 		// comment says there is nothing to run now; none is opened.
 		url := ""
-		if isPR && flow.Comments != nil {
-			if url, _, err = flow.Refresh(ctx, pr.Number, render.LeaderboardMarker, render.LeaderboardNothingToRunComment(why)); err != nil {
+		if sticky := flow.Sticky(render.LeaderboardMarker); isPR && sticky != nil {
+			if url, _, err = sticky.Refresh(ctx, pr.Number, render.LeaderboardNothingToRunComment(why)); err != nil {
 				return err
 			}
 		}
@@ -154,8 +154,8 @@ func runLeaderboardMode(ctx context.Context, in actionInputs, ev event, flow *pr
 		return err
 	}
 	var url string
-	if isPR && flow.Comments != nil {
-		if url, _, err = flow.Post(ctx, pr.Number, render.LeaderboardMarker, md); err != nil {
+	if sticky := flow.Sticky(render.LeaderboardMarker); isPR && sticky != nil {
+		if url, _, err = sticky.Post(ctx, pr.Number, md); err != nil {
 			return err
 		}
 	}

@@ -1,11 +1,31 @@
 package prcheck
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
+	"github.com/inference-sim/accuracy-dashboard/internal/render"
+	"github.com/inference-sim/accuracy-dashboard/internal/textcut"
 )
+
+// Sticky is one pull request's comment of one kind, found by its marker
+// and the token's login, created once and edited in place after: one per
+// kind of report (render.PRMarker for the accuracy report,
+// render.LeaderboardMarker for the leaderboard's tables), each edited by
+// its own mode only.
+type Sticky struct {
+	Comments Commenter
+	// Log receives the notice of a read-only token and the warnings.
+	Log    Log
+	Marker string
+	// DetailsURL is where a cut comment's note points (the run's job
+	// summary), "" for none.
+	DetailsURL string
+}
 
 // Op is what to do with the sticky comment.
 type Op int
@@ -63,4 +83,65 @@ func DecideComment(existing []ghmodel.Comment, self, marker, body string) Decisi
 		d.Duplicates = append(d.Duplicates, c.ID)
 	}
 	return d
+}
+
+// Post creates or updates the sticky comment of pull request number with
+// markdown, cut to a comment's limit with a note pointing at the job
+// summary. A read-only token is not an error: the report stays in the job
+// summary and a notice says why.
+func (s *Sticky) Post(ctx context.Context, number int, markdown string) (url string, readOnly bool, err error) {
+	return s.post(ctx, number, markdown, true)
+}
+
+// Refresh replaces the body of the pull request's existing comment, and
+// creates none: a report that now has nothing to say (a pull request that
+// no longer changes what the comment was about) must not leave an earlier,
+// stale comment standing, nor open a new one. url is "" when there was no
+// comment.
+func (s *Sticky) Refresh(ctx context.Context, number int, markdown string) (url string, readOnly bool, err error) {
+	return s.post(ctx, number, markdown, false)
+}
+
+func (s *Sticky) post(ctx context.Context, number int, markdown string, create bool) (url string, readOnly bool, err error) {
+	body := render.Truncate(markdown, textcut.MaxGitHubBody, render.CommentCutNote(s.DetailsURL))
+	degrade := func(err error) (string, bool, error) {
+		if errors.Is(err, ghmodel.ErrForbidden) {
+			s.Log.Notice("Not commenting: the token is read-only (a pull request from a fork?). The report is in the job summary. To comment on fork pull requests, use the pull_request + workflow_run pair (docs/ACTION.md).")
+			return "", true, nil
+		}
+		return "", false, fmt.Errorf("comment: %w", err)
+	}
+	self, err := s.Comments.Self(ctx)
+	if errors.Is(err, ghmodel.ErrForbidden) {
+		self, err = DefaultBotLogin, nil
+	}
+	if err != nil {
+		return degrade(err)
+	}
+	list, err := s.Comments.ListComments(ctx, number)
+	if err != nil {
+		return degrade(err)
+	}
+	d := DecideComment(list, self, s.Marker, body)
+	if d.Op == OpCreate && !create {
+		return "", false, nil
+	}
+	var c ghmodel.Comment
+	switch d.Op {
+	case OpKeep:
+		c = ghmodel.Comment{ID: d.ID, URL: d.URL}
+	case OpUpdate:
+		c, err = s.Comments.UpdateComment(ctx, d.ID, body)
+	default:
+		c, err = s.Comments.CreateComment(ctx, number, body)
+	}
+	if err != nil {
+		return degrade(err)
+	}
+	for _, id := range d.Duplicates {
+		if err := s.Comments.DeleteComment(ctx, id); err != nil {
+			s.Log.Warning(fmt.Sprintf("Could not delete duplicate report comment %d: %v", id, err))
+		}
+	}
+	return c.URL, false, nil
 }

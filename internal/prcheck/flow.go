@@ -2,7 +2,6 @@ package prcheck
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -271,8 +270,8 @@ func (f *Flow) report(ctx context.Context, out Outcome, head report.Run, base *r
 	for _, a := range out.Verdict.Failures {
 		f.Log.Error(a)
 	}
-	if f.Comments != nil && pr.Number > 0 {
-		url, readOnly, err := f.Post(ctx, pr.Number, render.PRMarker, out.Markdown)
+	if sticky := f.Sticky(render.PRMarker); sticky != nil && pr.Number > 0 {
+		url, readOnly, err := sticky.Post(ctx, pr.Number, out.Markdown)
 		if err != nil {
 			return out, err
 		}
@@ -298,67 +297,14 @@ func (f *Flow) readChecked(dir, sim string) (report.Run, error) {
 	return r, nil
 }
 
-// Post creates or updates the sticky comment of pull request number that
-// carries marker: one comment per kind of report (render.PRMarker for the
-// accuracy report, render.LeaderboardMarker for the leaderboard's tables),
-// each edited in place by its own mode only. markdown is cut to a comment's
-// limit with a note pointing at the job summary. A read-only token is not
-// an error: the report stays in the job summary and a notice says why.
-func (f *Flow) Post(ctx context.Context, number int, marker, markdown string) (url string, readOnly bool, err error) {
-	return f.post(ctx, number, marker, markdown, true)
-}
-
-// Refresh replaces the body of the pull request's existing comment of
-// marker, and creates none: a report that now has nothing to say (a pull
-// request that no longer changes what the comment was about) must not leave
-// an earlier, stale comment standing, nor open a new one. url is "" when
-// there was no comment.
-func (f *Flow) Refresh(ctx context.Context, number int, marker, markdown string) (url string, readOnly bool, err error) {
-	return f.post(ctx, number, marker, markdown, false)
-}
-
-func (f *Flow) post(ctx context.Context, number int, marker, markdown string, create bool) (url string, readOnly bool, err error) {
-	body := render.Truncate(markdown, textcut.MaxGitHubBody, render.CommentCutNote(f.DetailsURL))
-	degrade := func(err error) (string, bool, error) {
-		if errors.Is(err, ghmodel.ErrForbidden) {
-			f.Log.Notice("Not commenting: the token is read-only (a pull request from a fork?). The report is in the job summary. To comment on fork pull requests, use the pull_request + workflow_run pair (docs/ACTION.md).")
-			return "", true, nil
-		}
-		return "", false, fmt.Errorf("comment: %w", err)
+// Sticky is the pull request's sticky comment of marker, posted through
+// f's Commenter and log with a cut note pointing at f's job summary; nil
+// when f must not comment.
+func (f *Flow) Sticky(marker string) *Sticky {
+	if f.Comments == nil {
+		return nil
 	}
-	self, err := f.Comments.Self(ctx)
-	if errors.Is(err, ghmodel.ErrForbidden) {
-		self, err = DefaultBotLogin, nil
-	}
-	if err != nil {
-		return degrade(err)
-	}
-	list, err := f.Comments.ListComments(ctx, number)
-	if err != nil {
-		return degrade(err)
-	}
-	d := DecideComment(list, self, marker, body)
-	if d.Op == OpCreate && !create {
-		return "", false, nil
-	}
-	var c ghmodel.Comment
-	switch d.Op {
-	case OpKeep:
-		c = ghmodel.Comment{ID: d.ID, URL: d.URL}
-	case OpUpdate:
-		c, err = f.Comments.UpdateComment(ctx, d.ID, body)
-	default:
-		c, err = f.Comments.CreateComment(ctx, number, body)
-	}
-	if err != nil {
-		return degrade(err)
-	}
-	for _, id := range d.Duplicates {
-		if err := f.Comments.DeleteComment(ctx, id); err != nil {
-			f.Log.Warning(fmt.Sprintf("Could not delete duplicate report comment %d: %v", id, err))
-		}
-	}
-	return c.URL, false, nil
+	return &Sticky{Comments: f.Comments, Log: f.Log, Marker: marker, DetailsURL: f.DetailsURL}
 }
 
 // score produces a result in dir, from the cache when it holds one, and

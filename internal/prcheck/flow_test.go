@@ -465,11 +465,11 @@ func TestRefreshCreatesNoComment(t *testing.T) {
 	cm := expectComments(t, "self", "list", "self", "list", "update")
 	f, _, _ := newFlow(t, &fakeScorer{t: t}, cm)
 	ctx := context.Background()
-	if url, _, err := f.Refresh(ctx, 7, render.LeaderboardMarker, render.LeaderboardMarker+"\nnothing"); err != nil || url != "" || len(cm.comments) != 0 {
+	if url, _, err := f.Sticky(render.LeaderboardMarker).Refresh(ctx, 7, render.LeaderboardMarker+"\nnothing"); err != nil || url != "" || len(cm.comments) != 0 {
 		t.Fatalf("refresh without a comment: url %q, err %v, comments %+v", url, err, cm.comments)
 	}
 	cm.comments, cm.nextID = []ghmodel.Comment{{ID: 1, Author: "github-actions[bot]", Body: render.LeaderboardMarker + "\ntables"}}, 1
-	if _, _, err := f.Refresh(ctx, 7, render.LeaderboardMarker, render.LeaderboardMarker+"\nnothing"); err != nil {
+	if _, _, err := f.Sticky(render.LeaderboardMarker).Refresh(ctx, 7, render.LeaderboardMarker+"\nnothing"); err != nil {
 		t.Fatal(err)
 	}
 	if len(cm.comments) != 1 || cm.comments[0].Body != render.LeaderboardMarker+"\nnothing" {
@@ -486,13 +486,13 @@ func TestPostEditsOnlyItsOwnMarker(t *testing.T) {
 	f, _, _ := newFlow(t, &fakeScorer{t: t}, cm)
 	ctx := context.Background()
 
-	if _, _, err := f.Post(ctx, 7, render.LeaderboardMarker, render.LeaderboardMarker+"\ntables v2"); err != nil {
+	if _, _, err := f.Sticky(render.LeaderboardMarker).Post(ctx, 7, render.LeaderboardMarker+"\ntables v2"); err != nil {
 		t.Fatal(err)
 	}
 	if cm.comments[0] != accuracy || cm.comments[1].Body != render.LeaderboardMarker+"\ntables v2" {
 		t.Errorf("leaderboard post: %+v", cm.comments)
 	}
-	if _, _, err := f.Post(ctx, 7, render.PRMarker, render.PRMarker+"\naccuracy v2"); err != nil {
+	if _, _, err := f.Sticky(render.PRMarker).Post(ctx, 7, render.PRMarker+"\naccuracy v2"); err != nil {
 		t.Fatal(err)
 	}
 	if cm.comments[0].Body != render.PRMarker+"\naccuracy v2" || cm.comments[1].Body != render.LeaderboardMarker+"\ntables v2" {
@@ -500,7 +500,7 @@ func TestPostEditsOnlyItsOwnMarker(t *testing.T) {
 	}
 	// A report past a comment's limit is cut, its marker kept.
 	long := render.LeaderboardMarker + "\n" + strings.Repeat("| a | b |\n", textcut.MaxGitHubBody/8)
-	if _, _, err := f.Post(ctx, 7, render.LeaderboardMarker, long); err != nil {
+	if _, _, err := f.Sticky(render.LeaderboardMarker).Post(ctx, 7, long); err != nil {
 		t.Fatal(err)
 	}
 	if b := cm.comments[1].Body; len(b) > textcut.MaxGitHubBody || !strings.HasPrefix(b, render.LeaderboardMarker+"\n") || !strings.Contains(b, "**Truncated:**") || cm.comments[0].Body != render.PRMarker+"\naccuracy v2" {
