@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -196,16 +197,30 @@ func TestGitHubActionRefusesBadPin(t *testing.T) {
 	}
 }
 
+// readMode reads the inputs as githubAction does: the shared ones, then
+// the mode's own (and the event check).
+func readMode(vars map[string]string) (actionInputs, error) {
+	r := newRunner(fakeEnv(vars), io.Discard)
+	in, err := readInputs(r)
+	if err != nil {
+		return in, err
+	}
+	_, err = startMode(r, in)
+	return in, err
+}
+
 func TestReadInputs(t *testing.T) {
 	t.Parallel()
 	base := map[string]string{"GITHUB_EVENT_PATH": "/e.json", "GITHUB_EVENT_NAME": "pull_request", "INPUT_GITHUB_TOKEN": "t", "GITHUB_WORKSPACE": "/ws", "HOME": "/home/u"}
-	in, err := readInputs(newRunner(fakeEnv(base), io.Discard))
+	r := newRunner(fakeEnv(base), io.Discard)
+	in, err := readInputs(r)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if in.mode != modePR || !in.baseline || !in.comment || in.shard != nil || in.thresholds.Alert != nil ||
+	pr, err := prMode.Read(r, in)
+	if err != nil || in.mode != modePR || !pr.baseline || !in.comment || pr.shard != nil || in.thresholds.Alert != nil ||
 		in.pinFile != "/ws/.github/accuracy-harness.yaml" || in.cacheDir != "/home/u/.cache/accuracy-dashboard" {
-		t.Errorf("defaults: %+v", in)
+		t.Errorf("defaults: %+v %+v, %v", in, pr, err)
 	}
 	bad := map[string]string{
 		"INPUT_MODE":            "input mode",
@@ -221,38 +236,92 @@ func TestReadInputs(t *testing.T) {
 		for k, v := range base {
 			m[k] = v
 		}
-		if _, err := readInputs(newRunner(fakeEnv(m), io.Discard)); err == nil || !strings.HasPrefix(err.Error(), want) {
+		if _, err := readMode(m); err == nil || !strings.HasPrefix(err.Error(), want) {
 			t.Errorf("%s=bogus: err = %v, want %q", env, err, want)
 		}
 	}
-	for name, m := range map[string]map[string]string{
-		"comment mode without report-dir": {"INPUT_MODE": "comment"},
-		"merge mode without shards-dir":   {"INPUT_MODE": "merge"},
-		"no token":                        {"INPUT_GITHUB_TOKEN": ""},
-		"no event":                        {"GITHUB_EVENT_PATH": ""},
-		"no event name":                   {"GITHUB_EVENT_NAME": ""},
-		"negative threshold":              {"INPUT_FAIL_THRESHOLD": "-1"},
-		"plan with mode pr":               {"INPUT_PLAN": "{}"},
-		"ledger-dir outside nightly":      {"INPUT_MODE": "merge", "INPUT_SHARDS_DIR": "shards", "INPUT_LEDGER_DIR": "ledger"},
+	for name, c := range map[string]struct {
+		vars map[string]string
+		want string
+	}{
+		"comment mode without report-dir": {map[string]string{"INPUT_MODE": "comment", "GITHUB_EVENT_NAME": "workflow_run"}, "input report-dir: required"},
+		"merge mode without shards-dir":   {map[string]string{"INPUT_MODE": "merge"}, "input shards-dir: required"},
+		"no token":                        {map[string]string{"INPUT_GITHUB_TOKEN": ""}, "input github-token"},
+		"no event":                        {map[string]string{"GITHUB_EVENT_PATH": ""}, "GITHUB_EVENT_NAME or GITHUB_EVENT_PATH"},
+		"no event name":                   {map[string]string{"GITHUB_EVENT_NAME": ""}, "GITHUB_EVENT_NAME or GITHUB_EVENT_PATH"},
+		"negative threshold":              {map[string]string{"INPUT_FAIL_THRESHOLD": "-1"}, "input fail-threshold"},
+		"plan with mode pr":               {map[string]string{"INPUT_PLAN": "{}"}, "input plan: only with mode: merge or nightly"},
+		"ledger-dir outside nightly":      {map[string]string{"INPUT_MODE": "merge", "INPUT_SHARDS_DIR": "shards", "INPUT_LEDGER_DIR": "ledger"}, "input ledger-dir: only with mode: nightly"},
+		"shard with mode merge":           {map[string]string{"INPUT_MODE": "merge", "INPUT_SHARDS_DIR": "shards", "INPUT_SHARD": "1/2"}, "input shard: only with mode: pr or nightly"},
+		"runs outside leaderboard":        {map[string]string{"INPUT_RUNS": "runs.yaml"}, "input runs: only with mode: leaderboard"},
+		"nightly without a plan":          {map[string]string{"INPUT_MODE": "nightly", "GITHUB_EVENT_NAME": "schedule"}, "input plan: required"},
 	} {
 		all := map[string]string{}
 		for k, v := range base {
 			all[k] = v
 		}
-		for k, v := range m {
+		for k, v := range c.vars {
 			all[k] = v
 		}
-		if _, err := readInputs(newRunner(fakeEnv(all), io.Discard)); err == nil {
-			t.Errorf("%s: accepted", name)
+		if _, err := readMode(all); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want %q", name, err, c.want)
 		}
 	}
 	m := map[string]string{"INPUT_ALERT_THRESHOLD": "2.5", "INPUT_FAIL_THRESHOLD": "5pp", "INPUT_SHARD": "2/3", "INPUT_BASELINE": "none", "INPUT_COMMENT": "false"}
 	for k, v := range base {
 		m[k] = v
 	}
-	in, err = readInputs(newRunner(fakeEnv(m), io.Discard))
-	if err != nil || *in.thresholds.Alert != 2.5 || *in.thresholds.Fail != 5 || in.shard.Index != 2 || in.baseline || in.comment {
-		t.Errorf("explicit inputs: %+v, %v", in, err)
+	r = newRunner(fakeEnv(m), io.Discard)
+	in, err = readInputs(r)
+	if err == nil {
+		pr, err = prMode.Read(r, in)
+	}
+	if err != nil || *in.thresholds.Alert != 2.5 || *in.thresholds.Fail != 5 || pr.shard.Index != 2 || pr.baseline || in.comment {
+		t.Errorf("explicit inputs: %+v %+v, %v", in, pr, err)
+	}
+}
+
+// TestGitHubActionEventsPerMode: each mode runs only on the events it is
+// meant for and refuses every other one before reading the pin, naming
+// the event and the mode (workflow_run and issue_comment reached the modes
+// that read the pin and build pull-request code).
+func TestGitHubActionEventsPerMode(t *testing.T) {
+	t.Parallel()
+	events := []string{"pull_request", "pull_request_target", "push", "schedule", "workflow_dispatch", "workflow_run", "issue_comment", "release"}
+	branch := []string{"push", "schedule", "workflow_dispatch"}
+	for _, c := range []struct {
+		mode   string
+		inputs map[string]string
+		accept []string
+	}{
+		{"pr", nil, append([]string{"pull_request"}, branch...)},
+		{"merge", map[string]string{"INPUT_SHARDS_DIR": "shards"}, []string{"pull_request"}},
+		{"merge", map[string]string{"INPUT_SHARDS_DIR": "shards", "INPUT_PLAN": "{}"}, branch},
+		{"comment", map[string]string{"INPUT_REPORT_DIR": "report"}, []string{"workflow_run"}},
+		{"nightly-plan", nil, branch},
+		{"nightly", map[string]string{"INPUT_PLAN": "{}"}, branch},
+		{"leaderboard", nil, []string{"pull_request", "push", "workflow_dispatch"}},
+	} {
+		for _, name := range events {
+			dir := t.TempDir()
+			ev := filepath.Join(dir, "event.json")
+			os.WriteFile(ev, []byte(`{}`), 0o644)
+			vars := map[string]string{"INPUT_MODE": c.mode, "INPUT_COMMENT": "false", "GITHUB_EVENT_NAME": name, "GITHUB_EVENT_PATH": ev,
+				"GITHUB_WORKSPACE": dir, "HOME": dir}
+			for k, v := range c.inputs {
+				vars[k] = v
+			}
+			var stdout, stderr bytes.Buffer
+			err := run(context.Background(), []string{"github-action"}, fakeEnv(vars), &stdout, &stderr)
+			refusal := "mode " + c.mode + " refuses the " + name + " event"
+			refused := err != nil && strings.Contains(err.Error(), refusal)
+			if want := !slices.Contains(c.accept, name); refused != want {
+				t.Errorf("mode %s %v on %s: err = %v; want refused %v", c.mode, c.inputs, name, err, want)
+			}
+			if refused && name != "pull_request_target" && !strings.Contains(err.Error(), "it runs on "+strings.Join(c.accept, ", ")) {
+				t.Errorf("mode %s on %s: the refusal does not list the events the mode runs on: %v", c.mode, name, err)
+			}
+		}
 	}
 }
 
@@ -362,9 +431,9 @@ func TestGitHubActionRefusesPullRequestTarget(t *testing.T) {
 	fake := githubfake.New(t, githubfake.Options{Token: "test-token", ActionsToken: true})
 	sim := t.TempDir()
 	head, base := strings.Repeat("a", 40), strings.Repeat("b", 40)
-	for _, mode := range []string{modePR, modeMerge} {
+	for mode, dir := range map[string]string{modePR: "", modeMerge: t.TempDir()} {
 		e := newActionEnv(t, fake, sim, t.TempDir(), pullRequestEvent(t, "opened", "octo/sim", 1, head, base),
-			map[string]string{"GITHUB_EVENT_NAME": "pull_request_target", "INPUT_MODE": mode, "INPUT_SHARDS_DIR": t.TempDir()})
+			map[string]string{"GITHUB_EVENT_NAME": "pull_request_target", "INPUT_MODE": mode, "INPUT_SHARDS_DIR": dir})
 		stdout, err := e.run(t)
 		if err == nil || !strings.Contains(err.Error(), "pull_request_target") || !strings.Contains(err.Error(), "accuracy-fork-run.yml") {
 			t.Errorf("mode %s under pull_request_target: err = %v, want a refusal naming the fork-safe pair", mode, err)

@@ -42,8 +42,8 @@ var errLeaderboardRefused = errors.New("leaderboard refused")
 // then the tables, the job summary, one sticky comment of its own and the
 // outputs. A declaration that does not decode, or results that do not
 // check, are reported file by file (line and field) and fail the step.
-func runLeaderboardMode(ctx context.Context, in actionInputs, ev event, flow *prcheck.Flow, gha runner, stdout, stderr io.Writer) error {
-	p, err := readPin(in)
+func runLeaderboardMode(ctx context.Context, in leaderboardModeOptions, ev event, flow *prcheck.Flow, gha runner, stdout, stderr io.Writer) error {
+	p, err := readPin(in.actionInputs)
 	if err != nil {
 		return err
 	}
@@ -123,7 +123,7 @@ func runLeaderboardMode(ctx context.Context, in actionInputs, ev event, flow *pr
 		}
 		if h == nil {
 			gha.Group(fmt.Sprintf("Prepare the pinned harness %s (%s)", p.Harness.Tag, p.Harness.Commit))
-			h, err = pinned.Prepare(ctx, p, cloneURL(p.Harness, in), in.cacheDir, harness.CleanEnv(os.Environ()), stdout, stderr)
+			h, err = pinned.Prepare(ctx, p, cloneURL(p.Harness, in.actionInputs), in.cacheDir, harness.CleanEnv(os.Environ()), stdout, stderr)
 			gha.EndGroup()
 			if err == nil {
 				err = needsLeaderboardReuse(ctx, h, p.Harness)
@@ -134,7 +134,7 @@ func runLeaderboardMode(ctx context.Context, in actionInputs, ev event, flow *pr
 		}
 		dir := filepath.Join(in.outDir, filepath.FromSlash(path.Dir(rel)))
 		resultDirs[i] = filepath.Join(dir, "results")
-		board, res, refused, err := runOneLeaderboard(ctx, in, h, pair, pinRel, rel, d, committed, dir, gha)
+		board, res, refused, err := runOneLeaderboard(ctx, in.actionInputs, h, pair, pinRel, rel, d, committed, dir, gha)
 		if err != nil {
 			return err
 		}
@@ -180,7 +180,7 @@ func runLeaderboardMode(ctx context.Context, in actionInputs, ev event, flow *pr
 // changed, or whose committed results/ it changed (editsResults), or every
 // one when it changed the pin file, which pins their simulator; else every
 // tracked one. why says so when there are none.
-func leaderboardsToRun(ctx context.Context, in actionInputs, pr prcheck.PR, isPR bool, pinRel string) (files []string, editsResults map[string]bool, why string, err error) {
+func leaderboardsToRun(ctx context.Context, in leaderboardModeOptions, pr prcheck.PR, isPR bool, pinRel string) (files []string, editsResults map[string]bool, why string, err error) {
 	checkout := in.simulatorPath
 	tracked := func(pattern string) ([]string, error) {
 		out, err := harness.Git(ctx, checkout, "ls-files", "-z", "--", ":(glob)"+pattern)

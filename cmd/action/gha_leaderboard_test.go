@@ -295,7 +295,7 @@ func TestLeaderboardsToRunFollowsTraces(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "a", "traces", "agent.json"), `{"spans": [{}]}`)
 	head := harnesstest.CommitAll(t, dir, "a new recording of a's trace")
 
-	in := actionInputs{simulatorPath: dir}
+	in := leaderboardModeOptions{actionInputs: actionInputs{simulatorPath: dir}}
 	files, _, _, err := leaderboardsToRun(context.Background(), in, prcheck.PR{Number: 1, HeadSHA: head, BaseSHA: base}, true, ".github/accuracy-harness.yaml")
 	if err != nil {
 		t.Fatal(err)

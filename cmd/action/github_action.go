@@ -35,21 +35,26 @@ INPUT_LEDGER_DIR), plus the runner's
 GITHUB_EVENT_NAME, GITHUB_EVENT_PATH, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, GITHUB_API_URL,
 GITHUB_SERVER_URL, GITHUB_REPOSITORY, GITHUB_RUN_ID and GITHUB_WORKSPACE.
 
-Modes:
+Modes (gha_modes.go), each on its events only (any other is refused):
   pr       score the pull request's head (and base) with the pinned harness,
            write the job summary, post or update one comment
+           (pull_request; on push, schedule, workflow_dispatch: the
+           checked-out commit alone, no comment)
   merge    combine the shard outputs of a matrix of 'pr' runs, then report
-           (pr and merge refuse the pull_request_target event); with a
-           plan, the shards of a matrix of 'nightly' runs into one report
+           (pull_request); with a plan, the shards of a matrix of 'nightly'
+           runs into one report (push, schedule, workflow_dispatch)
   comment  post the report artifact of another run (workflow_run)
   nightly-plan  resolve the newest simulator release, the pinned harness and
            the data, compare with state/last-run.json: outputs changed, plan
+           (push, schedule, workflow_dispatch)
   nightly  score the plan's simulator release with the pinned harness, no
            baseline, no comment; head/ holds plan.json for the bot
+           (push, schedule, workflow_dispatch)
   leaderboard  run each runs.yaml the pull request changed (or the runs
            input names) on the pin file's simulator/catalog pair with the
            pinned harness, reusing unchanged results; tables in the job
-           summary and one sticky comment of its own
+           summary and one sticky comment of its own (pull_request, push,
+           workflow_dispatch)
 
 See docs/ACTION.md.
 `
@@ -94,6 +99,10 @@ func githubAction(ctx context.Context, gha runner, stdout, stderr io.Writer) err
 		return err
 	}
 	gha.mask(in.token)
+	run, err := startMode(gha, in)
+	if err != nil {
+		return err
+	}
 	ev, err := decodeEvent(in.eventPath, in.payload)
 	if err != nil {
 		return err
@@ -117,30 +126,11 @@ func githubAction(ctx context.Context, gha runner, stdout, stderr io.Writer) err
 		}
 		flow.Comments = gh
 	}
-
-	var out prcheck.Outcome
-	switch in.mode {
-	case modeComment:
-		out, err = runCommentMode(ctx, in, ev, flow, gh)
-	case modeNightlyPlan:
-		return runNightlyPlanMode(ctx, in, gha)
-	case modeLeaderboard:
-		return runLeaderboardMode(ctx, in, ev, flow, gha, stdout, stderr)
-	case modeNightly:
-		out, err = runNightlyMode(ctx, in, flow, gha, stdout, stderr)
-	case modeMerge:
-		if in.plan != "" {
-			out, err = runNightlyMerge(ctx, in, flow, gha, stdout, stderr)
-			break
-		}
-		out, err = runScoringMode(ctx, in, ev, flow, gha, stdout, stderr)
-	default:
-		out, err = runScoringMode(ctx, in, ev, flow, gha, stdout, stderr)
-	}
-	if err != nil {
+	out, err := run(ctx, modeEnv{ev: ev, flow: flow, gh: gh, gha: gha, stdout: stdout, stderr: stderr})
+	if err != nil || out == nil {
 		return err
 	}
-	if err := gha.setOutputs(outputsOf(out)); err != nil {
+	if err := gha.setOutputs(outputsOf(*out)); err != nil {
 		return fmt.Errorf("outputs: %w", err)
 	}
 	if out.Failed() {
@@ -149,8 +139,16 @@ func githubAction(ctx context.Context, gha runner, stdout, stderr io.Writer) err
 	return nil
 }
 
+// scoring is what modes pr and merge (of pull-request shards) score.
+type scoring struct {
+	baseline bool
+	shard    *report.Shard
+	// merge is the shards directory of mode merge ("": mode pr).
+	merge string
+}
+
 // runScoringMode runs modes pr and merge with the pinned harness.
-func runScoringMode(ctx context.Context, in actionInputs, ev event, flow *prcheck.Flow, gha runner, stdout, stderr io.Writer) (prcheck.Outcome, error) {
+func runScoringMode(ctx context.Context, in actionInputs, s scoring, ev event, flow *prcheck.Flow, gha runner, stdout, stderr io.Writer) (prcheck.Outcome, error) {
 	p, err := readPin(in)
 	if err != nil {
 		return prcheck.Outcome{}, err
@@ -160,7 +158,7 @@ func runScoringMode(ctx context.Context, in actionInputs, ev event, flow *prchec
 		return prcheck.Outcome{}, err
 	}
 	if !isPR {
-		if in.mode == modeMerge {
+		if s.merge != "" {
 			return prcheck.Outcome{}, errors.New("mode merge needs a pull_request event")
 		}
 		// Not a pull request (schedule, push, workflow_dispatch): score
@@ -170,7 +168,7 @@ func runScoringMode(ctx context.Context, in actionInputs, ev event, flow *prchec
 			return prcheck.Outcome{}, fmt.Errorf("simulator checkout: %w", err)
 		}
 		pr = prcheck.PR{HeadSHA: head}
-		in.baseline = false
+		s.baseline = false
 		flow.Comments = nil
 	}
 
@@ -180,17 +178,17 @@ func runScoringMode(ctx context.Context, in actionInputs, ev event, flow *prchec
 	}
 	h.SimRepo = in.simulatorPath
 
-	if in.mode == modeMerge {
-		return flow.RunMerge(ctx, pr, in.shardsDir)
+	if s.merge != "" {
+		return flow.RunMerge(ctx, pr, s.merge)
 	}
 	commits := []string{pr.HeadSHA}
-	if in.baseline {
+	if s.baseline {
 		commits = append(commits, pr.BaseSHA)
 	}
 	if err := prepareSimulator(ctx, in.simulatorPath, commits...); err != nil {
 		return prcheck.Outcome{}, err
 	}
-	return flow.RunPR(ctx, pr, in.baseline, in.shard)
+	return flow.RunPR(ctx, pr, s.baseline, s.shard)
 }
 
 // readPin reads and parses the pin file.
@@ -226,7 +224,7 @@ func pinnedScorer(ctx context.Context, in actionInputs, p pin.Pin, flow *prcheck
 }
 
 // runCommentMode posts another run's report from a workflow_run job.
-func runCommentMode(ctx context.Context, in actionInputs, ev event, flow *prcheck.Flow, gh *github.PullComments) (prcheck.Outcome, error) {
+func runCommentMode(ctx context.Context, in commentModeOptions, ev event, flow *prcheck.Flow, gh *github.PullComments) (prcheck.Outcome, error) {
 	if ev.WorkflowRun == nil {
 		return prcheck.Outcome{}, errors.New("mode comment runs on a workflow_run event")
 	}

@@ -79,7 +79,7 @@ func resolvePlan(ctx context.Context, tags nightly.Tags, req planRequest) (night
 
 // runNightlyPlanMode is the Action's mode nightly-plan: outputs changed
 // (true/false), plan (one line of JSON) and the job summary.
-func runNightlyPlanMode(ctx context.Context, in actionInputs, gha runner) error {
+func runNightlyPlanMode(ctx context.Context, in nightlyPlanModeOptions, gha runner) error {
 	gh, err := github.New(github.Options{Token: in.token, BaseURL: in.apiURL, Login: prcheck.DefaultBotLogin})
 	if err != nil {
 		return err
@@ -107,7 +107,7 @@ func runNightlyPlanMode(ctx context.Context, in actionInputs, gha runner) error 
 // release with the pinned harness (which must be the plan's) over the whole
 // corpus (or one shard), no baseline and no comment, and put plan.json next
 // to the head's summary.json for the bot (or the merge of the shards).
-func runNightlyMode(ctx context.Context, in actionInputs, flow *prcheck.Flow, gha runner, stdout, stderr io.Writer) (prcheck.Outcome, error) {
+func runNightlyMode(ctx context.Context, in nightlyModeOptions, flow *prcheck.Flow, gha runner, stdout, stderr io.Writer) (prcheck.Outcome, error) {
 	plan, err := prepareNightly(ctx, in, flow, gha, stdout, stderr)
 	if err != nil {
 		return prcheck.Outcome{}, err
@@ -123,12 +123,12 @@ func runNightlyMode(ctx context.Context, in actionInputs, flow *prcheck.Flow, gh
 // harness, and makes the pinned harness flow's scorer of the plan's
 // simulator repository, with the ledger imported from the plan's InferenceX
 // dump (in.ledgerDir) when the plan names one.
-func prepareNightly(ctx context.Context, in actionInputs, flow *prcheck.Flow, gha runner, stdout, stderr io.Writer) (nightly.Plan, error) {
+func prepareNightly(ctx context.Context, in nightlyModeOptions, flow *prcheck.Flow, gha runner, stdout, stderr io.Writer) (nightly.Plan, error) {
 	plan, err := nightly.Parse([]byte(in.plan))
 	if err != nil {
 		return plan, fmt.Errorf("input plan: %w", err)
 	}
-	p, err := readPin(in)
+	p, err := readPin(in.actionInputs)
 	if err != nil {
 		return plan, err
 	}
@@ -138,7 +138,7 @@ func prepareNightly(ctx context.Context, in actionInputs, flow *prcheck.Flow, gh
 	}
 	dump := plan.DataVersion(nightly.DataInferenceXDump)
 	switch {
-	case in.mode != modeNightly:
+	case in.merging:
 	case dump != "" && in.ledgerDir == "":
 		return plan, fmt.Errorf("the plan names InferenceX dump %s but no ledger-dir was given: import it first (inferencex-db-ledger.yml) and pass its directory", dump)
 	case dump == "" && in.ledgerDir != "":
@@ -147,7 +147,7 @@ func prepareNightly(ctx context.Context, in actionInputs, flow *prcheck.Flow, gh
 		return plan, fmt.Errorf("the pin names ledger %q and the plan InferenceX dump %s: a nightly scores one ledger; set data.ledger to bundled or leave the dump out", p.Data.Ledger, dump)
 	}
 	flow.Comments = nil
-	h, err := pinnedScorer(ctx, in, p, flow, gha, stdout, stderr)
+	h, err := pinnedScorer(ctx, in.actionInputs, p, flow, gha, stdout, stderr)
 	if err != nil {
 		return plan, err
 	}
