@@ -113,7 +113,7 @@ func burst(b *testing.B, maxBody int) []*burstRequest {
 	}
 	for i := range 10 {
 		tag := fmt.Sprintf("0.1.%d", i)
-		body := bytes.Replace(rel, []byte(`"tag_name":"0.0.1"`), []byte(`"tag_name":"`+tag+`"`), 1)
+		body := bytes.Replace(rel, []byte(`"tag_name":"v0.0.1"`), []byte(`"tag_name":"`+tag+`"`), 1)
 		work = append(work, add("signed-work", "release", body, "release "+tag))
 	}
 	noiseKinds := []func(i int) (string, []byte){

@@ -10,6 +10,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/bot"
 	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
+	"github.com/inference-sim/accuracy-dashboard/internal/textcut"
 )
 
 // Bumper moves pins to a release (bot.Bumper implements it) and logs each
@@ -102,6 +103,11 @@ func (h releaseHandler) Accept(d Delivery) (*Job, string, error) {
 	if reason := h.bumper.SkipRelease(rel); reason != "" {
 		return nil, reason, nil
 	}
+	// A tag that is not a release tag (a branch, a moving v1) cannot be
+	// pinned: nothing to bump.
+	if err := ident.CheckTag(r.TagName); err != nil {
+		return nil, fmt.Sprintf("tag %q is not a release tag", textcut.Prefix(r.TagName, 64)), nil
+	}
 	return &Job{Serial: BumpSerial, Run: func(ctx context.Context) error {
 		_, err := h.bumper.BumpRelease(ctx, rel, d.Log)
 		return err
@@ -160,6 +166,11 @@ func (h workflowRunHandler) Accept(d Delivery) (*Job, string, error) {
 	}
 	if reason := h.publisher.SkipRun(run); reason != "" {
 		return nil, reason, nil
+	}
+	// Without its head repository (null when it is gone) a run cannot be
+	// shown not to come from a fork.
+	if r.HeadRepository == nil {
+		return nil, "workflow_run without a head repository", nil
 	}
 	return &Job{Run: func(ctx context.Context) error {
 		_, err := h.publisher.PublishRun(ctx, run, d.Log)

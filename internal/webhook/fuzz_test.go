@@ -26,7 +26,7 @@ func fuzzSeeds(f *testing.F, add func(event string, body []byte)) {
 			add(p.event, b)
 		}
 	}
-	add("release", []byte(`{"action":"published","release":{"tag_name":"0.0.1","body":"x"},"repository":{"full_name":"Codertocat/Hello-World"}}`))
+	add("release", []byte(`{"action":"published","release":{"tag_name":"v0.0.1","body":"x"},"repository":{"full_name":"Codertocat/Hello-World"}}`))
 	add("workflow_run", []byte(`{"action":"completed","workflow_run":null,"repository":{"full_name":"a/b"}}`))
 	add("release", []byte(`{"action":"published","release":7}`))
 	add("ping", []byte(`[`))

@@ -119,7 +119,7 @@ func TestSecondReleaseWaitsWithoutHoldingAWorker(t *testing.T) {
 	if w := h.post("release", "rel-1", rel); w.Code != http.StatusAccepted {
 		t.Fatal(w.Code)
 	}
-	second := bytes.Replace(rel, []byte(`"tag_name":"0.0.1"`), []byte(`"tag_name":"0.0.2"`), 1)
+	second := bytes.Replace(rel, []byte(`"tag_name":"v0.0.1"`), []byte(`"tag_name":"v0.0.2"`), 1)
 	if bytes.Equal(second, rel) {
 		t.Fatal("could not make a second release")
 	}
@@ -142,8 +142,8 @@ func TestSecondReleaseWaitsWithoutHoldingAWorker(t *testing.T) {
 	}
 	h.rec.mu.Lock()
 	defer h.rec.mu.Unlock()
-	if len(h.rec.releases) != 2 || h.rec.releases[0].Tag != "0.0.1" || h.rec.releases[1].Tag != "0.0.2" {
-		t.Errorf("releases bumped %+v, want 0.0.1 then 0.0.2", h.rec.releases)
+	if len(h.rec.releases) != 2 || h.rec.releases[0].Tag != "v0.0.1" || h.rec.releases[1].Tag != "v0.0.2" {
+		t.Errorf("releases bumped %+v, want v0.0.1 then v0.0.2", h.rec.releases)
 	}
 }
 
@@ -161,7 +161,7 @@ func TestQueuedWorkExpiresAtItsDeadline(t *testing.T) {
 	h.rec.allow = true
 	h.holdBumps(t) // the first bump runs until its context ends
 	rel := example(t, "release", "published", nil)
-	for i, body := range [][]byte{rel, bytes.Replace(rel, []byte(`"tag_name":"0.0.1"`), []byte(`"tag_name":"0.0.2"`), 1)} {
+	for i, body := range [][]byte{rel, bytes.Replace(rel, []byte(`"tag_name":"v0.0.1"`), []byte(`"tag_name":"v0.0.2"`), 1)} {
 		if w := h.post("release", fmt.Sprint("rel-", i+1), body); w.Code != http.StatusAccepted {
 			t.Fatalf("rel-%d: %d %s", i+1, w.Code, w.Body)
 		}
