@@ -52,7 +52,7 @@ func TestEveryCommandHasTheShape(t *testing.T) {
 			}
 		}
 	}
-	want := map[string]string{"bump": "release", "publish": "summary", "publish-leaderboard": "results"}
+	want := map[string]string{"bump": "release", "publish": "summary", "publish-leaderboard": "results", "redeliver": "since"}
 	for _, c := range p.Commands {
 		if got := strings.Join(c.Required, ","); got != want[c.Name] {
 			t.Errorf("%s: required %q, want %q", c.Name, got, want[c.Name])

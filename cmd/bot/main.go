@@ -123,6 +123,7 @@ func commands(e env) cli.Program {
 				Run: func(ctx context.Context, o publishLeaderboardOptions, _ cli.Env) error {
 					return runPublishLeaderboard(ctx, o, e)
 				}}.Command(),
+			redeliverCommand(e),
 			cli.Spec[struct{}]{Name: "version", Summary: "print the version", Usage: "Usage: bot version\n\nPrints the version.\n",
 				Run: func(_ context.Context, _ struct{}, env cli.Env) error {
 					_, err := fmt.Fprintln(env.Stdout, botVersion())

@@ -154,6 +154,10 @@ type Server struct {
 	tokens map[string]*identity
 	nextID int64
 	tick   time.Time // timestamp source for seeded objects
+	// hookDeliveries are the App webhook's delivery attempts, oldest
+	// first; redeliveryStatus answers the attempts redeliveries make.
+	hookDeliveries   []HookDelivery
+	redeliveryStatus int
 }
 
 // identity is who a token authenticates as.
@@ -212,6 +216,8 @@ func New(t testing.TB, opts Options) *Server {
 		tokens: map[string]*identity{},
 		nextID: 1000,
 		tick:   time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC),
+
+		redeliveryStatus: http.StatusAccepted,
 	}
 	kind := "user"
 	if opts.ActionsToken {
@@ -421,6 +427,8 @@ var appOperations = map[string]bool{
 	"apps/list-installations":               true,
 	"apps/create-installation-access-token": true,
 	"apps/get-repo-installation":            true,
+	"apps/list-webhook-deliveries":          true,
+	"apps/redeliver-webhook-delivery":       true,
 }
 
 func (s *Server) authenticate(c *call, r *http.Request) (*identity, response, bool) {

@@ -1,0 +1,87 @@
+package github
+
+import (
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/pem"
+	"fmt"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
+)
+
+func TestFailedDeliveries(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
+	attempts := []HookDelivery{
+		{ID: 1, GUID: "down", DeliveredAt: at(0), StatusCode: 0},
+		{ID: 2, GUID: "busy", DeliveredAt: at(1), StatusCode: 503},
+		{ID: 3, GUID: "busy", DeliveredAt: at(5), StatusCode: 502, Redelivery: true},
+		{ID: 4, GUID: "took", DeliveredAt: at(2), StatusCode: 202},
+		{ID: 5, GUID: "later", DeliveredAt: at(3), StatusCode: 500},
+		{ID: 6, GUID: "later", DeliveredAt: at(4), StatusCode: 202, Redelivery: true},
+		{ID: 7, GUID: "ignored", DeliveredAt: at(6), StatusCode: 200},
+		{ID: 8, GUID: "refused", DeliveredAt: at(7), StatusCode: 400},
+	}
+	var got []int64
+	for _, d := range FailedDeliveries(attempts) {
+		got = append(got, d.ID)
+	}
+	// Oldest delivery first, each once by its newest attempt; none the bot
+	// took (2xx) at any attempt.
+	if diff := cmp.Diff([]int64{1, 3, 8}, got); diff != "" {
+		t.Errorf("FailedDeliveries (-want +got):\n%s", diff)
+	}
+	if FailedDeliveries(nil) != nil {
+		t.Error("no attempts, yet picks")
+	}
+}
+
+// TestHookDeliveriesAgainstTheFake lists a window of the App's deliveries
+// across pages (GitHub's cursor) and redelivers one, through the App's JWT.
+func TestHookDeliveriesAgainstTheFake(t *testing.T) {
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})
+	s := githubfake.New(t, githubfake.Options{App: &githubfake.App{ID: 42, Slug: "accuracy-bot", Name: "Accuracy Bot", PublicKey: &key.PublicKey}})
+	now := time.Now().UTC().Truncate(time.Second)
+	// 250 attempts, one a minute, the newest a minute ago: three pages.
+	for i := 250; i >= 1; i-- {
+		s.AddHookDelivery(githubfake.HookDelivery{GUID: fmt.Sprint("g-", i), Event: "release", Action: "published",
+			DeliveredAt: now.Add(-time.Duration(i) * time.Minute), StatusCode: 503})
+	}
+	at, err := NewAppTransport(42, keyPEM, s.URL(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := newClient(t, s, Options{HTTPClient: &http.Client{Transport: at}})
+	window := 180 * time.Minute
+	got, err := c.ListHookDeliveries(ctx, now.Add(-window))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 180 || got[0].GUID != "g-1" || got[179].GUID != "g-180" || got[0].StatusCode != 503 || got[0].Event != "release" {
+		t.Fatalf("listed %d, first %+v", len(got), got[0])
+	}
+	if n := s.Calls("apps/list-webhook-deliveries"); n != 2 {
+		t.Errorf("%d pages fetched for a window within the first two, want 2", n)
+	}
+	if err := c.RedeliverHookDelivery(ctx, got[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	all := s.HookDeliveries()
+	if last := all[len(all)-1]; last.GUID != "g-1" || !last.Redelivery || last.StatusCode != http.StatusAccepted {
+		t.Errorf("the redelivery made %+v", last)
+	}
+	if err := c.RedeliverHookDelivery(ctx, 999999); err == nil {
+		t.Error("redelivering an unknown attempt succeeded")
+	}
+}
