@@ -10,6 +10,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/botconfig"
 	"github.com/inference-sim/accuracy-dashboard/internal/cli"
+	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 	"github.com/inference-sim/accuracy-dashboard/internal/github"
 )
 
@@ -88,7 +89,7 @@ func runRedeliver(ctx context.Context, o redeliverOptions, e env) error {
 	if err != nil {
 		return err
 	}
-	failed := github.FailedDeliveries(attempts)
+	failed := ghmodel.FailedDeliveries(attempts)
 	fmt.Fprintf(e.stdout, "%d deliveries in the last %s, %d never taken\n", len(distinctGUIDs(attempts)), o.since, len(failed))
 	var errs []error
 	for _, d := range failed {
@@ -106,7 +107,7 @@ func runRedeliver(ctx context.Context, o redeliverOptions, e env) error {
 	return errors.Join(errs...)
 }
 
-func distinctGUIDs(ds []github.HookDelivery) map[string]bool {
+func distinctGUIDs(ds []ghmodel.HookDelivery) map[string]bool {
 	m := map[string]bool{}
 	for _, d := range ds {
 		m[d.GUID] = true
@@ -115,7 +116,7 @@ func distinctGUIDs(ds []github.HookDelivery) map[string]bool {
 }
 
 // answer is how the bot answered an attempt.
-func answer(d github.HookDelivery) string {
+func answer(d ghmodel.HookDelivery) string {
 	if d.StatusCode == 0 {
 		return "nothing"
 	}
