@@ -50,7 +50,7 @@ func TestMetrics(t *testing.T) {
 	h.srv.ServeHTTP(httptest.NewRecorder(), request("release", "f", rel, Sign([]byte("guess"), rel)))
 	h.srv.ServeHTTP(httptest.NewRecorder(), request("made-up-event", "f2", rel, ""))
 	h.srv.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/healthz", nil))
-	second := strings.Replace(string(rel), `"tag_name":"0.0.1"`, `"tag_name":"0.0.2"`, 1)
+	second := strings.Replace(string(rel), `"tag_name":"v0.0.1"`, `"tag_name":"v0.0.2"`, 1)
 	h.post("release", "rel-3", []byte(second)) // waits behind rel-1
 	wantLines(t, scrape(t, m),
 		`accuracy_bot_build_info{version="v1.2.3-test"} 1`,
