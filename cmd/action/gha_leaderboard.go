@@ -10,11 +10,11 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
+	"github.com/inference-sim/accuracy-dashboard/internal/git"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/pinned"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
@@ -183,11 +183,11 @@ func runLeaderboardMode(ctx context.Context, in leaderboardModeOptions, ev event
 func leaderboardsToRun(ctx context.Context, in leaderboardModeOptions, pr prcheck.PR, isPR bool, pinRel string) (files []string, editsResults map[string]bool, why string, err error) {
 	checkout := in.simulatorPath
 	tracked := func(pattern string) ([]string, error) {
-		out, err := harness.Git(ctx, checkout, "ls-files", "-z", "--", ":(glob)"+pattern)
+		files, err := git.TrackedFiles(ctx, checkout, pattern)
 		if err != nil {
 			return nil, fmt.Errorf("checkout %s: %w", checkout, err)
 		}
-		return splitNUL(out), nil
+		return files, nil
 	}
 	if in.runs != "" {
 		if files, err = tracked(in.runs); err != nil {
@@ -205,11 +205,10 @@ func leaderboardsToRun(ctx context.Context, in leaderboardModeOptions, pr prchec
 	if err := prepareSimulator(ctx, checkout, pr.HeadSHA, pr.BaseSHA); err != nil {
 		return nil, nil, "", err
 	}
-	out, err := harness.Git(ctx, checkout, "diff", "-z", "--name-only", "--no-renames", pr.BaseSHA+"..."+pr.HeadSHA)
+	changed, err := git.ChangedFiles(ctx, checkout, pr.BaseSHA, pr.HeadSHA)
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("files changed by the pull request: %w", err)
 	}
-	changed := splitNUL(out)
 	if slices.Contains(changed, pinRel) {
 		return all, nil, "The pull request changes the pin file, but the repository has no `runs.yaml`: nothing to run.", nil
 	}
@@ -253,17 +252,6 @@ func declaredTraces(checkout, rel string) []string {
 		return nil
 	}
 	return d.TracePaths()
-}
-
-func splitNUL(s string) []string {
-	var out []string
-	for _, f := range strings.Split(s, "\x00") {
-		if f != "" {
-			out = append(out, f)
-		}
-	}
-	sort.Strings(out)
-	return out
 }
 
 // decodeLeaderboard reads and decodes the runs.yaml at rel (slash path in
@@ -351,7 +339,7 @@ func runOneLeaderboard(ctx context.Context, in actionInputs, h *pinned.Harness, 
 // repository repo into dst (nothing when the commit has no such directory).
 func extractCommitted(ctx context.Context, repo, commit, dir, dst string) error {
 	tree := commit + ":" + dir
-	if t, err := harness.Git(ctx, repo, "cat-file", "-t", tree); err != nil || t != "tree" {
+	if !git.IsTree(ctx, repo, tree) {
 		return nil
 	}
 	if err := harness.ExportTree(ctx, repo, tree, dst); err != nil {

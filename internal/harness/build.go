@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/cachedir"
+	"github.com/inference-sim/accuracy-dashboard/internal/git"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 )
 
@@ -54,7 +55,7 @@ func (b *Builder) DefaultRef(ctx context.Context, repo string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	out, err := Git(ctx, mirror, "tag", "--list")
+	out, err := git.Run(ctx, mirror, "tag", "--list")
 	if err != nil {
 		return "", err
 	}
@@ -138,7 +139,7 @@ func (b *Builder) mirror(ctx context.Context, repo string) (string, error) {
 	dir := filepath.Join(b.CacheDir, "repos", hex.EncodeToString(sum[:8])+".git")
 	cached, err := cachedir.Fill(dir, func(tmp string) error {
 		b.log().Info("cloning simulator repository", "repo", repo)
-		if _, err := Git(ctx, filepath.Dir(tmp), "clone", "--quiet", "--bare", repo, tmp); err != nil {
+		if _, err := git.Run(ctx, filepath.Dir(tmp), "clone", "--quiet", "--bare", repo, tmp); err != nil {
 			return fmt.Errorf("clone simulator repository %s (offline? pass --sim-repo with the path of a local clone): %w", repo, err)
 		}
 		return nil
@@ -147,7 +148,7 @@ func (b *Builder) mirror(ctx context.Context, repo string) (string, error) {
 		return "", err
 	}
 	if cached {
-		if _, err := Git(ctx, dir, "fetch", "--quiet", "--prune", "--force", "--tags", repo, "+refs/heads/*:refs/heads/*"); err != nil {
+		if _, err := git.Run(ctx, dir, "fetch", "--quiet", "--prune", "--force", "--tags", repo, "+refs/heads/*:refs/heads/*"); err != nil {
 			b.log().Warn("could not refresh simulator mirror; using what it has", "repo", repo, "err", err)
 		}
 	}
@@ -156,20 +157,20 @@ func (b *Builder) mirror(ctx context.Context, repo string) (string, error) {
 
 func resolveRef(ctx context.Context, mirror, repo, ref string) (string, error) {
 	if ident.IsCommit(ref) {
-		if _, err := Git(ctx, mirror, "cat-file", "-e", ref+"^{commit}"); err == nil {
+		if _, err := git.Run(ctx, mirror, "cat-file", "-e", ref+"^{commit}"); err == nil {
 			return ref, nil
 		}
-		if _, err := Git(ctx, mirror, "fetch", "--quiet", repo, ref); err == nil {
-			if _, err := Git(ctx, mirror, "cat-file", "-e", ref+"^{commit}"); err == nil {
+		if _, err := git.Run(ctx, mirror, "fetch", "--quiet", repo, ref); err == nil {
+			if _, err := git.Run(ctx, mirror, "cat-file", "-e", ref+"^{commit}"); err == nil {
 				return ref, nil
 			}
 		}
 		return "", fmt.Errorf("simulator commit %s is not in %s", ref, repo)
 	}
-	if c, err := Git(ctx, mirror, "rev-parse", "-q", "--verify", "refs/tags/"+ref+"^{commit}"); err == nil && c != "" {
+	if c, err := git.Run(ctx, mirror, "rev-parse", "-q", "--verify", "refs/tags/"+ref+"^{commit}"); err == nil && c != "" {
 		return c, nil
 	}
-	if _, err := Git(ctx, mirror, "rev-parse", "-q", "--verify", "refs/heads/"+ref); err == nil {
+	if _, err := git.Run(ctx, mirror, "rev-parse", "-q", "--verify", "refs/heads/"+ref); err == nil {
 		return "", fmt.Errorf("simulator ref %q is a branch of %s; a branch moves, so its figures could not be regenerated: give a release tag or a 40-hex commit: %w", ref, repo, ErrNotPinned)
 	}
 	return "", fmt.Errorf("simulator ref %q is neither a tag of %s nor a 40-hex commit: %w", ref, repo, ErrNotPinned)

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/git"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 )
 
@@ -40,7 +41,7 @@ func CheckEmbeddedCorpus(ctx context.Context, dir, root string, embedded fs.FS) 
 	for _, e := range tops {
 		args = append(args, path.Join(root, e.Name()))
 	}
-	out, err := gitRaw(ctx, dir, args...)
+	out, err := git.RunRaw(ctx, dir, args...)
 	if err != nil {
 		return fmt.Errorf("embedded corpus: %w", err)
 	}
@@ -90,7 +91,7 @@ func CheckEmbeddedCorpus(ctx context.Context, dir, root string, embedded fs.FS) 
 		more = fmt.Sprintf("; and %d more", len(problems)-10)
 		problems = problems[:10]
 	}
-	head, _ := Git(ctx, dir, "rev-parse", "HEAD")
+	head, _ := git.Run(ctx, dir, "rev-parse", "HEAD")
 	return fmt.Errorf("%w (%s in %s): %s%s; commit or remove them and rebuild, or score such data with --ledger DIR (its figures are experimental)",
 		ErrEmbeddedCorpusDiffers, ident.Short(head), dir, strings.Join(problems, "; "), more)
 }

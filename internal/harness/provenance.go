@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/git"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
@@ -68,17 +69,17 @@ func HarnessIdentity(ctx context.Context, dir string) (report.Harness, error) {
 		return report.Harness{}, err
 	}
 	if own {
-		if _, err := Git(ctx, abs, "update-index", "-q", "--refresh"); err != nil {
+		if _, err := git.Run(ctx, abs, "update-index", "-q", "--refresh"); err != nil {
 			return report.Harness{}, err
 		}
-		status, err := Git(ctx, abs, "status", "--porcelain", "--untracked-files=no")
+		status, err := git.Run(ctx, abs, "status", "--porcelain", "--untracked-files=no")
 		if err != nil {
 			return report.Harness{}, err
 		}
 		if status != "" {
 			return report.Harness{}, fmt.Errorf("%w in %s (commit or revert them):\n%s", ErrDirtyHarness, abs, status)
 		}
-		head, err := Git(ctx, abs, "rev-parse", "HEAD")
+		head, err := git.Run(ctx, abs, "rev-parse", "HEAD")
 		if err != nil {
 			return report.Harness{}, fmt.Errorf("harness checkout %s: %w", abs, err)
 		}
@@ -128,7 +129,7 @@ func ownCheckout(ctx context.Context, dir string) (abs, top string, own bool, er
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
 	}
-	top, err = Git(ctx, abs, "rev-parse", "--show-toplevel")
+	top, err = git.Run(ctx, abs, "rev-parse", "--show-toplevel")
 	if err != nil {
 		return abs, "", false, nil
 	}
@@ -140,7 +141,7 @@ func ownCheckout(ctx context.Context, dir string) (abs, top string, own bool, er
 
 // tagsAt lists the tags naming commit in the repository at dir.
 func tagsAt(ctx context.Context, dir, commit string) []string {
-	out, err := Git(ctx, dir, "tag", "--points-at", commit)
+	out, err := git.Run(ctx, dir, "tag", "--points-at", commit)
 	if err != nil || out == "" {
 		return nil
 	}
@@ -229,11 +230,11 @@ func CheckoutVersion(ctx context.Context, dir string) (version string, release, 
 	if err != nil || !own {
 		return "", false, false
 	}
-	head, err := Git(ctx, abs, "rev-parse", "HEAD")
+	head, err := git.Run(ctx, abs, "rev-parse", "HEAD")
 	if err != nil {
 		return "", false, false
 	}
-	status, err := Git(ctx, abs, "status", "--porcelain")
+	status, err := git.Run(ctx, abs, "status", "--porcelain")
 	if err != nil || status != "" {
 		return head + "+modified", false, true
 	}

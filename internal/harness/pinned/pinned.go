@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/cachedir"
+	"github.com/inference-sim/accuracy-dashboard/internal/git"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
@@ -58,11 +59,8 @@ func Prepare(ctx context.Context, p pin.Pin, cloneURL, cacheDir string, env []st
 	}
 	cached, err := cachedir.Fill(entry, func(tmp string) error {
 		fresh := &Harness{Dir: filepath.Join(tmp, "src")}
-		if _, err := harness.Git(ctx, "", "clone", "--quiet", "--no-checkout", cloneURL, fresh.Dir); err != nil {
-			return fmt.Errorf("clone %s: %w", cloneURL, err)
-		}
-		if _, err := harness.Git(ctx, fresh.Dir, "-c", "advice.detachedHead=false", "checkout", "--quiet", "--detach", p.Harness.Commit); err != nil {
-			return fmt.Errorf("%s has no commit %s: %w", cloneURL, p.Harness.Commit, err)
+		if err := git.CloneAt(ctx, cloneURL, fresh.Dir, p.Harness.Commit); err != nil {
+			return err
 		}
 		if err := fresh.Verify(ctx, p); err != nil {
 			return err
@@ -95,17 +93,17 @@ func Prepare(ctx context.Context, p pin.Pin, cloneURL, cacheDir string, env []st
 // Verify checks that the clone's HEAD is the pinned commit, that its
 // tracked files are unchanged, and that the pinned tag names that commit.
 func (h *Harness) Verify(ctx context.Context, p pin.Pin) error {
-	head, err := harness.Git(ctx, h.Dir, "rev-parse", "HEAD")
+	head, err := git.Head(ctx, h.Dir)
 	if err != nil {
 		return fmt.Errorf("harness: %w", err)
 	}
 	if head != p.Harness.Commit {
 		return fmt.Errorf("harness: checkout is at %s, not the pinned %s", head, p.Harness.Commit)
 	}
-	if st, err := harness.Git(ctx, h.Dir, "status", "--porcelain", "--untracked-files=no"); err != nil || st != "" {
+	if st, err := git.Status(ctx, h.Dir, false); err != nil || st != "" {
 		return fmt.Errorf("harness: checkout %s is modified (%v): %s", h.Dir, err, st)
 	}
-	tagged, err := harness.Git(ctx, h.Dir, "rev-parse", "--verify", "--quiet", "refs/tags/"+p.Harness.Tag+"^{commit}")
+	tagged, err := git.TagCommit(ctx, h.Dir, p.Harness.Tag)
 	if err != nil {
 		return fmt.Errorf("harness: the repository has no tag %s (pinned with commit %s)", p.Harness.Tag, p.Harness.Commit)
 	}
