@@ -207,7 +207,11 @@ type overviewView struct {
 	Secondary             []metricRow
 	HeadlineNames         []string
 	Groups                []siteGroupRow
+	Sources               []siteGroupRow
 	Scored, Corpus, NotSc int
+	// Saturated counts the scored points the simulator could not keep up
+	// with (report.Point.Saturated).
+	Saturated int
 	Reasons               []reasonRow
 	Provenance            []provItem
 	Sweeps                []sweepLink
@@ -220,7 +224,7 @@ func overview(s SiteSnapshot, label string, latest bool) overviewView {
 	v := overviewView{ID: s.ID, Label: label, Date: s.date(), Release: sum.Label == report.LabelRelease, LabelReasons: sum.LabelReasons,
 		Tier: tier, FellBack: fellBack, Headline: metricRows(scores, metric.Headline()), AllTier: metricRows(sum.Tiers.All, metric.Headline()),
 		Secondary: metricRows(scores, metric.Secondary()), Scored: sum.Coverage.Scored, Corpus: sum.Coverage.CorpusPoints,
-		NotSc: sum.Coverage.NotScored, ShapeDefinition: sum.ShapeDefinition}
+		NotSc: sum.Coverage.NotScored, ShapeDefinition: sum.ShapeDefinition, Saturated: sum.Coverage.Saturated}
 	for _, d := range metric.Headline() {
 		v.HeadlineNames = append(v.HeadlineNames, d.Short)
 	}
@@ -234,6 +238,17 @@ func overview(s SiteSnapshot, label string, latest bool) overviewView {
 		first, _ := t.Of(metric.Headline()[0])
 		row.N = first.N
 		v.Groups = append(v.Groups, row)
+	}
+	for _, g := range sum.Sources {
+		row := siteGroupRow{Model: g.Source}
+		t := g.Tiers.Of(tier)
+		for _, d := range metric.Headline() {
+			m, _ := t.Of(d)
+			row.Cells = append(row.Cells, Pct(m.MAPE), Pct(m.Shape), SignedPct(m.Bias))
+		}
+		first, _ := t.Of(metric.Headline()[0])
+		row.N = first.N
+		v.Sources = append(v.Sources, row)
 	}
 	for _, r := range notScoredReasons(sum.Coverage.NotScoredByReason) {
 		v.Reasons = append(v.Reasons, reasonRow{r.reason, r.n})
@@ -539,6 +554,9 @@ func sweeps(s SiteSnapshot, label string) []sweepView {
 		}
 		for _, p := range u.points {
 			r := sweepRow{Load: tickText(p.Load.Value()), LoadSort: fmt.Sprintf("%g", p.Load.Value()), Tier: p.Tier, Scored: p.Scored, Reason: p.Reason, Detail: p.Detail}
+			if p.Saturated {
+				r.Reason = "scored, saturated: the simulator completed requests more slowly than they were offered"
+			}
 			for _, d := range metric.Headline() {
 				m, okM := d.Of(p.Measured)
 				pr, okP := d.Of(p.Predicted)

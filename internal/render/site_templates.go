@@ -83,8 +83,16 @@ var siteTemplates = template.Must(template.New("site").Funcs(template.FuncMap{
 {{range .Groups}}<tr><td class="id">{{.Model}}</td><td>{{.Hardware}}</td>{{range .Cells}}<td class="num">{{.}}</td>{{end}}<td class="num">{{.N}}</td></tr>
 {{end}}</tbody>
 </table></div>{{end}}
+{{if .Sources}}<h2 id="sources">By data source (tier {{.Tier}})</h2>
+<div class="scroll"><table id="sources-table">
+<caption>Headline metrics by data source, tier {{.Tier}}</caption>
+<thead><tr><th scope="col">Source</th>{{range .HeadlineNames}}<th scope="col" class="num">{{.}} MAPE</th><th scope="col" class="num">{{.}} shape</th><th scope="col" class="num">{{.}} bias</th>{{end}}<th scope="col" class="num">Points</th></tr></thead>
+<tbody>
+{{range .Sources}}<tr><th scope="row">{{.Model}}</th>{{range .Cells}}<td class="num">{{.}}</td>{{end}}<td class="num">{{.N}}</td></tr>
+{{end}}</tbody>
+</table></div>{{end}}
 <h2 id="coverage">Coverage</h2>
-<p>{{.Corpus}} corpus points: {{.Scored}} scored, {{.NotSc}} not scored.</p>
+<p>{{.Corpus}} corpus points: {{.Scored}} scored, {{.NotSc}} not scored.{{if .Saturated}} {{.Saturated}} of the scored points {{if eq .Saturated 1}}is{{else}}are{{end}} saturated: the simulator completed the requests more slowly than they were offered, so the prediction (kept in the figures) describes an overloaded server.{{end}}</p>
 {{if .Reasons}}<div class="scroll"><table id="coverage-table">
 <caption>Why points were not scored</caption>
 <thead><tr><th scope="col">Not scored because</th><th scope="col" class="num">Points</th></tr></thead>
@@ -153,12 +161,13 @@ var siteTemplates = template.Must(template.New("site").Funcs(template.FuncMap{
 {{end}}
 <div class="scroll"><table id="points-table" class="sortable">
 <caption>Every point of the sweep (click a column to sort)</caption>
-<thead><tr><th scope="col" class="num"><button type="button">Load</button></th><th scope="col"><button type="button">Tier</button></th>{{range .Body.Metrics}}<th scope="col" class="num"><button type="button">Measured {{.}} (ms)</button></th><th scope="col" class="num"><button type="button">Predicted {{.}} (ms)</button></th><th scope="col" class="num"><button type="button">{{.}} error</button></th>{{end}}<th scope="col"><button type="button">Not scored because</button></th></tr></thead>
+<thead><tr><th scope="col" class="num"><button type="button">Load</button></th><th scope="col"><button type="button">Tier</button></th>{{range .Body.Metrics}}<th scope="col" class="num"><button type="button">Measured {{.}} (ms)</button></th><th scope="col" class="num"><button type="button">Predicted {{.}} (ms)</button></th><th scope="col" class="num"><button type="button">{{.}} error</button></th>{{end}}<th scope="col"><button type="button">Note (not scored because, saturated)</button></th></tr></thead>
 <tbody>
 {{range .Body.Rows}}<tr><td class="num" data-sort="{{.LoadSort}}">{{.Load}}</td><td>{{.Tier}}</td>{{range .Cells}}<td class="num"{{if .Sort}} data-sort="{{.Sort}}"{{end}}>{{.Text}}</td>{{end}}<td class="reason">{{.Reason}}</td></tr>
 {{end}}</tbody>
 </table></div>
 {{if .Body.NotScored}}<h2 id="not-scored">Not scored</h2>
+<p>Each not-scored point with its reason and the harness's detail.</p>
 <ul>
 {{range .Body.NotScored}}<li>Load {{.Load}}: {{.Reason}}{{if .Detail}} ({{.Detail}}){{end}}</li>
 {{end}}</ul>{{end}}

@@ -17,7 +17,7 @@ func siteRun(t *testing.T, sim, tag string, factor float64) report.Run {
 	t.Helper()
 	var pts []report.Point
 	for _, c := range []int{1, 2, 4, 8} {
-		p := report.Point{ID: "ix/<m>/h100@c=" + tickText(float64(c)), Unit: "ix/<m>/h100", Model: "org/<script>m", Hardware: "H100",
+		p := report.Point{ID: "ix/<m>/h100@c=" + tickText(float64(c)), Unit: "ix/<m>/h100", Model: "org/<script>m", Hardware: "H100", Source: report.SourceInferenceX,
 			Load: report.Load{Concurrency: c}, Tier: "measured", Measured: metric.Values{"ttft_ms": 100 * float64(c), "tpot_ms": 10 + float64(c)}}
 		if c < 8 {
 			p.Scored, p.Predicted = true, metric.Values{"ttft_ms": 110 * float64(c) * factor, "tpot_ms": (9 + float64(c)) * factor}
@@ -26,8 +26,8 @@ func siteRun(t *testing.T, sim, tag string, factor float64) report.Run {
 		}
 		pts = append(pts, p)
 	}
-	pts = append(pts, report.Point{ID: "ip/m/a100@rate=2", Unit: "ip/m/a100", Model: "m", Hardware: "A100", Load: report.Load{Rate: 2}, Tier: "assumed",
-		Scored: true, Measured: metric.Values{"ttft_ms": 50, "tpot_ms": 5}, Predicted: metric.Values{"ttft_ms": 60 * factor, "tpot_ms": 5 * factor}})
+	pts = append(pts, report.Point{ID: "ip/m/a100@rate=2", Unit: "ip/m/a100", Model: "m", Hardware: "A100", Source: report.SourceInferencePerf, Load: report.Load{Rate: 2}, Tier: "assumed",
+		Scored: true, Saturated: factor > 1, Measured: metric.Values{"ttft_ms": 50, "tpot_ms": 5}, Predicted: metric.Values{"ttft_ms": 60 * factor, "tpot_ms": 5 * factor}})
 	prov := report.Provenance{
 		Harness:   report.Harness{Commit: strings.Repeat("1", 40), Source: report.HarnessCheckout, Version: "v1.2.0"},
 		Simulator: report.Simulator{Repo: "https://github.com/inference-sim/inference-sim", Ref: sim, Commit: sim, Tag: tag, Release: tag != "", BuiltByHarness: true, Driver: "replay-metrics"},
