@@ -160,46 +160,7 @@ func TestSiteInChromium(t *testing.T) {
 		}
 	}
 
-	if err := tab.Load(url("index.html")+"?a="+first+"&b="+second, "#comparison[data-ready]"); err != nil {
-		t.Fatal(err)
-	}
-	c := report.CompareRuns(runs.releaseRun, runs.slowRun, first, second)
-	rows, err := browsertest.Eval[[]comparisonRow](tab, `Array.from(document.querySelectorAll("#comparison-table tbody tr, #comparison-secondary-table tbody tr")).map(r =>
-		({Tier: r.dataset.tier, Metric: r.dataset.metric,
-		  Cells: Object.fromEntries(Array.from(r.querySelectorAll("td[data-col]")).map(td => [td.dataset.col, td.textContent]))}))`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want []comparisonRow
-	for _, r := range c.Rows {
-		if c.SameTiers() && r.Tier != report.TierAll {
-			continue
-		}
-		want = append(want, comparisonRow{Tier: r.Tier, Metric: r.Metric, Cells: map[string]string{
-			"a-mape": render.Pct(r.BaseMAPE), "b-mape": render.Pct(r.HeadMAPE), "delta": ppText(r.Delta),
-			"a-shape": render.Pct(r.BaseShape), "b-shape": render.Pct(r.HeadShape), "shape-delta": ppText(r.ShapeDelta),
-			"a-bias": render.SignedPct(r.BaseBias), "b-bias": render.SignedPct(r.HeadBias), "ratio": render.Ratio(r.PredictionRatio),
-			"counts": fmt.Sprintf("%d / %d / %d", r.Better, r.Worse, r.Unchanged), "common": fmt.Sprint(r.Common)}})
-	}
-	if len(rows) != len(want) {
-		t.Fatalf("the comparison shows %d rows, action compare %d:\n%v", len(rows), len(want), rows)
-	}
-	for i := range want {
-		if rows[i].Tier != want[i].Tier || rows[i].Metric != want[i].Metric || !mapsEqual(rows[i].Cells, want[i].Cells) {
-			t.Errorf("row %d: the page shows %+v, action compare %+v", i, rows[i], want[i])
-		}
-	}
-	verdict, err := browsertest.Eval[[]string](tab, `Array.from(document.querySelectorAll("#verdict li")).map(li => li.textContent)`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wantVerdict []string
-	for _, s := range render.Verdict(c) {
-		wantVerdict = append(wantVerdict, strings.ReplaceAll(s, "**", ""))
-	}
-	if !slices.Equal(verdict, wantVerdict) {
-		t.Errorf("the verdict reads %q, action compare's %q", verdict, wantVerdict)
-	}
+	verdict := checkComparison(t, tab, url("index.html"), runs.releaseRun, runs.slowRun, first, second)
 	if len(verdict) == 0 || !strings.Contains(verdict[0], "predictions +20 % (median)") {
 		t.Errorf("a uniform 20 %% slowdown does not read +20 %%: %q", verdict)
 	}
@@ -274,6 +235,55 @@ func TestSiteInChromium(t *testing.T) {
 			t.Errorf("console errors at %d px:\n%s", width, strings.Join(errs, "\n"))
 		}
 	}
+}
+
+// checkComparison opens the site's index (url) with ?a=first&b=second and
+// checks that the comparison shows what `action compare` computes for runs
+// a and b (report.CompareRuns): every figure of every row, and the verdict,
+// which it returns.
+func checkComparison(t *testing.T, tab *browsertest.Tab, url string, a, b report.Run, first, second string) []string {
+	t.Helper()
+	if err := tab.Load(url+"?a="+first+"&b="+second, "#comparison[data-ready]"); err != nil {
+		t.Fatal(err)
+	}
+	c := report.CompareRuns(a, b, first, second)
+	rows, err := browsertest.Eval[[]comparisonRow](tab, `Array.from(document.querySelectorAll("#comparison-table tbody tr, #comparison-secondary-table tbody tr")).map(r =>
+		({Tier: r.dataset.tier, Metric: r.dataset.metric,
+		  Cells: Object.fromEntries(Array.from(r.querySelectorAll("td[data-col]")).map(td => [td.dataset.col, td.textContent]))}))`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []comparisonRow
+	for _, r := range c.Rows {
+		if c.SameTiers() && r.Tier != report.TierAll {
+			continue
+		}
+		want = append(want, comparisonRow{Tier: r.Tier, Metric: r.Metric, Cells: map[string]string{
+			"a-mape": render.Pct(r.BaseMAPE), "b-mape": render.Pct(r.HeadMAPE), "delta": ppText(r.Delta),
+			"a-shape": render.Pct(r.BaseShape), "b-shape": render.Pct(r.HeadShape), "shape-delta": ppText(r.ShapeDelta),
+			"a-bias": render.SignedPct(r.BaseBias), "b-bias": render.SignedPct(r.HeadBias), "ratio": render.Ratio(r.PredictionRatio),
+			"counts": fmt.Sprintf("%d / %d / %d", r.Better, r.Worse, r.Unchanged), "common": fmt.Sprint(r.Common)}})
+	}
+	if len(rows) != len(want) {
+		t.Fatalf("the comparison shows %d rows, action compare %d:\n%v", len(rows), len(want), rows)
+	}
+	for i := range want {
+		if rows[i].Tier != want[i].Tier || rows[i].Metric != want[i].Metric || !mapsEqual(rows[i].Cells, want[i].Cells) {
+			t.Errorf("row %d: the page shows %+v, action compare %+v", i, rows[i], want[i])
+		}
+	}
+	verdict, err := browsertest.Eval[[]string](tab, `Array.from(document.querySelectorAll("#verdict li")).map(li => li.textContent)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wantVerdict []string
+	for _, s := range render.Verdict(c) {
+		wantVerdict = append(wantVerdict, strings.ReplaceAll(s, "**", ""))
+	}
+	if !slices.Equal(verdict, wantVerdict) {
+		t.Errorf("the verdict reads %q, action compare's %q", verdict, wantVerdict)
+	}
+	return verdict
 }
 
 func ppText(v *float64) string {
