@@ -119,3 +119,29 @@ func TestLogStreamsNeutraliseUntrustedLines(t *testing.T) {
 		}
 	}
 }
+
+// FuzzNeutralise: whatever text reaches the Action's streams, and however
+// it is split into writes, the runner reads no workflow command in it, and
+// only the command-starting text changes (lines stay lines).
+func FuzzNeutralise(f *testing.F) {
+	for _, s := range []string{"::warning::x", "a\n::error file=a::b", " \t::add-mask::s\r##[group]g", "##[", "::", "\u00a0::x", "ok\n"} {
+		f.Add(s, uint8(3))
+	}
+	f.Fuzz(func(t *testing.T, s string, cut uint8) {
+		if got := workflowCommands(neutralise(s)); len(got) != 0 {
+			t.Errorf("neutralise(%q) still holds commands %q", s, got)
+		}
+		if strings.Count(neutralise(s), "\n") != strings.Count(s, "\n") || strings.Count(neutralise(s), "\r") != strings.Count(s, "\r") {
+			t.Errorf("neutralise(%q) changed the line breaks", s)
+		}
+		var out bytes.Buffer
+		l := newLogStreams(&out, &out)
+		n := int(cut) % (len(s) + 1)
+		l.Stdout.Write([]byte(s[:n]))
+		l.Stdout.Write([]byte(s[n:]))
+		l.Flush()
+		if got := workflowCommands(out.String()); len(got) != 0 {
+			t.Errorf("%q written in two parts at %d gave commands %q:\n%s", s, n, got, &out)
+		}
+	})
+}
