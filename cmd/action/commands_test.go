@@ -64,7 +64,7 @@ func TestEveryCommandHasTheShape(t *testing.T) {
 // fails here.
 func TestRequiredFlags(t *testing.T) {
 	t.Parallel()
-	want := map[string]string{"merge": "out", "ledger import": "out"}
+	want := map[string]string{"merge": "out", "ledger import": "out", "publish": "dashboard", "site": "out"}
 	for _, c := range program().Commands {
 		if got := strings.Join(c.Required, ","); got != want[c.Name] {
 			t.Errorf("%s: required %q, want %q", c.Name, got, want[c.Name])
