@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"sync"
+	"testing"
 	"time"
 )
 
@@ -67,5 +68,18 @@ func (c *fakeClock) Advance(d time.Duration) {
 	c.mu.Unlock()
 	for _, f := range due {
 		go f()
+	}
+}
+
+// waitArmed waits until n more timers have been set; what names them in
+// the failure (the wait is bounded only so that a broken server fails).
+func (c *fakeClock) waitArmed(t *testing.T, n int, what string) {
+	t.Helper()
+	for i := range n {
+		select {
+		case <-c.armed:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%d of %d %s set their timers", i, n, what)
+		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -168,11 +167,7 @@ func TestQueuedWorkExpiresAtItsDeadline(t *testing.T) {
 	}
 	// The first bump runs (its deadline timer is set); the second waits
 	// for the bump serial key.
-	select {
-	case <-clock.armed:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the first bump never set its deadline timer")
-	}
+	clock.waitArmed(t, 1, "running bumps")
 	clock.Advance(timeout)
 	got := map[string]error{}
 	for range 2 {
@@ -234,79 +229,59 @@ func TestLongDeliveryIDRefused(t *testing.T) {
 	}
 }
 
-// slowBody is a request body that sends one byte, then waits for release.
-type slowBody struct {
-	once    sync.Once
-	release chan struct{}
-}
-
-func (b *slowBody) Read(p []byte) (int, error) {
-	sent := false
-	b.once.Do(func() { p[0], sent = '{', true })
-	if sent {
-		return 1, nil
-	}
-	<-b.release
-	return 0, io.EOF
-}
-
 // Defect 1: bodies are read a bounded number at a time; a caller beyond the
 // bound waits a moment for a slot or is refused, before its body is read
-// (the waiters beyond ReadWaitersPerSlot per slot at once).
+// (the waiters beyond ReadWaitersPerSlot per slot at once). The moment is
+// kept by an injected clock: until it is moved on, no waiter gives up, so
+// the callers refused first are those beyond the waiters.
 func TestConcurrentBodyReadsAreBounded(t *testing.T) {
 	t.Parallel()
+	clock := newFakeClock()
 	// Every caller comes from 127.0.0.1: no bound per address here (see
 	// TestSlowClientsOfOneAddressLeaveReadsForOthers).
-	h := newHarness(t, func(o *Options) { o.MaxReadsPerAddr = 1000 })
+	h := newHarness(t, func(o *Options) { o.MaxReadsPerAddr, o.Clock = 1000, clock })
 	ts := httptest.NewServer(h.srv)
 	t.Cleanup(ts.Close)
+	addr := ts.Listener.Addr().String()
 	release := make(chan struct{})
 	var once sync.Once
 	t.Cleanup(func() { once.Do(func() { close(release) }) })
-	const callers = DefaultMaxConcurrentReads*(1+ReadWaitersPerSlot) + 8
+	const waiters = DefaultMaxConcurrentReads * ReadWaitersPerSlot
+	const callers = DefaultMaxConcurrentReads + waiters + 8
 	codes := make(chan int, callers)
-	var wg sync.WaitGroup
 	for i := range callers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			req, _ := http.NewRequest(http.MethodPost, ts.URL+"/webhook", &slowBody{release: release})
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set(HeaderEvent, "ping")
-			req.Header.Set(HeaderDelivery, fmt.Sprint("slow-", i))
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				codes <- 0
-				return
-			}
-			resp.Body.Close()
-			codes <- resp.StatusCode
-		}()
+		go func() { codes <- slowPost(t, "127.0.0.1", addr, fmt.Sprint("slow-", i), release) }()
 	}
-	refused := 0
-	deadline := time.After(10 * time.Second)
-	start := time.Now()
-	for refused < callers-DefaultMaxConcurrentReads {
+	next := func(what string) int {
 		select {
 		case c := <-codes:
-			if c != http.StatusServiceUnavailable {
-				t.Fatalf("a caller beyond the bound got %d, want 503", c)
-			}
-			refused++
-			if refused == 8 && time.Since(start) >= ReadSlotWait {
-				t.Errorf("the first callers beyond the waiters were refused after %v, want at once", time.Since(start))
-			}
-		case <-deadline:
-			t.Fatalf("%d of %d unsigned slow callers refused while %d bodies are read; want %d refused",
-				refused, callers, DefaultMaxConcurrentReads, callers-DefaultMaxConcurrentReads)
+			return c
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no answer to %s", what)
+			return 0
+		}
+	}
+	for range callers - DefaultMaxConcurrentReads - waiters {
+		if c := next("a caller beyond the waiters"); c != http.StatusServiceUnavailable {
+			t.Fatalf("a caller beyond the waiters got %d, want 503", c)
+		}
+	}
+	clock.waitArmed(t, waiters, "callers waiting for a read slot")
+	select {
+	case c := <-codes:
+		t.Fatalf("a caller got %d while %d bodies are read and %d callers wait", c, DefaultMaxConcurrentReads, waiters)
+	default:
+	}
+	clock.Advance(ReadSlotWait)
+	for range waiters {
+		if c := next("a waiter"); c != http.StatusServiceUnavailable {
+			t.Fatalf("a waiter got %d after the wait, want 503", c)
 		}
 	}
 	once.Do(func() { close(release) })
-	wg.Wait()
-	close(codes)
-	for c := range codes {
-		if c != http.StatusUnauthorized && c != http.StatusServiceUnavailable {
-			t.Errorf("a slow unsigned caller finally got %d, want 401", c)
+	for range DefaultMaxConcurrentReads {
+		if c := next("a reader"); c != http.StatusUnauthorized {
+			t.Errorf("a slow unsigned caller being read finally got %d, want 401", c)
 		}
 	}
 }

@@ -312,3 +312,42 @@ func TestClientAddr(t *testing.T) {
 		}
 	}
 }
+
+// FuzzClientAddr: X-Forwarded-For is any caller's text. Behind a trusted
+// proxy the client is the peer or an address named in the header that is
+// not a trusted proxy; from anyone else the header is never read.
+func FuzzClientAddr(f *testing.F) {
+	for _, seed := range [][2]string{
+		{"127.0.0.1:80", "198.51.100.7"}, {"127.0.0.1:80", "6.6.6.6, 198.51.100.7, 10.0.0.1"},
+		{"192.0.2.1:80", "198.51.100.7"}, {"[::1]:80", "2001:db8::1"}, {"127.0.0.1:80", ",,, "},
+		{"not an address", "1.2.3.4"}, {"127.0.0.1:80", "fe80::1%eth0"},
+	} {
+		f.Add(seed[0], seed[1])
+	}
+	srv, err := New(Options{Secret: testSecret, MaxBodyBytes: 1, QueueSize: 1, Workers: 1,
+		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128"),
+			netip.MustParsePrefix("10.0.0.0/8")}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, peer, xff string) {
+		r := &http.Request{RemoteAddr: peer, Header: http.Header{"X-Forwarded-For": {xff}}}
+		got := srv.clientAddr(r)
+		ap, _ := netip.ParseAddrPort(peer)
+		p := ap.Addr().Unmap()
+		if got == p {
+			return
+		}
+		if !srv.trusted(p) {
+			t.Fatalf("peer %q is no proxy, but the client is %v from X-Forwarded-For %q", peer, got, xff)
+		}
+		named := false
+		for _, h := range strings.Split(xff, ",") {
+			a, err := netip.ParseAddr(strings.TrimSpace(h))
+			named = named || err == nil && a.Unmap() == got
+		}
+		if !named || srv.trusted(got) {
+			t.Fatalf("client %v of X-Forwarded-For %q via %q: neither the peer nor an untrusted address it names", got, xff, peer)
+		}
+	})
+}

@@ -38,11 +38,13 @@ func wantLines(t *testing.T, exposition string, want ...string) {
 func TestMetrics(t *testing.T) {
 	t.Parallel()
 	m := NewMetrics("v1.2.3-test")
-	h := newHarness(t, func(o *Options) { o.Metrics = m })
+	clock := newFakeClock()
+	h := newHarness(t, func(o *Options) { o.Metrics, o.Clock = m, clock })
 	h.rec.allow = true
 	release := h.holdBumps(t)
 	rel := example(t, "release", "published", nil)
 	h.post("release", "rel-1", rel)                               // queued, runs (held)
+	<-clock.armed                                                 // a worker took it: the queue is empty again
 	h.post("release", "rel-1", rel)                               // duplicate
 	h.post("ping", "p", example(t, "ping", "", nil))              // ignored
 	h.post("issues", "i", []byte(`{}`))                           // not subscribed

@@ -479,12 +479,13 @@ func (s *Server) readSlot() bool {
 		return false
 	}
 	defer s.waiting.Add(-1)
-	t := time.NewTimer(ReadSlotWait)
-	defer t.Stop()
+	waited := make(chan struct{})
+	stop := s.opts.Clock.AfterFunc(ReadSlotWait, func() { close(waited) })
+	defer stop()
 	select {
 	case s.reads <- struct{}{}:
 		return true
-	case <-t.C:
+	case <-waited:
 		return false
 	}
 }
