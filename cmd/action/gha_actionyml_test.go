@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbpr"
 	"github.com/inference-sim/accuracy-dashboard/internal/prcheck"
 	"gopkg.in/yaml.v3"
 )
@@ -70,7 +71,7 @@ func TestActionYAMLMapsEveryInput(t *testing.T) {
 	}
 	// Every output the entry point writes (one per headline metric among
 	// them) is declared.
-	for _, kv := range append(outputsOf(prcheck.Outcome{}), leaderboardOutputs(nil, nil, "", "")...) {
+	for _, kv := range append(outputsOf(prcheck.Outcome{}), lbpr.Outcome{}.Outputs()...) {
 		o := kv[0]
 		if a.Outputs[o].Value != "${{ steps.run.outputs."+o+" }}" {
 			t.Errorf("output %s = %q", o, a.Outputs[o].Value)

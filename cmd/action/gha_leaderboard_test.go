@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -15,7 +14,6 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/pinned"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
-	"github.com/inference-sim/accuracy-dashboard/internal/prcheck"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 )
 
@@ -275,32 +273,5 @@ func TestLeaderboardModeNeedsReuse(t *testing.T) {
 	writeFile(t, old, "#!/bin/sh\necho '  -reuse directory'\n")
 	if err := needsLeaderboardReuse(context.Background(), h, pin.Harness{}); err != nil {
 		t.Errorf("a harness with --reuse: %v", err)
-	}
-}
-
-// A trace is part of the offered work: a pull request that changes only a
-// trace one runs.yaml names runs that declaration, and not another.
-func TestLeaderboardsToRunFollowsTraces(t *testing.T) {
-	dir := t.TempDir()
-	harnesstest.GitInit(t, dir)
-	decl := func(trace string) string {
-		return "version: 1\ngroups:\n  - id: agent\n    workload: {trace: {format: otel, file: " + trace + "}}\n    load: {arrival: recorded}\n" +
-			"    candidates:\n      - {id: h100, model: org/test-model-7b, hardware: H100, tp: 1}\n"
-	}
-	writeFile(t, filepath.Join(dir, "a", "runs.yaml"), decl("traces/agent.json"))
-	writeFile(t, filepath.Join(dir, "a", "traces", "agent.json"), `{"spans": []}`)
-	writeFile(t, filepath.Join(dir, "b", "runs.yaml"), decl("agent.json"))
-	writeFile(t, filepath.Join(dir, "b", "agent.json"), `{"spans": []}`)
-	base := harnesstest.CommitAll(t, dir, "two leaderboards")
-	writeFile(t, filepath.Join(dir, "a", "traces", "agent.json"), `{"spans": [{}]}`)
-	head := harnesstest.CommitAll(t, dir, "a new recording of a's trace")
-
-	in := leaderboardModeOptions{actionInputs: actionInputs{simulatorPath: dir}}
-	files, _, _, err := leaderboardsToRun(context.Background(), in, prcheck.PR{Number: 1, HeadSHA: head, BaseSHA: base}, true, ".github/accuracy-harness.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(files, []string{"a/runs.yaml"}) {
-		t.Errorf("runs.yaml to run = %q, want only a/runs.yaml (whose trace changed)", files)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
+	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbpr"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbrun"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
@@ -34,7 +34,7 @@ func readDeclaration(path, results string) (*leaderboard.Declaration, map[string
 	if err != nil {
 		return nil, nil, err
 	}
-	traces, err := resolveTraces(d, filepath.Dir(path))
+	traces, err := lbrun.ResolveTraces(d, filepath.Dir(path))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -66,22 +66,6 @@ func mergeDeclared(d *leaderboard.Declaration, results string) (*leaderboard.Dec
 		return nil, err
 	}
 	return leaderboard.Merge(d, extra)
-}
-
-// resolveTraces reads the traces d names from dir, the directory of its
-// runs.yaml, through os.Root (lbrun.OpenDir): a trace outside dir, a
-// symbolic link or a file that is not regular is refused, naming the
-// runs.yaml line that declares it.
-func resolveTraces(d *leaderboard.Declaration, dir string) (map[string]leaderboard.TraceFiles, error) {
-	if len(d.TracePaths()) == 0 {
-		return nil, nil
-	}
-	fsys, done, err := lbrun.OpenDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	defer done()
-	return leaderboard.ResolveTraces(d, fsys)
 }
 
 // defaultResults is the results directory beside a runs.yaml.
@@ -160,41 +144,19 @@ func runLeaderboardRender(_ context.Context, o leaderboardRenderOptions, env cli
 		}
 	}
 	if len(bad) > 0 {
-		return problemsError("leaderboard render", dir, bad)
+		return lbpr.ProblemsError("leaderboard render", dir, bad)
 	}
 	files, err := render.LeaderboardFiles(leaderboard.BuildBoard(d, res))
 	if err != nil {
 		return err
 	}
 	if o.out != "" {
-		if err := writeBoardFiles(o.out, files); err != nil {
+		if err := lbpr.WriteBoardFiles(o.out, files); err != nil {
 			return fmt.Errorf("leaderboard render: %w", err)
 		}
 	}
 	_, err = env.Stdout.Write(files[render.LeaderboardMarkdownFile])
 	return err
-}
-
-// writeBoardFiles writes the rendered README.md and index.html
-// (render.LeaderboardFiles) into dir, each atomically.
-func writeBoardFiles(dir string, files map[string][]byte) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	for _, name := range []string{render.LeaderboardMarkdownFile, render.LeaderboardHTMLFile} {
-		if err := diskio.WriteAtomic(filepath.Join(dir, name), files[name]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func problemsError(cmd, dir string, probs []leaderboard.Problem) error {
-	lines := make([]string, len(probs))
-	for i, p := range probs {
-		lines[i] = "  " + p.String()
-	}
-	return fmt.Errorf("%s: %d problem(s) in %s:\n%s", cmd, len(probs), dir, strings.Join(lines, "\n"))
 }
 
 const leaderboardValidateUsage = `Usage: action leaderboard validate [--runs runs.yaml] [--results DIR] [--sim COMMIT | --pin FILE]
@@ -265,14 +227,14 @@ func runLeaderboardValidate(ctx context.Context, o leaderboardValidateOptions, e
 		return fmt.Errorf("leaderboard validate: read %s: %w", dir, err)
 	}
 	if pair != nil {
-		more, err := pinPairProblems(ctx, *pair, o.pinFile, ".", res)
+		more, err := lbrun.PinPairProblems(ctx, *pair, o.pinFile, ".", res)
 		if err != nil {
 			return fmt.Errorf("leaderboard validate: %w", err)
 		}
 		probs = append(probs, more...)
 	}
 	if len(probs) > 0 {
-		return problemsError("leaderboard validate", dir, probs)
+		return lbpr.ProblemsError("leaderboard validate", dir, probs)
 	}
 	groups := map[string]bool{}
 	for _, r := range res {

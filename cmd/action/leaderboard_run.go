@@ -17,6 +17,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
+	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbpr"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbrun"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
@@ -284,7 +285,7 @@ func runLeaderboardVerify(ctx context.Context, o leaderboardVerifyOptions, env c
 		return fmt.Errorf("leaderboard verify: read %s: %w", dir, err)
 	}
 	if len(probs) > 0 {
-		return problemsError("leaderboard verify", dir, probs)
+		return lbpr.ProblemsError("leaderboard verify", dir, probs)
 	}
 	runs, err := leaderboard.Select(d.Runs(), splitList(o.only))
 	if err != nil {

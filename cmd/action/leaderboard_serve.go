@@ -16,6 +16,8 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
+	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbpr"
+	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbrun"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbserve"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
@@ -94,7 +96,7 @@ func runLeaderboardServe(ctx context.Context, o leaderboardServeOptions, env cli
 			return fmt.Errorf("leaderboard serve: %w", err)
 		}
 		ref = pair.Simulator.Commit
-		sf.catalog = catalogArg(pair.Catalog, ".")
+		sf.catalog = lbpr.CatalogArg(pair.Catalog, ".")
 	}
 	src, err := diskio.ReadPathMax(o.runs, leaderboard.MaxDeclarationBytes)
 	if err != nil {
@@ -108,7 +110,7 @@ func runLeaderboardServe(ctx context.Context, o leaderboardServeOptions, env cli
 	if err != nil {
 		return err
 	}
-	if _, err := resolveTraces(base, filepath.Dir(o.runs)); err != nil {
+	if _, err := lbrun.ResolveTraces(base, filepath.Dir(o.runs)); err != nil {
 		return err
 	}
 	id, err := harnessID(ctx, o.harnessDir)

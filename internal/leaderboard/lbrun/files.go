@@ -97,3 +97,19 @@ func Prune(dir string, files []string) error {
 	}
 	return nil
 }
+
+// ResolveTraces reads the traces d names from dir, the directory of its
+// runs.yaml, through os.Root (OpenDir): a trace outside dir, a
+// symbolic link or a file that is not regular is refused, naming the
+// runs.yaml line that declares it.
+func ResolveTraces(d *leaderboard.Declaration, dir string) (map[string]leaderboard.TraceFiles, error) {
+	if len(d.TracePaths()) == 0 {
+		return nil, nil
+	}
+	fsys, done, err := OpenDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	return leaderboard.ResolveTraces(d, fsys)
+}
