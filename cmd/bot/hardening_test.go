@@ -12,6 +12,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
 
 // Defect 6: a pull request GitHub opened but whose answer was lost is not
@@ -45,7 +46,7 @@ func TestRefusalCommentNotRepeatedAfterALostResponse(t *testing.T) {
 		s.Provenance.Ledger.Release = false
 		s.Label, s.LabelReasons = report.Label(s.Provenance)
 	})
-	w.fake.AddArtifact(harnessRepo, run, "accuracy-report", artifactZip(t, map[string][]byte{"summary.json": experimental}), false)
+	w.fake.AddArtifact(harnessRepo, run, "accuracy-report", testkit.Zip(t, map[string][]byte{"summary.json": experimental}), false)
 	w.fake.FailNext("repos/create-commit-comment", 1, githubfake.LostResponse())
 	addr, done := w.serve(t)
 	if code := post(t, addr, "workflow_run", "run", runEvent(t, run, head)); code != http.StatusAccepted {

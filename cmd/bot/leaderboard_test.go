@@ -4,7 +4,6 @@ import (
 	"archive/zip"
 	"bytes"
 	"io"
-	"io/fs"
 	"net/http"
 	"os"
 	"os/exec"
@@ -22,8 +21,10 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
+	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/leaderboardtest"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
+	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
 
 // lbExample is the committed example leaderboard, produced by BLIS at
@@ -45,36 +46,12 @@ const lbPinFile = pinFile + `leaderboard:
 // v0.7.15 (at lbSimCommit) had produced it; tamper edits one file's bytes.
 func lbArtifact(t *testing.T, tamper bool) []byte {
 	t.Helper()
-	files := map[string][]byte{}
-	root := filepath.Join(lbExample, "results")
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		raw, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		r, err := leaderboard.ParseResult(raw, rel)
-		if err != nil {
-			return err
-		}
-		r.Provenance.Simulator = leaderboard.Simulator{Commit: lbSimCommit, Tag: "v0.7.15"}
-		if err := r.Seal(); err != nil {
-			return err
-		}
-		files[filepath.ToSlash(rel)], err = r.Encode()
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	files := leaderboardtest.Results(t, filepath.Join(lbExample, "results"), leaderboard.Simulator{Commit: lbSimCommit, Tag: "v0.7.15"}, nil)
 	if tamper {
 		p := "qwen3-14b-chat-8rps/a100-tp1.json"
 		files[p] = []byte(strings.Replace(string(files[p]), `"completed_requests": 300`, `"completed_requests": 299`, 1))
 	}
-	return artifactZip(t, files)
+	return testkit.Zip(t, files)
 }
 
 func leaderboardRunEvent(t *testing.T, id int64, headSHA string) []byte {
@@ -320,7 +297,7 @@ func TestShippedLeaderboardWithRealBLIS(t *testing.T) {
 		botconfig.DefaultLeaderboardRuns: string(runs), botconfig.DefaultPinFile: string(pinRaw),
 	})
 	id := w.fake.AddWorkflowRun(dashboardRepo, githubfake.WorkflowRun{HeadSHA: head, HeadBranch: "main"})
-	w.fake.AddArtifact(dashboardRepo, id, botconfig.DefaultLeaderboardArtifact, zipDir(t, results), false)
+	w.fake.AddArtifact(dashboardRepo, id, botconfig.DefaultLeaderboardArtifact, testkit.ZipDir(t, results), false)
 	addr, done := w.serve(t)
 	if code := post(t, addr, "workflow_run", "lb-real", leaderboardRunEvent(t, id, head)); code != http.StatusAccepted {
 		t.Fatal(code)

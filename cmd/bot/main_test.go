@@ -1,7 +1,6 @@
 package main
 
 import (
-	"archive/zip"
 	"bytes"
 	"context"
 	"crypto/rand"
@@ -30,6 +29,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 	"github.com/inference-sim/accuracy-dashboard/internal/webhook"
 )
 
@@ -80,30 +80,13 @@ type world struct {
 	fake      *githubfake.Server
 	env       env
 	stdout    *bytes.Buffer
-	stderr    *syncBuffer
+	stderr    *testkit.SyncBuffer
 	releaseAt string // commit v1.1.0 names
 	sleeps    []time.Duration
 	mu        sync.Mutex
 	vars      map[string]string
 	// metricsAddr receives the metrics server's address (serve).
 	metricsAddr chan string
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func newWorld(t *testing.T) *world { return newWorldPrefix(t, "") }
@@ -122,7 +105,7 @@ func newWorldPrefix(t *testing.T, prefix string) *world {
 	}})
 	fake.AddRepo(harnessRepo, "main")
 	fake.Commit(harnessRepo, "main", "maintainer", "init", map[string]string{"go.mod": "module x\n"})
-	w := &world{fake: fake, stdout: &bytes.Buffer{}, stderr: &syncBuffer{}}
+	w := &world{fake: fake, stdout: &bytes.Buffer{}, stderr: &testkit.SyncBuffer{}}
 	w.releaseAt = fake.Commit(harnessRepo, "main", "maintainer", "v1.1.0", map[string]string{"VERSION": "v1.1.0\n"})
 	fake.Tag(harnessRepo, "v1.1.0", w.releaseAt, true)
 	fake.AddRelease(harnessRepo, githubfake.Release{Tag: "v1.1.0", Name: "v1.1.0", Body: "Faster. Thanks @alice (#12)."})
@@ -612,19 +595,6 @@ func TestServeReleaseEventSurvivesRateLimitAndServerErrors(t *testing.T) {
 	}
 }
 
-func artifactZip(t *testing.T, files map[string][]byte) []byte {
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for name, data := range files {
-		f, _ := zw.Create(name)
-		f.Write(data)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
 func runEvent(t *testing.T, id int64, headSHA string) []byte {
 	return payload(t, "workflow_run", "completed", func(m map[string]any) bool {
 		return m["workflow_run"].(map[string]any)["conclusion"] == "success"
@@ -642,13 +612,13 @@ func TestServeWorkflowRunPublishesOrRefuses(t *testing.T) {
 	head := w.releaseAt
 	good := w.fake.AddWorkflowRun(harnessRepo, githubfake.WorkflowRun{HeadSHA: head, HeadBranch: "main"})
 	goodSummary, goodPoints := runFiles(t, nil)
-	w.fake.AddArtifact(harnessRepo, good, "accuracy-report", artifactZip(t, map[string][]byte{"summary.json": goodSummary, "points.json": goodPoints}), false)
+	w.fake.AddArtifact(harnessRepo, good, "accuracy-report", testkit.Zip(t, map[string][]byte{"summary.json": goodSummary, "points.json": goodPoints}), false)
 	bad := w.fake.AddWorkflowRun(harnessRepo, githubfake.WorkflowRun{HeadSHA: head, HeadBranch: "main"})
 	experimental := summary(t, func(s *report.Summary) {
 		s.Provenance.Ledger.Release = false
 		s.Label, s.LabelReasons = report.Label(s.Provenance)
 	})
-	w.fake.AddArtifact(harnessRepo, bad, "accuracy-report", artifactZip(t, map[string][]byte{"summary.json": experimental}), false)
+	w.fake.AddArtifact(harnessRepo, bad, "accuracy-report", testkit.Zip(t, map[string][]byte{"summary.json": experimental}), false)
 	missing := w.fake.AddWorkflowRun(harnessRepo, githubfake.WorkflowRun{HeadSHA: head, HeadBranch: "main"})
 	malformed := w.fake.AddWorkflowRun(harnessRepo, githubfake.WorkflowRun{HeadSHA: head, HeadBranch: "main"})
 	w.fake.AddArtifact(harnessRepo, malformed, "accuracy-report", []byte("this is not a zip"), false)
@@ -701,7 +671,7 @@ func TestServeWorkflowRunPublishesOrRefuses(t *testing.T) {
 	// artifact is still refused, nothing is published, and the failure is
 	// logged.
 	again := w.fake.AddWorkflowRun(harnessRepo, githubfake.WorkflowRun{HeadSHA: head, HeadBranch: "main"})
-	w.fake.AddArtifact(harnessRepo, again, "accuracy-report", artifactZip(t, map[string][]byte{"summary.json": experimental}), false)
+	w.fake.AddArtifact(harnessRepo, again, "accuracy-report", testkit.Zip(t, map[string][]byte{"summary.json": experimental}), false)
 	w.fake.FailNext("repos/create-commit-comment", 1, githubfake.Fault{Status: http.StatusForbidden, Message: "Resource not accessible by integration"})
 	if code := post(t, addr, "workflow_run", "run-again", runEvent(t, again, head)); code != http.StatusAccepted {
 		t.Fatal(code)

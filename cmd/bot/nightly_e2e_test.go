@@ -1,13 +1,11 @@
 package main
 
 import (
-	"archive/zip"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
-	"io/fs"
 	"net/http"
 	"os"
 	"os/exec"
@@ -23,6 +21,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 	rep "github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
 
 func TestMain(m *testing.M) {
@@ -191,7 +190,7 @@ func (nw *nightlyWorld) deliver(t *testing.T, report, conclusion string) int64 {
 	head, _ := nw.fake.Ref(harnessRepo, "refs/heads/main")
 	id := nw.fake.AddWorkflowRun(harnessRepo, githubfake.WorkflowRun{HeadSHA: head, HeadBranch: "main"})
 	if report != "" {
-		nw.fake.AddArtifact(harnessRepo, id, botconfig.DefaultArtifactName, zipDir(t, report), false)
+		nw.fake.AddArtifact(harnessRepo, id, botconfig.DefaultArtifactName, testkit.ZipDir(t, report), false)
 	}
 	body := payload(t, "workflow_run", "completed", func(m map[string]any) bool {
 		return m["workflow_run"].(map[string]any)["conclusion"] == "success"
@@ -359,36 +358,6 @@ func writeFile(t *testing.T, path, s string) {
 	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// zipDir zips a directory's files, as an artifact download serves them.
-func zipDir(t *testing.T, dir string) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		f, err := zw.Create(filepath.ToSlash(rel))
-		if err != nil {
-			return err
-		}
-		_, err = f.Write(b)
-		return err
-	})
-	if err == nil {
-		err = zw.Close()
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
 }
 
 // TestShippedNightlyMatchesDefaults: the bot's default configuration is the

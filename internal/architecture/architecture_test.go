@@ -131,6 +131,7 @@ var rules = []rule{
 	forbid("only internal/github talks to GitHub (go-github, ghinstallation)", not("internal/github"), "go-github", "ghinstallation"),
 	forbid("only the wiring (cmd/*) uses the GitHub adapter", func(p string) bool { return !strings.HasPrefix(p, "cmd/") }, "github"),
 	forbid("only internal/inferencexdb (and its test helper) talks to PostgreSQL", not("internal/inferencexdb", "internal/inferencexdb/inferencexdbtest"), "pgx"),
+	forbid("test helpers are imported by tests (and other test helpers) only", not("internal/leaderboard/leaderboardtest"), "testkit", "leaderboardtest", "harnesstest", "importertest", "inferencexdbtest", "golden"),
 	forbid("only cmd/action talks to the Actions runner (go-githubactions)", not("cmd/action"), "go-githubactions"),
 	forbid("the pull-request core (prcheck) depends only on model packages", is("internal/prcheck"),
 		"harness", "importer", "ledger", "bot", "botconfig", "webhook", "nightly", "leaderboard", "inferencexdb", "github", "corpus"),
@@ -344,6 +345,8 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 		{"internal/leaderboard", "lbrun"},
 		{"internal/render", "lbrun"},
 		{"internal/prcheck", "lbrun"},
+		{"internal/report", "testkit"},
+		{"cmd/bot", "golden"},
 	} {
 		g := graph{}
 		for k, v := range clean {

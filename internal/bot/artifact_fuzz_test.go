@@ -11,6 +11,7 @@ import (
 	"testing/fstest"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
+	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
 
 // FuzzReportFromArtifact: the artifact's zip archive comes from a workflow
@@ -24,7 +25,7 @@ func FuzzReportFromArtifact(f *testing.F) {
 		{"a/summary.json": []byte("s"), "b/summary.json": []byte("s")},
 		{"a/summary.json": []byte("s"), "b/points.json": []byte("p")},
 	} {
-		f.Add(zipOf(f, files))
+		f.Add(testkit.Zip(f, files))
 	}
 	f.Add([]byte("not a zip"))
 	f.Fuzz(func(t *testing.T, zipped []byte) {
@@ -65,7 +66,7 @@ func FuzzResultsFromArtifact(f *testing.F) {
 		f.Fatal(err)
 	}
 	pinFile := []byte(lbPin(lbSimTag, lbSimCommit))
-	add := func(files map[string][]byte) { f.Add(zipOf(f, files)) }
+	add := func(files map[string][]byte) { f.Add(testkit.Zip(f, files)) }
 	add(map[string][]byte{"qwen3-14b-chat-8rps/h100-tp1.json": []byte(`{"schema_version": 1}`)})
 	add(map[string][]byte{"../escape.json": []byte("{}"), "a/b.json": []byte("{}")})
 	add(map[string][]byte{"traces/x/header.yaml": []byte("h"), "g/r.json": []byte("not json")})

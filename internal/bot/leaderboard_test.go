@@ -20,8 +20,10 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
+	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/leaderboardtest"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
 
 // The leaderboard fixture: the committed example (docs/examples/leaderboard,
@@ -51,41 +53,7 @@ func lbPin(tag, commit string) string {
 // result; every result first gets the fixture's release build.
 func lbResults(t *testing.T, edit func(key string, r *leaderboard.Result)) map[string][]byte {
 	t.Helper()
-	out := map[string][]byte{}
-	root := filepath.Join(lbExample, "results")
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		rel = filepath.ToSlash(rel)
-		raw, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		r, err := leaderboard.ParseResult(raw, rel)
-		if err != nil {
-			return err
-		}
-		r.Provenance.Simulator = leaderboard.Simulator{Commit: lbSimCommit, Tag: lbSimTag}
-		if edit != nil {
-			edit(strings.TrimSuffix(rel, ".json"), r)
-		}
-		if r.BLIS != nil { // the computed values follow the edit, as a run's would
-			c := leaderboard.Compute(r.Declaration, *r.BLIS)
-			r.Computed = &c
-		}
-		if err := r.Seal(); err != nil {
-			return err
-		}
-		if out[rel], err = r.Encode(); err != nil {
-			return err
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := leaderboardtest.Results(t, filepath.Join(lbExample, "results"), leaderboard.Simulator{Commit: lbSimCommit, Tag: lbSimTag}, edit)
 	if len(out) < 10 {
 		t.Fatalf("the example has %d results", len(out))
 	}
@@ -124,7 +92,7 @@ func newLBWorld(t *testing.T) *lbWorld {
 func (w *lbWorld) artifact(t *testing.T, run Run, results map[string][]byte) {
 	w.gh.mu.Lock()
 	defer w.gh.mu.Unlock()
-	w.gh.artifacts[lbRepoName+"#"+strconv.FormatInt(run.ID, 10)+"/"+lbArtifact] = zipOf(t, results)
+	w.gh.artifacts[lbRepoName+"#"+strconv.FormatInt(run.ID, 10)+"/"+lbArtifact] = testkit.Zip(t, results)
 }
 
 func (f *fakeGitHub) tipSHA(repo ident.Repo, branch string) string {
@@ -364,14 +332,14 @@ func TestResultsFromArtifact(t *testing.T) {
 		"an unclean entry":               {"a/./x.json": []byte("{}")},
 		"a file over the cap":            {"a/x.json": bytes.Repeat([]byte(" "), MaxSummaryBytes+1)},
 	} {
-		if _, err := ResultsFromArtifact(zipOf(t, files)); err == nil {
+		if _, err := ResultsFromArtifact(testkit.Zip(t, files)); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
 	}
 	if _, err := ResultsFromArtifact([]byte("not a zip")); err == nil {
 		t.Error("not a zip: accepted")
 	}
-	fsys, err := ResultsFromArtifact(zipOf(t, map[string][]byte{"g/r.json": []byte("{}"), "traces/x/header.yaml": []byte("h")}))
+	fsys, err := ResultsFromArtifact(testkit.Zip(t, map[string][]byte{"g/r.json": []byte("{}"), "traces/x/header.yaml": []byte("h")}))
 	if err != nil {
 		t.Fatal(err)
 	}

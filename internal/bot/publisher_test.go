@@ -14,6 +14,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
 
 const runID = 4242
@@ -42,7 +43,7 @@ func newPublishWorld(t *testing.T) *publishWorld {
 }
 
 func (w *publishWorld) artifact(t *testing.T, files map[string][]byte) {
-	w.gh.artifacts[harnessName+"#4242/accuracy-report"] = zipOf(t, files)
+	w.gh.artifacts[harnessName+"#4242/accuracy-report"] = testkit.Zip(t, files)
 }
 
 func TestPublishRunOneCommitWithEveryFile(t *testing.T) {
@@ -352,11 +353,11 @@ func TestSummaryFromArtifactLimits(t *testing.T) {
 	if _, err := ReportFromArtifact([]byte("not a zip")); err == nil || !strings.Contains(err.Error(), "not a zip") {
 		t.Errorf("garbage: %v", err)
 	}
-	two := zipOf(t, map[string][]byte{"a/summary.json": []byte("{}"), "b/summary.json": []byte("{}")})
+	two := testkit.Zip(t, map[string][]byte{"a/summary.json": []byte("{}"), "b/summary.json": []byte("{}")})
 	if _, err := ReportFromArtifact(two); err == nil || !strings.Contains(err.Error(), "more than one") {
 		t.Errorf("two summaries: %v", err)
 	}
-	big := zipOf(t, map[string][]byte{"summary.json": make([]byte, MaxSummaryBytes+1)})
+	big := testkit.Zip(t, map[string][]byte{"summary.json": make([]byte, MaxSummaryBytes+1)})
 	if _, err := ReportFromArtifact(big); err == nil || !strings.Contains(err.Error(), "larger than") {
 		t.Errorf("oversized summary: %v", err)
 	}
@@ -498,11 +499,11 @@ func TestPublishRefusesInconsistentRun(t *testing.T) {
 
 func TestReportFromArtifact(t *testing.T) {
 	t.Parallel()
-	rep, err := ReportFromArtifact(zipOf(t, map[string][]byte{"head/summary.json": []byte("s"), "head/points.json": []byte("p"), "head/plan.json": []byte("n"), "base/other.json": []byte("x")}))
+	rep, err := ReportFromArtifact(testkit.Zip(t, map[string][]byte{"head/summary.json": []byte("s"), "head/points.json": []byte("p"), "head/plan.json": []byte("n"), "base/other.json": []byte("x")}))
 	if err != nil || string(rep.Summary) != "s" || string(rep.Points) != "p" || string(rep.Plan) != "n" {
 		t.Errorf("ReportFromArtifact = %q %q %q, %v", rep.Summary, rep.Points, rep.Plan, err)
 	}
-	if _, err := ReportFromArtifact(zipOf(t, map[string][]byte{"a/summary.json": []byte("s"), "b/points.json": []byte("p")})); err == nil || !strings.Contains(err.Error(), "b/points.json is not next to a/summary.json") {
+	if _, err := ReportFromArtifact(testkit.Zip(t, map[string][]byte{"a/summary.json": []byte("s"), "b/points.json": []byte("p")})); err == nil || !strings.Contains(err.Error(), "b/points.json is not next to a/summary.json") {
 		t.Errorf("points elsewhere: %v", err)
 	}
 }

@@ -1,8 +1,6 @@
 package bot
 
 import (
-	"archive/zip"
-	"bytes"
 	"strings"
 	"testing"
 
@@ -73,22 +71,4 @@ func encode(t *testing.T, s report.Summary) []byte {
 		t.Fatal(err)
 	}
 	return b
-}
-
-// zipOf builds an artifact archive holding the given files.
-func zipOf(t testing.TB, files map[string][]byte) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for name, data := range files {
-		w, err := zw.Create(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.Write(data)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
+	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
 
 var testSecret = []byte("test secret")
@@ -128,7 +129,7 @@ type harness struct {
 	srv  *Server
 	rec  *recorder
 	done chan result
-	logs *syncBuffer
+	logs *testkit.SyncBuffer
 }
 
 type result struct {
@@ -136,26 +137,9 @@ type result struct {
 	err error
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 func newHarness(t *testing.T, edit func(*Options)) *harness {
 	t.Helper()
-	h := &harness{rec: &recorder{t: t}, done: make(chan result, 100), logs: &syncBuffer{}}
+	h := &harness{rec: &recorder{t: t}, done: make(chan result, 100), logs: &testkit.SyncBuffer{}}
 	opts := Options{
 		Secret: testSecret, MaxBodyBytes: 1 << 20, QueueSize: 8, Workers: 2,
 		Handlers: Events(h.rec, h.rec),

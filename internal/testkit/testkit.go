@@ -1,0 +1,87 @@
+// Package testkit holds the small test helpers several packages' tests
+// share (one copy each): a buffer safe for concurrent writers, for the logs
+// of servers and workers under test, and zip archives of files as GitHub
+// serves a workflow run's artifact. Only tests import it.
+package testkit
+
+import (
+	"archive/zip"
+	"bytes"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+)
+
+// SyncBuffer is a bytes.Buffer safe for concurrent use.
+type SyncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+// Write appends p.
+func (s *SyncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+// String returns everything written so far.
+func (s *SyncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// Zip is a zip archive of files (slash path → content), entries in path
+// order, as an artifact download serves them.
+func Zip(t testing.TB, files map[string][]byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		w, err := zw.Create(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write(files[name]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// ReadTree reads every regular file under dir, keyed by its slash path
+// relative to dir.
+func ReadTree(t testing.TB, dir string) map[string][]byte {
+	t.Helper()
+	files := map[string][]byte{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		raw, err := os.ReadFile(p)
+		files[filepath.ToSlash(rel)] = raw
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// ZipDir is Zip of every file under dir (ReadTree).
+func ZipDir(t testing.TB, dir string) []byte {
+	t.Helper()
+	return Zip(t, ReadTree(t, dir))
+}
