@@ -177,7 +177,7 @@ func runLeaderboardRun(ctx context.Context, o leaderboardRunOptions, env cli.Env
 	defer s.Close()
 	log.Info("simulator ready", "commit", s.Build.Commit, "tag", s.Build.Tag, "runs", len(runs))
 	if len(traces) > 0 {
-		if err := leaderboard.StoreTraces(s.TracesDir, traces); err != nil {
+		if err := lbrun.StoreTraces(s.TracesDir, traces); err != nil {
 			return fmt.Errorf("leaderboard run: store traces: %w", err)
 		}
 	}

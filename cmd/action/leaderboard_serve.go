@@ -129,7 +129,7 @@ func runLeaderboardServe(ctx context.Context, o leaderboardServeOptions, env cli
 	}
 	defer s.Close()
 	if len(traces) > 0 {
-		if err := leaderboard.StoreTraces(s.TracesDir, traces); err != nil {
+		if err := lbrun.StoreTraces(s.TracesDir, traces); err != nil {
 			return fmt.Errorf("leaderboard serve: store traces: %w", err)
 		}
 	}

@@ -6,9 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
-	"path/filepath"
 	"slices"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
@@ -192,25 +190,4 @@ func readTraceFile(base fs.FS, name string) ([]byte, error) {
 		return nil, fmt.Errorf("%s is larger than %d bytes (%d)", name, MaxTraceBytes, st.Size())
 	}
 	return diskio.ReadFileMax(base, name, MaxTraceBytes)
-}
-
-// StoreTraces writes each trace under dir/<sha256>/ (dir is the results'
-// traces/), once: a trace already stored with the same bytes is left alone.
-func StoreTraces(dir string, traces map[string]TraceFiles) error {
-	for sum, tf := range traces {
-		td := filepath.Join(dir, sum)
-		if err := os.MkdirAll(td, 0o755); err != nil {
-			return err
-		}
-		for name, raw := range tf.Files() {
-			p := filepath.Join(td, name)
-			if old, err := os.ReadFile(p); err == nil && bytes.Equal(old, raw) {
-				continue
-			}
-			if err := diskio.WriteAtomic(p, raw); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }

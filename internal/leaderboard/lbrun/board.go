@@ -125,7 +125,7 @@ func (k Kept) copyTo(dir string) error {
 	if err != nil {
 		return err
 	}
-	return writeResultFile(dst, raw)
+	return writeResultFile(dir, dst, raw)
 }
 
 func sameFile(a, b string) (bool, error) {

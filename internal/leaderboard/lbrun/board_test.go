@@ -137,3 +137,48 @@ func TestUndeclaredAndPrune(t *testing.T) {
 		t.Errorf("still undeclared after pruning: %v", left)
 	}
 }
+
+// Results and traces are written below the results directory only: a
+// group directory or a trace's directory linked out of it is refused, and
+// nothing is written where the link points.
+func TestWritesStayBelowTheResultsDirectory(t *testing.T) {
+	t.Parallel()
+	dir, outside := t.TempDir(), t.TempDir()
+	tf := leaderboard.TraceFiles{Format: leaderboard.TraceFormatOTel, Source: []byte(`{"spans": []}`)}
+	sum := tf.Hash()
+	os.MkdirAll(filepath.Join(dir, "traces"), 0o755)
+	os.Symlink(outside, filepath.Join(dir, "traces", sum))
+	os.Symlink(outside, filepath.Join(dir, "chat"))
+	if err := StoreTraces(filepath.Join(dir, "traces"), map[string]leaderboard.TraceFiles{sum: tf}); err == nil || !strings.Contains(err.Error(), "path escapes from parent") {
+		t.Errorf("StoreTraces through a link out: %v", err)
+	}
+	s := reuseSim(strings.Repeat("c", 40), runFlags())
+	s.Harness = report.Harness{Commit: strings.Repeat("a", 40), Source: "checkout"}
+	r := testRuns(t)[0]
+	r.Group = "chat"
+	if err := FileResult(dir, s.Run(context.Background(), r)); err == nil || !strings.Contains(err.Error(), "path escapes from parent") {
+		t.Errorf("FileResult through a link out: %v", err)
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) > 0 {
+		t.Errorf("written outside the results directory: %v", entries)
+	}
+	// Without links both are written, atomically (no temporary file left).
+	clean := t.TempDir()
+	if err := StoreTraces(filepath.Join(clean, "traces"), map[string]leaderboard.TraceFiles{sum: tf}); err != nil {
+		t.Fatal(err)
+	}
+	if err := FileResult(clean, s.Run(context.Background(), r)); err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	filepath.WalkDir(clean, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(clean, p)
+			files = append(files, rel)
+		}
+		return nil
+	})
+	if got := strings.Join(files, " "); got != "chat/"+r.ID+".json traces/"+sum+"/otel.json" {
+		t.Errorf("files written: %s", got)
+	}
+}

@@ -1,6 +1,9 @@
 package lbrun
 
 import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -8,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
 )
 
@@ -45,16 +47,76 @@ func FileResult(dir string, r *leaderboard.Result) error {
 	if err != nil {
 		return err
 	}
-	return writeResultFile(ResultFile(dir, r.Group, r.Run), raw)
+	return writeResultFile(dir, ResultFile(dir, r.Group, r.Run), raw)
 }
 
-// writeResultFile writes a result's bytes to path atomically, making its
-// group directory when needed.
-func writeResultFile(path string, raw []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+// writeResultFile writes a result's bytes to path, a file of the results
+// directory dir, atomically and through os.Root (WriteBelow).
+func writeResultFile(dir, path string, raw []byte) error {
+	rel, err := filepath.Rel(dir, path)
+	if err != nil {
 		return err
 	}
-	return diskio.WriteAtomic(path, raw)
+	return WriteBelow(dir, rel, raw)
+}
+
+// WriteBelow writes data to rel (a path below dir, which is made when
+// missing) atomically, through os.Root: a temporary file beside it, then a
+// rename, its directories made as needed. Nothing is written outside dir:
+// a directory on the way that is a symbolic link leading out of it (a
+// results directory's traces/<sha256>/ or group directory linked to /etc)
+// is refused.
+func WriteBelow(dir, rel string, data []byte) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	if d := filepath.Dir(rel); d != "." {
+		if err := root.MkdirAll(d, 0o755); err != nil {
+			return fmt.Errorf("write %s: %w", filepath.Join(dir, rel), err)
+		}
+	}
+	var suffix [6]byte
+	rand.Read(suffix[:])
+	tmp := filepath.Join(filepath.Dir(rel), "."+filepath.Base(rel)+".tmp-"+hex.EncodeToString(suffix[:]))
+	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", filepath.Join(dir, rel), err)
+	}
+	_, werr := f.Write(data)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = root.Rename(tmp, rel)
+	}
+	if werr != nil {
+		root.Remove(tmp)
+		return fmt.Errorf("write %s: %w", filepath.Join(dir, rel), werr)
+	}
+	return nil
+}
+
+// StoreTraces writes each trace under dir/<sha256>/ (dir is the results'
+// traces/), once, through WriteBelow: a trace already stored with the same
+// bytes is left alone.
+func StoreTraces(dir string, traces map[string]leaderboard.TraceFiles) error {
+	for sum, tf := range traces {
+		for name, raw := range tf.Files() {
+			rel := filepath.Join(sum, name)
+			if old, err := readStored(dir, sum+"/"+name); err == nil && bytes.Equal(old, raw) {
+				continue
+			}
+			if err := WriteBelow(dir, rel, raw); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // Undeclared lists the results of dir (as <group>/<run>.json, sorted) that

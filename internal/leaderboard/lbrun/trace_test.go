@@ -34,7 +34,7 @@ func traceSim(t *testing.T, converters map[string]harness.Flags) (*Sim, map[stri
 		traces[tf.Hash()], sums[name] = tf, tf.Hash()
 	}
 	dir := t.TempDir()
-	if err := leaderboard.StoreTraces(dir, traces); err != nil {
+	if err := StoreTraces(dir, traces); err != nil {
 		t.Fatal(err)
 	}
 	return &Sim{Build: &harness.Build{DataDir: data}, ReplayFlags: harness.ParseFlags(string(help)), Converters: converters, TracesDir: dir}, sums
