@@ -14,11 +14,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/inference-sim/accuracy-dashboard/internal/bot"
 	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
+	"github.com/inference-sim/accuracy-dashboard/internal/publish"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
@@ -101,9 +101,9 @@ func runPublish(_ context.Context, o publishOptions, env cli.Env) error {
 	if err != nil {
 		return fmt.Errorf("publish: %w", err)
 	}
-	how := bot.AdmitRelease
+	how := publish.AdmitRelease
 	if o.experimental {
-		how = bot.AdmitExperimental
+		how = publish.AdmitExperimental
 	}
 	when := o.publishedAt
 	if when.IsZero() {
@@ -111,24 +111,24 @@ func runPublish(_ context.Context, o publishOptions, env cli.Env) error {
 	}
 	// No GitHub here: an asserted harness commit cannot be checked, so it
 	// is refused with the gate's reasons.
-	snap, reasons, err := bot.Admit(rep, how, when, o.source, func(report.Summary) (bot.HarnessCheck, error) { return bot.HarnessCheck{}, nil })
+	snap, reasons, err := publish.Admit(rep, how, when, o.source, func(report.Summary) (publish.HarnessCheck, error) { return publish.HarnessCheck{}, nil })
 	if err != nil {
 		return fmt.Errorf("publish: %w", err)
 	}
 	if len(reasons) > 0 {
 		return refusePublish(env.Stdout, o.result, reasons)
 	}
-	id := bot.SnapshotID(snap.Summary, rep.RunID)
-	dash, err := bot.LoadDashboard(dashboardReader(o.dashboard), snap, id)
+	id := publish.SnapshotID(snap.Summary, rep.RunID)
+	dash, err := publish.LoadDashboard(dashboardReader(o.dashboard), snap, id)
 	if err != nil {
 		return fmt.Errorf("publish: dashboard %s: %w", o.dashboard, err)
 	}
-	files, err := bot.PlanSnapshot(snap, dash)
+	files, err := publish.PlanSnapshot(snap, dash)
 	switch {
-	case errors.Is(err, bot.ErrUnchanged):
+	case errors.Is(err, publish.ErrUnchanged):
 		_, err := fmt.Fprintf(env.Stdout, "unchanged: snapshot %s; its inputs or the same snapshot are already published in %s\n", id, o.dashboard)
 		return err
-	case errors.Is(err, bot.ErrImmutable):
+	case errors.Is(err, publish.ErrImmutable):
 		return refusePublish(env.Stdout, o.result, []string{err.Error()})
 	case err != nil:
 		return fmt.Errorf("publish: dashboard %s: %w", o.dashboard, err)
@@ -156,8 +156,8 @@ func refusePublish(w io.Writer, result string, reasons []string) error {
 // artifact: summary.json (required), points.json and plan.json (when
 // present), each a regular file within its cap (report.MaxSummaryBytes,
 // report.MaxPointsBytes; the plan's as a summary's).
-func readResultReport(dir string) (bot.Report, error) {
-	var rep bot.Report
+func readResultReport(dir string) (publish.Report, error) {
+	var rep publish.Report
 	for _, f := range []struct {
 		name     string
 		dst      *[]byte
@@ -178,11 +178,11 @@ func readResultReport(dir string) (bot.Report, error) {
 }
 
 // dashboardReader reads a dashboard checkout's files (slash paths) for
-// bot.LoadDashboard: a missing file is ghmodel.ErrNotFound, and each is a
-// regular file of at most bot.MaxSummaryBytes.
-func dashboardReader(root string) bot.ReadDashboardFile {
+// publish.LoadDashboard: a missing file is ghmodel.ErrNotFound, and each is a
+// regular file of at most publish.MaxSummaryBytes.
+func dashboardReader(root string) publish.ReadDashboardFile {
 	return func(path string) ([]byte, error) {
-		data, err := diskio.ReadPathMax(filepath.Join(root, filepath.FromSlash(path)), bot.MaxSummaryBytes)
+		data, err := diskio.ReadPathMax(filepath.Join(root, filepath.FromSlash(path)), publish.MaxSummaryBytes)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("%s: %w", path, ghmodel.ErrNotFound)
 		}

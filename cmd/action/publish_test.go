@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/inference-sim/accuracy-dashboard/internal/bot"
 	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
+	"github.com/inference-sim/accuracy-dashboard/internal/publish"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
@@ -56,7 +56,7 @@ func TestPublishCommand(t *testing.T) {
 	if err != nil {
 		t.Fatalf("publish: %v\n%s", err, out)
 	}
-	first := bot.SnapshotID(runs.releaseRun.Summary, 0)
+	first := publish.SnapshotID(runs.releaseRun.Summary, 0)
 	snap := nightly.SnapshotsDir + "/" + first + "/"
 	want := []string{"README.md", "data/index.json", "data/latest/points.json", "data/latest/summary.json", "data/latest/summary.md",
 		snap + "points.json", snap + "summary.json", snap + "summary.md", "state/last-run.json"}
@@ -69,7 +69,7 @@ func TestPublishCommand(t *testing.T) {
 	}
 
 	out, err = runAction(t, "publish", "--dashboard", dash, "--experimental", "--dry-run", "--published-at", "2026-11-02T00:00:00Z", runs.slow)
-	second := bot.SnapshotID(runs.slowRun.Summary, 0)
+	second := publish.SnapshotID(runs.slowRun.Summary, 0)
 	page := nightly.CompareDir + "/" + first + ".." + second + ".md"
 	if err != nil || !strings.Contains(out, "would publish snapshot "+second) || !strings.Contains(out, page) {
 		t.Errorf("dry run (%v):\n%s\nwant it to list %s", err, out, page)

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/inference-sim/accuracy-dashboard/internal/bot"
 	"github.com/inference-sim/accuracy-dashboard/internal/browsertest"
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
+	"github.com/inference-sim/accuracy-dashboard/internal/publish"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
@@ -41,7 +41,7 @@ func standinDashboard(t *testing.T) (runs standinResults, dash, site string) {
 // naming the file, and nothing is written.
 func TestSiteCommand(t *testing.T) {
 	runs, dash, site := standinDashboard(t)
-	first, second := bot.SnapshotID(runs.releaseRun.Summary, 0), bot.SnapshotID(runs.slowRun.Summary, 0)
+	first, second := publish.SnapshotID(runs.releaseRun.Summary, 0), publish.SnapshotID(runs.slowRun.Summary, 0)
 	files := treeOf(t, site)
 	for _, want := range []string{"index.html", "history.html", "assets/site.css", "assets/site.js",
 		render.SiteSnapshotPath(first), render.SiteSnapshotPath(second), "data/" + first + ".js", "data/" + second + ".js"} {
@@ -134,7 +134,7 @@ type comparisonRow struct {
 func TestSiteInChromium(t *testing.T) {
 	bin := browsertest.Chromium(t)
 	runs, _, site := standinDashboard(t)
-	first, second := bot.SnapshotID(runs.releaseRun.Summary, 0), bot.SnapshotID(runs.slowRun.Summary, 0)
+	first, second := publish.SnapshotID(runs.releaseRun.Summary, 0), publish.SnapshotID(runs.slowRun.Summary, 0)
 	tab := browsertest.Open(t, bin, 1280, 900)
 	url := func(p string) string { return "file://" + filepath.Join(site, p) }
 

@@ -15,7 +15,6 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/inference-sim/accuracy-dashboard/internal/bot"
 	"github.com/inference-sim/accuracy-dashboard/internal/botconfig"
 	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
@@ -23,6 +22,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/leaderboardtest"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
+	"github.com/inference-sim/accuracy-dashboard/internal/publish"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
@@ -138,7 +138,7 @@ func TestServeLeaderboardRunPublishesOnce(t *testing.T) {
 	if !logged(t, w.stderr.String(), map[string]any{"msg": "artifact refused", "delivery": "lb-bad", "run": float64(bad)}) {
 		t.Errorf("refusal not logged once with its delivery:\n%s", w.stderr)
 	}
-	if !logged(t, w.stderr.String(), map[string]any{"msg": "publish", "delivery": "lb-rerun", "outcome": bot.PublishUnchanged}) {
+	if !logged(t, w.stderr.String(), map[string]any{"msg": "publish", "delivery": "lb-rerun", "outcome": publish.PublishUnchanged}) {
 		t.Errorf("the re-run's no-op not logged:\n%s", w.stderr)
 	}
 }

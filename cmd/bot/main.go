@@ -40,6 +40,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/github"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
+	"github.com/inference-sim/accuracy-dashboard/internal/publish"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 	"github.com/inference-sim/accuracy-dashboard/internal/webhook"
 )
@@ -154,7 +155,7 @@ func configFlags(fs *flag.FlagSet, f *botconfig.Flags) {
 // services are the bot's core objects wired to GitHub.
 type services struct {
 	bumper    *bot.Bumper
-	publisher *bot.Publisher
+	publisher *publish.Publisher
 }
 
 func loadConfig(f botconfig.Flags, mode botconfig.Mode, e env) (botconfig.Config, error) {
@@ -184,7 +185,7 @@ func wire(cfg botconfig.Config, e env, dryRun bool, log *slog.Logger) (*services
 	gh, err := github.NewAppClient(transport, github.Options{
 		BaseURL: baseURL, UserAgent: "accuracy-bot/" + botVersion(), Retry: e.retry,
 		DownloadClient: &http.Client{Transport: e.transport},
-	}, bot.MaxArtifactBytes)
+	}, publish.MaxArtifactBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -214,7 +215,7 @@ func wire(cfg botconfig.Config, e env, dryRun bool, log *slog.Logger) (*services
 		if err != nil {
 			return nil, err
 		}
-		s.publisher = &bot.Publisher{GH: gh, Log: log, Now: e.now, Cfg: bot.PublishConfig{
+		s.publisher = &publish.Publisher{GH: gh, Log: log, Now: e.now, Cfg: publish.PublishConfig{
 			Dashboard: dash, Harness: harness, WorkflowRepo: wfRepo, WorkflowPath: cfg.PublishWorkflow,
 			Artifact: cfg.ArtifactName, DryRun: dryRun,
 		}}
@@ -223,7 +224,7 @@ func wire(cfg botconfig.Config, e env, dryRun bool, log *slog.Logger) (*services
 			if err != nil {
 				return nil, err
 			}
-			s.publisher.Cfg.Leaderboard = &bot.LeaderboardConfig{WorkflowRepo: lbRepo, WorkflowPath: cfg.LeaderboardWorkflow,
+			s.publisher.Cfg.Leaderboard = &publish.LeaderboardConfig{WorkflowRepo: lbRepo, WorkflowPath: cfg.LeaderboardWorkflow,
 				Artifact: cfg.LeaderboardArtifact, Runs: cfg.LeaderboardRuns, PinFile: cfg.PinFile, Dir: cfg.LeaderboardDir}
 		}
 	}
@@ -404,7 +405,7 @@ func printOutcome(w io.Writer, o bot.RepoOutcome, branch string) {
 	fmt.Fprintln(w)
 	if o.Outcome == bot.OutcomePlanned && o.Plan != nil {
 		fmt.Fprintf(w, "  commit on branch %s:\n", branch)
-		fmt.Fprint(w, indent(bot.MarshalPlan(o.Plan.Files, o.Plan.Message), "    "))
+		fmt.Fprint(w, indent(publish.MarshalPlan(o.Plan.Files, o.Plan.Message), "    "))
 		fmt.Fprintf(w, "  pull request: %s\n", o.Plan.Title)
 		fmt.Fprint(w, indent(o.Plan.Body, "    "))
 	}
@@ -455,7 +456,7 @@ func runPublish(ctx context.Context, o publishOptions, e env) error {
 	if err != nil {
 		return fmt.Errorf("summary: %w", err)
 	}
-	rep := bot.Report{Summary: raw}
+	rep := publish.Report{Summary: raw}
 	// points.json and plan.json next to the summary go with it when present.
 	for name, dst := range map[string]*[]byte{report.PointsFile: &rep.Points, nightly.File: &rep.Plan} {
 		data, err := e.readFile(filepath.Join(filepath.Dir(path), name))
@@ -475,16 +476,16 @@ func runPublish(ctx context.Context, o publishOptions, e env) error {
 		return err
 	}
 	switch res.Outcome {
-	case bot.PublishRefused:
+	case publish.PublishRefused:
 		for _, r := range res.Reasons {
 			fmt.Fprintf(e.stdout, "refused: %s\n", r)
 		}
 		return fmt.Errorf("%s: %w: %s", path, errRefused, strings.Join(res.Reasons, "; "))
-	case bot.PublishUnchanged:
+	case publish.PublishUnchanged:
 		fmt.Fprintf(e.stdout, "unchanged: snapshot %s; the simulator release, harness and data versions were already published\n", res.ID)
-	case bot.PublishPlanned:
+	case publish.PublishPlanned:
 		fmt.Fprintf(e.stdout, "planned commit on %s:\n", cfg.DashboardRepo)
-		fmt.Fprint(e.stdout, indent(bot.MarshalPlan(res.Files, res.Message), "  "))
+		fmt.Fprint(e.stdout, indent(publish.MarshalPlan(res.Files, res.Message), "  "))
 	default:
 		fmt.Fprintf(e.stdout, "published snapshot %s as %s on %s (%d files)\n", res.ID, res.Commit, cfg.DashboardRepo, len(res.Files))
 	}
@@ -547,22 +548,22 @@ func runPublishLeaderboard(ctx context.Context, o publishLeaderboardOptions, e e
 	if err != nil {
 		return err
 	}
-	res, err := s.publisher.PublishLeaderboard(ctx, bot.LeaderboardInput{Runs: runs, RunsName: runsPath, Pin: pinRaw, PinName: pinPath,
+	res, err := s.publisher.PublishLeaderboard(ctx, publish.LeaderboardInput{Runs: runs, RunsName: runsPath, Pin: pinRaw, PinName: pinPath,
 		Traces: os.DirFS(filepath.Dir(runsPath)), Results: os.DirFS(o.results)}, e.now())
 	if err != nil {
 		return err
 	}
 	switch res.Outcome {
-	case bot.PublishRefused:
+	case publish.PublishRefused:
 		for _, r := range res.Reasons {
 			fmt.Fprintf(e.stdout, "refused: %s\n", r)
 		}
 		return fmt.Errorf("%s: %w: %s", o.results, errRefused, strings.Join(res.Reasons, "; "))
-	case bot.PublishUnchanged:
+	case publish.PublishUnchanged:
 		fmt.Fprintf(e.stdout, "unchanged: %s/ of %s already holds these results and tables\n", cfg.LeaderboardDir, cfg.DashboardRepo)
-	case bot.PublishPlanned:
+	case publish.PublishPlanned:
 		fmt.Fprintf(e.stdout, "planned commit on %s:\n", cfg.DashboardRepo)
-		fmt.Fprint(e.stdout, indent(bot.MarshalPlan(res.Files, res.Message), "  "))
+		fmt.Fprint(e.stdout, indent(publish.MarshalPlan(res.Files, res.Message), "  "))
 	default:
 		fmt.Fprintf(e.stdout, "published the leaderboard as %s on %s (%d files)\n", res.Commit, cfg.DashboardRepo, len(res.Files))
 	}
@@ -571,6 +572,6 @@ func runPublishLeaderboard(ctx context.Context, o publishLeaderboardOptions, e e
 
 // The App client is the bot's GitHub.
 var (
-	_ bot.BumpGitHub    = (*github.AppClient)(nil)
-	_ bot.PublishGitHub = (*github.AppClient)(nil)
+	_ bot.BumpGitHub        = (*github.AppClient)(nil)
+	_ publish.PublishGitHub = (*github.AppClient)(nil)
 )

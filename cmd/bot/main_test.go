@@ -27,6 +27,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
+	"github.com/inference-sim/accuracy-dashboard/internal/publish"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
@@ -783,7 +784,7 @@ func (w *world) adapter(t *testing.T) *github.AppClient {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gh, err := github.NewAppClient(transport, github.Options{BaseURL: w.fake.URL(), Retry: w.env.retry}, bot.MaxArtifactBytes)
+	gh, err := github.NewAppClient(transport, github.Options{BaseURL: w.fake.URL(), Retry: w.env.retry}, publish.MaxArtifactBytes)
 	if err != nil {
 		t.Fatal(err)
 	}

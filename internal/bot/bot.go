@@ -1,42 +1,18 @@
-// Package bot is the bot's pure core. It decides, from plain data, what a
-// harness release changes in each consumer repository (BumpPlan), whether a
-// summary may be published (Gate) and which files a published snapshot
-// writes to the dashboard repository (PlanSnapshot); Bumper and Publisher
-// carry those decisions out through the narrow GitHub interfaces declared
-// here over the plain types of ident and ghmodel, which internal/github's
-// AppClient implements and tests fake. Nothing here imports go-github or
-// knows about HTTP.
+// Package bot is the bot's pin bumping: it decides, from plain data, what a
+// harness release changes in each consumer repository (PlanBump), and
+// Bumper carries it out through the narrow GitHub interfaces declared here
+// over the plain types of ident and ghmodel, which internal/github's
+// AppClient implements and tests fake (internal/bot/botfake). Publishing
+// snapshots and the leaderboard is internal/publish's. Nothing here imports
+// go-github or knows about HTTP.
 package bot
 
 import (
 	"context"
-	"time"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 )
-
-// Run is a completed workflow run.
-type Run struct {
-	Repo ident.Repo
-	ID   int64
-	// WorkflowPath is the workflow file, e.g. ".github/workflows/publish.yml".
-	WorkflowPath string
-	// Event is what triggered the run (push, schedule, workflow_dispatch, …).
-	Event      string
-	Status     string
-	Conclusion string
-	HeadSHA    string
-	HeadBranch string
-	// DefaultBranch is the default branch of Repo, as the event reports it.
-	DefaultBranch string
-	// HeadRepo is the repository the run's head commit came from (a fork
-	// for pull requests from forks).
-	HeadRepo ident.Repo
-	// URL is the run's web page.
-	URL       string
-	UpdatedAt time.Time
-}
 
 // RepoReader reads repository content. Implementations translate a missing
 // repository, branch or path into ghmodel.ErrNotFound.
@@ -85,12 +61,6 @@ type Pulls interface {
 	EditPull(ctx context.Context, repo ident.Repo, number int, title, body string) error
 	// ClosePull comments on a pull request, then closes it.
 	ClosePull(ctx context.Context, repo ident.Repo, number int, comment string) error
-	// ReportRefusal makes a refused publish visible on the commit the
-	// refused run built: a commit comment with body
-	// (render.RefusalComment: at most textcut.MaxGitHubBody, untrusted
-	// text defused), which needs only the contents permission. Each call
-	// posts a new comment.
-	ReportRefusal(ctx context.Context, repo ident.Repo, sha, body string) error
 }
 
 // Releases reads the harness's releases and history.
@@ -110,12 +80,4 @@ type Installations interface {
 	InstalledRepos(ctx context.Context) ([]ident.Repo, error)
 	// Identity returns the App's bot user.
 	Identity(ctx context.Context) (ghmodel.Identity, error)
-}
-
-// Artifacts downloads workflow run artifacts.
-type Artifacts interface {
-	// RunArtifact returns the zip archive of the run's artifact called name;
-	// ghmodel.ErrNotFound if the run has none (or it expired), ghmodel.ErrTooLarge if it is
-	// larger than MaxArtifactBytes.
-	RunArtifact(ctx context.Context, repo ident.Repo, runID int64, name string) ([]byte, error)
 }

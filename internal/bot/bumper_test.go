@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"github.com/inference-sim/accuracy-dashboard/internal/bot/botfake"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -43,23 +44,23 @@ jobs:
 `
 
 type bumpWorld struct {
-	gh                              *fakeGitHub
+	gh                              *botfake.GitHub
 	harness, app, lib, plain, newer ident.Repo
 	bumper                          *Bumper
 }
 
 func newBumpWorld(t *testing.T) *bumpWorld {
-	gh := newFake(t)
+	gh := botfake.New(t)
 	w := &bumpWorld{gh: gh}
-	w.harness = gh.addRepo(harnessName, map[string]string{"go.mod": "module x\n"}, false)
-	w.app = gh.addRepo("org/app", map[string]string{
+	w.harness = gh.AddRepo(harnessName, map[string]string{"go.mod": "module x\n"}, false)
+	w.app = gh.AddRepo("org/app", map[string]string{
 		".github/accuracy-harness.yaml":  pinV100,
 		".github/workflows/accuracy.yml": workflowV100,
 		".github/workflows/notes.txt":    "not a workflow",
 	}, true)
-	w.lib = gh.addRepo("org/lib", map[string]string{".github/workflows/ci.yaml": workflowV100}, true)
-	w.plain = gh.addRepo("org/plain", map[string]string{"README.md": "hi\n"}, true)
-	w.newer = gh.addRepo("org/newer", map[string]string{
+	w.lib = gh.AddRepo("org/lib", map[string]string{".github/workflows/ci.yaml": workflowV100}, true)
+	w.plain = gh.AddRepo("org/plain", map[string]string{"README.md": "hi\n"}, true)
+	w.newer = gh.AddRepo("org/newer", map[string]string{
 		".github/accuracy-harness.yaml": strings.Replace(pinV100, "v1.0.0", "v9.0.0", 1),
 	}, true)
 	w.bumper = &Bumper{GH: gh, Cfg: BumpConfig{
@@ -80,7 +81,7 @@ func TestBumpReleaseOnePullPerPinningRepository(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	w := newBumpWorld(t)
-	rel, sha := w.gh.release(w.harness, "v1.1.0", "Faster scoring. Thanks @alice, fixes #12.")
+	rel, sha := w.gh.AddRelease(w.harness, "v1.1.0", "Faster scoring. Thanks @alice, fixes #12.")
 	got, err := w.bumper.BumpRelease(ctx, rel, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -90,12 +91,12 @@ func TestBumpReleaseOnePullPerPinningRepository(t *testing.T) {
 		t.Errorf("outcomes (-want +got):\n%s", d)
 	}
 	for _, repo := range []ident.Repo{w.app, w.lib} {
-		pulls := w.gh.openPulls(repo)
+		pulls := w.gh.OpenPullsOf(repo)
 		if len(pulls) != 1 {
 			t.Fatalf("%s: %d open pull requests, want 1", repo, len(pulls))
 		}
 		p := pulls[0]
-		if base := w.gh.pullBase(repo, p.Number); p.Title != "Bump accuracy harness to v1.1.0" || p.Head != bumpBranch || base != "main" {
+		if base := w.gh.PullBase(repo, p.Number); p.Title != "Bump accuracy harness to v1.1.0" || p.Head != bumpBranch || base != "main" {
 			t.Errorf("%s: pull = %+v", repo, p)
 		}
 		for _, want := range []string{render.BumpMarker, "https://github.com/" + harnessName + "/compare/v1.0.0...v1.1.0", "@\u200dalice", "#\u200d12", sha} {
@@ -103,7 +104,7 @@ func TestBumpReleaseOnePullPerPinningRepository(t *testing.T) {
 				t.Errorf("%s: body lacks %q:\n%s", repo, want, p.Body)
 			}
 		}
-		files := w.gh.tip(repo, bumpBranch)
+		files := w.gh.Tip(repo, bumpBranch)
 		for path, content := range files {
 			if strings.Contains(string(content), oldCommit) {
 				t.Errorf("%s: %s on the bump branch still pins the old commit", repo, path)
@@ -111,24 +112,24 @@ func TestBumpReleaseOnePullPerPinningRepository(t *testing.T) {
 		}
 	}
 	wantWF := strings.Replace(strings.Replace(workflowV100, oldCommit, sha, 1), "# v1.0.0", "# v1.1.0", 1)
-	if d := cmp.Diff(wantWF, string(w.gh.tip(w.lib, bumpBranch)[".github/workflows/ci.yaml"])); d != "" {
+	if d := cmp.Diff(wantWF, string(w.gh.Tip(w.lib, bumpBranch)[".github/workflows/ci.yaml"])); d != "" {
 		t.Errorf("bumped workflow (-want +got):\n%s", d)
 	}
 	wantPin := strings.Replace(strings.Replace(pinV100, oldCommit, sha, 1), "tag: v1.0.0", "tag: v1.1.0", 1)
-	if d := cmp.Diff(wantPin, string(w.gh.tip(w.app, bumpBranch)[".github/accuracy-harness.yaml"])); d != "" {
+	if d := cmp.Diff(wantPin, string(w.gh.Tip(w.app, bumpBranch)[".github/accuracy-harness.yaml"])); d != "" {
 		t.Errorf("bumped pin file (-want +got):\n%s", d)
 	}
-	if n := w.gh.countWrites("CreateCommit"); n != 2 {
+	if n := w.gh.CountWrites("CreateCommit"); n != 2 {
 		t.Errorf("%d commits, want one per pinning repository (2)", n)
 	}
 
 	// A redelivered event changes nothing.
-	before := len(w.gh.writes)
+	before := len(w.gh.Writes)
 	again, err := w.bumper.BumpRelease(ctx, rel, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if extra := w.gh.writes[before:]; len(extra) != 0 {
+	if extra := w.gh.Writes[before:]; len(extra) != 0 {
 		t.Errorf("redelivery wrote %v, want nothing", extra)
 	}
 	if o := outcomes(again); o["org/app"] != OutcomeUnchanged || o["org/lib"] != OutcomeUnchanged {
@@ -141,19 +142,19 @@ func TestBumpUpdatesInPlaceClosesSupersededAndRespectsHumans(t *testing.T) {
 	ctx := context.Background()
 	w := newBumpWorld(t)
 	// An older bump PR on another branch, opened by the bot.
-	w.gh.push(w.app, "accuracy-bot/harness-v0.9.0", map[string]string{"x": "y"}, "old bump\n\n"+BumpTrailer, w.gh.id)
+	w.gh.Push(w.app, "accuracy-bot/harness-v0.9.0", map[string]string{"x": "y"}, "old bump\n\n"+BumpTrailer, w.gh.ID)
 	old, _ := w.gh.CreatePull(ctx, w.app, "accuracy-bot/harness-v0.9.0", "main", "Bump accuracy harness to v0.9.0", render.BumpMarker+"\nold")
 	// A human's PR that mentions the marker is not the bot's.
-	w.gh.push(w.app, "feature", map[string]string{"f": "1"}, "feature", ghmodel.Identity{Login: "human"})
-	w.gh.mu.Lock()
-	w.gh.repos["org/app"].pulls = append(w.gh.repos["org/app"].pulls, &fakePull{Pull: ghmodel.Pull{Number: 99, Head: "feature", Author: "human", Body: render.BumpMarker}})
-	w.gh.mu.Unlock()
+	w.gh.Push(w.app, "feature", map[string]string{"f": "1"}, "feature", ghmodel.Identity{Login: "human"})
+	w.gh.Mu.Lock()
+	w.gh.Repos["org/app"].Pulls = append(w.gh.Repos["org/app"].Pulls, &botfake.FakePull{Pull: ghmodel.Pull{Number: 99, Head: "feature", Author: "human", Body: render.BumpMarker}})
+	w.gh.Mu.Unlock()
 
-	rel1, _ := w.gh.release(w.harness, "v1.1.0", "one")
+	rel1, _ := w.gh.AddRelease(w.harness, "v1.1.0", "one")
 	if _, err := w.bumper.BumpRelease(ctx, rel1, nil); err != nil {
 		t.Fatal(err)
 	}
-	first := w.gh.openPulls(w.app)
+	first := w.gh.OpenPullsOf(w.app)
 	var bump ghmodel.Pull
 	for _, p := range first {
 		if p.Head == bumpBranch {
@@ -167,7 +168,7 @@ func TestBumpUpdatesInPlaceClosesSupersededAndRespectsHumans(t *testing.T) {
 		t.Errorf("open pulls = %+v, want the bump and the human's", first)
 	}
 
-	rel2, sha2 := w.gh.release(w.harness, "v1.2.0", "two")
+	rel2, sha2 := w.gh.AddRelease(w.harness, "v1.2.0", "two")
 	got, err := w.bumper.BumpRelease(ctx, rel2, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -177,7 +178,7 @@ func TestBumpUpdatesInPlaceClosesSupersededAndRespectsHumans(t *testing.T) {
 			t.Errorf("app outcome = %+v, want pull #%d updated in place", o, bump.Number)
 		}
 	}
-	now := w.gh.openPulls(w.app)
+	now := w.gh.OpenPullsOf(w.app)
 	if len(now) != 2 {
 		t.Fatalf("open pulls after the second release = %+v", now)
 	}
@@ -186,13 +187,13 @@ func TestBumpUpdatesInPlaceClosesSupersededAndRespectsHumans(t *testing.T) {
 			t.Errorf("bump pull not updated in place: %+v", p)
 		}
 	}
-	if !strings.Contains(string(w.gh.tip(w.app, bumpBranch)[".github/workflows/accuracy.yml"]), sha2+" # v1.2.0") {
+	if !strings.Contains(string(w.gh.Tip(w.app, bumpBranch)[".github/workflows/accuracy.yml"]), sha2+" # v1.2.0") {
 		t.Error("bump branch not moved to v1.2.0")
 	}
 
 	// A human pushes to the bump branch of lib: the bot leaves it alone.
-	humanSHA := w.gh.push(w.lib, bumpBranch, map[string]string{"tweak": "1"}, "tweak", ghmodel.Identity{Login: "human"})
-	rel3, _ := w.gh.release(w.harness, "v1.3.0", "three")
+	humanSHA := w.gh.Push(w.lib, bumpBranch, map[string]string{"tweak": "1"}, "tweak", ghmodel.Identity{Login: "human"})
+	rel3, _ := w.gh.AddRelease(w.harness, "v1.3.0", "three")
 	got, err = w.bumper.BumpRelease(ctx, rel3, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -230,7 +231,7 @@ func TestBumpReleaseIgnoresDraftsPrereleasesAndOtherRepos(t *testing.T) {
 		}
 	}
 	// An ignored release makes no call at all (the fake would fail on an unknown repo).
-	b := &Bumper{GH: newFake(t), Cfg: BumpConfig{Harness: h}}
+	b := &Bumper{GH: botfake.New(t), Cfg: BumpConfig{Harness: h}}
 	if out, err := b.BumpRelease(context.Background(), ghmodel.Release{Repo: h, Tag: "v1", Draft: true}, nil); err != nil || out != nil {
 		t.Errorf("draft: %v, %v", out, err)
 	}
@@ -240,13 +241,13 @@ func TestBumpDryRunWritesNothing(t *testing.T) {
 	t.Parallel()
 	w := newBumpWorld(t)
 	w.bumper.Cfg.DryRun = true
-	rel, _ := w.gh.release(w.harness, "v1.1.0", "")
+	rel, _ := w.gh.AddRelease(w.harness, "v1.1.0", "")
 	got, err := w.bumper.BumpRelease(context.Background(), rel, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(w.gh.writes) != 0 {
-		t.Errorf("dry run wrote %v", w.gh.writes)
+	if len(w.gh.Writes) != 0 {
+		t.Errorf("dry run wrote %v", w.gh.Writes)
 	}
 	planned := 0
 	for _, o := range got {
@@ -318,17 +319,17 @@ func TestBumpLateOlderReleaseDoesNotMoveTheBranchBack(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	w := newBumpWorld(t)
-	rel1, _ := w.gh.release(w.harness, "v1.1.0", "")
-	rel2, sha2 := w.gh.release(w.harness, "v1.2.0", "")
+	rel1, _ := w.gh.AddRelease(w.harness, "v1.1.0", "")
+	rel2, sha2 := w.gh.AddRelease(w.harness, "v1.2.0", "")
 	if _, err := w.bumper.BumpRelease(ctx, rel2, nil); err != nil {
 		t.Fatal(err)
 	}
-	before := len(w.gh.writes)
+	before := len(w.gh.Writes)
 	got, err := w.bumper.BumpRelease(ctx, rel1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if extra := w.gh.writes[before:]; len(extra) != 0 {
+	if extra := w.gh.Writes[before:]; len(extra) != 0 {
 		t.Errorf("the late v1.1.0 wrote %v", extra)
 	}
 	for _, o := range got {
@@ -336,7 +337,7 @@ func TestBumpLateOlderReleaseDoesNotMoveTheBranchBack(t *testing.T) {
 			t.Errorf("%s: %+v, want skipped: newer", o.Repo, o)
 		}
 	}
-	if !strings.Contains(string(w.gh.tip(w.lib, bumpBranch)[".github/workflows/ci.yaml"]), sha2) {
+	if !strings.Contains(string(w.gh.Tip(w.lib, bumpBranch)[".github/workflows/ci.yaml"]), sha2) {
 		t.Error("bump branch no longer at v1.2.0")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/inference-sim/accuracy-dashboard/internal/bot/botfake"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -26,12 +27,12 @@ func TestLongNoteDoesNotStopOtherBumps(t *testing.T) {
 	w := newBumpWorld(t)
 	long := "      - {uses: " + harnessName + "/" + strings.Repeat("é", 35000) + "@" + oldCommit + ", with: {mode: pr}}\n"
 	// Installed first, so that it is bumped before the others.
-	huge := w.gh.addRepo("org/aaa-huge", map[string]string{
+	huge := w.gh.AddRepo("org/aaa-huge", map[string]string{
 		".github/accuracy-harness.yaml": pinV100,
 		".github/workflows/flow.yml":    "on: push\njobs:\n  a:\n    runs-on: x\n    steps:\n" + long,
 	}, true)
-	w.gh.installed = append([]ident.Repo{huge}, w.gh.installed[:len(w.gh.installed)-1]...)
-	rel, _ := w.gh.release(w.harness, "v1.1.0", strings.Repeat("Long notes. ", 10000))
+	w.gh.Installed = append([]ident.Repo{huge}, w.gh.Installed[:len(w.gh.Installed)-1]...)
+	rel, _ := w.gh.AddRelease(w.harness, "v1.1.0", strings.Repeat("Long notes. ", 10000))
 	got, err := w.bumper.BumpRelease(context.Background(), rel, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -58,8 +59,8 @@ func TestLongNoteDoesNotStopOtherBumps(t *testing.T) {
 func TestPanicInOneRepositoryIsItsFailureOnly(t *testing.T) {
 	t.Parallel()
 	w := newBumpWorld(t)
-	w.gh.failRepo["org/app"] = errPanic
-	rel, _ := w.gh.release(w.harness, "v1.1.0", "notes")
+	w.gh.FailRepo["org/app"] = botfake.ErrPanic
+	rel, _ := w.gh.AddRelease(w.harness, "v1.1.0", "notes")
 	got, err := w.bumper.BumpRelease(context.Background(), rel, nil)
 	if err == nil || !strings.Contains(err.Error(), "org/app") || !strings.Contains(err.Error(), "panic") {
 		t.Errorf("err = %v, want org/app's panic reported", err)
@@ -74,9 +75,9 @@ func TestPanicInOneRepositoryIsItsFailureOnly(t *testing.T) {
 func TestRateLimitStopsTheBump(t *testing.T) {
 	t.Parallel()
 	w := newBumpWorld(t)
-	rel, _ := w.gh.release(w.harness, "v1.1.0", "notes")
+	rel, _ := w.gh.AddRelease(w.harness, "v1.1.0", "notes")
 	// Installed order: org/app, org/lib, org/plain, org/newer.
-	w.gh.failRepo["org/lib"] = fmt.Errorf("GitHub said 403, retry after 600 s: %w", ghmodel.ErrRateLimited)
+	w.gh.FailRepo["org/lib"] = fmt.Errorf("GitHub said 403, retry after 600 s: %w", ghmodel.ErrRateLimited)
 	got, err := w.bumper.BumpRelease(context.Background(), rel, nil)
 	if !errors.Is(err, ghmodel.ErrRateLimited) {
 		t.Fatalf("err = %v, want ErrRateLimited", err)
@@ -87,7 +88,7 @@ func TestRateLimitStopsTheBump(t *testing.T) {
 		}
 	}
 	for _, repo := range []ident.Repo{w.plain, w.newer} {
-		if n := w.gh.calls(repo); n != 0 {
+		if n := w.gh.Calls(repo); n != 0 {
 			t.Errorf("%s: %d calls after the rate limit", repo, n)
 		}
 	}
@@ -104,12 +105,12 @@ func TestClosedBumpIsLeftAloneUntilANewerRelease(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	w := newBumpWorld(t)
-	rel, _ := w.gh.release(w.harness, "v1.1.0", "notes")
+	rel, _ := w.gh.AddRelease(w.harness, "v1.1.0", "notes")
 	if _, err := w.bumper.BumpRelease(ctx, rel, nil); err != nil {
 		t.Fatal(err)
 	}
-	first := w.gh.openPulls(w.app)[0]
-	w.gh.closePull(w.app, first.Number)
+	first := w.gh.OpenPullsOf(w.app)[0]
+	w.gh.MarkClosed(w.app, first.Number)
 	for range 3 { // redeliveries
 		got, err := w.bumper.BumpRelease(ctx, rel, nil)
 		if err != nil {
@@ -121,10 +122,10 @@ func TestClosedBumpIsLeftAloneUntilANewerRelease(t *testing.T) {
 			}
 		}
 	}
-	if n := len(w.gh.openPulls(w.app)); n != 0 {
+	if n := len(w.gh.OpenPullsOf(w.app)); n != 0 {
 		t.Fatalf("%d pull requests reopened for the closed release", n)
 	}
-	newer, _ := w.gh.release(w.harness, "v1.2.0", "more")
+	newer, _ := w.gh.AddRelease(w.harness, "v1.2.0", "more")
 	got, err := w.bumper.BumpRelease(ctx, newer, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -132,20 +133,7 @@ func TestClosedBumpIsLeftAloneUntilANewerRelease(t *testing.T) {
 	if o := outcomes(got); o["org/app"] != OutcomeCreated {
 		t.Errorf("newer release: %v, want a new pull request in org/app", o)
 	}
-	if p := w.gh.openPulls(w.app); len(p) != 1 || p[0].Title != "Bump accuracy harness to v1.2.0" {
+	if p := w.gh.OpenPullsOf(w.app); len(p) != 1 || p[0].Title != "Bump accuracy harness to v1.2.0" {
 		t.Errorf("open pulls after the newer release: %+v", p)
-	}
-}
-
-// Defect 2: no input panics the publish path either; a panic is the run's
-// error.
-func TestPanicInPublishIsAnError(t *testing.T) {
-	t.Parallel()
-	w := newPublishWorld(t)
-	rep := releaseReport(t, "v0.7.15", "v1.0.0")
-	w.artifact(t, map[string][]byte{"summary.json": rep.Summary, "points.json": rep.Points})
-	w.gh.failRepo[strings.ToLower(w.dashboard.String())] = errPanic
-	if _, err := w.pub.PublishRun(context.Background(), w.run, nil); err == nil || !strings.Contains(err.Error(), "panic") {
-		t.Errorf("PublishRun = %v, want the panic as an error", err)
 	}
 }

@@ -18,7 +18,7 @@ import (
 
 // AppClient is a GitHub App acting on the repositories it is installed on;
 // it implements the bot's GitHub interfaces (bot.BumpGitHub and
-// bot.PublishGitHub) directly. Every repository call goes through an
+// publish.PublishGitHub) directly. Every repository call goes through an
 // installation token scoped to that one repository, found through the repository's
 // installation and cached (ghinstallation refreshes the token). A cached
 // client whose installation is gone (its token refused, or answered 401)

@@ -211,11 +211,11 @@ type overviewView struct {
 	Scored, Corpus, NotSc int
 	// Saturated counts the scored points the simulator could not keep up
 	// with (report.Point.Saturated).
-	Saturated int
-	Reasons               []reasonRow
-	Provenance            []provItem
-	Sweeps                []sweepLink
-	ShapeDefinition       string
+	Saturated       int
+	Reasons         []reasonRow
+	Provenance      []provItem
+	Sweeps          []sweepLink
+	ShapeDefinition string
 }
 
 func overview(s SiteSnapshot, label string, latest bool) overviewView {

@@ -22,6 +22,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/bot"
 	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
+	"github.com/inference-sim/accuracy-dashboard/internal/publish"
 )
 
 // countingCore is a Bumper and Publisher that counts the work it is asked
@@ -46,9 +47,9 @@ func (c *countingCore) BumpRelease(_ context.Context, rel ghmodel.Release, _ *sl
 	return nil, nil
 }
 
-func (c *countingCore) PublishRun(_ context.Context, run bot.Run, _ *slog.Logger) (bot.PublishResult, error) {
+func (c *countingCore) PublishRun(_ context.Context, run publish.Run, _ *slog.Logger) (publish.PublishResult, error) {
 	c.act(fmt.Sprint("run ", run.ID))
-	return bot.PublishResult{Outcome: bot.PublishPublished}, nil
+	return publish.PublishResult{Outcome: publish.PublishPublished}, nil
 }
 
 // burstRequest is one delivery of the burst.

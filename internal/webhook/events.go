@@ -10,6 +10,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/bot"
 	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
+	"github.com/inference-sim/accuracy-dashboard/internal/publish"
 	"github.com/inference-sim/accuracy-dashboard/internal/textcut"
 )
 
@@ -21,12 +22,12 @@ type Bumper interface {
 	BumpRelease(ctx context.Context, rel ghmodel.Release, log *slog.Logger) ([]bot.RepoOutcome, error)
 }
 
-// Publisher publishes a completed run's report (bot.Publisher implements
+// Publisher publishes a completed run's report (publish.Publisher implements
 // it) and logs the outcome to log. SkipRun says why a run is not published
 // ("" when it is), from the run alone, without calling GitHub.
 type Publisher interface {
-	SkipRun(run bot.Run) string
-	PublishRun(ctx context.Context, run bot.Run, log *slog.Logger) (bot.PublishResult, error)
+	SkipRun(run publish.Run) string
+	PublishRun(ctx context.Context, run publish.Run, log *slog.Logger) (publish.PublishResult, error)
 }
 
 // BumpSerial is the Serial key of bump jobs: releases are bumped one at a
@@ -154,7 +155,7 @@ func (h workflowRunHandler) Accept(d Delivery) (*Job, string, error) {
 		return nil, "", fmt.Errorf("workflow_run payload: %w", err)
 	}
 	r := p.WorkflowRun
-	run := bot.Run{Repo: repo, ID: r.ID, WorkflowPath: r.Path, Event: r.Event, Status: r.Status, HeadSHA: r.HeadSHA,
+	run := publish.Run{Repo: repo, ID: r.ID, WorkflowPath: r.Path, Event: r.Event, Status: r.Status, HeadSHA: r.HeadSHA,
 		HeadBranch: r.HeadBranch, DefaultBranch: p.Repository.DefaultBranch, URL: r.HTMLURL, UpdatedAt: r.UpdatedAt}
 	if r.Conclusion != nil {
 		run.Conclusion = *r.Conclusion

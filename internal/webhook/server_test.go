@@ -23,6 +23,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
+	"github.com/inference-sim/accuracy-dashboard/internal/publish"
 	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
 
@@ -62,7 +63,7 @@ const testPublishWorkflow = ".github/workflows/test.yml"
 
 // recorder is a hand-written Bumper and Publisher that records calls and
 // fails the test on a call it was not told to expect. Its decisions are the
-// core's (bot.ReleaseDecision, bot.RunDecision) for testHarness and
+// core's (bot.ReleaseDecision, publish.RunDecision) for testHarness and
 // testPublishWorkflow. hold, when set, makes each bump wait for it; bumps
 // run one at a time, as bot.Bumper's do.
 type recorder struct {
@@ -70,7 +71,7 @@ type recorder struct {
 	mu       sync.Mutex
 	allow    bool
 	releases []ghmodel.Release
-	runs     []bot.Run
+	runs     []publish.Run
 	err      error
 	hold     chan struct{}
 	bumping  sync.Mutex
@@ -82,8 +83,8 @@ func (r *recorder) SkipRelease(rel ghmodel.Release) string {
 	return bot.ReleaseDecision(rel, testHarness, false)
 }
 
-func (r *recorder) SkipRun(run bot.Run) string {
-	return bot.RunDecision(run, testPublishRepo, testPublishWorkflow)
+func (r *recorder) SkipRun(run publish.Run) string {
+	return publish.RunDecision(run, testPublishRepo, testPublishWorkflow)
 }
 
 func (r *recorder) BumpRelease(ctx context.Context, rel ghmodel.Release, _ *slog.Logger) ([]bot.RepoOutcome, error) {
@@ -108,14 +109,14 @@ func (r *recorder) BumpRelease(ctx context.Context, rel ghmodel.Release, _ *slog
 	return nil, r.err
 }
 
-func (r *recorder) PublishRun(_ context.Context, run bot.Run, _ *slog.Logger) (bot.PublishResult, error) {
+func (r *recorder) PublishRun(_ context.Context, run publish.Run, _ *slog.Logger) (publish.PublishResult, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if !r.allow {
 		r.t.Errorf("unexpected PublishRun(%+v)", run)
 	}
 	r.runs = append(r.runs, run)
-	return bot.PublishResult{Outcome: bot.PublishPublished}, r.err
+	return publish.PublishResult{Outcome: publish.PublishPublished}, r.err
 }
 
 // queueAll is a Handler that queues every delivery as a job running f.

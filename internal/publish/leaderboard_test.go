@@ -1,4 +1,4 @@
-package bot
+package publish
 
 import (
 	"archive/zip"
@@ -77,29 +77,22 @@ type lbWorld struct {
 
 func newLBWorld(t *testing.T) *lbWorld {
 	w := &lbWorld{publishWorld: newPublishWorld(t)}
-	w.lbRepo = w.gh.addRepo(lbRepoName, map[string]string{
+	w.lbRepo = w.gh.AddRepo(lbRepoName, map[string]string{
 		lbRuns:                          lbExampleRuns(t),
 		".github/accuracy-harness.yaml": lbPin(lbSimTag, lbSimCommit),
 	}, false)
 	w.pub.Cfg.Leaderboard = &LeaderboardConfig{WorkflowRepo: w.lbRepo, WorkflowPath: lbWorkflow, Artifact: lbArtifact,
 		Runs: lbRuns, PinFile: ".github/accuracy-harness.yaml", Dir: lbDashboard}
 	w.run = Run{Repo: w.lbRepo, ID: lbRunID, WorkflowPath: lbWorkflow, Event: "push", Status: "completed",
-		Conclusion: "success", HeadSHA: w.gh.tipSHA(w.lbRepo, "main"), HeadBranch: "main", DefaultBranch: "main", HeadRepo: w.lbRepo,
+		Conclusion: "success", HeadSHA: w.gh.TipSHA(w.lbRepo, "main"), HeadBranch: "main", DefaultBranch: "main", HeadRepo: w.lbRepo,
 		URL: "https://github.com/" + lbRepoName + "/actions/runs/5151", UpdatedAt: t0}
 	return w
 }
 
 func (w *lbWorld) artifact(t *testing.T, run Run, results map[string][]byte) {
-	w.gh.mu.Lock()
-	defer w.gh.mu.Unlock()
-	w.gh.artifacts[lbRepoName+"#"+strconv.FormatInt(run.ID, 10)+"/"+lbArtifact] = testkit.Zip(t, results)
-}
-
-func (f *fakeGitHub) tipSHA(repo ident.Repo, branch string) string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	r, _ := f.repo(repo)
-	return r.branches[branch]
+	w.gh.Mu.Lock()
+	defer w.gh.Mu.Unlock()
+	w.gh.Artifacts[lbRepoName+"#"+strconv.FormatInt(run.ID, 10)+"/"+lbArtifact] = testkit.Zip(t, results)
 }
 
 func TestLeaderboardPublishOneCommit(t *testing.T) {
@@ -111,10 +104,10 @@ func TestLeaderboardPublishOneCommit(t *testing.T) {
 	if err != nil || res.Outcome != PublishPublished {
 		t.Fatalf("publish: %+v, %v", res, err)
 	}
-	if n := w.gh.countWrites("CreateCommit"); n != 1 {
+	if n := w.gh.CountWrites("CreateCommit"); n != 1 {
 		t.Fatalf("%d commits, want one", n)
 	}
-	tip := w.gh.tip(w.dashboard, "main")
+	tip := w.gh.Tip(w.dashboard, "main")
 	// Every result, canonical, under leaderboard/results/.
 	for rel, raw := range results {
 		if got := tip[lbDashboard+"/results/"+rel]; !bytes.Equal(got, raw) {
@@ -153,10 +146,10 @@ func TestLeaderboardPublishOneCommit(t *testing.T) {
 	if tip[lbDashboard+"/published.json"] == nil || tip["README.md"] == nil || string(tip["README.md"]) != "# Data\n" {
 		t.Error("published.json missing, or the dashboard's own README.md was touched")
 	}
-	if len(w.gh.comments) != 0 {
-		t.Errorf("a published run got comments: %v", w.gh.comments)
+	if len(w.gh.Comments) != 0 {
+		t.Errorf("a published run got comments: %v", w.gh.Comments)
 	}
-	head := w.gh.tipSHA(w.dashboard, "main")
+	head := w.gh.TipSHA(w.dashboard, "main")
 
 	// The same results again — a redelivery, or a re-run (a new run id) —
 	// change nothing: no commit at all.
@@ -169,7 +162,7 @@ func TestLeaderboardPublishOneCommit(t *testing.T) {
 			t.Fatalf("run %d again: %+v, %v", id, res, err)
 		}
 	}
-	if n := w.gh.countWrites("CreateCommit"); n != 1 || w.gh.tipSHA(w.dashboard, "main") != head {
+	if n := w.gh.CountWrites("CreateCommit"); n != 1 || w.gh.TipSHA(w.dashboard, "main") != head {
 		t.Errorf("re-publishing the same results wrote %d commits, want none", n-1)
 	}
 }
@@ -189,7 +182,7 @@ func TestLeaderboardPublishDeletesRemovedAndKeepsNewer(t *testing.T) {
 	}
 	next := w.run
 	next.ID, next.UpdatedAt = lbRunID+1, t0.Add(time.Hour)
-	next.HeadSHA = w.gh.push(w.lbRepo, "main", map[string]string{lbRuns: runs}, "drop h200", ghmodel.Identity{Login: "human"})
+	next.HeadSHA = w.gh.Push(w.lbRepo, "main", map[string]string{lbRuns: runs}, "drop h200", ghmodel.Identity{Login: "human"})
 	results := lbResults(t, nil)
 	delete(results, "qwen3-14b-chat-8rps/h200-tp1.json")
 	w.artifact(t, next, results)
@@ -201,7 +194,7 @@ func TestLeaderboardPublishDeletesRemovedAndKeepsNewer(t *testing.T) {
 	if raw, ok := res.Files[removed]; !ok || raw != nil {
 		t.Errorf("the removed result is not deleted by the commit")
 	}
-	tip := w.gh.tip(w.dashboard, "main")
+	tip := w.gh.Tip(w.dashboard, "main")
 	if _, ok := tip[removed]; ok {
 		t.Error("the removed candidate's result is still published")
 	}
@@ -219,7 +212,7 @@ func TestLeaderboardPublishDeletesRemovedAndKeepsNewer(t *testing.T) {
 	if err != nil || res.Outcome != PublishUnchanged || len(res.Reasons) != 1 || !strings.Contains(res.Reasons[0], "newer run") {
 		t.Fatalf("late older run: %+v, %v", res, err)
 	}
-	if _, ok := w.gh.tip(w.dashboard, "main")[removed]; ok {
+	if _, ok := w.gh.Tip(w.dashboard, "main")[removed]; ok {
 		t.Error("a late older run put the removed result back")
 	}
 }
@@ -282,10 +275,10 @@ func TestLeaderboardRefusals(t *testing.T) {
 			t.Parallel()
 			w := newLBWorld(t)
 			if tc.pin != "" {
-				w.run.HeadSHA = w.gh.push(w.lbRepo, "main", map[string]string{".github/accuracy-harness.yaml": tc.pin}, "pin", ghmodel.Identity{Login: "human"})
+				w.run.HeadSHA = w.gh.Push(w.lbRepo, "main", map[string]string{".github/accuracy-harness.yaml": tc.pin}, "pin", ghmodel.Identity{Login: "human"})
 			}
 			if tc.results == nil {
-				w.gh.artifacts[lbRepoName+"#"+strconv.FormatInt(w.run.ID, 10)+"/"+lbArtifact] = zipWithSymlink(t)
+				w.gh.Artifacts[lbRepoName+"#"+strconv.FormatInt(w.run.ID, 10)+"/"+lbArtifact] = zipWithSymlink(t)
 			} else {
 				w.artifact(t, w.run, tc.results(t))
 			}
@@ -296,12 +289,12 @@ func TestLeaderboardRefusals(t *testing.T) {
 			if !slices.ContainsFunc(res.Reasons, func(r string) bool { return strings.Contains(r, tc.want) }) {
 				t.Errorf("reasons %q lack %q", res.Reasons, tc.want)
 			}
-			if n := w.gh.countWrites("CreateCommit"); n != 0 {
+			if n := w.gh.CountWrites("CreateCommit"); n != 0 {
 				t.Errorf("a refused leaderboard wrote %d commits", n)
 			}
-			if len(w.gh.comments) != 1 || !strings.HasPrefix(w.gh.comments[0], lbRepoName+"@"+w.run.HeadSHA+": "+render.RefusalMarker(lbRunID)) ||
-				!strings.Contains(w.gh.comments[0], "**Leaderboard not published.** The results artifact `"+lbArtifact+"`") {
-				t.Errorf("refusal comment: %q", w.gh.comments)
+			if len(w.gh.Comments) != 1 || !strings.HasPrefix(w.gh.Comments[0], lbRepoName+"@"+w.run.HeadSHA+": "+render.RefusalMarker(lbRunID)) ||
+				!strings.Contains(w.gh.Comments[0], "**Leaderboard not published.** The results artifact `"+lbArtifact+"`") {
+				t.Errorf("refusal comment: %q", w.gh.Comments)
 			}
 		})
 	}
@@ -384,11 +377,11 @@ func TestLeaderboardPublishTrace(t *testing.T) {
 	// GitHub rate-limits the trace's read: the publish fails (a
 	// redelivery retries it); the run is not refused for it.
 	w := newLBWorld(t)
-	w.run.HeadSHA = w.gh.push(w.lbRepo, "main", map[string]string{lbRuns: runs, "leaderboard/traces/chat.yaml": header, "leaderboard/traces/chat.csv": data}, "a recorded trace", ghmodel.Identity{Login: "human"})
+	w.run.HeadSHA = w.gh.Push(w.lbRepo, "main", map[string]string{lbRuns: runs, "leaderboard/traces/chat.yaml": header, "leaderboard/traces/chat.csv": data}, "a recorded trace", ghmodel.Identity{Login: "human"})
 	w.artifact(t, w.run, artifact)
-	w.gh.failPath = map[string]error{"leaderboard/traces/chat.csv": fmt.Errorf("fake: %w", ghmodel.ErrRateLimited)}
-	if got, err := w.pub.PublishRun(context.Background(), w.run, nil); !errors.Is(err, ghmodel.ErrRateLimited) || len(w.gh.comments) != 0 {
-		t.Errorf("rate-limited trace read: %+v, %v, comments %q; want the error, no refusal", got, err, w.gh.comments)
+	w.gh.FailPath = map[string]error{"leaderboard/traces/chat.csv": fmt.Errorf("fake: %w", ghmodel.ErrRateLimited)}
+	if got, err := w.pub.PublishRun(context.Background(), w.run, nil); !errors.Is(err, ghmodel.ErrRateLimited) || len(w.gh.Comments) != 0 {
+		t.Errorf("rate-limited trace read: %+v, %v, comments %q; want the error, no refusal", got, err, w.gh.Comments)
 	}
 
 	for _, withTrace := range []bool{true, false} {
@@ -397,7 +390,7 @@ func TestLeaderboardPublishTrace(t *testing.T) {
 		if withTrace {
 			files["leaderboard/traces/chat.yaml"], files["leaderboard/traces/chat.csv"] = header, data
 		}
-		w.run.HeadSHA = w.gh.push(w.lbRepo, "main", files, "a recorded trace", ghmodel.Identity{Login: "human"})
+		w.run.HeadSHA = w.gh.Push(w.lbRepo, "main", files, "a recorded trace", ghmodel.Identity{Login: "human"})
 		w.artifact(t, w.run, artifact)
 		got, err := w.pub.PublishRun(context.Background(), w.run, nil)
 		if err != nil {
@@ -412,7 +405,7 @@ func TestLeaderboardPublishTrace(t *testing.T) {
 		if got.Outcome != PublishPublished {
 			t.Fatalf("publish: %+v", got)
 		}
-		tip := w.gh.tip(w.dashboard, "main")
+		tip := w.gh.Tip(w.dashboard, "main")
 		for name, want := range map[string]string{"header.yaml": header, "data.csv": data} {
 			if p := lbDashboard + "/results/traces/" + sum + "/" + name; string(tip[p]) != want {
 				t.Errorf("%s = %q, want the stored trace", p, tip[p])

@@ -1,4 +1,4 @@
-package bot
+package publish
 
 import (
 	"context"
@@ -24,9 +24,9 @@ import (
 type PublishGitHub interface {
 	RepoReader
 	Committer
-	Pulls
 	Releases
 	Artifacts
+	Refusals
 }
 
 // PublishConfig configures Publisher.

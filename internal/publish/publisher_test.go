@@ -1,8 +1,9 @@
-package bot
+package publish
 
 import (
 	"context"
 	"fmt"
+	"github.com/inference-sim/accuracy-dashboard/internal/bot/botfake"
 	"strings"
 	"sync"
 	"testing"
@@ -20,18 +21,21 @@ import (
 const runID = 4242
 
 type publishWorld struct {
-	gh        *fakeGitHub
+	gh        *botfake.GitHub
 	dashboard ident.Repo
 	harness   ident.Repo
 	pub       *Publisher
 	run       Run
 }
 
+// harnessName is the harness repository of the tests.
+const harnessName = "inference-sim/accuracy-dashboard"
+
 func newPublishWorld(t *testing.T) *publishWorld {
-	gh := newFake(t)
+	gh := botfake.New(t)
 	w := &publishWorld{gh: gh}
-	w.harness = gh.addRepo(harnessName, map[string]string{"go.mod": "module x\n"}, false)
-	w.dashboard = gh.addRepo("inference-sim/accuracy-data", map[string]string{"README.md": "# Data\n"}, false)
+	w.harness = gh.AddRepo(harnessName, map[string]string{"go.mod": "module x\n"}, false)
+	w.dashboard = gh.AddRepo("inference-sim/accuracy-data", map[string]string{"README.md": "# Data\n"}, false)
 	w.pub = &Publisher{GH: gh, Cfg: PublishConfig{
 		Dashboard: w.dashboard, Harness: w.harness, WorkflowRepo: w.harness,
 		WorkflowPath: ".github/workflows/publish.yml", Artifact: "accuracy-report",
@@ -43,7 +47,7 @@ func newPublishWorld(t *testing.T) *publishWorld {
 }
 
 func (w *publishWorld) artifact(t *testing.T, files map[string][]byte) {
-	w.gh.artifacts[harnessName+"#4242/accuracy-report"] = testkit.Zip(t, files)
+	w.gh.Artifacts[harnessName+"#4242/accuracy-report"] = testkit.Zip(t, files)
 }
 
 func TestPublishRunOneCommitWithEveryFile(t *testing.T) {
@@ -60,7 +64,7 @@ func TestPublishRunOneCommitWithEveryFile(t *testing.T) {
 	if res.Outcome != PublishPublished {
 		t.Fatalf("outcome %s %v", res.Outcome, res.Reasons)
 	}
-	if n := w.gh.countWrites("CreateCommit"); n != 1 {
+	if n := w.gh.CountWrites("CreateCommit"); n != 1 {
 		t.Errorf("%d commits, want 1", n)
 	}
 	head, _ := w.gh.BranchHead(ctx, w.dashboard, "main")
@@ -68,7 +72,7 @@ func TestPublishRunOneCommitWithEveryFile(t *testing.T) {
 	if head != res.Commit || len(c.Parents) != 1 || c.Parents[0] != before {
 		t.Errorf("main is %s (parents %v), want the one commit %s on %s", head, c.Parents, res.Commit, before)
 	}
-	files := w.gh.tip(w.dashboard, "main")
+	files := w.gh.Tip(w.dashboard, "main")
 	id := "v0.7.15_ledger-v1.0.0_harness-v1.1.0_run-4242"
 	for _, p := range []string{"data/snapshots/" + id + "/summary.json", "data/snapshots/" + id + "/summary.md", "data/snapshots/" + id + "/points.json",
 		"data/latest/summary.json", "data/latest/summary.md", "data/latest/points.json", nightly.IndexPath, nightly.LastRunPath} {
@@ -88,7 +92,7 @@ func TestPublishRunOneCommitWithEveryFile(t *testing.T) {
 	if err != nil || res.Outcome != PublishUnchanged {
 		t.Errorf("again: %+v, %v; want unchanged", res, err)
 	}
-	if n := w.gh.countWrites("CreateCommit"); n != 1 {
+	if n := w.gh.CountWrites("CreateCommit"); n != 1 {
 		t.Errorf("%d commits after the repeat, want 1", n)
 	}
 }
@@ -106,15 +110,15 @@ func TestPublishAgainAfterANewerRelease(t *testing.T) {
 			t.Fatalf("publish %s: %s %v, %v", s.Provenance.Simulator.Tag, res.Outcome, res.Reasons, err)
 		}
 	}
-	before := w.gh.tip(w.dashboard, "main")
+	before := w.gh.Tip(w.dashboard, "main")
 	res, err := w.pub.Publish(ctx, Report{Summary: encode(t, old)}, t0.Add(2*time.Hour), "")
 	if err != nil || res.Outcome != PublishUnchanged {
 		t.Errorf("v0.7.15 again: %s %v, %v; want unchanged", res.Outcome, res.Reasons, err)
 	}
-	if n := w.gh.countWrites("CreateCommit"); n != 2 {
+	if n := w.gh.CountWrites("CreateCommit"); n != 2 {
 		t.Errorf("%d commits, want 2", n)
 	}
-	after := w.gh.tip(w.dashboard, "main")
+	after := w.gh.Tip(w.dashboard, "main")
 	for _, p := range []string{nightly.LatestDir + "/summary.json", nightly.LastRunPath, nightly.IndexPath} {
 		if string(after[p]) != string(before[p]) {
 			t.Errorf("%s changed:\n%s", p, after[p])
@@ -168,12 +172,12 @@ func TestPublishRefusals(t *testing.T) {
 			if res.Outcome != PublishRefused || !strings.Contains(strings.Join(res.Reasons, "\n"), tc.want) {
 				t.Fatalf("result %+v, want refused for %q", res, tc.want)
 			}
-			if n := w.gh.countWrites("CreateCommit"); n != 0 {
+			if n := w.gh.CountWrites("CreateCommit"); n != 0 {
 				t.Errorf("a refused artifact made %d commits", n)
 			}
-			if len(w.gh.comments) != 1 || !strings.HasPrefix(w.gh.comments[0], harnessName+"@"+w.run.HeadSHA+": "+render.RefusalMarker(runID)+"\n") ||
-				!strings.Contains(w.gh.comments[0], tc.want) {
-				t.Errorf("comments = %q, want one on the run's commit with the run's marker, naming the reason", w.gh.comments)
+			if len(w.gh.Comments) != 1 || !strings.HasPrefix(w.gh.Comments[0], harnessName+"@"+w.run.HeadSHA+": "+render.RefusalMarker(runID)+"\n") ||
+				!strings.Contains(w.gh.Comments[0], tc.want) {
+				t.Errorf("comments = %q, want one on the run's commit with the run's marker, naming the reason", w.gh.Comments)
 			}
 		})
 	}
@@ -192,15 +196,15 @@ func TestPublishRunWithoutArtifactIsIgnored(t *testing.T) {
 	if res.Outcome != PublishIgnored || !strings.Contains(strings.Join(res.Reasons, "\n"), `uploaded no artifact named "accuracy-report"`) {
 		t.Fatalf("result %+v, want ignored naming the missing artifact", res)
 	}
-	if n := w.gh.countWrites("CreateCommit"); n != 0 || len(w.gh.comments) != 0 {
-		t.Errorf("a run without a report made %d commits and comments %q", n, w.gh.comments)
+	if n := w.gh.CountWrites("CreateCommit"); n != 0 || len(w.gh.Comments) != 0 {
+		t.Errorf("a run without a report made %d commits and comments %q", n, w.gh.Comments)
 	}
 }
 
 func TestPublishAssertedHarnessAccepted(t *testing.T) {
 	t.Parallel()
 	w := newPublishWorld(t)
-	rel, sha := w.gh.release(w.harness, "v1.1.0", "")
+	rel, sha := w.gh.AddRelease(w.harness, "v1.1.0", "")
 	_ = rel
 	s := releaseSummary(t, "v0.7.15", "v1.0.0")
 	s.Provenance.Harness = report.Harness{Commit: sha, Source: report.HarnessAssertion, Version: "v1.1.0"}
@@ -210,8 +214,8 @@ func TestPublishAssertedHarnessAccepted(t *testing.T) {
 	}
 	// The same commit under a tag that does not name it is refused.
 	w2 := newPublishWorld(t)
-	w2.gh.release(w2.harness, "v1.1.0", "")
-	_, other := w2.gh.release(w2.harness, "v1.2.0", "")
+	w2.gh.AddRelease(w2.harness, "v1.1.0", "")
+	_, other := w2.gh.AddRelease(w2.harness, "v1.2.0", "")
 	s.Provenance.Harness.Commit = other
 	s.Provenance.Harness.Version = "v1.1.0"
 	res, err = w2.pub.Publish(context.Background(), Report{Summary: encode(t, s)}, t0, "")
@@ -225,8 +229,8 @@ func TestPublishRebuildsOnConflict(t *testing.T) {
 	ctx := context.Background()
 	w := newPublishWorld(t)
 	// Another publisher lands a different snapshot first, twice.
-	w.gh.conflicts = 2
-	w.gh.onConflict = map[string][]byte{"data/other.txt": []byte("concurrent\n")}
+	w.gh.Conflicts = 2
+	w.gh.OnConflict = map[string][]byte{"data/other.txt": []byte("concurrent\n")}
 	s := releaseSummary(t, "v0.7.15", "v1.0.0")
 	res, err := w.pub.Publish(ctx, Report{Summary: encode(t, s)}, t0, "")
 	if err != nil {
@@ -235,21 +239,21 @@ func TestPublishRebuildsOnConflict(t *testing.T) {
 	if res.Outcome != PublishPublished || res.Attempts != 3 {
 		t.Errorf("outcome %s after %d attempts, want published after 3", res.Outcome, res.Attempts)
 	}
-	files := w.gh.tip(w.dashboard, "main")
+	files := w.gh.Tip(w.dashboard, "main")
 	if string(files["data/other.txt"]) != "concurrent\n" || files[nightly.IndexPath] == nil {
 		t.Error("the concurrent write or the snapshot was lost")
 	}
 
 	// A branch that never stops moving is an error, not a silent loss.
 	w2 := newPublishWorld(t)
-	w2.gh.conflicts = 100
+	w2.gh.Conflicts = 100
 	w2.pub.Cfg.MaxAttempts = 3
 	if _, err := w2.pub.Publish(ctx, Report{Summary: encode(t, s)}, t0, ""); err == nil || !strings.Contains(err.Error(), "gave up after 3 attempts") {
 		t.Errorf("endless conflicts: %v", err)
 	}
 	// Without an attempt cap it retries, backing off, until the deadline.
 	w3 := newPublishWorld(t)
-	w3.gh.conflicts = 1 << 20
+	w3.gh.Conflicts = 1 << 20
 	w3.pub.Cfg.Deadline = 300 * time.Millisecond
 	res, err = w3.pub.Publish(ctx, Report{Summary: encode(t, s)}, t0, "")
 	if err == nil || !strings.Contains(err.Error(), "deadline") || res.Attempts < 2 ||
@@ -267,7 +271,7 @@ func TestTenConcurrentPublishesAllLand(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	w := newPublishWorld(t)
-	w.gh.latency = 20 * time.Millisecond
+	w.gh.Latency = 20 * time.Millisecond
 	const n = 10
 	results := make([]PublishResult, n)
 	errs := make([]error, n)
@@ -288,14 +292,14 @@ func TestTenConcurrentPublishesAllLand(t *testing.T) {
 		}
 		attempts += results[i].Attempts
 	}
-	commits = w.gh.countWrites("CreateCommit")
+	commits = w.gh.CountWrites("CreateCommit")
 	if attempts != commits {
 		t.Errorf("attempts reported %d, commits created %d: each attempt creates one commit", attempts, commits)
 	}
 	if attempts == n {
 		t.Errorf("no publisher collided (%d attempts): the test does not exercise the race", attempts)
 	}
-	files := w.gh.tip(w.dashboard, "main")
+	files := w.gh.Tip(w.dashboard, "main")
 	var idx nightly.Index
 	if err := jsoncodec.Decode(files[nightly.IndexPath], &idx); err != nil {
 		t.Fatal(err)
@@ -402,7 +406,7 @@ func TestPublishPerRun(t *testing.T) {
 	if first.Outcome != PublishPublished || second.Outcome != PublishPublished {
 		t.Fatalf("outcomes %s %v, %s %v", first.Outcome, first.Reasons, second.Outcome, second.Reasons)
 	}
-	files := w.gh.tip(w.dashboard, "main")
+	files := w.gh.Tip(w.dashboard, "main")
 	page := nightly.CompareDir + "/" + first.ID + ".." + second.ID + ".md"
 	md := string(files[page])
 	for _, want := range []string{"### Simulator accuracy: " + first.ID + " → " + second.ID, "| Δ MAPE |", "Scored by both: 3."} {
@@ -438,7 +442,7 @@ func TestPublishPerRun(t *testing.T) {
 	if res := publish("v0.8.0", 4, newer, 3*time.Hour); res.Outcome != PublishPublished || res.ID == second.ID {
 		t.Errorf("new dump: %s %s", res.Outcome, res.ID)
 	}
-	if n := w.gh.countWrites("CreateCommit"); n != 3 {
+	if n := w.gh.CountWrites("CreateCommit"); n != 3 {
 		t.Errorf("%d commits, want 3", n)
 	}
 }
@@ -462,7 +466,7 @@ func TestPublishComparesRunsOfTheSameSecond(t *testing.T) {
 		ids = append(ids, res.ID)
 	}
 	page := nightly.CompareDir + "/" + ids[0] + ".." + ids[1] + ".md"
-	if _, ok := w.gh.tip(w.dashboard, "main")[page]; !ok {
+	if _, ok := w.gh.Tip(w.dashboard, "main")[page]; !ok {
 		t.Errorf("no %s", page)
 	}
 }

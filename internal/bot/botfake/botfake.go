@@ -1,4 +1,8 @@
-package bot
+// Package botfake is an in-memory GitHub for the bot's tests (pin bumps in
+// internal/bot, publishing in internal/publish): repositories of commits
+// (full file snapshots), branches, pull requests, releases and artifacts,
+// implementing both packages' GitHub interfaces.
+package botfake
 
 import (
 	"context"
@@ -19,117 +23,117 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 )
 
-// fakeGitHub is an in-memory GitHub: repositories of commits (full file
+// GitHub is an in-memory GitHub: repositories of commits (full file
 // snapshots), branches, pull requests, releases and artifacts. It fails the
 // test on any call about a repository it was not given, and records every
 // mutating call so tests can assert exactly what was written.
-type fakeGitHub struct {
-	t  *testing.T
-	mu sync.Mutex
+type GitHub struct {
+	t  testing.TB
+	Mu sync.Mutex
 
-	repos     map[string]*fakeRepo
-	installed []ident.Repo
-	id        ghmodel.Identity
+	Repos     map[string]*FakeRepo
+	Installed []ident.Repo
+	ID        ghmodel.Identity
 	// artifacts maps "owner/name#runID/name" to a zip archive.
-	artifacts map[string][]byte
+	Artifacts map[string][]byte
 
 	// conflicts makes the next n non-forced UpdateBranch calls fail with
 	// ErrConflict after moving the branch (as a concurrent writer would).
-	conflicts int
+	Conflicts int
 	// onConflict is what the concurrent writer commits.
-	onConflict map[string][]byte
+	OnConflict map[string][]byte
 	// latency is how long CreateCommit takes (outside the lock), as a round
 	// trip to GitHub does: concurrent publishers then read the same head.
-	latency time.Duration
+	Latency time.Duration
 
-	writes   []string // "CreateCommit owner/name", …
-	comments []string // commit comments: "owner/name@sha: body"
+	Writes   []string // "CreateCommit owner/name", …
+	Comments []string // commit Comments: "owner/name@sha: body"
 	nextPull int
 
 	// seen counts the calls about each repository (lower-case owner/name).
 	seen map[string]int
 	// failRepo makes every call about a repository return its error, or
-	// panic with it when the error is errPanic.
-	failRepo map[string]error
+	// panic with it when the error is ErrPanic.
+	FailRepo map[string]error
 	// failPath makes ReadFile of a path (in any repository) return its error.
-	failPath map[string]error
+	FailPath map[string]error
 }
 
-// errPanic in fakeGitHub.failRepo makes calls about the repository panic.
-var errPanic = errors.New("fake GitHub: panic")
+// ErrPanic in GitHub.failRepo makes calls about the repository panic.
+var ErrPanic = errors.New("fake GitHub: panic")
 
-type fakeRepo struct {
+type FakeRepo struct {
 	defaultBranch string
 	branches      map[string]string
-	commits       map[string]fakeCommit
-	pulls         []*fakePull
+	commits       map[string]FakeCommit
+	Pulls         []*FakePull
 	releases      map[string]ghmodel.Release // by tag
 	tags          map[string]string          // tag → commit
 }
 
-type fakeCommit struct {
+type FakeCommit struct {
 	ghmodel.Commit
 	files map[string][]byte
 }
 
-type fakePull struct {
+type FakePull struct {
 	ghmodel.Pull
 	base     string // the branch it merges into
 	closed   bool
-	comments []string
+	Comments []string
 }
 
 // closePull closes a pull request without merging it, as a maintainer does.
-func (f *fakeGitHub) closePull(repo ident.Repo, number int) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
+func (f *GitHub) MarkClosed(repo ident.Repo, number int) {
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
 	p, _ := f.pull(repo, number)
 	r, _ := f.repo(repo)
 	p.closed, p.HeadSHA = true, r.branches[p.Head]
 }
 
 // calls returns how many calls were made about repo.
-func (f *fakeGitHub) calls(repo ident.Repo) int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
+func (f *GitHub) Calls(repo ident.Repo) int {
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
 	return f.seen[strings.ToLower(repo.String())]
 }
 
-func newFake(t *testing.T) *fakeGitHub {
-	return &fakeGitHub{t: t, repos: map[string]*fakeRepo{}, artifacts: map[string][]byte{},
-		id: ghmodel.Identity{Login: "accuracy-bot[bot]"}, nextPull: 1, seen: map[string]int{}, failRepo: map[string]error{}}
+func New(t testing.TB) *GitHub {
+	return &GitHub{t: t, Repos: map[string]*FakeRepo{}, Artifacts: map[string][]byte{},
+		ID: ghmodel.Identity{Login: "accuracy-bot[bot]"}, nextPull: 1, seen: map[string]int{}, FailRepo: map[string]error{}}
 }
 
 // addRepo creates a repository whose main branch holds files in one commit.
-func (f *fakeGitHub) addRepo(name string, files map[string]string, installed bool) ident.Repo {
+func (f *GitHub) AddRepo(name string, files map[string]string, installed bool) ident.Repo {
 	repo, err := ident.ParseRepo(name)
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	r := &fakeRepo{defaultBranch: "main", branches: map[string]string{}, commits: map[string]fakeCommit{},
+	r := &FakeRepo{defaultBranch: "main", branches: map[string]string{}, commits: map[string]FakeCommit{},
 		releases: map[string]ghmodel.Release{}, tags: map[string]string{}}
-	f.repos[strings.ToLower(name)] = r
+	f.Repos[strings.ToLower(name)] = r
 	fs := map[string][]byte{}
 	for k, v := range files {
 		fs[k] = []byte(v)
 	}
 	r.branches["main"] = f.commitLocked(r, "", fs, "initial", ghmodel.Identity{Login: "human"})
 	if installed {
-		f.installed = append(f.installed, repo)
+		f.Installed = append(f.Installed, repo)
 	}
 	return repo
 }
 
-func (f *fakeGitHub) repo(repo ident.Repo) (*fakeRepo, error) {
+func (f *GitHub) repo(repo ident.Repo) (*FakeRepo, error) {
 	key := strings.ToLower(repo.String())
 	f.seen[key]++
-	if err := f.failRepo[key]; err != nil {
-		if err == errPanic {
+	if err := f.FailRepo[key]; err != nil {
+		if err == ErrPanic {
 			panic(fmt.Sprintf("fake GitHub: a call about %s", repo))
 		}
 		return nil, err
 	}
-	r, ok := f.repos[key]
+	r, ok := f.Repos[key]
 	if !ok {
 		f.t.Errorf("fake GitHub: call about unknown repository %s", repo)
 		return nil, fmt.Errorf("fake: repository %s: %w", repo, ghmodel.ErrNotFound)
@@ -137,7 +141,7 @@ func (f *fakeGitHub) repo(repo ident.Repo) (*fakeRepo, error) {
 	return r, nil
 }
 
-func (f *fakeGitHub) commitLocked(r *fakeRepo, parent string, files map[string][]byte, msg string, author ghmodel.Identity) string {
+func (f *GitHub) commitLocked(r *FakeRepo, parent string, files map[string][]byte, msg string, author ghmodel.Identity) string {
 	h := sha1.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%d", parent, msg, len(r.commits))
 	keys := slices.Sorted(maps.Keys(files))
@@ -149,14 +153,14 @@ func (f *fakeGitHub) commitLocked(r *fakeRepo, parent string, files map[string][
 	if parent != "" {
 		parents = []string{parent}
 	}
-	r.commits[sha] = fakeCommit{Commit: ghmodel.Commit{SHA: sha, Message: msg, AuthorLogin: author.Login, Parents: parents}, files: files}
+	r.commits[sha] = FakeCommit{Commit: ghmodel.Commit{SHA: sha, Message: msg, AuthorLogin: author.Login, Parents: parents}, files: files}
 	return sha
 }
 
 // push commits files on top of a branch as author (a human or a racing writer).
-func (f *fakeGitHub) push(repo ident.Repo, branch string, files map[string]string, msg string, author ghmodel.Identity) string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
+func (f *GitHub) Push(repo ident.Repo, branch string, files map[string]string, msg string, author ghmodel.Identity) string {
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
 	r, _ := f.repo(repo)
 	parent := r.branches[branch]
 	fs := map[string][]byte{}
@@ -178,9 +182,9 @@ func (f *fakeGitHub) push(repo ident.Repo, branch string, files map[string]strin
 }
 
 // tip returns the files at a branch head.
-func (f *fakeGitHub) tip(repo ident.Repo, branch string) map[string][]byte {
-	f.mu.Lock()
-	defer f.mu.Unlock()
+func (f *GitHub) Tip(repo ident.Repo, branch string) map[string][]byte {
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
 	r, _ := f.repo(repo)
 	sha, ok := r.branches[branch]
 	if !ok {
@@ -189,12 +193,12 @@ func (f *fakeGitHub) tip(repo ident.Repo, branch string) map[string][]byte {
 	return r.commits[sha].files
 }
 
-func (f *fakeGitHub) openPulls(repo ident.Repo) []ghmodel.Pull {
-	f.mu.Lock()
-	defer f.mu.Unlock()
+func (f *GitHub) OpenPullsOf(repo ident.Repo) []ghmodel.Pull {
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
 	r, _ := f.repo(repo)
 	var out []ghmodel.Pull
-	for _, p := range r.pulls {
+	for _, p := range r.Pulls {
 		if !p.closed {
 			out = append(out, p.Pull)
 		}
@@ -203,11 +207,11 @@ func (f *fakeGitHub) openPulls(repo ident.Repo) []ghmodel.Pull {
 }
 
 // pullBase returns the branch pull request number merges into.
-func (f *fakeGitHub) pullBase(repo ident.Repo, number int) string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
+func (f *GitHub) PullBase(repo ident.Repo, number int) string {
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
 	r, _ := f.repo(repo)
-	for _, p := range r.pulls {
+	for _, p := range r.Pulls {
 		if p.Number == number {
 			return p.base
 		}
@@ -215,11 +219,11 @@ func (f *fakeGitHub) pullBase(repo ident.Repo, number int) string {
 	return ""
 }
 
-func (f *fakeGitHub) countWrites(prefix string) int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
+func (f *GitHub) CountWrites(prefix string) int {
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
 	n := 0
-	for _, w := range f.writes {
+	for _, w := range f.Writes {
 		if strings.HasPrefix(w, prefix) {
 			n++
 		}
@@ -227,9 +231,9 @@ func (f *fakeGitHub) countWrites(prefix string) int {
 	return n
 }
 
-func (f *fakeGitHub) DefaultBranch(_ context.Context, repo ident.Repo) (string, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
+func (f *GitHub) DefaultBranch(_ context.Context, repo ident.Repo) (string, error) {
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
 	r, err := f.repo(repo)
 	if err != nil {
 		return "", err
@@ -237,9 +241,9 @@ func (f *fakeGitHub) DefaultBranch(_ context.Context, repo ident.Repo) (string, 
 	return r.defaultBranch, nil
 }
 
-func (f *fakeGitHub) BranchHead(_ context.Context, repo ident.Repo, branch string) (string, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
+func (f *GitHub) BranchHead(_ context.Context, repo ident.Repo, branch string) (string, error) {
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
 	r, err := f.repo(repo)
 	if err != nil {
 		return "", err
@@ -251,9 +255,9 @@ func (f *fakeGitHub) BranchHead(_ context.Context, repo ident.Repo, branch strin
 	return sha, nil
 }
 
-func (f *fakeGitHub) GetCommit(_ context.Context, repo ident.Repo, sha string) (ghmodel.Commit, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
+func (f *GitHub) GetCommit(_ context.Context, repo ident.Repo, sha string) (ghmodel.Commit, error) {
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
 	r, err := f.repo(repo)
 	if err != nil {
 		return ghmodel.Commit{}, err
@@ -265,9 +269,9 @@ func (f *fakeGitHub) GetCommit(_ context.Context, repo ident.Repo, sha string) (
 	return c.Commit, nil
 }
 
-func (f *fakeGitHub) ReadFile(_ context.Context, repo ident.Repo, ref, p string) ([]byte, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
+func (f *GitHub) ReadFile(_ context.Context, repo ident.Repo, ref, p string) ([]byte, error) {
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
 	r, err := f.repo(repo)
 	if err != nil {
 		return nil, err
@@ -277,7 +281,7 @@ func (f *fakeGitHub) ReadFile(_ context.Context, repo ident.Repo, ref, p string)
 		f.t.Errorf("fake GitHub: ReadFile at %q, which is not a commit SHA", ref)
 		return nil, ghmodel.ErrNotFound
 	}
-	if err := f.failPath[p]; err != nil {
+	if err := f.FailPath[p]; err != nil {
 		return nil, err
 	}
 	data, ok := c.files[p]
@@ -287,9 +291,9 @@ func (f *fakeGitHub) ReadFile(_ context.Context, repo ident.Repo, ref, p string)
 	return data, nil
 }
 
-func (f *fakeGitHub) ListDir(_ context.Context, repo ident.Repo, ref, dir string) ([]string, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
+func (f *GitHub) ListDir(_ context.Context, repo ident.Repo, ref, dir string) ([]string, error) {
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
 	r, err := f.repo(repo)
 	if err != nil {
 		return nil, err
@@ -307,10 +311,10 @@ func (f *fakeGitHub) ListDir(_ context.Context, repo ident.Repo, ref, dir string
 	return names, nil
 }
 
-func (f *fakeGitHub) CreateCommit(_ context.Context, repo ident.Repo, base string, parents []string, files map[string][]byte, message string) (string, error) {
-	time.Sleep(f.latency)
-	f.mu.Lock()
-	defer f.mu.Unlock()
+func (f *GitHub) CreateCommit(_ context.Context, repo ident.Repo, base string, parents []string, files map[string][]byte, message string) (string, error) {
+	time.Sleep(f.Latency)
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
 	r, err := f.repo(repo)
 	if err != nil {
 		return "", err
@@ -340,17 +344,17 @@ func (f *fakeGitHub) CreateCommit(_ context.Context, repo ident.Repo, base strin
 		}
 		fs[k] = v
 	}
-	f.writes = append(f.writes, "CreateCommit "+repo.String())
-	sha := f.commitLocked(r, parents[0], fs, message, f.id)
+	f.Writes = append(f.Writes, "CreateCommit "+repo.String())
+	sha := f.commitLocked(r, parents[0], fs, message, f.ID)
 	c := r.commits[sha]
 	c.Parents = append([]string(nil), parents...)
 	r.commits[sha] = c
 	return sha, nil
 }
 
-func (f *fakeGitHub) CreateBranch(_ context.Context, repo ident.Repo, branch, sha string) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
+func (f *GitHub) CreateBranch(_ context.Context, repo ident.Repo, branch, sha string) error {
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
 	r, err := f.repo(repo)
 	if err != nil {
 		return err
@@ -358,14 +362,14 @@ func (f *fakeGitHub) CreateBranch(_ context.Context, repo ident.Repo, branch, sh
 	if _, ok := r.branches[branch]; ok {
 		return fmt.Errorf("branch %s exists: %w", branch, ghmodel.ErrConflict)
 	}
-	f.writes = append(f.writes, "CreateBranch "+repo.String()+" "+branch)
+	f.Writes = append(f.Writes, "CreateBranch "+repo.String()+" "+branch)
 	r.branches[branch] = sha
 	return nil
 }
 
-func (f *fakeGitHub) UpdateBranch(_ context.Context, repo ident.Repo, branch, sha string) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
+func (f *GitHub) UpdateBranch(_ context.Context, repo ident.Repo, branch, sha string) error {
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
 	r, err := f.repo(repo)
 	if err != nil {
 		return err
@@ -374,14 +378,14 @@ func (f *fakeGitHub) UpdateBranch(_ context.Context, repo ident.Repo, branch, sh
 	if !ok {
 		return fmt.Errorf("branch %s: %w", branch, ghmodel.ErrNotFound)
 	}
-	if f.conflicts > 0 {
-		f.conflicts--
+	if f.Conflicts > 0 {
+		f.Conflicts--
 		// A concurrent writer moves the branch first.
 		fs := map[string][]byte{}
 		for k, v := range r.commits[old].files {
 			fs[k] = v
 		}
-		for k, v := range f.onConflict {
+		for k, v := range f.OnConflict {
 			fs[k] = v
 		}
 		r.branches[branch] = f.commitLocked(r, old, fs, "concurrent write", ghmodel.Identity{Login: "other"})
@@ -390,34 +394,34 @@ func (f *fakeGitHub) UpdateBranch(_ context.Context, repo ident.Repo, branch, sh
 	if !slices.Contains(r.commits[sha].Parents, old) {
 		return fmt.Errorf("update %s: not a fast-forward: %w", branch, ghmodel.ErrConflict)
 	}
-	f.writes = append(f.writes, "UpdateBranch "+repo.String()+" "+branch)
+	f.Writes = append(f.Writes, "UpdateBranch "+repo.String()+" "+branch)
 	r.branches[branch] = sha
 	return nil
 }
 
-func (f *fakeGitHub) OpenPulls(_ context.Context, repo ident.Repo, _ string) ([]ghmodel.Pull, error) {
-	return f.openPulls(repo), nil
+func (f *GitHub) OpenPulls(_ context.Context, repo ident.Repo, _ string) ([]ghmodel.Pull, error) {
+	return f.OpenPullsOf(repo), nil
 }
 
-func (f *fakeGitHub) ClosedPulls(_ context.Context, repo ident.Repo, branch string) ([]ghmodel.Pull, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
+func (f *GitHub) ClosedPulls(_ context.Context, repo ident.Repo, branch string) ([]ghmodel.Pull, error) {
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
 	r, err := f.repo(repo)
 	if err != nil {
 		return nil, err
 	}
 	var out []ghmodel.Pull
-	for i := len(r.pulls) - 1; i >= 0; i-- { // newest first
-		if p := r.pulls[i]; p.closed && p.Head == branch {
+	for i := len(r.Pulls) - 1; i >= 0; i-- { // newest first
+		if p := r.Pulls[i]; p.closed && p.Head == branch {
 			out = append(out, p.Pull)
 		}
 	}
 	return out, nil
 }
 
-func (f *fakeGitHub) CreatePull(_ context.Context, repo ident.Repo, head, base, title, body string) (ghmodel.Pull, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
+func (f *GitHub) CreatePull(_ context.Context, repo ident.Repo, head, base, title, body string) (ghmodel.Pull, error) {
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
 	r, err := f.repo(repo)
 	if err != nil {
 		return ghmodel.Pull{}, err
@@ -425,19 +429,19 @@ func (f *fakeGitHub) CreatePull(_ context.Context, repo ident.Repo, head, base, 
 	if _, ok := r.branches[head]; !ok {
 		f.t.Errorf("fake GitHub: CreatePull from missing branch %s", head)
 	}
-	p := &fakePull{Pull: ghmodel.Pull{Number: f.nextPull, Title: title, Body: body, Head: head, Author: f.id.Login}, base: base}
+	p := &FakePull{Pull: ghmodel.Pull{Number: f.nextPull, Title: title, Body: body, Head: head, Author: f.ID.Login}, base: base}
 	f.nextPull++
-	r.pulls = append(r.pulls, p)
-	f.writes = append(f.writes, "CreatePull "+repo.String())
+	r.Pulls = append(r.Pulls, p)
+	f.Writes = append(f.Writes, "CreatePull "+repo.String())
 	return p.Pull, nil
 }
 
-func (f *fakeGitHub) pull(repo ident.Repo, number int) (*fakePull, error) {
+func (f *GitHub) pull(repo ident.Repo, number int) (*FakePull, error) {
 	r, err := f.repo(repo)
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range r.pulls {
+	for _, p := range r.Pulls {
 		if p.Number == number {
 			return p, nil
 		}
@@ -446,45 +450,45 @@ func (f *fakeGitHub) pull(repo ident.Repo, number int) (*fakePull, error) {
 	return nil, ghmodel.ErrNotFound
 }
 
-func (f *fakeGitHub) EditPull(_ context.Context, repo ident.Repo, number int, title, body string) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
+func (f *GitHub) EditPull(_ context.Context, repo ident.Repo, number int, title, body string) error {
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
 	p, err := f.pull(repo, number)
 	if err != nil {
 		return err
 	}
 	p.Title, p.Body = title, body
-	f.writes = append(f.writes, "EditPull "+repo.String())
+	f.Writes = append(f.Writes, "EditPull "+repo.String())
 	return nil
 }
 
-func (f *fakeGitHub) ClosePull(_ context.Context, repo ident.Repo, number int, comment string) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
+func (f *GitHub) ClosePull(_ context.Context, repo ident.Repo, number int, comment string) error {
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
 	p, err := f.pull(repo, number)
 	if err != nil {
 		return err
 	}
 	p.closed = true
-	p.comments = append(p.comments, comment)
-	f.writes = append(f.writes, "ClosePull "+repo.String())
+	p.Comments = append(p.Comments, comment)
+	f.Writes = append(f.Writes, "ClosePull "+repo.String())
 	return nil
 }
 
-func (f *fakeGitHub) ReportRefusal(_ context.Context, repo ident.Repo, sha, body string) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
+func (f *GitHub) ReportRefusal(_ context.Context, repo ident.Repo, sha, body string) error {
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
 	if _, err := f.repo(repo); err != nil {
 		return err
 	}
-	f.comments = append(f.comments, repo.String()+"@"+sha+": "+body)
-	f.writes = append(f.writes, "ReportRefusal "+repo.String())
+	f.Comments = append(f.Comments, repo.String()+"@"+sha+": "+body)
+	f.Writes = append(f.Writes, "ReportRefusal "+repo.String())
 	return nil
 }
 
-func (f *fakeGitHub) ResolveTag(_ context.Context, repo ident.Repo, tag string) (string, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
+func (f *GitHub) ResolveTag(_ context.Context, repo ident.Repo, tag string) (string, error) {
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
 	r, err := f.repo(repo)
 	if err != nil {
 		return "", err
@@ -496,9 +500,9 @@ func (f *fakeGitHub) ResolveTag(_ context.Context, repo ident.Repo, tag string) 
 	return sha, nil
 }
 
-func (f *fakeGitHub) GetRelease(_ context.Context, repo ident.Repo, tag string) (ghmodel.Release, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
+func (f *GitHub) GetRelease(_ context.Context, repo ident.Repo, tag string) (ghmodel.Release, error) {
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
 	r, err := f.repo(repo)
 	if err != nil {
 		return ghmodel.Release{}, err
@@ -510,9 +514,9 @@ func (f *fakeGitHub) GetRelease(_ context.Context, repo ident.Repo, tag string) 
 	return rel, nil
 }
 
-func (f *fakeGitHub) IsAncestor(_ context.Context, repo ident.Repo, commit, branch string) (bool, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
+func (f *GitHub) IsAncestor(_ context.Context, repo ident.Repo, commit, branch string) (bool, error) {
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
 	r, err := f.repo(repo)
 	if err != nil {
 		return false, err
@@ -530,14 +534,14 @@ func (f *fakeGitHub) IsAncestor(_ context.Context, repo ident.Repo, commit, bran
 	return false, nil
 }
 
-func (f *fakeGitHub) InstalledRepos(context.Context) ([]ident.Repo, error) { return f.installed, nil }
+func (f *GitHub) InstalledRepos(context.Context) ([]ident.Repo, error) { return f.Installed, nil }
 
-func (f *fakeGitHub) Identity(context.Context) (ghmodel.Identity, error) { return f.id, nil }
+func (f *GitHub) Identity(context.Context) (ghmodel.Identity, error) { return f.ID, nil }
 
-func (f *fakeGitHub) RunArtifact(_ context.Context, repo ident.Repo, runID int64, name string) ([]byte, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	data, ok := f.artifacts[fmt.Sprintf("%s#%d/%s", repo, runID, name)]
+func (f *GitHub) RunArtifact(_ context.Context, repo ident.Repo, runID int64, name string) ([]byte, error) {
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
+	data, ok := f.Artifacts[fmt.Sprintf("%s#%d/%s", repo, runID, name)]
 	if !ok {
 		return nil, fmt.Errorf("artifact %s: %w", name, ghmodel.ErrNotFound)
 	}
@@ -545,13 +549,20 @@ func (f *fakeGitHub) RunArtifact(_ context.Context, repo ident.Repo, runID int64
 }
 
 // release publishes a release of the harness: the tag points at a new commit on main.
-func (f *fakeGitHub) release(repo ident.Repo, tag, notes string) (ghmodel.Release, string) {
-	sha := f.push(repo, "main", map[string]string{"VERSION": tag}, "release "+tag, ghmodel.Identity{Login: "maintainer"})
-	f.mu.Lock()
-	defer f.mu.Unlock()
+func (f *GitHub) AddRelease(repo ident.Repo, tag, notes string) (ghmodel.Release, string) {
+	sha := f.Push(repo, "main", map[string]string{"VERSION": tag}, "release "+tag, ghmodel.Identity{Login: "maintainer"})
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
 	r, _ := f.repo(repo)
 	r.tags[tag] = sha
 	rel := ghmodel.Release{Repo: repo, Tag: tag, Notes: notes}
 	r.releases[tag] = rel
 	return rel, sha
+}
+
+func (f *GitHub) TipSHA(repo ident.Repo, branch string) string {
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
+	r, _ := f.repo(repo)
+	return r.branches[branch]
 }
