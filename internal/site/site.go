@@ -19,20 +19,16 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
-// Limits on the files read: the index, and each snapshot's summary and
-// points (the bot's own caps on what it publishes).
-const (
-	MaxIndexBytes  = 16 << 20
-	MaxSummarySize = 10 << 20
-	MaxPointsSize  = 100 << 20
-)
+// MaxIndexBytes bounds data/index.json; each snapshot's summary and points
+// are read within report's caps (report.ParseRun, the one run reader).
+const MaxIndexBytes = 16 << 20
 
 // Load reads dash (a dashboard checkout's root) into the snapshots the
 // site shows, newest first as the index lists them. Each index entry's
 // data/snapshots/<id>/summary.json and points.json must be regular files
 // that validate against their schemas, the points must be those the
-// summary counts, and the summary the entry's (its scored and corpus
-// points); an error names the file and what is wrong.
+// summary counts (report.ParseRun), and the summary the entry's (its
+// scored and corpus points); an error names the file and what is wrong.
 func Load(dash fs.FS) ([]render.SiteSnapshot, error) {
 	raw, err := diskio.ReadFileMax(dash, nightly.IndexPath, MaxIndexBytes)
 	if err != nil {
@@ -66,37 +62,24 @@ func Load(dash fs.FS) ([]render.SiteSnapshot, error) {
 
 func loadSnapshot(dash fs.FS, e nightly.IndexEntry) (report.Run, error) {
 	dir := nightly.SnapshotsDir + "/" + e.ID + "/"
-	raw, err := diskio.ReadFileMax(dash, dir+report.SummaryFile, MaxSummarySize)
+	rawS, err := diskio.ReadFileMax(dash, dir+report.SummaryFile, report.MaxSummaryBytes)
 	if err != nil {
 		return report.Run{}, err
 	}
-	s, err := report.ParseSummary(raw)
-	if err != nil {
-		return report.Run{}, fmt.Errorf("%s%w", dir, err)
-	}
-	raw, err = diskio.ReadFileMax(dash, dir+report.PointsFile, MaxPointsSize)
+	rawP, err := diskio.ReadFileMax(dash, dir+report.PointsFile, report.MaxPointsBytes)
 	if err != nil {
 		return report.Run{}, err
 	}
-	pts, err := report.ParsePoints(raw)
+	run, err := report.ParseRun(rawS, rawP)
 	if err != nil {
 		return report.Run{}, fmt.Errorf("%s%w", dir, err)
 	}
-	scored := 0
-	for _, p := range pts {
-		if p.Scored {
-			scored++
-		}
-	}
-	if len(pts) != s.Coverage.CorpusPoints || scored != s.Coverage.Scored {
-		return report.Run{}, fmt.Errorf("%s%s holds %d points (%d scored), its %s counts %d (%d scored)", dir, report.PointsFile,
-			len(pts), scored, report.SummaryFile, s.Coverage.CorpusPoints, s.Coverage.Scored)
-	}
+	s := run.Summary
 	if e.Scored != s.Coverage.Scored || e.CorpusPoints != s.Coverage.CorpusPoints {
 		return report.Run{}, fmt.Errorf("%s%s counts %d of %d points scored, %s says %d of %d", dir, report.SummaryFile,
 			s.Coverage.Scored, s.Coverage.CorpusPoints, nightly.IndexPath, e.Scored, e.CorpusPoints)
 	}
-	return report.Run{Summary: s, Points: pts}, nil
+	return run, nil
 }
 
 // Build loads dash and renders its site: the files by slash path
