@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/pinned"
+	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 	"github.com/inference-sim/accuracy-dashboard/internal/prcheck"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
@@ -65,6 +67,63 @@ func (e actionEnv) run(t *testing.T) (stdout string, err error) {
 	return out.String(), err
 }
 
+// logLine is one line of a step's stdout: a workflow command (Name, its
+// Value unescaped) or plain text (Name "").
+type logLine struct{ Name, Value string }
+
+// parseLog splits a step's stdout into its lines, each workflow command
+// ("::name::value" or "::name props::value") parsed, as the runner reads it.
+func parseLog(stdout string) []logLine {
+	unescape := strings.NewReplacer("%0D", "\r", "%0A", "\n", "%25", "%")
+	var out []logLine
+	for _, line := range strings.Split(strings.TrimSuffix(stdout, "\n"), "\n") {
+		rest, ok := strings.CutPrefix(line, "::")
+		head, value, isCmd := strings.Cut(rest, "::")
+		if !ok || !isCmd {
+			out = append(out, logLine{Value: line})
+			continue
+		}
+		name, _, _ := strings.Cut(head, " ")
+		out = append(out, logLine{Name: name, Value: unescape.Replace(value)})
+	}
+	return out
+}
+
+// commands lists the values of the workflow commands called name in log.
+func commands(log []logLine, name string) []string {
+	var out []string
+	for _, l := range log {
+		if l.Name == name {
+			out = append(out, l.Value)
+		}
+	}
+	return out
+}
+
+// expectedComment is the comment the Action's results in outDir make: the
+// comparison of head with base (both read back with report.Read) drawn by
+// render, with the flow's notes.
+func expectedComment(t *testing.T, outDir string, notes []string) string {
+	t.Helper()
+	hs, hp, err := report.Read(filepath.Join(outDir, "head"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bs, bp, err := report.Read(filepath.Join(outDir, "base"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := report.Compare(report.Run{Summary: hs, Points: hp}, &report.Run{Summary: bs, Points: bp})
+	v := prcheck.Evaluate(c, prcheck.Thresholds{})
+	return render.CompareMarkdown(render.Comparison{Comparison: c, Alerts: append(v.Failures, v.Alerts...), Notes: notes,
+		DetailsURL: "https://github.example/octo/sim/actions/runs/42"})
+}
+
+// TestGitHubActionPullRequest runs mode pr three times on one pull request
+// against the fake GitHub, with the real pinned harness and the stand-in
+// simulator: opened, pushed to (the cache), and from a fork's read-only
+// token. Each asserts on what it parsed: the workflow commands, the
+// outputs file, the comments and the result files.
 func TestGitHubActionPullRequest(t *testing.T) {
 	hdir, hcommit := harnessRepo(t)
 	sim, head, base := consumerRepo(t, hdir, hcommit)
@@ -75,91 +134,136 @@ func TestGitHubActionPullRequest(t *testing.T) {
 	number := fake.AddPullRequest("octo/sim", githubfake.PullRequest{Title: "faster decode", Head: "feature", HeadRepo: "someone/sim", HeadSHA: head})
 	fake.AddComment("octo/sim", number, "mallory", render.PRMarker+" a pasted marker is not ours")
 
-	// First run: scores head and base with the pinned harness and comments.
-	e := newActionEnv(t, fake, sim, cache, pullRequestEvent(t, "opened", "octo/sim", number, head, base), nil)
-	stdout, err := e.run(t)
-	if err != nil {
-		t.Fatalf("first run: %v\nstdout:\n%s", err, stdout)
-	}
-	for _, want := range []string{"::group::Prepare the pinned harness " + harnessTag, "::group::Score head " + head, "::group::Score base " + base, "::endgroup::"} {
-		if !strings.Contains(stdout, want) {
-			t.Errorf("stdout lacks %q", want)
+	var first map[string]string // the first run's outputs
+	var firstComment int64
+	if !t.Run("opened: scores head and base with the pinned harness and comments", func(t *testing.T) {
+		e := newActionEnv(t, fake, sim, cache, pullRequestEvent(t, "opened", "octo/sim", number, head, base), nil)
+		stdout, err := e.run(t)
+		if err != nil {
+			t.Fatalf("%v\nstdout:\n%s", err, stdout)
 		}
-	}
-	comments := fake.Comments("octo/sim", number)
-	if len(comments) != 2 || comments[1].User != "github-actions[bot]" || !strings.HasPrefix(comments[1].Body, render.PRMarker) {
-		t.Fatalf("comments after the first run: %+v", comments)
-	}
-	if !strings.Contains(comments[1].Body, "Δ MAPE") || !strings.Contains(comments[1].Body, "**Experimental.**") {
-		t.Errorf("comment body:\n%s", comments[1].Body)
-	}
-	out := readOutputs(t, e.output)
-	if out["comment-url"] == "" || out["label"] != "experimental" {
-		t.Errorf("outputs %v", out)
-	}
-	if _, err := strconv.ParseFloat(out["ttft-mape"], 64); err != nil {
-		t.Errorf("ttft-mape %q: %v", out["ttft-mape"], err)
-	}
-	headSummary, _, err := report.Read(filepath.Dir(out["summary-path"]))
-	if err != nil {
-		t.Errorf("summary-path: %v", err)
-	}
-	// The cache key names the ledger by the digest its provenance records.
-	key, err := pinned.DataKey(pin.Pin{Data: pin.Data{Ledger: "accuracy/ledger", Catalog: pin.None, Registry: pin.None}}, sim)
-	if err != nil || key["ledger"] != headSummary.Provenance.Ledger.Digest {
-		t.Errorf("cache key ledger %q (err %v), provenance digest %q", key["ledger"], err, headSummary.Provenance.Ledger.Digest)
-	}
-	if md, err := os.ReadFile(out["markdown-path"]); err != nil || string(md) != comments[1].Body {
-		t.Errorf("markdown-path does not hold the comment (err %v)", err)
-	}
-	// The job summary file holds exactly the report and a line break.
-	summary, _ := os.ReadFile(e.summary)
-	if string(summary) != comments[1].Body+"\n" || !strings.Contains(string(summary), "| measured + resolved | TTFT |") {
-		t.Errorf("job summary is not the report:\n%s", summary)
-	}
-	if !strings.HasPrefix(stdout, "::add-mask::test-token\n") {
-		t.Errorf("the token is not masked first:\n%.200s", stdout)
+		log := parseLog(stdout)
+		if log[0] != (logLine{"add-mask", "test-token"}) {
+			t.Errorf("the first line is %+v, want the token masked", log[0])
+		}
+		wantGroups := []string{"Prepare the pinned harness " + harnessTag + " (" + hcommit + ")", "Score head " + head, "Score base " + base}
+		if d := cmp.Diff(wantGroups, commands(log, "group")); d != "" {
+			t.Errorf("log groups (-want +got):\n%s", d)
+		}
+		if n := len(commands(log, "endgroup")); n != len(wantGroups) {
+			t.Errorf("%d groups closed, want %d", n, len(wantGroups))
+		}
+
+		first = readOutputs(t, e.output)
+		hs, _, err := report.Read(filepath.Dir(first["summary-path"]))
+		if err != nil {
+			t.Fatalf("summary-path: %v", err)
+		}
+		_, tier, _ := report.Headline(hs.Tiers)
+		var wantTTFT string
+		for _, d := range metric.Headline() {
+			if m, _ := tier.Of(d); d.Key == "ttft" && m.MAPE != nil {
+				wantTTFT = strconv.FormatFloat(*m.MAPE, 'f', 2, 64)
+			}
+		}
+		if first["label"] != hs.Label || hs.Label != "experimental" || first["ttft-mape"] != wantTTFT || wantTTFT == "" {
+			t.Errorf("outputs label %q ttft-mape %q; the head summary says %q and %q", first["label"], first["ttft-mape"], hs.Label, wantTTFT)
+		}
+		// The cache key names the ledger by the digest its provenance records.
+		key, err := pinned.DataKey(pin.Pin{Data: pin.Data{Ledger: "accuracy/ledger", Catalog: pin.None, Registry: pin.None}}, sim)
+		if err != nil || key["ledger"] != hs.Provenance.Ledger.Digest {
+			t.Errorf("cache key ledger %q (err %v), provenance digest %q", key["ledger"], err, hs.Provenance.Ledger.Digest)
+		}
+
+		comments := fake.Comments("octo/sim", number)
+		if len(comments) != 2 || comments[0].User != "mallory" || comments[1].User != "github-actions[bot]" {
+			t.Fatalf("comments: %+v, want mallory's and one of the Action", comments)
+		}
+		firstComment = comments[1].ID
+		want := expectedComment(t, filepath.Dir(filepath.Dir(first["summary-path"])), nil)
+		if d := cmp.Diff(want, comments[1].Body); d != "" {
+			t.Errorf("comment is not the comparison of the results (-want +got):\n%s", d)
+		}
+		if want := fmt.Sprintf("/octo/sim/pull/%d#issuecomment-%d", number, comments[1].ID); !strings.HasSuffix(first["comment-url"], want) {
+			t.Errorf("comment-url %q, want the comment's address (…%s)", first["comment-url"], want)
+		}
+		if md, err := os.ReadFile(first["markdown-path"]); err != nil || string(md) != want {
+			t.Errorf("markdown-path does not hold the comment (err %v)", err)
+		}
+		if summary, _ := os.ReadFile(e.summary); string(summary) != want+"\n" {
+			t.Errorf("the job summary is not the report and a line break:\n%s", summary)
+		}
+	}) {
+		return
 	}
 
-	// Second run (a push to the pull request): results come from the cache
-	// and the same comment is edited, not a new one added.
-	e2 := newActionEnv(t, fake, sim, cache, pullRequestEvent(t, "synchronize", "octo/sim", number, head, base), nil)
-	stdout, err = e2.run(t)
-	if err != nil {
-		t.Fatalf("second run: %v\nstdout:\n%s", err, stdout)
-	}
-	if strings.Contains(stdout, "::group::Score ") || !strings.Contains(stdout, "Reusing the pinned harness") {
-		t.Errorf("second run scored again or rebuilt the harness:\n%s", stdout)
-	}
-	after := fake.Comments("octo/sim", number)
-	if len(after) != 2 || after[1].ID != comments[1].ID || !strings.Contains(after[1].Body, "reused from the cache") {
-		t.Errorf("second run did not edit the comment in place: %+v", after)
-	}
-	if n := fake.Calls("issues/create-comment"); n != 1 {
-		t.Errorf("%d comments created, want 1", n)
-	}
-	if out2 := readOutputs(t, e2.output); out2["comment-url"] != out["comment-url"] {
-		t.Errorf("comment-url changed: %q then %q", out["comment-url"], out2["comment-url"])
-	}
+	t.Run("synchronize: reuses the cache and edits the comment", func(t *testing.T) {
+		e := newActionEnv(t, fake, sim, cache, pullRequestEvent(t, "synchronize", "octo/sim", number, head, base), nil)
+		stdout, err := e.run(t)
+		if err != nil {
+			t.Fatalf("%v\nstdout:\n%s", err, stdout)
+		}
+		log := parseLog(stdout)
+		if d := cmp.Diff([]string{"Prepare the pinned harness " + harnessTag + " (" + hcommit + ")"}, commands(log, "group")); d != "" {
+			t.Errorf("log groups (-want +got): nothing scored again\n%s", d)
+		}
+		wantNotices := []string{"Using the cached head result for " + head + ".", "Using the cached base result for " + base + "."}
+		if d := cmp.Diff(wantNotices, commands(log, "notice")); d != "" {
+			t.Errorf("notices (-want +got):\n%s", d)
+		}
+		if !slices.ContainsFunc(log, func(l logLine) bool {
+			return l.Name == "" && strings.HasPrefix(l.Value, "Reusing the pinned harness "+harnessTag)
+		}) {
+			t.Error("the pinned harness was not reused from the cache")
+		}
+		comments := fake.Comments("octo/sim", number)
+		out := readOutputs(t, e.output)
+		want := expectedComment(t, filepath.Dir(filepath.Dir(out["summary-path"])), []string{
+			"Head result reused from the cache (same harness, simulator commit and data).",
+			"Base result reused from the cache (same harness, simulator commit and data).",
+		})
+		if len(comments) != 2 || comments[1].ID != firstComment {
+			t.Fatalf("comments %+v: want the first run's edited in place", comments)
+		}
+		if d := cmp.Diff(want, comments[1].Body); d != "" {
+			t.Errorf("edited comment (-want +got):\n%s", d)
+		}
+		if c, u := fake.Calls("issues/create-comment"), fake.Calls("issues/update-comment"); c != 1 || u != 1 {
+			t.Errorf("%d comments created and %d updated over two runs, want 1 and 1", c, u)
+		}
+		if out["comment-url"] != first["comment-url"] {
+			t.Errorf("comment-url changed: %q then %q", first["comment-url"], out["comment-url"])
+		}
+	})
 
-	// A fork's read-only token: the job summary and a notice, no failure.
-	fork := githubfake.New(t, githubfake.Options{Token: "test-token", ActionsToken: true, ReadOnly: true})
-	fork.AddRepo("octo/sim", "main")
-	n := fork.AddPullRequest("octo/sim", githubfake.PullRequest{Title: "from a fork", Head: "feature", HeadRepo: "someone/sim", HeadSHA: head})
-	e3 := newActionEnv(t, fork, sim, cache, pullRequestEvent(t, "opened", "octo/sim", n, head, base), nil)
-	stdout, err = e3.run(t)
-	if err != nil {
-		t.Fatalf("fork run failed: %v", err)
-	}
-	if !strings.Contains(stdout, "::notice::Not commenting: the token is read-only") || len(fork.Comments("octo/sim", n)) != 0 {
-		t.Errorf("fork run: stdout\n%s", stdout)
-	}
-	if s, _ := os.ReadFile(e3.summary); !strings.Contains(string(s), "Δ MAPE") {
-		t.Errorf("fork run: job summary lacks the table:\n%s", s)
-	}
-	if out3 := readOutputs(t, e3.output); out3["comment-url"] != "" || out3["summary-path"] == "" {
-		t.Errorf("fork run outputs %v", out3)
-	}
+	t.Run("fork: a read-only token reports in the job summary only", func(t *testing.T) {
+		fork := githubfake.New(t, githubfake.Options{Token: "test-token", ActionsToken: true, ReadOnly: true})
+		fork.AddRepo("octo/sim", "main")
+		n := fork.AddPullRequest("octo/sim", githubfake.PullRequest{Title: "from a fork", Head: "feature", HeadRepo: "someone/sim", HeadSHA: head})
+		e := newActionEnv(t, fork, sim, cache, pullRequestEvent(t, "opened", "octo/sim", n, head, base), nil)
+		stdout, err := e.run(t)
+		if err != nil {
+			t.Fatalf("a fork's run failed: %v", err)
+		}
+		notices := commands(parseLog(stdout), "notice")
+		if len(notices) == 0 || !strings.HasPrefix(notices[len(notices)-1], "Not commenting: the token is read-only") {
+			t.Errorf("notices %q: want the last to say why nothing was commented", notices)
+		}
+		if c := fork.Comments("octo/sim", n); len(c) != 0 {
+			t.Errorf("comments on a fork's pull request: %+v", c)
+		}
+		out := readOutputs(t, e.output)
+		md, err := os.ReadFile(out["markdown-path"])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if summary, _ := os.ReadFile(e.summary); string(summary) != string(md)+"\n" || len(md) == 0 {
+			t.Errorf("the job summary is not the report:\n%s", summary)
+		}
+		if out["comment-url"] != "" || out["summary-path"] == "" {
+			t.Errorf("outputs %v: want no comment-url and a summary-path", out)
+		}
+	})
 }
 
 func TestGitHubActionRefusesBadPin(t *testing.T) {
