@@ -25,7 +25,8 @@ import (
 // sticky comment of its own and the outputs. A declaration that does not
 // decode, or results that do not check, are reported file by file and fail
 // the step.
-func runLeaderboardMode(ctx context.Context, in leaderboardModeOptions, ev event, flow *prcheck.Flow, gha runner, stdout, stderr io.Writer) error {
+func runLeaderboardMode(ctx context.Context, in leaderboardModeOptions, ev event, cfg prcheck.FlowConfig, gha runner, stdout, stderr io.Writer) error {
+	flow := prcheck.NewFlow(cfg)
 	p, err := readPin(in.actionInputs)
 	if err != nil {
 		return err

@@ -33,8 +33,10 @@ type modeSpec[O any] struct {
 
 // modeEnv is what every mode's run is given besides its options.
 type modeEnv struct {
-	ev             event
-	flow           *prcheck.Flow
+	ev event
+	// flow is the configuration every mode's flow starts from; each mode
+	// completes its own copy and builds its flow once (prcheck.NewFlow).
+	flow           prcheck.FlowConfig
 	gh             *github.PullComments // nil with comment: false
 	gha            runner
 	stdout, stderr io.Writer

@@ -107,7 +107,7 @@ func githubAction(ctx context.Context, gha runner, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	flow := &prcheck.Flow{
+	flow := prcheck.FlowConfig{
 		Log:        gha,
 		OutDir:     in.outDir,
 		Thresholds: in.thresholds,
@@ -148,7 +148,7 @@ type scoring struct {
 }
 
 // runScoringMode runs modes pr and merge with the pinned harness.
-func runScoringMode(ctx context.Context, in actionInputs, s scoring, ev event, flow *prcheck.Flow, gha runner, stdout, stderr io.Writer) (prcheck.Outcome, error) {
+func runScoringMode(ctx context.Context, in actionInputs, s scoring, ev event, cfg prcheck.FlowConfig, gha runner, stdout, stderr io.Writer) (prcheck.Outcome, error) {
 	p, err := readPin(in)
 	if err != nil {
 		return prcheck.Outcome{}, err
@@ -169,14 +169,15 @@ func runScoringMode(ctx context.Context, in actionInputs, s scoring, ev event, f
 		}
 		pr = prcheck.PR{HeadSHA: head}
 		s.baseline = false
-		flow.Comments = nil
+		cfg.Comments = nil
 	}
 
-	h, err := pinnedScorer(ctx, in, p, flow, gha, stdout, stderr)
+	h, err := pinnedScorer(ctx, in, p, &cfg, gha, stdout, stderr)
 	if err != nil {
 		return prcheck.Outcome{}, err
 	}
 	h.SimRepo = in.simulatorPath
+	flow := prcheck.NewFlow(cfg)
 
 	if s.merge != "" {
 		return flow.RunMerge(ctx, pr, s.merge)
@@ -201,9 +202,9 @@ func readPin(in actionInputs) (pin.Pin, error) {
 }
 
 // pinnedScorer prepares the pinned harness (clone, verify, build) and makes
-// it flow's scorer, with the pin's data, the cache and the jobs, and flow's
+// it cfg's scorer, with the pin's data, the cache and the jobs, and cfg's
 // cache key; the caller sets which simulator repository it scores.
-func pinnedScorer(ctx context.Context, in actionInputs, p pin.Pin, flow *prcheck.Flow, gha runner, stdout, stderr io.Writer) (*pinned.Harness, error) {
+func pinnedScorer(ctx context.Context, in actionInputs, p pin.Pin, cfg *prcheck.FlowConfig, gha runner, stdout, stderr io.Writer) (*pinned.Harness, error) {
 	gha.Group(fmt.Sprintf("Prepare the pinned harness %s (%s)", p.Harness.Tag, p.Harness.Commit))
 	h, err := pinned.Prepare(ctx, p, cloneURL(p.Harness, in), in.cacheDir, harness.CleanEnv(os.Environ()), stdout, stderr)
 	gha.EndGroup()
@@ -214,17 +215,17 @@ func pinnedScorer(ctx context.Context, in actionInputs, p pin.Pin, flow *prcheck
 	if in.jobs > 0 {
 		h.Args = append(h.Args, "--jobs", strconv.Itoa(in.jobs))
 	}
-	flow.Scorer = h
+	cfg.Scorer = h
 	data, err := pinned.DataKey(p, in.simulatorPath)
 	if err != nil {
 		return nil, err
 	}
-	flow.Key = prcheck.CacheKey{HarnessCommit: p.Harness.Commit, Data: data}
+	cfg.Key = prcheck.CacheKey{HarnessCommit: p.Harness.Commit, Data: data}
 	return h, nil
 }
 
 // runCommentMode posts another run's report from a workflow_run job.
-func runCommentMode(ctx context.Context, in commentModeOptions, ev event, flow *prcheck.Flow, gh *github.PullComments) (prcheck.Outcome, error) {
+func runCommentMode(ctx context.Context, in commentModeOptions, ev event, cfg prcheck.FlowConfig, gh *github.PullComments) (prcheck.Outcome, error) {
 	if ev.WorkflowRun == nil {
 		return prcheck.Outcome{}, errors.New("mode comment runs on a workflow_run event")
 	}
@@ -232,12 +233,12 @@ func runCommentMode(ctx context.Context, in commentModeOptions, ev event, flow *
 		return prcheck.Outcome{}, errors.New("mode comment needs comment: true and a token")
 	}
 	if ev.WorkflowRun.HTMLURL != "" {
-		flow.DetailsURL = ev.WorkflowRun.HTMLURL
+		cfg.DetailsURL = ev.WorkflowRun.HTMLURL
 	}
 	if err := ident.CheckCommit(ev.WorkflowRun.HeadSHA); err != nil {
 		return prcheck.Outcome{}, fmt.Errorf("event: workflow_run.head_sha: %w", err)
 	}
-	return flow.RunComment(ctx, in.reportDir, ev.WorkflowRun.HeadSHA, gh)
+	return prcheck.NewFlow(cfg).RunComment(ctx, in.reportDir, ev.WorkflowRun.HeadSHA, gh)
 }
 
 // cloneURL resolves a pinned repository (the harness, or the leaderboard's

@@ -107,12 +107,12 @@ func runNightlyPlanMode(ctx context.Context, in nightlyPlanModeOptions, gha runn
 // release with the pinned harness (which must be the plan's) over the whole
 // corpus (or one shard), no baseline and no comment, and put plan.json next
 // to the head's summary.json for the bot (or the merge of the shards).
-func runNightlyMode(ctx context.Context, in nightlyModeOptions, flow *prcheck.Flow, gha runner, stdout, stderr io.Writer) (prcheck.Outcome, error) {
-	plan, err := prepareNightly(ctx, in, flow, gha, stdout, stderr)
+func runNightlyMode(ctx context.Context, in nightlyModeOptions, cfg prcheck.FlowConfig, gha runner, stdout, stderr io.Writer) (prcheck.Outcome, error) {
+	plan, err := prepareNightly(ctx, in, &cfg, gha, stdout, stderr)
 	if err != nil {
 		return prcheck.Outcome{}, err
 	}
-	out, err := flow.RunPR(ctx, prcheck.PR{HeadSHA: plan.Simulator.Commit}, false, in.shard)
+	out, err := prcheck.NewFlow(cfg).RunPR(ctx, prcheck.PR{HeadSHA: plan.Simulator.Commit}, false, in.shard)
 	if err != nil {
 		return out, err
 	}
@@ -120,10 +120,10 @@ func runNightlyMode(ctx context.Context, in nightlyModeOptions, flow *prcheck.Fl
 }
 
 // prepareNightly parses the plan, checks that the pin still names its
-// harness, and makes the pinned harness flow's scorer of the plan's
+// harness, and makes the pinned harness cfg's scorer of the plan's
 // simulator repository, with the ledger imported from the plan's InferenceX
 // dump (in.ledgerDir) when the plan names one.
-func prepareNightly(ctx context.Context, in nightlyModeOptions, flow *prcheck.Flow, gha runner, stdout, stderr io.Writer) (nightly.Plan, error) {
+func prepareNightly(ctx context.Context, in nightlyModeOptions, cfg *prcheck.FlowConfig, gha runner, stdout, stderr io.Writer) (nightly.Plan, error) {
 	plan, err := nightly.Parse([]byte(in.plan))
 	if err != nil {
 		return plan, fmt.Errorf("input plan: %w", err)
@@ -146,8 +146,8 @@ func prepareNightly(ctx context.Context, in nightlyModeOptions, flow *prcheck.Fl
 	case dump != "" && p.Data.Ledger != pin.Bundled:
 		return plan, fmt.Errorf("the pin names ledger %q and the plan InferenceX dump %s: a nightly scores one ledger; set data.ledger to bundled or leave the dump out", p.Data.Ledger, dump)
 	}
-	flow.Comments = nil
-	h, err := pinnedScorer(ctx, in.actionInputs, p, flow, gha, stdout, stderr)
+	cfg.Comments = nil
+	h, err := pinnedScorer(ctx, in.actionInputs, p, cfg, gha, stdout, stderr)
 	if err != nil {
 		return plan, err
 	}
@@ -158,7 +158,7 @@ func prepareNightly(ctx context.Context, in nightlyModeOptions, flow *prcheck.Fl
 			return plan, fmt.Errorf("input ledger-dir %s: %w", in.ledgerDir, err)
 		}
 		h.Args = append(h.Args, "--ledger", in.ledgerDir)
-		flow.Key.Data["ledger"] = digest
+		cfg.Key.Data["ledger"] = digest
 	}
 	return plan, nil
 }

@@ -20,7 +20,7 @@ import (
 // each must carry the plan this merge is for (plan.json), and the harness's
 // merge refuses shards whose provenance differs (simulator build, harness,
 // data versions). The merged head/ gets plan.json like an unsharded run.
-func runNightlyMerge(ctx context.Context, in mergeModeOptions, flow *prcheck.Flow, gha runner, stdout, stderr io.Writer) (prcheck.Outcome, error) {
+func runNightlyMerge(ctx context.Context, in mergeModeOptions, cfg prcheck.FlowConfig, gha runner, stdout, stderr io.Writer) (prcheck.Outcome, error) {
 	plan, err := nightly.Parse([]byte(in.plan))
 	if err != nil {
 		return prcheck.Outcome{}, fmt.Errorf("input plan: %w", err)
@@ -35,10 +35,10 @@ func runNightlyMerge(ctx context.Context, in mergeModeOptions, flow *prcheck.Flo
 	if len(set.Base) > 0 {
 		return prcheck.Outcome{}, fmt.Errorf("merge: the nightly shards under %s have base results; nightly shards score the release alone", in.shardsDir)
 	}
-	if _, err := prepareNightly(ctx, nightlyModeOptions{actionInputs: in.actionInputs, plan: in.plan, merging: true}, flow, gha, stdout, stderr); err != nil {
+	if _, err := prepareNightly(ctx, nightlyModeOptions{actionInputs: in.actionInputs, plan: in.plan, merging: true}, &cfg, gha, stdout, stderr); err != nil {
 		return prcheck.Outcome{}, err
 	}
-	out, err := flow.RunMerge(ctx, prcheck.PR{HeadSHA: plan.Simulator.Commit}, in.shardsDir)
+	out, err := prcheck.NewFlow(cfg).RunMerge(ctx, prcheck.PR{HeadSHA: plan.Simulator.Commit}, in.shardsDir)
 	if err != nil {
 		return out, err
 	}

@@ -63,8 +63,9 @@ type Log interface {
 // by github-actions[bot].
 const DefaultBotLogin = "github-actions[bot]"
 
-// Flow runs one Action invocation. Its fields are set once by cmd/action.
-type Flow struct {
+// FlowConfig is everything a Flow works with; each mode of the Action
+// completes one and builds its Flow from it once (NewFlow).
+type FlowConfig struct {
 	Scorer Scorer
 	// Comments is nil when the run must not comment.
 	Comments Commenter
@@ -83,6 +84,14 @@ type Flow struct {
 	DetailsURL string
 	Thresholds Thresholds
 }
+
+// Flow runs one Action invocation: scoring, merging or commenting, then
+// reporting, over the configuration it was built with, which nothing
+// changes afterwards.
+type Flow struct{ c FlowConfig }
+
+// NewFlow builds the flow of one mode from its configuration.
+func NewFlow(c FlowConfig) *Flow { return &Flow{c: c} }
 
 // comparisonFile is the file of OutDir that holds the whole report.
 const comparisonFile = "comparison.md"
@@ -127,7 +136,7 @@ func (o Outcome) Failed() bool { return len(o.Verdict.Failures) > 0 }
 // job reports. A base that cannot be scored degrades to no baseline, with a
 // warning; a head that cannot be scored is an error.
 func (f *Flow) RunPR(ctx context.Context, pr PR, baseline bool, shard *report.Shard) (Outcome, error) {
-	out := Outcome{HeadDir: filepath.Join(f.OutDir, "head")}
+	out := Outcome{HeadDir: filepath.Join(f.c.OutDir, "head")}
 	if err := f.writePR(pr); err != nil {
 		return out, err
 	}
@@ -142,13 +151,13 @@ func (f *Flow) RunPR(ctx context.Context, pr PR, baseline bool, shard *report.Sh
 	}
 	var base *report.Run
 	if baseline {
-		dir := filepath.Join(f.OutDir, "base")
+		dir := filepath.Join(f.c.OutDir, "base")
 		b, cached, err := f.score(ctx, "base", pr.BaseSHA, shard, dir)
 		switch {
 		case err != nil && shard != nil:
 			return out, err // a merge needs every shard's base
 		case err != nil:
-			f.Log.Warning(fmt.Sprintf("The base commit could not be scored; reporting without a baseline: %v", err))
+			f.c.Log.Warning(fmt.Sprintf("The base commit could not be scored; reporting without a baseline: %v", err))
 			notes = append(notes, "The base commit "+pr.BaseSHA+" could not be scored, so there is no baseline.")
 			os.RemoveAll(dir)
 		default:
@@ -176,14 +185,14 @@ func (f *Flow) RunMerge(ctx context.Context, pr PR, shardsDir string) (Outcome, 
 	if err := f.writePR(pr); err != nil {
 		return Outcome{}, err
 	}
-	out := Outcome{HeadDir: filepath.Join(f.OutDir, "head")}
-	f.Log.Group(fmt.Sprintf("Merge %d shards", len(set.Head)))
-	err = f.Scorer.Merge(ctx, out.HeadDir, set.Head)
+	out := Outcome{HeadDir: filepath.Join(f.c.OutDir, "head")}
+	f.c.Log.Group(fmt.Sprintf("Merge %d shards", len(set.Head)))
+	err = f.c.Scorer.Merge(ctx, out.HeadDir, set.Head)
 	if err == nil && len(set.Base) > 0 {
-		out.BaseDir = filepath.Join(f.OutDir, "base")
-		err = f.Scorer.Merge(ctx, out.BaseDir, set.Base)
+		out.BaseDir = filepath.Join(f.c.OutDir, "base")
+		err = f.c.Scorer.Merge(ctx, out.BaseDir, set.Base)
 	}
-	f.Log.EndGroup()
+	f.c.Log.EndGroup()
 	if err != nil {
 		return out, fmt.Errorf("merge: %w", err)
 	}
@@ -251,11 +260,11 @@ func (f *Flow) readResults(out Outcome, pr PR) (report.Run, *report.Run, error) 
 func (f *Flow) report(ctx context.Context, out Outcome, head report.Run, base *report.Run, notes []string, pr PR) (Outcome, error) {
 	out.Head = head.Summary
 	out.Comparison = report.Compare(head, base)
-	out.Verdict = Evaluate(out.Comparison, f.Thresholds)
+	out.Verdict = Evaluate(out.Comparison, f.c.Thresholds)
 	out.Markdown = render.CompareMarkdown(render.Comparison{Comparison: out.Comparison,
-		Alerts: append(append([]string{}, out.Verdict.Failures...), out.Verdict.Alerts...), Notes: notes, DetailsURL: f.DetailsURL})
-	out.MarkdownPath = filepath.Join(f.OutDir, comparisonFile)
-	if err := os.MkdirAll(f.OutDir, 0o755); err != nil {
+		Alerts: append(append([]string{}, out.Verdict.Failures...), out.Verdict.Alerts...), Notes: notes, DetailsURL: f.c.DetailsURL})
+	out.MarkdownPath = filepath.Join(f.c.OutDir, comparisonFile)
+	if err := os.MkdirAll(f.c.OutDir, 0o755); err != nil {
 		return out, fmt.Errorf("output directory: %w", err)
 	}
 	if err := diskio.WriteAtomic(out.MarkdownPath, []byte(out.Markdown)); err != nil {
@@ -265,10 +274,10 @@ func (f *Flow) report(ctx context.Context, out Outcome, head report.Run, base *r
 		return out, err
 	}
 	for _, a := range out.Verdict.Alerts {
-		f.Log.Warning(a)
+		f.c.Log.Warning(a)
 	}
 	for _, a := range out.Verdict.Failures {
-		f.Log.Error(a)
+		f.c.Log.Error(a)
 	}
 	if sticky := f.Sticky(render.PRMarker); sticky != nil && pr.Number > 0 {
 		url, readOnly, err := sticky.Post(ctx, pr.Number, out.Markdown)
@@ -291,8 +300,8 @@ func (f *Flow) readChecked(dir, sim string) (report.Run, error) {
 	if sim != "" && p.Simulator.Commit != sim {
 		return r, fmt.Errorf("%s: result is for simulator commit %q, want %s", dir, p.Simulator.Commit, sim)
 	}
-	if f.Key.HarnessCommit != "" && p.Harness.Commit != f.Key.HarnessCommit {
-		return r, fmt.Errorf("%s: result is from harness commit %q, want the pinned %s", dir, p.Harness.Commit, f.Key.HarnessCommit)
+	if f.c.Key.HarnessCommit != "" && p.Harness.Commit != f.c.Key.HarnessCommit {
+		return r, fmt.Errorf("%s: result is from harness commit %q, want the pinned %s", dir, p.Harness.Commit, f.c.Key.HarnessCommit)
 	}
 	return r, nil
 }
@@ -301,23 +310,23 @@ func (f *Flow) readChecked(dir, sim string) (report.Run, error) {
 // f's Commenter and log with a cut note pointing at f's job summary; nil
 // when f must not comment.
 func (f *Flow) Sticky(marker string) *Sticky {
-	if f.Comments == nil {
+	if f.c.Comments == nil {
 		return nil
 	}
-	return &Sticky{Comments: f.Comments, Log: f.Log, Marker: marker, DetailsURL: f.DetailsURL}
+	return &Sticky{Comments: f.c.Comments, Log: f.c.Log, Marker: marker, DetailsURL: f.c.DetailsURL}
 }
 
 // score produces a result in dir, from the cache when it holds one, and
 // returns it read and checked.
 func (f *Flow) score(ctx context.Context, what, sim string, shard *report.Shard, dir string) (r report.Run, cached bool, err error) {
-	key := f.Key
+	key := f.c.Key
 	key.SimCommit, key.Shard = sim, shard.String()
 	if err := os.RemoveAll(dir); err != nil {
 		return report.Run{}, false, err
 	}
-	if f.Cache != nil {
-		if src, r, ok := f.Cache.Lookup(key); ok {
-			f.Log.Notice(fmt.Sprintf("Using the cached %s result for %s.", what, sim))
+	if f.c.Cache != nil {
+		if src, r, ok := f.c.Cache.Lookup(key); ok {
+			f.c.Log.Notice(fmt.Sprintf("Using the cached %s result for %s.", what, sim))
 			return r, true, CopyResult(src, dir)
 		}
 	}
@@ -325,18 +334,18 @@ func (f *Flow) score(ctx context.Context, what, sim string, shard *report.Shard,
 	if shard != nil {
 		title += " (shard " + shard.String() + ")"
 	}
-	f.Log.Group(title)
-	err = f.Scorer.Score(ctx, sim, shard, dir)
-	f.Log.EndGroup()
+	f.c.Log.Group(title)
+	err = f.c.Scorer.Score(ctx, sim, shard, dir)
+	f.c.Log.EndGroup()
 	if err != nil {
 		return report.Run{}, false, fmt.Errorf("score %s %s: %w", what, sim, err)
 	}
 	if r, err = f.readChecked(dir, sim); err != nil {
 		return report.Run{}, false, fmt.Errorf("score %s: %w", what, err)
 	}
-	if f.Cache != nil {
-		if err := f.Cache.Store(key, dir); err != nil {
-			f.Log.Warning(fmt.Sprintf("Could not cache the %s result: %v", what, err))
+	if f.c.Cache != nil {
+		if err := f.c.Cache.Store(key, dir); err != nil {
+			f.c.Log.Warning(fmt.Sprintf("Could not cache the %s result: %v", what, err))
 		}
 	}
 	return r, false, nil
@@ -346,10 +355,10 @@ func (f *Flow) score(ctx context.Context, what, sim string, shard *report.Shard,
 // none), cut to the summary's limit with a note naming file, the output
 // file that holds it whole.
 func (f *Flow) WriteSummary(md, file string) error {
-	if f.Summary == nil {
+	if f.c.Summary == nil {
 		return nil
 	}
-	if err := f.Summary(render.Truncate(md, textcut.MaxStepSummary, render.SummaryCutNote(file))); err != nil {
+	if err := f.c.Summary(render.Truncate(md, textcut.MaxStepSummary, render.SummaryCutNote(file))); err != nil {
 		return fmt.Errorf("job summary: %w", err)
 	}
 	return nil
@@ -360,10 +369,10 @@ func (f *Flow) writePR(pr PR) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(f.OutDir, 0o755); err != nil {
+	if err := os.MkdirAll(f.c.OutDir, 0o755); err != nil {
 		return fmt.Errorf("output directory: %w", err)
 	}
-	return diskio.WriteAtomic(filepath.Join(f.OutDir, prFile), b)
+	return diskio.WriteAtomic(filepath.Join(f.c.OutDir, prFile), b)
 }
 
 // readPR reads a pr.json (a regular file of at most maxPRFileBytes) with

@@ -170,17 +170,25 @@ func (l *recordLog) Notice(msg string)  { l.WriteString("notice: " + msg + "\n")
 func (l *recordLog) Warning(msg string) { l.WriteString("warning: " + msg + "\n") }
 func (l *recordLog) Error(msg string)   { l.WriteString("error: " + msg + "\n") }
 
-func newFlow(t *testing.T, sc Scorer, cm Commenter) (*Flow, *recordLog, *strings.Builder) {
+// newFlow builds a flow over sc and cm (nil: no comment), its
+// configuration edited by edits before NewFlow.
+func newFlow(t *testing.T, sc Scorer, cm Commenter, edits ...func(*FlowConfig)) (*Flow, *recordLog, *strings.Builder) {
 	log := &recordLog{}
 	summary := &strings.Builder{}
-	return &Flow{
-		Scorer:   sc,
-		Comments: cm,
-		Key:      CacheKey{HarnessCommit: harnessCommit, Data: map[string]string{"ledger": "bundled"}},
-		Log:      log,
-		Summary:  func(md string) error { summary.WriteString(md); return nil },
-		OutDir:   t.TempDir(),
-	}, log, summary
+	c := FlowConfig{
+		Scorer:  sc,
+		Key:     CacheKey{HarnessCommit: harnessCommit, Data: map[string]string{"ledger": "bundled"}},
+		Log:     log,
+		Summary: func(md string) error { summary.WriteString(md); return nil },
+		OutDir:  t.TempDir(),
+	}
+	if cm != nil {
+		c.Comments = cm
+	}
+	for _, e := range edits {
+		e(&c)
+	}
+	return NewFlow(c), log, summary
 }
 
 func canned(t *testing.T) *fakeScorer {
@@ -196,8 +204,7 @@ func TestRunPRCommentsThenUpdates(t *testing.T) {
 	cm := expectComments(t, "self", "list", "create", "update")
 	cm.comments, cm.nextID = []ghmodel.Comment{{ID: 100, Author: "alice", Body: render.PRMarker + " quoted"}}, 100
 	cache := &Cache{Dir: t.TempDir()}
-	f, log, summary := newFlow(t, sc, cm)
-	f.Cache = cache
+	f, log, summary := newFlow(t, sc, cm, func(c *FlowConfig) { c.Cache = cache })
 	out, err := f.RunPR(context.Background(), pr, true, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -217,9 +224,7 @@ func TestRunPRCommentsThenUpdates(t *testing.T) {
 
 	// Second run: same commits come from the cache, the comment is kept
 	// (same body); a changed body updates it in place.
-	f2, _, _ := newFlow(t, sc, cm)
-	f2.Cache = cache
-	f2.DetailsURL = "https://example/run/2"
+	f2, _, _ := newFlow(t, sc, cm, func(c *FlowConfig) { c.Cache, c.DetailsURL = cache, "https://example/run/2" })
 	out2, err := f2.RunPR(context.Background(), pr, true, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -304,8 +309,7 @@ func TestRunPRRefusesWrongHarness(t *testing.T) {
 
 func TestRunPRFailThreshold(t *testing.T) {
 	t.Parallel()
-	f, log, _ := newFlow(t, canned(t), nil)
-	f.Thresholds = Thresholds{Alert: f64(1), Fail: f64(3)}
+	f, log, _ := newFlow(t, canned(t), nil, func(c *FlowConfig) { c.Thresholds = Thresholds{Alert: f64(1), Fail: f64(3)} })
 	out, err := f.RunPR(context.Background(), pr, true, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -324,8 +328,7 @@ func TestShardThenMerge(t *testing.T) {
 	shards := t.TempDir()
 	for k := 1; k <= 2; k++ {
 		cm := expectComments(t) // shards do not comment
-		f, _, summary := newFlow(t, sc, cm)
-		f.OutDir = filepath.Join(shards, fmt.Sprintf("accuracy-shard-%d", k))
+		f, _, summary := newFlow(t, sc, cm, func(c *FlowConfig) { c.OutDir = filepath.Join(shards, fmt.Sprintf("accuracy-shard-%d", k)) })
 		out, err := f.RunPR(context.Background(), pr, true, &report.Shard{Index: k, Count: 2})
 		if err != nil {
 			t.Fatal(err)
@@ -355,16 +358,15 @@ func TestRunComment(t *testing.T) {
 	t.Parallel()
 	// The untrusted run's artifact.
 	sc := canned(t)
-	producer, _, _ := newFlow(t, sc, nil)
+	artifact := t.TempDir()
+	producer, _, _ := newFlow(t, sc, nil, func(c *FlowConfig) { c.OutDir = artifact })
 	if _, err := producer.RunPR(context.Background(), pr, true, nil); err != nil {
 		t.Fatal(err)
 	}
-	artifact := producer.OutDir
 
 	newCommenter := func(ops ...string) (*Flow, *fakeComments) {
 		cm := expectComments(t, ops...)
-		f, _, _ := newFlow(t, &fakeScorer{t: t}, cm)
-		f.Key.HarnessCommit = ""
+		f, _, _ := newFlow(t, &fakeScorer{t: t}, cm, func(c *FlowConfig) { c.Key.HarnessCommit = "" })
 		return f, cm
 	}
 	f, cm := newCommenter("self", "list", "create")
@@ -411,7 +413,8 @@ func TestRunComment(t *testing.T) {
 // posted.
 func TestRunCommentRefusesTamperedArtifact(t *testing.T) {
 	t.Parallel()
-	producer, _, _ := newFlow(t, canned(t), nil)
+	produced := t.TempDir()
+	producer, _, _ := newFlow(t, canned(t), nil, func(c *FlowConfig) { c.OutDir = produced })
 	if _, err := producer.RunPR(context.Background(), pr, true, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -431,7 +434,7 @@ func TestRunCommentRefusesTamperedArtifact(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			if err := os.CopyFS(dir, os.DirFS(producer.OutDir)); err != nil {
+			if err := os.CopyFS(dir, os.DirFS(produced)); err != nil {
 				t.Fatal(err)
 			}
 			path := filepath.Join(dir, tt.file)
@@ -446,8 +449,7 @@ func TestRunCommentRefusesTamperedArtifact(t *testing.T) {
 				t.Fatal(err)
 			}
 			cm := expectComments(t)
-			f, _, _ := newFlow(t, &fakeScorer{t: t}, cm)
-			f.Key.HarnessCommit = ""
+			f, _, _ := newFlow(t, &fakeScorer{t: t}, cm, func(c *FlowConfig) { c.Key.HarnessCommit = "" })
 			out, err := f.RunComment(context.Background(), dir, headSHA, fakePRs{7: headSHA})
 			if err == nil || !strings.Contains(err.Error(), tt.want) || len(cm.calls) != 0 {
 				t.Errorf("err = %v (want %q), calls %v, markdown:\n%s", err, tt.want, cm.calls, out.Markdown)
