@@ -37,9 +37,12 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/bot"
 	"github.com/inference-sim/accuracy-dashboard/internal/botconfig"
 	"github.com/inference-sim/accuracy-dashboard/internal/cli"
+	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/github"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
+	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
+	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 	"github.com/inference-sim/accuracy-dashboard/internal/publish"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 	"github.com/inference-sim/accuracy-dashboard/internal/webhook"
@@ -452,19 +455,23 @@ func runPublish(ctx context.Context, o publishOptions, e env) error {
 	if err != nil {
 		return err
 	}
-	raw, err := e.readFile(path)
+	raw, err := diskio.ReadPathMax(path, report.MaxSummaryBytes)
 	if err != nil {
 		return fmt.Errorf("summary: %w", err)
 	}
 	rep := publish.Report{Summary: raw}
 	// points.json and plan.json next to the summary go with it when present.
-	for name, dst := range map[string]*[]byte{report.PointsFile: &rep.Points, nightly.File: &rep.Plan} {
-		data, err := e.readFile(filepath.Join(filepath.Dir(path), name))
+	for _, f := range []struct {
+		name  string
+		limit int64
+		dst   *[]byte
+	}{{report.PointsFile, report.MaxPointsBytes, &rep.Points}, {nightly.File, report.MaxSummaryBytes, &rep.Plan}} {
+		data, err := diskio.ReadPathMax(filepath.Join(filepath.Dir(path), f.name), f.limit)
 		switch {
 		case err == nil:
-			*dst = data
+			*f.dst = data
 		case !errors.Is(err, iofs.ErrNotExist):
-			return fmt.Errorf("%s: %w", name, err)
+			return fmt.Errorf("%s: %w", f.name, err)
 		}
 	}
 	s, err := wire(cfg, e, o.dryRun, slog.New(slog.NewTextHandler(e.stderr, nil)))
@@ -533,11 +540,11 @@ func runPublishLeaderboard(ctx context.Context, o publishLeaderboardOptions, e e
 		return fmt.Errorf("configuration: leaderboard publishing is off (%s=%s)", botconfig.EnvLeaderboardRepo, cfg.LeaderboardRepo)
 	}
 	runsPath, pinPath := cmp.Or(o.runs, filepath.FromSlash(cfg.LeaderboardRuns)), cmp.Or(o.pin, filepath.FromSlash(cfg.PinFile))
-	runs, err := e.readFile(runsPath)
+	runs, err := diskio.ReadPathMax(runsPath, leaderboard.MaxDeclarationBytes)
 	if err != nil {
 		return fmt.Errorf("runs: %w", err)
 	}
-	pinRaw, err := e.readFile(pinPath)
+	pinRaw, err := diskio.ReadPathMax(pinPath, pin.MaxFileBytes)
 	if err != nil && !errors.Is(err, iofs.ErrNotExist) {
 		return fmt.Errorf("pin: %w", err)
 	}
