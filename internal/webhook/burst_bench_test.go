@@ -113,7 +113,7 @@ func burst(b *testing.B, maxBody int) []*burstRequest {
 		work = append(work, add("signed-work", "workflow_run", runOf(b, "completed", testPublishRepo.String(), testPublishWorkflow, 5000+i), fmt.Sprint("run ", 5000+i)))
 	}
 	for i := range 10 {
-		tag := fmt.Sprintf("0.1.%d", i)
+		tag := fmt.Sprintf("v0.1.%d", i)
 		body := bytes.Replace(rel, []byte(`"tag_name":"v0.0.1"`), []byte(`"tag_name":"`+tag+`"`), 1)
 		work = append(work, add("signed-work", "release", body, "release "+tag))
 	}
