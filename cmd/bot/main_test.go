@@ -24,10 +24,8 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/botconfig"
 	"github.com/inference-sim/accuracy-dashboard/internal/github"
 	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
-	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
-	"github.com/inference-sim/accuracy-dashboard/internal/publish"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
@@ -770,83 +768,5 @@ func TestWebURL(t *testing.T) {
 		if got := webURL(in); got != want {
 			t.Errorf("webURL(%q) = %q, want %q", in, got, want)
 		}
-	}
-}
-
-// adapter returns the App adapter over the world's fake, as wire builds it.
-func (w *world) adapter(t *testing.T) *github.AppClient {
-	t.Helper()
-	pemBytes, err := os.ReadFile(w.vars["BOT_PRIVATE_KEY_FILE"])
-	if err != nil {
-		t.Fatal(err)
-	}
-	transport, err := github.NewAppTransport(appID, pemBytes, w.fake.URL(), w.env.transport)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gh, err := github.NewAppClient(transport, github.Options{BaseURL: w.fake.URL(), Retry: w.env.retry}, publish.MaxArtifactBytes)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return gh
-}
-
-// TestAdapterConcurrentUse runs the adapter's calls from several goroutines
-// at once, as the webhook workers do (run it with -race).
-func TestAdapterConcurrentUse(t *testing.T) {
-	w := newWorld(t)
-	gh := w.adapter(t)
-	var wg sync.WaitGroup
-	for _, name := range []string{"org/app", "org/lib", "org/plain", dashboardRepo} {
-		repo, _ := ident.ParseRepo(name)
-		wg.Add(2)
-		go func() {
-			defer wg.Done()
-			if id, err := gh.Identity(context.Background()); err != nil || id.Login != "accuracy-bot[bot]" {
-				t.Errorf("Identity = %+v, %v", id, err)
-			}
-		}()
-		go func() {
-			defer wg.Done()
-			if b, err := gh.DefaultBranch(context.Background(), repo); err != nil || b != "main" {
-				t.Errorf("%s: DefaultBranch = %q, %v", repo, b, err)
-			}
-		}()
-	}
-	wg.Wait()
-}
-
-// TestReinstalledAppNeedsNoRestart: the adapter caches a client per
-// repository; after the App is uninstalled and installed again (a new
-// installation id, the old tokens revoked) the next call finds the new
-// installation instead of failing until a restart.
-func TestReinstalledAppNeedsNoRestart(t *testing.T) {
-	w := newWorld(t)
-	gh := w.adapter(t)
-	ctx := context.Background()
-	app := ident.Repo{Owner: "org", Name: "app"}
-	if b, err := gh.DefaultBranch(ctx, app); err != nil || b != "main" {
-		t.Fatalf("DefaultBranch = %q, %v", b, err)
-	}
-	w.fake.Uninstall(1)
-	w.fake.Install(githubfake.Installation{ID: 3, Account: "org", Repositories: []string{"org/app", "org/lib", "org/plain"}})
-	lookups := w.fake.Calls("apps/get-repo-installation")
-	if src, err := gh.ReadFile(ctx, app, "main", ".github/accuracy-harness.yaml"); err != nil || string(src) != pinFile {
-		t.Fatalf("ReadFile after the reinstall = %q, %v", src, err)
-	}
-	if n := w.fake.Calls("apps/get-repo-installation") - lookups; n != 1 {
-		t.Errorf("%d installation lookups after the reinstall, want 1", n)
-	}
-	// The fresh client is cached in turn.
-	if _, err := gh.DefaultBranch(ctx, app); err != nil {
-		t.Fatal(err)
-	}
-	if n := w.fake.Calls("apps/get-repo-installation") - lookups; n != 1 {
-		t.Errorf("%d installation lookups, want the fresh client cached", n)
-	}
-	// Uninstalled for good: an error, and never a missing file.
-	w.fake.Uninstall(3)
-	if _, err := gh.ReadFile(ctx, app, "main", ".github/accuracy-harness.yaml"); err == nil || !strings.Contains(err.Error(), "app installation on org/app") {
-		t.Errorf("ReadFile after the uninstall: %v", err)
 	}
 }
