@@ -1,7 +1,11 @@
 // Package webhook is the bot's HTTP edge: it receives GitHub webhook
-// deliveries on POST /webhook and answers GET /healthz.
+// deliveries on POST /webhook and answers GET /healthz (status only);
+// Metrics are the operator's, served apart.
 //
-// A delivery is read only in one of MaxConcurrentReads read slots (a few
+// The connections a listener wrapped by Limit hands over are bounded in
+// total and per client address (the oldest idle one is closed to make
+// room). A delivery is read only while its client address holds fewer
+// than MaxReadsPerAddr reads, and in one of MaxConcurrentReads read slots (a few
 // callers wait up to a second for one; the rest get 503 at once), with its
 // body capped (MaxBodyBytes) and its reading bounded (BodyReadTimeout), and is looked
 // at only after its X-Hub-Signature-256 is verified (HMAC-SHA256,
@@ -119,8 +123,8 @@ type Options struct {
 	// wrapped by Limit hands over, in total and per client address
 	// (DefaultMaxConns and DefaultMaxConnsPerAddr if 0).
 	MaxConns, MaxConnsPerAddr int
-	// MaxReadsPerAddr bounds the bodies one client address has read, or
-	// waiting for a read slot, at once; beyond it a request is refused
+	// MaxReadsPerAddr bounds the bodies one client address is reading, or
+	// waiting for a read slot to read, at once; beyond it a request is refused
 	// (503) before its body is read (DefaultMaxReadsPerAddr if 0).
 	MaxReadsPerAddr int
 	// TrustedProxies are the proxies in front of the server: a connection
