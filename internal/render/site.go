@@ -216,6 +216,9 @@ type overviewView struct {
 	Provenance      []provItem
 	Sweeps          []sweepLink
 	ShapeDefinition string
+	// SameTiers: every scored point is measured or resolved, so the
+	// all-tier table equals the headline's.
+	SameTiers bool
 }
 
 func overview(s SiteSnapshot, label string, latest bool) overviewView {
@@ -228,6 +231,7 @@ func overview(s SiteSnapshot, label string, latest bool) overviewView {
 	for _, d := range metric.Headline() {
 		v.HeadlineNames = append(v.HeadlineNames, d.Short)
 	}
+	v.SameTiers = !fellBack && slices.EqualFunc(v.Headline, v.AllTier, func(a, b metricRow) bool { return a == b })
 	for _, g := range sum.Groups {
 		row := siteGroupRow{Model: g.Model, Hardware: g.Hardware}
 		t := g.Tiers.Of(tier)
@@ -504,6 +508,8 @@ type sweepView struct {
 	Metrics                                                 []string
 	Rows                                                    []sweepRow
 	NotScored                                               []sweepRow
+	// Saturated: some point of the sweep is saturated.
+	Saturated bool
 }
 
 type sweepRow struct {
@@ -555,7 +561,8 @@ func sweeps(s SiteSnapshot, label string) []sweepView {
 		for _, p := range u.points {
 			r := sweepRow{Load: tickText(p.Load.Value()), LoadSort: fmt.Sprintf("%g", p.Load.Value()), Tier: p.Tier, Scored: p.Scored, Reason: p.Reason, Detail: p.Detail}
 			if p.Saturated {
-				r.Reason = "scored, saturated: the simulator completed requests more slowly than they were offered"
+				r.Reason = "scored; saturated"
+				v.Saturated = true
 			}
 			for _, d := range metric.Headline() {
 				m, okM := d.Of(p.Measured)

@@ -71,6 +71,7 @@ var siteTemplates = template.Must(template.New("site").Funcs(template.FuncMap{
 {{if .FellBack}}<div class="banner info" role="note">Tier measured_resolved has no scored point, so this table falls back to tier all, which includes points whose engine settings had to be assumed.</div>{{end}}
 {{template "metrictable" (dict "id" "headline-table" "caption" (printf "Headline metrics, tier %s" .Tier) "rows" .Headline)}}
 <h2 id="all-tier">Tier all (every scored point)</h2>
+{{if .SameTiers}}<p>Every scored point is measured or resolved: the two tiers hold the same points, and this table equals the headline's.</p>{{end}}
 {{template "metrictable" (dict "id" "all-table" "caption" "Headline metrics, tier all" "rows" .AllTier)}}
 {{if .Secondary}}<h2 id="secondary">Secondary metrics (tier {{.Tier}})</h2>
 <p>Not part of the headline. Each is scored over the points whose measurement has it.</p>
@@ -166,6 +167,7 @@ var siteTemplates = template.Must(template.New("site").Funcs(template.FuncMap{
 {{range .Body.Rows}}<tr><td class="num" data-sort="{{.LoadSort}}">{{.Load}}</td><td>{{.Tier}}</td>{{range .Cells}}<td class="num"{{if .Sort}} data-sort="{{.Sort}}"{{end}}>{{.Text}}</td>{{end}}<td class="reason">{{.Reason}}</td></tr>
 {{end}}</tbody>
 </table></div>
+{{if .Body.Saturated}}<p>A saturated point is scored, but the simulator completed its requests more slowly than they were offered: its prediction describes an overloaded server.</p>{{end}}
 {{if .Body.NotScored}}<h2 id="not-scored">Not scored</h2>
 <p>Each not-scored point with its reason and the harness's detail.</p>
 <ul>
