@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,30 +11,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
-
-// lockedBuffer is a bytes.Buffer safe to write from the command's
-// goroutine and read from the test's.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 const serveToken = "serve-test-token-0123456789"
 
@@ -57,7 +38,7 @@ func TestLeaderboardServe(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var out lockedBuffer
+	var out testkit.SyncBuffer
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, serveArgs, fakeEnv(map[string]string{"HOME": t.TempDir(), "LEADERBOARD_TOKEN": serveToken}), &out, io.Discard)
@@ -165,7 +146,7 @@ func TestLeaderboardImageEntryScript(t *testing.T) {
 	}
 
 	cmd := entry([]string{"LEADERBOARD_TOKEN=" + serveToken, "LEADERBOARD_ADDR=127.0.0.1:0"}, "--quiet")
-	var stdout lockedBuffer
+	var stdout testkit.SyncBuffer
 	cmd.Stdout = &stdout
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +16,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
 
 const resumeRuns = `version: 1
@@ -170,14 +173,7 @@ func TestWritesStayBelowTheResultsDirectory(t *testing.T) {
 	if err := FileResult(clean, s.Run(context.Background(), r)); err != nil {
 		t.Fatal(err)
 	}
-	var files []string
-	filepath.WalkDir(clean, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			rel, _ := filepath.Rel(clean, p)
-			files = append(files, rel)
-		}
-		return nil
-	})
+	files := slices.Sorted(maps.Keys(testkit.ReadTree(t, clean)))
 	if got := strings.Join(files, " "); got != "chat/"+r.ID+".json traces/"+sum+"/otel.json" {
 		t.Errorf("files written: %s", got)
 	}
