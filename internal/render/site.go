@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"html/template"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -98,6 +99,10 @@ func Site(snaps []SiteSnapshot) (map[string][]byte, error) {
 		files[siteDataPath(s.ID)] = data
 		page := sitePage{Root: "../", Title: labels[i], Nav: "history"}
 		ov := overview(s, labels[i], i == 0)
+		if i+1 < len(snaps) {
+			ov.PreviousLabel = labels[i+1]
+			ov.CompareHref = siteIndex + "?" + url.Values{"a": {snaps[i+1].ID}, "b": {s.ID}}.Encode()
+		}
 		if err := execPage(files, SiteSnapshotPath(s.ID), "snapshot", page, ov); err != nil {
 			return nil, err
 		}
@@ -219,6 +224,9 @@ type overviewView struct {
 	// SameTiers: every scored point is measured or resolved, so the
 	// all-tier table equals the headline's.
 	SameTiers bool
+	// CompareHref opens the comparison with the previous snapshot
+	// (PreviousLabel), relative to the site's root; "" for the oldest.
+	CompareHref, PreviousLabel string
 }
 
 func overview(s SiteSnapshot, label string, latest bool) overviewView {

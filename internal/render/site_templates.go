@@ -134,7 +134,7 @@ var siteTemplates = template.Must(template.New("site").Funcs(template.FuncMap{
 
 {{define "snapshot"}}{{template "head" .}}
 {{template "overview" .Body}}
-<p><a href="{{.Page.Root}}index.html#compare">Compare this snapshot with another</a> · <a href="{{.Page.Root}}history.html">all snapshots</a></p>
+<p>{{if .Body.CompareHref}}<a href="{{.Page.Root}}{{.Body.CompareHref}}">Compare with the previous snapshot ({{.Body.PreviousLabel}})</a> · {{end}}<a href="{{.Page.Root}}index.html#compare">compare with another</a> · <a href="{{.Page.Root}}history.html">all snapshots</a></p>
 {{template "foot" .}}{{end}}
 
 {{define "history"}}{{template "head" .}}

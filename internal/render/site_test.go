@@ -55,7 +55,7 @@ func TestSiteGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{"index.html", "history.html", SiteSnapshotPath("v0.7.15_ledger-v1_harness-v1.2.0_run-7"),
+	for _, p := range []string{"index.html", "history.html", SiteSnapshotPath("v0.7.15_ledger-v1_harness-v1.2.0_run-7"), SiteSnapshotPath("bbbbbbbbbbbb_ledger-v1_harness-v1.2.0"),
 		SiteSweepPath("ix/<m>/h100"), "data/v0.7.15_ledger-v1_harness-v1.2.0_run-7.js"} {
 		got, ok := files[p]
 		if !ok {
