@@ -2,7 +2,9 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -48,9 +50,11 @@ func PrepareHardware(build *Build, caps Capabilities, reg *hardware.Registry, di
 	if reg == nil || !caps.Replay.Has("hardware-config") && !caps.Run.Has("hardware-config") {
 		return Hardware{}, nil
 	}
+	// The build's tree may be a pull request's: its file is read as any
+	// file the harness does not control is (regular, capped while read).
 	own := filepath.Join(build.DataDir, BuildHardwareFile)
-	raw, err := os.ReadFile(own)
-	if err != nil && !os.IsNotExist(err) {
+	raw, err := diskio.ReadPathMax(own, hardware.MaxBytes)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return Hardware{}, fmt.Errorf("the build's hardware configuration %s: %w", own, err)
 	}
 	merged, supplied, err := hardware.Merge(raw, reg)

@@ -155,6 +155,39 @@ func TestPrepareHardware(t *testing.T) {
 	}
 }
 
+// TestPrepareHardwareReadsTheBuildsFileWithinItsCap: the build's tree may
+// be a pull request's, so its hardware_config.json is read as every file
+// the harness does not control is: a symbolic link (to /dev/zero, to a
+// file outside the tree) or a file over hardware.MaxBytes is refused,
+// naming the file, not read whole.
+func TestPrepareHardwareReadsTheBuildsFileWithinItsCap(t *testing.T) {
+	t.Parallel()
+	reg, _ := testRegistry(true)
+	with := Capabilities{Replay: Flags{"hardware-config": true}}
+	elsewhere := filepath.Join(t.TempDir(), "outside.json")
+	if err := os.WriteFile(elsewhere, []byte(`{"H100": {"BwPeakTBs": 3.35}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	linked := t.TempDir()
+	if err := os.Symlink(elsewhere, filepath.Join(linked, BuildHardwareFile)); err != nil {
+		t.Fatal(err)
+	}
+	big := t.TempDir()
+	huge := `{"H100": {"BwPeakTBs": 3.35, "_comment": "` + strings.Repeat("x", hardware.MaxBytes) + `"}}`
+	if err := os.WriteFile(filepath.Join(big, BuildHardwareFile), []byte(huge), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]struct{ dir, want string }{
+		"symbolic link": {linked, "is a symbolic link"},
+		"over the cap":  {big, "is larger than"},
+	} {
+		_, err := PrepareHardware(&Build{DataDir: c.dir}, with, reg, t.TempDir())
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), filepath.Join(c.dir, BuildHardwareFile)) {
+			t.Errorf("%s: err = %v, want %q naming the file", name, err, c.want)
+		}
+	}
+}
+
 // TestHardwareRegistryFile: a registry by path is a release only in a clean
 // checkout at a tag whose manifest says release; elsewhere its version
 // carries the content digest or the commit.
