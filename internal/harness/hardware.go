@@ -90,16 +90,9 @@ func HardwareRegistryFile(ctx context.Context, path string) (*hardware.Registry,
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		file = filepath.Join(path, hardware.File)
 	}
-	st, err := os.Lstat(file)
+	raw, err := diskio.ReadPathMax(file, hardware.MaxBytes)
 	if err != nil {
-		return nil, report.DataVersion{}, fmt.Errorf("hardware registry %s: %w", path, err)
-	}
-	if !st.Mode().IsRegular() {
-		return nil, report.DataVersion{}, fmt.Errorf("hardware registry %s: not a regular file (a symbolic link is refused: copy the file in)", file)
-	}
-	raw, err := diskio.ReadFileMax(os.DirFS(filepath.Dir(file)), filepath.Base(file), hardware.MaxBytes)
-	if err != nil {
-		return nil, report.DataVersion{}, fmt.Errorf("hardware registry %s: %w", file, err)
+		return nil, report.DataVersion{}, fmt.Errorf("hardware registry: %w", err)
 	}
 	reg, err := hardware.Parse(raw, file)
 	if err != nil {
