@@ -120,7 +120,7 @@ func TestArchiveUncompressedSizeIsCapped(t *testing.T) {
 // reading the file alone (the 49 MiB buffer and the Go runtime): the
 // difference is what the reader costs. Run:
 //
-//	go test ./internal/bot -run '^$' -bench ArchiveEntryBombRSS -benchtime 1x
+//	go test ./internal/publish -run '^$' -bench ArchiveEntryBombRSS -benchtime 1x
 func BenchmarkArchiveEntryBombRSS(b *testing.B) {
 	file := filepath.Join(b.TempDir(), "bomb.zip")
 	if err := os.WriteFile(file, entryBomb(b, 560_000), 0o644); err != nil {
