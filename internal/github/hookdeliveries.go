@@ -13,8 +13,9 @@ import (
 
 // ListHookDeliveries lists the App webhook's delivery attempts delivered
 // at or after since, newest first (GET /app/hook/deliveries, following the
-// cursor until a page reaches past since, at most maxPages pages). It needs
-// a Client built over an AppTransport.
+// cursor until a page reaches past since; a window of more than maxPages
+// pages is an error, not the newest pages alone). It needs a Client built
+// over an AppTransport.
 func (c *Client) ListHookDeliveries(ctx context.Context, since time.Time) ([]ghmodel.HookDelivery, error) {
 	opts := &gh.ListCursorOptions{PerPage: 100}
 	var out []ghmodel.HookDelivery
@@ -50,7 +51,7 @@ func (c *Client) ListHookDeliveries(ctx context.Context, since time.Time) ([]ghm
 		}
 		opts.Cursor = cursor
 	}
-	return out, nil
+	return nil, fmt.Errorf("list webhook deliveries since %s: more than %d pages; give a shorter window", since.Format(time.RFC3339), maxPages)
 }
 
 // RedeliverHookDelivery asks GitHub to deliver attempt id's delivery again

@@ -7,6 +7,7 @@ import (
 	"encoding/pem"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,23 +17,13 @@ import (
 // TestHookDeliveriesAgainstTheFake lists a window of the App's deliveries
 // across pages (GitHub's cursor) and redelivers one, through the App's JWT.
 func TestHookDeliveriesAgainstTheFake(t *testing.T) {
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})
-	s := githubfake.New(t, githubfake.Options{App: &githubfake.App{ID: 42, Slug: "accuracy-bot", Name: "Accuracy Bot", PublicKey: &key.PublicKey}})
+	s, c := appClient(t)
 	now := time.Now().UTC().Truncate(time.Second)
 	// 250 attempts, one a minute, the newest a minute ago: three pages.
 	for i := 250; i >= 1; i-- {
 		s.AddHookDelivery(githubfake.HookDelivery{GUID: fmt.Sprint("g-", i), Event: "release", Action: "published",
 			DeliveredAt: now.Add(-time.Duration(i) * time.Minute), StatusCode: 503})
 	}
-	at, err := NewAppTransport(42, keyPEM, s.URL(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, _ := newClient(t, s, Options{HTTPClient: &http.Client{Transport: at}})
 	window := 180 * time.Minute
 	got, err := c.ListHookDeliveries(ctx, now.Add(-window))
 	if err != nil {
@@ -53,5 +44,41 @@ func TestHookDeliveriesAgainstTheFake(t *testing.T) {
 	}
 	if err := c.RedeliverHookDelivery(ctx, 999999); err == nil {
 		t.Error("redelivering an unknown attempt succeeded")
+	}
+}
+
+// appClient is the fake GitHub with an App and a Client over the App's
+// JWT (what bot redeliver uses).
+func appClient(t *testing.T) (*githubfake.Server, *Client) {
+	t.Helper()
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})
+	s := githubfake.New(t, githubfake.Options{App: &githubfake.App{ID: 42, Slug: "accuracy-bot", Name: "Accuracy Bot", PublicKey: &key.PublicKey}})
+	at, err := NewAppTransport(42, keyPEM, s.URL(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := newClient(t, s, Options{HTTPClient: &http.Client{Transport: at}})
+	return s, c
+}
+
+// TestHookDeliveriesBeyondThePageBoundAreAnError: a window holding more
+// attempts than maxPages pages is an error, as every other listing's is,
+// not the newest maxPages pages passed off as the whole window (bot
+// redeliver would silently skip the oldest deliveries it missed).
+func TestHookDeliveriesBeyondThePageBoundAreAnError(t *testing.T) {
+	s, c := appClient(t)
+	now := time.Now().UTC().Truncate(time.Second)
+	n := maxPages*100 + 1
+	for i := n; i >= 1; i-- {
+		s.AddHookDelivery(githubfake.HookDelivery{GUID: fmt.Sprint("g-", i), Event: "release", Action: "published",
+			DeliveredAt: now.Add(-time.Duration(i) * time.Second), StatusCode: 503})
+	}
+	got, err := c.ListHookDeliveries(ctx, now.Add(-time.Duration(n+1)*time.Second))
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("more than %d pages", maxPages)) {
+		t.Fatalf("%d attempts listed, err = %v; want an error saying the window is more than %d pages", len(got), err, maxPages)
 	}
 }
