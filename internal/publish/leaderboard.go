@@ -42,7 +42,17 @@ type LeaderboardConfig struct {
 	PinFile string
 	// Dir is the leaderboard directory in the dashboard repository.
 	Dir string
+	// CheckPlans plans every result again from its declaration and names
+	// each whose recorded command, conversion or input files are not that
+	// plan (lbrun.CheckPlans, handed in by the wiring: the planning lives
+	// beside the harness, which publishing does not import). Without it
+	// every leaderboard is refused.
+	CheckPlans PlanCheck
 }
+
+// PlanCheck names the results whose recorded command, conversion or input
+// files are not the plan of their declaration (lbrun.CheckPlans).
+type PlanCheck func(map[string]*leaderboard.Result) []leaderboard.Problem
 
 // Files of a published leaderboard directory besides the rendered ones
 // (render.LeaderboardMarkdownFile, render.LeaderboardHTMLFile).
@@ -71,6 +81,9 @@ type LeaderboardInput struct {
 	Traces fs.FS
 	// Results is the results directory.
 	Results fs.FS
+	// CheckPlans is the plan check (LeaderboardConfig.CheckPlans; the
+	// Publisher fills it in from its configuration when nil).
+	CheckPlans PlanCheck
 }
 
 // CheckedLeaderboard is a leaderboard that passed CheckLeaderboard: the
@@ -88,9 +101,10 @@ type CheckedLeaderboard struct {
 // `action leaderboard validate --pin` does plus the release rule: the
 // declaration decodes strictly and its traces resolve; every result
 // validates against its schema and digest, is filed under its ids, ran the
-// declaration as it is now, and was offered its group's work; every
-// declared run has a result and every result a declaration; every stored
-// trace hashes to its name; every result ran on the pin file's
+// declaration as it is now, was offered its group's work, and records the
+// command its declaration plans (in.CheckPlans); every declared run has a
+// result and every result a declaration; every stored trace hashes to its
+// name; every result ran on the pin file's
 // simulator/catalog pair (drift, half-moved pin), and that simulator is a
 // release: a stable tag vMAJOR.MINOR.PATCH. It returns the reasons the
 // leaderboard may not be published (nil when it may) and, when it may, the
@@ -113,6 +127,12 @@ func CheckLeaderboard(in LeaderboardInput) (CheckedLeaderboard, []string) {
 	results, probs, err := leaderboard.Check(d, in.Results, "")
 	if err != nil {
 		return CheckedLeaderboard{}, append(reasons, fmt.Sprintf("results: %v", err))
+	}
+	if in.CheckPlans == nil {
+		reasons = append(reasons, "the publish check has no plan check (LeaderboardConfig.CheckPlans): no recorded command can be checked against its declaration")
+	} else {
+		probs = append(probs, in.CheckPlans(results)...)
+		slices.SortStableFunc(probs, func(a, b leaderboard.Problem) int { return strings.Compare(a.File, b.File) })
 	}
 	for _, p := range probs {
 		reasons = append(reasons, p.String())
@@ -325,7 +345,7 @@ func (p *Publisher) publishLeaderboard(ctx context.Context, run Run, log *slog.L
 		return refused(fmt.Sprintf("artifact %q: %v", lb.Artifact, err)), nil
 	}
 	traces := &repoFS{ctx: ctx, gh: p.GH, repo: run.Repo, ref: run.HeadSHA, dir: path.Dir(lb.Runs)}
-	in := LeaderboardInput{RunsName: lb.Runs, PinName: lb.PinFile, Results: results, Traces: traces}
+	in := LeaderboardInput{RunsName: lb.Runs, PinName: lb.PinFile, Results: results, Traces: traces, CheckPlans: lb.CheckPlans}
 	for _, f := range []struct {
 		path string
 		dst  *[]byte
@@ -357,6 +377,9 @@ func (p *Publisher) publishLeaderboard(ctx context.Context, run Run, log *slog.L
 // default), the declaration given must be the one on the dashboard's
 // default branch: results of another are refused.
 func (p *Publisher) PublishLeaderboard(ctx context.Context, in LeaderboardInput, publishedAt time.Time) (PublishResult, error) {
+	if in.CheckPlans == nil && p.Cfg.Leaderboard != nil {
+		in.CheckPlans = p.Cfg.Leaderboard.CheckPlans
+	}
 	checked, reasons := CheckLeaderboard(in)
 	if lb := p.Cfg.Leaderboard; p.ownsRuns() {
 		branch, err := p.GH.DefaultBranch(ctx, lb.WorkflowRepo)

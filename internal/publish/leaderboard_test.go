@@ -20,6 +20,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
+	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbrun"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/leaderboardtest"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
@@ -82,7 +83,7 @@ func newLBWorld(t *testing.T) *lbWorld {
 		".github/accuracy-harness.yaml": lbPin(lbSimTag, lbSimCommit),
 	}, false)
 	w.pub.Cfg.Leaderboard = &LeaderboardConfig{WorkflowRepo: w.lbRepo, WorkflowPath: lbWorkflow, Artifact: lbArtifact,
-		Runs: lbRuns, PinFile: ".github/accuracy-harness.yaml", Dir: lbDashboard}
+		Runs: lbRuns, PinFile: ".github/accuracy-harness.yaml", Dir: lbDashboard, CheckPlans: lbrun.CheckPlans}
 	w.run = Run{Repo: w.lbRepo, ID: lbRunID, WorkflowPath: lbWorkflow, Event: "push", Status: "completed",
 		Conclusion: "success", HeadSHA: w.gh.TipSHA(w.lbRepo, "main"), HeadBranch: "main", DefaultBranch: "main", HeadRepo: w.lbRepo,
 		URL: "https://github.com/" + lbRepoName + "/actions/runs/5151", UpdatedAt: t0}
@@ -235,6 +236,31 @@ func TestLeaderboardRefusals(t *testing.T) {
 			res[p] = bytes.Replace(res[p], []byte(`"ttft_mean_ms": `), []byte(`"ttft_mean_ms": 1`), 1)
 			return res
 		}, want: "tampered: qwen3-14b-chat-8rps/h100-tp1.json"},
+		{name: "result copied from another candidate", results: func(t *testing.T) map[string][]byte {
+			// The TP 2 result filed as the TP 1 candidate's: ids and
+			// declaration edited, computed values redone, resealed; its
+			// command still says --tp 2.
+			res := lbResults(t, nil)
+			p1, p2 := "qwen3-14b-chat-8rps/h100-tp1.json", "qwen3-14b-chat-8rps/h100-tp2.json"
+			tp1, err := leaderboard.ParseResult(res[p1], p1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := leaderboard.ParseResult(res[p2], p2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.Group, c.Run, c.Declaration = tp1.Group, tp1.Run, tp1.Declaration
+			comp := leaderboard.Compute(c.Declaration, *c.BLIS)
+			c.Computed = &comp
+			if err := c.Seal(); err != nil {
+				t.Fatal(err)
+			}
+			if res[p1], err = c.Encode(); err != nil {
+				t.Fatal(err)
+			}
+			return res
+		}, want: `unplanned-command: qwen3-14b-chat-8rps/h100-tp1.json: the recorded command is not the one its declaration plans (command[7]: planned "1", recorded "2")`},
 		{name: "misfiled result", results: func(t *testing.T) map[string][]byte {
 			res := lbResults(t, nil)
 			res["qwen3-14b-chat-8rps/h100-tp9.json"] = res["qwen3-14b-chat-8rps/h100-tp1.json"]
@@ -297,6 +323,22 @@ func TestLeaderboardRefusals(t *testing.T) {
 				t.Errorf("refusal comment: %q", w.gh.Comments)
 			}
 		})
+	}
+}
+
+// Without a plan check the publish check refuses every leaderboard, the
+// committed example too: a recorded command it cannot check is never
+// published.
+func TestCheckLeaderboardNeedsThePlanCheck(t *testing.T) {
+	t.Parallel()
+	in := LeaderboardInput{Runs: []byte(lbExampleRuns(t)), RunsName: "runs.yaml", Pin: []byte(lbPin(lbSimTag, lbSimCommit)), PinName: "pin.yaml",
+		Traces: fstest.MapFS{}, Results: mapFS(lbResults(t, nil))}
+	if _, reasons := CheckLeaderboard(in); len(reasons) != 1 || !strings.Contains(reasons[0], "no plan check") {
+		t.Errorf("without a plan check: reasons %q, want the one saying there is none", reasons)
+	}
+	in.CheckPlans = lbrun.CheckPlans
+	if _, reasons := CheckLeaderboard(in); len(reasons) > 0 {
+		t.Errorf("with the plan check: reasons %q, want none", reasons)
 	}
 }
 
@@ -415,4 +457,13 @@ func TestLeaderboardPublishTrace(t *testing.T) {
 			t.Error("the result is not published")
 		}
 	}
+}
+
+// mapFS is files (slash path → content) as a file system.
+func mapFS(files map[string][]byte) fstest.MapFS {
+	m := fstest.MapFS{}
+	for name, raw := range files {
+		m[name] = &fstest.MapFile{Data: raw}
+	}
+	return m
 }
