@@ -25,6 +25,7 @@ import (
 	"sync"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
+	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbrun"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
@@ -310,9 +311,7 @@ func (s *Server) declare(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var req declareRequest
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
+	if err := jsoncodec.Decode(raw, &req); err != nil {
 		writeError(w, http.StatusBadRequest, "body: "+err.Error()+` (want {"group": ID, "candidate": {...}})`)
 		return
 	}

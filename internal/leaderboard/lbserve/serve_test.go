@@ -159,6 +159,7 @@ func TestServeDeclareAndRun(t *testing.T) {
 		{"another load", "Bearer " + token, `{"group": "chat", "candidate": {"id": "x", "model": "org/test-model-7b", "hardware": "H100", "tp": 1, "load": {"rate": 8}}}`, http.StatusBadRequest, "candidate.load: offers 8 req/s, the group 4 req/s"},
 		{"unknown group", "Bearer " + token, `{"group": "nope", "candidate": ` + good + `}`, http.StatusBadRequest, `group: "nope" is not a group of runs.yaml`},
 		{"not JSON", "Bearer " + token, `{"group": `, http.StatusBadRequest, "body: "},
+		{"trailing data", "Bearer " + token, `{"group": "chat", "candidate": ` + good + `} {"group": "sweep"}`, http.StatusBadRequest, "body: trailing data after the JSON value"},
 		{"extra top-level field", "Bearer " + token, `{"group": "chat", "candidate": ` + good + `, "x": 1}`, http.StatusBadRequest, `unknown field "x"`},
 		{"too large", "Bearer " + token, `{"group": "chat", "candidate": {"id": "` + strings.Repeat("x", MaxBodyBytes) + `"}}`, http.StatusRequestEntityTooLarge, "larger than"},
 		{"declared in runs.yaml", "Bearer " + token, `{"group": "chat", "candidate": {"id": "h100", "model": "org/test-model-7b", "hardware": "H100", "tp": 1}}`, http.StatusConflict, "candidate.id: h100 is declared in group chat already"},
