@@ -331,22 +331,22 @@ func (s *Server) declare(w http.ResponseWriter, r *http.Request) {
 		writeError(w, status, msg)
 		return
 	}
-	j := &Job{ID: newID(), Status: JobQueued, runs: runs}
-	select {
-	case s.queue <- j:
-	default:
+	// Only this handler sends to the queue, with s.mu held: a queue with
+	// room now has it still once the declaration is filed, and a job whose
+	// declaration could not be filed is never queued.
+	if len(s.queue) == cap(s.queue) {
 		w.Header().Set("Retry-After", "30")
 		writeError(w, http.StatusServiceUnavailable, fmt.Sprintf("the queue is full (%d jobs waiting); retry later", s.cfg.Queue))
 		return
 	}
-	// The job is queued; it starts only after this handler returns the
-	// lock, by when its declaration is filed.
+	j := &Job{ID: newID(), Status: JobQueued, runs: runs}
 	if err := s.file(req.Group, cand); err != nil {
 		j.Status, j.Reason = JobFailed, "the declaration could not be filed: "+err.Error()
 		s.jobs[j.ID] = j
 		writeError(w, http.StatusInternalServerError, j.Reason)
 		return
 	}
+	s.queue <- j
 	s.decl = merged
 	s.jobs[j.ID] = j
 	s.pending[req.Group+"/"+cand.ID] = true

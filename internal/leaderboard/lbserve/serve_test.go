@@ -279,3 +279,30 @@ func TestServeQueueAndShutdown(t *testing.T) {
 		t.Errorf("declarations file: %v\n%s", err, src)
 	}
 }
+
+// A candidate whose declaration cannot be filed is refused and never run:
+// no result of it appears, not even after a later job has run.
+func TestServeUnfiledCandidateNotRun(t *testing.T) {
+	ts := newTestServer(t, 1, 4)
+	if err := os.MkdirAll(ts.declarations, 0o755); err != nil { // not a file: filing fails
+		t.Fatal(err)
+	}
+	status, body, _ := ts.declare("chat", `{"id": "unfiled", "model": "org/test-model-7b", "hardware": "A100-80", "tp": 1}`)
+	if msg, _ := body["error"].(string); status != http.StatusInternalServerError || !strings.Contains(msg, "could not be filed") {
+		t.Fatalf("declaring with an unwritable declarations file: %d %v", status, body)
+	}
+	if err := os.Remove(ts.declarations); err != nil {
+		t.Fatal(err)
+	}
+	status, body, _ = ts.declare("chat", `{"id": "filed", "model": "org/test-model-7b", "hardware": "A100-80", "tp": 1}`)
+	if status != http.StatusAccepted {
+		t.Fatalf("declaring: %d %v", status, body)
+	}
+	if j := ts.wait(body["job"].(string)); j["status"] != JobDone {
+		t.Fatalf("job: %v", j)
+	}
+	// One worker takes jobs in order: a queued unfiled job would have run.
+	if _, err := os.Stat(filepath.Join(ts.results, "chat", "unfiled.json")); err == nil {
+		t.Error("the candidate whose declaration was not filed was run and its result filed")
+	}
+}
