@@ -13,6 +13,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
+	"github.com/inference-sim/accuracy-dashboard/internal/textcut"
 )
 
 // BumpGitHub is what Bumper needs from GitHub.
@@ -86,6 +87,9 @@ func ReleaseDecision(rel ghmodel.Release, harness ident.Repo, allowPrereleases b
 		return "prerelease (allow_prereleases is off)"
 	case rel.Tag == "":
 		return "release without a tag"
+	case ident.CheckTag(rel.Tag) != nil:
+		// A branch or a moving v1 cannot be pinned: nothing to bump.
+		return fmt.Sprintf("tag %q is not a release tag", textcut.Prefix(rel.Tag, 64))
 	}
 	return ""
 }

@@ -225,6 +225,10 @@ func TestBumpReleaseIgnoresDraftsPrereleasesAndOtherRepos(t *testing.T) {
 		{ghmodel.Release{Repo: h, Tag: "v1.0.0-rc.1", Prerelease: true}, false, "prerelease (allow_prereleases is off)"},
 		{ghmodel.Release{Repo: h, Tag: "v1.0.0-rc.1", Prerelease: true}, true, ""},
 		{ghmodel.Release{Repo: ident.Repo{Owner: "o", Name: "r"}, Tag: "v1.0.0"}, false, "release of o/r, not of the harness inference-sim/accuracy-dashboard"},
+		// A tag that is not a release tag (a moving v1, no v) cannot be
+		// pinned, by the webhook's queue or the CLI's bump alike.
+		{ghmodel.Release{Repo: h, Tag: "v1"}, false, `tag "v1" is not a release tag`},
+		{ghmodel.Release{Repo: h, Tag: "0.0.1"}, false, `tag "0.0.1" is not a release tag`},
 	} {
 		if got := ReleaseDecision(tc.rel, h, tc.allowPre); got != tc.want {
 			t.Errorf("ReleaseDecision(%+v, %v) = %q, want %q", tc.rel, tc.allowPre, got, tc.want)
