@@ -117,7 +117,13 @@ func CheckLeaderboard(in LeaderboardInput) (CheckedLeaderboard, []string) {
 	}
 	var reasons []string
 	traces, err := leaderboard.ResolveTraces(d, in.Traces)
-	if err != nil {
+	var es leaderboard.Errors
+	switch {
+	case errors.As(err, &es): // each names runs.yaml's line already
+		for _, e := range es {
+			reasons = append(reasons, e.Error())
+		}
+	case err != nil:
 		reasons = append(reasons, fmt.Sprintf("%s: %v", in.RunsName, err))
 	}
 	pair, why := leaderboardPair(in.Pin, in.PinName)
