@@ -34,7 +34,7 @@ func Merge(base, extra *Declaration) (*Declaration, error) {
 		for _, part := range []struct {
 			field string
 			a, b  any
-		}{{"workload", offeredAsWritten(g.Workload), offeredAsWritten(eg.Workload)}, {"load", g.Load, eg.Load}, {"keep_up", g.KeepUp, eg.KeepUp}} {
+		}{{"workload", OfferedAsWritten(g.Workload), OfferedAsWritten(eg.Workload)}, {"load", g.Load, eg.Load}, {"keep_up", g.KeepUp, eg.KeepUp}} {
 			a, _ := json.Marshal(part.a)
 			b, _ := json.Marshal(part.b)
 			if string(a) != string(b) {
@@ -51,9 +51,9 @@ func Merge(base, extra *Declaration) (*Declaration, error) {
 	return &out, nil
 }
 
-// offeredAsWritten is a workload without the content hash ResolveTraces
-// sets, as a declarations file writes it.
-func offeredAsWritten(w *Workload) *Workload {
+// OfferedAsWritten is a workload without the content hash ResolveTraces
+// sets, as runs.yaml and a declarations file write it.
+func OfferedAsWritten(w *Workload) *Workload {
 	if w == nil || w.Trace == nil {
 		return w
 	}

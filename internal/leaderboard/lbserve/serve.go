@@ -365,7 +365,7 @@ func (s *Server) plan(req declareRequest) (cand leaderboard.Candidate, merged *l
 		return leaderboard.Candidate{}, nil, nil, http.StatusBadRequest, fmt.Sprintf("group: %q is not a group of runs.yaml", req.Group)
 	}
 	g := s.cfg.Base.Groups[gi]
-	group := map[string]any{"id": g.ID, "workload": offered(g.Workload), "load": g.Load, "candidates": []json.RawMessage{req.Candidate}}
+	group := map[string]any{"id": g.ID, "workload": leaderboard.OfferedAsWritten(g.Workload), "load": g.Load, "candidates": []json.RawMessage{req.Candidate}}
 	if g.KeepUp != nil {
 		group["keep_up"] = g.KeepUp
 	}
@@ -395,7 +395,7 @@ func (s *Server) plan(req declareRequest) (cand leaderboard.Candidate, merged *l
 		return leaderboard.Candidate{}, nil, nil, http.StatusConflict, fmt.Sprintf("candidate.id: %s is declared in group %s already", cand.ID, g.ID)
 	}
 	merged, err = leaderboard.Merge(s.decl, &leaderboard.Declaration{Version: leaderboard.FormatVersion, Groups: []leaderboard.Group{{
-		ID: g.ID, Workload: offered(g.Workload), Load: g.Load, KeepUp: g.KeepUp, Candidates: []leaderboard.Candidate{cand}}}})
+		ID: g.ID, Workload: leaderboard.OfferedAsWritten(g.Workload), Load: g.Load, KeepUp: g.KeepUp, Candidates: []leaderboard.Candidate{cand}}}})
 	if err != nil {
 		return leaderboard.Candidate{}, nil, nil, http.StatusBadRequest, err.Error()
 	}
@@ -405,18 +405,6 @@ func (s *Server) plan(req declareRequest) (cand leaderboard.Candidate, merged *l
 		}
 	}
 	return cand, merged, runs, 0, ""
-}
-
-// offered is the group's workload as runs.yaml writes it (without the
-// trace's content hash).
-func offered(w *leaderboard.Workload) *leaderboard.Workload {
-	if w == nil || w.Trace == nil {
-		return w
-	}
-	c, t := *w, *w.Trace
-	t.SHA256 = ""
-	c.Trace = &t
-	return &c
 }
 
 // file appends cand to the declarations file, atomically: its group (the
@@ -440,7 +428,7 @@ func (s *Server) file(group string, cand leaderboard.Candidate) error {
 	gi := slices.IndexFunc(d.Groups, func(g leaderboard.Group) bool { return g.ID == group })
 	if gi < 0 {
 		g := s.cfg.Base.Group(group)
-		d.Groups = append(d.Groups, leaderboard.Group{ID: g.ID, Title: g.Title, Workload: offered(g.Workload), Load: g.Load, KeepUp: g.KeepUp})
+		d.Groups = append(d.Groups, leaderboard.Group{ID: g.ID, Title: g.Title, Workload: leaderboard.OfferedAsWritten(g.Workload), Load: g.Load, KeepUp: g.KeepUp})
 		gi = len(d.Groups) - 1
 	}
 	d.Groups[gi].Candidates = append(d.Groups[gi].Candidates, cand)
