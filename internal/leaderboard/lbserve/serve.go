@@ -456,14 +456,14 @@ func newID() string {
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	raw, err := json.MarshalIndent(v, "", "  ")
+	raw, err := jsoncodec.Encode(v)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	w.Write(append(raw, '\n'))
+	w.Write(raw)
 }
 
 func writeError(w http.ResponseWriter, status int, msg string) {
