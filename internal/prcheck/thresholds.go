@@ -40,8 +40,8 @@ func Evaluate(c report.Comparison, th Thresholds) Verdict {
 		}
 		d, _ := metric.ByKey(r.Metric)
 		msg := func(limit float64) string {
-			return fmt.Sprintf("%s MAPE (%s tier) rose by %.2f pp, from %s to %s over %d common points (threshold %.2f pp).",
-				d.Short, tier, *r.Delta, render.Pct(r.BaseMAPE), render.Pct(r.HeadMAPE), r.Common, limit)
+			return fmt.Sprintf("%s MAPE (%s tier) rose by %.2f pp, from %s to %s over %s (threshold %.2f pp).",
+				d.Short, tier, *r.Delta, render.Pct(r.BaseMAPE), render.Pct(r.HeadMAPE), render.Count(r.Common, "common point"), limit)
 		}
 		if th.Alert != nil && *r.Delta > *th.Alert {
 			v.Alerts = append(v.Alerts, msg(*th.Alert))

@@ -381,7 +381,7 @@ func writeCoverage(b *strings.Builder, c Comparison) {
 }
 
 func coverage(c report.Coverage) string {
-	s := fmt.Sprintf("%d of %d points scored", c.Scored, c.CorpusPoints)
+	s := fmt.Sprintf("%d of %s scored", c.Scored, Count(c.CorpusPoints, "point"))
 	if c.NotScored > 0 {
 		var parts []string
 		for _, r := range notScoredReasons(c.NotScoredByReason) {

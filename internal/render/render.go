@@ -43,7 +43,7 @@ func Summary(s report.Summary) string {
 		var parts []string
 		for _, d := range metric.Headline() {
 			m, _ := s.Tiers.All.Of(d)
-			parts = append(parts, fmt.Sprintf("%s MAPE %s, shape %s over %d points", d.Short, Pct(m.MAPE), Pct(m.Shape), m.N))
+			parts = append(parts, fmt.Sprintf("%s MAPE %s, shape %s over %s", d.Short, Pct(m.MAPE), Pct(m.Shape), Count(m.N, "point")))
 		}
 		fmt.Fprintf(&b, "\nTier `all` (every scored point): %s.", strings.Join(parts, "; "))
 		if note := SaturatedNote(s.Tiers.All); note != "" {
@@ -114,7 +114,7 @@ func SaturatedNote(t report.TierScores) string {
 			continue
 		}
 		most = max(most, m.SaturatedN)
-		parts = append(parts, fmt.Sprintf("%.1f pp of the %s MAPE (%s over %d points)", *m.SaturatedPP, d.Short, Pct(m.MAPE), m.N))
+		parts = append(parts, fmt.Sprintf("%.1f pp of the %s MAPE (%s over %s)", *m.SaturatedPP, d.Short, Pct(m.MAPE), Count(m.N, "point")))
 	}
 	if most == 0 {
 		return ""
