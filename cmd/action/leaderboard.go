@@ -26,6 +26,19 @@ import (
 // candidates declared through `leaderboard serve` (the declarations file
 // beside the results directory results, when there is one) are merged in.
 func readDeclaration(path, results string) (*leaderboard.Declaration, map[string]leaderboard.TraceFiles, error) {
+	d, traces, err := readRuns(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if d, err = mergeDeclared(d, results); err != nil {
+		return nil, nil, err
+	}
+	return d, traces, nil
+}
+
+// readRuns reads and decodes a runs.yaml and resolves the traces it names
+// (relative to its directory) to their content hashes.
+func readRuns(path string) (*leaderboard.Declaration, map[string]leaderboard.TraceFiles, error) {
 	src, err := diskio.ReadPathMax(path, leaderboard.MaxDeclarationBytes)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--runs: %w", err)
@@ -36,9 +49,6 @@ func readDeclaration(path, results string) (*leaderboard.Declaration, map[string
 	}
 	traces, err := lbrun.ResolveTraces(d, filepath.Dir(path))
 	if err != nil {
-		return nil, nil, err
-	}
-	if d, err = mergeDeclared(d, results); err != nil {
 		return nil, nil, err
 	}
 	return d, traces, nil

@@ -9,13 +9,10 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/cli"
-	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
-	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbpr"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbrun"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbserve"
@@ -98,19 +95,14 @@ func runLeaderboardServe(ctx context.Context, o leaderboardServeOptions, env cli
 		ref = pair.Simulator.Commit
 		sf.catalog = lbpr.CatalogArg(pair.Catalog, ".")
 	}
-	src, err := diskio.ReadPathMax(o.runs, leaderboard.MaxDeclarationBytes)
-	if err != nil {
-		return fmt.Errorf("--runs: %w", err)
-	}
-	base, err := leaderboard.Decode(src, o.runs)
+	// runs.yaml (base: the groups a candidate may be declared for) and the
+	// candidates declared through the API before (d), read once.
+	base, traces, err := readRuns(o.runs)
 	if err != nil {
 		return err
 	}
-	d, traces, err := readDeclaration(o.runs, dir)
+	d, err := mergeDeclared(base, dir)
 	if err != nil {
-		return err
-	}
-	if _, err := lbrun.ResolveTraces(base, filepath.Dir(o.runs)); err != nil {
 		return err
 	}
 	id, err := harnessID(ctx, o.harnessDir)
