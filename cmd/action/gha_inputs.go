@@ -72,6 +72,7 @@ const (
 	inPlan           = "plan"
 	inRuns           = "runs"
 	inLedgerDir      = "ledger-dir"
+	inReuse          = "reuse"
 )
 
 // readInputs reads and checks the inputs every mode shares and the

@@ -206,13 +206,16 @@ var nightlyPlanMode = modeSpec[nightlyPlanModeOptions]{
 	},
 }
 
-// nightlyModeOptions are mode nightly's: the plan, one shard of it, and the
-// ledger imported from its InferenceX dump.
+// nightlyModeOptions are mode nightly's: the plan, one shard of it, the
+// ledger imported from its InferenceX dump, and the earlier result (the last
+// snapshot) whose predictions are reused by replay digest.
 type nightlyModeOptions struct {
 	actionInputs
 	plan      string
 	shard     *report.Shard
 	ledgerDir string
+	// reuseDir is the last published snapshot's directory ("": none).
+	reuseDir string
 	// merging is set when mode merge prepares the nightly's harness: its
 	// shards were scored already, with the plan's ledger.
 	merging bool
@@ -220,9 +223,10 @@ type nightlyModeOptions struct {
 
 var nightlyMode = modeSpec[nightlyModeOptions]{
 	Name:   modeNightly,
-	Inputs: []string{inPlan, inShard, inLedgerDir},
+	Inputs: []string{inPlan, inShard, inLedgerDir, inReuse},
 	Read: func(r runner, in actionInputs) (nightlyModeOptions, error) {
-		o := nightlyModeOptions{actionInputs: in, plan: r.input(inPlan), ledgerDir: in.absInput(r, inLedgerDir)}
+		o := nightlyModeOptions{actionInputs: in, plan: r.input(inPlan), ledgerDir: in.absInput(r, inLedgerDir),
+			reuseDir: in.absInput(r, inReuse)}
 		if o.plan == "" {
 			return o, inputError(inPlan, "required with mode: nightly (the plan output of the nightly-plan step)")
 		}
@@ -299,4 +303,4 @@ func startMode(r runner, in actionInputs) (func(context.Context, modeEnv) (*prch
 
 // modeOnlyInputs are the inputs of some modes that action.yml gives no
 // default, so a value means the workflow set it.
-var modeOnlyInputs = []string{inShard, inReportDir, inShardsDir, inPlan, inLedgerDir, inRuns, inInferenceXRepo}
+var modeOnlyInputs = []string{inShard, inReportDir, inShardsDir, inPlan, inLedgerDir, inReuse, inRuns, inInferenceXRepo}

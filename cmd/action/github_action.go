@@ -31,7 +31,7 @@ INPUT_SIMULATOR_PATH, INPUT_BASELINE, INPUT_SHARD, INPUT_ALERT_THRESHOLD,
 INPUT_FAIL_THRESHOLD, INPUT_COMMENT, INPUT_OUT_DIR, INPUT_CACHE_DIR,
 INPUT_REPORT_DIR, INPUT_SHARDS_DIR, INPUT_JOBS, INPUT_SIMULATOR_REPOSITORY,
 INPUT_INFERENCEX_REPOSITORY, INPUT_PLAN, INPUT_RUNS,
-INPUT_LEDGER_DIR), plus the runner's
+INPUT_LEDGER_DIR, INPUT_REUSE), plus the runner's
 GITHUB_EVENT_NAME, GITHUB_EVENT_PATH, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, GITHUB_API_URL,
 GITHUB_SERVER_URL, GITHUB_REPOSITORY, GITHUB_RUN_ID and GITHUB_WORKSPACE.
 
@@ -48,7 +48,8 @@ Modes (gha_modes.go), each on its events only (any other is refused):
            the data, compare with state/last-run.json: outputs changed, plan
            (push, schedule, workflow_dispatch)
   nightly  score the plan's simulator release with the pinned harness, no
-           baseline, no comment; head/ holds plan.json for the bot
+           baseline, no comment, reusing the predictions of reuse (the
+           last snapshot) by replay digest; head/ holds plan.json for the bot
            (push, schedule, workflow_dispatch)
   leaderboard  run each runs.yaml the pull request changed (or the runs
            input names) on the pin file's simulator/catalog pair with the

@@ -21,6 +21,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 	"github.com/inference-sim/accuracy-dashboard/internal/prcheck"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
+	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
 // Defaults of the nightly plan.
@@ -100,6 +101,7 @@ func runNightlyPlanMode(ctx context.Context, in nightlyPlanModeOptions, gha runn
 		{"changed", strconv.FormatBool(len(res.Changes) > 0)},
 		{"plan", string(res.Plan.Encode())},
 		{"inferencex-dump", res.Plan.DataVersion(nightly.DataInferenceXDump)},
+		{"last-snapshot", res.LastID},
 	})
 }
 
@@ -159,6 +161,16 @@ func prepareNightly(ctx context.Context, in nightlyModeOptions, cfg *prcheck.Flo
 		}
 		h.Args = append(h.Args, "--ledger", in.ledgerDir)
 		cfg.Key.Data["ledger"] = digest
+	}
+	if in.reuseDir != "" {
+		// The last snapshot: its predictions whose replay digest is
+		// unchanged are taken, the rest simulated. A snapshot without
+		// points (or none at that path) reuses nothing.
+		if _, err := os.Stat(filepath.Join(in.reuseDir, report.PointsFile)); err != nil {
+			gha.Notice(fmt.Sprintf("reuse: %s has no %s: every point is simulated", in.reuseDir, report.PointsFile))
+		} else {
+			h.Args = append(h.Args, "--reuse", in.reuseDir)
+		}
 	}
 	return plan, nil
 }

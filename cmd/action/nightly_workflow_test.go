@@ -76,7 +76,8 @@ func usesAction(s workflowStep) bool { return s.Uses == "./.accuracy-harness" }
 // TestNightlyWorkflowWiring: the shipped nightly plans; imports the ledger
 // from the plan's InferenceX dump (the reusable workflow) only when the plan
 // names one and feeds it to every shard; scores a matrix of shards k/n whose
-// n is the matrix's size; and merges them in a job that runs only when every
+// n is the matrix's size, each reusing the last snapshot's predictions; and
+// merges them in a job that runs only when every
 // shard succeeded and uploads the one report artifact the bot publishes.
 func TestNightlyWorkflowWiring(t *testing.T) {
 	t.Parallel()
@@ -89,7 +90,7 @@ func TestNightlyWorkflowWiring(t *testing.T) {
 	if planStep == nil || with(planStep, "mode") != "nightly-plan" || with(planStep, "inferencex-repository") != "${{ vars.ACCURACY_INFERENCEX_REPOSITORY }}" {
 		t.Errorf("plan step %+v: want mode nightly-plan with inferencex-repository from the repository variable", planStep)
 	}
-	for _, out := range []string{"changed", "plan", "inferencex-dump", "harness-repository", "harness-tag", "harness-commit"} {
+	for _, out := range []string{"changed", "plan", "inferencex-dump", "last-snapshot", "harness-repository", "harness-tag", "harness-commit"} {
 		if plan.Outputs[out] == "" {
 			t.Errorf("plan job has no output %s", out)
 		}
@@ -125,6 +126,10 @@ func TestNightlyWorkflowWiring(t *testing.T) {
 	if dl == nil || with(dl, "name") != "inferencex-db-ledger" || dl.If != "needs.plan.outputs.inferencex-dump != ''" ||
 		!strings.HasPrefix(with(score, "ledger-dir"), "${{ needs.plan.outputs.inferencex-dump != '' && format('{0}/inferencex-db-ledger', runner.temp)") {
 		t.Errorf("evaluate does not hand the imported ledger to the Action: download %+v, ledger-dir %q", dl, with(score, "ledger-dir"))
+	}
+	// Every shard reuses the last published snapshot's predictions.
+	if got := with(score, "reuse"); got != "${{ needs.plan.outputs.last-snapshot != '' && format('data/snapshots/{0}', needs.plan.outputs.last-snapshot) || '' }}" {
+		t.Errorf("evaluate reuse %q: want the last snapshot, data/snapshots/<id>", got)
 	}
 	up := evaluate.step(func(s workflowStep) bool { return strings.HasPrefix(s.Uses, "actions/upload-artifact@") })
 	if up == nil || with(up, "name") != "accuracy-shard-${{ matrix.shard }}" || with(up, "path") != with(score, "out-dir") {

@@ -221,7 +221,7 @@ func (nw *nightlyWorld) deliver(t *testing.T, report, conclusion string) int64 {
 }
 
 // pull brings the bot's commit into the local dashboard checkout (what the
-// next nightly's checkout sees): state/last-run.json.
+// next nightly's checkout sees): state/last-run.json and the snapshots.
 func (nw *nightlyWorld) pull(t *testing.T) {
 	t.Helper()
 	last, ok := nw.fake.File(harnessRepo, "refs/heads/main", nightly.LastRunPath)
@@ -229,6 +229,15 @@ func (nw *nightlyWorld) pull(t *testing.T) {
 		t.Fatalf("the dashboard has no %s", nightly.LastRunPath)
 	}
 	writeFile(t, filepath.Join(nw.dash, filepath.FromSlash(nightly.LastRunPath)), last)
+	// The snapshots too: the next nightly reuses the last one's predictions.
+	for _, snap := range nw.index(t).Snapshots {
+		for _, f := range []string{"summary.json", "points.json", "summary.md"} {
+			name := nightly.SnapshotsDir + "/" + snap.ID + "/" + f
+			if b, ok := nw.fake.File(harnessRepo, "refs/heads/main", name); ok {
+				writeFile(t, filepath.Join(nw.dash, filepath.FromSlash(name)), b)
+			}
+		}
+	}
 	harnesstest.CommitAll(t, nw.dash, "pull the published snapshot")
 	nw.serveDashboard(t)
 }
@@ -321,6 +330,11 @@ func TestNightlyEndToEnd(t *testing.T) {
 	if !ok || report == "" || !strings.Contains(log, "simulator release v0.2.0 → v0.3.0") {
 		t.Fatalf("new simulator release: ok %v, report %q\n%s", ok, report, log)
 	}
+	// Another simulator commit: the last snapshot's predictions are not
+	// reused, every point is simulated again.
+	if s, _, err := rep.Read(report); err != nil || s.Coverage.Reused != 0 || s.Coverage.Scored == 0 {
+		t.Errorf("v0.3.0 (another commit) reused predictions: %+v, %v", s.Coverage, err)
+	}
 	nw.deliver(t, report, "success")
 	idx = nw.index(t)
 	if len(idx.Snapshots) != 2 || !strings.HasPrefix(idx.Snapshots[0].ID, "v0.3.0_") || idx.Snapshots[0].Compare == "" {
@@ -329,6 +343,30 @@ func TestNightlyEndToEnd(t *testing.T) {
 	page, ok := nw.fake.File(harnessRepo, "refs/heads/main", idx.Snapshots[0].Compare)
 	if !ok || !strings.Contains(page, "→ "+idx.Snapshots[0].ID) || !strings.Contains(page, "| Δ MAPE |") {
 		t.Errorf("comparison page %s:\n%s", idx.Snapshots[0].Compare, page)
+	}
+	nw.pull(t)
+
+	// 3b. A release naming the published commit (only the release changed):
+	// every shard takes each prediction from the last snapshot by replay
+	// digest, the bot publishes the reused figures like simulated ones.
+	id2 := idx.Snapshots[0].ID
+	nw.release(t, "v0.3.1", nw.sim.Feature)
+	log, report, ok = nw.nightly(t)
+	if !ok || report == "" || !strings.Contains(log, "simulator release v0.3.0 → v0.3.1") {
+		t.Fatalf("re-tagged release: ok %v, report %q\n%s", ok, report, log)
+	}
+	s3, p3, err := rep.Read(report)
+	if err != nil || s3.Coverage.Scored == 0 || s3.Coverage.Reused != s3.Coverage.Scored {
+		t.Fatalf("re-tagged release: coverage %+v, %v; want every scored point reused", s3.Coverage, err)
+	}
+	for _, p := range p3 {
+		if p.Scored && p.ReusedFrom != id2 {
+			t.Errorf("%s reused from %q, want the last snapshot %s", p.ID, p.ReusedFrom, id2)
+		}
+	}
+	nw.deliver(t, report, "success")
+	if idx = nw.index(t); len(idx.Snapshots) != 3 || !strings.HasPrefix(idx.Snapshots[0].ID, "v0.3.1_") {
+		t.Fatalf("after v0.3.1: %+v", idx.Snapshots)
 	}
 	nw.pull(t)
 
@@ -341,11 +379,11 @@ func TestNightlyEndToEnd(t *testing.T) {
 	}
 	before = files()
 	nw.deliver(t, "", "failure")
-	if files() != before || len(nw.index(t).Snapshots) != 2 {
+	if files() != before || len(nw.index(t).Snapshots) != 3 {
 		t.Errorf("a failed evaluate changed the dashboard")
 	}
 	latest, _ := nw.fake.File(harnessRepo, "refs/heads/main", nightly.LatestDir+"/summary.json")
-	if !strings.Contains(latest, `"tag": "v0.3.0"`) {
+	if !strings.Contains(latest, `"tag": "v0.3.1"`) {
 		t.Errorf("data/latest moved after a failed evaluate")
 	}
 }
