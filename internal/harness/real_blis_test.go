@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"bytes"
 	"context"
 	"io/fs"
 	"os"
@@ -144,4 +145,70 @@ func deref(x *float64) any {
 		return nil
 	}
 	return *x
+}
+
+// TestRealBLISReuse: with the real simulator at f90a1e3a, a run reusing an
+// earlier run's predictions (all of them but one unit's) writes what the
+// earlier run wrote, but for the reuse record, and the unit it simulates
+// again gives the same figures (the simulator is deterministic). Opt-in
+// like TestRealBLIS; BLIS_REUSE_UNITS picks the units (default: the
+// gpt-oss-120b H100 TP8 1k/1k sweep, 5 points, and one inference-perf
+// stage):
+//
+//	BLIS_SOURCE=~/src/inference-sim go test ./internal/harness -run RealBLISReuse -v -timeout 60m
+func TestRealBLISReuse(t *testing.T) {
+	src := os.Getenv("BLIS_SOURCE")
+	if src == "" {
+		t.Skip("BLIS_SOURCE is not set: no clone of the real simulator to score")
+	}
+	l, err := ledger.Load(corpus.Ledger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	units := []string{"inferencex/gpt-oss-120b/h100/tp8/isl1024-osl1024", "inference-perf/llama-2-7b-hf/h100/tp1/20260217-155451-codegen"}
+	if u := os.Getenv("BLIS_REUSE_UNITS"); u != "" {
+		units = strings.Split(u, ",")
+	}
+	catalog := t.TempDir()
+	if err := os.CopyFS(catalog, corpus.Catalog()); err != nil {
+		t.Fatal(err)
+	}
+	digest, err := DigestFS(corpus.Catalog())
+	if err != nil {
+		t.Fatal(err)
+	}
+	hdir, _ := harnesstest.HarnessCheckout(t)
+	o := Options{HarnessDir: hdir, SimRepo: src, SimRef: "f90a1e3a6787da17c2cd463dab6fb2660b1b1760", Ledger: l,
+		Catalog: catalog, CatalogVersion: &report.DataVersion{Name: "bundled catalog", Version: l.Manifest.Version, Digest: digest},
+		LedgerVersion: report.DataVersion{Name: l.Manifest.Name, Version: l.Manifest.Version, Digest: l.Digest, Release: l.Manifest.Release},
+		Units:         units, Jobs: 2, CacheDir: sharedCache(t), PointTimeout: 60 * time.Minute, Progress: testWriter{t}}
+	full, err := Score(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if full.Summary.Coverage.Scored == 0 {
+		t.Fatalf("nothing scored: %v", full.Summary.Coverage.NotScoredByReason)
+	}
+	var earlier []report.Point
+	for _, p := range full.Points {
+		if p.Unit != units[0] {
+			earlier = append(earlier, p)
+		}
+	}
+	o.Reuse = NewReuse("earlier", earlier)
+	again, err := Score(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range again.Points {
+		if want := p.Scored && p.Unit != units[0]; (p.ReusedFrom != "") != want {
+			t.Errorf("%s: reused from %q, want reused %v", p.ID, p.ReusedFrom, want)
+		}
+	}
+	t.Logf("coverage %+v", again.Summary.Coverage)
+	wantS, wantP := withoutReuse(t, full.Run)
+	gotS, gotP := withoutReuse(t, again.Run)
+	if !bytes.Equal(gotS, wantS) || !bytes.Equal(gotP, wantP) {
+		t.Errorf("the run with reuse differs from the run without:\n%s\n---\n%s", gotP, wantP)
+	}
 }
