@@ -149,6 +149,11 @@ func prepareNightly(ctx context.Context, in nightlyModeOptions, cfg *prcheck.Flo
 		return plan, fmt.Errorf("the pin names ledger %q and the plan InferenceX dump %s: a nightly scores one ledger; set data.ledger to bundled or leave the dump out", p.Data.Ledger, dump)
 	}
 	cfg.Comments = nil
+	// No result cache: it is keyed by the simulator commit, not the
+	// release tag the nightly checks (a release re-tagging a scored commit
+	// would get the old tag's result). The nightly reuses the last
+	// snapshot's predictions by replay digest instead (reuse).
+	cfg.Cache = nil
 	h, err := pinnedScorer(ctx, in.actionInputs, p, cfg, gha, stdout, stderr)
 	if err != nil {
 		return plan, err
