@@ -50,7 +50,7 @@ func TestActionYAMLMapsEveryInput(t *testing.T) {
 	known := map[string]bool{}
 	for _, name := range []string{inToken, inPinFile, inMode, inSimulatorPath, inBaseline, inShard, inAlertThreshold,
 		inFailThreshold, inComment, inOutDir, inCacheDir, inReportDir, inShardsDir, inJobs, inSimulatorRepo, inInferenceXRepo, inPlan, inRuns,
-		inLedgerDir} {
+		inLedgerDir, inReuse} {
 		known["INPUT_"+strings.ToUpper(strings.ReplaceAll(name, "-", "_"))] = true
 	}
 	for name := range a.Inputs {
