@@ -41,7 +41,6 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/github"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
-	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbrun"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 	"github.com/inference-sim/accuracy-dashboard/internal/publish"
@@ -229,8 +228,7 @@ func wire(cfg botconfig.Config, e env, dryRun bool, log *slog.Logger) (*services
 				return nil, err
 			}
 			s.publisher.Cfg.Leaderboard = &publish.LeaderboardConfig{WorkflowRepo: lbRepo, WorkflowPath: cfg.LeaderboardWorkflow,
-				Artifact: cfg.LeaderboardArtifact, Runs: cfg.LeaderboardRuns, PinFile: cfg.PinFile, Dir: cfg.LeaderboardDir,
-				CheckPlans: lbrun.CheckPlans}
+				Artifact: cfg.LeaderboardArtifact, Runs: cfg.LeaderboardRuns, PinFile: cfg.PinFile, Dir: cfg.LeaderboardDir}
 		}
 	}
 	return s, nil

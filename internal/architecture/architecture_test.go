@@ -144,6 +144,7 @@ var rules = []rule{
 	forbid("rendering is pure: no harness, importer, bot or disk", is("internal/render"), "harness", "importer", "bot", "publish", "prcheck", "diskio", "github", "webhook"),
 	forbidReach("rendering and the pull-request core never depend on the simulator harness, not even through another package", is("internal/render", "internal/prcheck"), "harness", "lbrun"),
 	forbidReach("the leaderboard's model is pure: the runner (lbrun) alone drives the simulator", is("internal/leaderboard"), "harness", "lbrun"),
+	forbidReach("the leaderboard's planning and the bot's publishing never depend on the simulator harness", is("internal/leaderboard/lbplan", "internal/simcli", "internal/publish"), "harness", "lbrun"),
 	forbid("the model packages do not import the harness, the flows or the edges", is("internal/report", "internal/metric", "internal/score", "internal/ledger", "internal/pin", "internal/ident", "internal/jsoncodec", "internal/ghmodel"),
 		"harness", "prcheck", "bot", "webhook", "render", "importer", "github"),
 }

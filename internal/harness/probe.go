@@ -8,9 +8,10 @@ import (
 	"os/exec"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"time"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/simcli"
 )
 
 // Drivers: how the harness drives a simulator build. The simulator's command
@@ -36,57 +37,12 @@ const (
 	DriverNone = "none"
 )
 
-// Flags are the long flag names a simulator command lists in its --help,
-// without dashes.
-type Flags map[string]bool
-
-var flagRe = regexp.MustCompile(`(?m)^\s*(?:-\w,\s*)?--([a-z0-9][a-z0-9-]*)`)
+// Flags are the long flag names a simulator command lists in its --help
+// (simcli.Flags).
+type Flags = simcli.Flags
 
 // ParseFlags reads the long flag names out of a command's --help text.
-func ParseFlags(help string) Flags {
-	f := Flags{}
-	for _, m := range flagRe.FindAllStringSubmatch(help, -1) {
-		f[m[1]] = true
-	}
-	return f
-}
-
-// Has reports whether the command has the flag --name.
-func (f Flags) Has(name string) bool { return f[name] }
-
-// settingFlags maps each engine setting to the flag names builds have used
-// for it, newest first. `replay` and `run` share them.
-var settingFlags = map[string][]string{
-	"max_num_seqs":           {"max-num-seqs", "max-num-running-reqs"},
-	"max_num_batched_tokens": {"max-num-batched-tokens", "max-num-scheduled-tokens"},
-	"gpu_memory_utilization": {"gpu-memory-utilization"},
-	"max_model_len":          {"max-model-len"},
-	"block_size":             {"block-size-in-tokens"},
-}
-
-// FlagFor returns the flag (without dashes) this command uses for an engine
-// setting (max_num_seqs, max_num_batched_tokens, gpu_memory_utilization,
-// max_model_len, block_size), "" if it has none.
-func (f Flags) FlagFor(setting string) string {
-	for _, name := range settingFlags[setting] {
-		if f[name] {
-			return name
-		}
-	}
-	return ""
-}
-
-// missing returns the flags of want the command lacks, as "--a, --b".
-func (f Flags) missing(want ...string) string {
-	var out []string
-	for _, w := range want {
-		if !f[w] {
-			out = append(out, "--"+w)
-		}
-	}
-	sort.Strings(out)
-	return strings.Join(out, ", ")
-}
+func ParseFlags(help string) Flags { return simcli.ParseFlags(help) }
 
 // ProbeCommand runs `<binary> <command...> --help` in dir and returns the
 // flags the command lists. A command the build does not have lists none
@@ -276,8 +232,8 @@ func replayRate(f Flags) (driver, missing string) {
 	switch {
 	case len(f) == 0:
 		return DriverNone, "a `replay` command"
-	case f.missing(replayBase...) != "":
-		return DriverNone, "replay flags " + f.missing(replayBase...)
+	case f.Missing(replayBase...) != "":
+		return DriverNone, "replay flags " + f.Missing(replayBase...)
 	case f["metrics-path"]:
 		return DriverReplayMetrics, ""
 	case f["results-path"]:
@@ -290,8 +246,8 @@ func replayClosedLoop(f Flags) (driver, missing string) {
 	switch {
 	case len(f) == 0:
 		return DriverNone, "a `replay` command"
-	case f.missing(replayBase...) != "":
-		return DriverNone, "replay flags " + f.missing(replayBase...)
+	case f.Missing(replayBase...) != "":
+		return DriverNone, "replay flags " + f.Missing(replayBase...)
 	case !f["metrics-path"] && f["results-path"]:
 		return DriverNone, "replay --metrics-path (its only per-request output, --results-path, omits closed-loop follow-up rounds)"
 	case !f["metrics-path"]:
@@ -306,7 +262,7 @@ func runClosedLoopMissing(f Flags) string {
 	if len(f) == 0 {
 		return "a `run` command"
 	}
-	if m := f.missing(runBase...); m != "" {
+	if m := f.Missing(runBase...); m != "" {
 		return "run flags " + m
 	}
 	return ""

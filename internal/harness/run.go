@@ -16,14 +16,15 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 	"github.com/inference-sim/accuracy-dashboard/internal/score"
+	"github.com/inference-sim/accuracy-dashboard/internal/simcli"
 )
 
 // Not-scored reasons the harness gives (points.json "reason"). A point the
 // ledger itself marks excluded carries the ledger's text instead.
 const (
-	ReasonUnsupportedBuild = "simulator-build-unsupported"
+	ReasonUnsupportedBuild = simcli.ReasonUnsupportedBuild
 	ReasonUnknownHardware  = "hardware-unknown-to-simulator"
-	ReasonUnknownModel     = "model-unknown-to-simulator"
+	ReasonUnknownModel     = simcli.ReasonUnknownModel
 	ReasonDoesNotFit       = "model-does-not-fit-gpus"
 	ReasonRunError         = "simulator-run-error"
 	ReasonTimeout          = "simulator-timeout"
@@ -314,14 +315,9 @@ func (r *Runner) deployment(u *ledger.Unit, i int) SimDeployment {
 	return dep
 }
 
-// ModelShortName is the simulator's folder name for a model id:
-// "openai/gpt-oss-120b" → "gpt-oss-120b".
-func ModelShortName(model string) string {
-	if k := strings.LastIndex(model, "/"); k >= 0 {
-		model = model[k+1:]
-	}
-	return strings.ToLower(model)
-}
+// ModelShortName is the simulator's folder name for a model id
+// (simcli.ModelShortName).
+func ModelShortName(model string) string { return simcli.ModelShortName(model) }
 
 func fileExists(p string) bool {
 	st, err := os.Stat(p)

@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/simcli"
 	"github.com/inference-sim/accuracy-dashboard/internal/textcut"
 )
 
@@ -170,79 +170,12 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 func (t *tailBuffer) String() string { return t.buf.String() }
 
 // SimDeployment is what the simulator is told about the serving deployment
-// of one run: model, GPU, parallelism, engine settings and model data.
-type SimDeployment struct {
-	// Model is the org-prefixed model id ("openai/gpt-oss-120b").
-	Model    string
-	Hardware string
-	TP       int
-	// DP > 1 needs --dp; ExpertParallel needs --enable-expert-parallel.
-	DP             int
-	ExpertParallel bool
-	// Settings are engine settings by name, in the order given.
-	Settings []EngineSetting
-	// Catalog and Registry are data directories ("" for none): a build with
-	// --catalog gets the catalog, an older one --model-config-folder
-	// <catalog>/models/<short name> when that holds a config.json.
-	Catalog, Registry string
-	// HardwareConfig is a hardware configuration file ("" for none), the
-	// build's own merged with the hardware registry (Runner); a command
-	// with --hardware-config gets it.
-	HardwareConfig string
-}
+// of one run (simcli.SimDeployment).
+type SimDeployment = simcli.SimDeployment
 
-// EngineSetting is one engine setting: Name as settingFlags knows it
-// (max_num_seqs, max_num_batched_tokens, gpu_memory_utilization,
-// max_model_len, block_size) and its value. A Required setting the build has
-// no flag for is an error; an optional one is left out.
-type EngineSetting struct {
-	Name, Value string
-	Required    bool
-}
+// EngineSetting is one engine setting (simcli.EngineSetting).
+type EngineSetting = simcli.EngineSetting
 
-// DeploymentArgs returns the flags telling a simulator command (with the
-// given flags, from ProbeCommand) about d: --model, --hardware, --tp,
-// parallelism, engine settings under the flag name the build has, and the
-// model data. An error names what the build lacks for d.
-func DeploymentArgs(f Flags, d SimDeployment) ([]string, error) {
-	args := []string{"--model", d.Model, "--hardware", d.Hardware, "--tp", strconv.Itoa(d.TP)}
-	if d.ExpertParallel {
-		if !f.Has("enable-expert-parallel") {
-			return nil, fmt.Errorf("expert parallelism: this build has no --enable-expert-parallel")
-		}
-		args = append(args, "--enable-expert-parallel")
-	}
-	if d.DP > 1 {
-		if !f.Has("dp") {
-			return nil, fmt.Errorf("data parallelism %d: this build has no --dp", d.DP)
-		}
-		args = append(args, "--dp", strconv.Itoa(d.DP))
-	}
-	for _, s := range d.Settings {
-		flag := f.FlagFor(s.Name)
-		if flag == "" {
-			if s.Required {
-				return nil, fmt.Errorf("engine setting %s: this build has no flag for it (tried --%s)", s.Name, strings.Join(settingFlags[s.Name], ", --"))
-			}
-			continue
-		}
-		args = append(args, "--"+flag, s.Value)
-	}
-	if d.Catalog != "" {
-		switch {
-		case f.Has("catalog"):
-			args = append(args, "--catalog", d.Catalog)
-		case f.Has("model-config-folder"):
-			if cfg := filepath.Join(d.Catalog, "models", ModelShortName(d.Model)); fileExists(filepath.Join(cfg, "config.json")) {
-				args = append(args, "--model-config-folder", cfg)
-			}
-		}
-	}
-	if d.Registry != "" && f.Has("registry") {
-		args = append(args, "--registry", d.Registry)
-	}
-	if d.HardwareConfig != "" && f.Has("hardware-config") {
-		args = append(args, "--hardware-config", d.HardwareConfig)
-	}
-	return args, nil
-}
+// DeploymentArgs returns the flags telling a simulator command about d
+// (simcli.DeploymentArgs).
+func DeploymentArgs(f Flags, d SimDeployment) ([]string, error) { return simcli.DeploymentArgs(f, d) }

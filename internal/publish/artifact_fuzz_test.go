@@ -10,7 +10,6 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbrun"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
@@ -98,7 +97,7 @@ func FuzzResultsFromArtifact(f *testing.F) {
 		if total > MaxArtifactBytes {
 			t.Errorf("accepted %d bytes in all", total)
 		}
-		checked, reasons := CheckLeaderboard(LeaderboardInput{Runs: runs, RunsName: "runs.yaml", Pin: pinFile, PinName: "pin.yaml", Traces: fstest.MapFS{}, Results: fsys, CheckPlans: lbrun.CheckPlans})
+		checked, reasons := CheckLeaderboard(LeaderboardInput{Runs: runs, RunsName: "runs.yaml", Pin: pinFile, PinName: "pin.yaml", Traces: fstest.MapFS{}, Results: fsys})
 		if len(reasons) > 0 && checked.Files != nil {
 			t.Errorf("refused (%v) yet files to publish", reasons)
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
+	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbplan"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 )
@@ -42,17 +43,7 @@ type LeaderboardConfig struct {
 	PinFile string
 	// Dir is the leaderboard directory in the dashboard repository.
 	Dir string
-	// CheckPlans plans every result again from its declaration and names
-	// each whose recorded command, conversion or input files are not that
-	// plan (lbrun.CheckPlans, handed in by the wiring: the planning lives
-	// beside the harness, which publishing does not import). Without it
-	// every leaderboard is refused.
-	CheckPlans PlanCheck
 }
-
-// PlanCheck names the results whose recorded command, conversion or input
-// files are not the plan of their declaration (lbrun.CheckPlans).
-type PlanCheck func(map[string]*leaderboard.Result) []leaderboard.Problem
 
 // Files of a published leaderboard directory besides the rendered ones
 // (render.LeaderboardMarkdownFile, render.LeaderboardHTMLFile).
@@ -81,9 +72,6 @@ type LeaderboardInput struct {
 	Traces fs.FS
 	// Results is the results directory.
 	Results fs.FS
-	// CheckPlans is the plan check (LeaderboardConfig.CheckPlans; the
-	// Publisher fills it in from its configuration when nil).
-	CheckPlans PlanCheck
 }
 
 // CheckedLeaderboard is a leaderboard that passed CheckLeaderboard: the
@@ -102,7 +90,7 @@ type CheckedLeaderboard struct {
 // declaration decodes strictly and its traces resolve; every result
 // validates against its schema and digest, is filed under its ids, ran the
 // declaration as it is now, was offered its group's work, and records the
-// command its declaration plans (in.CheckPlans); every declared run has a
+// command its declaration plans (lbplan.CheckPlans); every declared run has a
 // result and every result a declaration; every stored trace hashes to its
 // name; every result ran on the pin file's
 // simulator/catalog pair (drift, half-moved pin), and that simulator is a
@@ -134,12 +122,8 @@ func CheckLeaderboard(in LeaderboardInput) (CheckedLeaderboard, []string) {
 	if err != nil {
 		return CheckedLeaderboard{}, append(reasons, fmt.Sprintf("results: %v", err))
 	}
-	if in.CheckPlans == nil {
-		reasons = append(reasons, "the publish check has no plan check (LeaderboardConfig.CheckPlans): no recorded command can be checked against its declaration")
-	} else {
-		probs = append(probs, in.CheckPlans(results)...)
-		slices.SortStableFunc(probs, func(a, b leaderboard.Problem) int { return strings.Compare(a.File, b.File) })
-	}
+	probs = append(probs, lbplan.CheckPlans(results)...)
+	slices.SortStableFunc(probs, func(a, b leaderboard.Problem) int { return strings.Compare(a.File, b.File) })
 	for _, p := range probs {
 		reasons = append(reasons, p.String())
 	}
@@ -351,7 +335,7 @@ func (p *Publisher) publishLeaderboard(ctx context.Context, run Run, log *slog.L
 		return refused(fmt.Sprintf("artifact %q: %v", lb.Artifact, err)), nil
 	}
 	traces := &repoFS{ctx: ctx, gh: p.GH, repo: run.Repo, ref: run.HeadSHA, dir: path.Dir(lb.Runs)}
-	in := LeaderboardInput{RunsName: lb.Runs, PinName: lb.PinFile, Results: results, Traces: traces, CheckPlans: lb.CheckPlans}
+	in := LeaderboardInput{RunsName: lb.Runs, PinName: lb.PinFile, Results: results, Traces: traces}
 	for _, f := range []struct {
 		path string
 		dst  *[]byte
@@ -383,9 +367,6 @@ func (p *Publisher) publishLeaderboard(ctx context.Context, run Run, log *slog.L
 // default), the declaration given must be the one on the dashboard's
 // default branch: results of another are refused.
 func (p *Publisher) PublishLeaderboard(ctx context.Context, in LeaderboardInput, publishedAt time.Time) (PublishResult, error) {
-	if in.CheckPlans == nil && p.Cfg.Leaderboard != nil {
-		in.CheckPlans = p.Cfg.Leaderboard.CheckPlans
-	}
 	checked, reasons := CheckLeaderboard(in)
 	if lb := p.Cfg.Leaderboard; p.ownsRuns() {
 		branch, err := p.GH.DefaultBranch(ctx, lb.WorkflowRepo)

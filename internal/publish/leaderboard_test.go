@@ -20,7 +20,6 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
-	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbrun"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/leaderboardtest"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
@@ -83,7 +82,7 @@ func newLBWorld(t *testing.T) *lbWorld {
 		".github/accuracy-harness.yaml": lbPin(lbSimTag, lbSimCommit),
 	}, false)
 	w.pub.Cfg.Leaderboard = &LeaderboardConfig{WorkflowRepo: w.lbRepo, WorkflowPath: lbWorkflow, Artifact: lbArtifact,
-		Runs: lbRuns, PinFile: ".github/accuracy-harness.yaml", Dir: lbDashboard, CheckPlans: lbrun.CheckPlans}
+		Runs: lbRuns, PinFile: ".github/accuracy-harness.yaml", Dir: lbDashboard}
 	w.run = Run{Repo: w.lbRepo, ID: lbRunID, WorkflowPath: lbWorkflow, Event: "push", Status: "completed",
 		Conclusion: "success", HeadSHA: w.gh.TipSHA(w.lbRepo, "main"), HeadBranch: "main", DefaultBranch: "main", HeadRepo: w.lbRepo,
 		URL: "https://github.com/" + lbRepoName + "/actions/runs/5151", UpdatedAt: t0}
@@ -326,22 +325,6 @@ func TestLeaderboardRefusals(t *testing.T) {
 	}
 }
 
-// Without a plan check the publish check refuses every leaderboard, the
-// committed example too: a recorded command it cannot check is never
-// published.
-func TestCheckLeaderboardNeedsThePlanCheck(t *testing.T) {
-	t.Parallel()
-	in := LeaderboardInput{Runs: []byte(lbExampleRuns(t)), RunsName: "runs.yaml", Pin: []byte(lbPin(lbSimTag, lbSimCommit)), PinName: "pin.yaml",
-		Traces: fstest.MapFS{}, Results: mapFS(lbResults(t, nil))}
-	if _, reasons := CheckLeaderboard(in); len(reasons) != 1 || !strings.Contains(reasons[0], "no plan check") {
-		t.Errorf("without a plan check: reasons %q, want the one saying there is none", reasons)
-	}
-	in.CheckPlans = lbrun.CheckPlans
-	if _, reasons := CheckLeaderboard(in); len(reasons) > 0 {
-		t.Errorf("with the plan check: reasons %q, want none", reasons)
-	}
-}
-
 func zipWithSymlink(t *testing.T) []byte {
 	t.Helper()
 	var buf bytes.Buffer
@@ -460,13 +443,4 @@ func TestLeaderboardPublishTrace(t *testing.T) {
 			t.Error("the result is not published")
 		}
 	}
-}
-
-// mapFS is files (slash path → content) as a file system.
-func mapFS(files map[string][]byte) fstest.MapFS {
-	m := fstest.MapFS{}
-	for name, raw := range files {
-		m[name] = &fstest.MapFile{Data: raw}
-	}
-	return m
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
+	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbplan"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
@@ -19,7 +20,7 @@ func reuseSim(commit string, flags harness.Flags) *Sim {
 
 func runFlags(extra ...string) harness.Flags {
 	f := harness.Flags{}
-	for _, n := range append(append([]string{}, runNeeds...), extra...) {
+	for _, n := range append(append([]string{}, lbplan.RunNeeds...), extra...) {
 		f[n] = true
 	}
 	return f

@@ -19,21 +19,23 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
+	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbplan"
 	"github.com/inference-sim/accuracy-dashboard/internal/pool"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
-// Placeholders in a recorded command line: files of the run's own
-// directory and the catalog directory, whose paths differ between machines.
+// Placeholders in a recorded command line (lbplan's): files of the run's
+// own directory and the catalog directory, whose paths differ between
+// machines.
 const (
-	RunDirPlaceholder     = "{run}"
-	CatalogDirPlaceholder = "{catalog}"
-	TracesDirPlaceholder  = "{traces}"
+	RunDirPlaceholder     = lbplan.RunDirPlaceholder
+	CatalogDirPlaceholder = lbplan.CatalogDirPlaceholder
+	TracesDirPlaceholder  = lbplan.TracesDirPlaceholder
 )
 
 // Input and output file names in a run's directory.
 const (
-	WorkloadSpecFile = "workload-spec.yaml"
+	WorkloadSpecFile = lbplan.WorkloadSpecFile
 )
 
 // Sim is a probed simulator build the runs go through.
@@ -60,26 +62,18 @@ type Sim struct {
 
 	// nodeChecks caches each stored trace's node check by content hash.
 	nodeChecks sync.Map
-	// record is set on a Sim that only plans, as a recorded result's
-	// build would (recordedPlanner).
-	record *recordedBuild
 }
 
-// Invocation is a planned simulator command: its arguments after "blis",
-// with RunDirPlaceholder, CatalogDirPlaceholder and TracesDirPlaceholder
-// standing for machine paths, and the input files it reads, by name in the
-// run directory. Convert, when set, is a `blis convert` command run first
-// in the same run directory (it writes the trace the command replays).
-type Invocation struct {
-	Args    []string
-	Inputs  map[string]string
-	Convert []string
-}
+// Invocation is a planned simulator command (lbplan.Invocation): its
+// arguments after "blis", with RunDirPlaceholder, CatalogDirPlaceholder
+// and TracesDirPlaceholder standing for machine paths, and the input files
+// it reads, by name in the run directory. Convert, when set, is a `blis
+// convert` command run first in the same run directory (it writes the
+// trace the command replays).
+type Invocation = lbplan.Invocation
 
 // failure is a planning failure: the run gets a failed result.
-type failure struct{ reason, msg string }
-
-func (f *failure) Error() string { return f.reason + ": " + f.msg }
+type failure = lbplan.Failure
 
 // Run simulates run r and returns its sealed result: BLIS's figures and the
 // computed values, or a failed result with the reason and the simulator's
@@ -96,15 +90,15 @@ func (s *Sim) Run(ctx context.Context, r leaderboard.Run) *leaderboard.Result {
 func (s *Sim) Execute(ctx context.Context, r leaderboard.Run, inv Invocation) *leaderboard.Result {
 	dir, err := os.MkdirTemp(s.WorkDir, "run-")
 	if err != nil {
-		return s.failed(r, inv, &failure{harness.ReasonRunError, "leaderboard: " + err.Error()})
+		return s.failed(r, inv, &failure{Reason: harness.ReasonRunError, Msg: "leaderboard: " + err.Error()})
 	}
 	defer os.RemoveAll(dir)
 	for name, content := range inv.Inputs {
 		if strings.ContainsAny(name, `/\`) || name == leaderboard.Output {
-			return s.failed(r, inv, &failure{harness.ReasonRunError, "leaderboard: input name " + strconv.Quote(name) + " is not a plain file name"})
+			return s.failed(r, inv, &failure{Reason: harness.ReasonRunError, Msg: "leaderboard: input name " + strconv.Quote(name) + " is not a plain file name"})
 		}
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
-			return s.failed(r, inv, &failure{harness.ReasonRunError, "leaderboard: " + err.Error()})
+			return s.failed(r, inv, &failure{Reason: harness.ReasonRunError, Msg: "leaderboard: " + err.Error()})
 		}
 	}
 	if len(inv.Convert) > 0 {
@@ -125,11 +119,11 @@ func (s *Sim) Execute(ctx context.Context, r leaderboard.Run, inv Invocation) *l
 	}
 	raw, err := os.ReadFile(filepath.Join(dir, leaderboard.Output))
 	if err != nil {
-		return s.failed(r, inv, &failure{harness.ReasonBadOutput, "the simulator exited 0 but wrote no metrics file"})
+		return s.failed(r, inv, &failure{Reason: harness.ReasonBadOutput, Msg: "the simulator exited 0 but wrote no metrics file"})
 	}
 	fig, err := leaderboard.ParseMetrics(raw)
 	if err != nil {
-		return s.failed(r, inv, &failure{harness.ReasonBadOutput, err.Error()})
+		return s.failed(r, inv, &failure{Reason: harness.ReasonBadOutput, Msg: err.Error()})
 	}
 	comp := leaderboard.Compute(r, fig)
 	res := s.result(r, inv)
@@ -145,13 +139,13 @@ func (s *Sim) expand(args []string, dir string) ([]string, error) {
 		a = strings.ReplaceAll(a, RunDirPlaceholder, dir)
 		if strings.Contains(a, TracesDirPlaceholder) {
 			if s.TracesDir == "" {
-				return nil, &failure{harness.ReasonRunError, "the command replays a stored trace, but no traces directory is set"}
+				return nil, &failure{Reason: harness.ReasonRunError, Msg: "the command replays a stored trace, but no traces directory is set"}
 			}
 			a = strings.ReplaceAll(a, TracesDirPlaceholder, s.TracesDir)
 		}
 		if strings.Contains(a, CatalogDirPlaceholder) {
 			if s.Catalog == "" {
-				return nil, &failure{harness.ReasonRunError, "the command needs a catalog (--catalog)"}
+				return nil, &failure{Reason: harness.ReasonRunError, Msg: "the command needs a catalog (--catalog)"}
 			}
 			a = strings.ReplaceAll(a, CatalogDirPlaceholder, s.Catalog)
 		}
@@ -186,7 +180,7 @@ func (s *Sim) failed(r leaderboard.Run, inv Invocation, err error) *leaderboard.
 	var se *harness.SimError
 	switch {
 	case errors.As(err, &f):
-		res.Failure = &leaderboard.Failure{Reason: f.reason, Message: f.msg}
+		res.Failure = &leaderboard.Failure{Reason: f.Reason, Message: f.Msg}
 	case errors.As(err, &se):
 		res.Failure = &leaderboard.Failure{Reason: se.Reason, Message: se.Detail}
 	default:

@@ -76,7 +76,7 @@ func TestPlanConvertedTraces(t *testing.T) {
 			continue
 		}
 		var f *failure
-		if !errors.As(err, &f) || f.reason != tt.reason || !strings.Contains(f.msg, tt.msg) {
+		if !errors.As(err, &f) || f.Reason != tt.reason || !strings.Contains(f.Msg, tt.msg) {
 			t.Errorf("%s: %v, want %s: …%s…", tt.name, err, tt.reason, tt.msg)
 		}
 	}

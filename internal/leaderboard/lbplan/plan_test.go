@@ -1,4 +1,4 @@
-package lbrun
+package lbplan
 
 import (
 	"os"
