@@ -134,7 +134,7 @@ func TestGitHubActionLeaderboard(t *testing.T) {
 		t.Fatalf("leaderboard comment: %+v", board)
 	}
 	for _, want := range []string{"#### leaderboard/runs.yaml", "9 results in 2 groups: ", ", 1 disqualified, 3 failed. 7 as committed, 2 new or changed.",
-		"| h100 | org/test-model-7b | H100 | 1 | 1 | 12345.0 (#", "**Disqualified**", "hardware-unknown-to-simulator", "BLIS " + r.standin.V020 + " (v0.2.0)"} {
+		"| h100 | org/test-model-7b | H100 | 1 | default | 1 | 12345.0 (#", "**Disqualified**", "hardware-unknown-to-simulator", "BLIS " + r.standin.V020 + " (v0.2.0)"} {
 		if !strings.Contains(board.Body, want) {
 			t.Errorf("comment lacks %q:\n%s", want, board.Body)
 		}
