@@ -1,8 +1,11 @@
 // Package github is the project's one adapter to GitHub's REST API. It wraps
-// github.com/google/go-github/v60 behind methods over the project's own plain
-// types (Repo, Comment, PullRequest, Ref, Commit, …), so that no other package
-// imports go-github; consumers declare the small interfaces they need and
-// satisfy them with *Client in production and hand-written fakes in tests.
+// github.com/google/go-github/v60 behind methods over the project's plain
+// types: a repository is an ident.Repo, and commits, pull requests,
+// releases, comments and the App's identity are ghmodel's, so no other
+// package imports go-github or handles its types. Consumers declare the
+// small interfaces they need over those types; the clients here implement
+// them directly (AppClient the bot's, PullComments and Tags the Action's)
+// and tests fake them with plain structs.
 //
 // A Client authenticates with a token (a personal token, a workflow's
 // GITHUB_TOKEN, or an App installation token through NewAppTransport), talks
@@ -10,8 +13,11 @@
 // retries transient failures with exponential backoff, honours Retry-After and
 // X-RateLimit-Reset within a bounded wait, and serializes mutating calls, as
 // GitHub asks of integrations. Errors are wrapped with short context and
-// carry a sentinel (ErrNotFound, ErrForbidden, ErrConflict, ErrRateLimited,
-// …) for callers to branch on with errors.Is.
+// carry one of ghmodel's sentinels (ErrNotFound, ErrForbidden, ErrConflict,
+// ErrRateLimited, …) for callers to branch on with errors.Is. An AppClient
+// adds the App's side: an installation client per repository, cached, the
+// call made again once with a fresh one when a cached token is refused
+// (401), and a gate that sends nothing while a rate limit holds.
 package github
 
 import (
