@@ -111,7 +111,9 @@ type PublishResult struct {
 
 // RunDecision says whether a completed run should be published ("" when it
 // should): the configured workflow of the configured repository, a success,
-// not triggered by a pull request, not from a fork, and run on the
+// not triggered by a pull request, from the repository itself (a run whose
+// head repository is unknown, as GitHub reports a deleted fork's, is not
+// published: it cannot be shown not to come from a fork), and run on the
 // repository's default branch (a run on any other branch, or whose default
 // branch is unknown, is not published: its harness checkout is not the
 // harness's main line).
@@ -128,7 +130,9 @@ func RunDecision(run Run, repo ident.Repo, workflow string) string {
 		return fmt.Sprintf("run concluded %q, not success", run.Conclusion)
 	case strings.HasPrefix(run.Event, "pull_request"):
 		return fmt.Sprintf("run triggered by %s", run.Event)
-	case run.HeadRepo != (ident.Repo{}) && !run.HeadRepo.Same(run.Repo):
+	case run.HeadRepo == (ident.Repo{}):
+		return "the run's head repository is unknown (it cannot be shown not to be a fork)"
+	case !run.HeadRepo.Same(run.Repo):
 		return fmt.Sprintf("run of a commit from %s", run.HeadRepo)
 	case run.DefaultBranch == "":
 		return "the repository's default branch is unknown"

@@ -331,6 +331,7 @@ func TestRunDecision(t *testing.T) {
 		{func(r *Run) { r.WorkflowPath = ".github/workflows/ci.yml" }, "not the publishing workflow"},
 		{func(r *Run) { r.Event = "pull_request" }, "triggered by pull_request"},
 		{func(r *Run) { r.HeadRepo = ident.Repo{Owner: "fork", Name: "x"} }, "from fork/x"},
+		{func(r *Run) { r.HeadRepo = ident.Repo{} }, "head repository is unknown"},
 		{func(r *Run) { r.Repo = ident.Repo{Owner: "o", Name: "r"} }, "run of o/r"},
 		{func(r *Run) { r.HeadBranch = "experiment" }, `run on branch "experiment", not the default branch "main"`},
 		{func(r *Run) { r.DefaultBranch = "" }, "default branch is unknown"},

@@ -168,11 +168,6 @@ func (h workflowRunHandler) Accept(d Delivery) (*Job, string, error) {
 	if reason := h.publisher.SkipRun(run); reason != "" {
 		return nil, reason, nil
 	}
-	// Without its head repository (null when it is gone) a run cannot be
-	// shown not to come from a fork.
-	if r.HeadRepository == nil {
-		return nil, "workflow_run without a head repository", nil
-	}
 	return &Job{Run: func(ctx context.Context) error {
 		_, err := h.publisher.PublishRun(ctx, run, d.Log)
 		return err

@@ -54,7 +54,7 @@ func TestWorkflowRunWithoutHeadRepositoryIsIgnored(t *testing.T) {
 		m["workflow_run"].(map[string]any)["head_repository"] = nil
 	})
 	w := h.post("workflow_run", "no-head", body)
-	if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), "ignored: workflow_run without a head repository") {
+	if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), "head repository is unknown") {
 		t.Errorf("run without a head repository: %d %q, want 200 ignored", w.Code, w.Body)
 	}
 	h.noneHandled(t, "a run without a head repository")
