@@ -435,9 +435,15 @@ func (c Config) Validate(mode Mode) error {
 	if c.BumpBranch == "" {
 		errs = append(errs, errors.New("bump branch is empty"))
 	}
-	if c.QueueSize < 1 || c.Workers < 1 || c.MaxBodyBytes < 1 || c.MaxConcurrentReads < 1 ||
-		c.MaxConns < 1 || c.MaxConnsPerAddr < 1 || c.MaxReadsPerAddr < 1 {
-		errs = append(errs, errors.New("queue_size, workers, max_body_bytes, max_concurrent_reads, max_conns, max_conns_per_addr and max_reads_per_addr must be positive"))
+	for _, l := range []struct {
+		name string
+		v    int64
+	}{{"queue_size", int64(c.QueueSize)}, {"workers", int64(c.Workers)}, {"max_body_bytes", c.MaxBodyBytes},
+		{"max_concurrent_reads", int64(c.MaxConcurrentReads)}, {"max_conns", int64(c.MaxConns)},
+		{"max_conns_per_addr", int64(c.MaxConnsPerAddr)}, {"max_reads_per_addr", int64(c.MaxReadsPerAddr)}} {
+		if l.v < 1 {
+			errs = append(errs, fmt.Errorf("%s is %d, must be positive", l.name, l.v))
+		}
 	}
 	return errors.Join(errs...)
 }
