@@ -204,9 +204,15 @@ func New(opts Options) (*Server, error) {
 	if len(opts.Secret) == 0 {
 		return nil, ErrNoSecret
 	}
-	if opts.MaxBodyBytes <= 0 || opts.QueueSize <= 0 || opts.Workers <= 0 || opts.MaxConcurrentReads < 0 ||
-		opts.MaxConns < 0 || opts.MaxConnsPerAddr < 0 || opts.MaxReadsPerAddr < 0 {
-		return nil, errors.New("webhook: MaxBodyBytes, QueueSize and Workers must be positive, and no limit negative")
+	for _, l := range []struct {
+		name     string
+		v, least int64
+	}{{"MaxBodyBytes", opts.MaxBodyBytes, 1}, {"QueueSize", int64(opts.QueueSize), 1}, {"Workers", int64(opts.Workers), 1},
+		{"MaxConcurrentReads", int64(opts.MaxConcurrentReads), 0}, {"MaxConns", int64(opts.MaxConns), 0},
+		{"MaxConnsPerAddr", int64(opts.MaxConnsPerAddr), 0}, {"MaxReadsPerAddr", int64(opts.MaxReadsPerAddr), 0}} {
+		if l.v < l.least {
+			return nil, fmt.Errorf("webhook: %s is %d, must be at least %d", l.name, l.v, l.least)
+		}
 	}
 	for _, d := range []struct {
 		v   *int

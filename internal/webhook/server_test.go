@@ -234,6 +234,25 @@ func TestNewRefusesEmptySecret(t *testing.T) {
 	}
 }
 
+// A bad limit is refused by name, with its value.
+func TestNewRefusesBadLimitsByName(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		edit func(*Options)
+		want string
+	}{
+		{func(o *Options) { o.QueueSize = 0 }, "QueueSize is 0"},
+		{func(o *Options) { o.MaxBodyBytes = -5 }, "MaxBodyBytes is -5"},
+		{func(o *Options) { o.MaxConnsPerAddr = -1 }, "MaxConnsPerAddr is -1"},
+	} {
+		o := Options{Secret: testSecret, MaxBodyBytes: 1, QueueSize: 1, Workers: 1}
+		tc.edit(&o)
+		if _, err := New(o); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("New = %v, want it to say %s", err, tc.want)
+		}
+	}
+}
+
 func TestRealPayloads(t *testing.T) {
 	t.Parallel()
 	success := func(m map[string]any) bool {
