@@ -114,6 +114,31 @@ func answering(conns []*rawConn) int {
 	return n
 }
 
+// waitIdle waits (bounded) until none of l's connections is serving a
+// request. The server reports a connection idle only once it has finished
+// with the answer the client may already have read; a client quicker than
+// that report would find the connection still serving.
+func waitIdle(t *testing.T, l *connLimiter) {
+	t.Helper()
+	for i := 0; ; i++ {
+		l.mu.Lock()
+		busy := 0
+		for _, r := range l.conns {
+			if r.active {
+				busy++
+			}
+		}
+		l.mu.Unlock()
+		if busy == 0 {
+			return
+		}
+		if i == 10000 {
+			t.Fatalf("%d connections still serving a request after 10 s", busy)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 // signedPing posts a signed ping delivery with c and returns the status.
 func signedPing(t *testing.T, c *http.Client, addr, id string) int {
 	t.Helper()
@@ -142,6 +167,7 @@ func TestIdleConnectionsAreBounded(t *testing.T) {
 	const total, perAddr = 8, 4
 	h := newHarness(t, func(o *Options) { o.MaxConns, o.MaxConnsPerAddr = total, perAddr })
 	addr := serveLoopback(t, h.srv)
+	l := h.srv.limiter.Load()
 
 	// One address opens many connections, each used once, then idle.
 	var flood []*rawConn
@@ -150,11 +176,13 @@ func TestIdleConnectionsAreBounded(t *testing.T) {
 		if !c.healthz() {
 			t.Fatalf("connection %d of one address was not served", i)
 		}
+		waitIdle(t, l)
 		flood = append(flood, c)
 	}
 	if n := answering(flood); n != perAddr {
 		t.Errorf("%d of %d idle connections of one address still open, want %d (MaxConnsPerAddr)", n, len(flood), perAddr)
 	}
+	waitIdle(t, l)
 	// Many addresses, none over its own bound, together over the total.
 	var spread []*rawConn
 	for i := range 3 * total {
@@ -162,15 +190,17 @@ func TestIdleConnectionsAreBounded(t *testing.T) {
 		if !c.healthz() {
 			t.Fatalf("connection %d of several addresses was not served", i)
 		}
+		waitIdle(t, l)
 		spread = append(spread, c)
 	}
 	if n := answering(append(flood, spread...)); n > total {
 		t.Errorf("%d connections open after %d idle ones, want at most %d (MaxConns)", n, len(flood)+len(spread), total)
 	}
+	waitIdle(t, l)
 	if code := signedPing(t, clientFrom("127.0.0.2"), addr, "after-the-flood"); code != http.StatusOK {
 		t.Errorf("signed delivery among idle connections: %d, want 200", code)
 	}
-	if n := h.srv.limiter.Load().open(); n > total {
+	if n := l.open(); n > total {
 		t.Errorf("the limiter holds %d connections, want at most %d", n, total)
 	}
 }
