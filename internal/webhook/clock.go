@@ -5,8 +5,9 @@ import "time"
 // Clock is the server's time. Now stamps a job's deadline when it is
 // queued, decides whether it passed when a worker takes the job, and
 // measures jobs; AfterFunc ends a running job when its deadline passes by
-// this clock, and a caller's wait for a read slot. A test injects a clock it advances by hand, so that what
-// happens at a deadline does not depend on how fast the machine runs.
+// this clock, and a caller's wait for a read slot. A test injects a clock
+// it advances by hand, so that what happens at a deadline does not depend
+// on how fast the machine runs.
 type Clock interface {
 	Now() time.Time
 	// AfterFunc calls f in its own goroutine once d has passed; stop
