@@ -54,7 +54,9 @@ type connRec struct {
 
 // Limit wraps ln so that the connections HTTPServer serves from it are
 // bounded by MaxConns and MaxConnsPerAddr. Serve s with HTTPServer on the
-// listener it returns.
+// listener it returns. Call it once per Server: the connection states
+// reach only the listener Limit returned last, so an earlier one would
+// keep the records of its closed connections.
 func (s *Server) Limit(ln net.Listener) net.Listener {
 	l := &connLimiter{Listener: ln, max: s.opts.MaxConns, perAddr: s.opts.MaxConnsPerAddr,
 		trusted: s.trusted, metrics: s.opts.Metrics,
