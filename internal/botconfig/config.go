@@ -328,6 +328,13 @@ func ParseProxies(entries []string) ([]netip.Prefix, error) {
 	for _, e := range entries {
 		e = strings.TrimSpace(e)
 		if p, err := netip.ParsePrefix(e); err == nil {
+			if p.Addr().Is4In6() {
+				// Peers are compared unmapped: the IPv4 network.
+				if p.Bits() < 96 {
+					return nil, fmt.Errorf("trusted proxy %q is an IPv4-mapped network wider than IPv4", e)
+				}
+				p = netip.PrefixFrom(p.Addr().Unmap(), p.Bits()-96)
+			}
 			out = append(out, p.Masked())
 			continue
 		}

@@ -232,6 +232,15 @@ func TestServerBoundsProxiesAndMetrics(t *testing.T) {
 	if err != nil || len(ps) != 3 || ps[0].String() != "127.0.0.1/32" || ps[1].String() != "::1/128" || ps[2].String() != "10.0.0.0/8" {
 		t.Errorf("ParseProxies(%v) = %v, %v", cfg.TrustedProxies, ps, err)
 	}
+	// An IPv4-mapped network is the IPv4 network (peers are compared
+	// unmapped); a mapped one wider than IPv4 is refused.
+	ps, err = ParseProxies([]string{"::ffff:10.0.0.0/104", "::ffff:192.0.2.1"})
+	if err != nil || len(ps) != 2 || ps[0].String() != "10.0.0.0/8" || ps[1].String() != "192.0.2.1/32" {
+		t.Errorf("ParseProxies(mapped) = %v, %v, want [10.0.0.0/8 192.0.2.1/32]", ps, err)
+	}
+	if _, err := ParseProxies([]string{"::ffff:0:0/80"}); err == nil || !strings.Contains(err.Error(), `"::ffff:0:0/80"`) {
+		t.Errorf("ParseProxies(::ffff:0:0/80) = %v, want it refused by name", err)
+	}
 	cfg.TrustedProxies = []string{"127.0.0.1", "proxy.example.com"}
 	cfg.MetricsAddr = cfg.ListenAddr
 	cfg.MaxReadsPerAddr = 0
