@@ -257,7 +257,8 @@
       "Predictions", "Better / worse / same", "Common points"];
     kids.push(el("p", { "class": "key" }, [el("strong", {}, ["A"]), " = " + A + " (" + a.id + "), ", el("strong", {}, ["B"]), " = " + B + " (" + b.id + ")."]));
     var tr = function (r) {
-      var dcls = r.delta === null || r.delta === 0 ? "num" : r.delta > 0 ? "num up" : "num down";
+      var shown = r.delta === null ? 0 : Math.round(r.delta * 100); // the colour follows the figure shown (2 decimals)
+      var dcls = shown === 0 ? "num" : shown > 0 ? "num up" : "num down";
       return el("tr", { "data-tier": r.tier, "data-metric": r.metric.key }, [
         el("td", { "class": "nowrap" }, [same ? "both" : tierName(r.tier)]), el("th", { scope: "row", "class": "nowrap" }, [r.metric.short]),
         td(pct(r.baseMAPE), "", "a-mape"), td(pct(r.headMAPE), "", "b-mape"), td(pp(r.delta), dcls, "delta"),
