@@ -1,0 +1,142 @@
+package architecture
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// Names in docs/WALKTHROUGH.md, the page that follows one pull request
+// through the code: a code span that is a Go name ("report.ParseRun",
+// "Flow.RunPR", "runScore") and a path in the repository ("cmd/action/main.go").
+var (
+	codeSpan = regexp.MustCompile("`([^`]+)`")
+	// goName is a qualified name (package or type, then a member) or a
+	// camel-case one; a lower-case word ("pr", "nightly") is a mode or an
+	// input, not a name to look up.
+	goName = regexp.MustCompile(`^(?:[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*|[a-z]+[A-Z][A-Za-z0-9_]*|[A-Z][A-Za-z0-9_]*)$`)
+	// repoPath is a path under the project's own code folders.
+	repoPath = regexp.MustCompile(`\b(?:cmd|internal|corpus)/[A-Za-z0-9_./-]*[A-Za-z0-9_/]`)
+	// fileSuffix marks a code span that is a file name, not a Go name.
+	fileSuffix = regexp.MustCompile(`\.(?:md|json|ya?ml|go|html|js|svg|txt)$`)
+)
+
+// placeholder are the spans the page's introduction uses to show the form.
+var placeholder = map[string]bool{"package.Function": true, "Type.Method": true}
+
+// declaredNames lists every name the module's non-test code declares, in
+// the forms the walkthrough writes them: "pkg.Name" for a package-level
+// function, type, variable or constant, "Type.Member" for a method or a
+// struct field, and the bare name.
+func declaredNames(t *testing.T, files map[string][]string) map[string]bool {
+	t.Helper()
+	names := map[string]bool{}
+	fset := token.NewFileSet()
+	for _, pkg := range slices.Sorted(maps.Keys(files)) {
+		for _, path := range files[pkg] {
+			f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := f.Name.Name
+			add := func(n string) { names[n], names[p+"."+n] = true, true }
+			for _, d := range f.Decls {
+				switch d := d.(type) {
+				case *ast.FuncDecl:
+					if d.Recv == nil || len(d.Recv.List) == 0 {
+						add(d.Name.Name)
+						continue
+					}
+					if r := recvType(d.Recv.List[0].Type); r != "" {
+						names[r+"."+d.Name.Name] = true
+					}
+				case *ast.GenDecl:
+					for _, s := range d.Specs {
+						switch s := s.(type) {
+						case *ast.TypeSpec:
+							add(s.Name.Name)
+							if st, ok := s.Type.(*ast.StructType); ok {
+								for _, fl := range st.Fields.List {
+									for _, n := range fl.Names {
+										names[s.Name.Name+"."+n.Name] = true
+									}
+								}
+							}
+						case *ast.ValueSpec:
+							for _, n := range s.Names {
+								add(n.Name)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	return names
+}
+
+// recvType is the name of a method's receiver type ("Flow" for *Flow or
+// Spec[O]).
+func recvType(e ast.Expr) string {
+	switch e := e.(type) {
+	case *ast.StarExpr:
+		return recvType(e.X)
+	case *ast.IndexExpr:
+		return recvType(e.X)
+	case *ast.IndexListExpr:
+		return recvType(e.X)
+	case *ast.Ident:
+		return e.Name
+	}
+	return ""
+}
+
+// TestWalkthroughNamesExist keeps docs/WALKTHROUGH.md true as code moves:
+// every Go name it writes in a code span is declared in the module's code,
+// and every path under cmd/, internal/ or corpus/ it names exists.
+func TestWalkthroughNamesExist(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile(filepath.Join(root, "docs", "WALKTHROUGH.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, files := goList(t, root)
+	names := declaredNames(t, files)
+	var missing []string
+	for i, line := range strings.Split(string(doc), "\n") {
+		for _, m := range codeSpan.FindAllStringSubmatch(line, -1) {
+			span := m[1]
+			if !goName.MatchString(span) || fileSuffix.MatchString(span) || placeholder[span] {
+				continue
+			}
+			if !names[span] {
+				missing = append(missing, filepathLine(i, "name "+span))
+			}
+		}
+		for _, p := range repoPath.FindAllString(line, -1) {
+			if _, err := os.Stat(filepath.Join(root, p)); err != nil {
+				missing = append(missing, filepathLine(i, "path "+p))
+			}
+		}
+	}
+	if len(missing) > 0 {
+		t.Errorf("docs/WALKTHROUGH.md names what the code does not have (moved or renamed? "+
+			"update the page):\n  %s", strings.Join(missing, "\n  "))
+	}
+}
+
+// filepathLine names line i (from 0) of the walkthrough and what is wrong there.
+func filepathLine(i int, what string) string {
+	return "docs/WALKTHROUGH.md:" + strconv.Itoa(i+1) + ": " + what
+}
