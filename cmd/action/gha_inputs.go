@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/cachedir"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 	"github.com/inference-sim/accuracy-dashboard/internal/prcheck"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
@@ -129,7 +130,7 @@ func readInputs(r runner) (actionInputs, error) {
 	in.outDir = absPath(in.workspace, orDefault(r.input(inOutDir), filepath.Join(orDefault(getenv("RUNNER_TEMP"), in.workspace), "accuracy-report")))
 	in.cacheDir = r.input(inCacheDir)
 	if in.cacheDir == "" {
-		in.cacheDir = defaultCacheDir(getenv)
+		in.cacheDir = cachedir.Default(getenv)
 	}
 	in.cacheDir = absPath(in.workspace, in.cacheDir)
 	if v := r.input(inJobs); v != "" {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/github"
+	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"github.com/inference-sim/accuracy-dashboard/internal/prcheck"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
@@ -197,7 +198,7 @@ var nightlyPlanMode = modeSpec[nightlyPlanModeOptions]{
 	Name:   modeNightlyPlan,
 	Inputs: []string{inSimulatorRepo, inInferenceXRepo},
 	Read: func(r runner, in actionInputs) (nightlyPlanModeOptions, error) {
-		return nightlyPlanModeOptions{actionInputs: in, simulatorRepo: orDefault(r.input(inSimulatorRepo), DefaultSimulatorRepository),
+		return nightlyPlanModeOptions{actionInputs: in, simulatorRepo: orDefault(r.input(inSimulatorRepo), nightly.DefaultSimulatorRepository),
 			inferencexRepo: r.input(inInferenceXRepo)}, nil
 	},
 	Events: always[nightlyPlanModeOptions](branchEvents),

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -24,60 +23,6 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
-// Defaults of the nightly plan.
-const (
-	// DefaultSimulatorRepository is the simulator whose releases the
-	// nightly evaluates (owner/name on the GitHub server).
-	DefaultSimulatorRepository = "inference-sim/inference-sim"
-)
-
-// planRequest is what the plan resolves from.
-type planRequest struct {
-	// dashboardDir is the dashboard checkout: state/last-run.json, and the
-	// data directories the pin names.
-	dashboardDir string
-	pinFile      string
-	// simulatorRepo and inferencexRepo are owner/name; inferencexRepo ""
-	// leaves the InferenceX dump out of the plan.
-	simulatorRepo, inferencexRepo string
-}
-
-// resolvePlan reads the pin, the data it names (by content digest for a
-// directory) and state/last-run.json of the dashboard checkout, and
-// resolves the current plan (nightly.Resolve) through GitHub.
-func resolvePlan(ctx context.Context, tags nightly.Tags, req planRequest) (nightly.Resolution, error) {
-	src, err := diskio.ReadPathMax(req.pinFile, pin.MaxFileBytes)
-	if err != nil {
-		return nightly.Resolution{}, fmt.Errorf("pin file: %w", err)
-	}
-	rel, err := filepath.Rel(req.dashboardDir, req.pinFile)
-	if err != nil {
-		rel = req.pinFile
-	}
-	p, err := pin.Parse(src, rel)
-	if err != nil {
-		return nightly.Resolution{}, err
-	}
-	data, err := pinned.DataKey(p, req.dashboardDir)
-	if err != nil {
-		return nightly.Resolution{}, err
-	}
-	r := nightly.Request{Pin: p, Data: data, SimulatorRepo: req.simulatorRepo, InferenceXRepo: req.inferencexRepo}
-	raw, err := os.ReadFile(filepath.Join(req.dashboardDir, filepath.FromSlash(nightly.LastRunPath)))
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-	case err != nil:
-		return nightly.Resolution{}, err
-	default:
-		last, err := nightly.ParseLastRun(raw)
-		if err != nil {
-			return nightly.Resolution{}, err
-		}
-		r.Last, r.LastID = last.Inputs, last.Snapshot
-	}
-	return nightly.Resolve(ctx, tags, r)
-}
-
 // runNightlyPlanMode is the Action's mode nightly-plan: outputs changed
 // (true/false), plan (one line of JSON) and the job summary.
 func runNightlyPlanMode(ctx context.Context, in nightlyPlanModeOptions, gha runner) error {
@@ -85,8 +30,8 @@ func runNightlyPlanMode(ctx context.Context, in nightlyPlanModeOptions, gha runn
 	if err != nil {
 		return err
 	}
-	res, err := resolvePlan(ctx, gh.Tags(), planRequest{dashboardDir: in.simulatorPath, pinFile: in.pinFile,
-		simulatorRepo: in.simulatorRepo, inferencexRepo: in.inferencexRepo})
+	res, err := nightly.ResolveCheckout(ctx, gh.Tags(), nightly.Checkout{Dir: in.simulatorPath, PinFile: in.pinFile,
+		SimulatorRepo: in.simulatorRepo, InferenceXRepo: in.inferencexRepo, DataKey: pinned.DataKey})
 	if err != nil {
 		return err
 	}
@@ -232,7 +177,7 @@ var nightlyPlanCommand = cli.Spec[nightlyPlanOptions]{
 	Flags: func(fs *flag.FlagSet, o *nightlyPlanOptions, _ func(string) string) {
 		fs.StringVar(&o.dashboard, "dashboard", ".", "the dashboard `checkout` (state/last-run.json; e.g. --dashboard ~/src/accuracy-dashboard)")
 		fs.StringVar(&o.pinFile, "pin", "", "the pin `file` (default <dashboard>/"+pin.DefaultPath+")")
-		fs.StringVar(&o.simulatorRepo, "simulator-repo", DefaultSimulatorRepository, "the simulator `repository` whose newest release is evaluated (owner/name)")
+		fs.StringVar(&o.simulatorRepo, "simulator-repo", nightly.DefaultSimulatorRepository, "the simulator `repository` whose newest release is evaluated (owner/name)")
 		fs.StringVar(&o.inferencexRepo, "inferencex-repo", "", "the InferenceX `repository` whose newest weekly dump is imported (owner/name; default: none)")
 		fs.StringVar(&o.out, "out", "", "write the plan to this `file` (e.g. --out plan.json)")
 	},
@@ -258,7 +203,8 @@ func runNightlyPlan(ctx context.Context, o nightlyPlanOptions, env cli.Env) erro
 	if err != nil {
 		return err
 	}
-	res, err := resolvePlan(ctx, gh.Tags(), planRequest{dashboardDir: o.dashboard, pinFile: o.pinFile, simulatorRepo: o.simulatorRepo, inferencexRepo: o.inferencexRepo})
+	res, err := nightly.ResolveCheckout(ctx, gh.Tags(), nightly.Checkout{Dir: o.dashboard, PinFile: o.pinFile,
+		SimulatorRepo: o.simulatorRepo, InferenceXRepo: o.inferencexRepo, DataKey: pinned.DataKey})
 	if err != nil {
 		return fmt.Errorf("nightly plan: %w", err)
 	}

@@ -117,18 +117,8 @@ func checkScore(o *scoreOptions, args []string) error {
 	return nil
 }
 
-func defaultCacheDir(getenv func(string) string) string {
-	if d := getenv("ACCURACY_DASHBOARD_CACHE"); d != "" {
-		return d
-	}
-	if d := getenv("XDG_CACHE_HOME"); d != "" {
-		return filepath.Join(d, "accuracy-dashboard")
-	}
-	if h := getenv("HOME"); h != "" {
-		return filepath.Join(h, ".cache", "accuracy-dashboard")
-	}
-	return filepath.Join(os.TempDir(), "accuracy-dashboard-cache")
-}
+// defaultCacheDir is the --cache-dir default (cachedir.Default).
+func defaultCacheDir(getenv func(string) string) string { return cachedir.Default(getenv) }
 
 func runScore(ctx context.Context, o scoreOptions, env cli.Env) error {
 	stdout, stderr := env.Stdout, env.Stderr

@@ -52,3 +52,20 @@ func Fill(dir string, fill func(tmp string) error) (cached bool, err error) {
 	}
 	return false, nil
 }
+
+// Default is the cache directory of a run given no other (getenv reads the
+// environment): $ACCURACY_DASHBOARD_CACHE, else accuracy-dashboard under
+// $XDG_CACHE_HOME, else ~/.cache/accuracy-dashboard, else a directory under
+// the system's temporary directory.
+func Default(getenv func(string) string) string {
+	if d := getenv("ACCURACY_DASHBOARD_CACHE"); d != "" {
+		return d
+	}
+	if d := getenv("XDG_CACHE_HOME"); d != "" {
+		return filepath.Join(d, "accuracy-dashboard")
+	}
+	if h := getenv("HOME"); h != "" {
+		return filepath.Join(h, ".cache", "accuracy-dashboard")
+	}
+	return filepath.Join(os.TempDir(), "accuracy-dashboard-cache")
+}

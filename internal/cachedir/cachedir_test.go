@@ -50,3 +50,22 @@ func TestFill(t *testing.T) {
 		t.Error("the stale content survived")
 	}
 }
+
+// TestDefault: the environment variable first, then XDG_CACHE_HOME, then
+// HOME, then the temporary directory.
+func TestDefault(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"ACCURACY_DASHBOARD_CACHE": "/c", "XDG_CACHE_HOME": "/x", "HOME": "/h"}, "/c"},
+		{map[string]string{"XDG_CACHE_HOME": "/x", "HOME": "/h"}, "/x/accuracy-dashboard"},
+		{map[string]string{"HOME": "/h"}, "/h/.cache/accuracy-dashboard"},
+		{nil, filepath.Join(os.TempDir(), "accuracy-dashboard-cache")},
+	} {
+		if got := Default(func(k string) string { return c.env[k] }); got != c.want {
+			t.Errorf("Default(%v) = %q, want %q", c.env, got, c.want)
+		}
+	}
+}

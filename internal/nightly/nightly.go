@@ -6,8 +6,9 @@
 // the Plan of the newest published snapshot (state/last-run.json of the
 // dashboard repository): no change is a no-op. The evaluation carries its
 // Plan in the report artifact (plan.json), the bot checks it against the
-// summary and records it as the new last run. Nothing here touches the
-// disk; Resolve reads tags through the small Tags interface.
+// summary and records it as the new last run. Resolve reads tags through
+// the small Tags interface and touches no disk; ResolveCheckout reads what
+// it resolves from in a dashboard checkout (the pin file, the last run).
 package nightly
 
 import (
