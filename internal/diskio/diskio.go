@@ -6,11 +6,13 @@
 package diskio
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // WriteAtomic writes data to a temporary file beside path and renames it
@@ -50,45 +52,80 @@ func WriteAtomic(path string, data []byte) error {
 // another run's artifact). A symbolic link (the file would be read from
 // wherever it points, /dev/zero or /etc/passwd, while a digest over regular
 // files skips it), a directory, a named pipe (opening one would block until
-// a writer comes), a device or a socket is refused before it is opened. The
-// size is checked while reading, through a limited reader (a stat can lie:
-// /proc files, a file still growing), so at most max+1 bytes are ever held.
-// Every error names the file.
+// a writer comes), a device or a socket is refused. An fs.FS opens with no
+// flags (none says "do not follow" or "do not block"), so the name's mode is
+// checked before it is opened, the open file's mode after, and a file
+// replaced in between (the open reached another file than the one checked)
+// is refused; a name swapped for a named pipe in between still blocks the
+// open until a writer comes, but nothing is read from it. The size is
+// checked while reading, through a limited reader (a stat can lie: /proc
+// files, a file still growing), so at most max+1 bytes are ever held. Every
+// error names the file.
 func ReadFileMax(fsys fs.FS, name string, max int64) ([]byte, error) {
-	return readMax(name, max, func() (fs.FileInfo, error) { return fs.Lstat(fsys, name) },
-		func() (fs.File, error) { return fsys.Open(name) })
-}
-
-// ReadPathMax is ReadFileMax for a path of the operating system (relative to
-// the working directory or absolute), its errors naming path. Only its last
-// element must not be a symbolic link.
-func ReadPathMax(path string, max int64) ([]byte, error) {
-	return readMax(path, max, func() (fs.FileInfo, error) { return os.Lstat(path) },
-		func() (fs.File, error) { return os.Open(path) })
-}
-
-// readMax checks the file's mode before opening it and again on the open
-// file (it may have been replaced in between), then reads at most max bytes.
-func readMax(name string, max int64, lstat func() (fs.FileInfo, error), open func() (fs.File, error)) ([]byte, error) {
-	st, err := lstat()
+	st, err := fs.Lstat(fsys, name)
 	if err != nil {
 		return nil, err
 	}
 	if err := regular(name, st.Mode()); err != nil {
 		return nil, err
 	}
-	f, err := open()
+	f, err := fsys.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if st, err = f.Stat(); err != nil {
+	opened, err := f.Stat()
+	if err != nil {
 		return nil, err
 	}
-	if err := regular(name, st.Mode()); err != nil {
+	if err := regular(name, opened.Mode()); err != nil {
 		return nil, err
+	}
+	if !sameFile(st, opened) {
+		return nil, fmt.Errorf("%s was replaced while it was opened; only regular files are read", name)
 	}
 	return ReadAllMax(f, name, max)
+}
+
+// ReadPathMax is ReadFileMax for a path of the operating system (relative to
+// the working directory or absolute), its errors naming path. Only its last
+// element must not be a symbolic link. It opens path first, not following a
+// last element that is a symbolic link and not blocking on a named pipe, then
+// refuses the open file unless it is regular: no check comes before the open,
+// so nothing can be swapped in between. A device is opened (and closed
+// unread), never read.
+func ReadPathMax(path string, max int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		if errors.Is(err, syscall.ELOOP) { // the last element is a link, or a loop of links
+			if st, lerr := os.Lstat(path); lerr == nil && st.Mode()&fs.ModeSymlink != 0 {
+				return nil, regular(path, st.Mode())
+			}
+		}
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if err := regular(path, st.Mode()); err != nil {
+		return nil, err
+	}
+	return ReadAllMax(f, path, max)
+}
+
+// sameFile reports whether a and b, a name's stat before its open and the
+// open file's, describe one file of the operating system (device and inode).
+// When neither is the system's (an fs.FS in memory or in an archive), no
+// other process can replace the file, and they are taken as one.
+func sameFile(a, b fs.FileInfo) bool {
+	sa, okA := a.Sys().(*syscall.Stat_t)
+	sb, okB := b.Sys().(*syscall.Stat_t)
+	if !okA || !okB {
+		return okA == okB
+	}
+	return sa.Dev == sb.Dev && sa.Ino == sb.Ino
 }
 
 // ReadAllMax reads r to its end when it holds at most max bytes, through a

@@ -1,12 +1,13 @@
 package diskio
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
 
 func TestWriteAtomicReplacesAndCleansUp(t *testing.T) {
@@ -50,31 +51,111 @@ func TestReadFileMax(t *testing.T) {
 	}
 }
 
-// TestReadFileMaxRefusesWhatIsNotARegularFile: a named pipe is refused
-// without being opened (opening it blocks until a writer comes), a symbolic
-// link to a device or to a system file is refused, not followed.
+// TestReadPathMaxRefusesWhatIsNotARegularFile: ReadPathMax opens the path
+// first, not following a last element that is a link and not blocking on a
+// named pipe, and refuses the open file unless it is regular: a named pipe,
+// a link (to a device, to a system file, to nothing), a directory and a
+// device are each refused, naming the path. Nothing here replaces the file
+// between a check and the open, as ReadPathMax makes no check before it (no
+// moment to hook); that swap is tested on ReadFileMax, whose fs.FS open a
+// test can intercept (TestReadFileMaxRefusesAFileReplacedWhileOpened).
+func TestReadPathMaxRefusesWhatIsNotARegularFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	at := func(name string) string { return filepath.Join(dir, name) }
+	testkit.Fifo(t, at("fifo"))
+	testkit.Symlink(t, "/dev/zero", at("zero"))
+	testkit.Symlink(t, "/etc/passwd", at("passwd"))
+	testkit.Symlink(t, at("nowhere"), at("dangling"))
+	if err := os.Mkdir(at("sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{
+		at("fifo"):     at("fifo") + " is a named pipe (FIFO), not a regular file",
+		at("zero"):     at("zero") + " is a symbolic link; only regular files are read",
+		at("passwd"):   at("passwd") + " is a symbolic link",
+		at("dangling"): at("dangling") + " is a symbolic link",
+		at("sub"):      at("sub") + " is a directory, not a regular file",
+		"/dev/null":    "/dev/null is not a regular file",
+		at("missing"):  "no such file or directory",
+	} {
+		testkit.Refuses(t, filepath.Base(path), want, func() error {
+			_, err := ReadPathMax(path, 1<<20)
+			return err
+		})
+	}
+	os.WriteFile(at("ok"), []byte("12345"), 0o644)
+	if b, err := ReadPathMax(at("ok"), 5); err != nil || string(b) != "12345" {
+		t.Errorf("a regular file at the cap: %q, %v", b, err)
+	}
+}
+
+// TestReadFileMaxRefusesWhatIsNotARegularFile: through an fs.FS (which
+// opens with no flags) a named pipe is refused without being opened (the
+// open would block until a writer comes), a symbolic link to a device or to
+// a system file is refused, not followed.
 func TestReadFileMaxRefusesWhatIsNotARegularFile(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644); err != nil {
-		t.Skipf("no named pipes here: %v", err)
-	}
-	os.Symlink("/dev/zero", filepath.Join(dir, "zero"))
-	os.Symlink("/etc/passwd", filepath.Join(dir, "passwd"))
+	testkit.Fifo(t, filepath.Join(dir, "fifo"))
+	testkit.Symlink(t, "/dev/zero", filepath.Join(dir, "zero"))
+	testkit.Symlink(t, "/etc/passwd", filepath.Join(dir, "passwd"))
 	for name, want := range map[string]string{
 		"fifo":   "fifo is a named pipe (FIFO), not a regular file",
 		"zero":   "zero is a symbolic link",
 		"passwd": "passwd is a symbolic link",
 	} {
-		done := make(chan error, 1)
-		go func() { _, err := ReadPathMax(filepath.Join(dir, name), 1<<20); done <- err }()
-		select {
-		case err := <-done:
-			if err == nil || !strings.Contains(err.Error(), want) {
-				t.Errorf("%s: err = %v, want %q", name, err, want)
-			}
-		case <-time.After(20 * time.Second):
-			t.Fatalf("%s: the read blocked", name)
+		testkit.Refuses(t, name, want, func() error {
+			_, err := ReadFileMax(os.DirFS(dir), name, 1<<20)
+			return err
+		})
+	}
+}
+
+// swapFS is a directory whose files swap replaces between ReadFileMax's
+// check of a name (Lstat) and its open: the moment another process would
+// have to hit, made certain.
+type swapFS struct {
+	dir  string
+	swap func(path string)
+}
+
+func (s swapFS) Open(name string) (fs.File, error) {
+	s.swap(filepath.Join(s.dir, name))
+	return os.DirFS(s.dir).Open(name)
+}
+
+func (s swapFS) Lstat(name string) (fs.FileInfo, error) {
+	return os.Lstat(filepath.Join(s.dir, name))
+}
+
+func (s swapFS) ReadLink(name string) (string, error) {
+	return os.Readlink(filepath.Join(s.dir, name))
+}
+
+// TestReadFileMaxRefusesAFileReplacedWhileOpened: a regular file replaced
+// after its check, by a link to a file outside the tree or by another
+// regular file, is refused: the open file is not the one checked. (Checking
+// the open file's mode alone passes both: the link's target is regular.)
+func TestReadFileMaxRefusesAFileReplacedWhileOpened(t *testing.T) {
+	t.Parallel()
+	secret := filepath.Join(t.TempDir(), "secret")
+	os.WriteFile(secret, []byte("secret"), 0o644)
+	for what, swap := range map[string]func(path string){
+		"by a link outside": func(path string) {
+			os.Remove(path)
+			os.Symlink(secret, path)
+		},
+		"by another file": func(path string) {
+			os.WriteFile(path+".new", []byte("other"), 0o644)
+			os.Rename(path+".new", path)
+		},
+	} {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "f"), []byte("checked"), 0o644)
+		b, err := ReadFileMax(swapFS{dir, swap}, "f", 1<<20)
+		if want := "f was replaced while it was opened"; err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("replaced %s: read %q, err = %v, want %q", what, b, err, want)
 		}
 	}
 }

@@ -1,7 +1,9 @@
 // Package testkit holds the small test helpers several packages' tests
 // share (one copy each): a buffer safe for concurrent writers, for the logs
-// of servers and workers under test, and zip archives of files as GitHub
-// serves a workflow run's artifact. Only tests import it.
+// of servers and workers under test, zip archives of files as GitHub
+// serves a workflow run's artifact, and the hostile files (a named pipe, a
+// symbolic link, a sparse file over a cap) a reader of untrusted input must
+// refuse without blocking (Refuses). Only tests import it.
 package testkit
 
 import (
