@@ -3,16 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
 
 const (
@@ -174,17 +174,12 @@ func TestLeaderboardRefusesUntrustedFiles(t *testing.T) {
 	runs := filepath.Join(root, "leaderboard", "runs.yaml")
 	pinFile := filepath.Join(root, ".github", "accuracy-harness.yaml")
 	odd := t.TempDir()
-	if err := syscall.Mkfifo(filepath.Join(odd, "fifo.yaml"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	os.Symlink("/dev/zero", filepath.Join(odd, "zero.yaml"))
-	os.Symlink("/etc/passwd", filepath.Join(odd, "passwd.yaml"))
+	testkit.Fifo(t, filepath.Join(odd, "fifo.yaml"))
+	testkit.Symlink(t, "/dev/zero", filepath.Join(odd, "zero.yaml"))
+	testkit.Symlink(t, "/etc/passwd", filepath.Join(odd, "passwd.yaml"))
 	big := filepath.Join(odd, "big.yaml")
 	src, _ := os.ReadFile(pinFile)
-	os.WriteFile(big, src, 0o644)
-	if err := os.Truncate(big, 100<<20); err != nil { // sparse
-		t.Fatal(err)
-	}
+	testkit.Sparse(t, big, src, 100<<20)
 	at := func(n string) string { return filepath.Join(odd, n) }
 	for _, c := range []struct {
 		args []string
@@ -197,18 +192,9 @@ func TestLeaderboardRefusesUntrustedFiles(t *testing.T) {
 		{[]string{"validate", "--runs", runs, "--pin", at("zero.yaml")}, at("zero.yaml") + " is a symbolic link"},
 		{[]string{"validate", "--runs", runs, "--pin", big}, big + " is larger than 65536 bytes"},
 	} {
-		done := make(chan error, 1)
-		go func() {
+		testkit.Refuses(t, fmt.Sprint(c.args), c.want, func() error {
 			var stdout, stderr bytes.Buffer
-			done <- run(context.Background(), append([]string{"leaderboard"}, c.args...), func(string) string { return "" }, &stdout, &stderr)
-		}()
-		select {
-		case err := <-done:
-			if err == nil || !strings.Contains(err.Error(), c.want) {
-				t.Errorf("%v: err = %v, want %q", c.args, err, c.want)
-			}
-		case <-time.After(60 * time.Second):
-			t.Fatalf("%v: blocked", c.args)
-		}
+			return run(context.Background(), append([]string{"leaderboard"}, c.args...), func(string) string { return "" }, &stdout, &stderr)
+		})
 	}
 }

@@ -10,14 +10,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/importer"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
+	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
 
 const importFixtures = "../../internal/importer/testdata/fixture"
@@ -419,22 +418,13 @@ func TestLedgerImportRefusesWhatIsNotARegularFile(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	big := filepath.Join(dir, "run_1.json")
-	f, err := os.Create(big)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Truncate(200 << 20); err != nil { // sparse: costs no disk
-		t.Fatal(err)
-	}
-	f.Close()
-	if err := syscall.Mkfifo(filepath.Join(dir, "run_2.json"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	os.Symlink("/dev/zero", filepath.Join(dir, "run_3.json"))
-	os.Symlink("/etc/passwd", filepath.Join(dir, "run_4.json"))
+	testkit.Sparse(t, big, nil, 200<<20)
+	testkit.Fifo(t, filepath.Join(dir, "run_2.json"))
+	testkit.Symlink(t, "/dev/zero", filepath.Join(dir, "run_3.json"))
+	testkit.Symlink(t, "/etc/passwd", filepath.Join(dir, "run_4.json"))
 	inDir := filepath.Join(t.TempDir(), "walked")
 	os.Mkdir(inDir, 0o755)
-	os.Symlink("/dev/zero", filepath.Join(inDir, "run_5.json"))
+	testkit.Symlink(t, "/dev/zero", filepath.Join(inDir, "run_5.json"))
 	for _, c := range []struct{ source, want string }{
 		{big, "run_1.json is larger than 16777216 bytes"},
 		{filepath.Join(dir, "run_2.json"), "run_2.json is a named pipe (FIFO), not a regular file"},
@@ -442,18 +432,9 @@ func TestLedgerImportRefusesWhatIsNotARegularFile(t *testing.T) {
 		{filepath.Join(dir, "run_4.json"), "source run_4.json is a symbolic link"},
 		{inDir, "run_5.json is a symbolic link; only regular files are read"},
 	} {
-		done := make(chan error, 1)
-		go func() {
+		testkit.Refuses(t, filepath.Base(c.source), c.want, func() error {
 			_, _, err := runImportCmd(t, "--out", filepath.Join(t.TempDir(), "ledger"), c.source)
-			done <- err
-		}()
-		select {
-		case err := <-done:
-			if err == nil || !strings.Contains(err.Error(), c.want) {
-				t.Errorf("%s: err = %v, want %q", filepath.Base(c.source), err, c.want)
-			}
-		case <-time.After(60 * time.Second):
-			t.Fatalf("%s: the import blocked", filepath.Base(c.source))
-		}
+			return err
+		})
 	}
 }

@@ -1,12 +1,11 @@
 package main
 
 import (
-	"os"
+	"fmt"
 	"path/filepath"
-	"strings"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
 
 // TestLocalFilesAreReadWithinCaps: the files `bot publish` and `bot
@@ -17,18 +16,13 @@ import (
 func TestLocalFilesAreReadWithinCaps(t *testing.T) {
 	w := newWorld(t)
 	dir := t.TempDir()
-	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.yaml"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	os.Symlink("/dev/zero", filepath.Join(dir, "summary.json"))
+	testkit.Fifo(t, filepath.Join(dir, "fifo.yaml"))
+	testkit.Symlink(t, "/dev/zero", filepath.Join(dir, "summary.json"))
 	sums := t.TempDir()
 	writeFile(t, filepath.Join(sums, "summary.json"), "{}")
-	os.Symlink("/dev/zero", filepath.Join(sums, "points.json"))
+	testkit.Symlink(t, "/dev/zero", filepath.Join(sums, "points.json"))
 	big := filepath.Join(dir, "big.yaml")
-	writeFile(t, big, "harness:\n")
-	if err := os.Truncate(big, 100<<20); err != nil { // sparse
-		t.Fatal(err)
-	}
+	testkit.Sparse(t, big, []byte("harness:\n"), 100<<20)
 	results := t.TempDir()
 	runs := filepath.Join(t.TempDir(), "runs.yaml")
 	writeFile(t, runs, "version: 1\n")
@@ -41,16 +35,7 @@ func TestLocalFilesAreReadWithinCaps(t *testing.T) {
 		{[]string{"publish", "--summary", filepath.Join(dir, "summary.json")}, "summary.json is a symbolic link"},
 		{[]string{"publish", "--summary", filepath.Join(sums, "summary.json")}, "points.json is a symbolic link"},
 	} {
-		done := make(chan error, 1)
-		go func() { done <- w.run(t, c.args...) }()
-		select {
-		case err := <-done:
-			if err == nil || !strings.Contains(err.Error(), c.want) {
-				t.Errorf("%v: err = %v, want %q", c.args, err, c.want)
-			}
-		case <-time.After(60 * time.Second):
-			t.Fatalf("%v: blocked", c.args)
-		}
+		testkit.Refuses(t, fmt.Sprint(c.args), c.want, func() error { return w.run(t, c.args...) })
 	}
 	if n := w.fake.Calls("apps/create-installation-access-token"); n != 0 {
 		t.Errorf("%d installation tokens made for refused files", n)

@@ -4,8 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
 
 const traceDecl = `version: 1
@@ -44,9 +45,7 @@ func TestResolveTracesRefusesHostileFiles(t *testing.T) {
 			os.Rename(outside, filepath.Join(filepath.Dir(outside), "agent.json"))
 		}, "path escapes from parent"},
 		{"a named pipe", func(t *testing.T, dir string) {
-			if err := syscall.Mkfifo(filepath.Join(dir, "traces", "agent.json"), 0o644); err != nil {
-				t.Skip(err)
-			}
+			testkit.Fifo(t, filepath.Join(dir, "traces", "agent.json"))
 		}, "is a named pipe (FIFO), not a regular file"},
 		{"a directory", func(t *testing.T, dir string) {
 			os.Mkdir(filepath.Join(dir, "traces", "agent.json"), 0o755)
