@@ -2,16 +2,14 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/site"
 )
 
 const compareUsage = `Usage: action compare [flags] A B
@@ -62,34 +60,11 @@ func runCompare(_ context.Context, o compareOptions, env cli.Env) error {
 	var runs [2]report.Run
 	var names [2]string
 	for i, arg := range []string{o.a, o.b} {
-		dir, name, err := resolveRun(arg, o.dashboard)
-		if err != nil {
+		var err error
+		if runs[i], names[i], err = site.ReadRun(arg, o.dashboard); err != nil {
 			return fmt.Errorf("compare: %w", err)
 		}
-		s, p, err := report.Read(dir)
-		if err != nil {
-			return fmt.Errorf("compare: run %s: %w", arg, err)
-		}
-		runs[i], names[i] = report.Run{Summary: s, Points: p}, name
 	}
 	_, err := io.WriteString(env.Stdout, render.CompareMarkdown(render.RunsComparison(report.CompareRuns(runs[0], runs[1], names[0], names[1]))))
 	return err
-}
-
-// resolveRun finds a run: a directory holding summary.json, else a snapshot
-// id of the dashboard checkout. name is how the comparison shows it.
-func resolveRun(arg, dashboard string) (dir, name string, err error) {
-	if st, err := os.Stat(filepath.Join(arg, report.SummaryFile)); err == nil && st.Mode().IsRegular() {
-		return arg, filepath.Base(filepath.Clean(arg)), nil
-	}
-	if filepath.Base(arg) == arg && arg != "." && arg != ".." {
-		snap := filepath.Join(dashboard, "data", "snapshots", arg)
-		if _, err := os.Stat(filepath.Join(snap, report.SummaryFile)); err == nil {
-			if _, err := os.Stat(filepath.Join(snap, report.PointsFile)); errors.Is(err, os.ErrNotExist) {
-				return "", "", fmt.Errorf("snapshot %s in %s has no %s (published before snapshots kept their points): it cannot be compared point by point", arg, dashboard, report.PointsFile)
-			}
-			return snap, arg, nil
-		}
-	}
-	return "", "", fmt.Errorf("run %q is neither a result directory (with %s) nor a snapshot id in %s", arg, report.SummaryFile, filepath.Join(dashboard, "data", "snapshots"))
 }

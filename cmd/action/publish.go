@@ -5,21 +5,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"io/fs"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/cli"
-	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
-	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
-	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"github.com/inference-sim/accuracy-dashboard/internal/publish"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
 const publishUsage = `Usage: action publish --dashboard DIR [flags] RESULT_DIR
@@ -97,147 +89,27 @@ var publishCommand = cli.Spec[publishOptions]{
 var errPublishRefused = &cli.ExitError{Code: 3, Err: errors.New("refused by the gate")}
 
 func runPublish(_ context.Context, o publishOptions, env cli.Env) error {
-	rep, err := readResultReport(o.result)
+	res, err := publish.PublishCheckout(publish.Checkout{Dashboard: o.dashboard, Result: o.result, Experimental: o.experimental,
+		PublishedAt: o.publishedAt, Source: o.source, DryRun: o.dryRun})
 	if err != nil {
 		return fmt.Errorf("publish: %w", err)
 	}
-	how := publish.AdmitRelease
-	if o.experimental {
-		how = publish.AdmitExperimental
-	}
-	when := o.publishedAt
-	if when.IsZero() {
-		when = time.Now()
-	}
-	// No GitHub here: an asserted harness commit cannot be checked, so it
-	// is refused with the gate's reasons.
-	snap, reasons, err := publish.Admit(rep, how, when, o.source, func(report.Summary) (publish.HarnessCheck, error) { return publish.HarnessCheck{}, nil })
-	if err != nil {
-		return fmt.Errorf("publish: %w", err)
-	}
-	if len(reasons) > 0 {
-		return refusePublish(env.Stdout, o.result, reasons)
-	}
-	id := publish.SnapshotID(snap.Summary, rep.RunID)
-	dash, err := publish.LoadDashboard(dashboardReader(o.dashboard), snap, id)
-	if err != nil {
-		return fmt.Errorf("publish: dashboard %s: %w", o.dashboard, err)
-	}
-	files, err := publish.PlanSnapshot(snap, dash)
-	switch {
-	case errors.Is(err, publish.ErrUnchanged):
-		_, err := fmt.Fprintf(env.Stdout, "unchanged: snapshot %s; its inputs or the same snapshot are already published in %s\n", id, o.dashboard)
+	switch res.Outcome {
+	case publish.PublishRefused:
+		for _, r := range res.Reasons {
+			fmt.Fprintf(env.Stdout, "refused: %s\n", r)
+		}
+		return fmt.Errorf("publish %s: %w: %s", o.result, errPublishRefused, strings.Join(res.Reasons, "; "))
+	case publish.PublishUnchanged:
+		_, err := fmt.Fprintf(env.Stdout, "unchanged: snapshot %s; its inputs or the same snapshot are already published in %s\n", res.ID, o.dashboard)
 		return err
-	case errors.Is(err, publish.ErrImmutable):
-		return refusePublish(env.Stdout, o.result, []string{err.Error()})
-	case err != nil:
-		return fmt.Errorf("publish: dashboard %s: %w", o.dashboard, err)
+	case publish.PublishPlanned:
+		fmt.Fprintf(env.Stdout, "would publish snapshot %s into %s:\n", res.ID, o.dashboard)
+	default:
+		fmt.Fprintf(env.Stdout, "published snapshot %s into %s:\n", res.ID, o.dashboard)
 	}
-	if o.dryRun {
-		fmt.Fprintf(env.Stdout, "would publish snapshot %s into %s:\n", id, o.dashboard)
-		return listFiles(env.Stdout, files)
-	}
-	if err := writeFiles(o.dashboard, files); err != nil {
-		return fmt.Errorf("publish: %w", err)
-	}
-	fmt.Fprintf(env.Stdout, "published snapshot %s into %s:\n", id, o.dashboard)
-	return listFiles(env.Stdout, files)
-}
-
-// refusePublish prints each reason and returns the refusal (exit 3).
-func refusePublish(w io.Writer, result string, reasons []string) error {
-	for _, r := range reasons {
-		fmt.Fprintf(w, "refused: %s\n", r)
-	}
-	return fmt.Errorf("publish %s: %w: %s", result, errPublishRefused, strings.Join(reasons, "; "))
-}
-
-// readResultReport reads a result directory as the bot reads a report
-// artifact: summary.json (required), points.json and plan.json (when
-// present), each a regular file within its cap (report.MaxSummaryBytes,
-// report.MaxPointsBytes; the plan's as a summary's).
-func readResultReport(dir string) (publish.Report, error) {
-	var rep publish.Report
-	for _, f := range []struct {
-		name     string
-		dst      *[]byte
-		required bool
-		max      int64
-	}{{report.SummaryFile, &rep.Summary, true, report.MaxSummaryBytes}, {report.PointsFile, &rep.Points, false, report.MaxPointsBytes},
-		{nightly.File, &rep.Plan, false, report.MaxSummaryBytes}} {
-		data, err := diskio.ReadPathMax(filepath.Join(dir, f.name), f.max)
-		switch {
-		case err == nil:
-			*f.dst = data
-		case errors.Is(err, fs.ErrNotExist) && !f.required:
-		default:
-			return rep, fmt.Errorf("result %s: %w", dir, err)
-		}
-	}
-	return rep, nil
-}
-
-// dashboardReader reads a dashboard checkout's files (slash paths) for
-// publish.LoadDashboard: a missing file is ghmodel.ErrNotFound, and each is a
-// regular file of at most publish.MaxSummaryBytes.
-func dashboardReader(root string) publish.ReadDashboardFile {
-	return func(path string) ([]byte, error) {
-		data, err := diskio.ReadPathMax(filepath.Join(root, filepath.FromSlash(path)), publish.MaxSummaryBytes)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%s: %w", path, ghmodel.ErrNotFound)
-		}
-		return data, err
-	}
-}
-
-// writeFiles writes files (slash paths under root) all or nothing as far
-// as the file system allows: every file is first written to a temporary
-// sibling, then each is renamed into place.
-func writeFiles(root string, files map[string][]byte) error {
-	type staged struct{ tmp, dst string }
-	var done []staged
-	cleanup := func() {
-		for _, s := range done {
-			os.Remove(s.tmp)
-		}
-	}
-	for _, p := range slices.Sorted(maps.Keys(files)) {
-		dst := filepath.Join(root, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			cleanup()
-			return err
-		}
-		tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".tmp-")
-		if err != nil {
-			cleanup()
-			return err
-		}
-		done = append(done, staged{tmp.Name(), dst})
-		_, err = tmp.Write(files[p])
-		if cerr := tmp.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			err = os.Chmod(tmp.Name(), 0o644)
-		}
-		if err != nil {
-			cleanup()
-			return fmt.Errorf("write %s: %w", dst, err)
-		}
-	}
-	for _, s := range done {
-		if err := os.Rename(s.tmp, s.dst); err != nil {
-			cleanup()
-			return fmt.Errorf("write %s: %w", s.dst, err)
-		}
-	}
-	return nil
-}
-
-// listFiles prints each path with its size, sorted.
-func listFiles(w io.Writer, files map[string][]byte) error {
-	for _, p := range slices.Sorted(maps.Keys(files)) {
-		if _, err := fmt.Fprintf(w, "  %s (%d bytes)\n", p, len(files[p])); err != nil {
+	for _, p := range slices.Sorted(maps.Keys(res.Files)) {
+		if _, err := fmt.Fprintf(env.Stdout, "  %s (%d bytes)\n", p, len(res.Files[p])); err != nil {
 			return err
 		}
 	}

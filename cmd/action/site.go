@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/cli"
@@ -58,56 +56,10 @@ var siteCommand = cli.Spec[siteOptions]{
 }
 
 func runSite(_ context.Context, o siteOptions, env cli.Env) error {
-	files, err := site.Build(os.DirFS(o.dashboard))
+	n, err := site.BuildDir(o.dashboard, o.out)
 	if err != nil {
-		return fmt.Errorf("site: dashboard %s: %w", o.dashboard, err)
-	}
-	if err := replaceDir(o.out, files); err != nil {
 		return fmt.Errorf("site: %w", err)
 	}
-	_, err = fmt.Fprintf(env.Stdout, "built %d files into %s; open %s\n", len(files), o.out, filepath.Join(o.out, "index.html"))
+	_, err = fmt.Fprintf(env.Stdout, "built %d files into %s; open %s\n", n, o.out, filepath.Join(o.out, "index.html"))
 	return err
-}
-
-// replaceDir makes dir hold exactly files (slash paths): they are written
-// into a new sibling directory, which then takes dir's place.
-func replaceDir(dir string, files map[string][]byte) error {
-	dir = filepath.Clean(dir)
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".new-")
-	if err != nil {
-		return err
-	}
-	if err := writeFiles(tmp, files); err != nil {
-		os.RemoveAll(tmp)
-		return err
-	}
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		os.RemoveAll(tmp)
-		return err
-	}
-	old := ""
-	if _, err := os.Lstat(dir); err == nil {
-		old = tmp + ".old"
-		if err := os.Rename(dir, old); err != nil {
-			os.RemoveAll(tmp)
-			return err
-		}
-	} else if !errors.Is(err, os.ErrNotExist) {
-		os.RemoveAll(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		if old != "" {
-			os.Rename(old, dir)
-		}
-		os.RemoveAll(tmp)
-		return err
-	}
-	if old != "" {
-		return os.RemoveAll(old)
-	}
-	return nil
 }

@@ -1,8 +1,10 @@
 // Package site reads a dashboard's published data (data/index.json and
 // every snapshot it lists) and builds the dashboard's static site from it
 // with internal/render: an Overview, the History, the comparison of any two
-// snapshots and the sweeps of the newest one. It is pure over an fs.FS:
-// cmd/action reads the checkout and writes the files. Every snapshot must
+// snapshots and the sweeps of the newest one. Build is pure over an fs.FS;
+// BuildDir reads a checkout and replaces the site's directory with the
+// files, and ReadRun reads a run `action compare` names (a result
+// directory or a published snapshot). Every snapshot must
 // be there and well-formed (a summary and points that validate and agree
 // with each other and with the index), or Build fails naming the file, so
 // a site is never built from part of its data.

@@ -1,0 +1,103 @@
+package diskio
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+)
+
+// WriteFiles writes files (slash paths under root, mode 0644, their
+// directories made as needed) all or nothing as far as the file system
+// allows: every file is first written to a temporary sibling, then each is
+// renamed into place. On an error before the renames no file is replaced and
+// no temporary file is left behind; a rename that fails leaves the files
+// renamed before it in place. Errors of a write or rename name the file.
+func WriteFiles(root string, files map[string][]byte) error {
+	type staged struct{ tmp, dst string }
+	var done []staged
+	cleanup := func() {
+		for _, s := range done {
+			os.Remove(s.tmp)
+		}
+	}
+	for _, p := range slices.Sorted(maps.Keys(files)) {
+		dst := filepath.Join(root, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			cleanup()
+			return err
+		}
+		tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".tmp-")
+		if err != nil {
+			cleanup()
+			return err
+		}
+		done = append(done, staged{tmp.Name(), dst})
+		_, err = tmp.Write(files[p])
+		if cerr := tmp.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = os.Chmod(tmp.Name(), 0o644)
+		}
+		if err != nil {
+			cleanup()
+			return fmt.Errorf("write %s: %w", dst, err)
+		}
+	}
+	for _, s := range done {
+		if err := os.Rename(s.tmp, s.dst); err != nil {
+			cleanup()
+			return fmt.Errorf("write %s: %w", s.dst, err)
+		}
+	}
+	return nil
+}
+
+// ReplaceDir makes dir hold exactly files (slash paths, WriteFiles): they
+// are written into a new sibling directory (mode 0755), which then takes
+// dir's place, so a file dir held and files does not name is gone. On an
+// error dir is left as it was (or absent, as it was) and the new directory
+// is removed.
+func ReplaceDir(dir string, files map[string][]byte) error {
+	dir = filepath.Clean(dir)
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".new-")
+	if err != nil {
+		return err
+	}
+	if err := WriteFiles(tmp, files); err != nil {
+		os.RemoveAll(tmp)
+		return err
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		os.RemoveAll(tmp)
+		return err
+	}
+	old := ""
+	if _, err := os.Lstat(dir); err == nil {
+		old = tmp + ".old"
+		if err := os.Rename(dir, old); err != nil {
+			os.RemoveAll(tmp)
+			return err
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		os.RemoveAll(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		if old != "" {
+			os.Rename(old, dir)
+		}
+		os.RemoveAll(tmp)
+		return err
+	}
+	if old != "" {
+		return os.RemoveAll(old)
+	}
+	return nil
+}

@@ -1,0 +1,100 @@
+package diskio
+
+import (
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// tree reads every file under root: slash path → content.
+func tree(t *testing.T, root string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(root, p)
+		out[filepath.ToSlash(rel)] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestWriteFiles: every file lands with its content and mode 0644 and its
+// directories made; a failure before the renames replaces nothing and
+// leaves no temporary file.
+func TestWriteFiles(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "keep"), []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{"a.txt": []byte("A"), "d/e/f.json": []byte("{}"), "keep": []byte("new")}
+	if err := WriteFiles(root, files); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"a.txt": "A", "d/e/f.json": "{}", "keep": "new"}
+	if got := tree(t, root); !maps.Equal(got, want) {
+		t.Errorf("tree %v, want %v", got, want)
+	}
+	for p := range want {
+		if st, _ := os.Stat(filepath.Join(root, p)); st.Mode().Perm() != 0o644 {
+			t.Errorf("%s has mode %v, want 0644", p, st.Mode().Perm())
+		}
+	}
+
+	// "a.txt" is staged before "keep/x" fails (keep is a file): nothing
+	// is replaced.
+	err := WriteFiles(root, map[string][]byte{"a.txt": []byte("changed"), "keep/x": []byte("x")})
+	if err == nil {
+		t.Fatal("a file under a regular file was written")
+	}
+	if got := tree(t, root); !maps.Equal(got, want) {
+		t.Errorf("after a failed write the tree is %v, want it unchanged %v", got, want)
+	}
+}
+
+// TestReplaceDir: dir ends holding exactly the files (a stale one gone),
+// also when it did not exist; a failed replacement leaves it as it was and
+// no sibling behind.
+func TestReplaceDir(t *testing.T) {
+	t.Parallel()
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "site")
+	if err := ReplaceDir(dir, map[string][]byte{"index.html": []byte("1"), "stale.html": []byte("s")}); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"index.html": "2", "assets/site.css": "c"}
+	if err := ReplaceDir(dir, map[string][]byte{"index.html": []byte("2"), "assets/site.css": []byte("c")}); err != nil {
+		t.Fatal(err)
+	}
+	if got := tree(t, dir); !maps.Equal(got, want) {
+		t.Errorf("replaced dir holds %v, want %v", got, want)
+	}
+	if st, _ := os.Stat(dir); st.Mode().Perm() != 0o755 {
+		t.Errorf("dir mode %v, want 0755", st.Mode().Perm())
+	}
+
+	// "x" and "x/y" cannot both be files: the replacement fails.
+	if err := ReplaceDir(dir, map[string][]byte{"x": []byte("1"), "x/y": []byte("2")}); err == nil {
+		t.Fatal("an impossible file set replaced the directory")
+	}
+	if got := tree(t, dir); !maps.Equal(got, want) {
+		t.Errorf("after a failed replacement dir holds %v, want %v", got, want)
+	}
+	entries, _ := os.ReadDir(parent)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if !slices.Equal(names, []string{"site"}) {
+		t.Errorf("beside dir: %v, want only site (no temporary sibling)", names)
+	}
+}

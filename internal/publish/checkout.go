@@ -1,0 +1,132 @@
+package publish
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"time"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
+	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
+	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
+	"github.com/inference-sim/accuracy-dashboard/internal/report"
+)
+
+// Checkout is a publish of a result directory into a dashboard checkout on
+// disk (`action publish`): what the bot commits, written as files.
+type Checkout struct {
+	// Dashboard is the checkout's root; Result the result directory
+	// (summary.json, points.json and plan.json, as `action score --out` or
+	// `action merge` write them).
+	Dashboard, Result string
+	// Experimental admits with AdmitExperimental instead of AdmitRelease.
+	Experimental bool
+	// PublishedAt is when the snapshot is recorded as published (the
+	// index's order); zero: now.
+	PublishedAt time.Time
+	// Source is a URL of what produced the run, recorded in the index.
+	Source string
+	// DryRun plans the files and writes nothing.
+	DryRun bool
+}
+
+// PublishCheckout publishes c.Result into c.Dashboard as the bot publishes
+// a run's report: it reads the result directory (ReadResult), admits it
+// (Admit; there is no GitHub here, so an asserted harness commit cannot be
+// checked and is refused with the gate's reasons), plans the snapshot's
+// files over the checkout (LoadDashboard, PlanSnapshot) and, unless
+// c.DryRun, writes them all or nothing (diskio.WriteFiles).
+//
+// The outcome is PublishRefused with the reasons (the gate's, or
+// PlanSnapshot's ErrImmutable), PublishUnchanged (the run's inputs or the
+// same snapshot are published already), PublishPlanned (a dry run) or
+// PublishPublished, the last two with the files. An error is the result
+// directory's, the checkout's (prefixed "dashboard <dir>: ") or a write's;
+// ID is set once the run is admitted.
+func PublishCheckout(c Checkout) (PublishResult, error) {
+	rep, err := ReadResult(c.Result)
+	if err != nil {
+		return PublishResult{}, err
+	}
+	how := AdmitRelease
+	if c.Experimental {
+		how = AdmitExperimental
+	}
+	when := c.PublishedAt
+	if when.IsZero() {
+		when = time.Now()
+	}
+	snap, reasons, err := Admit(rep, how, when, c.Source, func(report.Summary) (HarnessCheck, error) { return HarnessCheck{}, nil })
+	if err != nil {
+		return PublishResult{}, err
+	}
+	if len(reasons) > 0 {
+		return refused(reasons...), nil
+	}
+	res := PublishResult{ID: SnapshotID(snap.Summary, rep.RunID)}
+	dash, err := LoadDashboard(DirReader(c.Dashboard), snap, res.ID)
+	if err != nil {
+		return res, fmt.Errorf("dashboard %s: %w", c.Dashboard, err)
+	}
+	files, err := PlanSnapshot(snap, dash)
+	switch {
+	case errors.Is(err, ErrUnchanged):
+		res.Outcome = PublishUnchanged
+		return res, nil
+	case errors.Is(err, ErrImmutable):
+		res.Outcome, res.Reasons = PublishRefused, []string{err.Error()}
+		return res, nil
+	case err != nil:
+		return res, fmt.Errorf("dashboard %s: %w", c.Dashboard, err)
+	}
+	res.Files = files
+	if c.DryRun {
+		res.Outcome = PublishPlanned
+		return res, nil
+	}
+	if err := diskio.WriteFiles(c.Dashboard, files); err != nil {
+		return res, err
+	}
+	res.Outcome = PublishPublished
+	return res, nil
+}
+
+// ReadResult reads a result directory as the bot reads a report artifact:
+// summary.json (required), points.json and plan.json (when present), each a
+// regular file within its cap (report.MaxSummaryBytes,
+// report.MaxPointsBytes; the plan's as a summary's). An error names the
+// directory and the file.
+func ReadResult(dir string) (Report, error) {
+	var rep Report
+	for _, f := range []struct {
+		name     string
+		dst      *[]byte
+		required bool
+		max      int64
+	}{{report.SummaryFile, &rep.Summary, true, report.MaxSummaryBytes}, {report.PointsFile, &rep.Points, false, report.MaxPointsBytes},
+		{nightly.File, &rep.Plan, false, report.MaxSummaryBytes}} {
+		data, err := diskio.ReadPathMax(filepath.Join(dir, f.name), f.max)
+		switch {
+		case err == nil:
+			*f.dst = data
+		case errors.Is(err, fs.ErrNotExist) && !f.required:
+		default:
+			return rep, fmt.Errorf("result %s: %w", dir, err)
+		}
+	}
+	return rep, nil
+}
+
+// DirReader reads a dashboard checkout's files (slash paths under root) for
+// LoadDashboard: a missing file is ghmodel.ErrNotFound, and each is a
+// regular file of at most MaxSummaryBytes.
+func DirReader(root string) ReadDashboardFile {
+	return func(path string) ([]byte, error) {
+		data, err := diskio.ReadPathMax(filepath.Join(root, filepath.FromSlash(path)), MaxSummaryBytes)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s: %w", path, ghmodel.ErrNotFound)
+		}
+		return data, err
+	}
+}

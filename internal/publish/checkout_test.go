@@ -1,0 +1,132 @@
+package publish
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
+	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
+	"github.com/inference-sim/accuracy-dashboard/internal/report"
+)
+
+// resultDir writes rep as a result directory (its non-nil files).
+func resultDir(t *testing.T, rep Report) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, data := range map[string][]byte{report.SummaryFile: rep.Summary, report.PointsFile: rep.Points, nightly.File: rep.Plan} {
+		if data == nil {
+			continue
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// onDisk reports whether every planned file is on disk under root with its
+// planned content.
+func onDisk(t *testing.T, root string, files map[string][]byte) bool {
+	t.Helper()
+	for p, want := range files {
+		got, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p)))
+		if err != nil || !bytes.Equal(got, want) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestPublishCheckout publishes result directories into a checkout: the
+// first snapshot's files written as planned, a dry run of the next that
+// writes nothing, the next with its comparison page, a republish that
+// changes nothing, a refusal (every reason, nothing written) and an
+// unreadable result directory.
+func TestPublishCheckout(t *testing.T) {
+	t.Parallel()
+	dash := t.TempDir()
+	at := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	first := resultDir(t, releaseReport(t, "v0.7.15", "v1.0.0"))
+	res, err := PublishCheckout(Checkout{Dashboard: dash, Result: first, PublishedAt: at})
+	if err != nil || res.Outcome != PublishPublished {
+		t.Fatalf("first publish: %+v, %v", res, err)
+	}
+	id := SnapshotID(releaseSummary(t, "v0.7.15", "v1.0.0"), 0)
+	if res.ID != id || res.Files[nightly.SnapshotsDir+"/"+id+"/"+report.PointsFile] == nil || !onDisk(t, dash, res.Files) {
+		t.Errorf("first publish: id %s (want %s), files %d, not all on disk as planned", res.ID, id, len(res.Files))
+	}
+
+	next := resultDir(t, releaseReport(t, "v0.7.16", "v1.0.0"))
+	c := Checkout{Dashboard: dash, Result: next, PublishedAt: at.Add(time.Hour), DryRun: true}
+	res, err = PublishCheckout(c)
+	if err != nil || res.Outcome != PublishPlanned || len(res.Files) == 0 {
+		t.Fatalf("dry run: %+v, %v", res, err)
+	}
+	if _, err := os.Stat(filepath.Join(dash, nightly.SnapshotsDir, res.ID)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a dry run wrote snapshot %s (%v)", res.ID, err)
+	}
+	c.DryRun = false
+	res, err = PublishCheckout(c)
+	page := nightly.CompareDir + "/" + id + ".." + res.ID + ".md"
+	if err != nil || res.Outcome != PublishPublished || res.Files[page] == nil || !onDisk(t, dash, res.Files) {
+		t.Fatalf("next publish (%v): %s, want %s written", err, res.Outcome, page)
+	}
+	if res, err = PublishCheckout(c); err != nil || res.Outcome != PublishUnchanged || res.Files != nil {
+		t.Errorf("republish: %+v, %v, want unchanged", res, err)
+	}
+
+	rep := releaseReport(t, "v0.7.17", "v1.0.0")
+	rep.Points = []byte("[]")
+	res, err = PublishCheckout(Checkout{Dashboard: dash, Result: resultDir(t, rep), Experimental: true})
+	if err != nil || res.Outcome != PublishRefused || len(res.Reasons) != 1 || !strings.Contains(res.Reasons[0], "points.json holds 0 points") {
+		t.Errorf("points that are not the summary's: %+v, %v, want one refusal naming them", res, err)
+	}
+
+	empty := t.TempDir()
+	if _, err := PublishCheckout(Checkout{Dashboard: dash, Result: empty}); err == nil ||
+		!strings.Contains(err.Error(), "result "+empty) || !strings.Contains(err.Error(), report.SummaryFile) {
+		t.Errorf("empty result directory: %v, want an error naming it and %s", err, report.SummaryFile)
+	}
+}
+
+// TestReadResult: summary.json is required, points.json and plan.json are
+// read when present, and each is a regular file.
+func TestReadResult(t *testing.T) {
+	t.Parallel()
+	dir := resultDir(t, Report{Summary: []byte("s")})
+	if rep, err := ReadResult(dir); err != nil || string(rep.Summary) != "s" || rep.Points != nil || rep.Plan != nil {
+		t.Errorf("summary alone: %+v, %v", rep, err)
+	}
+	dir = resultDir(t, Report{Summary: []byte("s"), Points: []byte("p"), Plan: []byte("n")})
+	if rep, err := ReadResult(dir); err != nil || string(rep.Points) != "p" || string(rep.Plan) != "n" {
+		t.Errorf("all three: %+v, %v", rep, err)
+	}
+	dir = resultDir(t, Report{Summary: []byte("s")})
+	if err := os.Symlink("/dev/zero", filepath.Join(dir, nightly.File)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadResult(dir); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("plan.json a symlink: %v, want it refused", err)
+	}
+}
+
+// TestDirReader: a missing file is ghmodel.ErrNotFound, a present one its
+// bytes.
+func TestDirReader(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "data"), 0o755)
+	os.WriteFile(filepath.Join(root, "data", "index.json"), []byte("{}"), 0o644)
+	read := DirReader(root)
+	if b, err := read(nightly.IndexPath); err != nil || string(b) != "{}" {
+		t.Errorf("index: %q, %v", b, err)
+	}
+	if _, err := read(nightly.LastRunPath); !errors.Is(err, ghmodel.ErrNotFound) {
+		t.Errorf("missing file: %v, want ghmodel.ErrNotFound", err)
+	}
+}

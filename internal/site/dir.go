@@ -1,0 +1,24 @@
+package site
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
+)
+
+// BuildDir builds the site of the dashboard checkout at dashboard (Build)
+// and makes out hold exactly its files (diskio.ReplaceDir: a page of a
+// snapshot no longer listed does not linger). It returns how many files
+// the site has. A build error is prefixed "dashboard <dir>: "; on any error
+// out is left as it was.
+func BuildDir(dashboard, out string) (int, error) {
+	files, err := Build(os.DirFS(dashboard))
+	if err != nil {
+		return 0, fmt.Errorf("dashboard %s: %w", dashboard, err)
+	}
+	if err := diskio.ReplaceDir(out, files); err != nil {
+		return 0, err
+	}
+	return len(files), nil
+}

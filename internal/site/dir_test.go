@@ -1,0 +1,113 @@
+package site
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
+	"github.com/inference-sim/accuracy-dashboard/internal/report"
+)
+
+// checkout writes dashboard(ids...) to a directory, as a checkout.
+func checkout(t *testing.T, ids ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, dashboard(t, ids...)); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// files lists every file under root (slash paths), sorted.
+func files(t *testing.T, root string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		out = append(out, filepath.ToSlash(rel))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestBuildDir: out holds exactly the site Build makes (a stale page gone);
+// a checkout Build refuses is an error naming the checkout and the file,
+// and out stays as it was.
+func TestBuildDir(t *testing.T) {
+	t.Parallel()
+	dash := checkout(t, "new", "old")
+	built, err := Build(os.DirFS(dash))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "site")
+	if err := os.MkdirAll(filepath.Join(out, "snapshots"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(out, "snapshots", "gone.html"), []byte("x"), 0o644)
+	n, err := BuildDir(dash, out)
+	if err != nil || n != len(built) {
+		t.Fatalf("BuildDir = %d, %v; want %d files", n, err, len(built))
+	}
+	got := files(t, out)
+	var want []string
+	for p := range built {
+		want = append(want, p)
+	}
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("out holds %v, want %v", got, want)
+	}
+
+	bad := nightly.SnapshotsDir + "/old/" + report.PointsFile
+	os.WriteFile(filepath.Join(dash, filepath.FromSlash(bad)), []byte("[{"), 0o644)
+	if _, err := BuildDir(dash, out); err == nil || !strings.Contains(err.Error(), "dashboard "+dash+": ") || !strings.Contains(err.Error(), bad) {
+		t.Errorf("malformed points: %v, want an error naming the checkout and %s", err, bad)
+	}
+	if again := files(t, out); !slices.Equal(again, want) {
+		t.Errorf("a failed build changed out: %v", again)
+	}
+}
+
+// TestReadRun: a result directory is named by its base name, a snapshot by
+// its id; a snapshot without points.json, an unknown run and a malformed
+// one are errors saying which.
+func TestReadRun(t *testing.T) {
+	t.Parallel()
+	dash := checkout(t, "new", "old")
+	snap := filepath.Join(dash, filepath.FromSlash(nightly.SnapshotsDir), "old")
+	byDir, name, err := ReadRun(snap+string(filepath.Separator), "nowhere")
+	if err != nil || name != "old" || len(byDir.Points) != 2 {
+		t.Fatalf("by directory: %s, %d points, %v", name, len(byDir.Points), err)
+	}
+	byID, name, err := ReadRun("old", dash)
+	if err != nil || name != "old" || byID.Summary.Coverage.Scored != byDir.Summary.Coverage.Scored || len(byID.Points) != 2 {
+		t.Errorf("by id: %s, %+v, %v", name, byID.Summary.Coverage, err)
+	}
+	for _, tc := range []struct{ arg, want string }{
+		{"nope", `run "nope" is neither a result directory (with summary.json) nor a snapshot id in ` + filepath.Join(dash, "data", "snapshots")},
+		{"..", `run ".." is neither`},
+	} {
+		if _, _, err := ReadRun(tc.arg, dash); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("ReadRun(%q) = %v, want %q", tc.arg, err, tc.want)
+		}
+	}
+	os.WriteFile(filepath.Join(snap, report.PointsFile), []byte("[]"), 0o644)
+	if _, _, err := ReadRun("old", dash); err == nil || !strings.HasPrefix(err.Error(), "run old: ") || !strings.Contains(err.Error(), "holds 0 points") {
+		t.Errorf("points not the summary's: %v", err)
+	}
+	os.Remove(filepath.Join(snap, report.PointsFile))
+	if _, _, err := ReadRun("old", dash); err == nil || !strings.Contains(err.Error(), "snapshot old in "+dash+" has no points.json") {
+		t.Errorf("snapshot without points: %v", err)
+	}
+}
