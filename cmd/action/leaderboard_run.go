@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -19,7 +18,6 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbpr"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbrun"
-	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
@@ -54,29 +52,6 @@ func (s *simFlags) logger(stderr io.Writer) (*slog.Logger, io.Writer) {
 		out = io.Discard
 	}
 	return slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelInfo})), out
-}
-
-// resolveCatalog turns --catalog into a directory and its version.
-func resolveCatalog(ctx context.Context, catalog, cacheDir string) (string, *report.DataVersion, error) {
-	switch catalog {
-	case "none", "":
-		return "", nil, nil
-	case "bundled":
-		l, err := ledger.Load(corpus.Ledger())
-		if err != nil {
-			return "", nil, err
-		}
-		return extractBundledCatalog(cacheDir, l.Manifest)
-	}
-	dv, err := harness.DirVersion(ctx, "catalog", catalog)
-	if err != nil {
-		return "", nil, err
-	}
-	abs, err := filepath.Abs(catalog)
-	if err != nil {
-		return "", nil, err
-	}
-	return abs, &dv, nil
 }
 
 const leaderboardRunUsage = `Usage: action leaderboard run --runs runs.yaml [flags]
@@ -227,7 +202,7 @@ func pruneUndeclared(stdout io.Writer, dir string, d *leaderboard.Declaration, p
 // prepareSim builds ref and probes it (lbrun.Prepare) with the catalog of
 // --catalog; traces are stored in resultsDir's traces/.
 func prepareSim(ctx context.Context, b *harness.Builder, sf simFlags, ref string, id report.Harness, resultsDir string) (*lbrun.Sim, error) {
-	cat, catVersion, err := resolveCatalog(ctx, sf.catalog, sf.cacheDir)
+	cat, catVersion, err := harness.ResolveCatalog(ctx, sf.catalog, sf.cacheDir, harness.BundledCatalog{Catalog: corpus.Catalog(), Ledger: corpus.Ledger()})
 	if err != nil {
 		return nil, fmt.Errorf("--catalog: %w", err)
 	}

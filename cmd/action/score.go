@@ -207,8 +207,9 @@ func loadData(ctx context.Context, o scoreOptions, opts *harness.Options) error 
 	}
 
 	// The bundled catalog is versioned with the bundled ledger, also when
-	// another ledger is scored (resolveCatalog).
-	if opts.Catalog, opts.CatalogVersion, err = resolveCatalog(ctx, o.catalog, o.cacheDir); err != nil {
+	// another ledger is scored (harness.ResolveCatalog).
+	cat := harness.BundledCatalog{Catalog: corpus.Catalog(), Ledger: corpus.Ledger()}
+	if opts.Catalog, opts.CatalogVersion, err = harness.ResolveCatalog(ctx, o.catalog, o.cacheDir, cat); err != nil {
 		return err
 	}
 	switch o.hardwareRegistry {
@@ -254,22 +255,6 @@ func readReuse(dir string) (*harness.Reuse, error) {
 		return nil, err
 	}
 	return harness.NewReuse(filepath.Base(abs), points), nil
-}
-
-// extractBundledCatalog copies the catalog embedded in the binary into the
-// cache (once per content digest) so the simulator can read it from disk.
-func extractBundledCatalog(cacheDir string, m ledger.Manifest) (string, *report.DataVersion, error) {
-	cat := corpus.Catalog()
-	digest, err := harness.DigestFS(cat)
-	if err != nil {
-		return "", nil, fmt.Errorf("bundled catalog: %w", err)
-	}
-	dv := &report.DataVersion{Name: "blis-default catalog (bundled)", Version: m.Version, Digest: digest, Release: m.Release}
-	dir := filepath.Join(cacheDir, "catalog", strings.TrimPrefix(digest, "sha256:")[:16])
-	if _, err := cachedir.Fill(dir, func(tmp string) error { return os.CopyFS(tmp, cat) }); err != nil {
-		return "", nil, fmt.Errorf("bundled catalog: %w", err)
-	}
-	return dir, dv, nil
 }
 
 func splitList(s string) []string {
