@@ -8,6 +8,8 @@
 #   accuracy-nightly.yml      the nightly workflow (reads the pin; names no
 #   inferencex-db-ledger.yml  harness version itself), and the reusable
 #                             InferenceX ledger workflow it calls
+#   action.yml                the step both start with, checking out the
+#                             pinned harness (.github/actions/pinned-harness)
 #
 # Usage: scripts/release-install-files.sh --tag vX.Y.Z --repository OWNER/NAME OUTDIR
 # Run from the release's checkout (the tag must be present).
@@ -50,5 +52,6 @@ harness:
 # data: the harness release's bundled ledger, catalog and registry (docs/ACTION.md).
 PIN
 root="$(git rev-parse --show-toplevel)"
-cp "$root/.github/workflows/accuracy-nightly.yml" "$root/.github/workflows/inferencex-db-ledger.yml" "$out/"
-echo "$out: accuracy-harness.yaml ($tag, $commit), accuracy-nightly.yml, inferencex-db-ledger.yml"
+cp "$root/.github/workflows/accuracy-nightly.yml" "$root/.github/workflows/inferencex-db-ledger.yml" \
+  "$root/.github/actions/pinned-harness/action.yml" "$out/"
+echo "$out: accuracy-harness.yaml ($tag, $commit), accuracy-nightly.yml, inferencex-db-ledger.yml, action.yml"

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -152,32 +153,80 @@ func TestNightlyWorkflowWiring(t *testing.T) {
 	}
 }
 
-// pinStep is the shell step of the nightly's plan job that reads the pin
-// file and checks out the harness at it; the ledger and leaderboard
-// workflows carry the same step.
-func pinStep(t *testing.T) workflowStep {
+// pinnedHarness is the local action every job running the harness starts
+// with: on the pin file in the nightly's plan job, the ledger import and the
+// leaderboard, on the plan's outputs in the nightly's later jobs.
+const pinnedHarness = "./.github/actions/pinned-harness"
+
+// pinStep is the one shell step of the pinned-harness action and its
+// inputs' defaults. It fails the test unless every job that runs the
+// harness checks it out through that action (no copy of the step is left).
+func pinStep(t *testing.T) (workflowStep, map[string]string) {
 	t.Helper()
-	s := readNightlyJobs(t, "../../.github/workflows/accuracy-nightly.yml")["plan"].step(func(s workflowStep) bool { return s.ID == "pin" })
-	if s == nil {
-		t.Fatal("the nightly's plan job has no step id pin")
+	b, err := os.ReadFile("../../" + pinnedHarness + "/action.yml")
+	if err != nil {
+		t.Fatal(err)
 	}
-	for file, job := range map[string]string{"inferencex-db-ledger.yml": "import", "leaderboard.yml": "run"} {
-		l := readNightlyJobs(t, "../../.github/workflows/"+file)[job].step(func(s workflowStep) bool { return s.ID == "pin" })
-		if l == nil || l.Run != s.Run || l.Env["PIN"] != s.Env["PIN"] {
-			t.Errorf("%s: its pin step differs from the nightly's", file)
+	var action struct {
+		Inputs map[string]struct {
+			Default string `yaml:"default"`
+		} `yaml:"inputs"`
+		Runs struct {
+			Using string         `yaml:"using"`
+			Steps []workflowStep `yaml:"steps"`
+		} `yaml:"runs"`
+	}
+	if err := yaml.Unmarshal(b, &action); err != nil {
+		t.Fatal(err)
+	}
+	if action.Runs.Using != "composite" || len(action.Runs.Steps) != 1 || action.Runs.Steps[0].Run == "" {
+		t.Fatalf("%s: want a composite action of one shell step, got %+v", pinnedHarness, action.Runs)
+	}
+	defaults := map[string]string{}
+	for k, in := range action.Inputs {
+		defaults[k] = in.Default
+	}
+	fromPlan := map[string]string{"repository": "${{ needs.plan.outputs.harness-repository }}",
+		"tag": "${{ needs.plan.outputs.harness-tag }}", "commit": "${{ needs.plan.outputs.harness-commit }}"}
+	for _, c := range []struct {
+		file, job string
+		with      map[string]string
+	}{
+		{"accuracy-nightly.yml", "plan", nil},
+		{"accuracy-nightly.yml", "evaluate", fromPlan},
+		{"accuracy-nightly.yml", "report", fromPlan},
+		{"inferencex-db-ledger.yml", "import", nil},
+		{"leaderboard.yml", "run", nil},
+	} {
+		j := readNightlyJobs(t, "../../.github/workflows/"+c.file)[c.job]
+		s := j.step(func(s workflowStep) bool { return s.Uses == pinnedHarness })
+		if s == nil {
+			t.Errorf("%s: job %s does not check out the harness with %s", c.file, c.job, pinnedHarness)
+			continue
+		}
+		got := map[string]string{}
+		for k := range s.With {
+			got[k] = with(s, k)
+		}
+		if len(got) != len(c.with) || (c.with != nil && !maps.Equal(got, c.with)) {
+			t.Errorf("%s: job %s gives %s %v, want %v", c.file, c.job, pinnedHarness, got, c.with)
+		}
+		if copied := j.step(func(s workflowStep) bool { return strings.Contains(s.Run, "git clone") }); copied != nil {
+			t.Errorf("%s: job %s clones in a step of its own (%q)", c.file, c.job, copied.Name)
 		}
 	}
-	return *s
+	return action.Runs.Steps[0], defaults
 }
 
-// TestNightlyPinStep runs the workflow's pin step as the runner would: it
-// reads harness.repository, tag and commit of the pin file (not the
-// leaderboard's), checks out the harness from the git server at that
-// commit and verifies the tag names it; a placeholder pin, a commit the
-// repository lacks and a tag naming another commit fail with an error.
+// TestNightlyPinStep runs the pinned-harness action's step as the runner
+// would: it reads harness.repository, tag and commit of the pin file (not
+// the leaderboard's), or takes the three the plan job read, checks out the
+// harness from the git server at that commit and verifies the tag names it;
+// a placeholder pin, a commit the repository lacks and a tag naming another
+// commit fail with an error.
 func TestNightlyPinStep(t *testing.T) {
 	t.Parallel()
-	step := pinStep(t)
+	step, defaults := pinStep(t)
 	hdir, c1 := harnesstest.HarnessCheckout(t)
 	harnesstest.Run(t, hdir, "git", "tag", "v1.0.0")
 	writeFile(t, filepath.Join(hdir, "CHANGES"), "more\n")
@@ -185,14 +234,25 @@ func TestNightlyPinStep(t *testing.T) {
 	srv := t.TempDir()
 	harnesstest.Run(t, "", "git", "clone", "--quiet", "--bare", hdir, filepath.Join(srv, "inference-sim", "accuracy-dashboard.git"))
 
-	run := func(pinText string) (map[string]string, string, error) {
+	// run runs the step in a fresh workspace holding pinText at the default
+	// pin file, the action's inputs given (over their defaults) as env.
+	run := func(pinText string, given map[string]string) (map[string]string, string, error) {
+		inputs := maps.Clone(defaults)
+		maps.Copy(inputs, given)
 		ws := t.TempDir()
-		writeFile(t, filepath.Join(ws, step.Env["PIN"]), pinText)
+		writeFile(t, filepath.Join(ws, inputs["pin-file"]), pinText)
 		out := filepath.Join(t.TempDir(), "output")
 		writeFile(t, out, "")
 		cmd := exec.Command("bash", "-e", "-c", step.Run)
 		cmd.Dir = ws
-		cmd.Env = append(os.Environ(), "PIN="+step.Env["PIN"], "GITHUB_SERVER_URL=file://"+srv, "GITHUB_OUTPUT="+out)
+		cmd.Env = append(os.Environ(), "GITHUB_SERVER_URL=file://"+srv, "GITHUB_OUTPUT="+out)
+		for k, v := range step.Env {
+			name, ok := strings.CutPrefix(v, "${{ inputs.")
+			if name, ok = strings.CutSuffix(name, " }}"); !ok {
+				t.Fatalf("the step's env %s=%q is not an input of the action", k, v)
+			}
+			cmd.Env = append(cmd.Env, k+"="+inputs[name])
+		}
 		msg, err := cmd.CombinedOutput()
 		if err != nil {
 			return nil, string(msg), err
@@ -212,16 +272,28 @@ func TestNightlyPinStep(t *testing.T) {
 			"leaderboard:\n  simulator:\n    repository: inference-sim/inference-sim\n    tag: v0.7.15\n    commit: " + strings.Repeat("f", 40) + "\n" +
 			"  catalog:\n    source: none\n"
 	}
-	out, msg, err := run(pinOf("v1.0.0", c1))
+	out, msg, err := run(pinOf("v1.0.0", c1), nil)
 	if err != nil || out["repository"] != "inference-sim/accuracy-dashboard" || out["tag"] != "v1.0.0" || out["commit"] != c1 || out["HEAD"] != c1 {
 		t.Errorf("pin step: %v, outputs %v\n%s", err, out, msg)
 	}
-	for name, c := range map[string]struct{ pin, want string }{
-		"placeholder":        {pinOf("v0.0.0", strings.Repeat("0", 40)), "has no commit " + strings.Repeat("0", 40)},
-		"tag names another":  {pinOf("v1.0.0", c2), "tag v1.0.0 names '" + c1 + "', not the pinned " + c2},
-		"no harness section": {"data:\n  ledger: bundled\n", "want repository owner/name"},
+	// The nightly's later jobs: the plan's outputs, not the pin file.
+	plan := map[string]string{"repository": "inference-sim/accuracy-dashboard", "tag": "v1.0.0", "commit": c1}
+	out, msg, err = run("data:\n  ledger: bundled\n", plan)
+	if err != nil || out["commit"] != c1 || out["HEAD"] != c1 {
+		t.Errorf("pin step on the plan's outputs: %v, outputs %v\n%s", err, out, msg)
+	}
+	for name, c := range map[string]struct {
+		pin   string
+		given map[string]string
+		want  string
+	}{
+		"placeholder":        {pinOf("v0.0.0", strings.Repeat("0", 40)), nil, "has no commit " + strings.Repeat("0", 40)},
+		"tag names another":  {pinOf("v1.0.0", c2), nil, "tag v1.0.0 names '" + c1 + "', not the pinned " + c2},
+		"no harness section": {"data:\n  ledger: bundled\n", nil, "want repository owner/name"},
+		"plan's tag names another": {pinOf("v1.0.0", c1), map[string]string{"repository": "inference-sim/accuracy-dashboard", "tag": "v1.0.0", "commit": c2},
+			"tag v1.0.0 names '" + c1 + "', not the pinned " + c2},
 	} {
-		if _, msg, err := run(c.pin); err == nil || !strings.Contains(msg, c.want) {
+		if _, msg, err := run(c.pin, c.given); err == nil || !strings.Contains(msg, c.want) {
 			t.Errorf("%s: %v, want an error with %q\n%s", name, err, c.want, msg)
 		}
 	}

@@ -293,9 +293,9 @@ func TestNoPlaceholderPins(t *testing.T) {
 
 	// A release checkout at v1.2.3: the stamped files.
 	repo := t.TempDir()
-	for _, name := range []string{"accuracy-nightly.yml", "inferencex-db-ledger.yml"} {
-		b, _ := os.ReadFile("../../.github/workflows/" + name)
-		writeFile(t, filepath.Join(repo, ".github", "workflows", name), string(b))
+	for _, name := range []string{"workflows/accuracy-nightly.yml", "workflows/inferencex-db-ledger.yml", "actions/pinned-harness/action.yml"} {
+		b, _ := os.ReadFile("../../.github/" + name)
+		writeFile(t, filepath.Join(repo, ".github", name), string(b))
 	}
 	harnesstest.GitInit(t, repo)
 	commit := harnesstest.CommitAll(t, repo, "release")
@@ -311,7 +311,7 @@ func TestNoPlaceholderPins(t *testing.T) {
 	if err != nil || p.Harness.Tag != "v1.2.3" || p.Harness.Commit != commit || p.Harness.Repository != "inference-sim/accuracy-dashboard" {
 		t.Errorf("stamped pin: %+v, %v\n%s", p.Harness, err, raw)
 	}
-	for _, name := range []string{"accuracy-harness.yaml", "accuracy-nightly.yml", "inferencex-db-ledger.yml"} {
+	for _, name := range []string{"accuracy-harness.yaml", "accuracy-nightly.yml", "inferencex-db-ledger.yml", "action.yml"} {
 		b, err := os.ReadFile(filepath.Join(out, name))
 		if err != nil {
 			t.Errorf("release asset %s: %v", name, err)
