@@ -54,19 +54,11 @@ func Summary(s report.Summary) string {
 
 	if len(s.Sources) > 0 {
 		fmt.Fprintf(&b, "\n### By source (tier `%s`)\n\n", tierName)
-		rows := make([]groupRow, len(s.Sources))
-		for i, g := range s.Sources {
-			rows[i] = groupRow{cells: []string{Cell(g.Source)}, tiers: g.Tiers, maxLoads: g.MaxSweepLoads}
-		}
-		writeGroupTable(&b, textColumns("Source"), rows, tierName, twoRateSources(s))
+		writeGroupTable(&b, textColumns("Source"), sourceRows(s, Cell), tierName, twoRateSources(s, Cell))
 	}
 	if len(s.Groups) > 0 {
 		fmt.Fprintf(&b, "\n### By model × hardware (tier `%s`)\n\n", tierName)
-		rows := make([]groupRow, len(s.Groups))
-		for i, g := range s.Groups {
-			rows[i] = groupRow{cells: []string{Cell(g.Model), Cell(g.Hardware)}, tiers: g.Tiers, maxLoads: g.MaxSweepLoads}
-		}
-		writeGroupTable(&b, textColumns("Model", "Hardware"), rows, tierName, twoRateSources(s))
+		writeGroupTable(&b, textColumns("Model", "Hardware"), modelHardwareRows(s, Cell), tierName, twoRateSources(s, Cell))
 	}
 	writeSaturatedPoints(&b, s.SaturatedPoints)
 
@@ -106,6 +98,17 @@ const saturatedMark = "**saturated**"
 // point** (…) contributes 5580.3 pp of the TTFT MAPE (5608.0% over 46
 // points)"; "" when none is.
 func SaturatedNote(t report.TierScores) string {
+	lead, rest := saturatedNote(t)
+	if lead == "" {
+		return ""
+	}
+	return "**" + lead + "** " + rest
+}
+
+// saturatedNote is SaturatedNote in two parts, the count to set in bold
+// ("1 saturated point") and the rest of the sentence; "", "" when no point
+// is saturated. The Markdown and the site both word it so.
+func saturatedNote(t report.TierScores) (lead, rest string) {
 	var parts []string
 	most := 0
 	for _, d := range metric.Headline() {
@@ -117,14 +120,14 @@ func SaturatedNote(t report.TierScores) string {
 		parts = append(parts, fmt.Sprintf("%.1f pp of the %s MAPE (%s over %s)", *m.SaturatedPP, d.Short, Pct(m.MAPE), Count(m.N, "point")))
 	}
 	if most == 0 {
-		return ""
+		return "", ""
 	}
 	noun, verb := "points", "contribute"
 	if most == 1 {
 		noun, verb = "point", "contributes"
 	}
-	return fmt.Sprintf("**%d saturated %s** (the simulator fell more than %.0f %% behind the offered rate) %s %s.",
-		most, noun, report.SaturationShortfall*100, verb, strings.Join(parts, " and "))
+	return fmt.Sprintf("%d saturated %s", most, noun), fmt.Sprintf("(the simulator fell more than %.0f %% behind the offered rate) %s %s.",
+		report.SaturationShortfall*100, verb, strings.Join(parts, " and "))
 }
 
 // groupRow is one row of a by-source or by-model × hardware table.
@@ -138,6 +141,59 @@ type groupRow struct {
 // report.ShapeMinLoads loads.
 const shapeNoLoads = "n/a†"
 
+// sourceRows are the rows of s's by-source table, modelHardwareRows those
+// of its by-model × hardware table; esc escapes the names (Cell in
+// Markdown).
+func sourceRows(s report.Summary, esc func(string) string) []groupRow {
+	rows := make([]groupRow, len(s.Sources))
+	for i, g := range s.Sources {
+		rows[i] = groupRow{cells: []string{esc(g.Source)}, tiers: g.Tiers, maxLoads: g.MaxSweepLoads}
+	}
+	return rows
+}
+
+func modelHardwareRows(s report.Summary, esc func(string) string) []groupRow {
+	rows := make([]groupRow, len(s.Groups))
+	for i, g := range s.Groups {
+		rows[i] = groupRow{cells: []string{esc(g.Model), esc(g.Hardware)}, tiers: g.Tiers, maxLoads: g.MaxSweepLoads}
+	}
+	return rows
+}
+
+// groupFigures are one row of a by-source or by-model × hardware table as
+// both the Markdown and the site show it, in tier tierName: MAPE, shape and
+// bias of each headline metric, the points and the saturated points.
+type groupFigures struct {
+	cells        []string
+	n, saturated int
+	// fewLoads is the row's most loads of a sweep when a shape reads
+	// shapeNoLoads (it cannot exist), else 0.
+	fewLoads int
+}
+
+func figuresOf(t report.TierScores, maxLoads int) groupFigures {
+	var f groupFigures
+	for _, d := range metric.Headline() {
+		m, _ := t.Of(d)
+		shape := Pct(m.Shape)
+		if m.Shape == nil && m.N > 0 && maxLoads > 0 && maxLoads < report.ShapeMinLoads {
+			shape, f.fewLoads = shapeNoLoads, maxLoads
+		}
+		f.cells = append(f.cells, Pct(m.MAPE), shape, SignedPct(m.Bias))
+		f.saturated = max(f.saturated, m.SaturatedN)
+	}
+	first, _ := t.Of(metric.Headline()[0])
+	f.n = first.N
+	return f
+}
+
+// shapeNote explains shapeNoLoads (without its †): no sweep has more than
+// fewLoads loads, and why (twoRateSources).
+func shapeNote(fewLoads int, why string) string {
+	return fmt.Sprintf("Shape needs a sweep of at least %d scored loads (an anchor and two more); no sweep of the row has more than %d%s.",
+		report.ShapeMinLoads, fewLoads, why)
+}
+
 // writeGroupTable writes the headline figures of tier tierName for each row,
 // with the note on shapes that cannot exist when a row has one.
 func writeGroupTable(b *strings.Builder, first []column, rows []groupRow, tierName, why string) {
@@ -145,38 +201,28 @@ func writeGroupTable(b *strings.Builder, first []column, rows []groupRow, tierNa
 		[]column{{name: "Points", figures: true}, {name: "Saturated", figures: true}})))
 	fewLoads := 0
 	for _, g := range rows {
-		t := g.tiers.Of(tierName)
+		f := figuresOf(g.tiers.Of(tierName), g.maxLoads)
+		fewLoads = max(fewLoads, f.fewLoads)
 		b.WriteString("|")
-		for _, c := range g.cells {
+		for _, c := range slices.Concat(g.cells, f.cells) {
 			fmt.Fprintf(b, " %s |", c)
 		}
-		sat := 0
-		for _, d := range metric.Headline() {
-			m, _ := t.Of(d)
-			shape := Pct(m.Shape)
-			if m.Shape == nil && m.N > 0 && g.maxLoads > 0 && g.maxLoads < report.ShapeMinLoads {
-				shape, fewLoads = shapeNoLoads, max(fewLoads, g.maxLoads)
-			}
-			fmt.Fprintf(b, " %s | %s | %s |", Pct(m.MAPE), shape, SignedPct(m.Bias))
-			sat = max(sat, m.SaturatedN)
-		}
-		first, _ := t.Of(metric.Headline()[0])
-		fmt.Fprintf(b, " %d | %d |\n", first.N, sat)
+		fmt.Fprintf(b, " %d | %d |\n", f.n, f.saturated)
 	}
 	if fewLoads > 0 {
-		fmt.Fprintf(b, "\n† Shape needs a sweep of at least %d scored loads (an anchor and two more); no sweep of the row has more than %d%s.\n",
-			report.ShapeMinLoads, fewLoads, why)
+		fmt.Fprintf(b, "\n† %s\n", shapeNote(fewLoads, why))
 	}
 }
 
 // twoRateSources names, for the shape note, the sources of s whose sweeps
 // have fewer loads than shape needs: ": each inference-perf run measured
-// two rates or fewer" ("" when none).
-func twoRateSources(s report.Summary) string {
+// two rates or fewer" ("" when none); esc escapes a source's name (Cell in
+// Markdown).
+func twoRateSources(s report.Summary, esc func(string) string) string {
 	var names []string
 	for _, g := range s.Sources {
 		if g.MaxSweepLoads > 0 && g.MaxSweepLoads < report.ShapeMinLoads {
-			names = append(names, Cell(g.Source))
+			names = append(names, esc(g.Source))
 		}
 	}
 	if len(names) == 0 {

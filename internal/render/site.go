@@ -183,10 +183,47 @@ func metricRows(t report.TierScores, defs []metric.Def) []metricRow {
 	return out
 }
 
+// siteGroupRow is one row of the Overview's by-source or by-model ×
+// hardware table: the figures of summary.md's (figuresOf).
 type siteGroupRow struct {
+	// Model holds the source in the by-source table.
 	Model, Hardware string
 	Cells           []string
-	N               int
+	N, Saturated    int
+}
+
+// siteGroupRows are the rows of a group table in tier tier, and the note
+// on the shapes that cannot exist ("" when none is shapeNoLoads).
+func siteGroupRows(rows []groupRow, tier, why string) ([]siteGroupRow, string) {
+	var out []siteGroupRow
+	fewLoads := 0
+	for _, g := range rows {
+		f := figuresOf(g.tiers.Of(tier), g.maxLoads)
+		fewLoads = max(fewLoads, f.fewLoads)
+		r := siteGroupRow{Model: g.cells[0], Cells: f.cells, N: f.n, Saturated: f.saturated}
+		if len(g.cells) > 1 {
+			r.Hardware = g.cells[1]
+		}
+		out = append(out, r)
+	}
+	if fewLoads == 0 {
+		return out, ""
+	}
+	return out, shapeNote(fewLoads, why)
+}
+
+// asIs leaves a name as it is: html/template escapes the site's text.
+func asIs(s string) string { return s }
+
+// siteNote is a sentence whose lead is set in bold (saturatedNote).
+type siteNote struct{ Lead, Rest string }
+
+func siteSaturatedNote(t report.TierScores) *siteNote {
+	lead, rest := saturatedNote(t)
+	if lead == "" {
+		return nil
+	}
+	return &siteNote{lead, rest}
 }
 
 type reasonRow struct {
@@ -203,17 +240,23 @@ type sweepLink struct {
 
 // overviewView is one snapshot's Overview.
 type overviewView struct {
-	ID, Label, Date       string
-	Release               bool
-	LabelReasons          []string
-	Tier                  string
-	FellBack              bool
-	Headline, AllTier     []metricRow
-	Secondary             []metricRow
-	HeadlineNames         []string
-	Groups                []siteGroupRow
-	Sources               []siteGroupRow
-	Scored, Corpus, NotSc int
+	ID, Label, Date   string
+	Release           bool
+	LabelReasons      []string
+	Tier              string
+	FellBack          bool
+	Headline, AllTier []metricRow
+	Secondary         []metricRow
+	HeadlineNames     []string
+	// HeadlineSaturated and AllSaturated are summary.md's notes on the
+	// saturated points' share of each tier's MAPE (nil: none is).
+	HeadlineSaturated, AllSaturated *siteNote
+	// Sources and Groups are summary.md's by-source and by-model ×
+	// hardware tables; SourcesNote and GroupsNote explain a shape that
+	// cannot exist ("" when none).
+	Sources, Groups         []siteGroupRow
+	SourcesNote, GroupsNote string
+	Scored, Corpus, NotSc   int
 	// Saturated counts the scored points the simulator could not keep up
 	// with (report.Point.Saturated).
 	Saturated       int
@@ -240,28 +283,13 @@ func overview(s SiteSnapshot, label string, latest bool) overviewView {
 		v.HeadlineNames = append(v.HeadlineNames, d.Short)
 	}
 	v.SameTiers = !fellBack && slices.EqualFunc(v.Headline, v.AllTier, func(a, b metricRow) bool { return a == b })
-	for _, g := range sum.Groups {
-		row := siteGroupRow{Model: g.Model, Hardware: g.Hardware}
-		t := g.Tiers.Of(tier)
-		for _, d := range metric.Headline() {
-			m, _ := t.Of(d)
-			row.Cells = append(row.Cells, Pct(m.MAPE), Pct(m.Shape), SignedPct(m.Bias))
-		}
-		first, _ := t.Of(metric.Headline()[0])
-		row.N = first.N
-		v.Groups = append(v.Groups, row)
+	v.HeadlineSaturated = siteSaturatedNote(scores)
+	if !fellBack {
+		v.AllSaturated = siteSaturatedNote(sum.Tiers.All)
 	}
-	for _, g := range sum.Sources {
-		row := siteGroupRow{Model: g.Source}
-		t := g.Tiers.Of(tier)
-		for _, d := range metric.Headline() {
-			m, _ := t.Of(d)
-			row.Cells = append(row.Cells, Pct(m.MAPE), Pct(m.Shape), SignedPct(m.Bias))
-		}
-		first, _ := t.Of(metric.Headline()[0])
-		row.N = first.N
-		v.Sources = append(v.Sources, row)
-	}
+	why := twoRateSources(sum, asIs)
+	v.Sources, v.SourcesNote = siteGroupRows(sourceRows(sum, asIs), tier, why)
+	v.Groups, v.GroupsNote = siteGroupRows(modelHardwareRows(sum, asIs), tier, why)
 	for _, r := range notScoredReasons(sum.Coverage.NotScoredByReason) {
 		v.Reasons = append(v.Reasons, reasonRow{r.reason, r.n})
 	}
@@ -439,10 +467,11 @@ func siteData(s SiteSnapshot) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// siteChart is a chart with its title, shown as the figure's caption.
+// siteChart is a chart with its title, shown as the figure's caption, and
+// a note the caption adds ("" for none).
 type siteChart struct {
-	Title string
-	SVG   template.HTML
+	Title, Note string
+	SVG         template.HTML
 }
 
 // historyView is the History page.
@@ -505,7 +534,7 @@ func history(snaps []SiteSnapshot, labels []string) historyView {
 	mape.Desc = fmt.Sprintf("%d snapshots, oldest to the left; each mark links to its snapshot. The table below holds the same figures.", n)
 	shape.Title = "Headline shape error of every snapshot"
 	shape.Desc = mape.Desc
-	v.Charts = []siteChart{{mape.Title, mape.svg()}, {shape.Title, shape.svg()}}
+	v.Charts = []siteChart{{Title: mape.Title, SVG: mape.svg()}, {Title: shape.Title, SVG: shape.svg()}}
 	return v
 }
 
@@ -518,6 +547,9 @@ type sweepView struct {
 	NotScored                                               []sweepRow
 	// Saturated: some point of the sweep is saturated.
 	Saturated bool
+	// Predicted: some chart has a predicted point (else the legend shows
+	// the measured line only).
+	Predicted bool
 }
 
 type sweepRow struct {
@@ -540,10 +572,8 @@ func sweeps(s SiteSnapshot, label string) []sweepView {
 		if first.Load.Concurrency == 0 {
 			v.LoadName = "request rate (req/s)"
 		}
-		for k, d := range metric.Headline() {
-			c := chart{ID: fmt.Sprintf("sweep-%s", d.Key), XLabel: v.LoadName, YLabel: d.Short + " (" + d.Unit + ")",
-				Title: fmt.Sprintf("%s of %s: measured and predicted over load", d.Name, u.unit),
-				Desc:  fmt.Sprintf("%d points; solid: measured, dashed: predicted (absent where not scored). The table below holds the same figures.", len(u.points))}
+		for _, d := range metric.Headline() {
+			c := chart{ID: fmt.Sprintf("sweep-%s", d.Key), XLabel: v.LoadName, YLabel: d.Short + " (" + d.Unit + ")"}
 			meas := chartSeries{Name: "measured", Class: "s1"}
 			pred := chartSeries{Name: "predicted", Class: "s2", Dashed: true}
 			for _, p := range u.points {
@@ -561,9 +591,18 @@ func sweeps(s SiteSnapshot, label string) []sweepView {
 				}
 				pred.Points = append(pred.Points, chartPoint{X: x, Y: y, Title: title})
 			}
-			_ = k
 			c.Series = []chartSeries{meas, pred}
-			v.Charts = append(v.Charts, siteChart{c.Title, c.svg()})
+			note := ""
+			if slices.ContainsFunc(pred.Points, func(p chartPoint) bool { return p.Y != nil }) {
+				v.Predicted = true
+				c.Title = fmt.Sprintf("%s of %s: measured and predicted over load", d.Name, u.unit)
+				c.Desc = fmt.Sprintf("%d points; solid: measured, dashed: predicted (absent where not scored). The table below holds the same figures.", len(u.points))
+			} else {
+				note = nothingPredicted(u.points, d)
+				c.Title = fmt.Sprintf("%s of %s: measured over load, nothing predicted", d.Name, u.unit)
+				c.Desc = fmt.Sprintf("%d points; measured only. %s The table below holds the same figures.", len(u.points), note)
+			}
+			v.Charts = append(v.Charts, siteChart{Title: c.Title, Note: note, SVG: c.svg()})
 			v.Metrics = append(v.Metrics, d.Short)
 		}
 		for _, p := range u.points {
@@ -596,6 +635,30 @@ func sweeps(s SiteSnapshot, label string) []sweepView {
 		out = append(out, v)
 	}
 	return out
+}
+
+// nothingPredicted says why a sweep's chart of d has no predicted point:
+// "No point was scored (model-does-not-fit-gpus for 5 of 5 points), so
+// nothing is predicted." or, when some were, that none of them has a
+// prediction of d.
+func nothingPredicted(points []report.Point, d metric.Def) string {
+	byReason := map[string]int{}
+	scored := 0
+	for _, p := range points {
+		if p.Scored {
+			scored++
+		} else {
+			byReason[p.Reason]++
+		}
+	}
+	if scored > 0 {
+		return fmt.Sprintf("The simulator predicted no %s for the %s scored.", d.Short, Count(scored, "point"))
+	}
+	var parts []string
+	for _, r := range notScoredReasons(byReason) {
+		parts = append(parts, fmt.Sprintf("%s for %d of %s", r.reason, r.n, Count(len(points), "point")))
+	}
+	return fmt.Sprintf("No point was scored (%s), so nothing is predicted.", strings.Join(parts, "; "))
 }
 
 func numCell(v float64, ok bool, format string) sweepCell {

@@ -69,29 +69,33 @@ var siteTemplates = template.Must(template.New("site").Funcs(template.FuncMap{
 {{if not .Release}}<div class="banner" role="note"><strong>Experimental figures.</strong> {{range $i, $r := .LabelReasons}}{{if $i}}; {{end}}{{$r}}{{end}}.</div>{{end}}
 <h2 id="headline">Headline (tier {{.Tier}})</h2>
 {{if .FellBack}}<div class="banner info" role="note">Tier measured_resolved has no scored point, so this table falls back to tier all, which includes points whose engine settings had to be assumed.</div>{{end}}
-{{template "metrictable" (dict "id" "headline-table" "caption" (printf "Headline metrics, tier %s" .Tier) "rows" .Headline)}}
+{{template "metrictable" (dict "id" "headline-table" "caption" (printf "Headline metrics, tier %s" .Tier) "rows" .Headline)}}{{with .HeadlineSaturated}}<p class="banner saturated" id="headline-saturated"><strong>{{.Lead}}</strong> {{.Rest}}</p>
+{{end}}
 <h2 id="all-tier">Tier all (every scored point)</h2>
 {{if .SameTiers}}<p>Every scored point is measured or resolved: the two tiers hold the same points, and this table equals the headline's.</p>{{end}}
-{{template "metrictable" (dict "id" "all-table" "caption" "Headline metrics, tier all" "rows" .AllTier)}}
+{{template "metrictable" (dict "id" "all-table" "caption" "Headline metrics, tier all" "rows" .AllTier)}}{{with .AllSaturated}}<p class="banner saturated" id="all-saturated"><strong>{{.Lead}}</strong> {{.Rest}}</p>
+{{end}}
 {{if .Secondary}}<h2 id="secondary">Secondary metrics (tier {{.Tier}})</h2>
 <p>Not part of the headline. Each is scored over the points whose measurement has it.</p>
 {{template "metrictable" (dict "id" "secondary-table" "caption" (printf "Secondary metrics, tier %s" .Tier) "rows" .Secondary)}}{{end}}
+{{if .Sources}}<h2 id="sources">By source (tier {{.Tier}})</h2>
+<div class="scroll"><table id="sources-table">
+<caption>Headline metrics by data source, tier {{.Tier}}</caption>
+<thead><tr><th scope="col">Source</th>{{range .HeadlineNames}}<th scope="col" class="num">{{.}} MAPE</th><th scope="col" class="num">{{.}} shape</th><th scope="col" class="num">{{.}} bias</th>{{end}}<th scope="col" class="num">Points</th><th scope="col" class="num">Saturated</th></tr></thead>
+<tbody>
+{{range .Sources}}<tr><th scope="row">{{.Model}}</th>{{range .Cells}}<td class="num">{{.}}</td>{{end}}<td class="num">{{.N}}</td><td class="num">{{.Saturated}}</td></tr>
+{{end}}</tbody>
+</table></div>{{with .SourcesNote}}
+<p class="note">† {{.}}</p>{{end}}{{end}}
 {{if .Groups}}<h2 id="groups">By model × hardware (tier {{.Tier}})</h2>
 <div class="scroll"><table id="groups-table" class="sortable">
 <caption>Headline metrics by model and hardware, tier {{.Tier}}</caption>
-<thead><tr><th scope="col"><button type="button">Model</button></th><th scope="col"><button type="button">Hardware</button></th>{{range .HeadlineNames}}<th scope="col" class="num"><button type="button">{{.}} MAPE</button></th><th scope="col" class="num"><button type="button">{{.}} shape</button></th><th scope="col" class="num"><button type="button">{{.}} bias</button></th>{{end}}<th scope="col" class="num"><button type="button">Points</button></th></tr></thead>
+<thead><tr><th scope="col"><button type="button">Model</button></th><th scope="col"><button type="button">Hardware</button></th>{{range .HeadlineNames}}<th scope="col" class="num"><button type="button">{{.}} MAPE</button></th><th scope="col" class="num"><button type="button">{{.}} shape</button></th><th scope="col" class="num"><button type="button">{{.}} bias</button></th>{{end}}<th scope="col" class="num"><button type="button">Points</button></th><th scope="col" class="num"><button type="button">Saturated</button></th></tr></thead>
 <tbody>
-{{range .Groups}}<tr><td class="id">{{.Model}}</td><td>{{.Hardware}}</td>{{range .Cells}}<td class="num">{{.}}</td>{{end}}<td class="num">{{.N}}</td></tr>
+{{range .Groups}}<tr><td class="id">{{.Model}}</td><td>{{.Hardware}}</td>{{range .Cells}}<td class="num">{{.}}</td>{{end}}<td class="num">{{.N}}</td><td class="num">{{.Saturated}}</td></tr>
 {{end}}</tbody>
-</table></div>{{end}}
-{{if .Sources}}<h2 id="sources">By data source (tier {{.Tier}})</h2>
-<div class="scroll"><table id="sources-table">
-<caption>Headline metrics by data source, tier {{.Tier}}</caption>
-<thead><tr><th scope="col">Source</th>{{range .HeadlineNames}}<th scope="col" class="num">{{.}} MAPE</th><th scope="col" class="num">{{.}} shape</th><th scope="col" class="num">{{.}} bias</th>{{end}}<th scope="col" class="num">Points</th></tr></thead>
-<tbody>
-{{range .Sources}}<tr><th scope="row">{{.Model}}</th>{{range .Cells}}<td class="num">{{.}}</td>{{end}}<td class="num">{{.N}}</td></tr>
-{{end}}</tbody>
-</table></div>{{end}}
+</table></div>{{with .GroupsNote}}
+<p class="note">† {{.}}</p>{{end}}{{end}}
 <h2 id="coverage">Coverage</h2>
 <p>{{.Corpus}} corpus points: {{.Scored}} scored, {{.NotSc}} not scored.{{if .Saturated}} {{.Saturated}} of the scored points {{if eq .Saturated 1}}is{{else}}are{{end}} saturated: the simulator completed the requests more slowly than they were offered, so the prediction (kept in the figures) describes an overloaded server.{{end}}</p>
 {{if .Reasons}}<div class="scroll"><table id="coverage-table">
@@ -157,8 +161,8 @@ var siteTemplates = template.Must(template.New("site").Funcs(template.FuncMap{
 {{define "sweep"}}{{template "head" .}}
 <h1>{{.Body.Unit}}</h1>
 <p class="sub">{{.Body.Model}} on {{.Body.Hardware}}, over {{.Body.LoadName}}; snapshot <a href="{{.Page.Root}}{{.Body.SnapshotHref}}">{{.Body.Snapshot}}</a>.</p>
-<ul class="legend" aria-hidden="true"><li><span class="key s1"></span>measured</li><li><span class="key s2 dashed"></span>predicted</li></ul>
-{{range .Body.Charts}}<figure class="chart"><figcaption><strong>{{.Title}}.</strong> The table below holds the same figures.</figcaption>{{.SVG}}</figure>
+<ul class="legend" aria-hidden="true"><li><span class="key s1"></span>measured</li>{{if .Body.Predicted}}<li><span class="key s2 dashed"></span>predicted</li>{{end}}</ul>
+{{range .Body.Charts}}<figure class="chart"><figcaption><strong>{{.Title}}.</strong> {{with .Note}}{{.}} {{end}}The table below holds the same figures.</figcaption>{{.SVG}}</figure>
 {{end}}
 <div class="scroll"><table id="points-table" class="sortable">
 <caption>Every point of the sweep (click a column to sort)</caption>

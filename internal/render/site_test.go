@@ -1,7 +1,11 @@
 package render
 
 import (
+	"html"
+	"html/template"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -101,5 +105,164 @@ func TestUniqueLabels(t *testing.T) {
 	got := uniqueLabels(s)
 	if got[0] != "v0.7.15 · 2026-11-01 (2)" || got[1] != "v0.7.15 · 2026-11-01" {
 		t.Errorf("uniqueLabels = %q", got)
+	}
+}
+
+// siteRun2 is a run like the real corpus's: an InferenceX sweep, an
+// inference-perf run of two rates whose second is saturated (both
+// measured, so in the headline), and a TP1 sweep on which no point fits.
+func siteRun2(t *testing.T) report.Run {
+	t.Helper()
+	var pts []report.Point
+	for _, c := range []int{1, 2, 4} {
+		pts = append(pts, report.Point{ID: "ix/m/h100/tp2@c=" + tickText(float64(c)), Unit: "ix/m/h100/tp2", Model: "m", Hardware: "H100", Source: report.SourceInferenceX,
+			Load: report.Load{Concurrency: c}, Tier: "measured", Scored: true,
+			Measured:  metric.Values{"ttft_ms": 100 * float64(c), "tpot_ms": 10 + float64(c)},
+			Predicted: metric.Values{"ttft_ms": 90 * float64(c), "tpot_ms": 12 + float64(c)}})
+	}
+	for _, r := range []float64{2, 20} {
+		p := report.Point{ID: "ip/l/h100@rate=" + tickText(r), Unit: "ip/l/h100", Model: "l", Hardware: "H100", Source: report.SourceInferencePerf,
+			Load: report.Load{Rate: r}, Tier: "measured", Scored: true, Saturated: r == 20,
+			Measured: metric.Values{"ttft_ms": 50, "tpot_ms": 5}, Predicted: metric.Values{"ttft_ms": 55, "tpot_ms": 6}}
+		if p.Saturated {
+			p.Predicted = metric.Values{"ttft_ms": 50000, "tpot_ms": 9}
+		}
+		pts = append(pts, p)
+	}
+	for _, c := range []int{4, 8} {
+		pts = append(pts, report.Point{ID: "ix/m/h100/tp1@c=" + tickText(float64(c)), Unit: "ix/m/h100/tp1", Model: "m", Hardware: "H100", Source: report.SourceInferenceX,
+			Load: report.Load{Concurrency: c}, Tier: "resolved", Reason: "model-does-not-fit-gpus", Detail: "needs 4 GPUs",
+			Measured: metric.Values{"ttft_ms": 60 * float64(c), "tpot_ms": 5}})
+	}
+	run := siteRun(t, strings.Repeat("a", 40), "v0.7.15", 1)
+	s, err := report.Summarize(pts, run.Summary.Provenance, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return report.Run{Summary: s, Points: report.SortPoints(pts)}
+}
+
+var (
+	siteTag = regexp.MustCompile(`<[^>]*>`)
+	siteTR  = regexp.MustCompile(`(?s)<tr>(.*?)</tr>`)
+	siteTD  = regexp.MustCompile(`(?s)<t[hd][^>]*>(.*?)</t[hd]>`)
+)
+
+// textOf is the text an HTML fragment reads as.
+func textOf(s string) string { return html.UnescapeString(siteTag.ReplaceAllString(s, "")) }
+
+// siteTable is the cells of the rows of the table with id in page.
+func siteTable(t *testing.T, page, id string) [][]string {
+	t.Helper()
+	i := strings.Index(page, `<table id="`+id+`"`)
+	if i < 0 {
+		t.Fatalf("no table %s", id)
+	}
+	body := page[i : i+strings.Index(page[i:], "</table>")]
+	var rows [][]string
+	for _, r := range siteTR.FindAllStringSubmatch(body, -1) {
+		var cells []string
+		for _, c := range siteTD.FindAllStringSubmatch(r[1], -1) {
+			cells = append(cells, textOf(c[1]))
+		}
+		rows = append(rows, cells)
+	}
+	return rows
+}
+
+// markdownTable is the cells of the rows of the Markdown table after the
+// heading that starts with heading, and the paragraph after it.
+func markdownTable(t *testing.T, md, heading string) ([][]string, string) {
+	t.Helper()
+	i := strings.Index(md, "\n"+heading)
+	if i < 0 {
+		t.Fatalf("no %q in the summary", heading)
+	}
+	var rows [][]string
+	after := ""
+	for _, l := range strings.Split(md[i+1:], "\n")[1:] {
+		switch {
+		case strings.HasPrefix(l, "|---"):
+		case strings.HasPrefix(l, "| "):
+			rows = append(rows, strings.Split(strings.Trim(l, "| "), " | "))
+		case l == "" && after == "":
+		default:
+			if strings.HasPrefix(l, "#") || l == "" {
+				return rows, after
+			}
+			after = l
+		}
+	}
+	return rows, after
+}
+
+// The Overview shows summary.md's by-source and by-model × hardware tables
+// cell for cell (header included), their † note, and the saturated points'
+// share of the MAPE right under the headline, in summary.md's words.
+func TestSiteOverviewAsSummary(t *testing.T) {
+	t.Parallel()
+	run := siteRun2(t)
+	files, err := Site([]SiteSnapshot{{ID: "v0.7.15_ledger-v1", PublishedAt: "2026-12-01T00:00:00Z", Run: run}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := Summary(run.Summary)
+	for _, page := range []string{"index.html", SiteSnapshotPath("v0.7.15_ledger-v1")} {
+		got := string(files[page])
+		for heading, id := range map[string]string{"### By source": "sources-table", "### By model × hardware": "groups-table"} {
+			want, note := markdownTable(t, md, heading)
+			if len(want) < 2 {
+				t.Fatalf("summary.md's %s has %d rows", heading, len(want))
+			}
+			if rows := siteTable(t, got, id); !slices.EqualFunc(rows, want, slices.Equal) {
+				t.Errorf("%s: %s\n got %q\nwant %q (summary.md)", page, id, rows, want)
+			}
+			if !strings.HasPrefix(note, "† ") || !strings.Contains(got, `<p class="note">`+template.HTMLEscapeString(note)+"</p>") {
+				t.Errorf("%s: %s lacks summary.md's note %q", page, id, note)
+			}
+		}
+		want := strings.ReplaceAll(SaturatedNote(run.Summary.Tiers.MeasuredResolved), "**", "")
+		if !strings.Contains(want, "1 saturated point") || !strings.Contains(want, "pp of the TTFT MAPE") {
+			t.Fatalf("the fixture's saturated note is %q", want)
+		}
+		m := regexp.MustCompile(`(?s)<table id="headline-table">.*?</table></div>\n<p class="banner saturated" id="headline-saturated">(.*?)</p>`).FindStringSubmatch(got)
+		if m == nil || textOf(m[1]) != want {
+			t.Errorf("%s: under the headline table %q, want %q", page, m, want)
+		}
+	}
+}
+
+// A sweep on which no point was scored says in its charts' titles that
+// nothing is predicted, and why; a scored sweep's charts draw both lines.
+func TestSiteSweepNothingPredicted(t *testing.T) {
+	t.Parallel()
+	files, err := Site([]SiteSnapshot{{ID: "v0.7.15_ledger-v1", PublishedAt: "2026-12-01T00:00:00Z", Run: siteRun2(t)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	caption := regexp.MustCompile(`<figcaption>(.*?)</figcaption>`)
+	none := string(files[SiteSweepPath("ix/m/h100/tp1")])
+	caps := caption.FindAllStringSubmatch(none, -1)
+	if len(caps) != 2 {
+		t.Fatalf("the unscored sweep has %d chart captions, want 2", len(caps))
+	}
+	for i, short := range []string{"TTFT", "TPOT"} {
+		want := "Mean " + short + " of ix/m/h100/tp1: measured over load, nothing predicted. No point was scored (model-does-not-fit-gpus for 2 of 2 points), so nothing is predicted. The table below holds the same figures."
+		if got := textOf(caps[i][1]); got != want {
+			t.Errorf("caption %d = %q, want %q", i, got, want)
+		}
+	}
+	if strings.Contains(none, "measured and predicted") || strings.Contains(none, `key s2`) || strings.Contains(none, `class="s2 dashed"`) {
+		t.Error("the unscored sweep's page still speaks of a predicted line")
+	}
+	if !strings.Contains(none, "<desc id=\"sweep-ttft-desc\">2 points; measured only. No point was scored (model-does-not-fit-gpus for 2 of 2 points)") {
+		t.Error("the unscored sweep's chart description does not say why nothing is predicted")
+	}
+	scored := string(files[SiteSweepPath("ix/m/h100/tp2")])
+	if n := strings.Count(scored, "measured and predicted over load"); n != 4 { // figcaption and SVG title of each chart
+		t.Errorf("a scored sweep names measured and predicted %d times, want 4", n)
+	}
+	if strings.Contains(scored, "nothing predicted") || !strings.Contains(scored, `<span class="key s2 dashed"></span>predicted`) {
+		t.Error("a scored sweep's page lacks its predicted line")
 	}
 }
