@@ -24,28 +24,37 @@ const (
 	AdmitExperimental
 )
 
-// Admit reads a run's report (summary.json through report.ParseSummary:
+// Admit reads a run's report through report.ParseRun (summary.json:
 // schema, strict decoding, balanced coverage; points.json, which must be
-// the points the summary counts and is required from a workflow run;
-// plan.json, which must name what the summary ran) and applies the gate
-// with what harness says about the summary's harness commit (asked only of
-// a summary that decodes). It returns the snapshot to publish, or the
-// reasons it may not be published (every one, in the order the checks run);
-// an error is harness's. The bot's publish and `action publish` both admit
-// through it, then plan the files with LoadDashboard and PlanSnapshot.
+// the points the summary counts and is required from a workflow run; each
+// within report's caps) and plan.json, which must name what the summary
+// ran, and applies the gate with what harness says about the summary's
+// harness commit (asked only of a summary that decodes). It returns the
+// snapshot to publish, or the reasons it may not be published (every one,
+// in the order the checks run); an error is harness's. The bot's publish
+// and `action publish` both admit through it, then plan the files with
+// LoadDashboard and PlanSnapshot.
 func Admit(rep Report, how Admission, publishedAt time.Time, source string, harness func(report.Summary) (HarnessCheck, error)) (Snapshot, []string, error) {
-	s, err := report.ParseSummary(rep.Summary)
-	if err != nil {
+	run, err := report.ParseRun(rep.Summary, rep.Points)
+	var badPoints *report.PointsError
+	switch {
+	case errors.As(err, &badPoints):
+		run.Summary = badPoints.Summary
+	case err != nil:
 		return Snapshot{}, []string{err.Error()}, nil
 	}
+	s := run.Summary
 	snap := Snapshot{Summary: s, Markdown: []byte(render.Summary(s)), PublishedAt: publishedAt, Source: source, RunID: rep.RunID, Inputs: InputsOf(s)}
 	var reasons []string
-	if rep.Points == nil && rep.RunID != 0 {
+	switch {
+	case rep.Points == nil && rep.RunID != 0:
 		reasons = append(reasons, fmt.Sprintf("no %s next to %s (a snapshot keeps its points)", report.PointsFile, report.SummaryFile))
-	}
-	if rep.Points != nil {
-		if snap.Points, err = checkPoints(rep.Points, s); err != nil {
-			reasons = append(reasons, err.Error())
+	case badPoints != nil:
+		reasons = append(reasons, badPoints.Error())
+	case rep.Points != nil:
+		snap.Points = run.Points
+		if snap.Points == nil {
+			snap.Points = []report.Point{} // kept, though empty
 		}
 	}
 	if rep.Plan != nil {

@@ -94,11 +94,11 @@ func TestArchiveEntryCountIsCapped(t *testing.T) {
 // TestArchiveUncompressedSizeIsCapped: the sizes the archive declares are
 // summed before anything is inflated, and what is inflated is counted
 // again while reading: more than MaxArtifactBytes in all is refused by both
-// readers, each file stays within MaxSummaryBytes.
+// readers, each file stays within MaxFileBytes.
 func TestArchiveUncompressedSizeIsCapped(t *testing.T) {
 	t.Parallel()
 	total := bigEntries(t, 6, 9<<20) // 54 MiB uncompressed, 9 MiB each
-	one := bigEntries(t, 1, MaxSummaryBytes+1)
+	one := bigEntries(t, 1, MaxFileBytes+1)
 	for name, read := range map[string]func([]byte) error{
 		"report":  func(b []byte) error { _, err := ReportFromArtifact(b); return err },
 		"results": func(b []byte) error { _, err := ResultsFromArtifact(b); return err },
@@ -107,7 +107,7 @@ func TestArchiveUncompressedSizeIsCapped(t *testing.T) {
 		if err := read(total); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: 54 MiB in all: err = %v, want %q", name, err, want)
 		}
-		want = fmt.Sprintf("g/0.json is larger than %d bytes", MaxSummaryBytes)
+		want = fmt.Sprintf("g/0.json is larger than %d bytes", MaxFileBytes)
 		if err := read(one); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: one large file: err = %v, want %q", name, err, want)
 		}

@@ -28,13 +28,18 @@ func FuzzReportFromArtifact(f *testing.F) {
 		f.Add(testkit.Zip(f, files))
 	}
 	f.Add([]byte("not a zip"))
+	f.Add(bytes.Repeat([]byte("PK\x01\x02"), 40))
 	f.Fuzz(func(t *testing.T, zipped []byte) {
+		// The entry count is never below what archive/zip builds.
+		if zr, err := zip.NewReader(bytes.NewReader(zipped), int64(len(zipped))); err == nil && centralRecords(zipped, 1<<30) < len(zr.File) {
+			t.Errorf("centralRecords = %d, archive/zip builds %d entries", centralRecords(zipped, 1<<30), len(zr.File))
+		}
 		rep, err := ReportFromArtifact(zipped)
 		if err != nil {
 			return
 		}
 		for name, b := range map[string][]byte{"summary": rep.Summary, "points": rep.Points, "plan": rep.Plan} {
-			if len(b) > MaxSummaryBytes {
+			if len(b) > MaxFileBytes {
 				t.Errorf("%s of %d bytes returned", name, len(b))
 			}
 		}
@@ -85,7 +90,7 @@ func FuzzResultsFromArtifact(f *testing.F) {
 			if err != nil {
 				return err
 			}
-			if !fs.ValidPath(name) || path.Clean(name) != name || len(raw) > MaxSummaryBytes {
+			if !fs.ValidPath(name) || path.Clean(name) != name || len(raw) > MaxFileBytes {
 				t.Errorf("accepted %q (%d bytes)", name, len(raw))
 			}
 			total += len(raw)

@@ -120,10 +120,10 @@ func ReadResult(dir string) (Report, error) {
 
 // DirReader reads a dashboard checkout's files (slash paths under root) for
 // LoadDashboard: a missing file is ghmodel.ErrNotFound, and each is a
-// regular file of at most MaxSummaryBytes.
+// regular file of at most MaxFileBytes.
 func DirReader(root string) ReadDashboardFile {
 	return func(path string) ([]byte, error) {
-		data, err := diskio.ReadPathMax(filepath.Join(root, filepath.FromSlash(path)), MaxSummaryBytes)
+		data, err := diskio.ReadPathMax(filepath.Join(root, filepath.FromSlash(path)), MaxFileBytes)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("%s: %w", path, ghmodel.ErrNotFound)
 		}

@@ -348,7 +348,7 @@ func TestResultsFromArtifact(t *testing.T) {
 		"an entry outside the directory": {"../x.json": []byte("{}")},
 		"an absolute entry":              {"/x.json": []byte("{}")},
 		"an unclean entry":               {"a/./x.json": []byte("{}")},
-		"a file over the cap":            {"a/x.json": bytes.Repeat([]byte(" "), MaxSummaryBytes+1)},
+		"a file over the cap":            {"a/x.json": bytes.Repeat([]byte(" "), MaxFileBytes+1)},
 	} {
 		if _, err := ResultsFromArtifact(testkit.Zip(t, files)); err == nil {
 			t.Errorf("%s: accepted", name)

@@ -302,10 +302,9 @@ func ReportFromArtifact(zipped []byte) (Report, error) {
 	return rep, nil
 }
 
-// Publish reads a run's report (summary.json through report.ParseSummary:
-// schema, strict decoding, balanced coverage; points.json, which must be
-// the points the summary counts; plan.json, which must name what the
-// summary ran), applies the gate and writes one commit to the dashboard
+// Publish reads a run's report (Admit: summary.json and points.json through
+// report.ParseRun, plan.json, which must name what the summary ran),
+// applies the gate and writes one commit to the dashboard
 // repository's default branch. When the branch
 // moves meanwhile (ghmodel.ErrConflict on the fast-forward ref update) the commit is
 // rebuilt on the new head and retried after a random backoff, until the
@@ -466,23 +465,6 @@ func (p *Publisher) checkHarness(ctx context.Context, s report.Summary) (Harness
 		check.ReleaseTag = h.Version
 	}
 	return check, nil
-}
-
-// checkPoints parses points.json (its cap, schema, strict decoding) and
-// checks that it holds exactly the points the summary counts
-// (report.CheckPoints).
-func checkPoints(raw []byte, s report.Summary) ([]report.Point, error) {
-	points, err := report.ParsePoints(raw)
-	if err != nil {
-		return nil, err
-	}
-	if err := report.CheckPoints(s, points); err != nil {
-		return nil, err
-	}
-	if points == nil {
-		points = []report.Point{} // kept, though empty
-	}
-	return points, nil
 }
 
 // PlanReasons lists where a run's plan disagrees with what its summary

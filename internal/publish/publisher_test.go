@@ -362,7 +362,7 @@ func TestSummaryFromArtifactLimits(t *testing.T) {
 	if _, err := ReportFromArtifact(two); err == nil || !strings.Contains(err.Error(), "more than one") {
 		t.Errorf("two summaries: %v", err)
 	}
-	big := testkit.Zip(t, map[string][]byte{"summary.json": make([]byte, MaxSummaryBytes+1)})
+	big := testkit.Zip(t, map[string][]byte{"summary.json": make([]byte, MaxFileBytes+1)})
 	if _, err := ReportFromArtifact(big); err == nil || !strings.Contains(err.Error(), "larger than") {
 		t.Errorf("oversized summary: %v", err)
 	}

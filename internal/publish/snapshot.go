@@ -264,6 +264,9 @@ func PreviousID(snap Snapshot, id string, index []byte) string {
 // published under id; ok is false when the previous snapshot's files do not
 // parse (an old snapshot without points.json is not read at all).
 func comparePage(prev PreviousSnapshot, cur report.Run, id string) ([]byte, bool) {
+	if prev.Points == nil {
+		return nil, false
+	}
 	run, err := report.ParseRun(prev.Summary, prev.Points)
 	if err != nil {
 		return nil, false

@@ -79,12 +79,14 @@ func Write(dir string, o Output) error {
 }
 
 // Size caps of a run's files, wherever they are read from (a directory,
-// an artifact, a published snapshot). A summary of the bundled corpus is
-// about 10 KB and its points about 100 KB; results may come from an
-// untrusted run's artifact.
+// an artifact, a published snapshot): one set, the bot's archive reader's
+// too. A summary of the bundled corpus is about 10 KB and its points about
+// 185 KB (171 points); results may come from an untrusted run's artifact.
+// Reading a points.json of 10 MiB allocates about 216 MiB in all (schema
+// check and decoding): ten times that would not fit the bot's 256 MiB.
 const (
 	MaxSummaryBytes = 10 << 20
-	MaxPointsBytes  = 100 << 20
+	MaxPointsBytes  = 10 << 20
 )
 
 // ParseRun reads one run from the bytes of its summary.json and
@@ -92,21 +94,44 @@ const (
 // checked against its schema and decoded strictly (ParseSummary,
 // ParsePoints), and the points checked against the summary (CheckPoints).
 // It is the one way a run that came from elsewhere is read: Read, the
-// pull-request flow, merge and the bot all go through it.
+// pull-request flow, merge, the site and the bot's publish all go through
+// it.
+//
+// A nil points is a run without points.json (a summary published by hand
+// without one, which the bot's publish admits): the run is its summary,
+// with nil Points. A file that is there is never nil as diskio reads it,
+// even empty. When the summary reads and the points do not, the error is a
+// *PointsError holding the summary; any other error is the summary's.
 func ParseRun(summary, points []byte) (Run, error) {
 	s, err := ParseSummary(summary)
 	if err != nil {
 		return Run{}, err
 	}
-	p, err := ParsePoints(points)
-	if err != nil {
-		return Run{}, err
+	if points == nil {
+		return Run{Summary: s}, nil
 	}
-	if err := CheckPoints(s, p); err != nil {
-		return Run{}, err
+	p, err := ParsePoints(points)
+	if err == nil {
+		err = CheckPoints(s, p)
+	}
+	if err != nil {
+		return Run{}, &PointsError{Summary: s, Err: err}
 	}
 	return Run{Summary: s, Points: p}, nil
 }
+
+// PointsError is ParseRun's error for a run whose summary.json read but
+// whose points.json did not (over its cap, not its schema, not the points
+// the summary counts); its message is the points' error.
+type PointsError struct {
+	// Summary is the summary read.
+	Summary Summary
+	Err     error
+}
+
+func (e *PointsError) Error() string { return e.Err.Error() }
+
+func (e *PointsError) Unwrap() error { return e.Err }
 
 // CheckPoints is the one check that points are the ones summary s counts:
 // as many as its corpus points, as many of them scored as it scored.

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"slices"
 	"strconv"
@@ -197,6 +198,18 @@ func TestParseRun(t *testing.T) {
 		if _, err := ParseRun(tt.summary, tt.points); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: %v, want an error with %q", name, err, tt.want)
 		}
+	}
+	// No points.json (nil): the run is its summary. Points that do not
+	// read are a *PointsError holding the summary read.
+	if r, err := ParseRun(sum, nil); err != nil || r.Points != nil || r.Summary.Coverage.CorpusPoints != 2 {
+		t.Errorf("ParseRun without points = %+v, %v; want the summary alone", r, err)
+	}
+	var perr *PointsError
+	if _, err := ParseRun(sum, one); !errors.As(err, &perr) || perr.Summary.Coverage.CorpusPoints != 2 || err.Error() != perr.Err.Error() {
+		t.Errorf("points the summary does not count: %v, want a *PointsError holding the summary", err)
+	}
+	if _, err := ParseRun([]byte("{}"), one); err == nil || errors.As(err, &perr) {
+		t.Errorf("a summary that does not read: %v, want its error, not a *PointsError", err)
 	}
 	// Write refuses points its summary does not count.
 	if err := Write(t.TempDir(), Output{Run: Run{Summary: s, Points: pts[:1]}}); err == nil || !strings.Contains(err.Error(), "holds 1 points") {

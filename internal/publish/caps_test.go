@@ -1,0 +1,101 @@
+package publish
+
+import (
+	"archive/zip"
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
+)
+
+// TestArchiveCountsRecordsNotSignatures: the central directory's
+// signature inside a file's bytes (a stored archive, a binary trace) is no
+// entry: an archive of two entries, one holding the signature more often
+// than MaxArtifactEntries, is read.
+func TestArchiveCountsRecordsNotSignatures(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for name, data := range map[string][]byte{
+		"summary.json": []byte("{}"),
+		"trace.bin":    bytes.Repeat(centralHeader, MaxArtifactEntries+1),
+	} {
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Store})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(data)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	files, err := readArchive(buf.Bytes())
+	if err != nil || len(files) != 2 {
+		t.Errorf("readArchive = %d files, %v; want both", len(files), err)
+	}
+}
+
+// TestCentralRecords: the count is the number of entries archive/zip
+// builds, for a plain archive, an empty one and one of more than 65 535
+// entries (zip64), and it stops once past the limit.
+func TestCentralRecords(t *testing.T) {
+	t.Parallel()
+	for name, zipped := range map[string][]byte{
+		"three files": testkit.Zip(t, map[string][]byte{"a": []byte("1"), "b/c": []byte("2"), "d": nil}),
+		"empty":       entryBomb(t, 0),
+		"zip64":       entryBomb(t, 70_000),
+	} {
+		zr, err := zip.NewReader(bytes.NewReader(zipped), int64(len(zipped)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := centralRecords(zipped, 1<<30); n != len(zr.File) {
+			t.Errorf("%s: %d records counted, archive/zip builds %d", name, n, len(zr.File))
+		}
+	}
+	if n := centralRecords(entryBomb(t, 100), 10); n != 11 {
+		t.Errorf("100 entries, limit 10: counted %d, want 11 (stopped past the limit)", n)
+	}
+	if n := centralRecords([]byte("not a zip"), 10); n != 0 {
+		t.Errorf("not a zip: %d records", n)
+	}
+}
+
+// TestRunCapsAreTheReaders: a run's files are read from an artifact within
+// report's caps, as from a directory: points.json of report.MaxPointsBytes
+// is read from both and admitted, one byte more is refused by both with
+// the same reason, and a whole run at its caps fits in an artifact.
+func TestRunCapsAreTheReaders(t *testing.T) {
+	t.Parallel()
+	if run := 2*report.MaxSummaryBytes + report.MaxPointsBytes; MaxArtifactBytes < run {
+		t.Errorf("an artifact holds at most %d bytes, a run within report's caps %d", MaxArtifactBytes, run)
+	}
+	rep := releaseReport(t, "v0.7.15", "v1.0.0")
+	for _, size := range []int{report.MaxPointsBytes, report.MaxPointsBytes + 1} {
+		padded := append(bytes.Clone(rep.Points), bytes.Repeat([]byte(" "), size-len(rep.Points))...)
+		fromZip, err := ReportFromArtifact(testkit.Zip(t, map[string][]byte{report.SummaryFile: rep.Summary, report.PointsFile: padded}))
+		if err == nil && len(fromZip.Points) != size {
+			err = fmt.Errorf("read %d bytes of points.json", len(fromZip.Points))
+		}
+		fromDir, derr := ReadResult(resultDir(t, Report{Summary: rep.Summary, Points: padded}))
+		var reasons [2][]string
+		for i, r := range []Report{fromZip, fromDir} {
+			r.RunID = 1
+			_, reasons[i], _ = Admit(r, AdmitRelease, t0, "", func(report.Summary) (HarnessCheck, error) { return HarnessCheck{}, nil })
+		}
+		switch {
+		case size == report.MaxPointsBytes && (err != nil || derr != nil || len(reasons[0])+len(reasons[1]) > 0):
+			t.Errorf("points.json at the cap: artifact %v %v, directory %v %v; want both admitted", err, reasons[0], derr, reasons[1])
+		case size > report.MaxPointsBytes:
+			want := fmt.Sprintf("%s is larger than %d bytes", report.PointsFile, report.MaxPointsBytes)
+			zipOK := err != nil && strings.Contains(err.Error(), want) || len(reasons[0]) == 1 && strings.Contains(reasons[0][0], want)
+			dirOK := derr != nil && strings.Contains(derr.Error(), want) || len(reasons[1]) == 1 && strings.Contains(reasons[1][0], want)
+			if !zipOK || !dirOK {
+				t.Errorf("points.json over the cap: artifact %v %v, directory %v %v; want both refused with %q", err, reasons[0], derr, reasons[1], want)
+			}
+		}
+	}
+}
