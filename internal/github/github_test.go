@@ -749,7 +749,7 @@ func TestNewRejectsBadURLs(t *testing.T) {
 func TestShortSHA(t *testing.T) {
 	for in, want := range map[string]string{
 		"0123456789abcdef0123456789abcdef01234567": "0123456789ab",
-		"0123456789ABCDEF0123456789ABCDEF01234567": "0123456789AB",
+		"0123456789ABCDEF0123456789ABCDEF01234567": "0123456789ABCDEF0123456789ABCDEF01234567", // not a commit id: ident.IsCommit
 		"0123456789abcdef":                         "0123456789abcdef",
 		"release-candidate-branch":                 "release-candidate-branch",
 		"accuracy-bot/harness":                     "accuracy-bot/harness",

@@ -3,7 +3,6 @@ package github
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	gh "github.com/google/go-github/v60/github"
 
@@ -134,16 +133,11 @@ func (c *Client) editPull(ctx context.Context, repo ident.Repo, number int, upd 
 	return toPullRequest(p), err
 }
 
-// shortSHA shortens a full commit sha (40 hex digits) to 12 for messages;
-// anything else (a branch, a tag, a short sha) is returned whole.
+// shortSHA shortens a full commit id (ident.IsCommit) to ident.Short for
+// messages; anything else (a branch, a tag, a short sha) is returned whole.
 func shortSHA(ref string) string {
-	if len(ref) != 40 {
-		return ref
+	if ident.IsCommit(ref) {
+		return ident.Short(ref)
 	}
-	for _, c := range ref {
-		if !strings.ContainsRune("0123456789abcdefABCDEF", c) {
-			return ref
-		}
-	}
-	return ref[:12]
+	return ref
 }

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
@@ -322,7 +323,7 @@ func mappingEntries(n *yaml.Node, path, name string) ([][2]*yaml.Node, error) {
 		if k.Kind != yaml.ScalarNode {
 			return nil, &Error{File: name, Line: k.Line, Msg: what + ": keys must be plain strings"}
 		}
-		if !contains(allowed, k.Value) {
+		if !slices.Contains(allowed, k.Value) {
 			return nil, &Error{File: name, Line: k.Line, Msg: fmt.Sprintf("unknown key %q (allowed under %s: %s)", full, what, strings.Join(allowed, ", "))}
 		}
 		if line, dup := seen[k.Value]; dup {
@@ -335,15 +336,6 @@ func mappingEntries(n *yaml.Node, path, name string) ([][2]*yaml.Node, error) {
 		out = append(out, [2]*yaml.Node{k, v})
 	}
 	return out, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // parseDoc parses exactly one YAML document.
