@@ -10,7 +10,6 @@ package hardware
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,6 +19,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
 )
@@ -162,7 +162,7 @@ func Parse(raw []byte, name string) (*Registry, error) {
 // Digest is "sha256:<hex>" of a registry file's bytes.
 func Digest(raw []byte) string {
 	h := sha256.Sum256(raw)
-	return "sha256:" + hex.EncodeToString(h[:])
+	return ident.Digest(h[:])
 }
 
 // Merge returns the hardware configuration to hand a build: its own

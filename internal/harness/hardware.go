@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/hardware"
@@ -102,7 +101,7 @@ func HardwareRegistryFile(ctx context.Context, path string) (*hardware.Registry,
 	v := report.DataVersion{Name: reg.Name, Version: reg.Version, Digest: digest, Release: false}
 	version, release, ok := CheckoutVersion(ctx, filepath.Dir(file))
 	if !ok {
-		version = ident.Short(strings.TrimPrefix(digest, "sha256:"))
+		version = ident.ShortDigest(digest)
 	}
 	v.Release = reg.Release && release
 	if !v.Release {

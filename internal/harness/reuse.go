@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
@@ -179,5 +180,5 @@ func replayDigest(base []DigestInput, driver string, args []string, dir string, 
 			return "", err
 		}
 	}
-	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+	return ident.Digest(h.Sum(nil)), nil
 }

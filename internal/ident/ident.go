@@ -1,10 +1,12 @@
 // Package ident holds the one definition of the identifiers the project
 // passes around: a commit id (40 lowercase hex digits), its short form, a
-// GitHub repository's "owner/name", release tags and InferenceX weekly dump
-// tags. Every check of these goes through here.
+// content digest ("sha256:" and hex digits), a GitHub repository's
+// "owner/name", release tags and InferenceX weekly dump tags. Every check of
+// these goes through here.
 package ident
 
 import (
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"regexp"
@@ -53,6 +55,17 @@ func Short(commit string) string {
 	}
 	return commit
 }
+
+// DigestPrefix begins every content digest the project records: the
+// algorithm, SHA-256.
+const DigestPrefix = "sha256:"
+
+// Digest is the project's form of a content digest of SHA-256 sum sum:
+// DigestPrefix and the sum's lowercase hex digits.
+func Digest(sum []byte) string { return DigestPrefix + hex.EncodeToString(sum) }
+
+// ShortDigest is Short of a digest's hex digits, its DigestPrefix dropped.
+func ShortDigest(digest string) string { return Short(strings.TrimPrefix(digest, DigestPrefix)) }
 
 // MaxTagBytes bounds a release tag: git refuses a ref name component longer
 // than most file systems' 255-byte name limit, and no release needs more.

@@ -2,6 +2,7 @@ package ident
 
 import (
 	"cmp"
+	"crypto/sha256"
 	"strings"
 	"testing"
 )
@@ -95,6 +96,22 @@ func TestDumpTagDate(t *testing.T) {
 	for tag, want := range map[string]string{"db-dump/2026-11-24": "2026-11-24", "db-dump/2026-02-30": "", "db-dump/latest": "", "v1.0.0": "", " db-dump/2026-11-24": ""} {
 		if got, ok := DumpTagDate(tag); got != want || ok != (want != "") {
 			t.Errorf("DumpTagDate(%q) = %q, %v; want %q", tag, got, ok, want)
+		}
+	}
+}
+
+// TestDigest: a content digest is "sha256:" and the sum's lowercase hex;
+// its short form is the first ShortLen hex digits, the prefix dropped.
+func TestDigest(t *testing.T) {
+	t.Parallel()
+	sum := sha256.Sum256(nil)
+	const empty = "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+	if got := Digest(sum[:]); got != empty {
+		t.Errorf("Digest of the empty input = %s, want %s", got, empty)
+	}
+	for in, want := range map[string]string{empty: "e3b0c44298fc", "sha256:abc": "abc", "e3b0c44298fc1c14": "e3b0c44298fc"} {
+		if got := ShortDigest(in); got != want {
+			t.Errorf("ShortDigest(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

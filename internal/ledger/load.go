@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 )
 
@@ -102,7 +102,7 @@ func Load(fsys fs.FS) (*Ledger, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	l.Digest = "sha256:" + hex.EncodeToString(h.Sum(nil))
+	l.Digest = ident.Digest(h.Sum(nil))
 	return l, nil
 }
 

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"strings"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 )
@@ -153,7 +152,7 @@ func catalogName(c LeaderboardCatalog) string {
 	if c.Source == None {
 		return "none"
 	}
-	return c.Source + " (sha256:" + ident.Short(strings.TrimPrefix(c.Digest, "sha256:")) + ")"
+	return c.Source + " (" + ident.DigestPrefix + ident.ShortDigest(c.Digest) + ")"
 }
 
 // SetLeaderboard returns src with the leaderboard pair moved to next: the
