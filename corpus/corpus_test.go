@@ -10,10 +10,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/inference-sim/accuracy-dashboard/corpus"
 	"github.com/inference-sim/accuracy-dashboard/internal/hardware"
-	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/importer"
 	"github.com/inference-sim/accuracy-dashboard/internal/importer/importertest"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
+	"github.com/inference-sim/accuracy-dashboard/internal/simcli"
 )
 
 func TestBundledLedgerLoads(t *testing.T) {
@@ -120,7 +120,7 @@ func TestBundledCatalogCoversEveryModel(t *testing.T) {
 		t.Errorf("the bundled ledger serves %d models, want 5: %v", len(models), models)
 	}
 	for m := range models {
-		if _, err := fs.Stat(corpus.Catalog(), "models/"+harness.ModelShortName(m)+"/config.json"); err != nil {
+		if _, err := fs.Stat(corpus.Catalog(), "models/"+simcli.ModelShortName(m)+"/config.json"); err != nil {
 			t.Errorf("model %s: no catalog config: %v", m, err)
 		}
 	}

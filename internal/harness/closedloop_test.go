@@ -15,6 +15,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/simcli"
 	"github.com/inference-sim/accuracy-dashboard/internal/workloadspec"
 )
 
@@ -22,12 +23,12 @@ import (
 // builds of github.com/inference-sim/inference-sim at v0.7.15 and f90a1e3a.
 func TestChooseDriversOnRealHelpTexts(t *testing.T) {
 	t.Parallel()
-	read := func(name string) Flags {
+	read := func(name string) simcli.Flags {
 		raw, err := os.ReadFile(filepath.Join("testdata", "help", name))
 		if err != nil {
 			t.Fatal(err)
 		}
-		return ParseFlags(string(raw))
+		return simcli.ParseFlags(string(raw))
 	}
 	for _, tc := range []struct {
 		build, rate, closed string
@@ -58,12 +59,12 @@ func TestChooseDriversOnRealHelpTexts(t *testing.T) {
 		t.Errorf("Force(replay): %v, want an error naming the value", err)
 	}
 	// Neither route: the reason names what each lacks.
-	none := ChooseDrivers(Flags{"model": true}, nil)
+	none := ChooseDrivers(simcli.Flags{"model": true}, nil)
 	if none.Rate != DriverNone || none.ClosedLoop != DriverNone ||
 		!strings.Contains(none.ClosedLoopMissing, "replay flags --hardware") || !strings.Contains(none.ClosedLoopMissing, "a `run` command") {
 		t.Errorf("neither route: %+v", none)
 	}
-	runOnly := ChooseDrivers(nil, Flags{"workload-spec": true, "model": true})
+	runOnly := ChooseDrivers(nil, simcli.Flags{"workload-spec": true, "model": true})
 	if runOnly.ClosedLoop != DriverNone || !strings.Contains(runOnly.ClosedLoopMissing, "run flags --concurrency") || !strings.Contains(runOnly.ClosedLoopMissing, "--metrics-path") {
 		t.Errorf("run without --concurrency: %+v", runOnly)
 	}

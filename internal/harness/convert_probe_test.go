@@ -4,6 +4,8 @@ import (
 	"os"
 	"slices"
 	"testing"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/simcli"
 )
 
 // The real simulator's `convert --help` at f90a1e3a lists its converters
@@ -18,7 +20,7 @@ func TestParseSubcommandsOfRealConvertHelp(t *testing.T) {
 		t.Fatalf("subcommands %q, want %q", got, want)
 	}
 	// Its flags are convert's own: a format is never read from flags.
-	if f := ParseFlags(string(raw)); len(f) != 1 || !f.Has("help") {
+	if f := simcli.ParseFlags(string(raw)); len(f) != 1 || !f.Has("help") {
 		t.Fatalf("flags %v", f)
 	}
 }

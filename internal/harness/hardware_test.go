@@ -12,6 +12,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/simcli"
 )
 
 // testRegistry supplies H200 (4.8 TB/s: the stand-in's decode time × 3.35/4.8)
@@ -111,7 +112,7 @@ func TestPrepareHardware(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := &Build{DataDir: data}
-	without := Capabilities{Replay: Flags{"model": true}, Run: Flags{"model": true}}
+	without := Capabilities{Replay: simcli.Flags{"model": true}, Run: simcli.Flags{"model": true}}
 	hw, err := PrepareHardware(b, without, reg, t.TempDir())
 	if err != nil || hw.Config != "" {
 		t.Fatalf("without --hardware-config: %+v, %v", hw, err)
@@ -122,7 +123,7 @@ func TestPrepareHardware(t *testing.T) {
 		t.Errorf("provenance without the flag: %+v", prov)
 	}
 
-	with := Capabilities{Replay: Flags{"hardware-config": true}}
+	with := Capabilities{Replay: simcli.Flags{"hardware-config": true}}
 	dir := t.TempDir()
 	hw, err = PrepareHardware(b, with, reg, dir)
 	if err != nil {
@@ -163,7 +164,7 @@ func TestPrepareHardware(t *testing.T) {
 func TestPrepareHardwareReadsTheBuildsFileWithinItsCap(t *testing.T) {
 	t.Parallel()
 	reg, _ := testRegistry(true)
-	with := Capabilities{Replay: Flags{"hardware-config": true}}
+	with := Capabilities{Replay: simcli.Flags{"hardware-config": true}}
 	elsewhere := filepath.Join(t.TempDir(), "outside.json")
 	if err := os.WriteFile(elsewhere, []byte(`{"H100": {"BwPeakTBs": 3.35}}`), 0o644); err != nil {
 		t.Fatal(err)

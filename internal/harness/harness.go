@@ -28,6 +28,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 	"github.com/inference-sim/accuracy-dashboard/internal/pool"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/simcli"
 )
 
 // Options is everything one scoring run needs. Data directories are already
@@ -426,7 +427,7 @@ func progressPrinter(w io.Writer, total int, now func() time.Time) func(bool) {
 // NotPassed: the figures record only the data the simulator was given.
 func notPassed(prov *report.Provenance, caps Capabilities) {
 	takes := func(names ...string) bool {
-		for _, f := range []Flags{caps.Replay, caps.Run} {
+		for _, f := range []simcli.Flags{caps.Replay, caps.Run} {
 			for _, n := range names {
 				if f.Has(n) {
 					return true

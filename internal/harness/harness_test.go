@@ -21,6 +21,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/simcli"
 )
 
 // standinPrediction is the stand-in simulator's latency model applied to the
@@ -357,15 +358,15 @@ func TestBuildWithoutUsableDriver(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range res.Points {
-		if p.Scored || (p.Reason != ReasonUnsupportedBuild && !strings.HasPrefix(p.Reason, "speculative")) {
+		if p.Scored || (p.Reason != simcli.ReasonUnsupportedBuild && !strings.HasPrefix(p.Reason, "speculative")) {
 			t.Errorf("%s = %+v, want not scored as unsupported", p.ID, p)
 		}
-		if p.Reason == ReasonUnsupportedBuild && !strings.Contains(p.Detail, "--trace-header") {
+		if p.Reason == simcli.ReasonUnsupportedBuild && !strings.Contains(p.Detail, "--trace-header") {
 			t.Errorf("%s detail %q does not name what is missing", p.ID, p.Detail)
 		}
 		// A closed-loop point could have been run by either command: the
 		// reason names what each lacks.
-		if p.Reason == ReasonUnsupportedBuild && p.Load.Concurrency > 0 && !strings.Contains(p.Detail, "run flags --concurrency") {
+		if p.Reason == simcli.ReasonUnsupportedBuild && p.Load.Concurrency > 0 && !strings.Contains(p.Detail, "run flags --concurrency") {
 			t.Errorf("%s detail %q does not name what run lacks", p.ID, p.Detail)
 		}
 		if p.Driver != "" {
@@ -498,13 +499,13 @@ func TestNotPassed(t *testing.T) {
 	cat := &report.DataVersion{Name: "catalog x", Version: "v1"}
 	reg := &report.DataVersion{Name: "registry y", Version: "v2"}
 	prov := report.Provenance{Catalog: cat, Registry: reg}
-	notPassed(&prov, Capabilities{Replay: ParseFlags("  --model-config-folder string\n  --model string\n")})
+	notPassed(&prov, Capabilities{Replay: simcli.ParseFlags("  --model-config-folder string\n  --model string\n")})
 	if prov.Catalog != cat || prov.Registry != nil || len(prov.NotPassed) != 1 ||
 		prov.NotPassed[0] != "registry registry y v2: this build takes no --registry" {
 		t.Errorf("old build: catalog %v, registry %v, not passed %q", prov.Catalog, prov.Registry, prov.NotPassed)
 	}
 	prov = report.Provenance{Catalog: cat, Registry: reg}
-	notPassed(&prov, Capabilities{Run: ParseFlags("  --catalog string\n  --registry string\n")})
+	notPassed(&prov, Capabilities{Run: simcli.ParseFlags("  --catalog string\n  --registry string\n")})
 	if prov.Catalog != cat || prov.Registry != reg || prov.NotPassed != nil {
 		t.Errorf("new build: %+v", prov)
 	}
@@ -525,12 +526,12 @@ func TestNotPassedSettings(t *testing.T) {
 	u.Deployment.Engines.PrefixCaching = &ledger.Setting[bool]{Value: true}
 	u.Deployment.Engines.KVCacheDtype = &ledger.Setting[string]{Value: "fp8_e4m3"}
 	u.Deployment.Engines.BlockSize = &ledger.Setting[int]{Value: 32}
-	got := NotPassedSettings(ParseFlags("  --max-num-seqs int\n"), u, 0)
+	got := NotPassedSettings(simcli.ParseFlags("  --max-num-seqs int\n"), u, 0)
 	want := []string{"precision fp8", "prefix_caching true", "kv_cache_dtype fp8_e4m3", "block_size 32"}
 	if strings.Join(got, "; ") != strings.Join(want, "; ") {
 		t.Errorf("old build: %q, want %q", got, want)
 	}
-	got = NotPassedSettings(ParseFlags("  --block-size-in-tokens int\n"), u, 0)
+	got = NotPassedSettings(simcli.ParseFlags("  --block-size-in-tokens int\n"), u, 0)
 	if strings.Join(got, "; ") != strings.Join(want[:3], "; ") {
 		t.Errorf("build with a block size flag: %q, want %q", got, want[:3])
 	}

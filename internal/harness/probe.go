@@ -37,23 +37,16 @@ const (
 	DriverNone = "none"
 )
 
-// Flags are the long flag names a simulator command lists in its --help
-// (simcli.Flags).
-type Flags = simcli.Flags
-
-// ParseFlags reads the long flag names out of a command's --help text.
-func ParseFlags(help string) Flags { return simcli.ParseFlags(help) }
-
 // ProbeCommand runs `<binary> <command...> --help` in dir and returns the
 // flags the command lists. A command the build does not have lists none
 // (the simulator exits non-zero with "unknown command"): that is no error.
 // The error is for a binary that cannot be run at all.
-func ProbeCommand(ctx context.Context, binary, dir string, command ...string) (Flags, error) {
+func ProbeCommand(ctx context.Context, binary, dir string, command ...string) (simcli.Flags, error) {
 	help, err := helpText(ctx, binary, dir, command)
 	if err != nil {
 		return nil, err
 	}
-	return ParseFlags(help), nil
+	return simcli.ParseFlags(help), nil
 }
 
 // helpText is the output of `<binary> <command...> --help` in dir.
@@ -101,12 +94,12 @@ func ParseSubcommands(help string) []string {
 // `convert --help`'s "Available Commands:", never guessed from flags: cobra
 // prints convert's own help for a format it does not know. A build
 // without `convert` offers none.
-func ProbeConverters(ctx context.Context, binary, dir string) (map[string]Flags, error) {
+func ProbeConverters(ctx context.Context, binary, dir string) (map[string]simcli.Flags, error) {
 	help, err := helpText(ctx, binary, dir, []string{"convert"})
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]Flags{}
+	out := map[string]simcli.Flags{}
 	for _, sub := range ParseSubcommands(help) {
 		if sub == "help" || sub == "completion" {
 			continue
@@ -123,7 +116,7 @@ func ProbeConverters(ctx context.Context, binary, dir string) (map[string]Flags,
 type Capabilities struct {
 	// Replay and Run are the flags of `replay` and `run` (empty when the
 	// build lacks the command).
-	Replay, Run Flags
+	Replay, Run simcli.Flags
 	// Rate and ClosedLoop are the drivers for rate (open-loop) points and
 	// closed-loop points, DriverNone when nothing fits.
 	Rate, ClosedLoop string
@@ -143,7 +136,7 @@ func (c Capabilities) DriverFor(closedLoop bool) (driver, missing string) {
 
 // CommandFlags is the flags of the simulator command driver runs: `run`
 // for DriverRunClosedLoop, `replay` otherwise.
-func (c Capabilities) CommandFlags(driver string) Flags {
+func (c Capabilities) CommandFlags(driver string) simcli.Flags {
 	if driver == DriverRunClosedLoop {
 		return c.Run
 	}
@@ -212,7 +205,7 @@ var (
 //
 //	rate points:        replay-metrics, else replay-results
 //	closed-loop points: replay-metrics with --session-mode, else run-closed-loop
-func ChooseDrivers(replay, run Flags) Capabilities {
+func ChooseDrivers(replay, run simcli.Flags) Capabilities {
 	c := Capabilities{Replay: replay, Run: run}
 	c.Rate, c.RateMissing = replayRate(replay)
 	d, replayWhy := replayClosedLoop(replay)
@@ -228,7 +221,7 @@ func ChooseDrivers(replay, run Flags) Capabilities {
 	return c
 }
 
-func replayRate(f Flags) (driver, missing string) {
+func replayRate(f simcli.Flags) (driver, missing string) {
 	switch {
 	case len(f) == 0:
 		return DriverNone, "a `replay` command"
@@ -242,7 +235,7 @@ func replayRate(f Flags) (driver, missing string) {
 	return DriverNone, "a per-request output of replay (--metrics-path or --results-path)"
 }
 
-func replayClosedLoop(f Flags) (driver, missing string) {
+func replayClosedLoop(f simcli.Flags) (driver, missing string) {
 	switch {
 	case len(f) == 0:
 		return DriverNone, "a `replay` command"
@@ -258,7 +251,7 @@ func replayClosedLoop(f Flags) (driver, missing string) {
 	return DriverReplayMetrics, ""
 }
 
-func runClosedLoopMissing(f Flags) string {
+func runClosedLoopMissing(f simcli.Flags) string {
 	if len(f) == 0 {
 		return "a `run` command"
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/hardware"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/simcli"
 )
 
 // TestRealBLIS scores the bundled default corpus with the real simulator, at
@@ -111,7 +112,7 @@ func TestRealBLIS(t *testing.T) {
 					if !p.Scored {
 						t.Errorf("%s (rate point, bundled model) not scored: %s: %s", p.ID, p.Reason, p.Detail)
 					}
-				case p.Reason == ReasonUnsupportedBuild:
+				case p.Reason == simcli.ReasonUnsupportedBuild:
 					// Either replay or run can drive closed loop in both builds.
 					t.Errorf("%s: %s: %s", p.ID, p.Reason, p.Detail)
 				case strings.Contains(p.Unit, "/tp2/") && p.Hardware == "H100":

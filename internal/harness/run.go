@@ -19,19 +19,18 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/simcli"
 )
 
-// Not-scored reasons the harness gives (points.json "reason"). A point the
+// Not-scored reasons the harness gives (points.json "reason"), besides
+// simcli.ReasonUnsupportedBuild and simcli.ReasonUnknownModel. A point the
 // ledger itself marks excluded carries the ledger's text instead.
 const (
-	ReasonUnsupportedBuild = simcli.ReasonUnsupportedBuild
-	ReasonUnknownHardware  = "hardware-unknown-to-simulator"
-	ReasonUnknownModel     = simcli.ReasonUnknownModel
-	ReasonDoesNotFit       = "model-does-not-fit-gpus"
-	ReasonRunError         = "simulator-run-error"
-	ReasonTimeout          = "simulator-timeout"
-	ReasonIncomplete       = "incomplete-run"
-	ReasonBadOutput        = "unreadable-simulator-output"
-	ReasonBadPrediction    = "invalid-prediction"
-	ReasonPromptMismatch   = "simulator-prompt-mismatch"
+	ReasonUnknownHardware = "hardware-unknown-to-simulator"
+	ReasonDoesNotFit      = "model-does-not-fit-gpus"
+	ReasonRunError        = "simulator-run-error"
+	ReasonTimeout         = "simulator-timeout"
+	ReasonIncomplete      = "incomplete-run"
+	ReasonBadOutput       = "unreadable-simulator-output"
+	ReasonBadPrediction   = "invalid-prediction"
+	ReasonPromptMismatch  = "simulator-prompt-mismatch"
 )
 
 // Runner runs one point at a time through a simulator build. It is safe for
@@ -113,7 +112,7 @@ func (r *Runner) runPoint(ctx context.Context, u *ledger.Unit, i int) Outcome {
 	}
 	trace, err := Generate(u, i)
 	if err != nil {
-		return notScored(ReasonUnsupportedBuild, "%v", err)
+		return notScored(simcli.ReasonUnsupportedBuild, "%v", err)
 	}
 	driver, missing := r.Caps.DriverFor(trace.ClosedLoop)
 	if driver == DriverNone || driver == "" {
@@ -121,7 +120,7 @@ func (r *Runner) runPoint(ctx context.Context, u *ledger.Unit, i int) Outcome {
 		if trace.ClosedLoop {
 			kind = "closed-loop point"
 		}
-		return notScored(ReasonUnsupportedBuild, "%s: this simulator build lacks %s", kind, missing)
+		return notScored(simcli.ReasonUnsupportedBuild, "%s: this simulator build lacks %s", kind, missing)
 	}
 	oc := r.runWith(ctx, driver, u, i, trace)
 	oc.Driver = driver
@@ -133,7 +132,7 @@ func (r *Runner) runPoint(ctx context.Context, u *ledger.Unit, i int) Outcome {
 // command with flags is not given, as "name value": the precision, prefix
 // caching and KV-cache dtype (no build takes them), and an optional engine
 // setting the build has no flag for.
-func NotPassedSettings(flags Flags, u *ledger.Unit, i int) []string {
+func NotPassedSettings(flags simcli.Flags, u *ledger.Unit, i int) []string {
 	var out []string
 	if p := u.Deployment.Precision.Value; p != "" {
 		out = append(out, "precision "+p)
@@ -255,11 +254,11 @@ func CompletionRate(rows []row) float64 {
 // Command writes the input files of point i (trace t) for driver into dir
 // and returns the simulator's command line and the output file it will
 // write. A deployment the build cannot be told about is a *SimError with
-// ReasonUnsupportedBuild.
+// simcli.ReasonUnsupportedBuild.
 func (r *Runner) Command(driver string, u *ledger.Unit, i int, t Trace, dir string) (args []string, out string, err error) {
-	dep, err := DeploymentArgs(r.Caps.CommandFlags(driver), r.deployment(u, i))
+	dep, err := simcli.DeploymentArgs(r.Caps.CommandFlags(driver), r.deployment(u, i))
 	if err != nil {
-		return nil, "", &SimError{ReasonUnsupportedBuild, err.Error()}
+		return nil, "", &SimError{simcli.ReasonUnsupportedBuild, err.Error()}
 	}
 	out = filepath.Join(dir, "out.json")
 	horizon := strconv.FormatInt(t.HorizonUs, 10)
@@ -294,17 +293,17 @@ func (r *Runner) Command(driver string, u *ledger.Unit, i int, t Trace, dir stri
 }
 
 // deployment is what the simulator is told about point i's deployment.
-func (r *Runner) deployment(u *ledger.Unit, i int) SimDeployment {
+func (r *Runner) deployment(u *ledger.Unit, i int) simcli.SimDeployment {
 	d := u.Deployment
 	s := u.Settings(i)
-	dep := SimDeployment{
+	dep := simcli.SimDeployment{
 		Model: d.Model, Hardware: d.Hardware, TP: d.TensorParallel.Value, DP: d.DataParallel.Value,
 		ExpertParallel: d.ExpertParallel.Value > 1, Catalog: r.Catalog, Registry: r.Registry,
 		HardwareConfig: r.HardwareConfig,
 	}
 	add := func(name string, set bool, value string, required bool) {
 		if set {
-			dep.Settings = append(dep.Settings, EngineSetting{Name: name, Value: value, Required: required})
+			dep.Settings = append(dep.Settings, simcli.EngineSetting{Name: name, Value: value, Required: required})
 		}
 	}
 	add("max_num_seqs", s.MaxNumSeqs != nil, intVal(s.MaxNumSeqs), true)
@@ -314,10 +313,6 @@ func (r *Runner) deployment(u *ledger.Unit, i int) SimDeployment {
 	add("block_size", s.BlockSize != nil, intVal(s.BlockSize), false)
 	return dep
 }
-
-// ModelShortName is the simulator's folder name for a model id
-// (simcli.ModelShortName).
-func ModelShortName(model string) string { return simcli.ModelShortName(model) }
 
 func fileExists(p string) bool {
 	st, err := os.Stat(p)

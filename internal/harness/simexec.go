@@ -64,7 +64,7 @@ func (b *Build) Exec(ctx context.Context, args []string, timeout time.Duration) 
 		case strings.Contains(msg, "not found in hardware config"):
 			return &SimError{ReasonUnknownHardware, msg}
 		case strings.Contains(msg, "could not find config.json"):
-			return &SimError{ReasonUnknownModel, msg}
+			return &SimError{simcli.ReasonUnknownModel, msg}
 		case strings.Contains(msg, "exceeds available GPU memory"):
 			return &SimError{ReasonDoesNotFit, msg}
 		}
@@ -168,14 +168,3 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 }
 
 func (t *tailBuffer) String() string { return t.buf.String() }
-
-// SimDeployment is what the simulator is told about the serving deployment
-// of one run (simcli.SimDeployment).
-type SimDeployment = simcli.SimDeployment
-
-// EngineSetting is one engine setting (simcli.EngineSetting).
-type EngineSetting = simcli.EngineSetting
-
-// DeploymentArgs returns the flags telling a simulator command about d
-// (simcli.DeploymentArgs).
-func DeploymentArgs(f Flags, d SimDeployment) ([]string, error) { return simcli.DeploymentArgs(f, d) }

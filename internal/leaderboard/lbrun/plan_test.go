@@ -9,6 +9,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
+	"github.com/inference-sim/accuracy-dashboard/internal/simcli"
 )
 
 // The planner reproduces every committed example result's command line and
@@ -28,13 +29,13 @@ func TestPlanReproducesTheCommittedExample(t *testing.T) {
 	// not read by the planner).
 	data := t.TempDir()
 	for _, r := range results {
-		dir := filepath.Join(data, "model_configs", harness.ModelShortName(r.Declaration.Candidate.Model))
+		dir := filepath.Join(data, "model_configs", simcli.ModelShortName(r.Declaration.Candidate.Model))
 		os.MkdirAll(dir, 0o755)
 		if err := os.WriteFile(filepath.Join(dir, "config.json"), []byte("{}"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	s := &Sim{Build: &harness.Build{DataDir: data}, RunFlags: harness.ParseFlags(string(help))}
+	s := &Sim{Build: &harness.Build{DataDir: data}, RunFlags: simcli.ParseFlags(string(help))}
 	specs := 0
 	for key, rec := range results {
 		inv, err := s.Plan(rec.Declaration)

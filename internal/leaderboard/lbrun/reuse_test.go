@@ -10,16 +10,17 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbplan"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/simcli"
 )
 
 // reuseSim is a probed build as Plan sees it, without running anything:
 // the stand-in's source tree holds the model configs.
-func reuseSim(commit string, flags harness.Flags) *Sim {
+func reuseSim(commit string, flags simcli.Flags) *Sim {
 	return &Sim{Build: &harness.Build{Commit: commit, DataDir: harnesstest.Dir()}, RunFlags: flags}
 }
 
-func runFlags(extra ...string) harness.Flags {
-	f := harness.Flags{}
+func runFlags(extra ...string) simcli.Flags {
+	f := simcli.Flags{}
 	for _, n := range append(append([]string{}, lbplan.RunNeeds...), extra...) {
 		f[n] = true
 	}

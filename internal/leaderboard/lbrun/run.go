@@ -22,6 +22,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbplan"
 	"github.com/inference-sim/accuracy-dashboard/internal/pool"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/simcli"
 )
 
 // Placeholders in a recorded command line (lbplan's): files of the run's
@@ -43,10 +44,10 @@ type Sim struct {
 	Build *harness.Build
 	// RunFlags and ReplayFlags are the flags of the build's `blis run` and
 	// `blis replay` (harness.ProbeCommand).
-	RunFlags, ReplayFlags harness.Flags
+	RunFlags, ReplayFlags simcli.Flags
 	// Converters are the flags of each `blis convert <format>` the build
 	// offers (harness.ProbeConverters), by format.
-	Converters map[string]harness.Flags
+	Converters map[string]simcli.Flags
 	// TracesDir is the results directory's traces/ (trace runs only).
 	TracesDir string
 	// Catalog is the model catalog directory handed to the simulator ("":

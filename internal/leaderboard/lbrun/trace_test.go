@@ -9,12 +9,13 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
+	"github.com/inference-sim/accuracy-dashboard/internal/simcli"
 )
 
 // traceSim is a Sim with f90a1e3a's real `blis replay --help` flags, the
 // given converters and the test traces of internal/leaderboard stored
 // under a traces directory.
-func traceSim(t *testing.T, converters map[string]harness.Flags) (*Sim, map[string]string) {
+func traceSim(t *testing.T, converters map[string]simcli.Flags) (*Sim, map[string]string) {
 	t.Helper()
 	help, err := os.ReadFile("../../harness/testdata/help/f90a1e3a-replay.txt")
 	if err != nil {
@@ -37,7 +38,7 @@ func traceSim(t *testing.T, converters map[string]harness.Flags) (*Sim, map[stri
 	if err := StoreTraces(dir, traces); err != nil {
 		t.Fatal(err)
 	}
-	return &Sim{Build: &harness.Build{DataDir: data}, ReplayFlags: harness.ParseFlags(string(help)), Converters: converters, TracesDir: dir}, sums
+	return &Sim{Build: &harness.Build{DataDir: data}, ReplayFlags: simcli.ParseFlags(string(help)), Converters: converters, TracesDir: dir}, sums
 }
 
 func traceRun(format, sum string) leaderboard.Run {
@@ -47,24 +48,24 @@ func traceRun(format, sum string) leaderboard.Run {
 
 func TestPlanConvertedTraces(t *testing.T) {
 	t.Parallel()
-	full := harness.Flags{"input": true, "trace-output": true}
-	f90a1e3a := map[string]harness.Flags{"inference-perf": {"spec": true}, "preset": {"name": true}, "servegen": {"path": true}}
+	full := simcli.Flags{"input": true, "trace-output": true}
+	f90a1e3a := map[string]simcli.Flags{"inference-perf": {"spec": true}, "preset": {"name": true}, "servegen": {"path": true}}
 	for _, tt := range []struct {
 		name       string
-		converters map[string]harness.Flags
+		converters map[string]simcli.Flags
 		format     string
 		file       string
 		reason     string // "" when planned
 		msg        string // in the failure, or in the convert command
 	}{
-		{"no convert", nil, "otel", "otel-one-node.json", harness.ReasonUnsupportedBuild, "this build cannot: it has no `blis convert`"},
-		{"f90a1e3a", f90a1e3a, "weka", "weka.jsonl", harness.ReasonUnsupportedBuild, "`blis convert weka` before replay; this build cannot: its `blis convert` offers inference-perf, preset, servegen"},
-		{"no trace-output", map[string]harness.Flags{"otel": {"input": true}}, "otel", "otel-one-node.json", harness.ReasonUnsupportedBuild, "this build's `blis convert otel` lacks --trace-output"},
-		{"two nodes", map[string]harness.Flags{"otel": full}, "otel", "otel-two-nodes.json", leaderboard.ReasonTraceRefused, "host.name has 2 values (node-a, node-b)"},
+		{"no convert", nil, "otel", "otel-one-node.json", simcli.ReasonUnsupportedBuild, "this build cannot: it has no `blis convert`"},
+		{"f90a1e3a", f90a1e3a, "weka", "weka.jsonl", simcli.ReasonUnsupportedBuild, "`blis convert weka` before replay; this build cannot: its `blis convert` offers inference-perf, preset, servegen"},
+		{"no trace-output", map[string]simcli.Flags{"otel": {"input": true}}, "otel", "otel-one-node.json", simcli.ReasonUnsupportedBuild, "this build's `blis convert otel` lacks --trace-output"},
+		{"two nodes", map[string]simcli.Flags{"otel": full}, "otel", "otel-two-nodes.json", leaderboard.ReasonTraceRefused, "host.name has 2 values (node-a, node-b)"},
 		// Refused whatever the build can do: the reason is the trace's.
 		{"two nodes on f90a1e3a", f90a1e3a, "otel", "otel-two-nodes.json", leaderboard.ReasonTraceRefused, "more than one node: host.name has 2 values (node-a, node-b)"},
-		{"not resolved", map[string]harness.Flags{"otel": full}, "otel", "", leaderboard.ReasonTraceRefused, "not resolved to its content hash"},
-		{"no context-growth", map[string]harness.Flags{"weka": full}, "weka", "weka.jsonl", "", "--trace-output {run}/converted"},
+		{"not resolved", map[string]simcli.Flags{"otel": full}, "otel", "", leaderboard.ReasonTraceRefused, "not resolved to its content hash"},
+		{"no context-growth", map[string]simcli.Flags{"weka": full}, "weka", "weka.jsonl", "", "--trace-output {run}/converted"},
 	} {
 		s, sums := traceSim(t, tt.converters)
 		inv, err := s.Plan(traceRun(tt.format, sums[tt.file]))
