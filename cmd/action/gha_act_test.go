@@ -68,8 +68,8 @@ jobs:
 // edits it.
 func TestActEndToEnd(t *testing.T) {
 	act := harnesstest.FindAct(t)
-	hdir, hcommit := harnessRepo(t)
-	sim, _, base := consumerRepo(t, hdir, hcommit)
+	hdir, hcommit := harnesstest.ModuleRepo(t)
+	sim, _, base := harnesstest.ConsumerRepo(t, hdir, hcommit)
 	cache := t.TempDir()
 	// The pull request also declares a leaderboard, pinned to the
 	// stand-in simulator at v0.2.0: the workflow's second step runs it.
@@ -99,7 +99,7 @@ func TestActEndToEnd(t *testing.T) {
 		t.Helper()
 		dir := t.TempDir()
 		event := filepath.Join(dir, "event.json")
-		if err := os.WriteFile(event, pullRequestEvent(t, action, "octo/sim", number, head, base), 0o644); err != nil {
+		if err := os.WriteFile(event, githubfake.PullRequestEvent(t, action, "octo/sim", number, head, base), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)

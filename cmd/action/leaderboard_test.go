@@ -13,39 +13,12 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbrun"
+	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/leaderboardtest"
 )
 
-// standinRuns declares runs against the stand-in simulator: a group at one
-// Poisson rate with a qualified, a disqualified (half its requests time
-// out), a crashing, an unknown-GPU and an unknown-model candidate; and a
-// constant-rate sweep.
-const standinRuns = `version: 1
-groups:
-  - id: chat
-    workload:
-      requests: 40
-      seed: 3
-      prompt_tokens: {mean: 256, stdev: 64, min: 16, max: 1024}
-      output_tokens: {mean: 64, stdev: 16, min: 8, max: 256}
-    load: {arrival: poisson, rate: 4}
-    candidates:
-      - {id: h100, model: org/test-model-7b, hardware: H100, tp: 1}
-      - {id: a100-tp2, model: org/test-model-7b, hardware: A100-80, tp: 2, engine: {max_num_seqs: 128}}
-      - {id: flaky, model: org/fault-incomplete, hardware: H100, tp: 1}
-      - {id: crash, model: org/fault-crash, hardware: H100, tp: 1}
-      - {id: h200, model: org/test-model-7b, hardware: H200, tp: 1}
-      - {id: nomodel, model: org/no-such-model, hardware: H100, tp: 1}
-  - id: sweep
-    workload:
-      requests: 30
-      seed: 1
-      prompt_tokens: {mean: 128, stdev: 0, min: 128, max: 128}
-      output_tokens: {mean: 32, stdev: 0, min: 32, max: 32}
-    load: {arrival: constant, rates: [2, 8]}
-    candidates:
-      - {id: h100, model: org/test-model-7b, hardware: H100, tp: 1, replicas: 2}
-    keep_up: {ttft_p99_ms: 10000}
-`
+// standinRuns declares runs against the stand-in simulator
+// (leaderboardtest.StandinRuns).
+const standinRuns = leaderboardtest.StandinRuns
 
 type lbEnv struct {
 	t                       *testing.T
@@ -504,31 +477,7 @@ func TestLeaderboardAgenticTraces(t *testing.T) {
 	}
 }
 
-// plantTTFT re-seals the result at path with a mean TTFT of 12345 ms, a
-// figure the stand-in simulator does not give: a result reused keeps it, a
-// result run again loses it. It returns the new file.
-func plantTTFT(t *testing.T, path string) []byte {
-	t.Helper()
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := leaderboard.ParseResult(raw, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.BLIS.TTFTMeanMs = 12345
-	if err := r.Seal(); err != nil {
-		t.Fatal(err)
-	}
-	if raw, err = r.Encode(); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return raw
-}
+var plantTTFT = leaderboardtest.PlantTTFT
 
 // resealAs rewrites the result file at path as edit leaves it, sealed
 // again (a digest is no signature), with its computed values made

@@ -1,150 +1,21 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/github"
-	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/pinned"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
-	"github.com/inference-sim/accuracy-dashboard/internal/prcheck"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
-
-// runNightlyPlanMode is the Action's mode nightly-plan: outputs changed
-// (true/false), plan (one line of JSON) and the job summary.
-func runNightlyPlanMode(ctx context.Context, in nightlyPlanModeOptions, gha runner) error {
-	gh, err := github.New(github.Options{Token: in.token, BaseURL: in.apiURL, Login: prcheck.DefaultBotLogin})
-	if err != nil {
-		return err
-	}
-	res, err := nightly.ResolveCheckout(ctx, gh.Tags(), nightly.Checkout{Dir: in.simulatorPath, PinFile: in.pinFile,
-		SimulatorRepo: in.simulatorRepo, InferenceXRepo: in.inferencexRepo, DataKey: pinned.DataKey})
-	if err != nil {
-		return err
-	}
-	md := render.NightlyPlan(res.Plan, res.Changes, res.LastID)
-	gha.Notice(strings.TrimSpace(strings.SplitN(md, "\n", 2)[0]))
-	if in.summaryPath != "" {
-		if err := gha.addStepSummary(md); err != nil {
-			return err
-		}
-	}
-	return gha.setOutputs([][2]string{
-		{"changed", strconv.FormatBool(len(res.Changes) > 0)},
-		{"plan", string(res.Plan.Encode())},
-		{"inferencex-dump", res.Plan.DataVersion(nightly.DataInferenceXDump)},
-		{"last-snapshot", res.LastID},
-	})
-}
-
-// runNightlyMode is the Action's mode nightly: score the plan's simulator
-// release with the pinned harness (which must be the plan's) over the whole
-// corpus (or one shard), no baseline and no comment, and put plan.json next
-// to the head's summary.json for the bot (or the merge of the shards).
-func runNightlyMode(ctx context.Context, in nightlyModeOptions, cfg prcheck.FlowConfig, gha runner, stdout, stderr io.Writer) (prcheck.Outcome, error) {
-	plan, err := prepareNightly(ctx, in, &cfg, gha, stdout, stderr)
-	if err != nil {
-		return prcheck.Outcome{}, err
-	}
-	out, err := prcheck.NewFlow(cfg).RunPR(ctx, prcheck.PR{HeadSHA: plan.Simulator.Commit}, false, in.shard)
-	if err != nil {
-		return out, err
-	}
-	return out, finishNightly(plan, out)
-}
-
-// prepareNightly parses the plan, checks that the pin still names its
-// harness, and makes the pinned harness cfg's scorer of the plan's
-// simulator repository, with the ledger imported from the plan's InferenceX
-// dump (in.ledgerDir) when the plan names one.
-func prepareNightly(ctx context.Context, in nightlyModeOptions, cfg *prcheck.FlowConfig, gha runner, stdout, stderr io.Writer) (nightly.Plan, error) {
-	plan, err := nightly.Parse([]byte(in.plan))
-	if err != nil {
-		return plan, fmt.Errorf("input plan: %w", err)
-	}
-	p, err := readPin(in.actionInputs)
-	if err != nil {
-		return plan, err
-	}
-	if p.Harness.Commit != plan.Harness.Commit || p.Harness.Tag != plan.Harness.Release {
-		return plan, fmt.Errorf("the pin names harness %s (%s) but the plan %s (%s): the pin moved since the plan; the next nightly evaluates it",
-			p.Harness.Tag, p.Harness.Commit, plan.Harness.Release, plan.Harness.Commit)
-	}
-	dump := plan.DataVersion(nightly.DataInferenceXDump)
-	switch {
-	case in.merging:
-	case dump != "" && in.ledgerDir == "":
-		return plan, fmt.Errorf("the plan names InferenceX dump %s but no ledger-dir was given: import it first (inferencex-db-ledger.yml) and pass its directory", dump)
-	case dump == "" && in.ledgerDir != "":
-		return plan, fmt.Errorf("input ledger-dir %s given but the plan names no InferenceX dump: the nightly scores the pin's ledger", in.ledgerDir)
-	case dump != "" && p.Data.Ledger != pin.Bundled:
-		return plan, fmt.Errorf("the pin names ledger %q and the plan InferenceX dump %s: a nightly scores one ledger; set data.ledger to bundled or leave the dump out", p.Data.Ledger, dump)
-	}
-	cfg.Comments = nil
-	// No result cache: it is keyed by the simulator commit, not the
-	// release tag the nightly checks (a release re-tagging a scored commit
-	// would get the old tag's result). The nightly reuses the last
-	// snapshot's predictions by replay digest instead (reuse).
-	cfg.Cache = nil
-	h, err := pinnedScorer(ctx, in.actionInputs, p, cfg, gha, stdout, stderr)
-	if err != nil {
-		return plan, err
-	}
-	h.SimRepo = cloneURLOf(plan.Simulator.Repository, in.serverURL)
-	if in.ledgerDir != "" {
-		digest, err := harness.DigestFS(os.DirFS(in.ledgerDir))
-		if err != nil {
-			return plan, fmt.Errorf("input ledger-dir %s: %w", in.ledgerDir, err)
-		}
-		h.Args = append(h.Args, "--ledger", in.ledgerDir)
-		cfg.Key.Data["ledger"] = digest
-	}
-	if in.reuseDir != "" {
-		// The last snapshot: its predictions whose replay digest is
-		// unchanged are taken, the rest simulated. A snapshot without
-		// points (or none at that path) reuses nothing.
-		if _, err := os.Stat(filepath.Join(in.reuseDir, report.PointsFile)); err != nil {
-			gha.Notice(fmt.Sprintf("reuse: %s has no %s: every point is simulated", in.reuseDir, report.PointsFile))
-		} else {
-			h.Args = append(h.Args, "--reuse", in.reuseDir)
-		}
-	}
-	return plan, nil
-}
-
-// finishNightly checks that the build scored is the plan's release and
-// writes plan.json next to the head's summary.json.
-func finishNightly(plan nightly.Plan, out prcheck.Outcome) error {
-	if tag := out.Head.Provenance.Simulator.Tag; tag != plan.Simulator.Release {
-		return fmt.Errorf("the plan's simulator release %s names commit %s, but the harness found that commit tagged %q", plan.Simulator.Release, plan.Simulator.Commit, tag)
-	}
-	if err := diskio.WriteAtomic(filepath.Join(out.HeadDir, nightly.File), append(plan.Encode(), '\n')); err != nil {
-		return fmt.Errorf("write %s: %w", nightly.File, err)
-	}
-	return nil
-}
-
-// cloneURLOf is where a repository named in a plan is cloned from:
-// owner/name on this GitHub server, anything else as written.
-func cloneURLOf(repo, serverURL string) string {
-	if _, err := ident.ParseRepo(repo); err == nil && !strings.HasPrefix(repo, ".") {
-		return strings.TrimSuffix(serverURL, "/") + "/" + repo + ".git"
-	}
-	return repo
-}
 
 const nightlyPlanUsage = `Usage: action nightly plan [flags]
 
@@ -199,7 +70,7 @@ var nightlyPlanCommand = cli.Spec[nightlyPlanOptions]{
 }
 
 func runNightlyPlan(ctx context.Context, o nightlyPlanOptions, env cli.Env) error {
-	gh, err := github.New(github.Options{Token: env.Getenv("GITHUB_TOKEN"), BaseURL: orDefault(env.Getenv("GITHUB_API_URL"), github.DefaultBaseURL)})
+	gh, err := github.New(github.Options{Token: env.Getenv("GITHUB_TOKEN"), BaseURL: cmp.Or(env.Getenv("GITHUB_API_URL"), github.DefaultBaseURL)})
 	if err != nil {
 		return err
 	}

@@ -138,7 +138,7 @@ func TestWorkflowsPassActionlint(t *testing.T) {
 func TestPagesWorkflowUnderAct(t *testing.T) {
 	act := harnesstest.FindAct(t)
 	_, dash, site := standinDashboard(t)
-	repo, _ := harnessRepo(t)
+	repo, _ := harnesstest.ModuleRepo(t)
 	uploaded := filepath.Join(t.TempDir(), "uploaded")
 	upload := filepath.Join(t.TempDir(), "upload-pages-artifact")
 	writeFile(t, filepath.Join(upload, "action.yml"), "name: upload-pages-artifact stand-in\ninputs:\n  path: {}\nruns:\n  using: composite\n  steps:\n"+

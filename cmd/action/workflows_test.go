@@ -246,8 +246,8 @@ func TestLeaderboardExampleWorkflow(t *testing.T) {
 			}
 		}
 	}
-	if mode != modeLeaderboard {
-		t.Errorf("the Action runs in mode %q, want %s", mode, modeLeaderboard)
+	if mode != "leaderboard" {
+		t.Errorf("the Action runs in mode %q, want leaderboard", mode)
 	}
 }
 

@@ -129,15 +129,18 @@ func not(names ...string) func(string) bool {
 // rules are the layering rules of docs/ARCHITECTURE.md.
 var rules = []rule{
 	forbid("only internal/github talks to GitHub (go-github, ghinstallation)", not("internal/github"), "go-github", "ghinstallation"),
-	forbid("only the wiring (cmd/*) uses the GitHub adapter", func(p string) bool { return !strings.HasPrefix(p, "cmd/") }, "github"),
+	forbid("only the wiring (cmd/*) and the Action's runtime (internal/ghaction) use the GitHub adapter",
+		func(p string) bool { return !strings.HasPrefix(p, "cmd/") && p != "internal/ghaction" }, "github"),
 	forbid("only internal/inferencexdb (and its test helper) talks to PostgreSQL", not("internal/inferencexdb", "internal/inferencexdb/inferencexdbtest"), "pgx"),
 	forbid("test helpers are imported by tests (and other test helpers) only", not("internal/leaderboard/leaderboardtest"), "testkit", "leaderboardtest", "harnesstest", "importertest", "inferencexdbtest", "golden", "botfake", "browsertest"),
-	forbid("only cmd/action talks to the Actions runner (go-githubactions)", not("cmd/action"), "go-githubactions"),
+	forbid("only the Action's runtime (internal/ghaction) talks to the Actions runner (go-githubactions)", not("internal/ghaction"), "go-githubactions"),
+	forbid("the Action's runtime is the Action's alone: only cmd/action imports it", not("cmd/action"), "ghaction"),
 	forbid("the pull-request core (prcheck) depends only on model packages", is("internal/prcheck"),
 		"harness", "importer", "ledger", "bot", "publish", "botconfig", "webhook", "nightly", "leaderboard", "inferencexdb", "github", "corpus"),
 	forbid("the bot's pin bumping and publishing do not import the pull-request flow (the comparison model is report's)", is("internal/bot", "internal/publish"), "prcheck"),
 	forbid("pin bumping and publishing are two packages: neither imports the other", is("internal/bot", "internal/publish"), "bot", "publish"),
-	forbid("the Action does not import the bot's pin bumping", is("cmd/action"), "bot"),
+	forbid("the Action does not import the bot's pin bumping", is("cmd/action", "internal/ghaction"), "bot"),
+	forbid("the Action's runtime is not the bot: no publishing, bot server or bot configuration", is("internal/ghaction"), "publish", "webhook", "botconfig"),
 	forbid("only the browser test helper (browsertest) drives a browser (chromedp)", not("internal/browsertest"), "chromedp"),
 	forbidReach("the site is built from published data, never from the simulator harness", is("internal/site"), "harness", "lbrun"),
 	forbid("configuration (botconfig) does not import the bot's core or its server", is("internal/botconfig"), "bot", "webhook", "github"),
@@ -329,13 +332,19 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 		"internal/leaderboard": {"diskio", "report", "schemas"},
 		"internal/harness":     {"pool", "report"},
 		"internal/lbrun":       {"harness", "leaderboard", "pool"},
+		"internal/ghaction":    {"github", "go-githubactions", "pinned", "prcheck"},
 		"cmd/bot":              {"bot", "github"},
-		"cmd/action":           {"harness", "lbrun", "leaderboard", "render"},
+		"cmd/action":           {"ghaction", "harness", "lbrun", "leaderboard", "render"},
 	}
 	if v := check(clean); len(v) != 0 {
 		t.Fatalf("a clean graph breaks rules: %v", v)
 	}
 	for _, tt := range []struct{ pkg, dep string }{
+		{"cmd/action", "go-githubactions"},
+		{"cmd/bot", "ghaction"},
+		{"internal/ghaction", "bot"},
+		{"internal/ghaction", "publish"},
+		{"cmd/action", "bot"},
 		{"internal/report", "go-github"},
 		{"internal/report", "github"},
 		{"internal/prcheck", "harness"},

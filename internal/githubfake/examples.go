@@ -84,3 +84,22 @@ func WebhookExample(t testing.TB, event, action string) map[string]any {
 	t.Helper()
 	return WebhookExamples(t, event, action)[0]
 }
+
+// PullRequestEvent is a real pull_request webhook payload with action (see
+// WebhookExample) with its pull request's number, head and base commits and
+// its repository (owner/name) set, encoded as $GITHUB_EVENT_PATH holds it.
+func PullRequestEvent(t testing.TB, action, repo string, number int, head, base string) []byte {
+	t.Helper()
+	ev := WebhookExample(t, "pull_request", action)
+	pr := ev["pull_request"].(map[string]any)
+	pr["number"] = number
+	ev["number"] = number
+	pr["head"].(map[string]any)["sha"] = head
+	pr["base"].(map[string]any)["sha"] = base
+	ev["repository"].(map[string]any)["full_name"] = repo
+	b, err := json.Marshal(ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

@@ -1,9 +1,10 @@
 // Package testkit holds the small test helpers several packages' tests
 // share (one copy each): a buffer safe for concurrent writers, for the logs
 // of servers and workers under test, zip archives of files as GitHub
-// serves a workflow run's artifact, and the hostile files (a named pipe, a
-// symbolic link, a sparse file over a cap) a reader of untrusted input must
-// refuse without blocking (Refuses). Only tests import it.
+// serves a workflow run's artifact, a tree's files, a file written with its
+// directories, and the hostile files (a named pipe, a symbolic link, a
+// sparse file over a cap) a reader of untrusted input must refuse without
+// blocking (Refuses). Only tests import it.
 package testkit
 
 import (
@@ -86,4 +87,15 @@ func ReadTree(t testing.TB, dir string) map[string][]byte {
 func ZipDir(t testing.TB, dir string) []byte {
 	t.Helper()
 	return Zip(t, ReadTree(t, dir))
+}
+
+// WriteFile writes s to path, making its parent directories.
+func WriteFile(t testing.TB, path, s string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }

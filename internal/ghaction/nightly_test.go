@@ -1,4 +1,4 @@
-package main
+package ghaction
 
 import (
 	"bytes"
@@ -48,7 +48,7 @@ func runNightlyAction(t *testing.T, fake *githubfake.Server, dash, cache string,
 	}
 	e := newActionEnv(t, fake, dash, cache, []byte(`{"schedule": "17 3 * * *"}`), vars)
 	var log bytes.Buffer
-	err := run(context.Background(), []string{"github-action"}, fakeEnv(e.vars), &log, &log)
+	err := Run(context.Background(), fakeEnv(e.vars), &log, &log)
 	return out, log.String(), err
 }
 

@@ -1,4 +1,4 @@
-package main
+package ghaction
 
 import (
 	"bytes"
@@ -70,7 +70,7 @@ func TestGitHubActionNeutralisesCommandsInInputs(t *testing.T) {
 			vars[k] = v
 		}
 		var stdout, stderr bytes.Buffer
-		err := run(context.Background(), []string{"github-action"}, fakeEnv(vars), &stdout, &stderr)
+		err := Run(context.Background(), fakeEnv(vars), &stdout, &stderr)
 		if err == nil {
 			t.Fatalf("%s: the run succeeded", name)
 		}

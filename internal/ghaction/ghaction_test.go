@@ -1,4 +1,4 @@
-package main
+package ghaction
 
 import (
 	"bytes"
@@ -62,7 +62,7 @@ func newActionEnv(t *testing.T, fake *githubfake.Server, sim, cache string, even
 func (e actionEnv) run(t *testing.T) (stdout string, err error) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	err = run(context.Background(), []string{"github-action"}, fakeEnv(e.vars), &out, &errb)
+	err = Run(context.Background(), fakeEnv(e.vars), &out, &errb)
 	t.Logf("stderr:\n%s", errb.String())
 	return out.String(), err
 }
@@ -301,7 +301,7 @@ func TestGitHubActionRefusesBadPin(t *testing.T) {
 	}
 }
 
-// readMode reads the inputs as githubAction does: the shared ones, then
+// readMode reads the inputs as action does: the shared ones, then
 // the mode's own (and the event check).
 func readMode(vars map[string]string) (actionInputs, error) {
 	r := newRunner(fakeEnv(vars), io.Discard)
@@ -416,7 +416,7 @@ func TestGitHubActionEventsPerMode(t *testing.T) {
 				vars[k] = v
 			}
 			var stdout, stderr bytes.Buffer
-			err := run(context.Background(), []string{"github-action"}, fakeEnv(vars), &stdout, &stderr)
+			err := Run(context.Background(), fakeEnv(vars), &stdout, &stderr)
 			refusal := "mode " + c.mode + " refuses the " + name + " event"
 			refused := err != nil && strings.Contains(err.Error(), refusal)
 			if want := !slices.Contains(c.accept, name); refused != want {

@@ -1,4 +1,4 @@
-package main
+package ghaction
 
 import (
 	"bytes"
@@ -10,9 +10,11 @@ import (
 	"testing"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
+	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/pinned"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
+	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/leaderboardtest"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 )
@@ -43,14 +45,20 @@ func newLBRepo(t *testing.T) *lbRepo {
 	writeFile(t, filepath.Join(r.dir, ".github", "accuracy-harness.yaml"), "harness:\n  repository: "+r.hdir+"\n  tag: "+harnessTag+"\n  commit: "+r.hcommit+"\n"+
 		"leaderboard:\n  simulator:\n    repository: "+r.standin.Dir+"\n    tag: v0.2.0\n    commit: "+r.standin.V020+"\n  catalog:\n    source: none\n")
 	runs := filepath.Join(r.dir, "leaderboard", "runs.yaml")
-	writeFile(t, runs, standinRuns)
-	var out, errb bytes.Buffer
-	err := run(context.Background(), []string{"leaderboard", "run", "--runs", runs, "--sim-repo", r.standin.Dir, "--sim", r.standin.V020,
-		"--harness-dir", r.hdir, "--cache-dir", r.cache, "--quiet", "--jobs", "2"}, fakeEnv(map[string]string{"HOME": t.TempDir()}), &out, &errb)
-	if err != nil {
-		t.Fatalf("leaderboard run: %v\n%s%s", err, out.String(), errb.String())
+	writeFile(t, runs, leaderboardtest.StandinRuns)
+	// The results as the pinned harness's own `leaderboard run` files
+	// them (its build is cached for the Action's runs).
+	var log bytes.Buffer
+	p := pin.Pin{Harness: pin.Harness{Repository: r.hdir, Tag: harnessTag, Commit: r.hcommit}}
+	h, err := pinned.Prepare(context.Background(), p, r.hdir, r.cache, harness.CleanEnv(os.Environ()), &log, &log)
+	if err == nil {
+		err = h.Run(context.Background(), []string{"leaderboard", "run", "--runs", runs, "--sim-repo", r.standin.Dir, "--sim", r.standin.V020,
+			"--harness-dir", r.hdir, "--cache-dir", r.cache, "--quiet", "--jobs", "2"})
 	}
-	plantTTFT(t, filepath.Join(r.dir, "leaderboard", "results", "chat", "h100.json"))
+	if err != nil {
+		t.Fatalf("leaderboard run: %v\n%s", err, log.String())
+	}
+	leaderboardtest.PlantTTFT(t, filepath.Join(r.dir, "leaderboard", "results", "chat", "h100.json"))
 	r.base = harnesstest.CommitAll(t, r.dir, "leaderboard with results")
 	return r
 }
@@ -82,9 +90,9 @@ func TestGitHubActionLeaderboard(t *testing.T) {
 	r := newLBRepo(t)
 	committed, _ := os.ReadFile(filepath.Join(r.dir, "leaderboard", "results", "chat", "h100.json"))
 	// The pull request changes a100-tp2's engine settings and adds a
-	// candidate to group chat (standinRuns); the rest is unchanged.
+	// candidate to group chat (leaderboardtest.StandinRuns); the rest is unchanged.
 	nomodel := "      - {id: nomodel, model: org/no-such-model, hardware: H100, tp: 1}\n"
-	changed := strings.Replace(strings.Replace(standinRuns, "max_num_seqs: 128", "max_num_seqs: 64", 1),
+	changed := strings.Replace(strings.Replace(leaderboardtest.StandinRuns, "max_num_seqs: 128", "max_num_seqs: 64", 1),
 		nomodel, nomodel+"      - {id: h100-tp2, model: org/test-model-7b, hardware: H100, tp: 2}\n", 1)
 	head := r.change(t, "feature", map[string]string{"leaderboard/runs.yaml": changed, "NOTES.md": "notes\n"})
 	fake, number := newLBFake(t, head)
@@ -154,7 +162,7 @@ func TestGitHubActionLeaderboard(t *testing.T) {
 	baseSweep, _ := os.ReadFile(filepath.Join(r.dir, sweep))
 	edited := filepath.Join(t.TempDir(), "edited.json")
 	writeFile(t, edited, string(baseSweep))
-	head2 := r.change(t, "feature2", map[string]string{"leaderboard/runs.yaml": strings.Replace(changed, "rate: 4", "rate: 5", 1), sweep: string(plantTTFT(t, edited))})
+	head2 := r.change(t, "feature2", map[string]string{"leaderboard/runs.yaml": strings.Replace(changed, "rate: 4", "rate: 5", 1), sweep: string(leaderboardtest.PlantTTFT(t, edited))})
 	e2 := r.env(t, fake, number, head2)
 	if stdout, err := e2.run(t); err != nil || !strings.Contains(stdout, "reused 2 unchanged results") {
 		t.Fatalf("second run: %v\n%s", err, stdout)
@@ -234,7 +242,7 @@ func TestGitHubActionLeaderboardNoOpAndRefusal(t *testing.T) {
 		t.Errorf("refreshed comment's url not in the outputs: %v", out)
 	}
 
-	bad := strings.Replace(standinRuns, "{id: h100, model: org/test-model-7b, hardware: H100, tp: 1}", "{id: h100, model: org/test-model-7b, hardware: H100, tpp: 1}", 1)
+	bad := strings.Replace(leaderboardtest.StandinRuns, "{id: h100, model: org/test-model-7b, hardware: H100, tp: 1}", "{id: h100, model: org/test-model-7b, hardware: H100, tpp: 1}", 1)
 	head = r.change(t, "bad", map[string]string{"leaderboard/runs.yaml": bad})
 	fake, number = newLBFake(t, head)
 	e = r.env(t, fake, number, head)

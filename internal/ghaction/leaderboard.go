@@ -1,4 +1,4 @@
-package main
+package ghaction
 
 import (
 	"bytes"
@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/git"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
@@ -136,14 +134,4 @@ func needsLeaderboardReuse(ctx context.Context, h *pinned.Harness, ph pin.Harnes
 		return fmt.Errorf("the pinned harness %s (%s) has no `leaderboard run --reuse`: mode leaderboard needs a harness release that has it; move the pin file's harness to one", ph.Tag, ph.Commit)
 	}
 	return nil
-}
-
-// relPath is p relative to base, slash-separated (p itself when it is not
-// under base).
-func relPath(base, p string) string {
-	rel, err := filepath.Rel(base, p)
-	if err != nil || strings.HasPrefix(rel, "..") {
-		return p
-	}
-	return filepath.ToSlash(rel)
 }

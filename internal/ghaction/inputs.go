@@ -1,4 +1,4 @@
-package main
+package ghaction
 
 import (
 	"fmt"
@@ -27,7 +27,7 @@ const (
 
 // actionInputs are the inputs every mode of the Action shares and the
 // runner environment it uses; each mode's own inputs are in its options
-// (gha_modes.go). action.yml maps each input to one INPUT_* variable
+// (modes.go). action.yml maps each input to one INPUT_* variable
 // explicitly (composite actions get no INPUT_* environment from the runner).
 type actionInputs struct {
 	token         string
@@ -168,6 +168,16 @@ func absPath(base, p string) string {
 		return filepath.Join(base, p)
 	}
 	return a
+}
+
+// relPath is p relative to base, slash-separated (p itself when it is not
+// under base).
+func relPath(base, p string) string {
+	rel, err := filepath.Rel(base, p)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return p
+	}
+	return filepath.ToSlash(rel)
 }
 
 // inputError is an error naming the input.

@@ -1,4 +1,4 @@
-package main
+package ghaction
 
 import (
 	"context"
@@ -20,7 +20,7 @@ import (
 // invalid one is an error naming it); Events lists the GITHUB_EVENT_NAME
 // values it accepts given those options (any other event is refused before
 // anything is read or built, naming the event and the mode); Run runs it and
-// returns the outcome whose outputs githubAction writes (nil when the mode
+// returns the outcome whose outputs action writes (nil when the mode
 // wrote its outputs itself).
 type modeSpec[O any] struct {
 	Name string
