@@ -5,9 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -15,7 +12,6 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/importer"
-	"github.com/inference-sim/accuracy-dashboard/internal/inferencexdb"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
@@ -142,22 +138,18 @@ func runLedgerImport(ctx context.Context, o ledgerImportOptions, env cli.Env) er
 	}
 	var importedBy *report.Harness
 	if o.inferencexDump != "" {
-		var err error
-		if importedBy, err = importingHarness(ctx, o.harnessDir); err != nil {
+		h, err := harness.IdentifyHarness(ctx, o.harnessDir)
+		if err != nil {
 			return fmt.Errorf("ledger import: --inferencex-dump: %w", err)
 		}
+		importedBy = &h
 	}
 	var res *importer.Result
 	var err error
 	if o.postgres != "" {
-		res, err = importPostgres(ctx, o.postgres, opts)
+		res, err = importer.ImportDatabase(ctx, o.postgres, opts)
 	} else {
-		rootDir, rel, rerr := resolveSources(o.root, o.sources)
-		if rerr != nil {
-			return fmt.Errorf("ledger import: %w", rerr)
-		}
-		opts.Sources = rel
-		res, err = importer.Import(os.DirFS(rootDir), opts)
+		res, err = importer.ImportPaths(o.root, o.sources, opts)
 	}
 	if err != nil {
 		return fmt.Errorf("ledger import: %w", err)
@@ -168,117 +160,6 @@ func runLedgerImport(ctx context.Context, o ledgerImportOptions, env cli.Env) er
 	}
 	fmt.Fprint(env.Stdout, importer.Summary(&res.Report, o.out))
 	return nil
-}
-
-// importingHarness identifies this harness (dir, or the checkout or copy
-// the working directory lies in), as an import from a dump records it.
-func importingHarness(ctx context.Context, dir string) (*report.Harness, error) {
-	if dir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, err
-		}
-		if dir, err = harness.FindHarnessDir(wd); err != nil {
-			return nil, err
-		}
-	}
-	h, err := harness.HarnessIdentity(ctx, dir)
-	if err != nil {
-		return nil, err
-	}
-	return &h, nil
-}
-
-// importPostgres reads the InferenceX database and imports its rows.
-func importPostgres(ctx context.Context, connString string, opts importer.Options) (*importer.Result, error) {
-	name, err := inferencexdb.Name(connString)
-	if err != nil {
-		return nil, err
-	}
-	results, err := inferencexdb.Read(ctx, connString)
-	if err != nil {
-		return nil, err
-	}
-	opts.Postgres = name
-	return importer.ImportPostgres(opts, results)
-}
-
-// resolveSources makes the sources relative to root (slash-separated, as the
-// import file system wants them). Without a root, the sources' common parent
-// directory is the root (a file's parent for a file source); when that is an
-// inference-perf run folder given as a source, or an agg_bmk run folder
-// (run_<id>/agg_bmk.json) or a file in one, its parent is the root, so the
-// run keeps its name (the run id).
-func resolveSources(root string, sources []string) (string, []string, error) {
-	abs := make([]string, len(sources))
-	for i, s := range sources {
-		a, err := filepath.Abs(s)
-		if err != nil {
-			return "", nil, err
-		}
-		if _, err := os.Stat(a); errors.Is(err, fs.ErrNotExist) {
-			return "", nil, fmt.Errorf("source %s: no such file or directory", s)
-		} else if err != nil {
-			return "", nil, fmt.Errorf("source %s: %w", s, err)
-		}
-		abs[i] = a
-	}
-	if root == "" {
-		root = commonDir(abs)
-		for _, a := range abs {
-			if a == root && importer.IsInferencePerfRun(os.DirFS(root), ".") {
-				root = filepath.Dir(root)
-				break
-			}
-		}
-		// run_<id>/agg_bmk.json (or its folder) alone: the run id is the
-		// folder's name, so the root is the folder's parent.
-		if importer.IsAggBmkRunFolder(os.DirFS(filepath.Dir(root)), filepath.Base(root)) {
-			root = filepath.Dir(root)
-		}
-	}
-	root, err := filepath.Abs(root)
-	if err != nil {
-		return "", nil, err
-	}
-	rel := make([]string, len(abs))
-	for i, a := range abs {
-		r, err := filepath.Rel(root, a)
-		if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
-			return "", nil, fmt.Errorf("source %s is not under --root %s", sources[i], root)
-		}
-		rel[i] = filepath.ToSlash(r)
-	}
-	return root, rel, nil
-}
-
-// commonDir is the deepest directory holding every path: a directory path
-// counts as itself, a file as its parent.
-func commonDir(paths []string) string {
-	dirs := make([]string, len(paths))
-	for i, p := range paths {
-		if st, err := os.Stat(p); err == nil && st.IsDir() {
-			dirs[i] = p
-		} else {
-			dirs[i] = filepath.Dir(p)
-		}
-	}
-	c := dirs[0]
-	for _, d := range dirs[1:] {
-		for !within(c, d) {
-			parent := filepath.Dir(c)
-			if parent == c {
-				break
-			}
-			c = parent
-		}
-	}
-	return c
-}
-
-func within(dir, p string) bool {
-	r, err := filepath.Rel(dir, p)
-	return err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator))
 }
 
 // listFlag is a repeatable string flag.

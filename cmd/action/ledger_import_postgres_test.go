@@ -136,7 +136,7 @@ func TestLedgerImportPostgresMatchesArtifacts(t *testing.T) {
 		"--inferencex-dump", "db-dump/2026-11-24", "--harness-dir", hdir, "--postgres", connString); err != nil {
 		t.Fatalf("--inferencex-dump: %v\n%s", err, stderr)
 	}
-	imp, ok, err := readDumpImport(fromDump)
+	imp, ok, err := harness.ReadDumpImport(fromDump)
 	scorer := report.Harness{Commit: hcommit, Source: report.HarnessCheckout, Version: "v1.4.0"}
 	if err != nil || !ok || imp.Dump != "db-dump/2026-11-24" || imp.Importer != scorer {
 		t.Fatalf("dump import read back: %+v, %v, %v", imp, ok, err)

@@ -17,7 +17,6 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/importer"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
-	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
 
 const importFixtures = "../../internal/importer/testdata/fixture"
@@ -141,54 +140,6 @@ func TestLedgerImportBadInputWritesNothing(t *testing.T) {
 	}
 }
 
-func TestResolveSources(t *testing.T) {
-	t.Parallel()
-	base := t.TempDir()
-	for _, d := range []string{"data/a", "data/b", "other"} {
-		if err := os.MkdirAll(filepath.Join(base, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	file := filepath.Join(base, "data", "a", "run_1.json")
-	if err := os.WriteFile(file, []byte("[]"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	root, rel, err := resolveSources("", []string{filepath.Join(base, "data", "a"), filepath.Join(base, "data", "b")})
-	if err != nil || root != filepath.Join(base, "data") || strings.Join(rel, ",") != "a,b" {
-		t.Errorf("two dirs: root %s rel %v err %v", root, rel, err)
-	}
-	root, rel, err = resolveSources("", []string{file})
-	if err != nil || root != filepath.Join(base, "data", "a") || strings.Join(rel, ",") != "run_1.json" {
-		t.Errorf("one file: root %s rel %v err %v", root, rel, err)
-	}
-	if _, _, err := resolveSources(filepath.Join(base, "other"), []string{file}); err == nil || !strings.Contains(err.Error(), "not under --root") {
-		t.Errorf("source outside root: %v", err)
-	}
-	if _, _, err := resolveSources("", []string{filepath.Join(base, "missing")}); err == nil {
-		t.Error("a missing source was accepted")
-	}
-}
-
-// TestLedgerImportSingleRunFolder: one inference-perf run folder imported
-// on its own keeps its name as the run id and in the unit id (it used to be
-// "." and "x").
-func TestLedgerImportSingleRunFolder(t *testing.T) {
-	t.Parallel()
-	out := filepath.Join(t.TempDir(), "ledger")
-	run := filepath.Join(importFixtures, "inference-perf", "20260217-155451-llama-2-7b-tp1-codegen")
-	if _, stderr, err := runImportCmd(t, "--out", out, run); err != nil {
-		t.Fatalf("%v\n%s", err, stderr)
-	}
-	l, err := ledger.Load(os.DirFS(out))
-	if err != nil {
-		t.Fatal(err)
-	}
-	u := l.Units[0]
-	if u.ID != "inference-perf/llama-2-7b-hf/h100/tp1/20260217-155451-codegen" || u.Points[0].Provenance.RunID != "20260217-155451-llama-2-7b-tp1-codegen" {
-		t.Errorf("unit %s, run id %q", u.ID, u.Points[0].Provenance.RunID)
-	}
-}
-
 // TestLedgerImportFlagsAfterSources: flags may follow the sources; after
 // "--" every argument is a source.
 func TestLedgerImportFlagsAfterSources(t *testing.T) {
@@ -248,67 +199,6 @@ func TestLedgerImportErrorsArePlain(t *testing.T) {
 	if err == nil || strings.Contains(err.Error(), "Go struct") || strings.Contains(err.Error(), " of type ") ||
 		!strings.Contains(err.Error(), "stage_0_lifecycle_metrics.json: field load_summary.count: a JSON string where an integer belongs") {
 		t.Errorf("wrong type: error %v", err)
-	}
-}
-
-// TestLedgerImportSingleAggBmkRunFolder: a downloaded GitHub Actions artifact,
-// run_<id>/agg_bmk.json, named alone as the SOURCE (the file or its folder)
-// imports with the run id of its folder, exactly as the same file named
-// run_<id>.json does (it used to be read from inside the folder, without a
-// run id, as API rows: "missing field date").
-func TestLedgerImportSingleAggBmkRunFolder(t *testing.T) {
-	t.Parallel()
-	const id = "20316427102" // 11 retried vLLM points of a known run
-	raw, err := os.ReadFile(filepath.Join("..", "..", "corpus", "sources", "inferencex", "agg_bmk", "run_"+id+".json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := t.TempDir()
-	folder := filepath.Join(base, "download", "run_"+id)
-	if err := os.MkdirAll(folder, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(folder, "agg_bmk.json"), raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	flat := filepath.Join(base, "flat", "run_"+id+".json")
-	if err := os.MkdirAll(filepath.Dir(flat), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(flat, raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	load := func(source string) *ledger.Ledger {
-		t.Helper()
-		out := filepath.Join(t.TempDir(), "ledger")
-		if _, stderr, err := runImportCmd(t, "--out", out, source); err != nil {
-			t.Fatalf("source %s: %v\n%s", source, err, stderr)
-		}
-		l, err := ledger.Load(os.DirFS(out))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return l
-	}
-	want := load(flat)
-	if want.NumPoints() != 11 {
-		t.Fatalf("run_%s.json: %d points, want 11", id, want.NumPoints())
-	}
-	for _, source := range []string{filepath.Join(folder, "agg_bmk.json"), folder} {
-		got := load(source)
-		if got.NumPoints() != want.NumPoints() || len(got.Units) != len(want.Units) {
-			t.Fatalf("source %s: %d points in %d units, want %d in %d", source, got.NumPoints(), len(got.Units), want.NumPoints(), len(want.Units))
-		}
-		for i, u := range got.Units {
-			if u.ID != want.Units[i].ID {
-				t.Errorf("source %s: unit %s, want %s", source, u.ID, want.Units[i].ID)
-			}
-			for _, p := range u.Points {
-				if p.Provenance.RunID != id || p.Provenance.Artifact != "run_"+id+"/agg_bmk.json" {
-					t.Errorf("source %s: point of %s has run id %q, artifact %q", source, u.ID, p.Provenance.RunID, p.Provenance.Artifact)
-				}
-			}
-		}
 	}
 }
 
@@ -411,35 +301,4 @@ func dirFiles(t *testing.T, dir string) map[string]string {
 		t.Fatal(err)
 	}
 	return out
-}
-
-// TestLedgerImportRefusesWhatIsNotARegularFile: import sources are read as
-// regular files of at most importer.MaxSourceBytes. A source linked to
-// /dev/zero (which would exhaust memory) or to /etc/passwd (read from outside
-// the tree), a named pipe (which would block the import), and a 200 MB file
-// are each refused with an error naming the source, whether named on the
-// command line or found in a directory.
-func TestLedgerImportRefusesWhatIsNotARegularFile(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	big := filepath.Join(dir, "run_1.json")
-	testkit.Sparse(t, big, nil, 200<<20)
-	testkit.Fifo(t, filepath.Join(dir, "run_2.json"))
-	testkit.Symlink(t, "/dev/zero", filepath.Join(dir, "run_3.json"))
-	testkit.Symlink(t, "/etc/passwd", filepath.Join(dir, "run_4.json"))
-	inDir := filepath.Join(t.TempDir(), "walked")
-	os.Mkdir(inDir, 0o755)
-	testkit.Symlink(t, "/dev/zero", filepath.Join(inDir, "run_5.json"))
-	for _, c := range []struct{ source, want string }{
-		{big, "run_1.json is larger than 16777216 bytes"},
-		{filepath.Join(dir, "run_2.json"), "run_2.json is a named pipe (FIFO), not a regular file"},
-		{filepath.Join(dir, "run_3.json"), "source run_3.json is a symbolic link"},
-		{filepath.Join(dir, "run_4.json"), "source run_4.json is a symbolic link"},
-		{inDir, "run_5.json is a symbolic link; only regular files are read"},
-	} {
-		testkit.Refuses(t, filepath.Base(c.source), c.want, func() error {
-			_, _, err := runImportCmd(t, "--out", filepath.Join(t.TempDir(), "ledger"), c.source)
-			return err
-		})
-	}
 }

@@ -2,15 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -18,11 +15,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/corpus"
 	"github.com/inference-sim/accuracy-dashboard/internal/cachedir"
 	"github.com/inference-sim/accuracy-dashboard/internal/cli"
-	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
-	"github.com/inference-sim/accuracy-dashboard/internal/hardware"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
-	"github.com/inference-sim/accuracy-dashboard/internal/importer"
-	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
@@ -146,11 +139,13 @@ func runScore(ctx context.Context, o scoreOptions, env cli.Env) error {
 		ClosedLoopDriver: o.closedLoopDriver,
 		CacheDir:         o.cacheDir, KeepRuns: o.keepRuns, Log: log, Progress: logOut,
 	}
-	if err := loadData(ctx, o, &opts); err != nil {
+	data := harness.Data{Ledger: o.ledgerDir, Catalog: o.catalog, Registry: o.registry,
+		HardwareRegistry: o.hardwareRegistry, CacheDir: o.cacheDir, Bundled: bundledData()}
+	if err := harness.LoadData(ctx, data, &opts); err != nil {
 		return fmt.Errorf("score: %w", err)
 	}
 	if o.reuse != "" {
-		r, err := readReuse(o.reuse)
+		r, err := harness.ReadReuse(o.reuse)
 		if err != nil {
 			return fmt.Errorf("score: --reuse: %w", err)
 		}
@@ -172,89 +167,9 @@ func runScore(ctx context.Context, o scoreOptions, env cli.Env) error {
 	return err
 }
 
-// loadData resolves the ledger, catalog and registry and their versions.
-func loadData(ctx context.Context, o scoreOptions, opts *harness.Options) error {
-	var ledgerFS fs.FS
-	bundled := o.ledgerDir == ""
-	if bundled {
-		ledgerFS = corpus.Ledger()
-	} else {
-		ledgerFS = os.DirFS(o.ledgerDir)
-	}
-	l, err := ledger.Load(ledgerFS)
-	if err != nil {
-		return err
-	}
-	opts.Ledger = l
-	var imp *harness.DumpImport
-	dir := o.ledgerDir
-	if !bundled {
-		d, fromDump, err := readDumpImport(dir)
-		if err != nil {
-			return err
-		}
-		if fromDump {
-			imp = &d
-		}
-	}
-	v, why, err := harness.LedgerVersion(ctx, l, dir, imp, opts.HarnessDir)
-	if err != nil {
-		return err
-	}
-	opts.LedgerVersion = v
-	if why != "" && opts.Log != nil {
-		opts.Log.Warn("the ledger imported from an InferenceX dump is not a release", "ledger", o.ledgerDir, "why", why)
-	}
-
-	// The bundled catalog is versioned with the bundled ledger, also when
-	// another ledger is scored (harness.ResolveCatalog).
-	cat := harness.BundledCatalog{Catalog: corpus.Catalog(), Ledger: corpus.Ledger()}
-	if opts.Catalog, opts.CatalogVersion, err = harness.ResolveCatalog(ctx, o.catalog, o.cacheDir, cat); err != nil {
-		return err
-	}
-	switch o.hardwareRegistry {
-	case "none", "":
-	case "bundled":
-		raw, err := fs.ReadFile(corpus.Hardware(), hardware.File)
-		if err != nil {
-			return fmt.Errorf("bundled hardware registry: %w", err)
-		}
-		reg, err := hardware.Parse(raw, "bundled hardware registry")
-		if err != nil {
-			return err
-		}
-		dv := harness.BundledHardwareVersion(reg, raw)
-		opts.Hardware, opts.HardwareVersion = reg, &dv
-	default:
-		reg, dv, err := harness.HardwareRegistryFile(ctx, o.hardwareRegistry)
-		if err != nil {
-			return err
-		}
-		opts.Hardware, opts.HardwareVersion = reg, &dv
-	}
-	if o.registry != "none" && o.registry != "" {
-		dv, err := harness.DirVersion(ctx, "registry", o.registry)
-		if err != nil {
-			return err
-		}
-		opts.Registry, opts.RegistryVersion = o.registry, &dv
-	}
-	return nil
-}
-
-// readReuse reads the points of an earlier result directory (a run's
-// --out or a published snapshot, named by its directory's name) for
-// harness.Reuse.
-func readReuse(dir string) (*harness.Reuse, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return nil, err
-	}
-	_, points, err := report.Read(abs)
-	if err != nil {
-		return nil, err
-	}
-	return harness.NewReuse(filepath.Base(abs), points), nil
+// bundledData is the data embedded in this binary (package corpus).
+func bundledData() harness.Bundled {
+	return harness.Bundled{Ledger: corpus.Ledger(), Catalog: corpus.Catalog(), Hardware: corpus.Hardware()}
 }
 
 func splitList(s string) []string {
@@ -323,30 +238,4 @@ func runMerge(_ context.Context, o mergeOptions, env cli.Env) error {
 	}
 	_, err = io.WriteString(env.Stdout, md)
 	return err
-}
-
-// readDumpImport reads what dir's import report (import-report.json, written
-// by 'ledger import') says about an import from an InferenceX weekly dump;
-// fromDump is false when there is no report or it names no dump.
-func readDumpImport(dir string) (imp harness.DumpImport, fromDump bool, err error) {
-	name := filepath.Join(dir, importer.ReportFile)
-	raw, err := diskio.ReadPathMax(name, ledger.MaxFileBytes)
-	if errors.Is(err, os.ErrNotExist) {
-		return imp, false, nil
-	}
-	if err != nil {
-		return imp, false, err
-	}
-	var rep importer.Report
-	if err := json.Unmarshal(raw, &rep); err != nil {
-		return imp, false, fmt.Errorf("ledger %s: %s: %w", dir, importer.ReportFile, err)
-	}
-	if rep.Options.InferenceXDump == "" {
-		return imp, false, nil
-	}
-	imp.Dump = rep.Options.InferenceXDump
-	if im := rep.Importer; im != nil {
-		imp.Importer = *im
-	}
-	return imp, true, nil
 }

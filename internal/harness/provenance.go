@@ -58,6 +58,22 @@ func FindHarnessDir(start string) (string, error) {
 	}
 }
 
+// IdentifyHarness is the HarnessIdentity of dir or, when dir is "", of the
+// harness directory the working directory lies in (FindHarnessDir): the
+// harness a command runs from, as it records itself.
+func IdentifyHarness(ctx context.Context, dir string) (report.Harness, error) {
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return report.Harness{}, err
+		}
+		if dir, err = FindHarnessDir(wd); err != nil {
+			return report.Harness{}, err
+		}
+	}
+	return HarnessIdentity(ctx, dir)
+}
+
 // HarnessIdentity determines the commit of the harness in dir: the HEAD of a
 // clean git checkout whose top level is dir itself; or, for a copy without
 // git history, the commit stated in its HARNESS_COMMIT file (by assertion).

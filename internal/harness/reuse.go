@@ -42,6 +42,21 @@ func NewReuse(from string, points []report.Point) *Reuse {
 	return r
 }
 
+// ReadReuse reads the points of an earlier result directory (a run's
+// --out or a published snapshot; report.Read checks it) and indexes them
+// with NewReuse, named by the directory's name.
+func ReadReuse(dir string) (*Reuse, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	_, points, err := report.Read(abs)
+	if err != nil {
+		return nil, err
+	}
+	return NewReuse(filepath.Base(abs), points), nil
+}
+
 // Len is the number of predictions r offers.
 func (r *Reuse) Len() int {
 	if r == nil {

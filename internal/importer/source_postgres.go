@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
@@ -37,6 +38,23 @@ func ImportPostgres(opts Options, results []inferencexdb.Result) (*Result, error
 		return nil, fmt.Errorf("postgres import: artifact sources %v given too; import them separately", opts.Sources)
 	}
 	return ImportFrom(opts, inferenceXDatabase{results: results})
+}
+
+// ImportDatabase reads the InferenceX database at connString (a libpq
+// connection string or URL; inferencexdb.Read) and imports its rows
+// (ImportPostgres), naming the database in the report as inferencexdb.Name
+// does (never its password). The errors are those two's.
+func ImportDatabase(ctx context.Context, connString string, opts Options) (*Result, error) {
+	name, err := inferencexdb.Name(connString)
+	if err != nil {
+		return nil, err
+	}
+	results, err := inferencexdb.Read(ctx, connString)
+	if err != nil {
+		return nil, err
+	}
+	opts.Postgres = name
+	return ImportPostgres(opts, results)
 }
 
 // inferenceXDatabase is the Source of benchmark results read from the
