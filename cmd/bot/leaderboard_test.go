@@ -325,8 +325,8 @@ func TestPublishLeaderboardCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, filepath.Join(dir, "runs.yaml"), string(runs))
-	writeFile(t, filepath.Join(dir, "pin.yaml"), lbPinFile)
+	testkit.WriteFile(t, filepath.Join(dir, "runs.yaml"), string(runs))
+	testkit.WriteFile(t, filepath.Join(dir, "pin.yaml"), lbPinFile)
 	results := func(tamper bool) string {
 		out := t.TempDir()
 		zr, err := zip.NewReader(bytes.NewReader(lbArtifact(t, tamper)), int64(len(lbArtifact(t, tamper))))
@@ -337,7 +337,7 @@ func TestPublishLeaderboardCommand(t *testing.T) {
 			rc, _ := f.Open()
 			raw, _ := io.ReadAll(rc)
 			rc.Close()
-			writeFile(t, filepath.Join(out, filepath.FromSlash(f.Name)), string(raw))
+			testkit.WriteFile(t, filepath.Join(out, filepath.FromSlash(f.Name)), string(raw))
 		}
 		return out
 	}
@@ -372,7 +372,7 @@ func TestPublishLeaderboardCommand(t *testing.T) {
 		t.Errorf("tampered: exit %d (%v)\n%s", exitCode(err), err, w.stdout)
 	}
 	// A declaration other than the dashboard's is refused.
-	writeFile(t, filepath.Join(dir, "runs.yaml"), string(runs)+"# edited\n")
+	testkit.WriteFile(t, filepath.Join(dir, "runs.yaml"), string(runs)+"# edited\n")
 	if err := w.run(t, args...); exitCode(err) != 3 || !strings.Contains(w.stdout.String(), "differs from leaderboard/runs.yaml on the default branch") {
 		t.Errorf("another declaration: exit %d (%v)\n%s", exitCode(err), err, w.stdout)
 	}

@@ -87,18 +87,18 @@ func newNightlyWorld(t *testing.T) *nightlyWorld {
 	nw.release(t, "v0.2.0", nw.sim.V020)
 
 	nw.setupGo = filepath.Join(t.TempDir(), "setup-go")
-	writeFile(t, filepath.Join(nw.setupGo, "action.yml"), "name: setup-go stand-in\ninputs:\n  go-version-file: {}\n  cache: {}\n"+
+	testkit.WriteFile(t, filepath.Join(nw.setupGo, "action.yml"), "name: setup-go stand-in\ninputs:\n  go-version-file: {}\n  cache: {}\n"+
 		"runs:\n  using: composite\n  steps:\n    - shell: bash\n      run: go version\n")
 	// upload-artifact keeps the files in $NIGHTLY_ARTIFACTS/<name>.
 	nw.upload = filepath.Join(t.TempDir(), "upload-artifact")
-	writeFile(t, filepath.Join(nw.upload, "action.yml"), "name: upload-artifact stand-in\ninputs:\n  name: {}\n  path: {}\n  if-no-files-found: {}\n"+
+	testkit.WriteFile(t, filepath.Join(nw.upload, "action.yml"), "name: upload-artifact stand-in\ninputs:\n  name: {}\n  path: {}\n  if-no-files-found: {}\n"+
 		"runs:\n  using: composite\n  steps:\n    - shell: bash\n      env:\n        NAME: ${{ inputs.name }}\n        SRC: ${{ inputs.path }}\n"+
 		"      run: test -n \"$(ls -A \"$SRC\")\" && mkdir -p \"$NIGHTLY_ARTIFACTS/$NAME\" && cp -R \"$SRC/.\" \"$NIGHTLY_ARTIFACTS/$NAME/\"\n")
 	// download-artifact copies $NIGHTLY_ARTIFACTS/<name> into path, or with
 	// a pattern each matching artifact into path/<artifact>, as
 	// actions/download-artifact lays them out.
 	nw.download = filepath.Join(t.TempDir(), "download-artifact")
-	writeFile(t, filepath.Join(nw.download, "action.yml"), "name: download-artifact stand-in\ninputs:\n  name: {}\n  pattern: {}\n  path: {}\n"+
+	testkit.WriteFile(t, filepath.Join(nw.download, "action.yml"), "name: download-artifact stand-in\ninputs:\n  name: {}\n  pattern: {}\n  path: {}\n"+
 		"runs:\n  using: composite\n  steps:\n    - shell: bash\n      env:\n        NAME: ${{ inputs.name }}\n        PATTERN: ${{ inputs.pattern }}\n        DST: ${{ inputs.path }}\n"+
 		"      run: |\n        set -euo pipefail\n        mkdir -p \"$DST\"\n"+
 		"        if [ -n \"$NAME\" ]; then cp -R \"$NIGHTLY_ARTIFACTS/$NAME/.\" \"$DST/\"; exit 0; fi\n"+
@@ -111,7 +111,7 @@ func newNightlyWorld(t *testing.T) *nightlyWorld {
 // dashboard repository at its new head, and commits.
 func (nw *nightlyWorld) pinHarness(t *testing.T, tag, commit string) {
 	t.Helper()
-	writeFile(t, filepath.Join(nw.dash, ".github", "accuracy-harness.yaml"),
+	testkit.WriteFile(t, filepath.Join(nw.dash, ".github", "accuracy-harness.yaml"),
 		"harness:\n  repository: inference-sim/accuracy-dashboard\n  tag: "+tag+"\n  commit: "+commit+"\n")
 	harnesstest.CommitAll(t, nw.dash, "pin the harness "+tag)
 	nw.serveDashboard(t)
@@ -228,13 +228,13 @@ func (nw *nightlyWorld) pull(t *testing.T) {
 	if !ok {
 		t.Fatalf("the dashboard has no %s", nightly.LastRunPath)
 	}
-	writeFile(t, filepath.Join(nw.dash, filepath.FromSlash(nightly.LastRunPath)), last)
+	testkit.WriteFile(t, filepath.Join(nw.dash, filepath.FromSlash(nightly.LastRunPath)), last)
 	// The snapshots too: the next nightly reuses the last one's predictions.
 	for _, snap := range nw.index(t).Snapshots {
 		for _, f := range []string{"summary.json", "points.json", "summary.md"} {
 			name := nightly.SnapshotsDir + "/" + snap.ID + "/" + f
 			if b, ok := nw.fake.File(harnessRepo, "refs/heads/main", name); ok {
-				writeFile(t, filepath.Join(nw.dash, filepath.FromSlash(name)), b)
+				testkit.WriteFile(t, filepath.Join(nw.dash, filepath.FromSlash(name)), b)
 			}
 		}
 	}
@@ -385,16 +385,6 @@ func TestNightlyEndToEnd(t *testing.T) {
 	latest, _ := nw.fake.File(harnessRepo, "refs/heads/main", nightly.LatestDir+"/summary.json")
 	if !strings.Contains(latest, `"tag": "v0.3.1"`) {
 		t.Errorf("data/latest moved after a failed evaluate")
-	}
-}
-
-func writeFile(t *testing.T, path, s string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }
 

@@ -19,13 +19,13 @@ func TestLocalFilesAreReadWithinCaps(t *testing.T) {
 	testkit.Fifo(t, filepath.Join(dir, "fifo.yaml"))
 	testkit.Symlink(t, "/dev/zero", filepath.Join(dir, "summary.json"))
 	sums := t.TempDir()
-	writeFile(t, filepath.Join(sums, "summary.json"), "{}")
+	testkit.WriteFile(t, filepath.Join(sums, "summary.json"), "{}")
 	testkit.Symlink(t, "/dev/zero", filepath.Join(sums, "points.json"))
 	big := filepath.Join(dir, "big.yaml")
 	testkit.Sparse(t, big, []byte("harness:\n"), 100<<20)
 	results := t.TempDir()
 	runs := filepath.Join(t.TempDir(), "runs.yaml")
-	writeFile(t, runs, "version: 1\n")
+	testkit.WriteFile(t, runs, "version: 1\n")
 	for _, c := range []struct {
 		args []string
 		want string

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
+	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
 
 // corpusCheckout is a git checkout with corpus/ledger/{ledger.json,
@@ -21,21 +22,11 @@ func corpusCheckout(t *testing.T) (dir, corpusDir string) {
 	for p, body := range map[string]string{
 		"ledger/ledger.json": `{"name": "x"}`, "ledger/units/a.json": `{"id": "a"}`, "catalog/m.json": "{}",
 	} {
-		write(t, filepath.Join(corpusDir, p), body)
+		testkit.WriteFile(t, filepath.Join(corpusDir, p), body)
 	}
 	harnesstest.GitInit(t, dir)
 	harnesstest.CommitAll(t, dir, "corpus")
 	return dir, corpusDir
-}
-
-func write(t *testing.T, p, body string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
 
 func TestCheckEmbeddedCorpus(t *testing.T) {
@@ -53,13 +44,13 @@ func TestCheckEmbeddedCorpus(t *testing.T) {
 		edit func(dir, cdir string)
 		want string
 	}{
-		"untracked unit": {func(_, c string) { write(t, filepath.Join(c, "ledger/units/b.json"), "{}") }, "corpus/ledger/units/b.json is not committed"},
+		"untracked unit": {func(_, c string) { testkit.WriteFile(t, filepath.Join(c, "ledger/units/b.json"), "{}") }, "corpus/ledger/units/b.json is not committed"},
 		"ignored unit": {func(d, c string) {
-			write(t, filepath.Join(d, ".gitignore"), "*.local.json\n")
+			testkit.WriteFile(t, filepath.Join(d, ".gitignore"), "*.local.json\n")
 			harnesstest.CommitAll(t, d, "ignore")
-			write(t, filepath.Join(c, "ledger/units/c.local.json"), "{}")
+			testkit.WriteFile(t, filepath.Join(c, "ledger/units/c.local.json"), "{}")
 		}, "corpus/ledger/units/c.local.json is not committed"},
-		"modified": {func(_, c string) { write(t, filepath.Join(c, "catalog/m.json"), `{"changed": 1}`) }, "corpus/catalog/m.json differs from HEAD"},
+		"modified": {func(_, c string) { testkit.WriteFile(t, filepath.Join(c, "catalog/m.json"), `{"changed": 1}`) }, "corpus/catalog/m.json differs from HEAD"},
 		"deleted":  {func(_, c string) { os.Remove(filepath.Join(c, "ledger/units/a.json")) }, "corpus/ledger/units/a.json is committed but not embedded"},
 	} {
 		dir, cdir := corpusCheckout(t)
@@ -73,8 +64,8 @@ func TestCheckEmbeddedCorpus(t *testing.T) {
 	// Files go:embed leaves out (".x", "_x") are not compared; a directory
 	// of the tree that is not embedded (sources/) is not either.
 	dir, cdir = corpusCheckout(t)
-	write(t, filepath.Join(cdir, "ledger/.hidden.json"), "{}")
-	write(t, filepath.Join(cdir, "sources/raw.json"), "[]")
+	testkit.WriteFile(t, filepath.Join(cdir, "ledger/.hidden.json"), "{}")
+	testkit.WriteFile(t, filepath.Join(cdir, "sources/raw.json"), "[]")
 	harnesstest.CommitAll(t, dir, "more")
 	os.Remove(filepath.Join(cdir, "ledger/.hidden.json"))
 	embedded := t.TempDir()
@@ -93,9 +84,9 @@ func TestCheckEmbeddedCorpus(t *testing.T) {
 func TestScoreRefusesAnUncommittedEmbeddedCorpus(t *testing.T) {
 	o := scoreOpts(t, "ledger", "v0.2.0")
 	dir, cdir := corpusCheckout(t)
-	write(t, filepath.Join(dir, "go.mod"), "module "+harnesstest.ModulePath+"\n")
+	testkit.WriteFile(t, filepath.Join(dir, "go.mod"), "module "+harnesstest.ModulePath+"\n")
 	harnesstest.CommitAll(t, dir, "go.mod")
-	write(t, filepath.Join(cdir, "ledger/units/extra.json"), "{}")
+	testkit.WriteFile(t, filepath.Join(cdir, "ledger/units/extra.json"), "{}")
 	o.HarnessDir, o.Embedded, o.EmbeddedRoot = dir, os.DirFS(cdir), "corpus"
 	_, err := Score(context.Background(), o)
 	if !errors.Is(err, ErrEmbeddedCorpusDiffers) || !strings.Contains(err.Error(), "corpus/ledger/units/extra.json is not committed") {

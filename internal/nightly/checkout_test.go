@@ -3,7 +3,6 @@ package nightly_test
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,6 +14,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
+	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
 
 // fakeRefs is GitHub's tags of two repositories; it fails the test on any
@@ -54,16 +54,6 @@ const (
 	hB   = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
 )
 
-func writeFile(t *testing.T, path, s string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestResolveCheckout: the plan resolves the newest stable simulator
 // release and its commit, the pinned harness, the pin's data and the newest
 // InferenceX dump; it compares them with state/last-run.json: the same
@@ -72,7 +62,7 @@ func writeFile(t *testing.T, path, s string) {
 func TestResolveCheckout(t *testing.T) {
 	dash := t.TempDir()
 	pinAt := func(tag, commit string) {
-		writeFile(t, filepath.Join(dash, ".github", "accuracy-harness.yaml"),
+		testkit.WriteFile(t, filepath.Join(dash, ".github", "accuracy-harness.yaml"),
 			"harness:\n  repository: inference-sim/accuracy-dashboard\n  tag: "+tag+"\n  commit: "+commit+"\ndata:\n  registry: none\n")
 	}
 	pinAt("v1.2.0", hA)
@@ -104,7 +94,7 @@ func TestResolveCheckout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, filepath.Join(dash, "state", "last-run.json"), string(raw))
+	testkit.WriteFile(t, filepath.Join(dash, "state", "last-run.json"), string(raw))
 	res, err = nightly.ResolveCheckout(context.Background(), gh, c)
 	if err != nil || len(res.Changes) != 0 || res.LastID != "snap-1" {
 		t.Fatalf("same inputs: %v, %v", res.Changes, err)
@@ -129,7 +119,7 @@ func TestResolveCheckout(t *testing.T) {
 	if _, err := nightly.ResolveCheckout(context.Background(), gh, c); !errors.Is(err, nightly.ErrNoRelease) || !strings.Contains(err.Error(), "inference-sim/inference-sim") {
 		t.Errorf("no release: %v", err)
 	}
-	writeFile(t, filepath.Join(dash, "state", "last-run.json"), "{")
+	testkit.WriteFile(t, filepath.Join(dash, "state", "last-run.json"), "{")
 	gh.tags["inference-sim/inference-sim"] = map[string]string{"v0.9.0": simB}
 	if _, err := nightly.ResolveCheckout(context.Background(), gh, c); err == nil || !strings.Contains(err.Error(), "state/last-run.json") {
 		t.Errorf("malformed last run: %v", err)

@@ -14,17 +14,8 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
+	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
-
-func writeFile(t *testing.T, name, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(name, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // tinyHarness is a repository with a cmd/action that only says hello,
 // tagged: a pinned harness that builds in a moment.
@@ -35,8 +26,8 @@ func tinyHarness(t *testing.T) (dir string, p pin.Pin) {
 		t.Fatal(err)
 	}
 	harnesstest.GitInit(t, dir)
-	writeFile(t, filepath.Join(dir, "go.mod"), "module example.com/tiny\n\ngo 1.22\n")
-	writeFile(t, filepath.Join(dir, "cmd", "action", "main.go"), "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"tiny harness\") }\n")
+	testkit.WriteFile(t, filepath.Join(dir, "go.mod"), "module example.com/tiny\n\ngo 1.22\n")
+	testkit.WriteFile(t, filepath.Join(dir, "cmd", "action", "main.go"), "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"tiny harness\") }\n")
 	commit := harnesstest.CommitAll(t, dir, "tiny harness")
 	harnesstest.Run(t, dir, "git", "tag", "v1.0.0")
 	return dir, pin.Pin{Harness: pin.Harness{Repository: dir, Tag: "v1.0.0", Commit: commit}}
@@ -78,7 +69,7 @@ func TestPrepareConcurrently(t *testing.T) {
 
 	// A cached clone modified since is refused, naming the entry to delete,
 	// not rewritten under a job that may be running it.
-	writeFile(t, filepath.Join(hs[0].Dir, "cmd", "action", "main.go"), "package main\n\nfunc main() {}\n")
+	testkit.WriteFile(t, filepath.Join(hs[0].Dir, "cmd", "action", "main.go"), "package main\n\nfunc main() {}\n")
 	_, err := Prepare(context.Background(), p, src, cache, env, io.Discard, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "is modified") || !strings.Contains(err.Error(), "delete that directory") {
 		t.Errorf("modified cache: %v", err)
@@ -93,7 +84,7 @@ func TestPrepareConcurrently(t *testing.T) {
 // digest the harness records.
 func TestDataArgsAndKey(t *testing.T) {
 	repo := t.TempDir()
-	writeFile(t, filepath.Join(repo, "accuracy", "catalog", "models", "m", "config.json"), "{}\n")
+	testkit.WriteFile(t, filepath.Join(repo, "accuracy", "catalog", "models", "m", "config.json"), "{}\n")
 	p := pin.Pin{Data: pin.Data{Ledger: pin.Bundled, Catalog: "accuracy/catalog", Registry: pin.None}}
 	want := []string{"--catalog", filepath.Join(repo, "accuracy", "catalog"), "--registry", "none"}
 	if got := DataArgs(p, repo); strings.Join(got, " ") != strings.Join(want, " ") {

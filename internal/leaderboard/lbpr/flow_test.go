@@ -2,11 +2,12 @@ package lbpr
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
 
 // fakeGit is a checkout's git as lbpr sees it: tracked files and the files
@@ -28,14 +29,6 @@ func (g fakeGit) Changed(context.Context, string, string) ([]string, error) { re
 func (fakeGit) Fetch(context.Context, ...string) error                      { return nil }
 func (fakeGit) Export(context.Context, string, string, string) error        { return nil }
 
-func writeFile(t *testing.T, path, content string) {
-	t.Helper()
-	os.MkdirAll(filepath.Dir(path), 0o755)
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // Which runs.yaml a pull request runs: those it changes, whose trace it
 // changes or whose committed results it edits, all of them when it
 // changes the pin file, the runs input's when given, none otherwise.
@@ -46,8 +39,8 @@ func TestToRun(t *testing.T) {
 		return "version: 1\ngroups:\n  - id: agent\n    workload: {trace: {format: otel, file: " + trace + "}}\n    load: {arrival: recorded}\n" +
 			"    candidates:\n      - {id: h100, model: org/test-model-7b, hardware: H100, tp: 1}\n"
 	}
-	writeFile(t, filepath.Join(dir, "a", "runs.yaml"), decl("traces/agent.json"))
-	writeFile(t, filepath.Join(dir, "b", "runs.yaml"), decl("agent.json"))
+	testkit.WriteFile(t, filepath.Join(dir, "a", "runs.yaml"), decl("traces/agent.json"))
+	testkit.WriteFile(t, filepath.Join(dir, "b", "runs.yaml"), decl("agent.json"))
 	tracked := []string{"a/runs.yaml", "b/runs.yaml"}
 	pr := PR{Number: 1, BaseSHA: "base", HeadSHA: "head"}
 	for _, tt := range []struct {
