@@ -14,6 +14,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/importer/importertest"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
 	"github.com/inference-sim/accuracy-dashboard/internal/simcli"
+	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
 
 func TestBundledLedgerLoads(t *testing.T) {
@@ -98,7 +99,7 @@ func TestBundleMatchesFreshImport(t *testing.T) {
 	if err := importer.Write(out, res); err != nil {
 		t.Fatal(err)
 	}
-	if d := cmp.Diff(importertest.Files(t, corpus.Ledger()), importertest.Files(t, os.DirFS(out))); d != "" {
+	if d := cmp.Diff(testkit.Files(t, corpus.Ledger()), testkit.Files(t, os.DirFS(out))); d != "" {
 		t.Errorf("the bundled ledger differs from a fresh import of %s (-bundle +fresh); run go generate ./corpus:\n%s", data, d)
 	}
 }

@@ -18,10 +18,10 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
 	"github.com/inference-sim/accuracy-dashboard/internal/importer"
-	"github.com/inference-sim/accuracy-dashboard/internal/importer/importertest"
 	"github.com/inference-sim/accuracy-dashboard/internal/inferencexdb/inferencexdbtest"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
 
 // postgresFixtures are real agg_bmk rows (see its README.txt).
@@ -86,7 +86,7 @@ func TestLedgerImportPostgresMatchesArtifacts(t *testing.T) {
 		t.Fatalf("artifacts: %v\n%s", err, stderr)
 	}
 
-	dbFiles, files := importertest.Files(t, os.DirFS(fromDB)), importertest.Files(t, os.DirFS(fromFiles))
+	dbFiles, files := testkit.Files(t, os.DirFS(fromDB)), testkit.Files(t, os.DirFS(fromFiles))
 	delete(dbFiles, importer.ReportFile)
 	delete(files, importer.ReportFile)
 	if len(files) < 4 {

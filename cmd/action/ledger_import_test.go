@@ -17,6 +17,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/importer"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
+	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
 
 const importFixtures = "../../internal/importer/testdata/fixture"
@@ -250,7 +251,7 @@ func TestGoGenerateRegeneratesBundledLedger(t *testing.T) {
 	if log, err := gen.CombinedOutput(); err != nil {
 		t.Fatalf("%v\n%s", err, log)
 	}
-	got, want := dirFiles(t, out), dirFiles(t, filepath.Join(corpus, "ledger"))
+	got, want := testkit.Files(t, os.DirFS(out)), testkit.Files(t, os.DirFS(filepath.Join(corpus, "ledger")))
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("go generate ./corpus does not reproduce corpus/ledger (-committed +regenerated):\n%s", d)
 	}
@@ -282,23 +283,4 @@ func splitGenerateArgs(line string) ([]string, error) {
 		args, line = append(args, word), line[end+1:]
 	}
 	return args, nil
-}
-
-// dirFiles returns every file under dir by slash path.
-func dirFiles(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		rel, _ := filepath.Rel(dir, p)
-		out[filepath.ToSlash(rel)] = string(b)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }

@@ -6,26 +6,9 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
-)
 
-// tree reads every file under root: slash path → content.
-func tree(t *testing.T, root string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		rel, _ := filepath.Rel(root, p)
-		out[filepath.ToSlash(rel)] = string(b)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
+	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
+)
 
 // TestWriteFiles: every file lands with its content and mode 0644 and its
 // directories made; a failure before the renames replaces nothing and
@@ -41,7 +24,7 @@ func TestWriteFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]string{"a.txt": "A", "d/e/f.json": "{}", "keep": "new"}
-	if got := tree(t, root); !maps.Equal(got, want) {
+	if got := testkit.Files(t, os.DirFS(root)); !maps.Equal(got, want) {
 		t.Errorf("tree %v, want %v", got, want)
 	}
 	for p := range want {
@@ -56,7 +39,7 @@ func TestWriteFiles(t *testing.T) {
 	if err == nil {
 		t.Fatal("a file under a regular file was written")
 	}
-	if got := tree(t, root); !maps.Equal(got, want) {
+	if got := testkit.Files(t, os.DirFS(root)); !maps.Equal(got, want) {
 		t.Errorf("after a failed write the tree is %v, want it unchanged %v", got, want)
 	}
 }
@@ -75,7 +58,7 @@ func TestReplaceDir(t *testing.T) {
 	if err := ReplaceDir(dir, map[string][]byte{"index.html": []byte("2"), "assets/site.css": []byte("c")}); err != nil {
 		t.Fatal(err)
 	}
-	if got := tree(t, dir); !maps.Equal(got, want) {
+	if got := testkit.Files(t, os.DirFS(dir)); !maps.Equal(got, want) {
 		t.Errorf("replaced dir holds %v, want %v", got, want)
 	}
 	if st, _ := os.Stat(dir); st.Mode().Perm() != 0o755 {
@@ -86,7 +69,7 @@ func TestReplaceDir(t *testing.T) {
 	if err := ReplaceDir(dir, map[string][]byte{"x": []byte("1"), "x/y": []byte("2")}); err == nil {
 		t.Fatal("an impossible file set replaced the directory")
 	}
-	if got := tree(t, dir); !maps.Equal(got, want) {
+	if got := testkit.Files(t, os.DirFS(dir)); !maps.Equal(got, want) {
 		t.Errorf("after a failed replacement dir holds %v, want %v", got, want)
 	}
 	entries, _ := os.ReadDir(parent)

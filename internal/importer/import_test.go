@@ -12,9 +12,9 @@ import (
 	"testing/fstest"
 
 	goldenfile "github.com/inference-sim/accuracy-dashboard/internal/golden"
+	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/inference-sim/accuracy-dashboard/internal/importer/importertest"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
 )
 
@@ -312,7 +312,7 @@ func TestImportGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	a, b := importertest.Files(t, os.DirFS(dirA)), importertest.Files(t, os.DirFS(dirB))
+	a, b := testkit.Files(t, os.DirFS(dirA)), testkit.Files(t, os.DirFS(dirB))
 	if d := cmp.Diff(a, b); d != "" {
 		t.Fatalf("two imports of the same input differ:\n%s", d)
 	}
@@ -331,7 +331,7 @@ func TestImportGolden(t *testing.T) {
 			}
 		}
 	}
-	if d := cmp.Diff(importertest.Files(t, os.DirFS(golden)), a); d != "" {
+	if d := cmp.Diff(testkit.Files(t, os.DirFS(golden)), a); d != "" {
 		t.Errorf("import differs from %s (-golden +got; run go test -update to accept):\n%s", golden, d)
 	}
 	if _, err := ledger.Load(os.DirFS(dirA)); err != nil {
@@ -534,7 +534,7 @@ func TestWriteLeavesOldLedgerOnFailure(t *testing.T) {
 	if err := Write(dir, importFixture(t, fixtureOptions())); err != nil {
 		t.Fatal(err)
 	}
-	before := importertest.Files(t, os.DirFS(dir))
+	before := testkit.Files(t, os.DirFS(dir))
 	bad := importFixture(t, fixtureOptions())
 	bad.Units[0].Points[0].Measured.TTFTMs = -1 // fails ledger validation
 	if err := Write(dir, bad); err == nil {
@@ -545,7 +545,7 @@ func TestWriteLeavesOldLedgerOnFailure(t *testing.T) {
 	if err := Write(dir, unbalanced); err == nil || !strings.Contains(err.Error(), "does not balance") {
 		t.Fatalf("error %v, want the accounting check", err)
 	}
-	if d := cmp.Diff(before, importertest.Files(t, os.DirFS(dir))); d != "" {
+	if d := cmp.Diff(before, testkit.Files(t, os.DirFS(dir))); d != "" {
 		t.Errorf("a failed write changed the ledger:\n%s", d)
 	}
 	entries, _ := os.ReadDir(filepath.Dir(dir))

@@ -13,6 +13,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/importer/importertest"
 	"github.com/inference-sim/accuracy-dashboard/internal/inferencexdb"
 	"github.com/inference-sim/accuracy-dashboard/internal/inferencexdb/inferencexdbtest"
+	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
 
 // TestRealAggBmkThroughPostgres loads every real agg_bmk artifact of
@@ -75,7 +76,7 @@ func TestRealAggBmkThroughPostgres(t *testing.T) {
 	if err := Write(b, fromDB); err != nil {
 		t.Fatal(err)
 	}
-	fa, fb := importertest.Files(t, os.DirFS(a)), importertest.Files(t, os.DirFS(b))
+	fa, fb := testkit.Files(t, os.DirFS(a)), testkit.Files(t, os.DirFS(b))
 	delete(fa, ReportFile)
 	delete(fb, ReportFile)
 	if len(fa) < 30 {

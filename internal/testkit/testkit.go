@@ -60,25 +60,31 @@ func Zip(t testing.TB, files map[string][]byte) []byte {
 	return buf.Bytes()
 }
 
-// ReadTree reads every regular file under dir, keyed by its slash path
-// relative to dir.
-func ReadTree(t testing.TB, dir string) map[string][]byte {
+// Files returns the content of every file of fsys (a directory's tree,
+// os.DirFS, or an embedded one) by slash path.
+func Files(t testing.TB, fsys fs.FS) map[string]string {
 	t.Helper()
-	files := map[string][]byte{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	files := map[string]string{}
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		rel, err := filepath.Rel(dir, p)
-		if err != nil {
-			return err
-		}
-		raw, err := os.ReadFile(p)
-		files[filepath.ToSlash(rel)] = raw
+		raw, err := fs.ReadFile(fsys, p)
+		files[p] = string(raw)
 		return err
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	return files
+}
+
+// ReadTree is Files of the directory dir, as bytes.
+func ReadTree(t testing.TB, dir string) map[string][]byte {
+	t.Helper()
+	files := map[string][]byte{}
+	for p, s := range Files(t, os.DirFS(dir)) {
+		files[p] = []byte(s)
 	}
 	return files
 }

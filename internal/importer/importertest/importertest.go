@@ -1,11 +1,10 @@
 // Package importertest holds test helpers shared by the importer's tests and
 // the tests of what it writes: finding the raw sources of the bundled corpus
-// (corpus/sources) and reading every file of a tree. Only tests import it.
+// (corpus/sources). Only tests import it (a tree's files: testkit.Files).
 package importertest
 
 import (
 	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -45,22 +44,4 @@ func Sources(t testing.TB) string {
 		t.Fatalf("the raw sources (corpus/sources): %v", err)
 	}
 	return data
-}
-
-// Files returns the content of every file of fsys by slash path.
-func Files(t testing.TB, fsys fs.FS) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := fs.ReadFile(fsys, p)
-		out[p] = string(b)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
