@@ -5,81 +5,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io/fs"
-	"maps"
-	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/cli"
-	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
-	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbpr"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbrun"
-	"github.com/inference-sim/accuracy-dashboard/internal/pin"
-	"github.com/inference-sim/accuracy-dashboard/internal/render"
 )
-
-// readDeclaration reads and decodes a runs.yaml and resolves the traces it
-// names (relative to its directory) to their content hashes. The
-// candidates declared through `leaderboard serve` (the declarations file
-// beside the results directory results, when there is one) are merged in.
-func readDeclaration(path, results string) (*leaderboard.Declaration, map[string]leaderboard.TraceFiles, error) {
-	d, traces, err := readRuns(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	if d, err = mergeDeclared(d, results); err != nil {
-		return nil, nil, err
-	}
-	return d, traces, nil
-}
-
-// readRuns reads and decodes a runs.yaml and resolves the traces it names
-// (relative to its directory) to their content hashes.
-func readRuns(path string) (*leaderboard.Declaration, map[string]leaderboard.TraceFiles, error) {
-	src, err := diskio.ReadPathMax(path, leaderboard.MaxDeclarationBytes)
-	if err != nil {
-		return nil, nil, fmt.Errorf("--runs: %w", err)
-	}
-	d, err := leaderboard.Decode(src, path)
-	if err != nil {
-		return nil, nil, err
-	}
-	traces, err := lbrun.ResolveTraces(d, filepath.Dir(path))
-	if err != nil {
-		return nil, nil, err
-	}
-	return d, traces, nil
-}
-
-// declarationsFile is the file of the candidates declared through the API
-// of `leaderboard serve`, beside the results directory.
-func declarationsFile(results string) string {
-	return filepath.Join(filepath.Dir(filepath.Clean(results)), leaderboard.DeclarationsFile)
-}
-
-// mergeDeclared merges the declarations file beside results into d (d
-// itself when there is none).
-func mergeDeclared(d *leaderboard.Declaration, results string) (*leaderboard.Declaration, error) {
-	file := declarationsFile(results)
-	src, err := diskio.ReadPathMax(file, leaderboard.MaxDeclarationBytes)
-	if errors.Is(err, fs.ErrNotExist) {
-		return d, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	extra, err := leaderboard.Decode(src, file)
-	if err != nil {
-		return nil, err
-	}
-	return leaderboard.Merge(d, extra)
-}
-
-// defaultResults is the results directory beside a runs.yaml.
-func defaultResults(runs string) string { return filepath.Join(filepath.Dir(runs), "results") }
 
 const leaderboardRenderUsage = `Usage: action leaderboard render [--runs runs.yaml] [--results DIR] [--out DIR]
 
@@ -114,7 +46,15 @@ func (f leaderboardFiles) resultsDir() string {
 	if f.results != "" {
 		return f.results
 	}
-	return defaultResults(f.runs)
+	return lbrun.DefaultResults(f.runs)
+}
+
+// simOrPin refuses --sim with --pin (validate, serve).
+func simOrPin(sim, pinFile string) error {
+	if sim != "" && pinFile != "" {
+		return errors.New("give --sim or --pin, not both (the pin file names the simulator)")
+	}
+	return nil
 }
 
 // leaderboardRenderOptions are the flags of `action leaderboard render`.
@@ -136,36 +76,11 @@ var leaderboardRenderCommand = cli.Spec[leaderboardRenderOptions]{
 }
 
 func runLeaderboardRender(_ context.Context, o leaderboardRenderOptions, env cli.Env) error {
-	dir := o.resultsDir()
-	d, _, err := readDeclaration(o.runs, dir)
+	md, err := lbrun.Render(o.runs, o.resultsDir(), o.out)
 	if err != nil {
-		return err
+		return lbrun.CommandError("leaderboard render", err)
 	}
-	res, probs, err := lbrun.Check(d, dir, "")
-	if err != nil {
-		return fmt.Errorf("leaderboard render: read %s: %w", dir, err)
-	}
-	// A declared run without a result is shown as such; anything else is
-	// an error: a table is never drawn from results that do not check.
-	var bad []leaderboard.Problem
-	for _, p := range probs {
-		if p.Kind != leaderboard.ProblemMissing {
-			bad = append(bad, p)
-		}
-	}
-	if len(bad) > 0 {
-		return lbpr.ProblemsError("leaderboard render", dir, bad)
-	}
-	files, err := render.LeaderboardFiles(leaderboard.BuildBoard(d, res))
-	if err != nil {
-		return err
-	}
-	if o.out != "" {
-		if err := lbpr.WriteBoardFiles(o.out, files); err != nil {
-			return fmt.Errorf("leaderboard render: %w", err)
-		}
-	}
-	_, err = env.Stdout.Write(files[render.LeaderboardMarkdownFile])
+	_, err = env.Stdout.Write(md)
 	return err
 }
 
@@ -207,8 +122,8 @@ var leaderboardValidateCommand = cli.Spec[leaderboardValidateOptions]{
 		fs.StringVar(&o.pinFile, "pin", "", "the pin `file` whose leaderboard simulator/catalog pair the results must have run on (e.g. --pin .github/accuracy-harness.yaml)")
 	},
 	Check: func(o *leaderboardValidateOptions, args []string) error {
-		if o.sim != "" && o.pinFile != "" {
-			return errors.New("give --sim or --pin, not both (the pin file names the simulator)")
+		if err := simOrPin(o.sim, o.pinFile); err != nil {
+			return err
 		}
 		if o.sim != "" && !ident.IsCommit(o.sim) {
 			return fmt.Errorf("--sim %q: give the pinned simulator commit, 40 lowercase hex", o.sim)
@@ -219,38 +134,11 @@ var leaderboardValidateCommand = cli.Spec[leaderboardValidateOptions]{
 }
 
 func runLeaderboardValidate(ctx context.Context, o leaderboardValidateOptions, env cli.Env) error {
-	var pair *pin.LeaderboardPair
-	if o.pinFile != "" {
-		p, err := readLeaderboardPair(o.pinFile)
-		if err != nil {
-			return fmt.Errorf("leaderboard validate: %w", err)
-		}
-		pair = &p
-	}
-	dir := o.resultsDir()
-	d, _, err := readDeclaration(o.runs, dir)
+	res, err := lbrun.Validate(ctx, lbrun.ValidateConfig{Runs: o.runs, Results: o.resultsDir(), Sim: o.sim, PinFile: o.pinFile, RepoRoot: "."})
 	if err != nil {
-		return err
+		return lbrun.CommandError("leaderboard validate", err)
 	}
-	res, probs, err := lbrun.Check(d, dir, o.sim)
-	if err != nil {
-		return fmt.Errorf("leaderboard validate: read %s: %w", dir, err)
-	}
-	if pair != nil {
-		more, err := lbrun.PinPairProblems(ctx, *pair, o.pinFile, ".", res)
-		if err != nil {
-			return fmt.Errorf("leaderboard validate: %w", err)
-		}
-		probs = append(probs, more...)
-	}
-	if len(probs) > 0 {
-		return lbpr.ProblemsError("leaderboard validate", dir, probs)
-	}
-	groups := map[string]bool{}
-	for _, r := range res {
-		groups[r.Group] = true
-	}
-	names := slices.Sorted(maps.Keys(groups))
-	fmt.Fprintf(env.Stdout, "ok: %d results in %d groups (%s) match %s\n", len(res), len(groups), strings.Join(names, ", "), o.runs)
+	groups := leaderboard.Groups(res)
+	fmt.Fprintf(env.Stdout, "ok: %d results in %d groups (%s) match %s\n", len(res), len(groups), strings.Join(groups, ", "), o.runs)
 	return nil
 }

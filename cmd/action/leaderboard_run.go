@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"runtime"
 	"strings"
 	"time"
@@ -16,12 +15,10 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
-	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbpr"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbrun"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
-// simFlags are the flags `leaderboard run` and `verify` share.
+// simFlags are the flags `leaderboard run`, `verify` and `serve` share.
 type simFlags struct {
 	simRepo, catalog, cacheDir string
 	jobs                       int
@@ -46,12 +43,35 @@ func (s *simFlags) check(args []string) error {
 	return cli.NoArgs(args)
 }
 
+// logger is the log on stderr (none with --quiet) and where progress goes.
 func (s *simFlags) logger(stderr io.Writer) (*slog.Logger, io.Writer) {
 	out := stderr
 	if s.quiet {
 		out = io.Discard
 	}
 	return slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelInfo})), out
+}
+
+// builds are the simulator builds of the flags, logging to log.
+func (s *simFlags) builds(log *slog.Logger) lbrun.Builds {
+	return lbrun.Builds{Repo: s.simRepo, Catalog: s.catalog, CacheDir: s.cacheDir, Timeout: s.timeout, Log: log,
+		Bundled: harness.BundledCatalog{Catalog: corpus.Catalog(), Ledger: corpus.Ledger()}}
+}
+
+// buildFlags are the flags `leaderboard run` and `serve` share: the
+// declaration (with --results for serve), the simulator ref (simUsage
+// says its default), this tool's checkout and the simFlags.
+type buildFlags struct {
+	leaderboardFiles
+	simFlags
+	sim, harnessDir string
+}
+
+func (b *buildFlags) register(fs *flag.FlagSet, getenv func(string) string, withResults bool, simUsage string) {
+	b.leaderboardFiles.register(fs, withResults)
+	fs.StringVar(&b.sim, "sim", "", simUsage)
+	fs.StringVar(&b.harnessDir, "harness-dir", "", "this tool's own `directory`, whose commit results record (default: found from the working directory)")
+	b.simFlags.register(fs, getenv)
 }
 
 const leaderboardRunUsage = `Usage: action leaderboard run --runs runs.yaml [flags]
@@ -83,10 +103,9 @@ Flags:
 
 // leaderboardRunOptions are the flags of `action leaderboard run`.
 type leaderboardRunOptions struct {
-	simFlags
-	leaderboardFiles
-	sim, out, only, reuse, harnessDir string
-	prune                             bool
+	buildFlags
+	out, only, reuse string
+	prune            bool
 }
 
 // leaderboardRunCommand is `action leaderboard run`.
@@ -95,118 +114,53 @@ var leaderboardRunCommand = cli.Spec[leaderboardRunOptions]{
 	Summary: "run the declared candidates through a simulator build and file their results",
 	Usage:   leaderboardRunUsage,
 	Flags: func(fs *flag.FlagSet, o *leaderboardRunOptions, getenv func(string) string) {
-		o.leaderboardFiles.register(fs, false)
-		fs.StringVar(&o.sim, "sim", "", "simulator `ref`: a release tag or a full 40-hex commit; default: the newest vX.Y.Z tag of --sim-repo (e.g. --sim v0.7.15)")
+		o.buildFlags.register(fs, getenv, false, "simulator `ref`: a release tag or a full 40-hex commit; default: the newest vX.Y.Z tag of --sim-repo (e.g. --sim v0.7.15)")
 		fs.StringVar(&o.out, "out", "", "results `directory` (default: results/ beside --runs)")
 		fs.StringVar(&o.only, "only", "", "comma-separated `GROUP or GROUP/RUN` to run, default all (e.g. --only chat-4rps/h100-tp1)")
 		fs.StringVar(&o.reuse, "reuse", "", "results `directory` whose unchanged results are kept instead of run again (may be --out itself; e.g. --reuse leaderboard/results)")
 		fs.BoolVar(&o.prune, "prune", false, "remove the results of the output directory that no run of --runs asks for (runs removed or renamed; without it they are listed; e.g. --prune)")
-		fs.StringVar(&o.harnessDir, "harness-dir", "", "this tool's own `directory`, whose commit results record (default: found from the working directory)")
-		o.simFlags.register(fs, getenv)
 	},
 	Check: func(o *leaderboardRunOptions, args []string) error { return o.check(args) },
 	Run:   runLeaderboardRun,
 }
 
 func runLeaderboardRun(ctx context.Context, o leaderboardRunOptions, env cli.Env) error {
-	sf, stdout := o.simFlags, env.Stdout
-	log, progress := sf.logger(env.Stderr)
-	dir := o.out
-	if dir == "" {
-		dir = defaultResults(o.runs)
-	}
-	d, traces, err := readDeclaration(o.runs, dir)
-	if err != nil {
-		return err
-	}
-	runs, err := leaderboard.Select(d.Runs(), splitList(o.only))
-	if err != nil {
-		return fmt.Errorf("leaderboard run: --only %w", err)
-	}
-	hdir := o.harnessDir
-	if hdir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return err
-		}
-		if hdir, err = harness.FindHarnessDir(wd); err != nil {
-			return fmt.Errorf("leaderboard run: %w", err)
-		}
-	}
-	id, err := harness.HarnessIdentity(ctx, hdir)
-	if err != nil {
-		return fmt.Errorf("leaderboard run: %w", err)
-	}
-	b := &harness.Builder{CacheDir: sf.cacheDir, Log: log}
-	ref := o.sim
-	if ref == "" {
-		if ref, err = b.DefaultRef(ctx, sf.simRepo); err != nil {
-			return fmt.Errorf("leaderboard run: %w", err)
-		}
-		log.Info("no --sim given; using the newest release tag", "tag", ref)
-	}
-	s, err := prepareSim(ctx, b, sf, ref, id, dir)
-	if err != nil {
-		return fmt.Errorf("leaderboard run: %w", err)
-	}
-	defer s.Close()
-	log.Info("simulator ready", "commit", s.Build.Commit, "tag", s.Build.Tag, "runs", len(runs))
-	if len(traces) > 0 {
-		if err := lbrun.StoreTraces(s.TracesDir, traces); err != nil {
-			return fmt.Errorf("leaderboard run: store traces: %w", err)
-		}
-	}
-	sum, err := lbrun.Run(ctx, s, runs, lbrun.Options{Out: dir, Reuse: o.reuse, Jobs: sf.jobs, Log: log,
+	stdout := env.Stdout
+	log, progress := o.logger(env.Stderr)
+	rep, err := lbrun.RunDeclaration(ctx, lbrun.RunConfig{Runs: o.runs, Out: o.out, Only: splitList(o.only), Reuse: o.reuse,
+		Ref: o.sim, HarnessDir: o.harnessDir, Jobs: o.jobs, Builds: o.builds(log),
 		Progress: func(done, total int, r *leaderboard.Result) {
 			fmt.Fprintf(progress, "progress: %d/%d runs (%s/%s: %s)\n", done, total, r.Group, r.Run, r.Status)
 		}})
 	if err != nil {
-		return fmt.Errorf("leaderboard run: %w", err)
+		return lbrun.CommandError("leaderboard run", err)
 	}
 	var failed []string
-	for _, r := range sum.Results {
-		if r.Status == leaderboard.StatusFailed {
-			failed = append(failed, fmt.Sprintf("  %s/%s: %s: %s", r.Group, r.Run, r.Failure.Reason, r.Failure.Message))
-		}
+	for _, r := range rep.Failed() {
+		failed = append(failed, fmt.Sprintf("  %s/%s: %s: %s", r.Group, r.Run, r.Failure.Reason, r.Failure.Message))
 	}
-	fmt.Fprintf(stdout, "wrote %d results into %s (%d failed)\n", len(sum.Results), dir, len(failed))
+	fmt.Fprintf(stdout, "wrote %d results into %s (%d failed)\n", len(rep.Results), rep.Out, len(failed))
 	if o.reuse != "" {
-		fmt.Fprintf(stdout, "reused %d unchanged results from %s, ran %d\n", sum.Reused, o.reuse, sum.Ran)
+		fmt.Fprintf(stdout, "reused %d unchanged results from %s, ran %d\n", rep.Reused, o.reuse, rep.Ran)
 	}
 	if len(failed) > 0 {
 		fmt.Fprintf(stdout, "failed runs (filed with their reason, no figures):\n%s\n", strings.Join(failed, "\n"))
 	}
-	return pruneUndeclared(stdout, dir, d, o.prune)
-}
-
-// pruneUndeclared lists the results of dir that no run of d asks for (their
-// runs were removed from runs.yaml or renamed: render and validate refuse
-// them) and, with prune, removes them.
-func pruneUndeclared(stdout io.Writer, dir string, d *leaderboard.Declaration, prune bool) error {
-	gone, err := lbrun.Undeclared(dir, d)
-	if err != nil || len(gone) == 0 {
-		return err
-	}
-	list := "  " + strings.Join(gone, "\n  ")
-	if !prune {
-		fmt.Fprintf(stdout, "%d results in %s that no run of the declaration asks for (removed or renamed; --prune removes them):\n%s\n", len(gone), dir, list)
+	// The results of runs removed from runs.yaml or renamed (render and
+	// validate refuse them) are listed, and removed with --prune.
+	if len(rep.Undeclared) == 0 {
 		return nil
 	}
-	if err := lbrun.Prune(dir, gone); err != nil {
+	list := "  " + strings.Join(rep.Undeclared, "\n  ")
+	if !o.prune {
+		fmt.Fprintf(stdout, "%d results in %s that no run of the declaration asks for (removed or renamed; --prune removes them):\n%s\n", len(rep.Undeclared), rep.Out, list)
+		return nil
+	}
+	if err := lbrun.Prune(rep.Out, rep.Undeclared); err != nil {
 		return fmt.Errorf("leaderboard run: --prune: %w", err)
 	}
-	fmt.Fprintf(stdout, "pruned %d results that no run of the declaration asks for:\n%s\n", len(gone), list)
+	fmt.Fprintf(stdout, "pruned %d results that no run of the declaration asks for:\n%s\n", len(rep.Undeclared), list)
 	return nil
-}
-
-// prepareSim builds ref and probes it (lbrun.Prepare) with the catalog of
-// --catalog; traces are stored in resultsDir's traces/.
-func prepareSim(ctx context.Context, b *harness.Builder, sf simFlags, ref string, id report.Harness, resultsDir string) (*lbrun.Sim, error) {
-	cat, catVersion, err := harness.ResolveCatalog(ctx, sf.catalog, sf.cacheDir, harness.BundledCatalog{Catalog: corpus.Catalog(), Ledger: corpus.Ledger()})
-	if err != nil {
-		return nil, fmt.Errorf("--catalog: %w", err)
-	}
-	return lbrun.Prepare(ctx, b, sf.simRepo, ref, lbrun.Setup{Catalog: cat, CatalogVersion: catVersion, Harness: id, Timeout: sf.timeout, ResultsDir: resultsDir})
 }
 
 const leaderboardVerifyUsage = `Usage: action leaderboard verify [--runs runs.yaml] [--results DIR] [--only GROUP/RUN] [flags]
@@ -248,81 +202,22 @@ var leaderboardVerifyCommand = cli.Spec[leaderboardVerifyOptions]{
 }
 
 func runLeaderboardVerify(ctx context.Context, o leaderboardVerifyOptions, env cli.Env) error {
-	sf, stdout := o.simFlags, env.Stdout
-	log, _ := sf.logger(env.Stderr)
-	dir := o.resultsDir()
-	d, _, err := readDeclaration(o.runs, dir)
+	log, _ := o.logger(env.Stderr)
+	v, err := lbrun.VerifyDeclaration(ctx, lbrun.VerifyConfig{Runs: o.runs, Results: o.resultsDir(), Only: splitList(o.only), Jobs: o.jobs, Builds: o.builds(log)})
 	if err != nil {
-		return err
+		return lbrun.CommandError("leaderboard verify", err)
 	}
-	recorded, probs, err := lbrun.ReadResults(dir)
-	if err != nil {
-		return fmt.Errorf("leaderboard verify: read %s: %w", dir, err)
-	}
-	if len(probs) > 0 {
-		return lbpr.ProblemsError("leaderboard verify", dir, probs)
-	}
-	runs, err := leaderboard.Select(d.Runs(), splitList(o.only))
-	if err != nil {
-		return fmt.Errorf("leaderboard verify: --only %w", err)
-	}
-	recs := make([]lbrun.Recorded, 0, len(runs))
-	for _, r := range runs {
-		res := recorded[r.Group+"/"+r.ID]
-		if res == nil {
-			return fmt.Errorf("leaderboard verify: %s/%s.json: no result to verify", r.Group, r.ID)
-		}
-		recs = append(recs, lbrun.Recorded{Run: r, Result: res})
-	}
-	b := &harness.Builder{CacheDir: sf.cacheDir, Log: log}
-	sims := map[string]*lbrun.Sim{}
-	defer func() {
-		for _, s := range sims {
-			s.Close()
-		}
-	}()
-	verdicts, err := lbrun.Verify(ctx, recs, func(commit string, h report.Harness) (*lbrun.Sim, error) {
-		if s := sims[commit]; s != nil {
-			return s, nil
-		}
-		s, err := prepareSim(ctx, b, sf, commit, h, dir)
-		if err != nil {
-			return nil, err
-		}
-		sims[commit] = s
-		return s, nil
-	}, sf.jobs)
-	if err != nil {
-		return fmt.Errorf("leaderboard verify: %w", err)
-	}
-	var lines []string
-	nDiff, nProb := 0, 0
-	for _, v := range verdicts {
-		file := lbrun.ResultFile(dir, v.Group, v.Run)
-		switch {
-		case v.Problem.Kind != "":
-			nProb++
-			lines = append(lines, "PROBLEM: "+v.Problem.String())
-		case len(v.Diffs) == 0:
-			lines = append(lines, "ok: "+file)
-		default:
-			nDiff++
-		}
-		for _, df := range v.Diffs {
-			lines = append(lines, fmt.Sprintf("DIFF: %s: %s", file, df))
-		}
-	}
-	fmt.Fprintln(stdout, strings.Join(lines, "\n"))
+	fmt.Fprintln(env.Stdout, strings.Join(v.Lines(), "\n"))
 	var errs []error
-	if nProb > 0 {
-		errs = append(errs, fmt.Errorf("leaderboard verify: %d of %d results do not stand for their declaration (not run)", nProb, len(recs)))
+	if n := v.Unrun(); n > 0 {
+		errs = append(errs, fmt.Errorf("leaderboard verify: %d of %d results do not stand for their declaration (not run)", n, len(v.Verdicts)))
 	}
-	if nDiff > 0 {
-		errs = append(errs, fmt.Errorf("leaderboard verify: %d of %d results did not reproduce (BLIS is deterministic: this is a bug)", nDiff, len(recs)))
+	if n := v.Differing(); n > 0 {
+		errs = append(errs, fmt.Errorf("leaderboard verify: %d of %d results did not reproduce (BLIS is deterministic: this is a bug)", n, len(v.Verdicts)))
 	}
 	if len(errs) > 0 {
 		return errors.Join(errs...)
 	}
-	fmt.Fprintf(stdout, "verified: %d results reproduce exactly\n", len(recs))
+	fmt.Fprintf(env.Stdout, "verified: %d results reproduce exactly\n", len(v.Verdicts))
 	return nil
 }

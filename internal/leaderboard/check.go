@@ -238,3 +238,46 @@ func checkTraces(fsys fs.FS, res map[string]*Result) []Problem {
 	}
 	return probs
 }
+
+// ProblemsError is the error of problems found in a results directory
+// (Dir): how many, then one problem a line.
+type ProblemsError struct {
+	Dir      string
+	Problems []Problem
+}
+
+func (e *ProblemsError) Error() string {
+	lines := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		lines[i] = "  " + p.String()
+	}
+	return fmt.Sprintf("%d problem(s) in %s:\n%s", len(e.Problems), e.Dir, strings.Join(lines, "\n"))
+}
+
+// Blocking are the problems of probs that keep a board from being drawn:
+// every one but a declared run without a result (ProblemMissing), which
+// the board shows as such. A board is never drawn from results that do not
+// check. The order of probs is kept; none gives nil.
+func Blocking(probs []Problem) []Problem {
+	var bad []Problem
+	for _, p := range probs {
+		if p.Kind != ProblemMissing {
+			bad = append(bad, p)
+		}
+	}
+	return bad
+}
+
+// Groups lists the ids of the groups results belong to, sorted, each once.
+func Groups(results map[string]*Result) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range results {
+		if !seen[r.Group] {
+			seen[r.Group] = true
+			out = append(out, r.Group)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

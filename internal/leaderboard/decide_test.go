@@ -193,3 +193,60 @@ func TestMerge(t *testing.T) {
 		}
 	}
 }
+
+// Only a declared run without a result leaves a board drawable; every
+// other problem blocks it, in the order found.
+func TestBlocking(t *testing.T) {
+	t.Parallel()
+	missing := Problem{Kind: ProblemMissing, File: "chat/a.json", Msg: "no result"}
+	tampered := Problem{Kind: ProblemTampered, File: "chat/b.json", Msg: "digest"}
+	drift := Problem{Kind: ProblemDrift, File: "chat/c.json", Msg: "ran on another"}
+	unplanned := Problem{Kind: ProblemUnplanned, File: "chat/d.json", Msg: "command[5]"}
+	for _, tt := range []struct {
+		name  string
+		probs []Problem
+		want  []Problem
+	}{
+		{"none", nil, nil},
+		{"only missing results", []Problem{missing, missing}, nil},
+		{"a tampered result among missing ones", []Problem{missing, tampered, missing}, []Problem{tampered}},
+		{"every other kind, in order", []Problem{drift, missing, unplanned, tampered}, []Problem{drift, unplanned, tampered}},
+	} {
+		got := Blocking(tt.probs)
+		if len(got) != len(tt.want) {
+			t.Errorf("%s: Blocking = %v, want %v", tt.name, got, tt.want)
+			continue
+		}
+		for i := range got {
+			if got[i] != tt.want[i] {
+				t.Errorf("%s: Blocking = %v, want %v", tt.name, got, tt.want)
+				break
+			}
+		}
+	}
+}
+
+// Groups lists each group of the results once, sorted.
+func TestGroups(t *testing.T) {
+	t.Parallel()
+	res := map[string]*Result{"sweep/h100--rate-2": {Group: "sweep"}, "chat/h100": {Group: "chat"}, "sweep/h100--rate-8": {Group: "sweep"}, "agentic/h100": {Group: "agentic"}}
+	if got := strings.Join(Groups(res), ","); got != "agentic,chat,sweep" {
+		t.Errorf("Groups = %s, want agentic,chat,sweep", got)
+	}
+	if got := Groups(nil); len(got) != 0 {
+		t.Errorf("Groups(nil) = %v, want none", got)
+	}
+}
+
+// A ProblemsError counts the problems and names each on a line of its own.
+func TestProblemsError(t *testing.T) {
+	t.Parallel()
+	err := &ProblemsError{Dir: "leaderboard/results", Problems: []Problem{
+		{Kind: ProblemTampered, File: "chat/h100.json", Msg: "digest sha256:aa does not match its content"},
+		{Kind: ProblemHalfMoved, Msg: "catalog moved without the pin"},
+	}}
+	want := "2 problem(s) in leaderboard/results:\n  tampered: chat/h100.json: digest sha256:aa does not match its content\n  " + ProblemHalfMoved + ": catalog moved without the pin"
+	if err.Error() != want {
+		t.Errorf("ProblemsError = %q, want %q", err.Error(), want)
+	}
+}

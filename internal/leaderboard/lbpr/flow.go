@@ -148,7 +148,7 @@ func (f *Flow) Run(ctx context.Context, pr PR, isPR bool) (Outcome, error) {
 	// off the pair.
 	if probs, err := lbrun.PinPairProblems(ctx, pair, f.PinRel, f.Checkout, nil); err != nil || len(probs) > 0 {
 		if err == nil {
-			err = ProblemsError("leaderboard", f.PinRel, probs)
+			err = fmt.Errorf("leaderboard: %w", &leaderboard.ProblemsError{Dir: f.PinRel, Problems: probs})
 		}
 		return Outcome{}, err
 	}
@@ -341,7 +341,7 @@ func (f *Flow) runOne(ctx context.Context, h Harness, pair pin.LeaderboardPair, 
 		"--runs", filepath.Join(f.Checkout, filepath.FromSlash(rel)),
 		"--sim", pair.Simulator.Commit,
 		"--sim-repo", f.SimRepo,
-		"--catalog", CatalogArg(pair.Catalog, f.Checkout),
+		"--catalog", lbrun.CatalogArg(pair.Catalog, f.Checkout),
 		"--cache-dir", f.CacheDir,
 		"--out", results,
 		"--reuse", committed,
@@ -378,43 +378,10 @@ func (f *Flow) runOne(ctx context.Context, h Harness, pair pin.LeaderboardPair, 
 	if err != nil {
 		return leaderboard.Board{}, nil, nil, err
 	}
-	if err := WriteBoardFiles(dir, files); err != nil {
+	if err := lbrun.WriteBoardFiles(dir, files); err != nil {
 		return leaderboard.Board{}, nil, nil, err
 	}
 	return board, res, nil, nil
-}
-
-// WriteBoardFiles writes the rendered README.md and index.html
-// (render.LeaderboardFiles) into dir, each atomically.
-func WriteBoardFiles(dir string, files map[string][]byte) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	for _, name := range []string{render.LeaderboardMarkdownFile, render.LeaderboardHTMLFile} {
-		if err := diskio.WriteAtomic(filepath.Join(dir, name), files[name]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// ProblemsError is the error of a command (cmd) that found probs in dir,
-// one problem a line.
-func ProblemsError(cmd, dir string, probs []leaderboard.Problem) error {
-	lines := make([]string, len(probs))
-	for i, p := range probs {
-		lines[i] = "  " + p.String()
-	}
-	return fmt.Errorf("%s: %d problem(s) in %s:\n%s", cmd, len(probs), dir, strings.Join(lines, "\n"))
-}
-
-// CatalogArg is the pinned catalog as `leaderboard run --catalog` takes
-// it: none, bundled, or the path in the checkout.
-func CatalogArg(c pin.LeaderboardCatalog, checkout string) string {
-	if c.Source == pin.None || c.Source == pin.Bundled {
-		return c.Source
-	}
-	return filepath.Join(checkout, filepath.FromSlash(c.Source))
 }
 
 // unchangedResults counts the results of dir that are byte for byte the

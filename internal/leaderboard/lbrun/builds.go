@@ -1,0 +1,73 @@
+package lbrun
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/harness"
+	"github.com/inference-sim/accuracy-dashboard/internal/report"
+)
+
+// Builds says where the simulator builds that `leaderboard run`, `verify`
+// and `serve` run on come from and what each run gets: the simulator's
+// repository (a URL or a path), the model catalog as a catalog argument
+// names it (harness.ResolveCatalog: none, bundled, a directory) with the
+// catalog "bundled" names, the build cache, the timeout of one simulation
+// and the log (nil: none).
+type Builds struct {
+	Repo     string
+	Catalog  string
+	Bundled  harness.BundledCatalog
+	CacheDir string
+	Timeout  time.Duration
+	Log      *slog.Logger
+}
+
+func (b Builds) log() *slog.Logger {
+	if b.Log == nil {
+		return slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return b.Log
+}
+
+func (b Builds) builder() *harness.Builder {
+	return &harness.Builder{CacheDir: b.CacheDir, Log: b.Log}
+}
+
+// NewestRelease is the newest release tag (vX.Y.Z) of b.Repo: the ref
+// taken when none is given.
+func (b Builds) NewestRelease(ctx context.Context) (string, error) {
+	return b.builder().DefaultRef(ctx, b.Repo)
+}
+
+// Open builds ref of b.Repo (an exact tag or commit) and probes it
+// (Prepare) with b's catalog (an error resolving it names --catalog), for
+// results filed in the results directory results, recording id as the
+// tool that ran them. Close the Sim when done.
+func (b Builds) Open(ctx context.Context, ref string, id report.Harness, results string) (*Sim, error) {
+	cat, catVersion, err := harness.ResolveCatalog(ctx, b.Catalog, b.CacheDir, b.Bundled)
+	if err != nil {
+		return nil, fmt.Errorf("--catalog: %w", err)
+	}
+	return Prepare(ctx, b.builder(), b.Repo, ref, Setup{Catalog: cat, CatalogVersion: catVersion, Harness: id, Timeout: b.Timeout, ResultsDir: results})
+}
+
+// Identity is this tool's identity, which results record: the commit of
+// the checkout dir, or of the checkout holding the working directory when
+// dir is "".
+func Identity(ctx context.Context, dir string) (report.Harness, error) {
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return report.Harness{}, err
+		}
+		if dir, err = harness.FindHarnessDir(wd); err != nil {
+			return report.Harness{}, err
+		}
+	}
+	return harness.HarnessIdentity(ctx, dir)
+}

@@ -1,0 +1,51 @@
+package lbrun
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
+)
+
+// A command names itself in every error but one reading the declaration,
+// which names its file (and line) itself.
+func TestCommandError(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	runs := filepath.Join(dir, "runs.yaml")
+	_, _, missing := ReadDeclaration(runs, filepath.Join(dir, "results"))
+	os.WriteFile(runs, []byte("version: 1\ngroups: []\nextra: 1\n"), 0o644)
+	_, _, bad := ReadDeclaration(runs, filepath.Join(dir, "results"))
+	for _, tt := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"nil", nil, ""},
+		{"a flow's error", errors.New("--only \"x\": no such run"), "leaderboard run: --only \"x\": no such run"},
+		{"a problems error", &leaderboard.ProblemsError{Dir: "r", Problems: []leaderboard.Problem{{Kind: leaderboard.ProblemMissing, File: "a/b.json", Msg: "m"}}},
+			"leaderboard run: 1 problem(s) in r:\n  missing-result: a/b.json: m"},
+		{"runs.yaml missing", missing, "--runs: open " + runs + ": no such file or directory"},
+	} {
+		err := CommandError("leaderboard run", tt.err)
+		if got := ""; err != nil {
+			got = err.Error()
+			if got != tt.want {
+				t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+			}
+		} else if tt.want != "" {
+			t.Errorf("%s: nil, want %q", tt.name, tt.want)
+		}
+	}
+	var de *DeclarationError
+	if !errors.As(bad, &de) || !strings.HasPrefix(CommandError("leaderboard run", bad).Error(), runs+":") {
+		t.Errorf("a runs.yaml that does not decode: %v, want a DeclarationError naming the file first", bad)
+	}
+	var es leaderboard.Errors
+	if !errors.As(bad, &es) || len(es) == 0 {
+		t.Errorf("a declaration's decoding errors are not reachable through it: %v", bad)
+	}
+}
