@@ -114,18 +114,7 @@ var aggFields = func() map[string]bool {
 // dp_attention for single-node rows) is an error naming file, row and field.
 // Null or absent latencies are not errors: the corpus rules exclude such rows.
 func ParseAggBmk(name string, data []byte) ([]XRow, error) {
-	raws, err := decodeArray(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	re := &rowErrors{name: name}
-	rows := make([]XRow, 0, len(raws))
-	for i, raw := range raws {
-		o, err := decodeObject(raw)
-		if err != nil {
-			re.add(i, err)
-			continue
-		}
+	return parseRows(name, data, func(o *object, i int) XRow {
 		r := XRow{
 			Unknown:      o.unknownFields(aggFields, ""),
 			Index:        i,
@@ -151,6 +140,27 @@ func ParseAggBmk(name string, data []byte) ([]XRow, error) {
 		checkMetricNumbers(o)
 		r.Metrics = readMetrics(o)
 		checkShape(o, &r)
+		return r
+	})
+}
+
+// parseRows decodes data, a JSON array of objects, into rows: row reads
+// the i-th object, recording what is wrong with it on the object. Every
+// row's errors are reported together, naming the file and the row.
+func parseRows(name string, data []byte, row func(o *object, i int) XRow) ([]XRow, error) {
+	raws, err := decodeArray(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	re := &rowErrors{name: name}
+	rows := make([]XRow, 0, len(raws))
+	for i, raw := range raws {
+		o, err := decodeObject(raw)
+		if err != nil {
+			re.add(i, err)
+			continue
+		}
+		r := row(o, i)
 		if err := o.err(); err != nil {
 			re.add(i, err)
 			continue
@@ -215,18 +225,7 @@ var apiFields = map[string]bool{
 // A single-node row's topology is read from decode_tp, decode_ep and
 // decode_dp_attention. "workers" is accepted with any value and ignored.
 func ParseAPIRows(name string, data []byte) ([]XRow, error) {
-	raws, err := decodeArray(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	re := &rowErrors{name: name}
-	rows := make([]XRow, 0, len(raws))
-	for i, raw := range raws {
-		o, err := decodeObject(raw)
-		if err != nil {
-			re.add(i, err)
-			continue
-		}
+	return parseRows(name, data, func(o *object, i int) XRow {
 		r := XRow{
 			Unknown:      o.unknownFields(apiFields, ""),
 			Index:        i,
@@ -280,16 +279,8 @@ func ParseAPIRows(name string, data []byte) ([]XRow, error) {
 			}
 		}
 		checkShape(o, &r)
-		if err := o.err(); err != nil {
-			re.add(i, err)
-			continue
-		}
-		rows = append(rows, r)
-	}
-	if err := re.err(); err != nil {
-		return nil, err
-	}
-	return rows, nil
+		return r
+	})
 }
 
 var runURLPattern = regexp.MustCompile(`/actions/runs/([0-9]+)(/|$)`)
