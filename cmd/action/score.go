@@ -220,13 +220,9 @@ var mergeCommand = cli.Spec[mergeOptions]{
 }
 
 func runMerge(_ context.Context, o mergeOptions, env cli.Env) error {
-	var parts []report.Part
-	for _, dir := range o.shardDirs {
-		s, p, err := report.Read(dir)
-		if err != nil {
-			return fmt.Errorf("merge: %w", err)
-		}
-		parts = append(parts, report.Part{Name: dir, Run: report.Run{Summary: s, Points: p}})
+	parts, err := report.ReadParts(o.shardDirs)
+	if err != nil {
+		return fmt.Errorf("merge: %w", err)
 	}
 	s, p, err := report.Merge(parts)
 	if err != nil {

@@ -13,6 +13,21 @@ type Part struct {
 	Run
 }
 
+// ReadParts reads the run in each directory (Read) as a Part named by the
+// directory, in order, for Merge. The first directory that does not read is
+// the error, Read's (naming the directory).
+func ReadParts(dirs []string) ([]Part, error) {
+	parts := make([]Part, 0, len(dirs))
+	for _, dir := range dirs {
+		s, p, err := Read(dir)
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, Part{Name: dir, Run: Run{Summary: s, Points: p}})
+	}
+	return parts, nil
+}
+
 // Merge combines the outputs of the shards of one run into the summary and
 // points an unsharded run would have produced. The parts must share one
 // provenance, carry distinct shard indices of one count that together cover

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -34,5 +36,48 @@ func TestMergeRefusesShardsOfDifferentRuns(t *testing.T) {
 	}
 	if strings.Contains(err.Error(), "harness.") {
 		t.Errorf("error names a field that is equal: %v", err)
+	}
+}
+
+// TestReadPartsMergesShardDirectories: the shards' directories read as
+// parts named by them, in order, merge into the unsharded run; a directory
+// that is no run is the error, named.
+func TestReadPartsMergesShardDirectories(t *testing.T) {
+	t.Parallel()
+	pts := []Point{pt("u", 1, "resolved", 10, 11), pt("u", 2, "resolved", 20, 0), pt("v", 1, "resolved", 30, 33)}
+	whole, err := Summarize(pts, testProvenance(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dirs []string
+	for k, shardPts := range [][]Point{pts[:2], pts[2:]} {
+		shard := &Shard{Index: k + 1, Count: 2}
+		s, err := Summarize(shardPts, testProvenance(), shard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join(t.TempDir(), "shard")
+		if err := Write(dir, Output{Run: Run{Summary: s, Points: shardPts}}); err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, dir)
+	}
+	parts, err := ReadParts(dirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(parts) != 2 || parts[0].Name != dirs[0] || parts[1].Name != dirs[1] || len(parts[0].Points) != 2 || parts[1].Summary.Shard.Index != 2 {
+		t.Fatalf("parts %+v", parts)
+	}
+	s, p, err := Merge(parts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(s, whole) || len(p) != len(pts) {
+		t.Errorf("merged summary %+v (%d points), want the unsharded %+v", s, len(p), whole)
+	}
+	missing := filepath.Join(t.TempDir(), "missing")
+	if _, err := ReadParts([]string{dirs[0], missing}); err == nil || !strings.HasPrefix(err.Error(), missing+": ") {
+		t.Errorf("a directory that is no run: %v", err)
 	}
 }
