@@ -5,9 +5,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -66,30 +63,8 @@ func githubTypesIn(fset *token.FileSet, name string, src []byte) ([]string, erro
 // internal/github's clients alone, through the plain types of ident and
 // ghmodel, so no second adapter layer converts them.
 func TestGitHubTypesStayInTheAdapter(t *testing.T) {
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, files := goList(t, root)
-	fset := token.NewFileSet()
-	for _, pkg := range slices.Sorted(maps.Keys(files)) {
-		if pkg == "internal/github" {
-			continue
-		}
-		for _, path := range files[pkg] {
-			src, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			found, err := githubTypesIn(fset, path, src)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, f := range found {
-				rel, _ := filepath.Rel(root, f)
-				t.Errorf("%s: an internal/github type outside the adapter (return ident or ghmodel types from internal/github instead)", rel)
-			}
-		}
+	for _, f := range findInSources(t, func(pkg string) bool { return pkg == "internal/github" }, githubTypesIn) {
+		t.Errorf("%s: an internal/github type outside the adapter (return ident or ghmodel types from internal/github instead)", f)
 	}
 }
 

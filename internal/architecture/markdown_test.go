@@ -4,11 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"maps"
-	"os"
-	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -65,32 +61,9 @@ func markdownIn(fset *token.FileSet, name string, src []byte) ([]string, error) 
 // it is golden-tested and its untrusted text escaped; no other package's
 // code (tests aside) holds one.
 func TestMarkdownOnlyInRender(t *testing.T) {
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, files := goList(t, root)
-	fset := token.NewFileSet()
-	var found []string
-	for _, pkg := range slices.Sorted(maps.Keys(files)) {
-		if pkg == "internal/render" || strings.HasPrefix(pkg, "internal/render/") {
-			continue
-		}
-		for _, path := range files[pkg] {
-			src, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			in, err := markdownIn(fset, path, src)
-			if err != nil {
-				t.Fatal(err)
-			}
-			found = append(found, in...)
-		}
-	}
-	for _, f := range found {
-		rel, _ := filepath.Rel(root, f)
-		t.Errorf("Markdown built outside internal/render (move it into a render function, golden-tested): %s", rel)
+	inRender := func(pkg string) bool { return pkg == "internal/render" || strings.HasPrefix(pkg, "internal/render/") }
+	for _, f := range findInSources(t, inRender, markdownIn) {
+		t.Errorf("Markdown built outside internal/render (move it into a render function, golden-tested): %s", f)
 	}
 }
 
