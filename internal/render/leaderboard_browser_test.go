@@ -9,23 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-// chromium finds Debian's headless browser. CI (CI=true) installs it and
-// must run the test; elsewhere the test is skipped without it.
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("CI=true but no chromium on PATH: .ci/run installs Debian's chromium")
-	}
-	t.Skip("no chromium on PATH (apt-get install chromium); CI runs this test")
-	return ""
-}
+	"github.com/inference-sim/accuracy-dashboard/internal/browsertest"
+)
 
 var rowRe = regexp.MustCompile(`<tr data-run="([^"]+)"`)
 
@@ -65,7 +51,7 @@ func rowOrder(t *testing.T, bin, page, table, query string) (order []string, th 
 // TestLeaderboardHTMLSortsInChromium clicks column headers of the rendered
 // page in a real headless browser and reads the rows' order back.
 func TestLeaderboardHTMLSortsInChromium(t *testing.T) {
-	bin := chromium(t)
+	bin := browsertest.Chromium(t)
 	page, err := LeaderboardHTML(sampleBoard(t))
 	if err != nil {
 		t.Fatal(err)
