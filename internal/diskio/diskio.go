@@ -74,17 +74,7 @@ func ReadFileMax(fsys fs.FS, name string, max int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	opened, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if err := regular(name, opened.Mode()); err != nil {
-		return nil, err
-	}
-	if !sameFile(st, opened) {
-		return nil, fmt.Errorf("%s was replaced while it was opened; only regular files are read", name)
-	}
-	return ReadAllMax(f, name, max)
+	return readOpen(f, name, max, st)
 }
 
 // ReadPathMax is ReadFileMax for a path of the operating system (relative to
@@ -105,14 +95,24 @@ func ReadPathMax(path string, max int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return readOpen(f, path, max, nil)
+}
+
+// readOpen reads the open file f, named name, when it is a regular file (the
+// one checked, when checked is its stat before the open) of at most max
+// bytes.
+func readOpen(f fs.File, name string, max int64, checked fs.FileInfo) ([]byte, error) {
 	st, err := f.Stat()
 	if err != nil {
 		return nil, err
 	}
-	if err := regular(path, st.Mode()); err != nil {
+	if err := regular(name, st.Mode()); err != nil {
 		return nil, err
 	}
-	return ReadAllMax(f, path, max)
+	if checked != nil && !sameFile(checked, st) {
+		return nil, fmt.Errorf("%s was replaced while it was opened; only regular files are read", name)
+	}
+	return ReadAllMax(f, name, max)
 }
 
 // sameFile reports whether a and b, a name's stat before its open and the
