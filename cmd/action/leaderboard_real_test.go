@@ -8,6 +8,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
+	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/leaderboardtest"
 )
 
 const exampleRuns = "../../docs/examples/leaderboard/runs.yaml"
@@ -87,7 +88,7 @@ func TestLeaderboardOTelWithRealBLIS(t *testing.T) {
 	runs := filepath.Join(dir, "runs.yaml")
 	os.WriteFile(runs, []byte(otelRealRuns), 0o644)
 	os.MkdirAll(filepath.Join(dir, "traces"), 0o755)
-	copyTrace(t, "otel-one-node.json", filepath.Join(dir, "traces"), "agent.json")
+	leaderboardtest.CopyTrace(t, "otel-one-node.json", filepath.Join(dir, "traces"), "agent.json")
 	e := &lbEnv{t: t, cache: t.TempDir(), runs: runs, results: filepath.Join(dir, "results")}
 	hdir, _ := harnesstest.HarnessCheckout(t)
 	sim := []string{"--sim-repo", src, "--cache-dir", e.cache, "--jobs", "2", "--quiet", "--timeout", "30m"}

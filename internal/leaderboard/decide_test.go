@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
 // RankOf is a competition rank: 1 + the number strictly better; ties share
@@ -248,5 +250,51 @@ func TestProblemsError(t *testing.T) {
 	want := "2 problem(s) in leaderboard/results:\n  tampered: chat/h100.json: digest sha256:aa does not match its content\n  " + ProblemHalfMoved + ": catalog moved without the pin"
 	if err.Error() != want {
 		t.Errorf("ProblemsError = %q, want %q", err.Error(), want)
+	}
+}
+
+// A filed result stands for running again only with the same declaration,
+// simulator commit, catalog digest, command line, conversion and input
+// files; the tool's own commit and the figures do not count. The reason
+// names what changed.
+func TestReusable(t *testing.T) {
+	t.Parallel()
+	d := readDecl(t)
+	runs := d.Runs()
+	cat := &report.DataVersion{Name: "catalog c", Version: "v1", Digest: "sha256:" + strings.Repeat("c", 64)}
+	prev := okResult(t, runs[0], figures(100, 30, 1000))
+	prev.Provenance.Catalog = cat
+	prev.Inputs = map[string]string{"workload-spec.yaml": "a"}
+	// planned is what the run is about to get: no figures yet.
+	planned := func(edit func(*Result)) *Result {
+		p := &Result{Group: prev.Group, Run: prev.Run, Declaration: prev.Declaration, Command: append([]string(nil), prev.Command...),
+			Inputs: map[string]string{"workload-spec.yaml": "a"}, Provenance: prev.Provenance}
+		p.Provenance.Harness = report.Harness{Commit: strings.Repeat("b", 40), Source: "checkout", Version: "dev"}
+		edit(p)
+		return p
+	}
+	for _, tt := range []struct {
+		name string
+		edit func(*Result)
+		want string // "" reusable
+	}{
+		{"unchanged, another tool commit", func(*Result) {}, ""},
+		{"another declaration", func(p *Result) { p.Declaration = runs[1] }, "the declaration changed ("},
+		{"another simulator commit", func(p *Result) { p.Provenance.Simulator.Commit = strings.Repeat("e", 40) },
+			"it ran on simulator " + simCommit + ", this build is " + strings.Repeat("e", 40)},
+		{"no catalog now", func(p *Result) { p.Provenance.Catalog = nil }, "it ran with catalog " + cat.Digest + ", this run has none"},
+		{"another catalog with the same name", func(p *Result) {
+			c := *cat
+			c.Digest = "sha256:" + strings.Repeat("d", 64)
+			p.Provenance.Catalog = &c
+		}, "this run has sha256:" + strings.Repeat("d", 64)},
+		{"another command line", func(p *Result) { p.Command = append(p.Command, "--seed", "2") }, "the command line changed ("},
+		{"a conversion now", func(p *Result) { p.Convert = []string{"blis", "convert", "otel"} }, "the trace's conversion command changed"},
+		{"another input file", func(p *Result) { p.Inputs = map[string]string{"workload-spec.yaml": "b"} }, "the command's input files changed"},
+	} {
+		ok, why := Reusable(prev, planned(tt.edit))
+		if ok != (tt.want == "") || !strings.Contains(why, tt.want) || (tt.want == "") != (why == "") {
+			t.Errorf("%s: Reusable = %v, %q; want reusable %v with a reason containing %q", tt.name, ok, why, tt.want == "", tt.want)
+		}
 	}
 }

@@ -2,13 +2,18 @@
 // tests share: the results of a results directory (the repository's
 // example, docs/examples/leaderboard/results) re-sealed as a given
 // simulator build produced them, the declarations of runs against the
-// stand-in simulator (StandinRuns), and a result re-sealed with a figure the
-// stand-in does not give (PlantTTFT). Only tests import it.
+// stand-in simulator (StandinRuns), a result re-sealed with a figure the
+// stand-in does not give (PlantTTFT) or as someone who can write results but
+// not run them leaves it (Reseal), and the traces runs replay (WriteTraceV2,
+// CopyTrace). Only tests import it.
 package leaderboardtest
 
 import (
+	"fmt"
 	"maps"
 	"os"
+	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -102,6 +107,61 @@ func PlantTTFT(t testing.TB, path string) []byte {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+// Reseal rewrites the result file at path as edit leaves a copy of from,
+// sealed again (a digest is no signature), with its computed values made
+// consistent: what someone who can write results but not run them can do.
+func Reseal(t testing.TB, path string, from *leaderboard.Result, edit func(*leaderboard.Result)) {
+	t.Helper()
+	c := *from
+	edit(&c)
+	comp := leaderboard.Compute(c.Declaration, *c.BLIS)
+	c.Computed = &comp
+	if err := c.Seal(); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := c.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// WriteTraceV2 writes a small TraceV2 pair into dir, trace.yaml and
+// trace.csv: n independent requests, one every 250 ms, 200 tokens in and 40
+// out.
+func WriteTraceV2(t testing.TB, dir string, n int) {
+	t.Helper()
+	header := "trace_version: 2\ntime_unit: microseconds\nmode: generated\nwarm_up_requests: 0\n"
+	var b strings.Builder
+	b.WriteString("request_id,client_id,tenant_id,slo_class,session_id,round_index,prefix_group,prefix_length,streaming,input_tokens,output_tokens,text_tokens,image_tokens,audio_tokens,video_tokens,reason_ratio,model,deadline_us,server_input_tokens,arrival_time_us,send_time_us,first_chunk_time_us,last_chunk_time_us,num_chunks,status,error_message,finish_reason\n")
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "%d,c,,,,0,,0,true,200,40,200,0,0,0,0,,0,0,%d,0,0,0,0,ok,,stop\n", i, i*250000)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "trace.yaml"), []byte(header), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "trace.csv"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// CopyTrace copies src, a test trace of internal/leaderboard/testdata/traces
+// (e.g. otel-one-node.json), into dir as name and returns its bytes.
+func CopyTrace(t testing.TB, src, dir, name string) []byte {
+	t.Helper()
+	_, here, _, _ := runtime.Caller(0)
+	raw, err := os.ReadFile(filepath.Join(filepath.Dir(here), "..", "testdata", "traces", src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), raw, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return raw
