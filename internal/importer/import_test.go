@@ -12,6 +12,7 @@ import (
 	"testing/fstest"
 
 	goldenfile "github.com/inference-sim/accuracy-dashboard/internal/golden"
+	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 
 	"github.com/google/go-cmp/cmp"
@@ -559,7 +560,7 @@ func TestWriteLeavesOldLedgerOnFailure(t *testing.T) {
 // report bytes is TestImportGolden's check: the report is in its tree.)
 func TestReportDecodesStrictly(t *testing.T) {
 	t.Parallel()
-	raw, err := MarshalReport(&importFixture(t, fixtureOptions()).Report)
+	raw, err := jsoncodec.Encode(&importFixture(t, fixtureOptions()).Report)
 	if err != nil {
 		t.Fatal(err)
 	}

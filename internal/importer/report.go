@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
@@ -146,9 +145,6 @@ func (b *builder) result(units []ledger.Unit, kept, present []vllmVersion) *Resu
 	}
 	return res
 }
-
-// MarshalReport renders r as indented JSON with a trailing newline.
-func MarshalReport(r *Report) ([]byte, error) { return jsoncodec.Encode(r) }
 
 // check verifies the accounting: per source and overall, every row is a
 // point or excluded with one reason.

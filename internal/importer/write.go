@@ -3,6 +3,7 @@ package importer
 import (
 	"fmt"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
 )
 
@@ -15,7 +16,7 @@ func Write(dir string, res *Result) error {
 	if err := res.Report.check(); err != nil {
 		return err
 	}
-	report, err := MarshalReport(&res.Report)
+	report, err := jsoncodec.Encode(&res.Report)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", ReportFile, err)
 	}

@@ -10,10 +10,6 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 )
 
-// Marshal renders v as the ledger's canonical JSON: two-space indent, fields
-// in declaration order, a trailing newline. Same value, same bytes.
-func Marshal(v any) ([]byte, error) { return jsoncodec.Encode(v) }
-
 // ExtraFile is a file written beside a ledger's manifest (for example an
 // import report). Name is a plain file name.
 type ExtraFile struct {
@@ -129,7 +125,7 @@ func checkReplaceable(dir string) error {
 }
 
 func writeJSON(path string, v any) error {
-	b, err := Marshal(v)
+	b, err := jsoncodec.Encode(v)
 	if err != nil {
 		return fmt.Errorf("write ledger %s: %w", path, err)
 	}
