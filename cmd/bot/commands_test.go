@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 )
 
 // Every subcommand has the one shape (a cli.Spec in commands()'s table): -h
@@ -28,27 +30,27 @@ func TestEveryCommandHasTheShape(t *testing.T) {
 		usage := "Usage: bot " + c.Name
 		for _, args := range [][]string{{c.Name, "-h"}, {c.Name, "--help"}, {"help", c.Name}} {
 			stdout, stderr, err := call(args...)
-			if exitCode(err) != 0 || !strings.HasPrefix(stdout, usage) || stderr != "" {
-				t.Errorf("%q: exit %d (%v), stdout %q, stderr %q; want the usage on stdout, exit 0", args, exitCode(err), err, stdout, stderr)
+			if cli.ExitCode(err) != 0 || !strings.HasPrefix(stdout, usage) || stderr != "" {
+				t.Errorf("%q: exit %d (%v), stdout %q, stderr %q; want the usage on stdout, exit 0", args, cli.ExitCode(err), err, stdout, stderr)
 			}
 		}
 		stdout, stderr, err := call(c.Name, "--no-such-flag")
-		if exitCode(err) != 2 || !strings.Contains(err.Error(), "--no-such-flag") || !strings.Contains(stderr, "--no-such-flag") ||
+		if cli.ExitCode(err) != 2 || !strings.Contains(err.Error(), "--no-such-flag") || !strings.Contains(stderr, "--no-such-flag") ||
 			!strings.Contains(stderr, usage) || stdout != "" {
-			t.Errorf("%s --no-such-flag: exit %d (%v), stderr %q; want exit 2 naming the flag, with the usage", c.Name, exitCode(err), err, stderr)
+			t.Errorf("%s --no-such-flag: exit %d (%v), stderr %q; want exit 2 naming the flag, with the usage", c.Name, cli.ExitCode(err), err, stderr)
 		}
 		extra := []string{c.Name}
 		for _, req := range c.Required {
 			extra = append(extra, "--"+req, "x")
 		}
-		if _, _, err := call(append(extra, "--", "extra")...); exitCode(err) != 2 || !strings.Contains(err.Error(), `"extra"`) {
-			t.Errorf("%s extra: exit %d (%v); want exit 2 naming the argument", c.Name, exitCode(err), err)
+		if _, _, err := call(append(extra, "--", "extra")...); cli.ExitCode(err) != 2 || !strings.Contains(err.Error(), `"extra"`) {
+			t.Errorf("%s extra: exit %d (%v); want exit 2 naming the argument", c.Name, cli.ExitCode(err), err)
 		}
 		for _, req := range c.Required {
 			_, stderr, err := call(c.Name)
 			want := "--" + req + " is required"
-			if exitCode(err) != 2 || !strings.Contains(err.Error(), want) || !strings.Contains(stderr, usage) {
-				t.Errorf("%s without --%s: exit %d (%v), stderr %q; want exit 2 naming the flag, with the usage", c.Name, req, exitCode(err), err, stderr)
+			if cli.ExitCode(err) != 2 || !strings.Contains(err.Error(), want) || !strings.Contains(stderr, usage) {
+				t.Errorf("%s without --%s: exit %d (%v), stderr %q; want exit 2 naming the flag, with the usage", c.Name, req, cli.ExitCode(err), err, stderr)
 			}
 		}
 	}
@@ -67,7 +69,7 @@ func TestEveryCommandHasTheShape(t *testing.T) {
 			t.Errorf("help does not list %s:\n%s", c.Name, stdout)
 		}
 	}
-	if _, stderr, err := call("nope"); exitCode(err) != 2 || !strings.Contains(stderr, `unknown command "nope"`) {
-		t.Errorf("nope: exit %d (%v), stderr %q", exitCode(err), err, stderr)
+	if _, stderr, err := call("nope"); cli.ExitCode(err) != 2 || !strings.Contains(stderr, `unknown command "nope"`) {
+		t.Errorf("nope: exit %d (%v), stderr %q", cli.ExitCode(err), err, stderr)
 	}
 }

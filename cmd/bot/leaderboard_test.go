@@ -16,6 +16,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/botconfig"
+	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
@@ -368,13 +369,13 @@ func TestPublishLeaderboardCommand(t *testing.T) {
 	}
 	bad := append(args[:len(args)-1:len(args)-1], results(true))
 	err = w.run(t, bad...)
-	if exitCode(err) != 3 || !strings.Contains(w.stdout.String(), "refused: tampered: qwen3-14b-chat-8rps/a100-tp1.json") {
-		t.Errorf("tampered: exit %d (%v)\n%s", exitCode(err), err, w.stdout)
+	if cli.ExitCode(err) != 3 || !strings.Contains(w.stdout.String(), "refused: tampered: qwen3-14b-chat-8rps/a100-tp1.json") {
+		t.Errorf("tampered: exit %d (%v)\n%s", cli.ExitCode(err), err, w.stdout)
 	}
 	// A declaration other than the dashboard's is refused.
 	testkit.WriteFile(t, filepath.Join(dir, "runs.yaml"), string(runs)+"# edited\n")
-	if err := w.run(t, args...); exitCode(err) != 3 || !strings.Contains(w.stdout.String(), "differs from leaderboard/runs.yaml on the default branch") {
-		t.Errorf("another declaration: exit %d (%v)\n%s", exitCode(err), err, w.stdout)
+	if err := w.run(t, args...); cli.ExitCode(err) != 3 || !strings.Contains(w.stdout.String(), "differs from leaderboard/runs.yaml on the default branch") {
+		t.Errorf("another declaration: exit %d (%v)\n%s", cli.ExitCode(err), err, w.stdout)
 	}
 	if n := len(w.fake.Commits(dashboardRepo, "refs/heads/main")); n != before+1 {
 		t.Errorf("%d commits after the no-op and the refusals, want one", n-before)

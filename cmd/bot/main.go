@@ -58,7 +58,7 @@ func main() {
 	if msg := cli.Message(err); msg != "" {
 		fmt.Fprintln(os.Stderr, msg)
 	}
-	os.Exit(exitCode(err))
+	os.Exit(cli.ExitCode(err))
 }
 
 // errUsage is returned after usage was printed for a usage error (exit 2).
@@ -66,10 +66,6 @@ var errUsage = cli.ErrUsageShown
 
 // errRefused is returned when a publish was refused by the gate (exit 3).
 var errRefused = &cli.ExitError{Code: 3, Err: errors.New("refused")}
-
-// exitCode is the one exit-code rule (internal/cli): 0 ok, 1 error, 2
-// usage, and 3 for a refused publish.
-func exitCode(err error) int { return cli.ExitCode(err) }
 
 // configurationHelp follows the command list in the bot's usage.
 const configurationHelp = `Configuration: BOT_APP_ID, BOT_PRIVATE_KEY_FILE, BOT_WEBHOOK_SECRET (serve),

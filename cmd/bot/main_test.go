@@ -22,6 +22,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/bot"
 	"github.com/inference-sim/accuracy-dashboard/internal/botconfig"
+	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 	"github.com/inference-sim/accuracy-dashboard/internal/github"
 	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
 	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
@@ -345,7 +346,7 @@ func TestPublishCommandRefuses(t *testing.T) {
 		"unbalanced": func(s *report.Summary) { s.Coverage.CorpusPoints = 7 },
 	} {
 		err := w.run(t, "publish", "--summary", writeTemp(t, summary(t, edit)))
-		if !errors.Is(err, errRefused) || exitCode(err) != 3 {
+		if !errors.Is(err, errRefused) || cli.ExitCode(err) != 3 {
 			t.Errorf("%s: %v, want refused", name, err)
 		}
 		if !strings.Contains(w.stdout.String(), "refused: ") {
