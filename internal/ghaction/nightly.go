@@ -169,7 +169,7 @@ func runNightlyMerge(ctx context.Context, in mergeModeOptions, cfg prcheck.FlowC
 	if _, err := prepareNightly(ctx, nightlyModeOptions{actionInputs: in.actionInputs, plan: in.plan, merging: true}, &cfg, gha, stdout, stderr); err != nil {
 		return prcheck.Outcome{}, err
 	}
-	out, err := prcheck.NewFlow(cfg).RunMerge(ctx, prcheck.PR{HeadSHA: plan.Simulator.Commit}, in.shardsDir)
+	out, err := prcheck.NewFlow(cfg).RunMergeSet(ctx, prcheck.PR{HeadSHA: plan.Simulator.Commit}, set)
 	if err != nil {
 		return out, err
 	}

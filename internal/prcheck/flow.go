@@ -182,12 +182,19 @@ func (f *Flow) RunMerge(ctx context.Context, pr PR, shardsDir string) (Outcome, 
 	if err != nil {
 		return Outcome{}, err
 	}
+	return f.RunMergeSet(ctx, pr, set)
+}
+
+// RunMergeSet is RunMerge of shards the caller found already (PlanMerge,
+// which reads each shard's summary): they are merged as given, not looked
+// for or read again in this process.
+func (f *Flow) RunMergeSet(ctx context.Context, pr PR, set ShardSet) (Outcome, error) {
 	if err := f.writePR(pr); err != nil {
 		return Outcome{}, err
 	}
 	out := Outcome{HeadDir: filepath.Join(f.c.OutDir, "head")}
 	f.c.Log.Group(fmt.Sprintf("Merge %d shards", len(set.Head)))
-	err = f.c.Scorer.Merge(ctx, out.HeadDir, set.Head)
+	err := f.c.Scorer.Merge(ctx, out.HeadDir, set.Head)
 	if err == nil && len(set.Base) > 0 {
 		out.BaseDir = filepath.Join(f.c.OutDir, "base")
 		err = f.c.Scorer.Merge(ctx, out.BaseDir, set.Base)

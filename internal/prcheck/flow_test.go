@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -351,6 +352,34 @@ func TestShardThenMerge(t *testing.T) {
 	}
 	if out.Head.Shard != nil || !cmp.Equal(out.Head, out.Comparison.Head) {
 		t.Errorf("merged outcome's head summary %+v is not the compared one", out.Head)
+	}
+
+	// RunMergeSet merges the shards it is given and does not look for them
+	// again: deeper than PlanMerge looks, they merge all the same.
+	set, err := PlanMerge(shards)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deep := filepath.Join(t.TempDir(), "a", "b")
+	var given ShardSet
+	for i, head := range set.Head {
+		dst := filepath.Join(deep, fmt.Sprint(i), filepath.Base(filepath.Dir(head)))
+		os.MkdirAll(filepath.Dir(dst), 0o755)
+		if err := os.Rename(filepath.Dir(head), dst); err != nil {
+			t.Fatal(err)
+		}
+		given.Head = append(given.Head, filepath.Join(dst, "head"))
+		if len(set.Base) > 0 {
+			given.Base = append(given.Base, filepath.Join(dst, "base"))
+		}
+	}
+	if _, err := PlanMerge(filepath.Dir(deep)); err == nil {
+		t.Fatal("PlanMerge found the moved shards: the test tests nothing")
+	}
+	f, _, _ = newFlow(t, sc, expectComments(t, "self", "list", "create"))
+	before := len(sc.merged)
+	if _, err := f.RunMergeSet(context.Background(), pr, given); err != nil || len(sc.merged) <= before || !slices.Equal(sc.merged[before], given.Head) {
+		t.Errorf("RunMergeSet: %v, merged %v, want %v first", err, sc.merged[before:], given.Head)
 	}
 }
 
