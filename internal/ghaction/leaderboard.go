@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/git"
@@ -23,8 +22,9 @@ import (
 // sticky comment of its own and the outputs. A declaration that does not
 // decode, or results that do not check, are reported file by file and fail
 // the step.
-func runLeaderboardMode(ctx context.Context, in leaderboardModeOptions, ev event, cfg prcheck.FlowConfig, gha runner, stdout, stderr io.Writer) error {
-	flow := prcheck.NewFlow(cfg)
+func runLeaderboardMode(ctx context.Context, in leaderboardModeOptions, a modeEnv) error {
+	gha := a.gha
+	flow := prcheck.NewFlow(a.flow)
 	p, err := readPin(in.actionInputs)
 	if err != nil {
 		return err
@@ -33,7 +33,7 @@ func runLeaderboardMode(ctx context.Context, in leaderboardModeOptions, ev event
 	if p.Leaderboard == nil {
 		return fmt.Errorf("%s pins no leaderboard pair: add a leaderboard: section with simulator and catalog (docs/ACTION.md, \"The leaderboard pair\")", pinRel)
 	}
-	pr, isPR, err := ev.pullRequest()
+	pr, isPR, err := a.ev.pullRequest()
 	if err != nil {
 		return err
 	}
@@ -41,7 +41,7 @@ func runLeaderboardMode(ctx context.Context, in leaderboardModeOptions, ev event
 		SimRepo: cloneURL(p.Leaderboard.Simulator, in.actionInputs), Git: checkoutGit{in.simulatorPath}, Report: leaderboardReport{flow, gha},
 		PrepareHarness: func(ctx context.Context) (lbpr.Harness, error) {
 			gha.Group(fmt.Sprintf("Prepare the pinned harness %s (%s)", p.Harness.Tag, p.Harness.Commit))
-			h, err := pinned.Prepare(ctx, p, cloneURL(p.Harness, in.actionInputs), in.cacheDir, harness.CleanEnv(os.Environ()), stdout, stderr)
+			h, err := pinned.Prepare(ctx, p, cloneURL(p.Harness, in.actionInputs), in.cacheDir, harness.CleanEnv(os.Environ()), a.stdout, a.stderr)
 			gha.EndGroup()
 			if err == nil {
 				err = needsLeaderboardReuse(ctx, h, p.Harness)

@@ -126,7 +126,7 @@ var prMode = modeSpec[prModeOptions]{
 	// On a branch event mode pr scores the commit alone (the self-test).
 	Events: always[prModeOptions](pullRequestEvents, branchEvents),
 	Run: func(ctx context.Context, o prModeOptions, a modeEnv) (*prcheck.Outcome, error) {
-		return outcome(runScoringMode(ctx, o.actionInputs, scoring{baseline: o.baseline, shard: o.shard}, a.ev, a.flow, a.gha, a.stdout, a.stderr))
+		return outcome(runScoringMode(ctx, o.actionInputs, scoring{baseline: o.baseline, shard: o.shard}, a))
 	},
 }
 
@@ -158,9 +158,9 @@ var mergeMode = modeSpec[mergeModeOptions]{
 	},
 	Run: func(ctx context.Context, o mergeModeOptions, a modeEnv) (*prcheck.Outcome, error) {
 		if o.plan != "" {
-			return outcome(runNightlyMerge(ctx, o, a.flow, a.gha, a.stdout, a.stderr))
+			return outcome(runNightlyMerge(ctx, o, a))
 		}
-		return outcome(runScoringMode(ctx, o.actionInputs, scoring{merge: o.shardsDir, baseline: true}, a.ev, a.flow, a.gha, a.stdout, a.stderr))
+		return outcome(runScoringMode(ctx, o.actionInputs, scoring{merge: o.shardsDir, baseline: true}, a))
 	},
 }
 
@@ -182,7 +182,7 @@ var commentMode = modeSpec[commentModeOptions]{
 	},
 	Events: always[commentModeOptions]([]string{"workflow_run"}),
 	Run: func(ctx context.Context, o commentModeOptions, a modeEnv) (*prcheck.Outcome, error) {
-		return outcome(runCommentMode(ctx, o, a.ev, a.flow, a.gh))
+		return outcome(runCommentMode(ctx, o, a))
 	},
 }
 
@@ -203,7 +203,7 @@ var nightlyPlanMode = modeSpec[nightlyPlanModeOptions]{
 	},
 	Events: always[nightlyPlanModeOptions](branchEvents),
 	Run: func(ctx context.Context, o nightlyPlanModeOptions, a modeEnv) (*prcheck.Outcome, error) {
-		return nil, runNightlyPlanMode(ctx, o, a.gha)
+		return nil, runNightlyPlanMode(ctx, o, a)
 	},
 }
 
@@ -237,7 +237,7 @@ var nightlyMode = modeSpec[nightlyModeOptions]{
 	},
 	Events: always[nightlyModeOptions](branchEvents),
 	Run: func(ctx context.Context, o nightlyModeOptions, a modeEnv) (*prcheck.Outcome, error) {
-		return outcome(runNightlyMode(ctx, o, a.flow, a.gha, a.stdout, a.stderr))
+		return outcome(runNightlyMode(ctx, o, a))
 	},
 }
 
@@ -262,7 +262,7 @@ var leaderboardMode = modeSpec[leaderboardModeOptions]{
 	},
 	Events: always[leaderboardModeOptions](pullRequestEvents, []string{"push", "workflow_dispatch"}),
 	Run: func(ctx context.Context, o leaderboardModeOptions, a modeEnv) (*prcheck.Outcome, error) {
-		return nil, runLeaderboardMode(ctx, o, a.ev, a.flow, a.gha, a.stdout, a.stderr)
+		return nil, runLeaderboardMode(ctx, o, a)
 	},
 }
 

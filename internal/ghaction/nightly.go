@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -24,7 +23,8 @@ import (
 
 // runNightlyPlanMode is the Action's mode nightly-plan: outputs changed
 // (true/false), plan (one line of JSON) and the job summary.
-func runNightlyPlanMode(ctx context.Context, in nightlyPlanModeOptions, gha runner) error {
+func runNightlyPlanMode(ctx context.Context, in nightlyPlanModeOptions, a modeEnv) error {
+	gha := a.gha
 	gh, err := github.New(github.Options{Token: in.token, BaseURL: in.apiURL, Login: prcheck.DefaultBotLogin})
 	if err != nil {
 		return err
@@ -53,8 +53,9 @@ func runNightlyPlanMode(ctx context.Context, in nightlyPlanModeOptions, gha runn
 // release with the pinned harness (which must be the plan's) over the whole
 // corpus (or one shard), no baseline and no comment, and put plan.json next
 // to the head's summary.json for the bot (or the merge of the shards).
-func runNightlyMode(ctx context.Context, in nightlyModeOptions, cfg prcheck.FlowConfig, gha runner, stdout, stderr io.Writer) (prcheck.Outcome, error) {
-	plan, err := prepareNightly(ctx, in, &cfg, gha, stdout, stderr)
+func runNightlyMode(ctx context.Context, in nightlyModeOptions, a modeEnv) (prcheck.Outcome, error) {
+	cfg := a.flow
+	plan, err := prepareNightly(ctx, in, &cfg, a)
 	if err != nil {
 		return prcheck.Outcome{}, err
 	}
@@ -69,7 +70,7 @@ func runNightlyMode(ctx context.Context, in nightlyModeOptions, cfg prcheck.Flow
 // harness, and makes the pinned harness cfg's scorer of the plan's
 // simulator repository, with the ledger imported from the plan's InferenceX
 // dump (in.ledgerDir) when the plan names one.
-func prepareNightly(ctx context.Context, in nightlyModeOptions, cfg *prcheck.FlowConfig, gha runner, stdout, stderr io.Writer) (nightly.Plan, error) {
+func prepareNightly(ctx context.Context, in nightlyModeOptions, cfg *prcheck.FlowConfig, a modeEnv) (nightly.Plan, error) {
 	plan, err := nightly.Parse([]byte(in.plan))
 	if err != nil {
 		return plan, fmt.Errorf("input plan: %w", err)
@@ -98,7 +99,7 @@ func prepareNightly(ctx context.Context, in nightlyModeOptions, cfg *prcheck.Flo
 	// would get the old tag's result). The nightly reuses the last
 	// snapshot's predictions by replay digest instead (reuse).
 	cfg.Cache = nil
-	h, err := pinnedScorer(ctx, in.actionInputs, p, cfg, gha, stdout, stderr)
+	h, err := pinnedScorer(ctx, in.actionInputs, p, cfg, a)
 	if err != nil {
 		return plan, err
 	}
@@ -116,7 +117,7 @@ func prepareNightly(ctx context.Context, in nightlyModeOptions, cfg *prcheck.Flo
 		// unchanged are taken, the rest simulated. A snapshot without
 		// points (or none at that path) reuses nothing.
 		if _, err := os.Stat(filepath.Join(in.reuseDir, report.PointsFile)); err != nil {
-			gha.Notice(fmt.Sprintf("reuse: %s has no %s: every point is simulated", in.reuseDir, report.PointsFile))
+			a.gha.Notice(fmt.Sprintf("reuse: %s has no %s: every point is simulated", in.reuseDir, report.PointsFile))
 		} else {
 			h.Args = append(h.Args, "--reuse", in.reuseDir)
 		}
@@ -151,7 +152,8 @@ func cloneURLOf(repo, serverURL string) string {
 // each must carry the plan this merge is for (plan.json), and the harness's
 // merge refuses shards whose provenance differs (simulator build, harness,
 // data versions). The merged head/ gets plan.json like an unsharded run.
-func runNightlyMerge(ctx context.Context, in mergeModeOptions, cfg prcheck.FlowConfig, gha runner, stdout, stderr io.Writer) (prcheck.Outcome, error) {
+func runNightlyMerge(ctx context.Context, in mergeModeOptions, a modeEnv) (prcheck.Outcome, error) {
+	cfg := a.flow
 	plan, err := nightly.Parse([]byte(in.plan))
 	if err != nil {
 		return prcheck.Outcome{}, fmt.Errorf("input plan: %w", err)
@@ -166,7 +168,7 @@ func runNightlyMerge(ctx context.Context, in mergeModeOptions, cfg prcheck.FlowC
 	if len(set.Base) > 0 {
 		return prcheck.Outcome{}, fmt.Errorf("merge: the nightly shards under %s have base results; nightly shards score the release alone", in.shardsDir)
 	}
-	if _, err := prepareNightly(ctx, nightlyModeOptions{actionInputs: in.actionInputs, plan: in.plan, merging: true}, &cfg, gha, stdout, stderr); err != nil {
+	if _, err := prepareNightly(ctx, nightlyModeOptions{actionInputs: in.actionInputs, plan: in.plan, merging: true}, &cfg, a); err != nil {
 		return prcheck.Outcome{}, err
 	}
 	out, err := prcheck.NewFlow(cfg).RunMergeSet(ctx, prcheck.PR{HeadSHA: plan.Simulator.Commit}, set)

@@ -4,14 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
-	"github.com/inference-sim/accuracy-dashboard/internal/github"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/pinned"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
@@ -29,12 +27,13 @@ type scoring struct {
 }
 
 // runScoringMode runs modes pr and merge with the pinned harness.
-func runScoringMode(ctx context.Context, in actionInputs, s scoring, ev event, cfg prcheck.FlowConfig, gha runner, stdout, stderr io.Writer) (prcheck.Outcome, error) {
+func runScoringMode(ctx context.Context, in actionInputs, s scoring, a modeEnv) (prcheck.Outcome, error) {
+	cfg := a.flow
 	p, err := readPin(in)
 	if err != nil {
 		return prcheck.Outcome{}, err
 	}
-	pr, isPR, err := ev.pullRequest()
+	pr, isPR, err := a.ev.pullRequest()
 	if err != nil {
 		return prcheck.Outcome{}, err
 	}
@@ -53,7 +52,7 @@ func runScoringMode(ctx context.Context, in actionInputs, s scoring, ev event, c
 		cfg.Comments = nil
 	}
 
-	h, err := pinnedScorer(ctx, in, p, &cfg, gha, stdout, stderr)
+	h, err := pinnedScorer(ctx, in, p, &cfg, a)
 	if err != nil {
 		return prcheck.Outcome{}, err
 	}
@@ -85,10 +84,10 @@ func readPin(in actionInputs) (pin.Pin, error) {
 // pinnedScorer prepares the pinned harness (clone, verify, build) and makes
 // it cfg's scorer, with the pin's data, the cache and the jobs, and cfg's
 // cache key; the caller sets which simulator repository it scores.
-func pinnedScorer(ctx context.Context, in actionInputs, p pin.Pin, cfg *prcheck.FlowConfig, gha runner, stdout, stderr io.Writer) (*pinned.Harness, error) {
-	gha.Group(fmt.Sprintf("Prepare the pinned harness %s (%s)", p.Harness.Tag, p.Harness.Commit))
-	h, err := pinned.Prepare(ctx, p, cloneURL(p.Harness, in), in.cacheDir, harness.CleanEnv(os.Environ()), stdout, stderr)
-	gha.EndGroup()
+func pinnedScorer(ctx context.Context, in actionInputs, p pin.Pin, cfg *prcheck.FlowConfig, a modeEnv) (*pinned.Harness, error) {
+	a.gha.Group(fmt.Sprintf("Prepare the pinned harness %s (%s)", p.Harness.Tag, p.Harness.Commit))
+	h, err := pinned.Prepare(ctx, p, cloneURL(p.Harness, in), in.cacheDir, harness.CleanEnv(os.Environ()), a.stdout, a.stderr)
+	a.gha.EndGroup()
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +105,8 @@ func pinnedScorer(ctx context.Context, in actionInputs, p pin.Pin, cfg *prcheck.
 }
 
 // runCommentMode posts another run's report from a workflow_run job.
-func runCommentMode(ctx context.Context, in commentModeOptions, ev event, cfg prcheck.FlowConfig, gh *github.PullComments) (prcheck.Outcome, error) {
+func runCommentMode(ctx context.Context, in commentModeOptions, a modeEnv) (prcheck.Outcome, error) {
+	ev, cfg, gh := a.ev, a.flow, a.gh
 	if ev.WorkflowRun == nil {
 		return prcheck.Outcome{}, errors.New("mode comment runs on a workflow_run event")
 	}
