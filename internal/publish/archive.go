@@ -130,34 +130,41 @@ const (
 // centralRecords counts the central directory records archive/zip builds
 // from zipped (zip.NewReader), stopping once the count passes limit, and
 // allocates nothing. It finds the directory as archive/zip does: the end
-// record in the last 1 KiB, else the last 65 KiB, then the zip64 end record
-// its locator names when a field is saturated; the directory starts its
-// size before the end record (or, when that leaves bytes before the offset
-// the end record states, at that offset: archive/zip takes either). From
-// the start it counts contiguous records, as archive/zip reads them until
-// one does not parse; where archive/zip could start at either offset, the
-// larger count is taken, so the count is never below archive/zip's. A
-// signature inside a file's data is not counted; bytes that are no zip
-// archive count 0 (zip.NewReader refuses them without building an entry).
+// record in the last 1 KiB, else the last 65 KiB, and the zip64 end record
+// its locator names when a field is saturated. From where the directory
+// starts it counts contiguous records, as archive/zip reads them until one
+// does not parse. archive/zip may start at the offset the end record states
+// or where its size puts the start, and reads the zip64 record's fields or
+// the end record's: the count is the largest over these starts, so it is
+// never below archive/zip's. A signature inside a file's data is not
+// counted; bytes that are no zip archive count 0 (zip.NewReader refuses
+// them without building an entry).
 func centralRecords(zipped []byte, limit int) int {
 	end := dirEnd(zipped)
 	if end < 0 {
 		return 0
 	}
 	e := zipped[end:]
-	records, size, offset := uint64(le16(e[10:])), uint64(le32(e[12:])), uint64(le32(e[16:]))
-	if records == 0xffff || size == 0xffff || offset == 0xffffffff {
+	n := countDir(zipped, end, uint64(le32(e[12:])), uint64(le32(e[16:])), limit)
+	if le16(e[10:]) == 0xffff || le32(e[12:]) == 0xffff || le32(e[16:]) == 0xffffffff {
 		if p := dir64End(zipped, end); p >= 0 {
-			end = p
-			size, offset = le64(zipped[p+40:]), le64(zipped[p+48:])
+			n = max(n, countDir(zipped, p, le64(zipped[p+40:]), le64(zipped[p+48:]), limit))
 		}
 	}
+	return n
+}
+
+// countDir counts the records of a directory of size bytes that ends at
+// end and is stated to start at offset: from end−size, and from offset too
+// when that is before it (archive/zip then takes offset when a record is
+// there).
+func countDir(zipped []byte, end int, size, offset uint64, limit int) int {
 	if size > uint64(end) {
 		return 0
 	}
 	start := end - int(size)
 	n := countFrom(zipped, start, limit)
-	if uint64(start) > offset { // archive/zip may start at offset instead
+	if uint64(start) > offset {
 		n = max(n, countFrom(zipped, int(offset), limit))
 	}
 	return n
@@ -202,11 +209,11 @@ func dirEnd(zipped []byte) int {
 // -1 for none.
 func dir64End(zipped []byte, end int) int {
 	loc := end - dir64LocLen
-	if loc < 0 || !bytes.Equal(zipped[loc:loc+4], dir64LocSig) || le32(zipped[loc+16:]) != 1 {
+	if loc < 0 || !bytes.Equal(zipped[loc:loc+4], dir64LocSig) || le32(zipped[loc+4:]) != 0 || le32(zipped[loc+16:]) != 1 {
 		return -1
 	}
 	p := le64(zipped[loc+8:])
-	if p > uint64(len(zipped)-dir64EndLen) || !bytes.Equal(zipped[p:p+4], dir64EndSig) {
+	if len(zipped) < dir64EndLen || p > uint64(len(zipped)-dir64EndLen) || !bytes.Equal(zipped[p:p+4], dir64EndSig) {
 		return -1
 	}
 	return int(p)

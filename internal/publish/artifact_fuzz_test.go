@@ -29,6 +29,7 @@ func FuzzReportFromArtifact(f *testing.F) {
 	}
 	f.Add([]byte("not a zip"))
 	f.Add(bytes.Repeat([]byte("PK\x01\x02"), 40))
+	f.Add(shortZip64())
 	f.Fuzz(func(t *testing.T, zipped []byte) {
 		// The entry count is never below what archive/zip builds.
 		if zr, err := zip.NewReader(bytes.NewReader(zipped), int64(len(zipped))); err == nil && centralRecords(zipped, 1<<30) < len(zr.File) {

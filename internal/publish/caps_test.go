@@ -3,6 +3,7 @@ package publish
 import (
 	"archive/zip"
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"strings"
 	"testing"
@@ -62,6 +63,24 @@ func TestCentralRecords(t *testing.T) {
 	if n := centralRecords([]byte("not a zip"), 10); n != 0 {
 		t.Errorf("not a zip: %d records", n)
 	}
+	if n := centralRecords(shortZip64(), 10); n != 0 {
+		t.Errorf("a zip64 locator in 50 bytes: %d records", n)
+	}
+}
+
+// shortZip64 is 50 bytes ending in an end record whose count is saturated,
+// after a zip64 locator naming an end record at byte 48: there is no room
+// for one.
+func shortZip64() []byte {
+	b := make([]byte, 50)
+	end := 28
+	copy(b[end:], dirEndSig)
+	binary.LittleEndian.PutUint16(b[end+10:], 0xffff)
+	loc := end - dir64LocLen
+	copy(b[loc:], dir64LocSig)
+	binary.LittleEndian.PutUint64(b[loc+8:], 48)
+	binary.LittleEndian.PutUint32(b[loc+16:], 1)
+	return b
 }
 
 // TestRunCapsAreTheReaders: a run's files are read from an artifact within
