@@ -49,3 +49,31 @@ func TestCommandError(t *testing.T) {
 		t.Errorf("a declaration's decoding errors are not reachable through it: %v", bad)
 	}
 }
+
+// A verification prints one line per result not run (PROBLEM) or
+// reproduced (ok), one per field that differs (DIFF), and counts each kind.
+func TestVerificationLines(t *testing.T) {
+	t.Parallel()
+	v := Verification{Results: "res", Verdicts: []Verdict{
+		{Group: "chat", Run: "a"},
+		{Group: "chat", Run: "b", Problem: leaderboard.Problem{Kind: leaderboard.ProblemUnplanned, File: "chat/b.json", Msg: "command[5] differs; it was not run"}},
+		{Group: "sweep", Run: "c", Diffs: []leaderboard.FieldDiff{{Field: "blis.completed_requests", Old: "41", New: "40"}, {Field: "blis.ttft_mean_ms", Old: "1", New: "2"}}},
+		{Group: "sweep", Run: "d"},
+	}}
+	want := []string{
+		"ok: " + filepath.Join("res", "chat", "a.json"),
+		"PROBLEM: unplanned-command: chat/b.json: command[5] differs; it was not run",
+		"DIFF: " + filepath.Join("res", "sweep", "c.json") + ": blis.completed_requests: 41 → 40",
+		"DIFF: " + filepath.Join("res", "sweep", "c.json") + ": blis.ttft_mean_ms: 1 → 2",
+		"ok: " + filepath.Join("res", "sweep", "d.json"),
+	}
+	if got := v.Lines(); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("Lines:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if v.Unrun() != 1 || v.Differing() != 1 {
+		t.Errorf("Unrun %d, Differing %d; want 1 and 1", v.Unrun(), v.Differing())
+	}
+	if all := (Verification{Verdicts: []Verdict{{Group: "g", Run: "r"}}}); all.Unrun() != 0 || all.Differing() != 0 {
+		t.Errorf("a verification that reproduced counts %d unrun, %d differing", all.Unrun(), all.Differing())
+	}
+}
