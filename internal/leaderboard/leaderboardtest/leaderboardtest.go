@@ -5,10 +5,12 @@
 // stand-in simulator (StandinRuns), a result re-sealed with a figure the
 // stand-in does not give (PlantTTFT) or as someone who can write results but
 // not run them leaves it (Reseal), and the traces runs replay (WriteTraceV2,
-// CopyTrace). Only tests import it.
+// CopyTrace), and a repository whose results ran on a pinned
+// simulator/catalog pair (PairFixture, WritePairPin). Only tests import it.
 package leaderboardtest
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"os"
@@ -18,7 +20,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
+	"github.com/inference-sim/accuracy-dashboard/internal/report"
 	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
 
@@ -165,4 +169,73 @@ func CopyTrace(t testing.TB, src, dir, name string) []byte {
 		t.Fatal(err)
 	}
 	return raw
+}
+
+// PairFixture writes a leaderboard (runs.yaml, a catalog directory, one
+// failed result per declared run, run on simulator sim with that catalog)
+// into a temporary repository root and returns the root and the catalog's
+// digest.
+func PairFixture(t testing.TB, sim string) (string, string) {
+	t.Helper()
+	root := t.TempDir()
+	_, here, _, _ := runtime.Caller(0)
+	runsSrc, err := os.ReadFile(filepath.Join(filepath.Dir(here), "..", "testdata", "runs.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lb := filepath.Join(root, "leaderboard")
+	catDir := filepath.Join(lb, "catalog", "models", "m")
+	for _, dir := range []string{catDir, filepath.Join(root, ".github")} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(lb, "runs.yaml"), runsSrc, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(catDir, "config.json"), []byte(`{"num_hidden_layers": 40}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cat, err := harness.DirVersion(context.Background(), "catalog", filepath.Join(lb, "catalog"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := leaderboard.Decode(runsSrc, "runs.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range d.Runs() {
+		res := &leaderboard.Result{Group: r.Group, Run: r.ID, Declaration: r, Command: []string{"blis", "run"},
+			Provenance: leaderboard.Provenance{Simulator: leaderboard.Simulator{Commit: sim}, Catalog: &cat,
+				Harness: report.Harness{Commit: strings.Repeat("a", 40), Source: "checkout", Version: "dev"}},
+			Status: leaderboard.StatusFailed, Failure: &leaderboard.Failure{Reason: "simulator-crash", Message: "exit status 2"}}
+		if err := res.Seal(); err != nil {
+			t.Fatal(err)
+		}
+		raw, err := res.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join(lb, "results", r.Group)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, r.ID+".json"), raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root, cat.Digest
+}
+
+// WritePairPin writes root's .github/accuracy-harness.yaml pinning the
+// leaderboard pair of simulator sim and the catalog leaderboard/catalog at
+// digest.
+func WritePairPin(t testing.TB, root, sim, digest string) {
+	t.Helper()
+	src := "harness:\n  repository: inference-sim/accuracy-dashboard\n  tag: v1.0.0\n  commit: " + strings.Repeat("0", 40) + "\n" +
+		"leaderboard:\n  simulator:\n    repository: inference-sim/inference-sim\n    commit: " + sim + "\n" +
+		"  catalog:\n    source: leaderboard/catalog\n    digest: " + digest + "\n"
+	if err := os.WriteFile(filepath.Join(root, ".github", "accuracy-harness.yaml"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
