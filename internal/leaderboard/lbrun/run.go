@@ -3,7 +3,10 @@
 // harness built and probed, executes it through the harness (Build.Exec,
 // timeouts, the simulator's reasons) in internal/pool, and turns BLIS's
 // output into a sealed result of package leaderboard (the model: results,
-// tables and checks, which never depend on the harness).
+// tables and checks, which never depend on the harness). It also holds the
+// flows of the leaderboard's commands (RunDeclaration, VerifyDeclaration,
+// Validate, Render), each a typed configuration in and what the command
+// prints out.
 package lbrun
 
 import (

@@ -4,6 +4,8 @@
 // candidate (bearer token), whose runs go through lbrun in a bounded queue
 // and are filed as each ends; the candidates declared this way are kept in
 // the declarations file beside the results (leaderboard.DeclarationsFile).
+// Prepare reads and builds what the command serves; Serve serves it until
+// its context ends and logs the shutdown.
 package lbserve
 
 import (
