@@ -422,3 +422,54 @@ func TestFlowsRefuseTamperedResults(t *testing.T) {
 		t.Errorf("verify of a changed declaration: %v\n%s", err, lines(v))
 	}
 }
+
+// Without a ref the newest release tag runs, and the log says so; render
+// draws the board with declared runs still missing, writes README.md (the
+// Markdown it returns) and index.html; the declarations file beside the
+// results is merged into what validate checks, and one that does not
+// decode is a DeclarationError naming it.
+func TestRenderAndTheDeclarationsFile(t *testing.T) {
+	t.Parallel()
+	e := newFlowEnv(t)
+	rep := e.mustRun("", func(c *RunConfig) { c.Only = []string{"chat/h100", "sweep"} })
+	log := e.log.String()
+	if !strings.Contains(log, `msg="no --sim given; using the newest release tag" tag=v0.2.0`) ||
+		!strings.Contains(log, `msg="simulator ready" commit=`+e.repo.V020+" tag=v0.2.0 runs=3") {
+		t.Errorf("the log does not name the newest release tag and the build:\n%s", log)
+	}
+	if len(rep.Results) != 3 || rep.Results[0].Provenance.Simulator.Tag != "v0.2.0" {
+		t.Fatalf("run without a ref: %d results, first %+v", len(rep.Results), rep.Results[0].Provenance)
+	}
+
+	out := t.TempDir()
+	md, err := Render(e.runs, e.results, out)
+	if err != nil {
+		t.Fatalf("render with runs missing: %v", err)
+	}
+	readme, _ := os.ReadFile(filepath.Join(out, "README.md"))
+	if !strings.Contains(string(md), "## chat (`chat`)") || !bytes.Equal(readme, md) {
+		t.Errorf("render: README.md is not the Markdown returned, or lacks the chat group:\n%s", md)
+	}
+	if page, err := os.ReadFile(filepath.Join(out, "index.html")); err != nil || !bytes.Contains(page, []byte("<html")) {
+		t.Errorf("render wrote no index.html: %v", err)
+	}
+
+	// A candidate declared through serve: the chat group's offered work
+	// restated, the new candidate only.
+	chat := leaderboardtest.StandinRuns[:strings.Index(leaderboardtest.StandinRuns, "      - {id: h100")]
+	declared := chat + "      - {id: extra, model: org/test-model-7b, hardware: A100-80, tp: 1}\n"
+	if err := os.WriteFile(DeclarationsFile(e.results), []byte(declared), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var pe *leaderboard.ProblemsError
+	if err := e.validate(""); !errors.As(err, &pe) || !strings.Contains(err.Error(), "missing-result: chat/extra.json") {
+		t.Errorf("validate with a declared candidate: %v, want its result missing", err)
+	}
+	if err := os.WriteFile(DeclarationsFile(e.results), []byte(strings.Replace(declared, "id: chat", "id: no-such-group", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var de *DeclarationError
+	if err := e.validate(""); !errors.As(err, &de) || !strings.Contains(err.Error(), "no-such-group") {
+		t.Errorf("a declarations file naming a group runs.yaml lacks: %v, want a DeclarationError", err)
+	}
+}

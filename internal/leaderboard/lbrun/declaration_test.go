@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
+	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 )
 
 // A command names itself in every error but one reading the declaration,
@@ -75,5 +76,22 @@ func TestVerificationLines(t *testing.T) {
 	}
 	if all := (Verification{Verdicts: []Verdict{{Group: "g", Run: "r"}}}); all.Unrun() != 0 || all.Differing() != 0 {
 		t.Errorf("a verification that reproduced counts %d unrun, %d differing", all.Unrun(), all.Differing())
+	}
+}
+
+// The pinned catalog as a catalog argument: none and bundled as they are,
+// a path as the path in the checkout.
+func TestCatalogArg(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		source, want string
+	}{
+		{pin.None, "none"},
+		{pin.Bundled, "bundled"},
+		{"leaderboard/catalog", filepath.Join("/repo", "leaderboard", "catalog")},
+	} {
+		if got := CatalogArg(pin.LeaderboardCatalog{Source: tt.source}, "/repo"); got != tt.want {
+			t.Errorf("CatalogArg(%q) = %q, want %q", tt.source, got, tt.want)
+		}
 	}
 }
