@@ -1,7 +1,6 @@
 package pin
 
 import (
-	"errors"
 	"strings"
 	"testing"
 
@@ -71,14 +70,7 @@ func TestParseLeaderboardPairErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := Parse([]byte(tt.src), ".github/accuracy-harness.yaml")
-			var pe *Error
-			if !errors.As(err, &pe) {
-				t.Fatalf("Parse error = %v, want *Error", err)
-			}
-			if pe.Line != tt.line || !strings.Contains(pe.Msg, tt.msg) {
-				t.Errorf("Parse error = %q (line %d), want line %d containing %q", err, pe.Line, tt.line, tt.msg)
-			}
+			wantParseError(t, tt.src, tt.line, tt.msg)
 		})
 	}
 }

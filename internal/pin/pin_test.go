@@ -80,17 +80,7 @@ func TestParseErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := Parse([]byte(tt.src), ".github/accuracy-harness.yaml")
-			var pe *Error
-			if !errors.As(err, &pe) {
-				t.Fatalf("Parse error = %v, want *Error", err)
-			}
-			if pe.File != ".github/accuracy-harness.yaml" || pe.Line != tt.line || !strings.Contains(pe.Msg, tt.msg) {
-				t.Errorf("Parse error = %q (line %d), want line %d containing %q", err, pe.Line, tt.line, tt.msg)
-			}
-			if !strings.HasPrefix(err.Error(), ".github/accuracy-harness.yaml") {
-				t.Errorf("error %q does not name the file", err)
-			}
+			wantParseError(t, tt.src, tt.line, tt.msg)
 		})
 	}
 }
@@ -302,5 +292,23 @@ func TestParseRefusesOversizedPins(t *testing.T) {
 		if err == nil || err.Error() != c.want {
 			t.Errorf("%s: err = %v, want %q", name, err, c.want)
 		}
+	}
+}
+
+// wantParseError fails the test unless Parse refuses src with an *Error
+// naming the pin file (its text beginning with the name), line line and a
+// message containing msg.
+func wantParseError(t *testing.T, src string, line int, msg string) {
+	t.Helper()
+	_, err := Parse([]byte(src), ".github/accuracy-harness.yaml")
+	var pe *Error
+	if !errors.As(err, &pe) {
+		t.Fatalf("Parse error = %v, want *Error", err)
+	}
+	if pe.File != ".github/accuracy-harness.yaml" || pe.Line != line || !strings.Contains(pe.Msg, msg) {
+		t.Errorf("Parse error = %q (line %d), want line %d containing %q", err, pe.Line, line, msg)
+	}
+	if !strings.HasPrefix(err.Error(), ".github/accuracy-harness.yaml") {
+		t.Errorf("error %q does not name the file", err)
 	}
 }
