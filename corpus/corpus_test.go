@@ -26,14 +26,7 @@ func TestBundledLedgerLoads(t *testing.T) {
 	if l.Manifest.Name != "blis-default" || !l.Manifest.Release || len(l.Manifest.Sources) == 0 {
 		t.Errorf("manifest %+v: want the released blis-default corpus with its sources named", l.Manifest)
 	}
-	raw, err := fs.ReadFile(corpus.Ledger(), importer.ReportFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r importer.Report
-	if err := json.Unmarshal(raw, &r); err != nil {
-		t.Fatal(err)
-	}
+	r := bundledReport(t)
 	if r.PointsOut != l.NumPoints() || r.Units != len(l.Units) {
 		t.Errorf("report says %d points in %d units, the ledger holds %d in %d", r.PointsOut, r.Units, l.NumPoints(), len(l.Units))
 	}
@@ -83,14 +76,7 @@ func TestBundledCatalogHasGptOss(t *testing.T) {
 func TestBundleMatchesFreshImport(t *testing.T) {
 	t.Parallel()
 	data := importertest.Sources(t)
-	raw, err := fs.ReadFile(corpus.Ledger(), importer.ReportFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r importer.Report
-	if err := json.Unmarshal(raw, &r); err != nil {
-		t.Fatal(err)
-	}
+	r := bundledReport(t)
 	res, err := importer.Import(os.DirFS(data), r.Options)
 	if err != nil {
 		t.Fatal(err)
@@ -170,4 +156,18 @@ func TestBundledHardwareRegistry(t *testing.T) {
 			}
 		}
 	}
+}
+
+// bundledReport is the import report the bundled ledger carries.
+func bundledReport(t *testing.T) importer.Report {
+	t.Helper()
+	raw, err := fs.ReadFile(corpus.Ledger(), importer.ReportFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r importer.Report
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
