@@ -6,7 +6,6 @@
 package diskio
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -87,9 +86,11 @@ func ReadFileMax(fsys fs.FS, name string, max int64) ([]byte, error) {
 func ReadPathMax(path string, max int64) ([]byte, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		if errors.Is(err, syscall.ELOOP) { // the last element is a link, or a loop of links
-			if st, lerr := os.Lstat(path); lerr == nil && st.Mode()&fs.ModeSymlink != 0 {
-				return nil, regular(path, st.Mode())
+		// A link (ELOOP), a socket (ENXIO): named by what it is, as the
+		// open file would have been.
+		if st, lerr := os.Lstat(path); lerr == nil {
+			if rerr := regular(path, st.Mode()); rerr != nil {
+				return nil, rerr
 			}
 		}
 		return nil, err

@@ -2,6 +2,7 @@ package diskio
 
 import (
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,8 +55,8 @@ func TestReadFileMax(t *testing.T) {
 // TestReadPathMaxRefusesWhatIsNotARegularFile: ReadPathMax opens the path
 // first, not following a last element that is a link and not blocking on a
 // named pipe, and refuses the open file unless it is regular: a named pipe,
-// a link (to a device, to a system file, to nothing), a directory and a
-// device are each refused, naming the path. Nothing here replaces the file
+// a link (to a device, to a system file, to nothing), a directory, a device
+// and a socket (which cannot be opened) are each refused, naming the path. Nothing here replaces the file
 // between a check and the open, as ReadPathMax makes no check before it (no
 // moment to hook); that swap is tested on ReadFileMax, whose fs.FS open a
 // test can intercept (TestReadFileMaxRefusesAFileReplacedWhileOpened).
@@ -70,6 +71,11 @@ func TestReadPathMaxRefusesWhatIsNotARegularFile(t *testing.T) {
 	if err := os.Mkdir(at("sub"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	sock, err := net.Listen("unix", at("sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sock.Close()
 	for path, want := range map[string]string{
 		at("fifo"):     at("fifo") + " is a named pipe (FIFO), not a regular file",
 		at("zero"):     at("zero") + " is a symbolic link; only regular files are read",
@@ -77,6 +83,7 @@ func TestReadPathMaxRefusesWhatIsNotARegularFile(t *testing.T) {
 		at("dangling"): at("dangling") + " is a symbolic link",
 		at("sub"):      at("sub") + " is a directory, not a regular file",
 		"/dev/null":    "/dev/null is not a regular file",
+		at("sock"):     at("sock") + " is not a regular file (S---------)",
 		at("missing"):  "no such file or directory",
 	} {
 		testkit.Refuses(t, filepath.Base(path), want, func() error {
