@@ -86,12 +86,14 @@ func ReadFileMax(fsys fs.FS, name string, max int64) ([]byte, error) {
 func ReadPathMax(path string, max int64) ([]byte, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		// A link (ELOOP), a socket (ENXIO): named by what it is, as the
-		// open file would have been.
-		if st, lerr := os.Lstat(path); lerr == nil {
-			if rerr := regular(path, st.Mode()); rerr != nil {
-				return nil, rerr
-			}
+		// Say why as a check before the open would have: a missing path,
+		// a link (ELOOP), a socket (ENXIO) named by what it is.
+		st, lerr := os.Lstat(path)
+		if lerr != nil {
+			return nil, lerr
+		}
+		if rerr := regular(path, st.Mode()); rerr != nil {
+			return nil, rerr
 		}
 		return nil, err
 	}

@@ -84,7 +84,7 @@ func TestReadPathMaxRefusesWhatIsNotARegularFile(t *testing.T) {
 		at("sub"):      at("sub") + " is a directory, not a regular file",
 		"/dev/null":    "/dev/null is not a regular file",
 		at("sock"):     at("sock") + " is not a regular file (S---------)",
-		at("missing"):  "no such file or directory",
+		at("missing"):  "lstat " + at("missing") + ": no such file or directory",
 	} {
 		testkit.Refuses(t, filepath.Base(path), want, func() error {
 			_, err := ReadPathMax(path, 1<<20)
