@@ -41,10 +41,8 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/github"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
-	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 	"github.com/inference-sim/accuracy-dashboard/internal/publish"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
 	"github.com/inference-sim/accuracy-dashboard/internal/webhook"
 )
 
@@ -451,24 +449,10 @@ func runPublish(ctx context.Context, o publishOptions, e env) error {
 	if err != nil {
 		return err
 	}
-	raw, err := diskio.ReadPathMax(path, report.MaxSummaryBytes)
-	if err != nil {
-		return fmt.Errorf("summary: %w", err)
-	}
-	rep := publish.Report{Summary: raw}
 	// points.json and plan.json next to the summary go with it when present.
-	for _, f := range []struct {
-		name  string
-		limit int64
-		dst   *[]byte
-	}{{report.PointsFile, report.MaxPointsBytes, &rep.Points}, {nightly.File, report.MaxSummaryBytes, &rep.Plan}} {
-		data, err := diskio.ReadPathMax(filepath.Join(filepath.Dir(path), f.name), f.limit)
-		switch {
-		case err == nil:
-			*f.dst = data
-		case !errors.Is(err, iofs.ErrNotExist):
-			return fmt.Errorf("%s: %w", f.name, err)
-		}
+	rep, err := publish.ReadResultOf(path)
+	if err != nil {
+		return err
 	}
 	s, err := wire(cfg, e, o.dryRun, slog.New(slog.NewTextHandler(e.stderr, nil)))
 	if err != nil {

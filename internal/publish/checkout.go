@@ -98,15 +98,23 @@ func PublishCheckout(c Checkout) (PublishResult, error) {
 // report.MaxPointsBytes; the plan's as a summary's). An error names the
 // directory and the file.
 func ReadResult(dir string) (Report, error) {
+	return ReadResultOf(filepath.Join(dir, report.SummaryFile))
+}
+
+// ReadResultOf is ReadResult of the summary at summaryPath (whatever its
+// name): points.json and plan.json are read from its directory.
+func ReadResultOf(summaryPath string) (Report, error) {
+	dir := filepath.Dir(summaryPath)
 	var rep Report
 	for _, f := range []struct {
-		name     string
+		path     string
 		dst      *[]byte
 		required bool
 		max      int64
-	}{{report.SummaryFile, &rep.Summary, true, report.MaxSummaryBytes}, {report.PointsFile, &rep.Points, false, report.MaxPointsBytes},
-		{nightly.File, &rep.Plan, false, report.MaxSummaryBytes}} {
-		data, err := diskio.ReadPathMax(filepath.Join(dir, f.name), f.max)
+	}{{summaryPath, &rep.Summary, true, report.MaxSummaryBytes},
+		{filepath.Join(dir, report.PointsFile), &rep.Points, false, report.MaxPointsBytes},
+		{filepath.Join(dir, nightly.File), &rep.Plan, false, report.MaxSummaryBytes}} {
+		data, err := diskio.ReadPathMax(f.path, f.max)
 		switch {
 		case err == nil:
 			*f.dst = data

@@ -115,6 +115,24 @@ func TestReadResult(t *testing.T) {
 	}
 }
 
+// TestReadResultOf: a summary of any name brings the points.json and
+// plan.json of its directory; a missing summary is an error naming it.
+func TestReadResultOf(t *testing.T) {
+	t.Parallel()
+	dir := resultDir(t, Report{Summary: []byte("s"), Points: []byte("p"), Plan: []byte("n")})
+	other := filepath.Join(dir, "nightly-summary.json")
+	if err := os.WriteFile(other, []byte("o"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := ReadResultOf(other); err != nil || string(rep.Summary) != "o" || string(rep.Points) != "p" || string(rep.Plan) != "n" {
+		t.Errorf("another summary's name: %+v, %v", rep, err)
+	}
+	missing := filepath.Join(dir, "none.json")
+	if _, err := ReadResultOf(missing); err == nil || !strings.Contains(err.Error(), "none.json") {
+		t.Errorf("missing summary: %v, want an error naming it", err)
+	}
+}
+
 // TestDirReader: a missing file is ghmodel.ErrNotFound, a present one its
 // bytes.
 func TestDirReader(t *testing.T) {
