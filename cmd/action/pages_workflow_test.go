@@ -58,7 +58,7 @@ func TestPagesWorkflow(t *testing.T) {
 	}
 	_, dispatch := on.On["workflow_dispatch"]
 	if !slices.Equal(wf.On.Push.Branches, []string{"main"}) || !slices.Contains(wf.On.Push.Paths, "data/**") ||
-		!slices.Contains(wf.On.Push.Paths, "internal/site/**") || !dispatch {
+		!slices.Contains(wf.On.Push.Paths, "internal/**") || !slices.Contains(wf.On.Push.Paths, "go.sum") || !dispatch {
 		t.Errorf("triggers: push %+v, workflow_dispatch %v; want main, data/** and the site's sources, and on demand", wf.On.Push, dispatch)
 	}
 	if len(wf.Permissions) != 1 || wf.Permissions["contents"] != "read" {
