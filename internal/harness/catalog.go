@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/cachedir"
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
@@ -69,7 +70,7 @@ func extractBundledCatalog(cacheDir string, cat fs.FS, m ledger.Manifest) (strin
 		return "", nil, fmt.Errorf("bundled catalog: %w", err)
 	}
 	dv := &report.DataVersion{Name: "blis-default catalog (bundled)", Version: m.Version, Digest: digest, Release: m.Release}
-	dir := filepath.Join(cacheDir, "catalog", strings.TrimPrefix(digest, "sha256:")[:16])
+	dir := filepath.Join(cacheDir, "catalog", strings.TrimPrefix(digest, ident.DigestPrefix)[:16])
 	if _, err := cachedir.Fill(dir, func(tmp string) error { return os.CopyFS(tmp, cat) }); err != nil {
 		return "", nil, fmt.Errorf("bundled catalog: %w", err)
 	}

@@ -2,7 +2,6 @@ package harness
 
 import (
 	"context"
-	"strings"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
@@ -34,7 +33,7 @@ func LedgerVersion(ctx context.Context, l *ledger.Ledger, dir string, imp *DumpI
 		return v, why, nil
 	}
 	if !ok {
-		version = ident.Short(strings.TrimPrefix(l.Digest, "sha256:"))
+		version = ident.ShortDigest(l.Digest)
 	}
 	v.Release = l.Manifest.Release && release
 	if !release {

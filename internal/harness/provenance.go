@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -207,7 +206,7 @@ func DigestFS(fsys fs.FS) (string, error) {
 			return "", err
 		}
 	}
-	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+	return ident.Digest(h.Sum(nil)), nil
 }
 
 // DirVersion identifies a data directory handed in by path. It is a release
@@ -230,7 +229,7 @@ func DirVersion(ctx context.Context, name, dir string) (report.DataVersion, erro
 	if err != nil {
 		return report.DataVersion{}, fmt.Errorf("%s %s: %w", name, dir, err)
 	}
-	v := report.DataVersion{Name: name + " " + filepath.Base(abs), Version: digest[:len("sha256:")+12], Digest: digest}
+	v := report.DataVersion{Name: name + " " + filepath.Base(abs), Version: ident.DigestPrefix + ident.ShortDigest(digest), Digest: digest}
 	if version, release, ok := CheckoutVersion(ctx, abs); ok {
 		v.Version, v.Release = version, release
 	}
@@ -288,7 +287,7 @@ type DumpImport struct {
 // dump tag and the digest, "db-dump/YYYY-MM-DD+<12 hex>", release or not;
 // why says what kept it from being a release ("" when it is one).
 func DumpLedgerVersion(m ledger.Manifest, digest string, imp DumpImport, scorer report.Harness) (version string, release bool, why string) {
-	version = imp.Dump + "+" + ident.Short(strings.TrimPrefix(digest, "sha256:"))
+	version = imp.Dump + "+" + ident.ShortDigest(digest)
 	date, ok := ident.DumpTagDate(imp.Dump)
 	im := imp.Importer
 	switch {

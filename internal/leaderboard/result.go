@@ -3,13 +3,13 @@ package leaderboard
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"strings"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 	"github.com/inference-sim/accuracy-dashboard/schemas"
@@ -294,7 +294,7 @@ func (r *Result) computeDigest() (string, error) {
 		return "", err
 	}
 	sum := sha256.Sum256(raw)
-	return "sha256:" + hex.EncodeToString(sum[:]), nil
+	return ident.Digest(sum[:]), nil
 }
 
 // Encode validates a sealed result against its schema and returns the bytes
@@ -360,7 +360,7 @@ func WorkloadKey(w Workload) string {
 	}
 	raw, _ := json.Marshal(w)
 	sum := sha256.Sum256(raw)
-	return "sha256:" + hex.EncodeToString(sum[:])
+	return ident.Digest(sum[:])
 }
 
 // OfferedKey is the comparability key of a run: a digest of its offered
@@ -372,5 +372,5 @@ func OfferedKey(w Workload, l LoadPoint) string {
 		Load     LoadPoint `json:"load"`
 	}{WorkloadKey(w), l})
 	sum := sha256.Sum256(raw)
-	return "sha256:" + hex.EncodeToString(sum[:])
+	return ident.Digest(sum[:])
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -234,7 +233,7 @@ func PlanLeaderboard(dir string, files map[string][]byte, run Run, manifest []by
 	}
 	for p, raw := range files {
 		sum := sha256.Sum256(raw)
-		next.Files[p] = "sha256:" + hex.EncodeToString(sum[:])
+		next.Files[p] = ident.Digest(sum[:])
 	}
 	var prev LeaderboardManifest
 	if manifest != nil {
