@@ -9,6 +9,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/browsertest"
 	"github.com/inference-sim/accuracy-dashboard/internal/site"
+	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
 
 const exampleDashboard = "../../docs/examples/dashboard"
@@ -23,7 +24,7 @@ func TestDashboardExample(t *testing.T) {
 		t.Fatalf("action site: %v\n%s", err, o)
 	}
 	committed := filepath.Join(exampleDashboard, "site")
-	got, want := treeOf(t, committed), treeOf(t, out)
+	got, want := testkit.Paths(t, committed), testkit.Paths(t, out)
 	if !slices.Equal(got, want) {
 		t.Fatalf("docs/examples/dashboard/site holds %v, action site builds %v (run docs/examples/dashboard/regenerate.sh)", got, want)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbrun"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/leaderboardtest"
+	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
 
 // standinRuns declares runs against the stand-in simulator
@@ -105,18 +106,12 @@ func TestLeaderboardRunRenderValidateVerify(t *testing.T) {
 	if out, err := e.cmd(append([]string{"run", "--sim", e.repo.V020, "--harness-dir", e.harnessDir, "--out", again}, e.simArgs("--jobs", "1")...)...); err != nil {
 		t.Fatalf("second run: %v\n%s", err, out)
 	}
-	filepath.WalkDir(e.results, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(e.results, p)
-		a, _ := os.ReadFile(p)
-		b, _ := os.ReadFile(filepath.Join(again, rel))
-		if !bytes.Equal(a, b) {
+	second := testkit.ReadTree(t, again)
+	for rel, a := range testkit.ReadTree(t, e.results) {
+		if !bytes.Equal(a, second[rel]) {
 			t.Errorf("%s differs between two runs of the same declaration and build", rel)
 		}
-		return nil
-	})
+	}
 
 	out, err = e.cmd("render", "--runs", e.runs, "--out", filepath.Dir(e.runs))
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
+	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 	"gopkg.in/yaml.v3"
 )
 
@@ -174,10 +175,10 @@ func TestPagesWorkflowUnderAct(t *testing.T) {
 	}
 	harnesstest.CommitAll(t, repo, "publish two snapshots")
 	log = runAct()
-	if got, want := treeOf(t, uploaded), treeOf(t, site); !slices.Equal(got, want) {
+	if got, want := testkit.Paths(t, uploaded), testkit.Paths(t, site); !slices.Equal(got, want) {
 		t.Fatalf("uploaded %v, want the site action site builds (%v); log:\n%s", got, want, log)
 	}
-	for _, f := range treeOf(t, site) {
+	for _, f := range testkit.Paths(t, site) {
 		a, _ := os.ReadFile(filepath.Join(uploaded, f))
 		b, _ := os.ReadFile(filepath.Join(site, f))
 		if !bytes.Equal(a, b) {

@@ -12,26 +12,8 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"github.com/inference-sim/accuracy-dashboard/internal/publish"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
-
-// treeOf lists every file under root (slash paths), sorted.
-func treeOf(t *testing.T, root string) []string {
-	t.Helper()
-	var out []string
-	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		out = append(out, filepath.ToSlash(rel))
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	slices.Sort(out)
-	return out
-}
 
 // TestPublishCommand publishes two stand-in runs into an empty dashboard
 // checkout as the bot would: the gate's refusal (exit 3, every reason,
@@ -48,7 +30,7 @@ func TestPublishCommand(t *testing.T) {
 		!strings.Contains(out, "refused: simulator build is not named by a release tag") {
 		t.Fatalf("experimental run: exit %d (%v), output:\n%s\nwant exit 3 with both reasons", exitCode(err), err, out)
 	}
-	if files := treeOf(t, dash); len(files) != 0 {
+	if files := testkit.Paths(t, dash); len(files) != 0 {
 		t.Fatalf("a refused publish wrote %v", files)
 	}
 
@@ -60,7 +42,7 @@ func TestPublishCommand(t *testing.T) {
 	snap := nightly.SnapshotsDir + "/" + first + "/"
 	want := []string{"README.md", "data/index.json", "data/latest/points.json", "data/latest/summary.json", "data/latest/summary.md",
 		snap + "points.json", snap + "summary.json", snap + "summary.md", "state/last-run.json"}
-	if got := treeOf(t, dash); !slices.Equal(got, want) {
+	if got := testkit.Paths(t, dash); !slices.Equal(got, want) {
 		t.Errorf("files written:\n%v\nwant\n%v", got, want)
 	}
 	sum, _ := os.ReadFile(filepath.Join(dash, filepath.FromSlash(snap+report.SummaryFile)))
@@ -74,7 +56,7 @@ func TestPublishCommand(t *testing.T) {
 	if err != nil || !strings.Contains(out, "would publish snapshot "+second) || !strings.Contains(out, page) {
 		t.Errorf("dry run (%v):\n%s\nwant it to list %s", err, out, page)
 	}
-	if got := treeOf(t, dash); !slices.Equal(got, want) {
+	if got := testkit.Paths(t, dash); !slices.Equal(got, want) {
 		t.Errorf("a dry run wrote files: %v", got)
 	}
 
@@ -97,11 +79,11 @@ func TestPublishCommand(t *testing.T) {
 		t.Errorf("state/last-run.json names %q (%v), want the newest snapshot %s", lr.Snapshot, err, second)
 	}
 
-	before := treeOf(t, dash)
+	before := testkit.Paths(t, dash)
 	if out, err = runAction(t, "publish", "--dashboard", dash, "--experimental", runs.slow); err != nil || !strings.HasPrefix(out, "unchanged: snapshot "+second) {
 		t.Errorf("republish (%v): %s", err, out)
 	}
-	if got := treeOf(t, dash); !slices.Equal(got, before) {
+	if got := testkit.Paths(t, dash); !slices.Equal(got, before) {
 		t.Errorf("a republish changed the file set: %v", got)
 	}
 

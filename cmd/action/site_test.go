@@ -14,6 +14,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/publish"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
 
 // standinDashboard publishes the stand-in's two runs (v0.2.0, then the
@@ -42,7 +43,7 @@ func standinDashboard(t *testing.T) (runs standinResults, dash, site string) {
 func TestSiteCommand(t *testing.T) {
 	runs, dash, site := standinDashboard(t)
 	first, second := publish.SnapshotID(runs.releaseRun.Summary, 0), publish.SnapshotID(runs.slowRun.Summary, 0)
-	files := treeOf(t, site)
+	files := testkit.Paths(t, site)
 	for _, want := range []string{"index.html", "history.html", "assets/site.css", "assets/site.js",
 		render.SiteSnapshotPath(first), render.SiteSnapshotPath(second), "data/" + first + ".js", "data/" + second + ".js"} {
 		if !slices.Contains(files, want) {
@@ -82,7 +83,7 @@ func TestSiteCommand(t *testing.T) {
 	if out, err := runAction(t, "site", "--dashboard", dash, "--out", site); err != nil {
 		t.Fatalf("rebuild: %v\n%s", err, out)
 	}
-	if again := treeOf(t, site); !slices.Equal(again, files) {
+	if again := testkit.Paths(t, site); !slices.Equal(again, files) {
 		t.Errorf("a rebuild holds %v, want %v (a stale page gone)", again, files)
 	}
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
 
 // checkout writes dashboard(ids...) to a directory, as a checkout.
@@ -19,25 +20,6 @@ func checkout(t *testing.T, ids ...string) string {
 		t.Fatal(err)
 	}
 	return dir
-}
-
-// files lists every file under root (slash paths), sorted.
-func files(t *testing.T, root string) []string {
-	t.Helper()
-	var out []string
-	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		out = append(out, filepath.ToSlash(rel))
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // TestBuildDir: out holds exactly the site Build makes (a stale page gone);
@@ -59,7 +41,7 @@ func TestBuildDir(t *testing.T) {
 	if err != nil || n != len(built) {
 		t.Fatalf("BuildDir = %d, %v; want %d files", n, err, len(built))
 	}
-	got := files(t, out)
+	got := testkit.Paths(t, out)
 	var want []string
 	for p := range built {
 		want = append(want, p)
@@ -74,7 +56,7 @@ func TestBuildDir(t *testing.T) {
 	if _, err := BuildDir(dash, out); err == nil || !strings.Contains(err.Error(), "dashboard "+dash+": ") || !strings.Contains(err.Error(), bad) {
 		t.Errorf("malformed points: %v, want an error naming the checkout and %s", err, bad)
 	}
-	if again := files(t, out); !slices.Equal(again, want) {
+	if again := testkit.Paths(t, out); !slices.Equal(again, want) {
 		t.Errorf("a failed build changed out: %v", again)
 	}
 }

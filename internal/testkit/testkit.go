@@ -89,6 +89,13 @@ func ReadTree(t testing.TB, dir string) map[string][]byte {
 	return files
 }
 
+// Paths is the slash paths of every file under the directory dir (Files'
+// keys), sorted.
+func Paths(t testing.TB, dir string) []string {
+	t.Helper()
+	return slices.Sorted(maps.Keys(Files(t, os.DirFS(dir))))
+}
+
 // ZipDir is Zip of every file under dir (ReadTree).
 func ZipDir(t testing.TB, dir string) []byte {
 	t.Helper()
