@@ -149,7 +149,7 @@ func TestLoadDataDirectories(t *testing.T) {
 		{Data{Ledger: missing}, "ledger: read ledger.json"},
 		{Data{Ledger: testLedgerDir, Catalog: missing}, "catalog " + missing + ": stat " + missing + ": no such file or directory"},
 		{Data{Ledger: testLedgerDir, Registry: missing}, "registry " + missing + ": stat " + missing + ": no such file or directory"},
-		{Data{Ledger: testLedgerDir, HardwareRegistry: missing}, "hardware registry: open " + missing + ": no such file or directory"},
+		{Data{Ledger: testLedgerDir, HardwareRegistry: missing}, "hardware registry: lstat " + missing + ": no such file or directory"},
 		{Data{HardwareRegistry: "bundled", Bundled: Bundled{Ledger: os.DirFS(testLedgerDir), Hardware: fstest.MapFS{}}}, "bundled hardware registry: open registry.json"},
 		{Data{HardwareRegistry: "bundled", Bundled: Bundled{Ledger: os.DirFS(testLedgerDir), Hardware: fstest.MapFS{"registry.json": {Data: []byte("[]")}}}}, "bundled hardware registry"},
 	} {

@@ -29,7 +29,7 @@ func TestCommandError(t *testing.T) {
 		{"a flow's error", errors.New("--only \"x\": no such run"), "leaderboard run: --only \"x\": no such run"},
 		{"a problems error", &leaderboard.ProblemsError{Dir: "r", Problems: []leaderboard.Problem{{Kind: leaderboard.ProblemMissing, File: "a/b.json", Msg: "m"}}},
 			"leaderboard run: 1 problem(s) in r:\n  missing-result: a/b.json: m"},
-		{"runs.yaml missing", missing, "--runs: open " + runs + ": no such file or directory"},
+		{"runs.yaml missing", missing, "--runs: lstat " + runs + ": no such file or directory"},
 	} {
 		err := CommandError("leaderboard run", tt.err)
 		if got := ""; err != nil {
