@@ -2,7 +2,9 @@
 // replaced atomically, so a reader never sees a half-written one (the JSON
 // they hold is jsoncodec.Encode's canonical layout). Files the project
 // does not control are read with ReadFileMax (or ReadPathMax, ReadAllMax):
-// regular files only, the size capped while reading.
+// regular files only, the size capped while reading. Nothing is synced to
+// the disk: a write is atomic to other processes and to a crash of the
+// writer, not to the machine's (a renamed file may then be empty).
 package diskio
 
 import (

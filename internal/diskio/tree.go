@@ -12,9 +12,12 @@ import (
 // WriteFiles writes files (slash paths under root, mode 0644, their
 // directories made as needed) all or nothing as far as the file system
 // allows: every file is first written to a temporary sibling, then each is
-// renamed into place. On an error before the renames no file is replaced and
-// no temporary file is left behind; a rename that fails leaves the files
-// renamed before it in place. Errors of a write or rename name the file.
+// renamed into place. On an error before the renames (a directory where a
+// file goes is one) no file is replaced and no temporary file is left behind,
+// though directories made for the files stay; a rename that fails leaves the
+// files renamed before it in place. A process killed mid-way leaves its
+// temporary files (".<name>.tmp-<random>"). Errors of a write or rename name
+// the file.
 func WriteFiles(root string, files map[string][]byte) error {
 	type staged struct{ tmp, dst string }
 	var done []staged
@@ -47,6 +50,14 @@ func WriteFiles(root string, files map[string][]byte) error {
 			return fmt.Errorf("write %s: %w", dst, err)
 		}
 	}
+	// A directory where a file goes fails its rename: find it before the
+	// first rename, so that nothing is replaced.
+	for _, s := range done {
+		if st, err := os.Lstat(s.dst); err == nil && st.IsDir() {
+			cleanup()
+			return fmt.Errorf("write %s: a directory is there", s.dst)
+		}
+	}
 	for _, s := range done {
 		if err := os.Rename(s.tmp, s.dst); err != nil {
 			cleanup()
@@ -60,7 +71,10 @@ func WriteFiles(root string, files map[string][]byte) error {
 // are written into a new sibling directory (mode 0755), which then takes
 // dir's place, so a file dir held and files does not name is gone. On an
 // error dir is left as it was (or absent, as it was) and the new directory
-// is removed.
+// is removed, except when only the old directory's removal fails: dir is
+// replaced then. A process killed mid-way leaves the new directory
+// (".<name>.new-<random>") and, between the two renames, the old one beside
+// it (the same name and ".old") with dir absent.
 func ReplaceDir(dir string, files map[string][]byte) error {
 	dir = filepath.Clean(dir)
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
@@ -41,6 +42,20 @@ func TestWriteFiles(t *testing.T) {
 	}
 	if got := testkit.Files(t, os.DirFS(root)); !maps.Equal(got, want) {
 		t.Errorf("after a failed write the tree is %v, want it unchanged %v", got, want)
+	}
+
+	// "d/e" is a directory: no file can take its place, so "a.txt",
+	// renamed before it would be, is not replaced either.
+	err = WriteFiles(root, map[string][]byte{"a.txt": []byte("changed"), "d/e": []byte("x")})
+	if err == nil || !strings.Contains(err.Error(), filepath.Join(root, "d", "e")) {
+		t.Fatalf("a file over a directory: %v, want an error naming it", err)
+	}
+	if got := testkit.Files(t, os.DirFS(root)); !maps.Equal(got, want) {
+		t.Errorf("after a write over a directory the tree is %v, want it unchanged %v", got, want)
+	}
+	entries, _ := os.ReadDir(filepath.Join(root, "d"))
+	if len(entries) != 1 || entries[0].Name() != "e" {
+		t.Errorf("beside the directory: %v, want only e (no temporary file)", entries)
 	}
 }
 
