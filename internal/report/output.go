@@ -35,10 +35,11 @@ type Output struct {
 // points.json and summary.md into dir. It validates what it encoded, once:
 // each file's bytes against its schema, the coverage balanced and the
 // points the ones the summary counts (CheckPoints); it does not decode
-// them again. Each file is written to a temporary file in dir and renamed
-// into place, after all three were rendered and validated: nothing is
-// written when validation fails. A reader in another process reads them
-// back with Read.
+// them again, and refuses a file over its cap (MaxSummaryBytes,
+// MaxPointsBytes), which no reader would take. Each file is written to a
+// temporary file in dir and renamed into place, after all three were
+// rendered and validated: nothing is written when validation fails. A
+// reader in another process reads them back with Read.
 func Write(dir string, o Output) error {
 	sum, err := jsoncodec.Encode(o.Summary)
 	if err != nil {
@@ -51,6 +52,13 @@ func Write(dir string, o Output) error {
 	ptsRaw, err := jsoncodec.Encode(pts)
 	if err != nil {
 		return fmt.Errorf("encode points: %w", err)
+	}
+	// What a reader would refuse for its size is not written.
+	if len(sum) > MaxSummaryBytes {
+		return fmt.Errorf("%s is larger than %d bytes", SummaryFile, MaxSummaryBytes)
+	}
+	if len(ptsRaw) > MaxPointsBytes {
+		return fmt.Errorf("%s is larger than %d bytes", PointsFile, MaxPointsBytes)
 	}
 	if err := schemas.Validate(summarySchema(o.Summary.SchemaVersion), sum); err != nil {
 		return fmt.Errorf("%s: %w", SummaryFile, err)

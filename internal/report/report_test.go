@@ -3,7 +3,9 @@ package report
 import (
 	"bytes"
 	"errors"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -214,6 +216,18 @@ func TestParseRun(t *testing.T) {
 	// Write refuses points its summary does not count.
 	if err := Write(t.TempDir(), Output{Run: Run{Summary: s, Points: pts[:1]}}); err == nil || !strings.Contains(err.Error(), "holds 1 points") {
 		t.Errorf("Write of points the summary does not count: %v", err)
+	}
+	// Write refuses points Read would refuse for their size, and writes
+	// nothing.
+	huge := slices.Clone(pts)
+	huge[0].Detail = strings.Repeat("x", MaxPointsBytes)
+	hs, _ := Summarize(huge, testProvenance(), nil)
+	dir := filepath.Join(t.TempDir(), "out")
+	if err := Write(dir, Output{Run: Run{Summary: hs, Points: huge}}); err == nil || !strings.Contains(err.Error(), "points.json is larger than") {
+		t.Errorf("Write of points over their cap: %v, want the reader's refusal", err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Write of points over their cap made %s: %v", dir, err)
 	}
 }
 
