@@ -287,18 +287,35 @@ func TestReadReuse(t *testing.T) {
 	}
 }
 
-// TestIdentifyHarness: the harness named, else the one the working
-// directory lies in; outside any, an error saying how to name it.
+// TestIdentifyHarness: the harness named; the one a directory lies in
+// (FindHarnessDir, which IdentifyHarness walks up from the working
+// directory when none is named); outside any, an error saying how to name
+// it.
 func TestIdentifyHarness(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	hdir, hcommit := harnesstest.HarnessCheckout(t)
 	h, err := IdentifyHarness(ctx, hdir)
 	if err != nil || h.Commit != hcommit || h.Source != report.HarnessCheckout {
 		t.Errorf("named: %+v %v", h, err)
 	}
+	if found, err := FindHarnessDir(filepath.Join(hdir, "corpus")); err != nil || found != hdir {
+		t.Errorf("from a directory inside it: %q %v, want %q", found, err, hdir)
+	}
+	if _, err := FindHarnessDir(t.TempDir()); err == nil || !strings.Contains(err.Error(), "pass --harness-dir") {
+		t.Errorf("outside a harness: %v", err)
+	}
+}
+
+// TestIdentifyHarnessWorkingDirectory: with no directory named, the harness
+// is the one the working directory lies in. Not parallel: it changes the
+// process's working directory, which is what IdentifyHarness reads.
+func TestIdentifyHarnessWorkingDirectory(t *testing.T) {
+	ctx := context.Background()
+	hdir, hcommit := harnesstest.HarnessCheckout(t)
 	t.Chdir(filepath.Join(hdir, "corpus"))
-	if found, err := IdentifyHarness(ctx, ""); err != nil || found != h {
-		t.Errorf("from the working directory: %+v %v, want %+v", found, err, h)
+	if h, err := IdentifyHarness(ctx, ""); err != nil || h.Commit != hcommit || h.Source != report.HarnessCheckout {
+		t.Errorf("from the working directory: %+v %v", h, err)
 	}
 	t.Chdir(t.TempDir())
 	if _, err := IdentifyHarness(ctx, ""); err == nil || !strings.Contains(err.Error(), "pass --harness-dir") {

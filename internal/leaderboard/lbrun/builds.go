@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"time"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
@@ -54,20 +53,4 @@ func (b Builds) Open(ctx context.Context, ref string, id report.Harness, results
 		return nil, fmt.Errorf("--catalog: %w", err)
 	}
 	return Prepare(ctx, b.builder(), b.Repo, ref, Setup{Catalog: cat, CatalogVersion: catVersion, Harness: id, Timeout: b.Timeout, ResultsDir: results})
-}
-
-// Identity is this tool's identity, which results record: the commit of
-// the checkout dir, or of the checkout holding the working directory when
-// dir is "".
-func Identity(ctx context.Context, dir string) (report.Harness, error) {
-	if dir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return report.Harness{}, err
-		}
-		if dir, err = harness.FindHarnessDir(wd); err != nil {
-			return report.Harness{}, err
-		}
-	}
-	return harness.HarnessIdentity(ctx, dir)
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
+	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
@@ -77,7 +78,7 @@ func RunDeclaration(ctx context.Context, c RunConfig) (RunReport, error) {
 	if err != nil {
 		return RunReport{}, fmt.Errorf("--only %w", err)
 	}
-	id, err := Identity(ctx, c.HarnessDir)
+	id, err := harness.IdentifyHarness(ctx, c.HarnessDir)
 	if err != nil {
 		return RunReport{}, err
 	}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbrun"
 )
 
@@ -64,7 +65,7 @@ func Prepare(ctx context.Context, o Options) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	id, err := lbrun.Identity(ctx, o.HarnessDir)
+	id, err := harness.IdentifyHarness(ctx, o.HarnessDir)
 	if err != nil {
 		return nil, err
 	}
