@@ -290,6 +290,8 @@ func TestNightlyPinStep(t *testing.T) {
 		"placeholder":        {pinOf("v0.0.0", strings.Repeat("0", 40)), nil, "has no commit " + strings.Repeat("0", 40)},
 		"tag names another":  {pinOf("v1.0.0", c2), nil, "tag v1.0.0 names '" + c1 + "', not the pinned " + c2},
 		"no harness section": {"data:\n  ledger: bundled\n", nil, "want repository owner/name"},
+		"no such repository": {strings.Replace(pinOf("v1.0.0", c1), "accuracy-dashboard", "no-such-harness", 1), nil,
+			"::error file=.github/accuracy-harness.yaml::cannot clone inference-sim/no-such-harness from file://"},
 		"plan's tag names another": {pinOf("v1.0.0", c1), map[string]string{"repository": "inference-sim/accuracy-dashboard", "tag": "v1.0.0", "commit": c2},
 			"tag v1.0.0 names '" + c1 + "', not the pinned " + c2},
 	} {
