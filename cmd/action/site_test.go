@@ -284,6 +284,21 @@ func checkComparison(t *testing.T, tab *browsertest.Tab, url string, a, b report
 	if !slices.Equal(verdict, wantVerdict) {
 		t.Errorf("the verdict reads %q, action compare's %q", verdict, wantVerdict)
 	}
+	// The saturated points: each snapshot's note on its headline MAPE, in
+	// action compare's words (the runs named A and B, as the page does).
+	notes, err := browsertest.Eval[[]string](tab, `Array.from(document.querySelectorAll("#comparison p.saturated")).map(p => p.textContent)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wantNotes []string
+	for _, l := range strings.Split(render.CompareMarkdown(render.RunsComparison(report.CompareRuns(a, b, "A", "B"))), "\n") {
+		if strings.HasPrefix(l, "A, tier ") || strings.HasPrefix(l, "B, tier ") {
+			wantNotes = append(wantNotes, strings.ReplaceAll(l, "**", ""))
+		}
+	}
+	if !slices.Equal(notes, wantNotes) {
+		t.Errorf("the saturated notes read %q, action compare's %q", notes, wantNotes)
+	}
 	return verdict
 }
 

@@ -123,7 +123,7 @@ func (c Comparison) saturatedIn(id, base, head string) string {
 }
 
 // writeSaturated says, for each run with saturated points, how much of its
-// headline MAPE they contribute (SaturatedNote over its headline tier).
+// headline MAPE they contribute (comparisonSaturated).
 func writeSaturated(b *strings.Builder, c Comparison, base, head string) {
 	runs := []struct {
 		name string
@@ -133,11 +133,31 @@ func writeSaturated(b *strings.Builder, c Comparison, base, head string) {
 		if r.s == nil {
 			continue
 		}
-		tier, t, _ := report.Headline(r.s.Tiers)
-		if note := SaturatedNote(t); note != "" {
-			fmt.Fprintf(b, "%s, tier %s: %s\n\n", r.name, tierName(tier), note)
+		if n := comparisonSaturated(*r.s); n != nil {
+			fmt.Fprintf(b, "%s, tier %s: **%s** %s\n\n", r.name, n.Tier, n.Lead, n.Rest)
 		}
 	}
+}
+
+// tierNote is a note on a tier, whose lead is set in bold: the tier's name
+// as the comparison writes it, the lead and the rest.
+type tierNote struct {
+	Tier string `json:"tier"`
+	Lead string `json:"lead"`
+	Rest string `json:"rest"`
+}
+
+// comparisonSaturated is a run's note in a comparison on its saturated
+// points: saturatedNote over its headline tier (SaturatedNote's words); nil
+// when none of that tier's points is saturated. The Markdown and the site's
+// comparison both write it.
+func comparisonSaturated(s report.Summary) *tierNote {
+	tier, t, _ := report.Headline(s.Tiers)
+	lead, rest := saturatedNote(t)
+	if lead == "" {
+		return nil
+	}
+	return &tierNote{Tier: tierName(tier), Lead: lead, Rest: rest}
 }
 
 // names are the column names of the two runs: Base and Head unless named.

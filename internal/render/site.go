@@ -407,6 +407,9 @@ type siteSnapshotRef struct {
 	Scored int    `json:"scored"`
 	Corpus int    `json:"corpus"`
 	Page   string `json:"page"`
+	// Saturated is the comparison's note on the snapshot's saturated
+	// points (comparisonSaturated); nil: none is.
+	Saturated *tierNote `json:"saturated,omitempty"`
 }
 
 // siteConfig is the page script's configuration: the metric list in
@@ -426,7 +429,8 @@ func siteConfig(snaps []SiteSnapshot, labels []string) (template.JS, error) {
 	}
 	for i, s := range snaps {
 		cfg.Snapshots = append(cfg.Snapshots, siteSnapshotRef{ID: s.ID, Label: labels[i], Data: siteDataPath(s.ID),
-			Scored: s.Summary.Coverage.Scored, Corpus: s.Summary.Coverage.CorpusPoints, Page: SiteSnapshotPath(s.ID)})
+			Scored: s.Summary.Coverage.Scored, Corpus: s.Summary.Coverage.CorpusPoints, Page: SiteSnapshotPath(s.ID),
+			Saturated: comparisonSaturated(s.Summary)})
 	}
 	cfg.MaxMovers, cfg.MaxOne, cfg.NotInCorp = report.MaxMovers, MaxOneSided, report.ReasonNotInCorpus
 	b, err := json.Marshal(cfg)
@@ -435,16 +439,19 @@ func siteConfig(snaps []SiteSnapshot, labels []string) (template.JS, error) {
 
 // sitePoint is one point in a snapshot's data script.
 type sitePoint struct {
-	ID       string        `json:"i"`
-	Unit     string        `json:"u"`
-	Model    string        `json:"m"`
-	Hardware string        `json:"h"`
-	Load     float64       `json:"l"`
-	Tier     string        `json:"t"`
-	Scored   bool          `json:"s"`
-	Reason   string        `json:"r,omitempty"`
-	Measured metric.Values `json:"M"`
-	Pred     metric.Values `json:"P,omitempty"`
+	ID       string  `json:"i"`
+	Unit     string  `json:"u"`
+	Model    string  `json:"m"`
+	Hardware string  `json:"h"`
+	Load     float64 `json:"l"`
+	Tier     string  `json:"t"`
+	Scored   bool    `json:"s"`
+	Reason   string  `json:"r,omitempty"`
+	// Saturated: the summary lists the point saturated (the comparison
+	// marks it so).
+	Saturated bool          `json:"x,omitempty"`
+	Measured  metric.Values `json:"M"`
+	Pred      metric.Values `json:"P,omitempty"`
 }
 
 // siteData is a snapshot's data script: its points, registered under its id.
@@ -452,7 +459,7 @@ func siteData(s SiteSnapshot) ([]byte, error) {
 	pts := make([]sitePoint, len(s.Points))
 	for i, p := range s.Points {
 		pts[i] = sitePoint{ID: p.ID, Unit: p.Unit, Model: p.Model, Hardware: p.Hardware, Load: p.Load.Value(), Tier: p.Tier,
-			Scored: p.Scored, Reason: p.Reason, Measured: p.Measured, Pred: p.Predicted}
+			Scored: p.Scored, Reason: p.Reason, Saturated: s.Summary.IsSaturated(p.ID), Measured: p.Measured, Pred: p.Predicted}
 	}
 	id, err := json.Marshal(s.ID)
 	if err != nil {

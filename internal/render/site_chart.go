@@ -98,7 +98,10 @@ func (c chart) svg() template.HTML {
 	if math.IsInf(minX, 0) {
 		minX, maxX = 0, 1
 	}
-	if c.XTicks == nil && minX > 0 {
+	switch {
+	case c.XTicks == nil && minX == maxX && minX > 0:
+		minX, maxX = 0, 2*maxX // one load: in the middle, seen without scrolling on a phone
+	case c.XTicks == nil && minX > 0:
 		minX = 0 // loads: the axis starts at zero
 	}
 	if maxX == minX {

@@ -250,12 +250,28 @@
     var A = a.label, B = b.label;
     var kids = [el("h3", { id: "comparison-title" }, ["Simulator accuracy: " + A + " → " + B])];
     kids = kids.concat(verdict(c, A, B));
+    // render.Comparison.saturatedIn: a point either snapshot lists saturated.
+    var satA = {}, satB = {};
+    pa.forEach(function (p) { if (p.x) { satA[p.i] = true; } });
+    pb.forEach(function (p) { if (p.x) { satB[p.i] = true; } });
+    var pointCell = function (id) {
+      var parts = [id];
+      var which = satA[id] && satB[id] ? "both" : satB[id] ? "B" : satA[id] ? "A" : "";
+      if (which) { parts.push(" ", el("strong", { "class": "saturated" }, ["saturated"]), " (" + which + ")"); }
+      return el("td", { "class": "id" }, parts);
+    };
     var byKey = {};
     c.rows.forEach(function (r) { if (r.tier === "measured_resolved") { byKey[r.metric.key] = r; } });
     var same = c.rows.every(function (r) { return r.tier !== "all" || (byKey[r.metric.key] && byKey[r.metric.key].common === r.common); });
     var head = ["Tier", "Metric", "A MAPE", "B MAPE", "Δ MAPE", "A shape", "B shape", "Δ shape", "A bias", "B bias",
       "Predictions", "Better / worse / same", "Common points"];
     kids.push(el("p", { "class": "key" }, [el("strong", {}, ["A"]), " = " + A + " (" + a.id + "), ", el("strong", {}, ["B"]), " = " + B + " (" + b.id + ")."]));
+    // render.writeSaturated: B's note, then A's, in action compare's words.
+    [[b, "B", "saturated-b"], [a, "A", "saturated-a"]].forEach(function (r) {
+      var n = r[0].saturated;
+      if (!n) { return; }
+      kids.push(el("p", { "class": "banner saturated", id: r[2] }, [r[1] + ", tier " + n.tier + ": ", el("strong", {}, [n.lead]), " " + n.rest]));
+    });
     var tr = function (r) {
       var shown = r.delta === null ? 0 : Math.round(r.delta * 100); // the colour follows the figure shown (2 decimals)
       var dcls = shown === 0 ? "num" : shown > 0 ? "num up" : "num down";
@@ -281,7 +297,7 @@
       kids.push(el("h3", {}, ["Points whose error moved most"]));
       kids.push(table("movers-table", "Absolute percentage error of each point in A and B", ["Point", "Metric", "A APE", "B APE", "Δ"],
         c.movers.map(function (m) {
-          return el("tr", {}, [td(m.id, "id"), el("td", {}, [m.metric.short]), td(pct(m.base)), td(pct(m.head)), td(pp(m.head - m.base))]);
+          return el("tr", {}, [pointCell(m.id), el("td", {}, [m.metric.short]), td(pct(m.base)), td(pct(m.head)), td(pp(m.head - m.base))]);
         })));
     }
     if (c.groups.length) {
@@ -295,7 +311,7 @@
     [[c.onlyB, B, A, "only-b"], [c.onlyA, A, B, "only-a"]].forEach(function (o) {
       if (!o[0].length) { return; }
       kids.push(el("h3", {}, [count(o[0].length, "point") + " scored by " + o[1] + " only"]));
-      var list = o[0].slice(0, SITE.max_one_sided).map(function (p) { return el("tr", {}, [td(p.id, "id"), el("td", { "class": "reason" }, [p.reason])]); });
+      var list = o[0].slice(0, SITE.max_one_sided).map(function (p) { return el("tr", {}, [pointCell(p.id), el("td", { "class": "reason" }, [p.reason])]); });
       if (o[0].length > SITE.max_one_sided) { list.push(el("tr", {}, [el("td", {}, ["… " + (o[0].length - SITE.max_one_sided) + " more"]), el("td", {}, [""])])); }
       kids.push(table(o[3] + "-table", "Why " + o[2] + " did not score them", ["Point", "Why " + o[2] + " did not score it"], list));
     });

@@ -1,0 +1,178 @@
+package render
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/browsertest"
+	"github.com/inference-sim/accuracy-dashboard/internal/metric"
+	"github.com/inference-sim/accuracy-dashboard/internal/report"
+)
+
+// saturatedRun is a run of a concurrency sweep and a rate sweep, all
+// measured, predicting measured × factor; rate 40 is scored only when
+// factor > 1, and the points of saturated are saturated.
+func saturatedRun(t *testing.T, sim string, factor float64, saturated ...string) report.Run {
+	t.Helper()
+	var pts []report.Point
+	for _, c := range []int{1, 2, 4} {
+		pts = append(pts, report.Point{ID: "ix/m/h100@c=" + tickText(float64(c)), Unit: "ix/m/h100", Model: "m", Hardware: "H100", Source: report.SourceInferenceX,
+			Load: report.Load{Concurrency: c}, Tier: "measured", Scored: true, Measured: metric.Values{"ttft_ms": 100 * float64(c), "tpot_ms": 10 + float64(c)},
+			Predicted: metric.Values{"ttft_ms": 90 * float64(c) * factor, "tpot_ms": (12 + float64(c)) * factor}})
+	}
+	for _, r := range []float64{2, 20, 40} {
+		p := report.Point{ID: "ip/m/h100@rate=" + tickText(r), Unit: "ip/m/h100", Model: "m", Hardware: "H100", Source: report.SourceInferencePerf,
+			Load: report.Load{Rate: r}, Tier: "measured", Scored: r < 40 || factor > 1, Measured: metric.Values{"ttft_ms": 50, "tpot_ms": 5}}
+		if p.Scored {
+			p.Predicted, p.CompletionRate = metric.Values{"ttft_ms": 40 * r * factor, "tpot_ms": 6 * factor}, r
+			if slices.Contains(saturated, p.ID) {
+				p.Saturated, p.CompletionRate = true, r/2
+			}
+		} else {
+			p.Reason = "timeout"
+		}
+		pts = append(pts, p)
+	}
+	prov := siteRun(t, sim, "", 1).Summary.Provenance
+	s, err := report.Summarize(pts, prov, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return report.Run{Summary: s, Points: report.SortPoints(pts)}
+}
+
+// The comparison in the browser marks the saturated points and says how
+// much of each snapshot's headline MAPE they contribute as action compare
+// does (CompareMarkdown), for a point saturated in both snapshots, in B
+// only (scored by B only) and in A only.
+func TestSiteComparisonSaturatedInChromium(t *testing.T) {
+	bin := browsertest.Chromium(t)
+	sat20, sat40 := "ip/m/h100@rate=20", "ip/m/h100@rate=40"
+	runs := map[string]report.Run{
+		"one":   saturatedRun(t, strings.Repeat("a", 40), 1, sat20),
+		"two":   saturatedRun(t, strings.Repeat("b", 40), 1.2, sat20, sat40),
+		"three": saturatedRun(t, strings.Repeat("c", 40), 1.5),
+	}
+	files, err := Site([]SiteSnapshot{{ID: "three", PublishedAt: "2026-11-03T00:00:00Z", Run: runs["three"]},
+		{ID: "two", PublishedAt: "2026-11-02T00:00:00Z", Run: runs["two"]}, {ID: "one", PublishedAt: "2026-11-01T00:00:00Z", Run: runs["one"]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := writeSite(t, files)
+	tab := browsertest.Open(t, bin, 1280, 900)
+	for _, pair := range [][2]string{{"one", "two"}, {"two", "three"}} {
+		if err := tab.Load("file://"+filepath.Join(dir, "index.html")+"?a="+pair[0]+"&b="+pair[1], "#comparison[data-ready]"); err != nil {
+			t.Fatal(err)
+		}
+		md := CompareMarkdown(RunsComparison(report.CompareRuns(runs[pair[0]], runs[pair[1]], "A", "B")))
+		notes, cells := saturatedOfMarkdown(md)
+		if !strings.Contains(md, saturatedMark+" (") || len(notes) == 0 {
+			t.Fatalf("%s → %s: action compare marks no saturated point or has no note:\n%s", pair[0], pair[1], md)
+		}
+		got, err := browsertest.Eval[[][]string](tab, `[Array.from(document.querySelectorAll("#comparison p.saturated")).map(p => p.textContent),
+			Array.from(document.querySelectorAll("#movers-table tbody tr, #only-b-table tbody tr, #only-a-table tbody tr")).map(r => r.cells[0].textContent)]`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got[0], notes) {
+			t.Errorf("%s → %s: the page's saturated notes read %q, action compare's %q", pair[0], pair[1], got[0], notes)
+		}
+		for i := range got[1] {
+			got[1][i] = Cell(got[1][i])
+		}
+		if !slices.Equal(got[1], cells) {
+			t.Errorf("%s → %s: the page's point cells are\n%q\naction compare's\n%q", pair[0], pair[1], got[1], cells)
+		}
+	}
+	if errs := tab.Errors(); len(errs) > 0 {
+		t.Errorf("console errors: %v", errs)
+	}
+}
+
+// saturatedOfMarkdown is what a comparison's Markdown says of saturated
+// points, as text without emphasis: the runs' notes ("B, tier …") and the
+// first cell of every row of the tables of points (movers, then the points
+// scored by B only, then by A only; a table's "… N more" row included).
+func saturatedOfMarkdown(md string) (notes, cells []string) {
+	section := ""
+	var only [3][]string
+	for _, l := range strings.Split(md, "\n") {
+		switch {
+		case strings.HasPrefix(l, "A, tier ") || strings.HasPrefix(l, "B, tier "):
+			notes = append(notes, strings.ReplaceAll(l, "**", ""))
+		case strings.HasPrefix(l, "<details><summary>"):
+			section = l
+		case l == "</details>":
+			section = ""
+		case strings.HasPrefix(l, "| ") && !strings.HasPrefix(l, "| Point |"):
+			cell := strings.ReplaceAll(strings.SplitN(l, " | ", 2)[0][2:], saturatedMark, "saturated")
+			switch {
+			case strings.Contains(section, "moved most"):
+				only[0] = append(only[0], cell)
+			case strings.Contains(section, "scored by B only"):
+				only[1] = append(only[1], cell)
+			case strings.Contains(section, "scored by A only"):
+				only[2] = append(only[2], cell)
+			}
+		}
+	}
+	return notes, slices.Concat(only[:]...)
+}
+
+// A sweep of one point draws it where the chart's box shows it without
+// scrolling, on a phone (390 px) as at 1 280 px.
+func TestSiteOnePointChartInChromium(t *testing.T) {
+	bin := browsertest.Chromium(t)
+	files, err := Site(siteFixture(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := writeSite(t, files)
+	page := SiteSweepPath("ip/m/a100")
+	for _, width := range []int{390, 1280} {
+		tab := browsertest.Open(t, bin, 1280, 900)
+		if err := tab.Viewport(width, 900); err != nil {
+			t.Fatal(err)
+		}
+		if err := tab.Load("file://"+filepath.Join(dir, page), "#points-table"); err != nil {
+			t.Fatal(err)
+		}
+		// Each mark's centre against its figure's box, as [left, x, right].
+		marks, err := browsertest.Eval[[][]float64](tab, `Array.from(document.querySelectorAll("figure.chart circle")).map(c => {
+			const f = c.closest("figure").getBoundingClientRect(), r = c.getBoundingClientRect();
+			return [f.left, (r.left + r.right) / 2, f.right]; })`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(marks) < 2 {
+			t.Fatalf("%s at %d px: %d marks, want the point's measured and predicted of each chart", page, width, len(marks))
+		}
+		for _, m := range marks {
+			if m[1] < m[0] || m[1] > m[2] {
+				t.Errorf("%s at %d px: a mark at x %.0f, outside its chart's box (%.0f to %.0f): seen only by scrolling", page, width, m[1], m[0], m[2])
+			}
+		}
+		if errs := tab.Errors(); len(errs) > 0 {
+			t.Errorf("console errors at %d px: %v", width, errs)
+		}
+	}
+}
+
+// writeSite writes a site's files into a new directory and returns it.
+func writeSite(t *testing.T, files map[string][]byte) string {
+	t.Helper()
+	dir := t.TempDir()
+	for p, b := range files {
+		path := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
