@@ -52,7 +52,8 @@ func siteFixture(t *testing.T) []SiteSnapshot {
 }
 
 // The site's pages are golden files: the Overview and comparison page,
-// the history, a snapshot's page, a sweep's page and a data script.
+// the history, a snapshot's page, a sweep's page (and one of a single
+// point) and the data scripts (one with a saturated point).
 func TestSiteGolden(t *testing.T) {
 	t.Parallel()
 	files, err := Site(siteFixture(t))
@@ -60,7 +61,7 @@ func TestSiteGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range []string{"index.html", "history.html", SiteSnapshotPath("v0.7.15_ledger-v1_harness-v1.2.0_run-7"), SiteSnapshotPath("bbbbbbbbbbbb_ledger-v1_harness-v1.2.0"),
-		SiteSweepPath("ix/<m>/h100"), "data/v0.7.15_ledger-v1_harness-v1.2.0_run-7.js"} {
+		SiteSweepPath("ix/<m>/h100"), SiteSweepPath("ip/m/a100"), "data/v0.7.15_ledger-v1_harness-v1.2.0_run-7.js", "data/bbbbbbbbbbbb_ledger-v1_harness-v1.2.0.js"} {
 		got, ok := files[p]
 		if !ok {
 			t.Fatalf("no %s among %d files", p, len(files))
