@@ -3,8 +3,6 @@ package lbrun
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
@@ -307,15 +305,11 @@ func Render(runs, results, out string) ([]byte, error) {
 }
 
 // WriteBoardFiles writes the rendered README.md and index.html
-// (render.LeaderboardFiles) into dir, each atomically.
+// (render.LeaderboardFiles) into dir, made when missing, both or neither
+// (diskio.WriteFiles).
 func WriteBoardFiles(dir string, files map[string][]byte) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	for _, name := range []string{render.LeaderboardMarkdownFile, render.LeaderboardHTMLFile} {
-		if err := diskio.WriteAtomic(filepath.Join(dir, name), files[name]); err != nil {
-			return err
-		}
-	}
-	return nil
+	return diskio.WriteFiles(dir, map[string][]byte{
+		render.LeaderboardMarkdownFile: files[render.LeaderboardMarkdownFile],
+		render.LeaderboardHTMLFile:     files[render.LeaderboardHTMLFile],
+	})
 }

@@ -473,3 +473,29 @@ func TestRenderAndTheDeclarationsFile(t *testing.T) {
 		t.Errorf("a declarations file naming a group runs.yaml lacks: %v, want a DeclarationError", err)
 	}
 }
+
+// WriteBoardFiles writes README.md and index.html both or neither: with
+// index.html a directory, README.md is not written either.
+func TestWriteBoardFilesAllOrNothing(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	files := map[string][]byte{"README.md": []byte("# board\n"), "index.html": []byte("<html>")}
+	if err := os.Mkdir(filepath.Join(dir, "index.html"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteBoardFiles(dir, files); err == nil {
+		t.Fatal("index.html written over a directory")
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "README.md")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("README.md after a failed write: %v, want none", err)
+	}
+	if err := os.Remove(filepath.Join(dir, "index.html")); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteBoardFiles(dir, files); err != nil {
+		t.Fatal(err)
+	}
+	if got := testkit.Files(t, os.DirFS(dir)); len(got) != 2 || got["README.md"] != "# board\n" || got["index.html"] != "<html>" {
+		t.Errorf("board files %v", got)
+	}
+}
