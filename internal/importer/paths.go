@@ -30,8 +30,11 @@ func ImportPaths(root string, sources []string, opts Options) (*Result, error) {
 // source, or an agg_bmk run folder (run_<id>/agg_bmk.json) or a file in
 // one, its parent is the root, so the run keeps its name (the run id). A
 // source that does not exist, or lies outside root, is an error naming it
-// (the root as the --root flag).
+// (the root as the --root flag); so is no source at all.
 func ResolveSources(root string, sources []string) (string, []string, error) {
+	if len(sources) == 0 {
+		return "", nil, errors.New("no source to import")
+	}
 	abs := make([]string, len(sources))
 	for i, s := range sources {
 		a, err := filepath.Abs(s)

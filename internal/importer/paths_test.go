@@ -42,6 +42,11 @@ func TestResolveSources(t *testing.T) {
 	if _, _, err := ResolveSources("", []string{missing}); err == nil || err.Error() != "source "+missing+": no such file or directory" {
 		t.Errorf("a missing source: %v", err)
 	}
+	for _, root := range []string{"", base} {
+		if _, _, err := ResolveSources(root, nil); err == nil || err.Error() != "no source to import" {
+			t.Errorf("no source (root %q): %v", root, err)
+		}
+	}
 }
 
 // TestImportPathsSingleRunFolder: one inference-perf run folder imported
