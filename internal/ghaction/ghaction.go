@@ -12,10 +12,11 @@
 // harness (harness/pinned) and the GitHub client (internal/github). The
 // inputs every mode shares are read in inputs.go, the event in event.go; the
 // flows of the modes are in pr.go (pr, merge, comment), nightly.go and
-// leaderboard.go, over the simulator checkout (checkout.go) and the
-// comment client (github.go); outputs.go writes what a step leaves behind,
-// log.go keeps untrusted text from being read as workflow commands. Run is
-// the one entry point.
+// leaderboard.go, over the pinned harness (pinned.go: the pin file, the
+// harness it pins, prepared and made the flow's scorer), the simulator
+// checkout (checkout.go) and the comment client (github.go); outputs.go
+// writes what a step leaves behind, log.go keeps untrusted text from being
+// read as workflow commands. Run is the one entry point.
 package ghaction
 
 import (

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/git"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
@@ -40,9 +39,7 @@ func runLeaderboardMode(ctx context.Context, in leaderboardModeOptions, a modeEn
 	f := &lbpr.Flow{Checkout: in.simulatorPath, PinRel: pinRel, Pin: p, Runs: in.runs, OutDir: in.outDir, CacheDir: in.cacheDir, Jobs: in.jobs,
 		SimRepo: cloneURL(p.Leaderboard.Simulator, in.actionInputs), Git: checkoutGit{in.simulatorPath}, Report: leaderboardReport{flow, gha},
 		PrepareHarness: func(ctx context.Context) (lbpr.Harness, error) {
-			gha.Group(fmt.Sprintf("Prepare the pinned harness %s (%s)", p.Harness.Tag, p.Harness.Commit))
-			h, err := pinned.Prepare(ctx, p, cloneURL(p.Harness, in.actionInputs), in.cacheDir, harness.CleanEnv(os.Environ()), a.stdout, a.stderr)
-			gha.EndGroup()
+			h, err := preparePinned(ctx, p, in.actionInputs, a)
 			if err == nil {
 				err = needsLeaderboardReuse(ctx, h, p.Harness)
 			}

@@ -160,7 +160,7 @@ var mergeMode = modeSpec[mergeModeOptions]{
 		if o.plan != "" {
 			return outcome(runNightlyMerge(ctx, o, a))
 		}
-		return outcome(runScoringMode(ctx, o.actionInputs, scoring{merge: o.shardsDir, baseline: true}, a))
+		return outcome(runScoringMode(ctx, o.actionInputs, scoring{shardsDir: o.shardsDir, baseline: true}, a))
 	},
 }
 

@@ -13,7 +13,6 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/github"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/pinned"
-	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 	"github.com/inference-sim/accuracy-dashboard/internal/prcheck"
@@ -103,7 +102,9 @@ func prepareNightly(ctx context.Context, in nightlyModeOptions, cfg *prcheck.Flo
 	if err != nil {
 		return plan, err
 	}
-	h.SimRepo = cloneURLOf(plan.Simulator.Repository, in.serverURL)
+	// The plan names the simulator as owner/name (on this GitHub server)
+	// or as a clone URL or path, taken as written.
+	h.SimRepo = pin.Harness{Repository: plan.Simulator.Repository}.CloneURL(in.serverURL)
 	if in.ledgerDir != "" {
 		digest, err := harness.DigestFS(os.DirFS(in.ledgerDir))
 		if err != nil {
@@ -135,15 +136,6 @@ func finishNightly(plan nightly.Plan, out prcheck.Outcome) error {
 		return fmt.Errorf("write %s: %w", nightly.File, err)
 	}
 	return nil
-}
-
-// cloneURLOf is where a repository named in a plan is cloned from:
-// owner/name on this GitHub server, anything else as written.
-func cloneURLOf(repo, serverURL string) string {
-	if _, err := ident.ParseRepo(repo); err == nil && !strings.HasPrefix(repo, ".") {
-		return strings.TrimSuffix(serverURL, "/") + "/" + repo + ".git"
-	}
-	return repo
 }
 
 // runNightlyMerge is the Action's mode merge with a plan: it combines the
