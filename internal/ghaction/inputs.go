@@ -1,6 +1,7 @@
 package ghaction
 
 import (
+	"cmp"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -94,15 +95,15 @@ func readInputs(r runner) (actionInputs, error) {
 		apiURL:      c.APIURL,
 		serverURL:   c.ServerURL,
 		repository:  c.Repository,
-		workspace:   orDefault(c.Workspace, "."),
+		workspace:   cmp.Or(c.Workspace, "."),
 	}
 	if c.RunID != 0 {
 		in.runID = strconv.FormatInt(c.RunID, 10)
 	}
 	getenv := r.a.Getenv
-	in.mode = orDefault(r.input(inMode), modePR)
-	in.simulatorPath = absPath(in.workspace, orDefault(r.input(inSimulatorPath), "."))
-	in.pinFile = absPath(in.simulatorPath, orDefault(r.input(inPinFile), pin.DefaultPath))
+	in.mode = cmp.Or(r.input(inMode), modePR)
+	in.simulatorPath = absPath(in.workspace, cmp.Or(r.input(inSimulatorPath), "."))
+	in.pinFile = absPath(in.simulatorPath, cmp.Or(r.input(inPinFile), pin.DefaultPath))
 	for _, th := range []struct {
 		name string
 		dst  **float64
@@ -120,14 +121,14 @@ func readInputs(r runner) (actionInputs, error) {
 		}
 		*th.dst = &f
 	}
-	switch v := orDefault(r.input(inComment), "true"); v {
+	switch v := cmp.Or(r.input(inComment), "true"); v {
 	case "true":
 		in.comment = true
 	case "false":
 	default:
 		return in, inputError(inComment, "%q: want true or false", v)
 	}
-	in.outDir = absPath(in.workspace, orDefault(r.input(inOutDir), filepath.Join(orDefault(getenv("RUNNER_TEMP"), in.workspace), "accuracy-report")))
+	in.outDir = absPath(in.workspace, cmp.Or(r.input(inOutDir), filepath.Join(cmp.Or(getenv("RUNNER_TEMP"), in.workspace), "accuracy-report")))
 	in.cacheDir = r.input(inCacheDir)
 	if in.cacheDir == "" {
 		in.cacheDir = cachedir.Default(getenv)
@@ -188,7 +189,7 @@ func inputError(name, format string, a ...any) error {
 // readBaseline reads input baseline: base (score the base commit too) or
 // none.
 func readBaseline(r runner) (bool, error) {
-	switch b := orDefault(r.input(inBaseline), "base"); b {
+	switch b := cmp.Or(r.input(inBaseline), "base"); b {
 	case "base":
 		return true, nil
 	case "none":
@@ -205,11 +206,4 @@ func readShard(r runner) (*report.Shard, error) {
 		return nil, inputError(inShard, "%v", err)
 	}
 	return shard, nil
-}
-
-func orDefault(v, def string) string {
-	if v == "" {
-		return def
-	}
-	return v
 }

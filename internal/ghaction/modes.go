@@ -1,6 +1,7 @@
 package ghaction
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -25,7 +26,8 @@ import (
 type modeSpec[O any] struct {
 	Name string
 	// Inputs are the inputs of this mode alone (not actionInputs'): giving
-	// one to another mode is an error naming the modes that take it.
+	// one that action.yml has no default for (modeOnlyInputs) to another
+	// mode is an error naming the modes that take it.
 	Inputs []string
 	Read   func(r runner, in actionInputs) (O, error)
 	Events func(o O) []string
@@ -198,7 +200,7 @@ var nightlyPlanMode = modeSpec[nightlyPlanModeOptions]{
 	Name:   modeNightlyPlan,
 	Inputs: []string{inSimulatorRepo, inInferenceXRepo},
 	Read: func(r runner, in actionInputs) (nightlyPlanModeOptions, error) {
-		return nightlyPlanModeOptions{actionInputs: in, simulatorRepo: orDefault(r.input(inSimulatorRepo), nightly.DefaultSimulatorRepository),
+		return nightlyPlanModeOptions{actionInputs: in, simulatorRepo: cmp.Or(r.input(inSimulatorRepo), nightly.DefaultSimulatorRepository),
 			inferencexRepo: r.input(inInferenceXRepo)}, nil
 	},
 	Events: always[nightlyPlanModeOptions](branchEvents),
