@@ -20,8 +20,11 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
-// runNightlyPlanMode is the Action's mode nightly-plan: outputs changed
-// (true/false), plan (one line of JSON) and the job summary.
+// runNightlyPlanMode is the Action's mode nightly-plan: it resolves the plan
+// of the dashboard checkout (nightly.ResolveCheckout), notices its first
+// line, writes the job summary and the outputs changed (true/false), plan
+// (one line of JSON), inferencex-dump (the dump tag it names, "" for none)
+// and last-snapshot (the last run's snapshot id, "" for none).
 func runNightlyPlanMode(ctx context.Context, in nightlyPlanModeOptions, a modeEnv) error {
 	gha := a.gha
 	gh, err := github.New(github.Options{Token: in.token, BaseURL: in.apiURL, Login: prcheck.DefaultBotLogin})
