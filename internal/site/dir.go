@@ -10,8 +10,9 @@ import (
 // BuildDir builds the site of the dashboard checkout at dashboard (Build)
 // and makes out hold exactly its files (diskio.ReplaceDir: a page of a
 // snapshot no longer listed does not linger). It returns how many files
-// the site has. A build error is prefixed "dashboard <dir>: "; on any error
-// out is left as it was.
+// the site has. A build error is prefixed "dashboard <dir>: "; on an error
+// out is left as it was (ReplaceDir's one exception aside: the old
+// directory's removal failing after out was replaced).
 func BuildDir(dashboard, out string) (int, error) {
 	files, err := Build(os.DirFS(dashboard))
 	if err != nil {
