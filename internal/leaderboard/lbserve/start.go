@@ -98,7 +98,8 @@ func (p *Prepared) Close() error { return p.cfg.Sim.Close() }
 // with the address it listens on, and serves until ctx ends (SIGTERM,
 // Ctrl-C: main's signal.NotifyContext). Then it logs the shutdown, stops
 // taking requests, stops the jobs under way (Server.Run) and returns once
-// both have stopped, logging that too.
+// both have stopped, logging that too. A listener that fails first ends it
+// with its error, once the jobs have stopped.
 func (p *Prepared) Serve(ctx context.Context, listening func(net.Addr)) error {
 	srv, err := New(p.cfg)
 	if err != nil {
@@ -113,9 +114,13 @@ func (p *Prepared) Serve(ctx context.Context, listening func(net.Addr)) error {
 }
 
 // serve serves s on ln until ctx ends, then stops taking requests, stops
-// the jobs under way (Run) and returns once both have stopped.
+// the jobs under way (Run) and returns once both have stopped. When ln
+// fails first, it stops the jobs and returns the listener's error once they
+// have stopped.
 func (s *Server) serve(ctx context.Context, ln net.Listener) error {
 	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, WriteTimeout: time.Minute, MaxHeaderBytes: 64 << 10}
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
 	jobs := make(chan struct{})
 	go func() {
 		s.Run(ctx)
@@ -125,6 +130,8 @@ func (s *Server) serve(ctx context.Context, ln net.Listener) error {
 	go func() { served <- hs.Serve(ln) }()
 	select {
 	case err := <-served:
+		stop(err)
+		<-jobs
 		return err
 	case <-ctx.Done():
 	}

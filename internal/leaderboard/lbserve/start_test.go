@@ -104,3 +104,30 @@ func TestPrepareServeShutsDown(t *testing.T) {
 		t.Error("the server still answers after Serve returned")
 	}
 }
+
+// A listener that fails ends serve with its error, and the jobs stop with
+// it: serve does not return while Run still takes jobs (the caller then
+// closes the build they run on).
+func TestServeListenerFailureStopsTheJobs(t *testing.T) {
+	t.Parallel()
+	s, err := New(Config{Token: strings.Repeat("t", MinTokenLength), Workers: 1, Queue: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.serve(context.Background(), failingListener{}); err == nil || !strings.Contains(err.Error(), "accept failed") {
+		t.Fatalf("serve on a failing listener: %v, want its error", err)
+	}
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if !closed {
+		t.Error("serve returned while its jobs still run")
+	}
+}
+
+// failingListener fails every Accept.
+type failingListener struct{}
+
+func (failingListener) Accept() (net.Conn, error) { return nil, errors.New("accept failed") }
+func (failingListener) Close() error              { return nil }
+func (failingListener) Addr() net.Addr            { return &net.TCPAddr{} }
