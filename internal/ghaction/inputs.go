@@ -13,19 +13,6 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
-// Action modes.
-const (
-	modePR      = "pr"
-	modeComment = "comment"
-	modeMerge   = "merge"
-	// modeNightlyPlan and modeNightly are the two steps of the nightly.
-	modeNightlyPlan = "nightly-plan"
-	modeNightly     = "nightly"
-	// modeLeaderboard runs the leaderboard declarations a pull request
-	// changed.
-	modeLeaderboard = "leaderboard"
-)
-
 // actionInputs are the inputs every mode of the Action shares and the
 // runner environment it uses; each mode's own inputs are in its options
 // (modes.go). action.yml maps each input to one INPUT_* variable

@@ -14,6 +14,19 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
+// The Action's modes, as input mode names them (the table: actionModes).
+const (
+	modePR      = "pr"
+	modeComment = "comment"
+	modeMerge   = "merge"
+	// modeNightlyPlan and modeNightly are the two steps of the nightly.
+	modeNightlyPlan = "nightly-plan"
+	modeNightly     = "nightly"
+	// modeLeaderboard runs the leaderboard declarations a pull request
+	// changed.
+	modeLeaderboard = "leaderboard"
+)
+
 // modeSpec is one mode of the Action, declared as a cli.Spec declares a
 // subcommand: its name, its own typed options O (the inputs every mode
 // shares, actionInputs, and the inputs of this mode alone), the events it
