@@ -260,7 +260,7 @@ func (nw *nightlyWorld) index(t *testing.T) nightly.Index {
 // a snapshot; a second with unchanged inputs is a no-op; a new simulator
 // release publishes a new snapshot with its comparison page; a failed
 // evaluate publishes nothing. (A new harness release changes the plan the
-// same way: TestResolvePlan in cmd/action.)
+// same way: TestResolveCheckout in internal/nightly.)
 func TestNightlyEndToEnd(t *testing.T) {
 	nw := newNightlyWorld(t)
 	files := func() int { return len(nw.fake.Commits(harnessRepo, "refs/heads/main")) }
