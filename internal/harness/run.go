@@ -314,11 +314,6 @@ func (r *Runner) deployment(u *ledger.Unit, i int) simcli.SimDeployment {
 	return dep
 }
 
-func fileExists(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && !st.IsDir()
-}
-
 func intVal(s *ledger.Setting[int]) string {
 	if s == nil {
 		return ""

@@ -24,9 +24,6 @@ type Verdict struct {
 	Diffs      []leaderboard.FieldDiff
 }
 
-// Reproduced says whether the result was re-run and reproduced exactly.
-func (v Verdict) Reproduced() bool { return v.Problem.Kind == "" && len(v.Diffs) == 0 }
-
 // Verify runs every recorded result again and compares the re-run with the
 // record, field by field (leaderboard.Diff). Nothing runs that was not
 // planned: each result's run is planned again from runs.yaml's declaration
