@@ -3,6 +3,7 @@ package publish
 import (
 	"bytes"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
 
 // resultDir writes rep as a result directory (its non-nil files).
@@ -82,9 +84,13 @@ func TestPublishCheckout(t *testing.T) {
 
 	rep := releaseReport(t, "v0.7.17", "v1.0.0")
 	rep.Points = []byte("[]")
+	before := testkit.Files(t, os.DirFS(dash))
 	res, err = PublishCheckout(Checkout{Dashboard: dash, Result: resultDir(t, rep), Experimental: true})
 	if err != nil || res.Outcome != PublishRefused || len(res.Reasons) != 1 || !strings.Contains(res.Reasons[0], "points.json holds 0 points") {
 		t.Errorf("points that are not the summary's: %+v, %v, want one refusal naming them", res, err)
+	}
+	if after := testkit.Files(t, os.DirFS(dash)); !maps.Equal(after, before) {
+		t.Errorf("a refused publish changed the checkout: %d files, were %d", len(after), len(before))
 	}
 
 	empty := t.TempDir()
