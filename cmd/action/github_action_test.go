@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
+	"gopkg.in/yaml.v3"
 )
 
 // Pinned third-party actions the end-to-end workflow names; act replaces
@@ -170,4 +172,34 @@ func goEnv(t *testing.T, name string) string {
 		t.Fatalf("go env %s: %v", name, err)
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// TestGitHubActionUsageNamesEveryInput: the help of `action github-action`
+// lists the INPUT_* variable of every input action.yml declares (the inputs
+// are read in internal/ghaction, the help is written here, so a new input
+// must reach both). setup-go is action.yml's own input, not the binary's.
+func TestGitHubActionUsageNamesEveryInput(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile("../../action.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a struct {
+		Inputs map[string]any `yaml:"inputs"`
+	}
+	if err := yaml.Unmarshal(b, &a); err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Inputs) < 2 {
+		t.Fatalf("action.yml declares %d inputs", len(a.Inputs))
+	}
+	for name := range a.Inputs {
+		if name == "setup-go" {
+			continue
+		}
+		v := "INPUT_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+		if !regexp.MustCompile(`\b` + v + `\b`).MatchString(githubActionUsage) {
+			t.Errorf("input %s: the github-action help does not name %s", name, v)
+		}
+	}
 }
