@@ -25,7 +25,7 @@ const (
 	ProblemUnexpected = "unexpected-file"     // a file that is not a result
 	ProblemTrace      = "trace"               // a result's trace is not stored (or not as hashed)
 	// ProblemUnplanned: the recorded command, conversion or input files
-	// are not what the result's declaration plans (lbrun.CheckPlans).
+	// are not what the result's declaration plans (lbplan.CheckPlans).
 	ProblemUnplanned = "unplanned-command"
 )
 
@@ -170,9 +170,6 @@ func Validate(d *Declaration, results map[string]*Result, pinned string) []Probl
 	return probs
 }
 
-// FieldDiff is one field that differs between two results.
-type FieldDiff = report.FieldDiff
-
 // VerifyIgnored are the fields verify does not compare: the tool's own
 // commit (a later tool re-runs older results) and the digest (which
 // follows from the rest).
@@ -180,8 +177,8 @@ var VerifyIgnored = []string{"provenance.harness", "digest"}
 
 // Diff compares a recorded result with a re-run of it, field by field,
 // except VerifyIgnored. Any difference is a bug: BLIS is deterministic.
-func Diff(recorded, rerun *Result) []FieldDiff {
-	var out []FieldDiff
+func Diff(recorded, rerun *Result) []report.FieldDiff {
+	var out []report.FieldDiff
 	for _, d := range report.DiffJSON(recorded, rerun) {
 		skip := false
 		for _, ig := range VerifyIgnored {

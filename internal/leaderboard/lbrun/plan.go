@@ -13,8 +13,8 @@ import (
 // Plan writes the simulator command for run r on s's build (lbplan's
 // planning, on the flags s probed, the model configs of its catalog and
 // source tree, and the node check of its stored traces). What the build
-// cannot do is a *failure (a failed result, never a number).
-func (s *Sim) Plan(r leaderboard.Run) (Invocation, error) {
+// cannot do is a *lbplan.Failure (a failed result, never a number).
+func (s *Sim) Plan(r leaderboard.Run) (lbplan.Invocation, error) {
 	p := lbplan.Planner{RunFlags: s.RunFlags, ReplayFlags: s.ReplayFlags, Converters: s.Converters,
 		ModelConfig: s.modelConfig, Catalog: s.Catalog != "", CheckNodes: s.checkNodes}
 	return p.Plan(r)
@@ -35,26 +35,9 @@ func fileExists(p string) bool {
 	return err == nil && !st.IsDir()
 }
 
-// bare is the invocation a run that fails before the simulator starts
-// records (lbplan.Bare).
-func bare(r leaderboard.Run) Invocation { return lbplan.Bare(r) }
-
-// unplanned says how what res records differs from inv, the plan of its
-// declaration ("" when it does not: lbplan.Unplanned).
-func unplanned(res *leaderboard.Result, inv Invocation, planErr error) string {
-	return lbplan.Unplanned(res, inv, planErr)
-}
-
-// CheckPlans names each result whose recorded command, conversion or input
-// files are not the plan of its declaration (lbplan.CheckPlans), sorted by
-// file.
-func CheckPlans(results map[string]*leaderboard.Result) []leaderboard.Problem {
-	return lbplan.CheckPlans(results)
-}
-
 // Check reads the results directory dir (through OpenDir) and checks it
 // against d as leaderboard.Check does, and every result's recorded command
-// against the plan of its declaration (CheckPlans): every problem, sorted
+// against the plan of its declaration (lbplan.CheckPlans): every problem, sorted
 // by file.
 func Check(d *leaderboard.Declaration, dir string, pinned string) (map[string]*leaderboard.Result, []leaderboard.Problem, error) {
 	fsys, done, err := OpenDir(dir)
@@ -66,7 +49,7 @@ func Check(d *leaderboard.Declaration, dir string, pinned string) (map[string]*l
 	if err != nil {
 		return nil, nil, err
 	}
-	probs = append(probs, CheckPlans(res)...)
+	probs = append(probs, lbplan.CheckPlans(res)...)
 	slices.SortStableFunc(probs, func(a, b leaderboard.Problem) int { return strings.Compare(a.File, b.File) })
 	return res, probs, nil
 }

@@ -28,20 +28,6 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/simcli"
 )
 
-// Placeholders in a recorded command line (lbplan's): files of the run's
-// own directory and the catalog directory, whose paths differ between
-// machines.
-const (
-	RunDirPlaceholder     = lbplan.RunDirPlaceholder
-	CatalogDirPlaceholder = lbplan.CatalogDirPlaceholder
-	TracesDirPlaceholder  = lbplan.TracesDirPlaceholder
-)
-
-// Input and output file names in a run's directory.
-const (
-	WorkloadSpecFile = lbplan.WorkloadSpecFile
-)
-
 // Sim is a probed simulator build the runs go through.
 type Sim struct {
 	Build *harness.Build
@@ -68,41 +54,30 @@ type Sim struct {
 	nodeChecks sync.Map
 }
 
-// Invocation is a planned simulator command (lbplan.Invocation): its
-// arguments after "blis", with RunDirPlaceholder, CatalogDirPlaceholder
-// and TracesDirPlaceholder standing for machine paths, and the input files
-// it reads, by name in the run directory. Convert, when set, is a `blis
-// convert` command run first in the same run directory (it writes the
-// trace the command replays).
-type Invocation = lbplan.Invocation
-
-// failure is a planning failure: the run gets a failed result.
-type failure = lbplan.Failure
-
 // Run simulates run r and returns its sealed result: BLIS's figures and the
 // computed values, or a failed result with the reason and the simulator's
 // message. It never returns a number it could not read from BLIS.
 func (s *Sim) Run(ctx context.Context, r leaderboard.Run) *leaderboard.Result {
 	inv, err := s.Plan(r)
 	if err != nil {
-		return s.failed(r, bare(r), err)
+		return s.failed(r, lbplan.Bare(r), err)
 	}
 	return s.Execute(ctx, r, inv)
 }
 
 // Execute runs inv (planned, or recorded in a result) for run r.
-func (s *Sim) Execute(ctx context.Context, r leaderboard.Run, inv Invocation) *leaderboard.Result {
+func (s *Sim) Execute(ctx context.Context, r leaderboard.Run, inv lbplan.Invocation) *leaderboard.Result {
 	dir, err := os.MkdirTemp(s.WorkDir, "run-")
 	if err != nil {
-		return s.failed(r, inv, &failure{Reason: harness.ReasonRunError, Msg: "leaderboard: " + err.Error()})
+		return s.failed(r, inv, &lbplan.Failure{Reason: harness.ReasonRunError, Msg: "leaderboard: " + err.Error()})
 	}
 	defer os.RemoveAll(dir)
 	for name, content := range inv.Inputs {
 		if strings.ContainsAny(name, `/\`) || name == leaderboard.Output {
-			return s.failed(r, inv, &failure{Reason: harness.ReasonRunError, Msg: "leaderboard: input name " + strconv.Quote(name) + " is not a plain file name"})
+			return s.failed(r, inv, &lbplan.Failure{Reason: harness.ReasonRunError, Msg: "leaderboard: input name " + strconv.Quote(name) + " is not a plain file name"})
 		}
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
-			return s.failed(r, inv, &failure{Reason: harness.ReasonRunError, Msg: "leaderboard: " + err.Error()})
+			return s.failed(r, inv, &lbplan.Failure{Reason: harness.ReasonRunError, Msg: "leaderboard: " + err.Error()})
 		}
 	}
 	if len(inv.Convert) > 0 {
@@ -123,11 +98,11 @@ func (s *Sim) Execute(ctx context.Context, r leaderboard.Run, inv Invocation) *l
 	}
 	raw, err := os.ReadFile(filepath.Join(dir, leaderboard.Output))
 	if err != nil {
-		return s.failed(r, inv, &failure{Reason: harness.ReasonBadOutput, Msg: "the simulator exited 0 but wrote no metrics file"})
+		return s.failed(r, inv, &lbplan.Failure{Reason: harness.ReasonBadOutput, Msg: "the simulator exited 0 but wrote no metrics file"})
 	}
 	fig, err := leaderboard.ParseMetrics(raw)
 	if err != nil {
-		return s.failed(r, inv, &failure{Reason: harness.ReasonBadOutput, Msg: err.Error()})
+		return s.failed(r, inv, &lbplan.Failure{Reason: harness.ReasonBadOutput, Msg: err.Error()})
 	}
 	comp := leaderboard.Compute(r, fig)
 	res := s.result(r, inv)
@@ -140,18 +115,18 @@ func (s *Sim) Execute(ctx context.Context, r leaderboard.Run, inv Invocation) *l
 func (s *Sim) expand(args []string, dir string) ([]string, error) {
 	out := make([]string, len(args))
 	for i, a := range args {
-		a = strings.ReplaceAll(a, RunDirPlaceholder, dir)
-		if strings.Contains(a, TracesDirPlaceholder) {
+		a = strings.ReplaceAll(a, lbplan.RunDirPlaceholder, dir)
+		if strings.Contains(a, lbplan.TracesDirPlaceholder) {
 			if s.TracesDir == "" {
-				return nil, &failure{Reason: harness.ReasonRunError, Msg: "the command replays a stored trace, but no traces directory is set"}
+				return nil, &lbplan.Failure{Reason: harness.ReasonRunError, Msg: "the command replays a stored trace, but no traces directory is set"}
 			}
-			a = strings.ReplaceAll(a, TracesDirPlaceholder, s.TracesDir)
+			a = strings.ReplaceAll(a, lbplan.TracesDirPlaceholder, s.TracesDir)
 		}
-		if strings.Contains(a, CatalogDirPlaceholder) {
+		if strings.Contains(a, lbplan.CatalogDirPlaceholder) {
 			if s.Catalog == "" {
-				return nil, &failure{Reason: harness.ReasonRunError, Msg: "the command needs a catalog (--catalog)"}
+				return nil, &lbplan.Failure{Reason: harness.ReasonRunError, Msg: "the command needs a catalog (--catalog)"}
 			}
-			a = strings.ReplaceAll(a, CatalogDirPlaceholder, s.Catalog)
+			a = strings.ReplaceAll(a, lbplan.CatalogDirPlaceholder, s.Catalog)
 		}
 		out[i] = a
 	}
@@ -168,7 +143,7 @@ func convertFailure(err error) error {
 	return fmt.Errorf("`blis convert` failed: %w", err)
 }
 
-func (s *Sim) result(r leaderboard.Run, inv Invocation) *leaderboard.Result {
+func (s *Sim) result(r leaderboard.Run, inv lbplan.Invocation) *leaderboard.Result {
 	prov := leaderboard.Provenance{Simulator: leaderboard.Simulator{Commit: s.Build.Commit, Tag: s.Build.Tag}, Catalog: s.CatalogVersion, Harness: s.Harness}
 	res := &leaderboard.Result{Group: r.Group, Run: r.ID, Declaration: r, Command: append([]string{"blis"}, inv.Args...), Inputs: inv.Inputs, Provenance: prov}
 	if len(inv.Convert) > 0 {
@@ -177,10 +152,10 @@ func (s *Sim) result(r leaderboard.Run, inv Invocation) *leaderboard.Result {
 	return res
 }
 
-func (s *Sim) failed(r leaderboard.Run, inv Invocation, err error) *leaderboard.Result {
+func (s *Sim) failed(r leaderboard.Run, inv lbplan.Invocation, err error) *leaderboard.Result {
 	res := s.result(r, inv)
 	res.Status = leaderboard.StatusFailed
-	var f *failure
+	var f *lbplan.Failure
 	var se *harness.SimError
 	switch {
 	case errors.As(err, &f):

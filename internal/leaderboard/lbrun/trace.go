@@ -6,10 +6,6 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbplan"
 )
 
-// ConvertedTrace is the prefix, in the run directory, of the TraceV2 pair
-// `blis convert otel|weka --trace-output` writes (lbplan.ConvertedTrace).
-const ConvertedTrace = lbplan.ConvertedTrace
-
 // checkNodes refuses a stored trace whose source spanned more than one
 // node (leaderboard.CheckSingleNode), reading it once per content hash.
 func (s *Sim) checkNodes(t *leaderboard.Trace) error {
@@ -21,11 +17,11 @@ func (s *Sim) checkNodes(t *leaderboard.Trace) error {
 	}
 	var refusal error
 	if s.TracesDir == "" {
-		refusal = &failure{Reason: leaderboard.ReasonTraceRefused, Msg: "no traces directory is set to read the trace from"}
+		refusal = &lbplan.Failure{Reason: leaderboard.ReasonTraceRefused, Msg: "no traces directory is set to read the trace from"}
 	} else if raw, err := readStored(s.TracesDir, t.SHA256+"/"+leaderboard.TraceSourceFile(t.Format)); err != nil {
-		refusal = &failure{Reason: leaderboard.ReasonTraceRefused, Msg: "the stored trace cannot be read: " + err.Error()}
+		refusal = &lbplan.Failure{Reason: leaderboard.ReasonTraceRefused, Msg: "the stored trace cannot be read: " + err.Error()}
 	} else if err := leaderboard.CheckSingleNode(t.Format, raw); err != nil {
-		refusal = &failure{Reason: leaderboard.ReasonTraceRefused, Msg: err.Error()}
+		refusal = &lbplan.Failure{Reason: leaderboard.ReasonTraceRefused, Msg: err.Error()}
 	}
 	if refusal == nil {
 		s.nodeChecks.Store(t.SHA256, nil)

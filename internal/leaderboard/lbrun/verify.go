@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
+	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbplan"
 	"github.com/inference-sim/accuracy-dashboard/internal/pool"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
@@ -21,7 +22,7 @@ type Recorded struct {
 type Verdict struct {
 	Group, Run string
 	Problem    leaderboard.Problem
-	Diffs      []leaderboard.FieldDiff
+	Diffs      []report.FieldDiff
 }
 
 // Verify runs every recorded result again and compares the re-run with the
@@ -41,7 +42,7 @@ func Verify(ctx context.Context, recs []Recorded, sim func(commit string, harnes
 	type job struct {
 		i   int
 		s   *Sim
-		inv Invocation
+		inv lbplan.Invocation
 	}
 	var queued []job
 	for i, rc := range recs {
@@ -61,13 +62,13 @@ func Verify(ctx context.Context, recs []Recorded, sim func(commit string, harnes
 			return nil, fmt.Errorf("%s ran with catalog %s; give that catalog with --catalog (now: %s)", file, catalogName(rec.Provenance.Catalog), catalogName(s.CatalogVersion))
 		}
 		inv, err := s.Plan(decl)
-		if why := unplanned(rec, inv, err); why != "" {
+		if why := lbplan.Unplanned(rec, inv, err); why != "" {
 			out[i].Problem = leaderboard.Problem{Kind: leaderboard.ProblemUnplanned, File: file, Msg: why + "; it was not run"}
 			continue
 		}
 		if err != nil {
 			// Planning fails on this build as it did: nothing to run.
-			out[i].Diffs = diffRerun(rec, s.failed(decl, bare(decl), err))
+			out[i].Diffs = diffRerun(rec, s.failed(decl, lbplan.Bare(decl), err))
 			continue
 		}
 		queued = append(queued, job{i, s, inv})
@@ -91,7 +92,7 @@ func Verify(ctx context.Context, recs []Recorded, sim func(commit string, harnes
 
 // diffRerun compares a record with its re-run, which records the
 // recorded tool (verify compares everything else).
-func diffRerun(rec, rerun *leaderboard.Result) []leaderboard.FieldDiff {
+func diffRerun(rec, rerun *leaderboard.Result) []report.FieldDiff {
 	rerun.Provenance.Harness = rec.Provenance.Harness
 	return leaderboard.Diff(rec, rerun)
 }
