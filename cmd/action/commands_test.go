@@ -5,6 +5,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 )
 
 // Every subcommand has the one shape (a cli.Spec in program()'s table): -h
@@ -31,23 +33,23 @@ func TestEveryCommandHasTheShape(t *testing.T) {
 		}
 		for _, h := range []string{"-h", "--help"} {
 			stdout, stderr, err := call(append(name, h)...)
-			if exitCode(err) != 0 || !strings.HasPrefix(stdout, usage) || stderr != "" {
-				t.Errorf("%s %s: exit %d (%v), stdout %q, stderr %q; want the usage on stdout, exit 0", c.Name, h, exitCode(err), err, stdout, stderr)
+			if cli.ExitCode(err) != 0 || !strings.HasPrefix(stdout, usage) || stderr != "" {
+				t.Errorf("%s %s: exit %d (%v), stdout %q, stderr %q; want the usage on stdout, exit 0", c.Name, h, cli.ExitCode(err), err, stdout, stderr)
 			}
 		}
 		if stdout, _, err := call(append([]string{"help"}, name...)...); err != nil || !strings.HasPrefix(stdout, usage) {
 			t.Errorf("help %s: %v, stdout %q", c.Name, err, stdout)
 		}
 		stdout, stderr, err := call(append(name, "--no-such-flag")...)
-		if exitCode(err) != 2 || !strings.Contains(err.Error(), "--no-such-flag") || !strings.Contains(stderr, "--no-such-flag") ||
+		if cli.ExitCode(err) != 2 || !strings.Contains(err.Error(), "--no-such-flag") || !strings.Contains(stderr, "--no-such-flag") ||
 			!strings.Contains(stderr, usage) || stdout != "" {
-			t.Errorf("%s --no-such-flag: exit %d (%v), stderr %q; want exit 2 naming the flag, with the usage", c.Name, exitCode(err), err, stderr)
+			t.Errorf("%s --no-such-flag: exit %d (%v), stderr %q; want exit 2 naming the flag, with the usage", c.Name, cli.ExitCode(err), err, stderr)
 		}
 		for _, req := range c.Required {
 			_, stderr, err := call(name...)
 			want := "--" + req + " is required"
-			if exitCode(err) != 2 || !strings.Contains(err.Error(), want) || !strings.Contains(stderr, want) || !strings.Contains(stderr, usage) {
-				t.Errorf("%s without --%s: exit %d (%v), stderr %q; want exit 2 naming the flag, with the usage", c.Name, req, exitCode(err), err, stderr)
+			if cli.ExitCode(err) != 2 || !strings.Contains(err.Error(), want) || !strings.Contains(stderr, want) || !strings.Contains(stderr, usage) {
+				t.Errorf("%s without --%s: exit %d (%v), stderr %q; want exit 2 naming the flag, with the usage", c.Name, req, cli.ExitCode(err), err, stderr)
 			}
 		}
 	}
@@ -92,9 +94,9 @@ func TestGroupsAndUnknownCommands(t *testing.T) {
 	} {
 		var stdout, stderr bytes.Buffer
 		err := run(context.Background(), tt.args, func(string) string { return "" }, &stdout, &stderr)
-		if exitCode(err) != tt.code || !strings.Contains(stdout.String(), tt.stdout) || !strings.Contains(stderr.String(), tt.stderr) {
+		if cli.ExitCode(err) != tt.code || !strings.Contains(stdout.String(), tt.stdout) || !strings.Contains(stderr.String(), tt.stderr) {
 			t.Errorf("%q: exit %d (%v), stdout %q, stderr %q; want exit %d, stdout with %q, stderr with %q",
-				tt.args, exitCode(err), err, stdout.String(), stderr.String(), tt.code, tt.stdout, tt.stderr)
+				tt.args, cli.ExitCode(err), err, stdout.String(), stderr.String(), tt.code, tt.stdout, tt.stderr)
 		}
 	}
 }
@@ -121,8 +123,8 @@ func TestBadFlagValuesAreUsageErrors(t *testing.T) {
 	} {
 		var stdout, stderr bytes.Buffer
 		err := run(context.Background(), tt.args, func(string) string { return "" }, &stdout, &stderr)
-		if exitCode(err) != 2 || !strings.Contains(err.Error(), tt.want) || !strings.Contains(stderr.String(), "Usage: action ") {
-			t.Errorf("%q: exit %d (%v), stderr %q; want exit 2 naming %s, with the usage", tt.args, exitCode(err), err, stderr.String(), tt.want)
+		if cli.ExitCode(err) != 2 || !strings.Contains(err.Error(), tt.want) || !strings.Contains(stderr.String(), "Usage: action ") {
+			t.Errorf("%q: exit %d (%v), stderr %q; want exit 2 naming %s, with the usage", tt.args, cli.ExitCode(err), err, stderr.String(), tt.want)
 		}
 	}
 }

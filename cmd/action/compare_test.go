@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
 )
 
@@ -55,7 +56,7 @@ func TestCompareCommand(t *testing.T) {
 	if _, err := compare("--dashboard", dash, "nope", "v0.2.0_run-1"); err == nil || !strings.Contains(err.Error(), `run "nope" is neither a result directory`) {
 		t.Errorf("unknown run: %v", err)
 	}
-	if _, err := compare(dirs["v0.2.0"]); !errors.Is(err, errUsageShown) {
+	if _, err := compare(dirs["v0.2.0"]); !errors.Is(err, cli.ErrUsageShown) {
 		t.Errorf("one run: %v, want a usage error", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/leaderboardtest"
 )
 
@@ -47,7 +48,7 @@ func TestLeaderboardValidatePinPair(t *testing.T) {
 	leaderboardtest.WritePairPin(t, root, pairOtherSim, otherDigest)
 	out, err := validateIn(t, root)
 	want := "simulator-drift: chat-4rps/h100-tp1.json: ran on simulator " + pairSim + " with catalog " + digest + "; the pinned pair is simulator " + pairOtherSim + " with catalog " + otherDigest + " (re-run it on the pinned pair)"
-	if got := exitCode(err); got != 1 || !strings.Contains(err.Error(), "leaderboard validate: ") || !strings.Contains(err.Error(), want) {
+	if got := cli.ExitCode(err); got != 1 || !strings.Contains(err.Error(), "leaderboard validate: ") || !strings.Contains(err.Error(), want) {
 		t.Errorf("pair moved, results not re-run: exit %d (%v)\n%s", got, err, out)
 	}
 
@@ -58,7 +59,7 @@ func TestLeaderboardValidatePinPair(t *testing.T) {
 	if _, err := validateIn(t, root); err == nil || !strings.Contains(err.Error(), ".github/accuracy-harness.yaml:5: leaderboard: missing leaderboard.catalog; the leaderboard pins its simulator and catalog as a pair") {
 		t.Errorf("half pair in the pin file: %v", err)
 	}
-	if _, err := validateIn(t, root, "--sim", pairSim); exitCode(err) != 2 {
-		t.Errorf("--sim with --pin: %v (exit %d), want a usage error", err, exitCode(err))
+	if _, err := validateIn(t, root, "--sim", pairSim); cli.ExitCode(err) != 2 {
+		t.Errorf("--sim with --pin: %v (exit %d), want a usage error", err, cli.ExitCode(err))
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/inference-sim/accuracy-dashboard/corpus"
+	"github.com/inference-sim/accuracy-dashboard/internal/cachedir"
 	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
@@ -29,7 +30,7 @@ type simFlags struct {
 func (s *simFlags) register(fs *flag.FlagSet, getenv func(string) string) {
 	fs.StringVar(&s.simRepo, "sim-repo", harness.DefaultSimRepo, "simulator git `repository`: a URL or a local path (e.g. --sim-repo ~/src/inference-sim)")
 	fs.StringVar(&s.catalog, "catalog", "none", "model catalog `directory` handed to the simulator (models/<name>/config.json), \"bundled\" or \"none\" for the simulator's own model_configs/ (e.g. --catalog ~/src/blis-catalog)")
-	fs.StringVar(&s.cacheDir, "cache-dir", defaultCacheDir(getenv), "`directory` caching simulator clones and builds between runs; env ACCURACY_DASHBOARD_CACHE (e.g. --cache-dir /tmp/blis-cache)")
+	fs.StringVar(&s.cacheDir, "cache-dir", cachedir.Default(getenv), "`directory` caching simulator clones and builds between runs; env ACCURACY_DASHBOARD_CACHE (e.g. --cache-dir /tmp/blis-cache)")
 	fs.IntVar(&s.jobs, "jobs", runtime.NumCPU(), "number of simulations run in parallel (e.g. --jobs 2)")
 	fs.DurationVar(&s.timeout, "timeout", harness.DefaultPointTimeout, "kill a simulation that runs longer than this; its result fails with simulator-timeout (e.g. --timeout 5m)")
 	fs.BoolVar(&s.quiet, "quiet", false, "print no progress or log lines on stderr (e.g. --quiet)")

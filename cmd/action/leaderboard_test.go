@@ -9,9 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
-	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbrun"
+	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbplan"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/leaderboardtest"
 	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
@@ -77,7 +78,7 @@ func TestLeaderboardRunRenderValidateVerify(t *testing.T) {
 	if ok.Status != leaderboard.StatusOK || ok.BLIS.Completed != 40 || ok.Provenance.Simulator.Commit != e.repo.V020 || ok.Provenance.Simulator.Tag != "v0.2.0" {
 		t.Errorf("chat/h100: %+v", ok)
 	}
-	if got := strings.Join(ok.Command, " "); !strings.Contains(got, "--workload-spec {run}/workload-spec.yaml") || !strings.Contains(ok.Inputs[lbrun.WorkloadSpecFile], `"process": "poisson"`) {
+	if got := strings.Join(ok.Command, " "); !strings.Contains(got, "--workload-spec {run}/workload-spec.yaml") || !strings.Contains(ok.Inputs[lbplan.WorkloadSpecFile], `"process": "poisson"`) {
 		t.Errorf("Poisson run command %q, inputs %v", got, ok.Inputs)
 	}
 	if c := strings.Join(read("chat/a100-tp2.json").Command, " "); !strings.Contains(c, "--tp 2") || !strings.Contains(c, "--max-num-seqs 128") {
@@ -163,7 +164,7 @@ func TestLeaderboardRunRenderValidateVerify(t *testing.T) {
 	// naming the field with its old and new value.
 	leaderboardtest.Reseal(t, path, &r, func(*leaderboard.Result) {})
 	out, err = e.cmd(append([]string{"verify", "--only", "chat/h100"}, e.simArgs()...)...)
-	if err == nil || exitCode(err) != 1 || !strings.Contains(out, "DIFF: "+path+": blis.completed_requests: 41 → 40") {
+	if err == nil || cli.ExitCode(err) != 1 || !strings.Contains(out, "DIFF: "+path+": blis.completed_requests: 41 → 40") {
 		t.Errorf("verify of a re-sealed tampered result: %v\n%s", err, out)
 	}
 	os.WriteFile(path, orig, 0o644)

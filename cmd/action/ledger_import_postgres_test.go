@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"gopkg.in/yaml.v3"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
 	"github.com/inference-sim/accuracy-dashboard/internal/importer"
@@ -153,7 +154,7 @@ func TestLedgerImportPostgresMatchesArtifacts(t *testing.T) {
 func TestLedgerImportPostgresErrors(t *testing.T) {
 	t.Parallel()
 	_, stderr, err := runImportCmd(t, "--out", t.TempDir(), "--postgres", "host=/tmp", postgresFixtures)
-	if !errors.Is(err, errUsageShown) || !strings.Contains(stderr, "not both") {
+	if !errors.Is(err, cli.ErrUsageShown) || !strings.Contains(stderr, "not both") {
 		t.Errorf("--postgres with a SOURCE: %v %q", err, stderr)
 	}
 	// A database without the InferenceX tables: an error naming them, nothing written.

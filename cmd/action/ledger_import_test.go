@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 	"github.com/inference-sim/accuracy-dashboard/internal/importer"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
 	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
@@ -60,7 +61,7 @@ func TestLedgerImportUsageErrors(t *testing.T) {
 		"unknown flag": {"--colour", "red"},
 	} {
 		_, stderr, err := runImportCmd(t, args...)
-		if !errors.Is(err, errUsageShown) || !strings.Contains(stderr, "Usage: action ledger import") {
+		if !errors.Is(err, cli.ErrUsageShown) || !strings.Contains(stderr, "Usage: action ledger import") {
 			t.Errorf("%s: error %v, stderr %q; want usage", name, err, stderr)
 		}
 	}

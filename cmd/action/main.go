@@ -30,15 +30,8 @@ func main() {
 	if msg := cli.Message(err); msg != "" {
 		fmt.Fprintln(os.Stderr, msg)
 	}
-	os.Exit(exitCode(err))
+	os.Exit(cli.ExitCode(err))
 }
-
-// errUsageShown is returned after the usage was printed because of a usage
-// error (exit status 2).
-var errUsageShown = cli.ErrUsageShown
-
-// exitCode is the one exit-code rule (internal/cli): 0 ok, 1 error, 2 usage.
-func exitCode(err error) int { return cli.ExitCode(err) }
 
 // program is the table of subcommands; each is a cli.Spec (options, parse,
 // run) declared next to its run function.

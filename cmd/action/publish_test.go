@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"github.com/inference-sim/accuracy-dashboard/internal/publish"
@@ -26,9 +27,9 @@ func TestPublishCommand(t *testing.T) {
 	dash := t.TempDir()
 
 	out, err := runAction(t, "publish", "--dashboard", dash, runs.slow)
-	if exitCode(err) != 3 || !strings.Contains(out, `refused: label is "experimental"`) ||
+	if cli.ExitCode(err) != 3 || !strings.Contains(out, `refused: label is "experimental"`) ||
 		!strings.Contains(out, "refused: simulator build is not named by a release tag") {
-		t.Fatalf("experimental run: exit %d (%v), output:\n%s\nwant exit 3 with both reasons", exitCode(err), err, out)
+		t.Fatalf("experimental run: exit %d (%v), output:\n%s\nwant exit 3 with both reasons", cli.ExitCode(err), err, out)
 	}
 	if files := testkit.Paths(t, dash); len(files) != 0 {
 		t.Fatalf("a refused publish wrote %v", files)

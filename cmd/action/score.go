@@ -77,7 +77,7 @@ func scoreFlags(fs *flag.FlagSet, o *scoreOptions, getenv func(string) string) {
 	fs.StringVar(&o.shard, "shard", "", "score only slice `k/n` of the points; combine slices with 'action merge' (e.g. --shard 2/4)")
 	fs.StringVar(&o.out, "out", "", "also write summary.json, points.json and summary.md into this `directory` (e.g. --out out/)")
 	fs.DurationVar(&o.pointTimeout, "point-timeout", harness.DefaultPointTimeout, "kill a simulation that runs longer than this (e.g. --point-timeout 5m)")
-	fs.StringVar(&o.cacheDir, "cache-dir", defaultCacheDir(getenv), "`directory` caching simulator clones and builds between runs; env ACCURACY_DASHBOARD_CACHE (e.g. --cache-dir /tmp/blis-cache)")
+	fs.StringVar(&o.cacheDir, "cache-dir", cachedir.Default(getenv), "`directory` caching simulator clones and builds between runs; env ACCURACY_DASHBOARD_CACHE (e.g. --cache-dir /tmp/blis-cache)")
 	fs.StringVar(&o.harnessDir, "harness-dir", "", "the harness's own `directory`, whose commit the figures record (default: found from the working directory; e.g. --harness-dir ~/src/accuracy-dashboard)")
 	fs.StringVar(&o.reuse, "reuse", "", "take the prediction of every point whose replay digest this earlier result `directory` (a run's --out or a published snapshot) has, and simulate only the rest (e.g. --reuse data/snapshots/<id>)")
 	fs.BoolVar(&o.keepRuns, "keep-runs", false, "keep each point's trace and simulator output in a temporary directory for inspection (e.g. --keep-runs)")
@@ -109,9 +109,6 @@ func checkScore(o *scoreOptions, args []string) error {
 	o.parsedShard = shard
 	return nil
 }
-
-// defaultCacheDir is the --cache-dir default (cachedir.Default).
-func defaultCacheDir(getenv func(string) string) string { return cachedir.Default(getenv) }
 
 func runScore(ctx context.Context, o scoreOptions, env cli.Env) error {
 	stdout, stderr := env.Stdout, env.Stderr

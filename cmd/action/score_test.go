@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
@@ -236,7 +237,7 @@ func TestScoreUsageErrorsExit2(t *testing.T) {
 	} {
 		var stdout, stderr bytes.Buffer
 		err := run(context.Background(), args, func(string) string { return "" }, &stdout, &stderr)
-		if got := exitCode(err); got != 2 {
+		if got := cli.ExitCode(err); got != 2 {
 			t.Errorf("%v: exit %d (%v), want 2", args, got, err)
 		}
 	}
