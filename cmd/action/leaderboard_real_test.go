@@ -95,7 +95,7 @@ func TestLeaderboardOTelWithRealBLIS(t *testing.T) {
 	if out, err := e.cmd(append([]string{"run", "--runs", runs, "--sim", otelPRBuild, "--harness-dir", hdir}, sim...)...); err != nil {
 		t.Fatalf("run: %v\n%s", err, out)
 	}
-	h100, a100 := e.result("otel-recorded/h100-tp1.json"), e.result("otel-recorded/a100-tp1.json")
+	h100, a100 := leaderboardtest.ReadResult(t, e.results, "otel-recorded/h100-tp1.json"), leaderboardtest.ReadResult(t, e.results, "otel-recorded/a100-tp1.json")
 	for _, r := range []*leaderboard.Result{h100, a100} {
 		if r.Status != leaderboard.StatusOK || r.BLIS.Injected != 5 || r.BLIS.Completed != 5 || r.Computed.OutputTokensPerServedRequest.Value != 124 {
 			t.Fatalf("%s: %s %+v %+v; want ok, 5 of 5 calls, 124 output tokens per call (the trace's 620 / 5)", r.Run, r.Status, r.Failure, r.BLIS)

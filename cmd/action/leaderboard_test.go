@@ -50,20 +50,6 @@ func (e *lbEnv) simArgs(extra ...string) []string {
 	return append([]string{"--runs", e.runs, "--sim-repo", e.repo.Dir, "--cache-dir", e.cache, "--quiet", "--jobs", "2", "--timeout", "20s"}, extra...)
 }
 
-// result reads and parses the result file name of the results directory.
-func (e *lbEnv) result(name string) *leaderboard.Result {
-	e.t.Helper()
-	raw, err := os.ReadFile(filepath.Join(e.results, name))
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	r, err := leaderboard.ParseResult(raw, name)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return r
-}
-
 func TestLeaderboardRunRenderValidateVerify(t *testing.T) {
 	e := newLBEnv(t)
 	out, err := e.cmd(append([]string{"run", "--sim", "v0.2.0", "--harness-dir", e.harnessDir}, e.simArgs()...)...)
@@ -73,7 +59,7 @@ func TestLeaderboardRunRenderValidateVerify(t *testing.T) {
 	if !strings.Contains(out, "wrote 8 results") || !strings.Contains(out, "(3 failed)") {
 		t.Errorf("run output:\n%s", out)
 	}
-	read := e.result
+	read := func(name string) *leaderboard.Result { return leaderboardtest.ReadResult(t, e.results, name) }
 	ok := read("chat/h100.json")
 	if ok.Status != leaderboard.StatusOK || ok.BLIS.Completed != 40 || ok.Provenance.Simulator.Commit != e.repo.V020 || ok.Provenance.Simulator.Tag != "v0.2.0" {
 		t.Errorf("chat/h100: %+v", ok)

@@ -79,20 +79,6 @@ func (e *flowEnv) validate(results string) error {
 	return err
 }
 
-// result reads and parses the result file name of the results directory.
-func (e *flowEnv) result(name string) *leaderboard.Result {
-	e.t.Helper()
-	raw, err := os.ReadFile(filepath.Join(e.results, name))
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	r, err := leaderboard.ParseResult(raw, name)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return r
-}
-
 // reproduced says whether every verdict of v reproduced, as `verify`
 // reports "verified: N results reproduce exactly" (exit 0).
 func reproduced(v Verification) bool { return v.Unrun() == 0 && v.Differing() == 0 }
@@ -157,7 +143,7 @@ func TestRunDeclarationTraceWorkloads(t *testing.T) {
 	leaderboardtest.CopyTrace(t, "otel-one-node.json", filepath.Dir(e.runs), "agent.json")
 	os.WriteFile(e.runs, []byte(traceRuns), 0o644)
 	e.mustRun("v0.2.0", nil)
-	r := e.result("recorded/h100.json")
+	r := leaderboardtest.ReadResult(t, e.results, "recorded/h100.json")
 	sum := r.Declaration.Workload.Trace.SHA256
 	if r.Status != leaderboard.StatusOK || r.BLIS.Completed != 12 || r.BLIS.Injected != 12 || len(sum) != 64 {
 		t.Fatalf("recorded trace: %+v %+v", r, r.BLIS)
@@ -286,7 +272,7 @@ func TestRunDeclarationAgenticTraces(t *testing.T) {
 	leaderboardtest.CopyTrace(t, "otel-two-nodes.json", dir, "two-nodes.json")
 	os.WriteFile(e.runs, []byte(agenticRuns), 0o644)
 	e.mustRun(e.repo.Agentic, nil)
-	read := e.result
+	read := func(name string) *leaderboard.Result { return leaderboardtest.ReadResult(t, e.results, name) }
 	otelSum := (leaderboard.TraceFiles{Format: "otel", Source: otel}).Hash()
 	wekaSum := (leaderboard.TraceFiles{Format: "weka", Source: weka}).Hash()
 	for _, tt := range []struct {
@@ -368,7 +354,7 @@ func TestFlowsRefuseTamperedResults(t *testing.T) {
 	os.WriteFile(e.runs, []byte(strings.Split(leaderboardtest.StandinRuns, "      - {id: flaky")[0]), 0o644)
 	h100File := filepath.Join(e.results, "chat", "h100.json")
 	orig, _ := os.ReadFile(h100File)
-	h100, a100 := e.result("chat/h100.json"), e.result("chat/a100-tp2.json")
+	h100, a100 := leaderboardtest.ReadResult(t, e.results, "chat/h100.json"), leaderboardtest.ReadResult(t, e.results, "chat/a100-tp2.json")
 	verify := func() (Verification, error) { return e.verify("chat/h100") }
 	if err := e.validate(""); err != nil {
 		t.Fatalf("validate before tampering: %v", err)

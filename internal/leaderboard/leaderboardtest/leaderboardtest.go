@@ -1,11 +1,11 @@
 // Package leaderboardtest holds the leaderboard fixtures several packages'
-// tests share: the results of a results directory (the repository's
-// example, docs/examples/leaderboard/results) re-sealed as a given
-// simulator build produced them, the declarations of runs against the
-// stand-in simulator (StandinRuns), a result re-sealed with a figure the
-// stand-in does not give (PlantTTFT) or as someone who can write results but
-// not run them leaves it (Reseal), and the traces runs replay (WriteTraceV2,
-// CopyTrace), and a repository whose results ran on a pinned
+// tests share: one result file read (ReadResult), the results of a results
+// directory (the repository's example, docs/examples/leaderboard/results)
+// re-sealed as a given simulator build produced them, the declarations of runs
+// against the stand-in simulator (StandinRuns), a result re-sealed with a
+// figure the stand-in does not give (PlantTTFT) or as someone who can write
+// results but not run them leaves it (Reseal), and the traces runs replay
+// (WriteTraceV2, CopyTrace), and a repository whose results ran on a pinned
 // simulator/catalog pair (PairFixture, WritePairPin). Only tests import it.
 package leaderboardtest
 
@@ -56,6 +56,21 @@ func Results(t testing.TB, dir string, sim leaderboard.Simulator, edit func(key 
 		}
 	}
 	return out
+}
+
+// ReadResult reads and parses the result file name (a slash path, e.g.
+// "chat/h100.json") of the results directory dir.
+func ReadResult(t testing.TB, dir, name string) *leaderboard.Result {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := leaderboard.ParseResult(raw, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 // StandinRuns declares runs against the stand-in simulator: a group at one
