@@ -320,6 +320,21 @@ func TestNoPlaceholderPins(t *testing.T) {
 			t.Errorf("release asset %s names the placeholder %s", name, m)
 		}
 	}
+	// Every file the script writes is a release asset, and docs/NIGHTLY.md
+	// says where a user puts it; the release uploads no other.
+	written, _ := os.ReadDir(out)
+	nightlyDoc, _ := os.ReadFile("../../docs/NIGHTLY.md")
+	for _, e := range written {
+		if !strings.Contains(string(rel), `"${RUNNER_TEMP}/install/`+e.Name()+`"`) {
+			t.Errorf("release.yml does not upload %s, which scripts/release-install-files.sh writes", e.Name())
+		}
+		if !strings.Contains(string(nightlyDoc), "| `"+e.Name()+"` | `.github/") {
+			t.Errorf("docs/NIGHTLY.md's install table does not list the release asset %s", e.Name())
+		}
+	}
+	if n := strings.Count(string(rel), `"${RUNNER_TEMP}/install/`); n != len(written) {
+		t.Errorf("release.yml uploads %d install files, the script writes %d", n, len(written))
+	}
 	// A tag the checkout does not have is refused.
 	cmd := exec.Command("bash", script, "--tag", "v9.0.0", "--repository", "inference-sim/accuracy-dashboard", t.TempDir())
 	cmd.Dir = repo
