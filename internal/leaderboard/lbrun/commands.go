@@ -177,7 +177,8 @@ func (v Verification) Differing() int {
 // each on the simulator commit it records (Builds.Open, one build per
 // commit), and compares each re-run with its record (Verify). Results that
 // do not read as results are a *leaderboard.ProblemsError and nothing runs;
-// so is a selected run without a result.
+// a selected run without a result is an error naming its file, and nothing
+// runs either.
 func VerifyDeclaration(ctx context.Context, c VerifyConfig) (Verification, error) {
 	d, _, err := ReadDeclaration(c.Runs, c.Results)
 	if err != nil {

@@ -349,6 +349,12 @@ func TestFlowsRefuseTamperedResults(t *testing.T) {
 	t.Parallel()
 	e := newFlowEnv(t)
 	e.mustRun("v0.2.0", func(c *RunConfig) { c.Only = []string{"chat/h100", "chat/a100-tp2"} })
+	// Every run selected, some without a result: an error naming one, not
+	// a problem of the results, and nothing runs.
+	var pe *leaderboard.ProblemsError
+	if v, err := e.verify(); err == nil || errors.As(err, &pe) || !strings.Contains(err.Error(), ".json: no result to verify") || v.Verdicts != nil {
+		t.Errorf("verify of runs without a result: %v, %v", err, v.Lines())
+	}
 	// The other runs are declared but have no result: validate says so
 	// for each; only chat/ is looked at below.
 	os.WriteFile(e.runs, []byte(strings.Split(leaderboardtest.StandinRuns, "      - {id: flaky")[0]), 0o644)
@@ -366,7 +372,6 @@ func TestFlowsRefuseTamperedResults(t *testing.T) {
 		r.Group, r.Run, r.Declaration = h100.Group, h100.Run, h100.Declaration
 	})
 	want := `unplanned-command: chat/h100.json: the recorded command is not the one its declaration plans (command[5]: planned "H100", recorded "A100-80")`
-	var pe *leaderboard.ProblemsError
 	if err := e.validate(""); !errors.As(err, &pe) || !strings.Contains(err.Error(), want) {
 		t.Errorf("validate of a copied result: %v", err)
 	}
