@@ -84,9 +84,11 @@ func ReadFileMax(fsys fs.FS, name string, max int64) ([]byte, error) {
 // last element that is a symbolic link and not blocking on a named pipe, then
 // refuses the open file unless it is regular: no check comes before the open,
 // so nothing can be swapped in between. A device is opened (and closed
-// unread), never read.
+// unread), never read; a terminal so opened does not become the process's
+// controlling terminal. The descriptor stays non-blocking, which a regular
+// file's reads ignore.
 func ReadPathMax(path string, max int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 	if err != nil {
 		// Say why as a check before the open would have: a missing path,
 		// a link (ELOOP), a socket (ENXIO) named by what it is.
