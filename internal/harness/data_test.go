@@ -16,6 +16,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/importer"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
 
 const testLedgerDir = "testdata/ledger"
@@ -27,16 +28,6 @@ func testBundled() Bundled {
 		Ledger:   os.DirFS(testLedgerDir),
 		Catalog:  fstest.MapFS{"models/test-model-7b/config.json": {Data: []byte("{}\n")}},
 		Hardware: os.DirFS("../../corpus/hardware"),
-	}
-}
-
-func writeTestFile(t *testing.T, path, s string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }
 
@@ -83,7 +74,7 @@ func TestLoadDataBundled(t *testing.T) {
 	// Once per content: a second load finds the copy (a file added to it
 	// stays), a catalog of other content gets its own directory.
 	marker := filepath.Join(o.Catalog, "marker")
-	writeTestFile(t, marker, "x")
+	testkit.WriteFile(t, marker, "x")
 	var again Options
 	if err := LoadData(ctx, d, &again); err != nil || again.Catalog != o.Catalog {
 		t.Fatalf("second load: catalog %s, %v", again.Catalog, err)
@@ -113,14 +104,14 @@ func TestLoadDataDirectories(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	catalog, registry := t.TempDir(), t.TempDir()
-	writeTestFile(t, filepath.Join(catalog, "models", "m", "config.json"), "{}\n")
-	writeTestFile(t, filepath.Join(registry, "coefficients.json"), "{}\n")
+	testkit.WriteFile(t, filepath.Join(catalog, "models", "m", "config.json"), "{}\n")
+	testkit.WriteFile(t, filepath.Join(registry, "coefficients.json"), "{}\n")
 	raw, err := os.ReadFile("../../corpus/hardware/registry.json")
 	if err != nil {
 		t.Fatal(err)
 	}
 	hwFile := filepath.Join(t.TempDir(), "registry.json")
-	writeTestFile(t, hwFile, string(raw))
+	testkit.WriteFile(t, hwFile, string(raw))
 	d := Data{Ledger: testLedgerDir, Catalog: catalog, Registry: registry, HardwareRegistry: hwFile, Bundled: testBundled()}
 	var o Options
 	if err := LoadData(ctx, d, &o); err != nil {
@@ -169,7 +160,7 @@ func dumpLedger(t *testing.T, importerCommit, version string) string {
 	if err := os.CopyFS(dir, os.DirFS(testLedgerDir)); err != nil {
 		t.Fatal(err)
 	}
-	writeTestFile(t, filepath.Join(dir, "ledger.json"), `{"schema_version": 1, "name": "inferencex-db", "version": "2026-11-24", "release": true}`+"\n")
+	testkit.WriteFile(t, filepath.Join(dir, "ledger.json"), `{"schema_version": 1, "name": "inferencex-db", "version": "2026-11-24", "release": true}`+"\n")
 	rep := importer.Report{SchemaVersion: 1,
 		Options:  importer.Options{Name: "inferencex-db", Version: "2026-11-24", Release: true, Postgres: `database "postgres"`, InferenceXDump: "db-dump/2026-11-24"},
 		Importer: &report.Harness{Commit: importerCommit, Version: version, Source: report.HarnessCheckout}}
@@ -177,7 +168,7 @@ func dumpLedger(t *testing.T, importerCommit, version string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeTestFile(t, filepath.Join(dir, importer.ReportFile), string(b))
+	testkit.WriteFile(t, filepath.Join(dir, importer.ReportFile), string(b))
 	return dir
 }
 
@@ -248,16 +239,16 @@ func TestReadDumpImport(t *testing.T) {
 		t.Errorf("no import report: %+v %v %v", imp, ok, err)
 	}
 	files := t.TempDir()
-	writeTestFile(t, filepath.Join(files, importer.ReportFile), `{"schema_version": 1, "options": {"sources": ["."]}}`)
+	testkit.WriteFile(t, filepath.Join(files, importer.ReportFile), `{"schema_version": 1, "options": {"sources": ["."]}}`)
 	if _, ok, err := ReadDumpImport(files); err != nil || ok {
 		t.Errorf("an import of files: %v %v", ok, err)
 	}
-	writeTestFile(t, filepath.Join(files, importer.ReportFile), `{"options":`)
+	testkit.WriteFile(t, filepath.Join(files, importer.ReportFile), `{"options":`)
 	if _, _, err := ReadDumpImport(files); err == nil || !strings.Contains(err.Error(), "ledger "+files+": "+importer.ReportFile+": ") {
 		t.Errorf("a truncated report: %v", err)
 	}
 	big := t.TempDir()
-	writeTestFile(t, filepath.Join(big, importer.ReportFile), strings.Repeat(" ", ledger.MaxFileBytes+1))
+	testkit.WriteFile(t, filepath.Join(big, importer.ReportFile), strings.Repeat(" ", ledger.MaxFileBytes+1))
 	if _, _, err := ReadDumpImport(big); err == nil {
 		t.Error("a report over the ledger's file cap: no error")
 	}
