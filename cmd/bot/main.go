@@ -59,9 +59,6 @@ func main() {
 	os.Exit(cli.ExitCode(err))
 }
 
-// errUsage is returned after usage was printed for a usage error (exit 2).
-var errUsage = cli.ErrUsageShown
-
 // errRefused is returned when a publish was refused by the gate (exit 3).
 var errRefused = &cli.ExitError{Code: 3, Err: errors.New("refused")}
 

@@ -365,7 +365,7 @@ func TestUsageAndConfigErrors(t *testing.T) {
 			t.Errorf("%v: %v, stdout %q", args, err, w.stdout)
 		}
 	}
-	if err := w.run(t, "bump"); !errors.Is(err, errUsage) {
+	if err := w.run(t, "bump"); !errors.Is(err, cli.ErrUsageShown) {
 		t.Errorf("bump without --release: %v", err)
 	}
 	w.env.getenv = func(string) string { return "" }

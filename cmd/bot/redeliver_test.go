@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
 )
 
@@ -76,7 +77,7 @@ func TestRedeliverAsksOnceForWhatTheBotMissed(t *testing.T) {
 func TestRedeliverUsage(t *testing.T) {
 	w := newWorld(t)
 	for _, args := range [][]string{{"redeliver"}, {"redeliver", "--since", "-1h"}, {"redeliver", "--since", "6h", "extra"}} {
-		if err := w.run(t, args...); !errors.Is(err, errUsage) {
+		if err := w.run(t, args...); !errors.Is(err, cli.ErrUsageShown) {
 			t.Errorf("%q: err = %v, want a usage error", args, err)
 		}
 	}

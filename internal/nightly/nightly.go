@@ -181,10 +181,6 @@ func (p Plan) DataVersion(name string) string {
 // Equal reports whether two plans name the same inputs.
 func Equal(a, b Plan) bool { return bytes.Equal(a.Encode(), b.Encode()) }
 
-// DumpTagPrefix starts the tags of InferenceX's weekly database dumps:
-// db-dump/YYYY-MM-DD (ident.DumpTagDate).
-const DumpTagPrefix = ident.DumpTagPrefix
-
 // NewestDump returns the newest weekly dump tag (db-dump/YYYY-MM-DD, a real
 // date) among tag names, "" for none.
 func NewestDump(tags []string) string {

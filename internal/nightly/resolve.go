@@ -114,13 +114,13 @@ func newestDump(ctx context.Context, tags Tags, repo string) (string, error) {
 	if _, err := ident.ParseRepo(repo); err != nil {
 		return "", fmt.Errorf("InferenceX repository: %w", err)
 	}
-	names, err := tags.TagNames(ctx, repo, DumpTagPrefix)
+	names, err := tags.TagNames(ctx, repo, ident.DumpTagPrefix)
 	if err != nil {
 		return "", err
 	}
 	dump := NewestDump(names)
 	if dump == "" {
-		return "", fmt.Errorf("InferenceX repository %s has no weekly dump tag %sYYYY-MM-DD", repo, DumpTagPrefix)
+		return "", fmt.Errorf("InferenceX repository %s has no weekly dump tag %sYYYY-MM-DD", repo, ident.DumpTagPrefix)
 	}
 	return dump, nil
 }
