@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 )
 
 // benchRun is a run the size of the bundled corpus's: 171 points, 46 of
@@ -58,4 +60,54 @@ func BenchmarkWrite(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkParseRunAtPointsCap: one run read whose points.json is just
+// under MaxPointsBytes, the most any reader takes: the example dashboard's
+// points (the bundled corpus's run) repeated under new ids. B/op is what
+// reading it allocates in all (MaxPointsBytes' comment).
+//
+//	go test ./internal/report -run '^$' -bench ParseRunAtPointsCap -benchmem -benchtime 3x
+func BenchmarkParseRunAtPointsCap(b *testing.B) {
+	example, err := os.ReadFile("../../docs/examples/dashboard/data/latest/points.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	corpus, err := ParsePoints(example)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var pts []Point
+	var raw []byte
+	for copies := MaxPointsBytes / len(example); ; copies-- {
+		pts = pts[:0]
+		for c := range copies {
+			for _, p := range corpus {
+				p.ID = fmt.Sprintf("%s#%d", p.ID, c)
+				pts = append(pts, p)
+			}
+		}
+		if raw, err = jsoncodec.Encode(pts); err != nil {
+			b.Fatal(err)
+		}
+		if len(raw) <= MaxPointsBytes {
+			break
+		}
+	}
+	s, err := Summarize(pts, testProvenance(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sum, err := jsoncodec.Encode(s)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ParseRun(sum, raw); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(raw))/(1<<20), "points-MiB")
+	b.ReportMetric(float64(len(pts)), "points")
 }

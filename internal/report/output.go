@@ -90,8 +90,9 @@ func Write(dir string, o Output) error {
 // an artifact, a published snapshot): one set, the bot's archive reader's
 // too. A summary of the bundled corpus is about 10 KB and its points about
 // 185 KB (171 points); results may come from an untrusted run's artifact.
-// Reading a points.json of 10 MiB allocates about 216 MiB in all (schema
-// check and decoding): ten times that would not fit the bot's 256 MiB.
+// Reading a points.json of 10 MiB allocates about 220 MiB in all (schema
+// check and decoding; BenchmarkParseRunAtPointsCap, the corpus's points
+// repeated): ten times that would not fit the bot's 256 MiB.
 const (
 	MaxSummaryBytes = 10 << 20
 	MaxPointsBytes  = 10 << 20
