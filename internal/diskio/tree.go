@@ -3,13 +3,15 @@ package diskio
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 )
 
-// WriteFiles writes files (slash paths under root, mode 0644, their
+// WriteFiles writes files (clean slash paths under root, fs.ValidPath: any
+// other is refused before anything is written; mode 0644, their
 // directories made as needed) all or nothing as far as the file system
 // allows: every file is first written to a temporary sibling, then each is
 // renamed into place. On an error before the renames (a directory where a
@@ -19,6 +21,11 @@ import (
 // temporary files (".<name>.tmp-<random>"). Errors of a write or rename name
 // the file.
 func WriteFiles(root string, files map[string][]byte) error {
+	for p := range files {
+		if !fs.ValidPath(p) || p == "." {
+			return fmt.Errorf("write %s: %q is not a clean relative path", root, p)
+		}
+	}
 	type staged struct{ tmp, dst string }
 	var done []staged
 	cleanup := func() {

@@ -57,6 +57,18 @@ func TestWriteFiles(t *testing.T) {
 	if len(entries) != 1 || entries[0].Name() != "e" {
 		t.Errorf("beside the directory: %v, want only e (no temporary file)", entries)
 	}
+
+	// A path that is not a clean one under root (here root/d; "../escape"
+	// would land in root) is refused before anything is written.
+	for _, p := range []string{"../escape", "/abs", "d/../a.txt", ".", ""} {
+		err := WriteFiles(filepath.Join(root, "d"), map[string][]byte{"a.txt": []byte("changed"), p: []byte("x")})
+		if err == nil || !strings.Contains(err.Error(), "is not a clean relative path") {
+			t.Errorf("path %q: %v, want it refused", p, err)
+		}
+	}
+	if got := testkit.Files(t, os.DirFS(root)); !maps.Equal(got, want) {
+		t.Errorf("after refused paths the tree is %v, want it unchanged %v", got, want)
+	}
 }
 
 // TestReplaceDir: dir ends holding exactly the files (a stale one gone),
