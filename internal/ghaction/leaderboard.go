@@ -21,9 +21,9 @@ import (
 // sticky comment of its own and the outputs. A declaration that does not
 // decode, or results that do not check, are reported file by file and fail
 // the step.
-func runLeaderboardMode(ctx context.Context, in leaderboardModeOptions, a modeEnv) error {
-	gha := a.gha
-	flow := prcheck.NewFlow(a.flow)
+func runLeaderboardMode(ctx context.Context, in leaderboardModeOptions, env modeEnv) error {
+	gha := env.gha
+	flow := prcheck.NewFlow(env.flow)
 	p, err := readPin(in.actionInputs)
 	if err != nil {
 		return err
@@ -32,14 +32,14 @@ func runLeaderboardMode(ctx context.Context, in leaderboardModeOptions, a modeEn
 	if p.Leaderboard == nil {
 		return fmt.Errorf("%s pins no leaderboard pair: add a leaderboard: section with simulator and catalog (docs/ACTION.md, \"The leaderboard pair\")", pinRel)
 	}
-	pr, isPR, err := a.ev.pullRequest()
+	pr, isPR, err := env.ev.pullRequest()
 	if err != nil {
 		return err
 	}
 	f := &lbpr.Flow{Checkout: in.simulatorPath, PinRel: pinRel, Pin: p, Runs: in.runs, OutDir: in.outDir, CacheDir: in.cacheDir, Jobs: in.jobs,
 		SimRepo: cloneURL(p.Leaderboard.Simulator, in.actionInputs), Git: checkoutGit{in.simulatorPath}, Report: leaderboardReport{flow, gha},
 		PrepareHarness: func(ctx context.Context) (lbpr.Harness, error) {
-			h, err := preparePinned(ctx, p, in.actionInputs, a)
+			h, err := preparePinned(ctx, p, in.actionInputs, env)
 			if err == nil {
 				err = needsLeaderboardReuse(ctx, h, p.Harness)
 			}

@@ -44,7 +44,7 @@ type modeSpec[O any] struct {
 	Inputs []string
 	Read   func(r runner, in actionInputs) (O, error)
 	Events func(o O) []string
-	Run    func(ctx context.Context, o O, a modeEnv) (*prcheck.Outcome, error)
+	Run    func(ctx context.Context, o O, env modeEnv) (*prcheck.Outcome, error)
 }
 
 // modeEnv is what every mode's run is given besides its options.
@@ -77,7 +77,7 @@ func (s modeSpec[O]) mode() actionMode {
 		if err := checkEvent(s.Name, in.eventName, s.Events(o)); err != nil {
 			return nil, err
 		}
-		return func(ctx context.Context, a modeEnv) (*prcheck.Outcome, error) { return s.Run(ctx, o, a) }, nil
+		return func(ctx context.Context, env modeEnv) (*prcheck.Outcome, error) { return s.Run(ctx, o, env) }, nil
 	}}
 }
 
@@ -140,8 +140,8 @@ var prMode = modeSpec[prModeOptions]{
 	},
 	// On a branch event mode pr scores the commit alone (the self-test).
 	Events: always[prModeOptions](pullRequestEvents, branchEvents),
-	Run: func(ctx context.Context, o prModeOptions, a modeEnv) (*prcheck.Outcome, error) {
-		return outcome(runScoringMode(ctx, o.actionInputs, scoring{baseline: o.baseline, shard: o.shard}, a))
+	Run: func(ctx context.Context, o prModeOptions, env modeEnv) (*prcheck.Outcome, error) {
+		return outcome(runScoringMode(ctx, o.actionInputs, scoring{baseline: o.baseline, shard: o.shard}, env))
 	},
 }
 
@@ -171,11 +171,11 @@ var mergeMode = modeSpec[mergeModeOptions]{
 		}
 		return pullRequestEvents
 	},
-	Run: func(ctx context.Context, o mergeModeOptions, a modeEnv) (*prcheck.Outcome, error) {
+	Run: func(ctx context.Context, o mergeModeOptions, env modeEnv) (*prcheck.Outcome, error) {
 		if o.plan != "" {
-			return outcome(runNightlyMerge(ctx, o, a))
+			return outcome(runNightlyMerge(ctx, o, env))
 		}
-		return outcome(runScoringMode(ctx, o.actionInputs, scoring{shardsDir: o.shardsDir, baseline: true}, a))
+		return outcome(runScoringMode(ctx, o.actionInputs, scoring{shardsDir: o.shardsDir, baseline: true}, env))
 	},
 }
 
@@ -196,8 +196,8 @@ var commentMode = modeSpec[commentModeOptions]{
 		return o, nil
 	},
 	Events: always[commentModeOptions]([]string{"workflow_run"}),
-	Run: func(ctx context.Context, o commentModeOptions, a modeEnv) (*prcheck.Outcome, error) {
-		return outcome(runCommentMode(ctx, o, a))
+	Run: func(ctx context.Context, o commentModeOptions, env modeEnv) (*prcheck.Outcome, error) {
+		return outcome(runCommentMode(ctx, o, env))
 	},
 }
 
@@ -217,8 +217,8 @@ var nightlyPlanMode = modeSpec[nightlyPlanModeOptions]{
 			inferencexRepo: r.input(inInferenceXRepo)}, nil
 	},
 	Events: always[nightlyPlanModeOptions](branchEvents),
-	Run: func(ctx context.Context, o nightlyPlanModeOptions, a modeEnv) (*prcheck.Outcome, error) {
-		return nil, runNightlyPlanMode(ctx, o, a)
+	Run: func(ctx context.Context, o nightlyPlanModeOptions, env modeEnv) (*prcheck.Outcome, error) {
+		return nil, runNightlyPlanMode(ctx, o, env)
 	},
 }
 
@@ -251,8 +251,8 @@ var nightlyMode = modeSpec[nightlyModeOptions]{
 		return o, err
 	},
 	Events: always[nightlyModeOptions](branchEvents),
-	Run: func(ctx context.Context, o nightlyModeOptions, a modeEnv) (*prcheck.Outcome, error) {
-		return outcome(runNightlyMode(ctx, o, a))
+	Run: func(ctx context.Context, o nightlyModeOptions, env modeEnv) (*prcheck.Outcome, error) {
+		return outcome(runNightlyMode(ctx, o, env))
 	},
 }
 
@@ -276,8 +276,8 @@ var leaderboardMode = modeSpec[leaderboardModeOptions]{
 		return o, nil
 	},
 	Events: always[leaderboardModeOptions](pullRequestEvents, []string{"push", "workflow_dispatch"}),
-	Run: func(ctx context.Context, o leaderboardModeOptions, a modeEnv) (*prcheck.Outcome, error) {
-		return nil, runLeaderboardMode(ctx, o, a)
+	Run: func(ctx context.Context, o leaderboardModeOptions, env modeEnv) (*prcheck.Outcome, error) {
+		return nil, runLeaderboardMode(ctx, o, env)
 	},
 }
 

@@ -25,8 +25,8 @@ import (
 // line, writes the job summary and the outputs changed (true/false), plan
 // (one line of JSON), inferencex-dump (the dump tag it names, "" for none)
 // and last-snapshot (the last run's snapshot id, "" for none).
-func runNightlyPlanMode(ctx context.Context, in nightlyPlanModeOptions, a modeEnv) error {
-	gha := a.gha
+func runNightlyPlanMode(ctx context.Context, in nightlyPlanModeOptions, env modeEnv) error {
+	gha := env.gha
 	gh, err := github.New(github.Options{Token: in.token, BaseURL: in.apiURL, Login: prcheck.DefaultBotLogin})
 	if err != nil {
 		return err
@@ -55,9 +55,9 @@ func runNightlyPlanMode(ctx context.Context, in nightlyPlanModeOptions, a modeEn
 // release with the pinned harness (which must be the plan's) over the whole
 // corpus (or one shard), no baseline and no comment, and put plan.json next
 // to the head's summary.json for the bot (or the merge of the shards).
-func runNightlyMode(ctx context.Context, in nightlyModeOptions, a modeEnv) (prcheck.Outcome, error) {
-	cfg := a.flow
-	plan, err := prepareNightly(ctx, in, &cfg, a)
+func runNightlyMode(ctx context.Context, in nightlyModeOptions, env modeEnv) (prcheck.Outcome, error) {
+	cfg := env.flow
+	plan, err := prepareNightly(ctx, in, &cfg, env)
 	if err != nil {
 		return prcheck.Outcome{}, err
 	}
@@ -72,7 +72,7 @@ func runNightlyMode(ctx context.Context, in nightlyModeOptions, a modeEnv) (prch
 // harness, and makes the pinned harness cfg's scorer of the plan's
 // simulator repository, with the ledger imported from the plan's InferenceX
 // dump (in.ledgerDir) when the plan names one.
-func prepareNightly(ctx context.Context, in nightlyModeOptions, cfg *prcheck.FlowConfig, a modeEnv) (nightly.Plan, error) {
+func prepareNightly(ctx context.Context, in nightlyModeOptions, cfg *prcheck.FlowConfig, env modeEnv) (nightly.Plan, error) {
 	plan, err := nightly.Parse([]byte(in.plan))
 	if err != nil {
 		return plan, fmt.Errorf("input plan: %w", err)
@@ -101,7 +101,7 @@ func prepareNightly(ctx context.Context, in nightlyModeOptions, cfg *prcheck.Flo
 	// would get the old tag's result). The nightly reuses the last
 	// snapshot's predictions by replay digest instead (reuse).
 	cfg.Cache = nil
-	h, err := pinnedScorer(ctx, in.actionInputs, p, cfg, a)
+	h, err := pinnedScorer(ctx, in.actionInputs, p, cfg, env)
 	if err != nil {
 		return plan, err
 	}
@@ -121,7 +121,7 @@ func prepareNightly(ctx context.Context, in nightlyModeOptions, cfg *prcheck.Flo
 		// unchanged are taken, the rest simulated. A snapshot without
 		// points (or none at that path) reuses nothing.
 		if _, err := os.Stat(filepath.Join(in.reuseDir, report.PointsFile)); err != nil {
-			a.gha.Notice(fmt.Sprintf("reuse: %s has no %s: every point is simulated", in.reuseDir, report.PointsFile))
+			env.gha.Notice(fmt.Sprintf("reuse: %s has no %s: every point is simulated", in.reuseDir, report.PointsFile))
 		} else {
 			h.Args = append(h.Args, "--reuse", in.reuseDir)
 		}
@@ -147,8 +147,8 @@ func finishNightly(plan nightly.Plan, out prcheck.Outcome) error {
 // each must carry the plan this merge is for (plan.json), and the harness's
 // merge refuses shards whose provenance differs (simulator build, harness,
 // data versions). The merged head/ gets plan.json like an unsharded run.
-func runNightlyMerge(ctx context.Context, in mergeModeOptions, a modeEnv) (prcheck.Outcome, error) {
-	cfg := a.flow
+func runNightlyMerge(ctx context.Context, in mergeModeOptions, env modeEnv) (prcheck.Outcome, error) {
+	cfg := env.flow
 	plan, err := nightly.Parse([]byte(in.plan))
 	if err != nil {
 		return prcheck.Outcome{}, fmt.Errorf("input plan: %w", err)
@@ -163,7 +163,7 @@ func runNightlyMerge(ctx context.Context, in mergeModeOptions, a modeEnv) (prche
 	if len(set.Base) > 0 {
 		return prcheck.Outcome{}, fmt.Errorf("merge: the nightly shards under %s have base results; nightly shards score the release alone", in.shardsDir)
 	}
-	if _, err := prepareNightly(ctx, nightlyModeOptions{actionInputs: in.actionInputs, plan: in.plan, merging: true}, &cfg, a); err != nil {
+	if _, err := prepareNightly(ctx, nightlyModeOptions{actionInputs: in.actionInputs, plan: in.plan, merging: true}, &cfg, env); err != nil {
 		return prcheck.Outcome{}, err
 	}
 	out, err := prcheck.NewFlow(cfg).RunMergeSet(ctx, prcheck.PR{HeadSHA: plan.Simulator.Commit}, set)

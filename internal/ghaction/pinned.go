@@ -27,18 +27,18 @@ func readPin(in actionInputs) (pin.Pin, error) {
 // preparePinned prepares the harness release p pins (pinned.Prepare: clone,
 // verify, build, cached under the cache-dir input) in a log group of its
 // own; the build's output goes to the mode's streams.
-func preparePinned(ctx context.Context, p pin.Pin, in actionInputs, a modeEnv) (*pinned.Harness, error) {
-	a.gha.Group(fmt.Sprintf("Prepare the pinned harness %s (%s)", p.Harness.Tag, p.Harness.Commit))
-	h, err := pinned.Prepare(ctx, p, cloneURL(p.Harness, in), in.cacheDir, harness.CleanEnv(os.Environ()), a.stdout, a.stderr)
-	a.gha.EndGroup()
+func preparePinned(ctx context.Context, p pin.Pin, in actionInputs, env modeEnv) (*pinned.Harness, error) {
+	env.gha.Group(fmt.Sprintf("Prepare the pinned harness %s (%s)", p.Harness.Tag, p.Harness.Commit))
+	h, err := pinned.Prepare(ctx, p, cloneURL(p.Harness, in), in.cacheDir, harness.CleanEnv(os.Environ()), env.stdout, env.stderr)
+	env.gha.EndGroup()
 	return h, err
 }
 
 // pinnedScorer prepares the pinned harness (preparePinned) and makes it
 // cfg's scorer, with the pin's data, the cache and the jobs, and cfg's
 // cache key; the caller sets which simulator repository it scores.
-func pinnedScorer(ctx context.Context, in actionInputs, p pin.Pin, cfg *prcheck.FlowConfig, a modeEnv) (*pinned.Harness, error) {
-	h, err := preparePinned(ctx, p, in, a)
+func pinnedScorer(ctx context.Context, in actionInputs, p pin.Pin, cfg *prcheck.FlowConfig, env modeEnv) (*pinned.Harness, error) {
+	h, err := preparePinned(ctx, p, in, env)
 	if err != nil {
 		return nil, err
 	}

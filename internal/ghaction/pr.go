@@ -19,13 +19,13 @@ type scoring struct {
 }
 
 // runScoringMode runs modes pr and merge with the pinned harness.
-func runScoringMode(ctx context.Context, in actionInputs, s scoring, a modeEnv) (prcheck.Outcome, error) {
-	cfg := a.flow
+func runScoringMode(ctx context.Context, in actionInputs, s scoring, env modeEnv) (prcheck.Outcome, error) {
+	cfg := env.flow
 	p, err := readPin(in)
 	if err != nil {
 		return prcheck.Outcome{}, err
 	}
-	pr, isPR, err := a.ev.pullRequest()
+	pr, isPR, err := env.ev.pullRequest()
 	if err != nil {
 		return prcheck.Outcome{}, err
 	}
@@ -44,7 +44,7 @@ func runScoringMode(ctx context.Context, in actionInputs, s scoring, a modeEnv) 
 		cfg.Comments = nil
 	}
 
-	h, err := pinnedScorer(ctx, in, p, &cfg, a)
+	h, err := pinnedScorer(ctx, in, p, &cfg, env)
 	if err != nil {
 		return prcheck.Outcome{}, err
 	}
@@ -65,8 +65,8 @@ func runScoringMode(ctx context.Context, in actionInputs, s scoring, a modeEnv) 
 }
 
 // runCommentMode posts another run's report from a workflow_run job.
-func runCommentMode(ctx context.Context, in commentModeOptions, a modeEnv) (prcheck.Outcome, error) {
-	ev, cfg, gh := a.ev, a.flow, a.gh
+func runCommentMode(ctx context.Context, in commentModeOptions, env modeEnv) (prcheck.Outcome, error) {
+	ev, cfg, gh := env.ev, env.flow, env.gh
 	if ev.WorkflowRun == nil {
 		return prcheck.Outcome{}, errors.New("mode comment runs on a workflow_run event")
 	}
