@@ -84,6 +84,8 @@ func (l *logStreams) Flush() {
 	l.stderr.endLine()
 }
 
+// commandWriter is logStreams.Commands: it ends a pending partial line of
+// Stdout, then writes the runner's command as it is.
 type commandWriter struct{ l *logStreams }
 
 func (c commandWriter) Write(p []byte) (int, error) {

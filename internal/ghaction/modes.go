@@ -68,6 +68,8 @@ type actionMode struct {
 	start func(r runner, in actionInputs) (func(context.Context, modeEnv) (*prcheck.Outcome, error), error)
 }
 
+// mode erases s's options type: its start reads the options (Read), checks
+// the event against Events(options) and returns Run bound to the options.
 func (s modeSpec[O]) mode() actionMode {
 	return actionMode{name: s.Name, inputs: s.Inputs, start: func(r runner, in actionInputs) (func(context.Context, modeEnv) (*prcheck.Outcome, error), error) {
 		o, err := s.Read(r, in)
