@@ -28,8 +28,3 @@ func prepareSimulator(ctx context.Context, dir string, commits ...string) error 
 	}
 	return nil
 }
-
-// simulatorHead is the commit checked out in dir.
-func simulatorHead(ctx context.Context, dir string) (string, error) {
-	return git.Head(ctx, dir)
-}

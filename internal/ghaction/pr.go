@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/inference-sim/accuracy-dashboard/internal/git"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/prcheck"
@@ -35,7 +36,7 @@ func runScoringMode(ctx context.Context, in actionInputs, s scoring, env modeEnv
 		}
 		// Not a pull request (schedule, push, workflow_dispatch): score
 		// the checked-out commit alone and do not comment.
-		head, err := simulatorHead(ctx, in.simulatorPath)
+		head, err := git.Head(ctx, in.simulatorPath)
 		if err != nil {
 			return prcheck.Outcome{}, fmt.Errorf("simulator checkout: %w", err)
 		}

@@ -55,11 +55,11 @@ func ResolveCheckout(ctx context.Context, tags Tags, c Checkout) (Resolution, er
 		return Resolution{}, err
 	}
 	r := Request{Pin: p, Data: data, SimulatorRepo: c.SimulatorRepo, InferenceXRepo: c.InferenceXRepo}
-	raw, err := os.ReadFile(filepath.Join(c.Dir, filepath.FromSlash(LastRunPath)))
+	raw, err := diskio.ReadPathMax(filepath.Join(c.Dir, filepath.FromSlash(LastRunPath)), MaxLastRunBytes)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 	case err != nil:
-		return Resolution{}, err
+		return Resolution{}, fmt.Errorf("last run: %w", err)
 	default:
 		last, err := ParseLastRun(raw)
 		if err != nil {

@@ -3,6 +3,7 @@ package nightly_test
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -123,5 +124,24 @@ func TestResolveCheckout(t *testing.T) {
 	gh.tags["inference-sim/inference-sim"] = map[string]string{"v0.9.0": simB}
 	if _, err := nightly.ResolveCheckout(context.Background(), gh, c); err == nil || !strings.Contains(err.Error(), "state/last-run.json") {
 		t.Errorf("malformed last run: %v", err)
+	}
+
+	// The checkout's last run is read as untrusted: no link followed, capped.
+	last := filepath.Join(dash, "state", "last-run.json")
+	if err := os.Remove(last); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dash, ".github", "accuracy-harness.yaml"), last); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := nightly.ResolveCheckout(context.Background(), gh, c); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("last run a symbolic link: %v, want it refused", err)
+	}
+	if err := os.Remove(last); err != nil {
+		t.Fatal(err)
+	}
+	testkit.WriteFile(t, last, strings.Repeat(" ", nightly.MaxLastRunBytes+1))
+	if _, err := nightly.ResolveCheckout(context.Background(), gh, c); err == nil || !strings.Contains(err.Error(), "last run") {
+		t.Errorf("last run over its cap: %v, want it refused", err)
 	}
 }

@@ -30,6 +30,9 @@ const (
 	IndexVersion = 2
 	// LastRunVersion is the version of state/last-run.json.
 	LastRunVersion = 1
+	// MaxLastRunBytes caps state/last-run.json as the nightly plan reads it
+	// from a checkout (a few hundred bytes as the bot writes it).
+	MaxLastRunBytes = 1 << 20
 )
 
 // DataRef names one data set by name and version.
