@@ -76,14 +76,22 @@ func WriteFiles(root string, files map[string][]byte) error {
 
 // ReplaceDir makes dir hold exactly files (slash paths, WriteFiles): they
 // are written into a new sibling directory (mode 0755), which then takes
-// dir's place, so a file dir held and files does not name is gone. On an
-// error dir is left as it was (or absent, as it was) and the new directory
-// is removed, except when only the old directory's removal fails: dir is
-// replaced then. A process killed mid-way leaves the new directory
-// (".<name>.new-<random>") and, between the two renames, the old one beside
-// it (the same name and ".old") with dir absent.
+// dir's place, so a file dir held and files does not name is gone. A dir
+// that is a symbolic link or not a directory is refused, naming it, before
+// anything is written: the swap would replace the link by a directory and
+// leave the old content at its target, where the user looks, or lose the
+// file. On an error dir is left as it was (or absent, as it was) and the
+// new directory is removed, except when only the old directory's removal
+// fails: dir is replaced then. A process killed mid-way leaves the new
+// directory (".<name>.new-<random>") and, between the two renames, the old
+// one beside it (the same name and ".old") with dir absent.
 func ReplaceDir(dir string, files map[string][]byte) error {
 	dir = filepath.Clean(dir)
+	if st, err := os.Lstat(dir); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("replace %s: it is a symbolic link; refusing to replace it (name the directory it points to)", dir)
+	} else if err == nil && !st.IsDir() {
+		return fmt.Errorf("replace %s: it is not a directory; refusing to replace it", dir)
+	}
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return err
 	}

@@ -108,3 +108,56 @@ func TestReplaceDir(t *testing.T) {
 		t.Errorf("beside dir: %v, want only site (no temporary sibling)", names)
 	}
 }
+
+// TestReplaceDirRefusesLinkAndFile: a dir that is a symbolic link (to a
+// directory, or dangling) or a file is refused with an error naming it, and
+// nothing changes: replacing the link would leave its target's old content
+// where the user looks for the new, and a file would be lost.
+func TestReplaceDirRefusesLinkAndFile(t *testing.T) {
+	t.Parallel()
+	parent := t.TempDir()
+	target := filepath.Join(parent, "target")
+	if err := os.Mkdir(target, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(target, "index.html"), []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(parent, "site")
+	dangling := filepath.Join(parent, "dangling")
+	file := filepath.Join(parent, "file")
+	for _, err := range []error{
+		os.Symlink("target", link),
+		os.Symlink("nowhere", dangling),
+		os.WriteFile(file, []byte("keep"), 0o644),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for dir, want := range map[string]string{link: "is a symbolic link", dangling: "is a symbolic link", file: "is not a directory"} {
+		err := ReplaceDir(dir, map[string][]byte{"index.html": []byte("new")})
+		if err == nil || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), want) {
+			t.Errorf("ReplaceDir(%s): %v, want an error naming it that says it %s", dir, err, want)
+		}
+	}
+	for _, l := range []string{link, dangling} {
+		if st, err := os.Lstat(l); err != nil || st.Mode()&os.ModeSymlink == 0 {
+			t.Errorf("%s is no longer a symbolic link (%v)", l, err)
+		}
+	}
+	if got := testkit.Files(t, os.DirFS(target)); !maps.Equal(got, map[string]string{"index.html": "old"}) {
+		t.Errorf("the link's target holds %v, want it unchanged", got)
+	}
+	if b, err := os.ReadFile(file); err != nil || string(b) != "keep" {
+		t.Errorf("the file holds %q (%v), want it unchanged", b, err)
+	}
+	entries, _ := os.ReadDir(parent)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if want := []string{"dangling", "file", "site", "target"}; !slices.Equal(names, want) {
+		t.Errorf("in the parent: %v, want %v (no temporary sibling)", names, want)
+	}
+}

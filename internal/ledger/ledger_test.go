@@ -176,6 +176,47 @@ func TestWriteDirRoundTrip(t *testing.T) {
 	}
 }
 
+// TestWriteDirReplacesAsDiskio: WriteDir swaps the directory as
+// diskio.ReplaceDir does (mode 0755) and, as it does, refuses an output
+// directory that is a symbolic link, naming it, leaving the link and its
+// target's ledger as they were.
+func TestWriteDirReplacesAsDiskio(t *testing.T) {
+	t.Parallel()
+	l, err := Load(ledgerFS(map[string]string{ManifestFile: testManifest, UnitPath(testUnitID): testUnit}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent := t.TempDir()
+	target := filepath.Join(parent, "target")
+	if err := WriteDir(target, l.Manifest, l.Units); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(target); err != nil || st.Mode().Perm() != 0o755 {
+		t.Errorf("the written ledger's directory: %v (%v), want mode 0755", st.Mode().Perm(), err)
+	}
+	before, err := Load(os.DirFS(target))
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(parent, "out")
+	if err := os.Symlink("target", link); err != nil {
+		t.Fatal(err)
+	}
+	m := l.Manifest
+	m.Version = "2"
+	err = WriteDir(link, m, l.Units)
+	if err == nil || !strings.Contains(err.Error(), link) || !strings.Contains(err.Error(), "symbolic link") {
+		t.Fatalf("WriteDir over a symbolic link: %v, want a refusal naming %s", err, link)
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("%s is no longer a symbolic link (%v)", link, err)
+	}
+	after, err := Load(os.DirFS(target))
+	if err != nil || after.Digest != before.Digest {
+		t.Errorf("the link's target changed (%v)", err)
+	}
+}
+
 // writeLedgerDir writes files into a new directory and returns it.
 func writeLedgerDir(t *testing.T, files map[string]string) string {
 	t.Helper()

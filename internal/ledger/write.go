@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 )
 
@@ -20,9 +21,9 @@ type ExtraFile struct {
 // WriteDir validates the ledger and writes it as a directory at dir: the
 // manifest, one file per unit and any extra files. Everything is first
 // written complete into a temporary sibling directory and then renamed into
-// place, so dir never holds a half-written ledger. An existing dir is
-// replaced only when it is a ledger (holds ledger.json) or empty; anything
-// else is refused.
+// place (diskio.ReplaceDir), so dir never holds a half-written ledger. An
+// existing dir is replaced only when it is a ledger (holds ledger.json) or
+// empty; anything else, and a dir that is a symbolic link, is refused.
 func WriteDir(dir string, m Manifest, units []Unit, extras ...ExtraFile) error {
 	if m.SchemaVersion == 0 {
 		m.SchemaVersion = SchemaVersion
@@ -56,53 +57,23 @@ func WriteDir(dir string, m Manifest, units []Unit, extras ...ExtraFile) error {
 		return err
 	}
 
-	parent := filepath.Dir(filepath.Clean(dir))
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return fmt.Errorf("write ledger: %w", err)
-	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".tmp-")
+	files := map[string][]byte{}
+	b, err := encode(filepath.Join(dir, ManifestFile), m)
 	if err != nil {
-		return fmt.Errorf("write ledger: %w", err)
-	}
-	defer os.RemoveAll(tmp)
-	if err := writeJSON(filepath.Join(tmp, ManifestFile), m); err != nil {
 		return err
 	}
+	files[ManifestFile] = b
 	for i := range sorted {
-		p := filepath.Join(tmp, filepath.FromSlash(UnitPath(sorted[i].ID)))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return fmt.Errorf("write ledger: %w", err)
-		}
-		if err := writeJSON(p, &sorted[i]); err != nil {
+		p := UnitPath(sorted[i].ID)
+		if files[p], err = encode(filepath.Join(dir, filepath.FromSlash(p)), &sorted[i]); err != nil {
 			return err
 		}
 	}
 	for _, x := range extras {
-		if err := os.WriteFile(filepath.Join(tmp, x.Name), x.Data, 0o644); err != nil {
-			return fmt.Errorf("write ledger: %w", err)
-		}
+		files[x.Name] = x.Data
 	}
-	return ReplaceDir(dir, tmp)
-}
-
-// ReplaceDir moves the complete directory tmp to dir, replacing what was
-// there, so that a reader sees either the old or the new content.
-func ReplaceDir(dir, tmp string) error {
-	old := ""
-	if _, err := os.Stat(dir); err == nil {
-		old = tmp + ".old"
-		if err := os.Rename(dir, old); err != nil {
-			return fmt.Errorf("replace %s: %w", dir, err)
-		}
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		if old != "" {
-			_ = os.Rename(old, dir)
-		}
-		return fmt.Errorf("replace %s: %w", dir, err)
-	}
-	if old != "" {
-		return os.RemoveAll(old)
+	if err := diskio.ReplaceDir(dir, files); err != nil {
+		return fmt.Errorf("write ledger: %w", err)
 	}
 	return nil
 }
@@ -124,13 +95,10 @@ func checkReplaceable(dir string) error {
 	return nil
 }
 
-func writeJSON(path string, v any) error {
+func encode(path string, v any) ([]byte, error) {
 	b, err := jsoncodec.Encode(v)
 	if err != nil {
-		return fmt.Errorf("write ledger %s: %w", path, err)
+		return nil, fmt.Errorf("write ledger %s: %w", path, err)
 	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		return fmt.Errorf("write ledger: %w", err)
-	}
-	return nil
+	return b, nil
 }
