@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
+	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
@@ -29,9 +30,12 @@ const (
 // the points the summary counts and is required from a workflow run; each
 // within report's caps) and plan.json, which must name what the summary
 // ran, and applies the gate with what harness says about the summary's
-// harness commit (asked only of a summary that decodes). It returns the
-// snapshot to publish, or the reasons it may not be published (every one,
-// in the order the checks run); an error is harness's. The bot's publish
+// harness commit (asked only of a summary that decodes). Points whose
+// canonical encoding, the points.json the snapshot writes, is over
+// report.MaxPointsBytes are refused too: the site would refuse the
+// snapshot. It returns the snapshot to publish, or the reasons it may not
+// be published (every one, in the order the checks run); an error is
+// harness's. The bot's publish
 // and `action publish` both admit through it, then plan the files with
 // LoadDashboard and PlanSnapshot.
 func Admit(rep Report, how Admission, publishedAt time.Time, source string, harness func(report.Summary) (HarnessCheck, error)) (Snapshot, []string, error) {
@@ -56,6 +60,9 @@ func Admit(rep Report, how Admission, publishedAt time.Time, source string, harn
 		if snap.Points == nil {
 			snap.Points = []report.Point{} // kept, though empty
 		}
+		if reason := pointsOverCap(snap.Points, len(rep.Points)); reason != "" {
+			reasons = append(reasons, reason)
+		}
 	}
 	if rep.Plan != nil {
 		plan, err := nightly.Parse(rep.Plan)
@@ -75,6 +82,23 @@ func Admit(rep Report, how Admission, publishedAt time.Time, source string, harn
 		gate = GateExperimental
 	}
 	return snap, append(reasons, gate(s, h)...), nil
+}
+
+// pointsOverCap is the reason to refuse points whose canonical encoding,
+// the points.json a snapshot writes (PlanSnapshot), is over
+// report.MaxPointsBytes, which the site and every reader refuse; a
+// compact points.json of given bytes within the cap can grow past it.
+// It is "" when they fit.
+func pointsOverCap(points []report.Point, given int) string {
+	raw, err := jsoncodec.Encode(points)
+	if err != nil {
+		return fmt.Sprintf("encode %s: %v", report.PointsFile, err)
+	}
+	if len(raw) <= report.MaxPointsBytes {
+		return ""
+	}
+	return fmt.Sprintf("%s as a snapshot writes it is %d bytes, over the cap of %d bytes (report.MaxPointsBytes) that the dashboard's site reads (the run's is %d bytes; a snapshot writes the canonical, indented encoding)",
+		report.PointsFile, len(raw), report.MaxPointsBytes, given)
 }
 
 // ReadDashboardFile reads one file of the dashboard at the revision being

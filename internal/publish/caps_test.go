@@ -4,10 +4,14 @@ import (
 	"archive/zip"
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
+	"os"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
@@ -116,5 +120,42 @@ func TestRunCapsAreTheReaders(t *testing.T) {
 				t.Errorf("points.json over the cap: artifact %v %v, directory %v %v; want both refused with %q", err, reasons[0], derr, reasons[1], want)
 			}
 		}
+	}
+}
+
+// TestAdmitRefusesReencodedPointsOverTheCap: points.json within the cap
+// as given (compact) whose canonical encoding, the one a snapshot writes,
+// is over report.MaxPointsBytes is refused by Admit, naming the cap, so
+// the publish stops before it plans a commit the site would then refuse;
+// `action publish` writes nothing.
+func TestAdmitRefusesReencodedPointsOverTheCap(t *testing.T) {
+	t.Parallel()
+	s, points := releaseRun(t, "v0.7.15", "v1.0.0")
+	points[3].NotPassed = slices.Repeat([]string{"x 1"}, 900_000)
+	compact, err := json.Marshal(points)
+	if err != nil {
+		t.Fatal(err)
+	}
+	canonical, err := jsoncodec.Encode(points)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(compact) > report.MaxPointsBytes || len(canonical) <= report.MaxPointsBytes {
+		t.Fatalf("fixture: %d bytes compact, %d canonical; want them either side of %d", len(compact), len(canonical), report.MaxPointsBytes)
+	}
+	rep := Report{Summary: encode(t, s), Points: compact, RunID: 1}
+	_, reasons, err := Admit(rep, AdmitRelease, t0, "", func(report.Summary) (HarnessCheck, error) { return HarnessCheck{}, nil })
+	want := fmt.Sprintf("%s as a snapshot writes it is %d bytes, over the cap of %d bytes", report.PointsFile, len(canonical), report.MaxPointsBytes)
+	if err != nil || len(reasons) != 1 || !strings.Contains(reasons[0], want) {
+		t.Errorf("Admit: %q, %v; want one reason saying %q", reasons, err, want)
+	}
+
+	dash := t.TempDir()
+	res, err := PublishCheckout(Checkout{Dashboard: dash, Result: resultDir(t, rep), PublishedAt: t0})
+	if err != nil || res.Outcome != PublishRefused || len(res.Files) != 0 {
+		t.Errorf("PublishCheckout: %s %q, %d files, %v; want it refused with no files", res.Outcome, res.Reasons, len(res.Files), err)
+	}
+	if entries, err := os.ReadDir(dash); err != nil || len(entries) != 0 {
+		t.Errorf("the checkout holds %d entries (%v), want none", len(entries), err)
 	}
 }
