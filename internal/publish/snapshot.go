@@ -2,6 +2,8 @@ package publish
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"regexp"
@@ -9,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
@@ -68,6 +71,42 @@ var ErrImmutable = errors.New("snapshot already published with different content
 
 var idUnsafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
+// MaxIDBytes bounds a snapshot id (SnapshotID), so that every file named
+// by it, its directory and its site pages (<id>.html), fits a 255-byte
+// file name.
+const MaxIDBytes = 250
+
+// maxFileName is the longest file name most file systems take (bytes).
+const maxFileName = 255
+
+// shorten is s when it has at most n bytes; otherwise its first bytes (a
+// whole UTF-8 sequence at the end), "-" and 16 hex digits of the SHA-256
+// of all of s, n bytes at most: stable, and two strings sharing the kept
+// start stay apart.
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	sum := sha256.Sum256([]byte(s))
+	keep := s[:n-1-16]
+	for keep != "" && !utf8.ValidString(keep) {
+		keep = keep[:len(keep)-1]
+	}
+	return keep + "-" + hex.EncodeToString(sum[:8])
+}
+
+// comparePath is the comparison page of snapshot id with prev, the one
+// before it: data/compare/<prev>..<id>.md, or, when that file name would be
+// over 255 bytes, each id shortened to half of it (shorten).
+func comparePath(prev, id string) string {
+	name := prev + ".." + id + ".md"
+	if len(name) > maxFileName {
+		half := (maxFileName - len("...md")) / 2
+		name = shorten(prev, half) + ".." + shorten(id, half) + ".md"
+	}
+	return nightly.CompareDir + "/" + name
+}
+
 // DataRefs lists a summary's data versions: ledger, then catalog and
 // registry when given.
 func DataRefs(s report.Summary) []nightly.DataRef {
@@ -84,7 +123,9 @@ func DataRefs(s report.Summary) []nightly.DataRef {
 // SnapshotID names a snapshot by its simulator release, data versions,
 // harness version and run, e.g.
 // "v0.7.15_ledger-v1.0.0_catalog-v1.0.0_harness-v1.2.0_run-4242": one per
-// run (a snapshot published by hand, runID 0, has no run part).
+// run (a snapshot published by hand, runID 0, has no run part). An id
+// longer than MaxIDBytes is shortened stably (its start, "-" and a hash of
+// the whole).
 func SnapshotID(s report.Summary, runID int64) string {
 	parts := []string{simulatorLabel(s.Provenance.Simulator)}
 	for _, d := range DataRefs(s) {
@@ -95,7 +136,7 @@ func SnapshotID(s report.Summary, runID int64) string {
 		parts = append(parts, fmt.Sprintf("run-%d", runID))
 	}
 	id := idUnsafe.ReplaceAllString(strings.Join(parts, "_"), "-")
-	return strings.Trim(id, "-.")
+	return shorten(strings.Trim(id, "-."), MaxIDBytes)
 }
 
 // simulatorLabel is the simulator's release tag, or its short commit for
@@ -132,7 +173,7 @@ func InputsOf(s report.Summary) nightly.Plan {
 // data/snapshots/<id>/summary.json, points.json and summary.md,
 // data/index.json, state/last-run.json, README.md, the comparison with the
 // previous snapshot (data/compare/<previous>..<id>.md, when both have
-// points) and, when the snapshot is the newest in the index, data/latest/
+// points; each id shortened when the name would be over 255 bytes) and, when the snapshot is the newest in the index, data/latest/
 // (the same three files). data/latest/ and state/last-run.json always
 // describe the newest index entry, so a late publish of an older run does
 // not move them back. It returns ErrUnchanged when the inputs are those of
@@ -178,7 +219,7 @@ func PlanSnapshot(snap Snapshot, dash Dashboard) (map[string][]byte, error) {
 	}
 	if prev := dash.Previous; prev != nil && at+1 < len(kept) && prev.ID == kept[at+1].ID && snap.Points != nil {
 		if md, ok := comparePage(*prev, report.Run{Summary: s, Points: snap.Points}, id); ok {
-			path := nightly.CompareDir + "/" + prev.ID + ".." + id + ".md"
+			path := comparePath(prev.ID, id)
 			files[path] = md
 			kept[at].Compare = path
 		}

@@ -135,6 +135,73 @@ func TestSnapshotIDIsSafe(t *testing.T) {
 	}
 }
 
+// TestSnapshotIDIsBounded: an id that would be longer than MaxIDBytes
+// (here from a long ledger version) is shortened stably, a hash of the
+// whole telling apart two that share the kept prefix, so that its
+// directory and site pages stay within a 255-byte file name; a short id
+// is the joined parts, unchanged.
+func TestSnapshotIDIsBounded(t *testing.T) {
+	t.Parallel()
+	long := "v1.0.0-" + strings.Repeat("a", 300)
+	a := SnapshotID(releaseSummary(t, "v0.7.15", long+"1"), 4242)
+	b := SnapshotID(releaseSummary(t, "v0.7.15", long+"2"), 4242)
+	if len(a) > MaxIDBytes || len(b) > MaxIDBytes || a == b || !strings.HasPrefix(a, "v0.7.15_ledger-v1.0.0-aaa") {
+		t.Errorf("long ids: %q (%d bytes), %q (%d bytes); want two distinct ids of at most %d bytes keeping their start", a, len(a), b, len(b), MaxIDBytes)
+	}
+	if again := SnapshotID(releaseSummary(t, "v0.7.15", long+"1"), 4242); again != a {
+		t.Errorf("the shortened id is not stable: %q, then %q", a, again)
+	}
+	// At the bound the id is kept as it is.
+	prefix := len("v0.7.15_ledger-_harness-v1.1.0_run-4242")
+	at := SnapshotID(releaseSummary(t, "v0.7.15", strings.Repeat("b", MaxIDBytes-prefix)), 4242)
+	if want := "v0.7.15_ledger-" + strings.Repeat("b", MaxIDBytes-prefix) + "_harness-v1.1.0_run-4242"; at != want {
+		t.Errorf("id at the bound: %q, want %q", at, want)
+	}
+}
+
+// TestComparePageNameIsBounded: the comparison page of two ids whose
+// "<previous>..<id>.md" would be over 255 bytes is named by both ids each
+// shortened to fit, stably, and the index entry links that name; a pair
+// that fits is named as before (TestPublishCheckout).
+func TestComparePageNameIsBounded(t *testing.T) {
+	t.Parallel()
+	dash := t.TempDir()
+	at := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	ledger := "v1.0.0-" + strings.Repeat("c", 150)
+	first, err := PublishCheckout(Checkout{Dashboard: dash, Result: resultDir(t, releaseReport(t, "v0.7.15", ledger)), PublishedAt: at})
+	if err != nil || first.Outcome != PublishPublished {
+		t.Fatalf("first publish: %s, %v", first.Outcome, err)
+	}
+	c := Checkout{Dashboard: dash, Result: resultDir(t, releaseReport(t, "v0.7.16", ledger)), PublishedAt: at.Add(time.Hour), DryRun: true}
+	next, err := PublishCheckout(c)
+	if err != nil || next.Outcome != PublishPlanned {
+		t.Fatalf("next publish: %s, %v", next.Outcome, err)
+	}
+	if len(first.ID)+len(next.ID)+len("...md") <= 255 {
+		t.Fatalf("fixture: ids of %d and %d bytes fit one file name", len(first.ID), len(next.ID))
+	}
+	var pages []string
+	for p := range next.Files {
+		if strings.HasPrefix(p, nightly.CompareDir+"/") {
+			pages = append(pages, p)
+		}
+	}
+	if len(pages) != 1 || len(filepath.Base(pages[0])) > 255 || !strings.HasPrefix(filepath.Base(pages[0]), "v0.7.15_ledger-v1.0.0-ccc") {
+		t.Fatalf("comparison pages %q, want one whose name is at most 255 bytes", pages)
+	}
+	var idx nightly.Index
+	if err := jsoncodec.Decode(next.Files[nightly.IndexPath], &idx); err != nil {
+		t.Fatal(err)
+	}
+	if idx.Snapshots[0].ID != next.ID || idx.Snapshots[0].Compare != pages[0] {
+		t.Errorf("the index entry %s links %q, want %q", idx.Snapshots[0].ID, idx.Snapshots[0].Compare, pages[0])
+	}
+	again, err := PublishCheckout(c)
+	if err != nil || again.Files[pages[0]] == nil {
+		t.Errorf("the comparison page's name is not stable (%v)", err)
+	}
+}
+
 // A dashboard whose index is of version 1 (ttft_mape, tpot_mape) gets its
 // entries carried over into version 2, figures kept.
 func TestPlanSnapshotReadsIndexVersion1(t *testing.T) {
