@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
+	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"gopkg.in/yaml.v3"
 )
 
@@ -229,6 +230,14 @@ func TestNightlyPinStep(t *testing.T) {
 	step, defaults := pinStep(t)
 	hdir, c1 := harnesstest.HarnessCheckout(t)
 	harnesstest.Run(t, hdir, "git", "tag", "v1.0.0")
+	// Tags the step's check must take exactly as the pin's parse does
+	// (ident.CheckTag): each names c1, so only the check can refuse it.
+	tags := []string{"v1.0.0-rc.1", "v0.10.2-alpha-1.x", "v1.0.0.1", "v1.0.0foo", "v01.0.0", "v1.0.0-01", "v1.0.0+build", "v1.0", "v1.0.0-"}
+	for _, tag := range tags {
+		harnesstest.Run(t, hdir, "git", "tag", tag)
+	}
+	// Tags git cannot hold: the check refuses them before any clone.
+	tags = append(tags, "v1.0.0-rc..1", "v1.0.0-"+strings.Repeat("a", ident.MaxTagBytes-len("v1.0.0-")+1))
 	writeFile(t, filepath.Join(hdir, "CHANGES"), "more\n")
 	c2 := harnesstest.CommitAll(t, hdir, "after the release")
 	srv := t.TempDir()
@@ -282,11 +291,24 @@ func TestNightlyPinStep(t *testing.T) {
 	if err != nil || out["commit"] != c1 || out["HEAD"] != c1 {
 		t.Errorf("pin step on the plan's outputs: %v, outputs %v\n%s", err, out, msg)
 	}
+	for _, tag := range tags {
+		out, msg, err := run(pinOf(fmt.Sprintf("%q", tag), c1), nil)
+		switch want := ident.CheckTag(tag); {
+		case want == nil && (err != nil || out["tag"] != tag || out["HEAD"] != c1):
+			t.Errorf("tag %q, a release tag: %v, outputs %v\n%s", tag, err, out, msg)
+		case want != nil && (err == nil || !strings.Contains(msg, "a release tag vX.Y.Z")):
+			t.Errorf("tag %q, which the pin refuses (%v): %v, want the step to refuse it\n%s", tag, want, err, msg)
+		}
+	}
 	for name, c := range map[string]struct {
 		pin   string
 		given map[string]string
 		want  string
 	}{
+		"bad tag given": {pinOf("v1.0.0", c1), map[string]string{"repository": "inference-sim/accuracy-dashboard", "tag": "v1.0.0.1", "commit": c1},
+			"a release tag vX.Y.Z and its 40-hex commit; got 'inference-sim/accuracy-dashboard' 'v1.0.0.1'"},
+		"two lines given": {pinOf("v1.0.0", c1), map[string]string{"repository": "inference-sim/accuracy-dashboard", "tag": "v1.0.0\nv1.0.0", "commit": c1},
+			"a release tag vX.Y.Z and its 40-hex commit; got 'inference-sim/accuracy-dashboard' 'v1.0.0\nv1.0.0'"},
 		"placeholder":        {pinOf("v0.0.0", strings.Repeat("0", 40)), nil, "has no commit " + strings.Repeat("0", 40)},
 		"tag names another":  {pinOf("v1.0.0", c2), nil, "tag v1.0.0 names '" + c1 + "', not the pinned " + c2},
 		"no harness section": {"data:\n  ledger: bundled\n", nil, "want repository owner/name"},
