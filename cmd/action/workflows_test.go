@@ -200,6 +200,74 @@ func TestShippedWorkflowsUseTheActionAsDeclared(t *testing.T) {
 	}
 }
 
+// examplePinProblem says what is wrong with a uses: line of an example
+// workflow ("" when nothing): as docs/ACTION.md ("Workflows to copy")
+// says, a third-party action is pinned by commit with its version as a
+// comment (pinnedUse), and the project's Action is named by @v1, the
+// release line the release workflow moves, the same in every example.
+func examplePinProblem(line string) string {
+	uses := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "- "))
+	switch {
+	case uses == "uses: inference-sim/accuracy-dashboard@v1":
+		return ""
+	case strings.HasPrefix(uses, "uses: inference-sim/accuracy-dashboard@"):
+		return "names the Action otherwise than @v1, as the other examples and docs/ACTION.md do"
+	case !pinnedUse.MatchString(line):
+		return "is not pinned by commit with a version comment"
+	}
+	return ""
+}
+
+// TestExampleWorkflowPins: every action an example workflow uses (each
+// step's uses:, leaderboard-pr.yml's too) is pinned as docs/ACTION.md says
+// (examplePinProblem), and the check refuses what it must.
+func TestExampleWorkflowPins(t *testing.T) {
+	t.Parallel()
+	files, _ := filepath.Glob("../../docs/examples/*.yml")
+	if !slices.Contains(files, "../../docs/examples/leaderboard-pr.yml") || len(files) < 5 {
+		t.Fatalf("example workflows %v, want the five docs/ACTION.md lists", files)
+	}
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines, steps := 0, 0
+		for _, line := range strings.Split(string(raw), "\n") {
+			if !strings.Contains(line, "uses:") || strings.HasPrefix(strings.TrimSpace(line), "#") {
+				continue
+			}
+			lines++
+			if p := examplePinProblem(line); p != "" {
+				t.Errorf("%s: %q %s", filepath.Base(f), strings.TrimSpace(line), p)
+			}
+		}
+		for _, j := range readWorkflow(t, f).Jobs {
+			for _, s := range j.Steps {
+				if s.Uses != "" {
+					steps++
+				}
+			}
+		}
+		if lines != steps {
+			t.Errorf("%s: %d uses: lines for %d steps using an action; want one line each", filepath.Base(f), lines, steps)
+		}
+	}
+	sha := strings.Repeat("a", 40)
+	for line, want := range map[string]string{
+		"      - uses: inference-sim/accuracy-dashboard@" + sha + " # v1.2.0": "otherwise than @v1",
+		"        uses: inference-sim/accuracy-dashboard@main":                 "otherwise than @v1",
+		"      - uses: actions/checkout@v4":                                   "not pinned by commit",
+		"      - uses: actions/checkout@" + sha:                               "not pinned by commit",
+		"      - uses: actions/checkout@" + sha + " # v4.2.2":                 "",
+		"        uses: inference-sim/accuracy-dashboard@v1":                   "",
+	} {
+		if got := examplePinProblem(line); want == "" && got != "" || !strings.Contains(got, want) {
+			t.Errorf("examplePinProblem(%q) = %q, want %q", line, got, want)
+		}
+	}
+}
+
 // TestLeaderboardExampleWorkflow: the leaderboard's copy-paste workflow
 // is quoted in docs/LEADERBOARD.md as it is in docs/examples/, runs on
 // pull_request (never pull_request_target: it builds and runs what the
