@@ -60,7 +60,8 @@ func Admit(rep Report, how Admission, publishedAt time.Time, source string, harn
 		if snap.Points == nil {
 			snap.Points = []report.Point{} // kept, though empty
 		}
-		if reason := pointsOverCap(snap.Points, len(rep.Points)); reason != "" {
+		var reason string
+		if snap.pointsJSON, reason = pointsOverCap(snap.Points, len(rep.Points)); reason != "" {
 			reasons = append(reasons, reason)
 		}
 	}
@@ -88,16 +89,17 @@ func Admit(rep Report, how Admission, publishedAt time.Time, source string, harn
 // the points.json a snapshot writes (PlanSnapshot), is over
 // report.MaxPointsBytes, which the site and every reader refuse; a
 // compact points.json of given bytes within the cap can grow past it.
-// It is "" when they fit.
-func pointsOverCap(points []report.Point, given int) string {
+// It returns the encoding, which PlanSnapshot writes, and a reason that
+// is "" when they fit.
+func pointsOverCap(points []report.Point, given int) ([]byte, string) {
 	raw, err := jsoncodec.Encode(points)
 	if err != nil {
-		return fmt.Sprintf("encode %s: %v", report.PointsFile, err)
+		return nil, fmt.Sprintf("encode %s: %v", report.PointsFile, err)
 	}
 	if len(raw) <= report.MaxPointsBytes {
-		return ""
+		return raw, ""
 	}
-	return fmt.Sprintf("%s as a snapshot writes it is %d bytes, over the cap of %d bytes (report.MaxPointsBytes) that the dashboard's site reads (the run's is %d bytes; a snapshot writes the canonical, indented encoding)",
+	return nil, fmt.Sprintf("%s as a snapshot writes it is %d bytes, over the cap of %d bytes (report.MaxPointsBytes) that the dashboard's site reads (the run's is %d bytes; a snapshot writes the canonical, indented encoding)",
 		report.PointsFile, len(raw), report.MaxPointsBytes, given)
 }
 

@@ -38,6 +38,9 @@ type Snapshot struct {
 	PublishedAt time.Time
 	// Source links to what produced it (a workflow run), may be empty.
 	Source string
+	// pointsJSON is Points' canonical encoding when Admit made it (to
+	// check its cap); PlanSnapshot encodes Points when it is nil.
+	pointsJSON []byte
 }
 
 // Dashboard is what the dashboard repository holds at its head; nil means
@@ -212,8 +215,10 @@ func PlanSnapshot(snap Snapshot, dash Dashboard) (map[string][]byte, error) {
 	}
 	var pointsJSON []byte
 	if snap.Points != nil {
-		if pointsJSON, err = jsoncodec.Encode(snap.Points); err != nil {
-			return nil, fmt.Errorf("encode points: %w", err)
+		if pointsJSON = snap.pointsJSON; pointsJSON == nil {
+			if pointsJSON, err = jsoncodec.Encode(snap.Points); err != nil {
+				return nil, fmt.Errorf("encode points: %w", err)
+			}
 		}
 		files[nightly.SnapshotsDir+"/"+id+"/"+report.PointsFile] = pointsJSON
 	}
