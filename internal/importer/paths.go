@@ -36,20 +36,25 @@ func ResolveSources(root string, sources []string) (string, []string, error) {
 		return "", nil, errors.New("no source to import")
 	}
 	abs := make([]string, len(sources))
+	dirs := make([]string, len(sources)) // each source's directory: itself, or a file's parent
 	for i, s := range sources {
 		a, err := filepath.Abs(s)
 		if err != nil {
 			return "", nil, err
 		}
-		if _, err := os.Stat(a); errors.Is(err, fs.ErrNotExist) {
+		st, err := os.Stat(a)
+		if errors.Is(err, fs.ErrNotExist) {
 			return "", nil, fmt.Errorf("source %s: no such file or directory", s)
 		} else if err != nil {
 			return "", nil, fmt.Errorf("source %s: %w", s, err)
 		}
-		abs[i] = a
+		abs[i], dirs[i] = a, a
+		if !st.IsDir() {
+			dirs[i] = filepath.Dir(a)
+		}
 	}
 	if root == "" {
-		root = commonDir(abs)
+		root = commonDir(dirs)
 		for _, a := range abs {
 			if a == root && IsInferencePerfRun(os.DirFS(root), ".") {
 				root = filepath.Dir(root)
@@ -68,8 +73,8 @@ func ResolveSources(root string, sources []string) (string, []string, error) {
 	}
 	rel := make([]string, len(abs))
 	for i, a := range abs {
-		r, err := filepath.Rel(root, a)
-		if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		r, ok := relWithin(root, a)
+		if !ok {
 			return "", nil, fmt.Errorf("source %s is not under --root %s", sources[i], root)
 		}
 		rel[i] = filepath.ToSlash(r)
@@ -77,17 +82,8 @@ func ResolveSources(root string, sources []string) (string, []string, error) {
 	return root, rel, nil
 }
 
-// commonDir is the deepest directory holding every path: a directory path
-// counts as itself, a file as its parent.
-func commonDir(paths []string) string {
-	dirs := make([]string, len(paths))
-	for i, p := range paths {
-		if st, err := os.Stat(p); err == nil && st.IsDir() {
-			dirs[i] = p
-		} else {
-			dirs[i] = filepath.Dir(p)
-		}
-	}
+// commonDir is the deepest directory holding every directory of dirs.
+func commonDir(dirs []string) string {
 	c := dirs[0]
 	for _, d := range dirs[1:] {
 		for !within(c, d) {
@@ -102,6 +98,12 @@ func commonDir(paths []string) string {
 }
 
 func within(dir, p string) bool {
+	_, ok := relWithin(dir, p)
+	return ok
+}
+
+// relWithin is p relative to dir, and whether p lies within dir.
+func relWithin(dir, p string) (string, bool) {
 	r, err := filepath.Rel(dir, p)
-	return err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator))
+	return r, err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator))
 }
