@@ -157,10 +157,9 @@ func TestRunDeclarationTraceWorkloads(t *testing.T) {
 		t.Errorf("trace not stored by hash: %v", err)
 	}
 	for name, reason := range map[string]string{"sessions/h100.json": "--concurrent-sessions", "agentic/h100.json": "must be converted by `blis convert otel` before replay; this build cannot: it has no `blis convert`"} {
-		raw, _ := os.ReadFile(filepath.Join(e.results, name))
-		r, err := leaderboard.ParseResult(raw, name)
-		if err != nil || r.Status != leaderboard.StatusFailed || !strings.Contains(r.Failure.Message, reason) {
-			t.Errorf("%s: %v %+v, want a failed result naming %s", name, err, r.Failure, reason)
+		r := leaderboardtest.ReadResult(t, e.results, name)
+		if r.Status != leaderboard.StatusFailed || !strings.Contains(r.Failure.Message, reason) {
+			t.Errorf("%s: %+v, want a failed result naming %s", name, r.Failure, reason)
 		}
 	}
 	if err := e.validate(""); err != nil {
@@ -207,17 +206,15 @@ func TestRunDeclarationReuse(t *testing.T) {
 	if got, _ := os.ReadFile(filepath.Join(out, "chat", "h100.json")); !bytes.Equal(got, kept) {
 		t.Error("chat/h100.json was run again, not reused")
 	}
-	raw, _ := os.ReadFile(filepath.Join(out, "chat", "a100-tp2.json"))
-	r, err := leaderboard.ParseResult(raw, "chat/a100-tp2.json")
-	if err != nil || r.BLIS.TTFTMeanMs == 12345 || !strings.Contains(strings.Join(r.Command, " "), "--max-num-seqs 64") {
-		t.Errorf("chat/a100-tp2.json was not run again with its new declaration: %v %+v", err, r)
+	if r := leaderboardtest.ReadResult(t, out, "chat/a100-tp2.json"); r.BLIS.TTFTMeanMs == 12345 || !strings.Contains(strings.Join(r.Command, " "), "--max-num-seqs 64") {
+		t.Errorf("chat/a100-tp2.json was not run again with its new declaration: %+v", r)
 	}
 	if err := e.validate(out); err != nil {
 		t.Errorf("validate of the reused and new results: %v", err)
 	}
 
 	// Another build: nothing is reused.
-	rep, err = e.run("v0.1.0", func(c *RunConfig) { c.Out, c.Reuse = filepath.Join(t.TempDir(), "v010"), e.results })
+	rep, err := e.run("v0.1.0", func(c *RunConfig) { c.Out, c.Reuse = filepath.Join(t.TempDir(), "v010"), e.results })
 	if err != nil || rep.Reused != 0 || rep.Ran != 8 {
 		t.Errorf("run with reuse on another build: %v, reused %d, ran %d; want 0 and 8", err, rep.Reused, rep.Ran)
 	}
