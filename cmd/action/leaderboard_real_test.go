@@ -41,14 +41,7 @@ func TestLeaderboardExampleWithRealBLIS(t *testing.T) {
 		t.Fatalf("run at v0.7.15: %v\n%s", err, out)
 	}
 	for run, want := range map[string]string{"h100-tp1": leaderboard.StatusOK, "h100-tp1-len1k": leaderboard.StatusOK, "h200-tp1": leaderboard.StatusFailed} {
-		raw, err := os.ReadFile(filepath.Join(dir, "qwen3-14b-chat-8rps", run+".json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := leaderboard.ParseResult(raw, run)
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := leaderboardtest.ReadResult(t, dir, "qwen3-14b-chat-8rps/"+run+".json")
 		if r.Status != want || r.Provenance.Simulator.Tag != "v0.7.15" {
 			t.Errorf("v0.7.15 %s: status %s (want %s), tag %q, failure %+v", run, r.Status, want, r.Provenance.Simulator.Tag, r.Failure)
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbrun"
+	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/leaderboardtest"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
@@ -181,13 +182,8 @@ func TestServeDeclareAndRun(t *testing.T) {
 	if j["status"] != JobDone || j["result"] != "chat/a100-tp2.json" {
 		t.Fatalf("job: %v", j)
 	}
-	raw, err := os.ReadFile(filepath.Join(ts.results, "chat", "a100-tp2.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := leaderboard.ParseResult(raw, "chat/a100-tp2.json")
-	if err != nil || res.Status != leaderboard.StatusOK || !strings.Contains(strings.Join(res.Command, " "), "--tp 2 --max-num-seqs 64") {
-		t.Fatalf("filed result: %v %+v", err, res)
+	if res := leaderboardtest.ReadResult(t, ts.results, "chat/a100-tp2.json"); res.Status != leaderboard.StatusOK || !strings.Contains(strings.Join(res.Command, " "), "--tp 2 --max-num-seqs 64") {
+		t.Fatalf("filed result: %+v", res)
 	}
 	if _, page, _ := ts.do("GET", "/", "", ""); !strings.Contains(page["body"].(string), `<tr data-run="a100-tp2">`) || !strings.Contains(page["body"].(string), `id="declare-form"`) {
 		t.Errorf("the page lacks the new row or the form")
