@@ -1,6 +1,7 @@
 package leaderboard
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -214,16 +215,8 @@ func TestBlocking(t *testing.T) {
 		{"a tampered result among missing ones", []Problem{missing, tampered, missing}, []Problem{tampered}},
 		{"every other kind, in order", []Problem{drift, missing, unplanned, tampered}, []Problem{drift, unplanned, tampered}},
 	} {
-		got := Blocking(tt.probs)
-		if len(got) != len(tt.want) {
+		if got := Blocking(tt.probs); !slices.Equal(got, tt.want) {
 			t.Errorf("%s: Blocking = %v, want %v", tt.name, got, tt.want)
-			continue
-		}
-		for i := range got {
-			if got[i] != tt.want[i] {
-				t.Errorf("%s: Blocking = %v, want %v", tt.name, got, tt.want)
-				break
-			}
 		}
 	}
 }
