@@ -110,25 +110,9 @@ groups:
 // result run again loses it. It returns the new file.
 func PlantTTFT(t testing.TB, path string) []byte {
 	t.Helper()
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := leaderboard.ParseResult(raw, path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := ReadResult(t, filepath.Dir(path), filepath.Base(path))
 	r.BLIS.TTFTMeanMs = 12345
-	if err := r.Seal(); err != nil {
-		t.Fatal(err)
-	}
-	if raw, err = r.Encode(); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return raw
+	return writeSealed(t, path, r)
 }
 
 // Reseal rewrites the result file at path as edit leaves a copy of from,
@@ -140,16 +124,23 @@ func Reseal(t testing.TB, path string, from *leaderboard.Result, edit func(*lead
 	edit(&c)
 	comp := leaderboard.Compute(c.Declaration, *c.BLIS)
 	c.Computed = &comp
-	if err := c.Seal(); err != nil {
+	writeSealed(t, path, &c)
+}
+
+// writeSealed seals r and writes it to path; it returns the file.
+func writeSealed(t testing.TB, path string, r *leaderboard.Result) []byte {
+	t.Helper()
+	if err := r.Seal(); err != nil {
 		t.Fatal(err)
 	}
-	raw, err := c.Encode()
+	raw, err := r.Encode()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(path, raw, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return raw
 }
 
 // WriteTraceV2 writes a small TraceV2 pair into dir, trace.yaml and
@@ -224,20 +215,11 @@ func PairFixture(t testing.TB, sim string) (string, string) {
 			Provenance: leaderboard.Provenance{Simulator: leaderboard.Simulator{Commit: sim}, Catalog: &cat,
 				Harness: report.Harness{Commit: strings.Repeat("a", 40), Source: "checkout", Version: "dev"}},
 			Status: leaderboard.StatusFailed, Failure: &leaderboard.Failure{Reason: "simulator-crash", Message: "exit status 2"}}
-		if err := res.Seal(); err != nil {
-			t.Fatal(err)
-		}
-		raw, err := res.Encode()
-		if err != nil {
-			t.Fatal(err)
-		}
 		dir := filepath.Join(lb, "results", r.Group)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, r.ID+".json"), raw, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeSealed(t, filepath.Join(dir, r.ID+".json"), res)
 	}
 	return root, cat.Digest
 }
