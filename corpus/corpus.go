@@ -18,10 +18,10 @@ import (
 // Regenerate the bundled ledger from sources/; see docs/LEDGER.md.
 //go:generate go run ../cmd/action ledger import --out ledger --root sources --name blis-default --ledger-version 2026.12.0 --release --description "BLIS default corpus: real InferenceX and inference-perf measurements" --source-note "SemiAnalysis InferenceX (github.com/SemiAnalysisAI/InferenceX) agg_bmk artifacts and API rows, Dec 2025 - Jan 2026" --source-note "BLIS team inference-perf runs (vLLM v0.15.1 on H100), Feb 2026" --inference-perf-hardware H100 --inference-perf-engine-version v0.15.1 sources/inferencex sources/inference-perf
 
-// Only ledger, catalog and hardware are embedded (never sources/, the
-// import's input).
+// Only ledger, catalog, hardware and whatif are embedded (never sources/,
+// the import's input).
 //
-//go:embed ledger catalog hardware
+//go:embed ledger catalog hardware whatif
 var files embed.FS
 
 // Ledger returns the bundled ledger, rooted at the directory holding
@@ -33,7 +33,7 @@ func Ledger() fs.FS { return sub("ledger") }
 func Catalog() fs.FS { return sub("catalog") }
 
 // Embedded returns everything embedded, rooted at corpus/ of the harness's
-// tree (ledger/, catalog/, hardware/): what the harness checks against the
+// tree (ledger/, catalog/, hardware/, whatif/): what the harness checks against the
 // commit it claims to be (an untracked file in these directories would be
 // embedded too).
 func Embedded() fs.FS { return files }
@@ -42,6 +42,11 @@ func Embedded() fs.FS { return files }
 // holding registry.json (internal/hardware): the GPUs of the corpus that
 // simulator builds may not know, each value with its source.
 func Hardware() fs.FS { return sub("hardware") }
+
+// WhatIf returns the declared what-if experiments, rooted at the directory
+// holding <name>.yaml (internal/whatif: one change to one input of the
+// simulation each, with the units it applies to).
+func WhatIf() fs.FS { return sub("whatif") }
 
 func sub(dir string) fs.FS {
 	f, err := fs.Sub(files, dir)

@@ -7,7 +7,7 @@ import (
 )
 
 // TestOnlyTheScoredDataIsEmbedded: the binary carries the ledger, the
-// catalog and the hardware registry, never sources/ (the import's input, about 3 MB, which the
+// catalog, the hardware registry and the what-if declarations, never sources/ (the import's input, about 3 MB, which the
 // harness does not read) or anything else beside them.
 func TestOnlyTheScoredDataIsEmbedded(t *testing.T) {
 	t.Parallel()
@@ -19,7 +19,7 @@ func TestOnlyTheScoredDataIsEmbedded(t *testing.T) {
 	for _, e := range entries {
 		top = append(top, e.Name())
 	}
-	if want := []string{"catalog", "hardware", "ledger"}; !slices.Equal(top, want) {
+	if want := []string{"catalog", "hardware", "ledger", "whatif"}; !slices.Equal(top, want) {
 		t.Errorf("embedded top-level entries %v, want %v", top, want)
 	}
 }
