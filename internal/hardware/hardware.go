@@ -172,16 +172,9 @@ func Digest(raw []byte) string {
 // sorted. The output is deterministic (keys sorted, two-space indent). A
 // build configuration that is not a JSON object of objects is an error.
 func Merge(build []byte, r *Registry) (out []byte, supplied []string, err error) {
-	entries := map[string]json.RawMessage{}
-	if len(bytes.TrimSpace(build)) > 0 {
-		if err := json.Unmarshal(build, &entries); err != nil {
-			return nil, nil, fmt.Errorf("the build's hardware configuration is not a JSON object of GPUs: %v", err)
-		}
-		for n, e := range entries {
-			if t := bytes.TrimSpace(e); len(t) == 0 || t[0] != '{' {
-				return nil, nil, fmt.Errorf("the build's hardware configuration: GPU %q is not an object", n)
-			}
-		}
+	entries, err := buildEntries(build)
+	if err != nil {
+		return nil, nil, err
 	}
 	if r == nil {
 		return nil, nil, errors.New("no hardware registry")
@@ -207,4 +200,32 @@ func Merge(build []byte, r *Registry) (out []byte, supplied []string, err error)
 		return nil, nil, err
 	}
 	return append(out, '\n'), supplied, nil
+}
+
+// BuildGPUs lists the GPUs of a build's own hardware configuration (its
+// hardware_config.json; empty: none), sorted: the names its --hardware
+// takes. A configuration that is not a JSON object of objects is an error.
+func BuildGPUs(build []byte) ([]string, error) {
+	entries, err := buildEntries(build)
+	if err != nil {
+		return nil, err
+	}
+	return slices.Sorted(maps.Keys(entries)), nil
+}
+
+// buildEntries decodes a build's hardware configuration: a JSON object of
+// GPU objects (empty: none).
+func buildEntries(build []byte) (map[string]json.RawMessage, error) {
+	entries := map[string]json.RawMessage{}
+	if len(bytes.TrimSpace(build)) > 0 {
+		if err := json.Unmarshal(build, &entries); err != nil {
+			return nil, fmt.Errorf("the build's hardware configuration is not a JSON object of GPUs: %v", err)
+		}
+		for n, e := range entries {
+			if t := bytes.TrimSpace(e); len(t) == 0 || t[0] != '{' {
+				return nil, fmt.Errorf("the build's hardware configuration: GPU %q is not an object", n)
+			}
+		}
+	}
+	return entries, nil
 }

@@ -141,6 +141,24 @@ func TestMergeRefusesABadBuildConfig(t *testing.T) {
 	}
 }
 
+// BuildGPUs names the GPUs a build's --hardware takes, sorted, and refuses
+// what Merge refuses.
+func TestBuildGPUs(t *testing.T) {
+	t.Parallel()
+	gpus, err := BuildGPUs([]byte(`{"L40S": {"a": 1}, "H100": {}, "A100-80": {}}`))
+	if err != nil || strings.Join(gpus, ",") != "A100-80,H100,L40S" {
+		t.Errorf("gpus %v, err %v", gpus, err)
+	}
+	if gpus, err := BuildGPUs(nil); err != nil || len(gpus) != 0 {
+		t.Errorf("no configuration: gpus %v, err %v", gpus, err)
+	}
+	for _, build := range []string{`[1]`, `{"H100": 3}`} {
+		if _, err := BuildGPUs([]byte(build)); err == nil || !strings.Contains(err.Error(), "the build's hardware configuration") {
+			t.Errorf("build config %s: error %v", build, err)
+		}
+	}
+}
+
 func TestDigest(t *testing.T) {
 	t.Parallel()
 	if d := Digest([]byte("")); d != "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" {

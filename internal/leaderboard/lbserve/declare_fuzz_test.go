@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
+	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbrun"
 )
 
 // FuzzDeclare sends any body to POST /api/run (the server's untrusted
@@ -25,6 +26,7 @@ func FuzzDeclare(f *testing.F) {
 		`{"group": "chat", "candidate": {"id": "h100", "model": "org/test-model-7b", "hardware": "H100", "tp": 1}}`,
 		`{"group": "chat", "candidate": {"id": "x", "model": "m", "hardware": "H100", "tp": 1, "load": {"rate": 8}}}`,
 		`{"group": "chat", "candidate": {"id": "x", "model": "m", "hardware": "H100", "tp": 1, "workload": {"requests": 1}}}`,
+		`{"group": "chat", "candidate": {"id": "x", "model": "qwen/test-model-8b", "hardware": "h100", "tp": 1}}`,
 		`{"group": "chat", "candidate": null}`,
 		`{"group": "chat", "candidate": []} {}`,
 		`{"group": `,
@@ -38,7 +40,7 @@ func FuzzDeclare(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		decls := filepath.Join(t.TempDir(), leaderboard.DeclarationsFile)
 		s, err := New(Config{Declaration: base, Base: base, Results: filepath.Join(t.TempDir(), "results"), Declarations: decls,
-			Token: token, Workers: 1, Queue: 1})
+			Token: token, Workers: 1, Queue: 1, Names: &lbrun.Names{Models: []string{"test-model-7b"}, Hardware: []string{"A100-80", "H100"}}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -74,6 +74,9 @@ type Config struct {
 	// answers 503).
 	Workers, Queue int
 	Log            *slog.Logger
+	// Names are the models and GPUs the build and catalog run (nil: a
+	// candidate's names are not checked when it is declared).
+	Names *lbrun.Names
 }
 
 // Job states.
@@ -215,6 +218,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/version", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, s.cfg.Version) })
 	mux.HandleFunc("GET /api/results", s.results)
 	mux.HandleFunc("POST /api/run", s.declare)
+	mux.HandleFunc("DELETE /api/run/{group}/{id}", s.remove)
 	mux.HandleFunc("GET /api/jobs/{id}", s.job)
 	return mux
 }
@@ -348,6 +352,11 @@ func (s *Server) declare(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, j.Reason)
 		return
 	}
+	if s.declared(req.Group, cand.ID) { // declared again: its failed results go
+		if _, err := s.removeResults(s.decl, req.Group, cand.ID); err != nil {
+			s.cfg.Log.Warn("a failed result of the candidate declared again was not removed", "group", req.Group, "candidate", cand.ID, "error", err.Error())
+		}
+	}
 	s.queue <- j
 	s.decl = merged
 	s.jobs[j.ID] = j
@@ -392,11 +401,20 @@ func (s *Server) plan(req declareRequest) (cand leaderboard.Candidate, merged *l
 		return leaderboard.Candidate{}, nil, nil, http.StatusBadRequest, "candidate: " + err.Error()
 	}
 	cand = one.Groups[0].Candidates[0]
-	cur := s.decl.Group(g.ID)
-	if slices.ContainsFunc(cur.Candidates, func(c leaderboard.Candidate) bool { return c.ID == cand.ID }) || s.pending[g.ID+"/"+cand.ID] {
-		return leaderboard.Candidate{}, nil, nil, http.StatusConflict, fmt.Sprintf("candidate.id: %s is declared in group %s already", cand.ID, g.ID)
+	if s.cfg.Names != nil {
+		if msgs := checkNames(cand, *s.cfg.Names, s.buildName()); len(msgs) > 0 {
+			return leaderboard.Candidate{}, nil, nil, http.StatusBadRequest, strings.Join(msgs, "; ")
+		}
 	}
-	merged, err = leaderboard.Merge(s.decl, &leaderboard.Declaration{Version: leaderboard.FormatVersion, Groups: []leaderboard.Group{{
+	// A candidate declared here whose runs failed is declared again in its
+	// place; any other id the group has is a conflict.
+	prev := s.decl
+	if status, msg := s.redeclarable(g.ID, cand.ID); status != 0 {
+		return leaderboard.Candidate{}, nil, nil, status, msg
+	} else if s.declared(g.ID, cand.ID) {
+		prev = withoutCandidate(s.decl, g.ID, cand.ID)
+	}
+	merged, err = leaderboard.Merge(prev, &leaderboard.Declaration{Version: leaderboard.FormatVersion, Groups: []leaderboard.Group{{
 		ID: g.ID, Workload: leaderboard.OfferedAsWritten(g.Workload), Load: g.Load, KeepUp: g.KeepUp, Candidates: []leaderboard.Candidate{cand}}}})
 	if err != nil {
 		return leaderboard.Candidate{}, nil, nil, http.StatusBadRequest, err.Error()
@@ -413,19 +431,9 @@ func (s *Server) plan(req declareRequest) (cand leaderboard.Candidate, merged *l
 // offered work restated from runs.yaml) gets it as its last candidate.
 // s.mu is held.
 func (s *Server) file(group string, cand leaderboard.Candidate) error {
-	var d leaderboard.Declaration
-	src, err := diskio.ReadPathMax(s.cfg.Declarations, leaderboard.MaxDeclarationBytes)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		d.Version = leaderboard.FormatVersion
-	case err != nil:
+	d, err := s.readDeclarations()
+	if err != nil {
 		return err
-	default:
-		dd, err := leaderboard.Decode(src, s.cfg.Declarations)
-		if err != nil {
-			return err
-		}
-		d = *dd
 	}
 	gi := slices.IndexFunc(d.Groups, func(g leaderboard.Group) bool { return g.ID == group })
 	if gi < 0 {
@@ -433,11 +441,35 @@ func (s *Server) file(group string, cand leaderboard.Candidate) error {
 		d.Groups = append(d.Groups, leaderboard.Group{ID: g.ID, Title: g.Title, Workload: leaderboard.OfferedAsWritten(g.Workload), Load: g.Load, KeepUp: g.KeepUp})
 		gi = len(d.Groups) - 1
 	}
-	d.Groups[gi].Candidates = append(d.Groups[gi].Candidates, cand)
+	cands := d.Groups[gi].Candidates
+	if ci := slices.IndexFunc(cands, func(c leaderboard.Candidate) bool { return c.ID == cand.ID }); ci >= 0 {
+		cands[ci] = cand // declared again after its runs failed
+	} else {
+		d.Groups[gi].Candidates = append(cands, cand)
+	}
+	return s.writeDeclarations(d)
+}
+
+// readDeclarations reads the declarations file (none: an empty
+// declaration). s.mu is held.
+func (s *Server) readDeclarations() (*leaderboard.Declaration, error) {
+	src, err := diskio.ReadPathMax(s.cfg.Declarations, leaderboard.MaxDeclarationBytes)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return &leaderboard.Declaration{Version: leaderboard.FormatVersion}, nil
+	case err != nil:
+		return nil, err
+	}
+	return leaderboard.Decode(src, s.cfg.Declarations)
+}
+
+// writeDeclarations writes d as the declarations file, atomically. s.mu is
+// held.
+func (s *Server) writeDeclarations(d *leaderboard.Declaration) error {
 	var out bytes.Buffer
 	enc := yaml.NewEncoder(&out)
 	enc.SetIndent(2)
-	if err := enc.Encode(&d); err != nil {
+	if err := enc.Encode(d); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(filepath.Dir(s.cfg.Declarations), 0o755); err != nil {

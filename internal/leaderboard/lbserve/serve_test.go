@@ -55,6 +55,7 @@ const token = "0123456789abcdef-test"
 type testServer struct {
 	t              *testing.T
 	url, results   string
+	commit         string
 	declarations   string
 	cancel         func()
 	stopped        chan struct{}
@@ -78,8 +79,12 @@ func newTestServer(t *testing.T, workers, queue int) *testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := &testServer{t: t, results: results, declarations: filepath.Join(dir, leaderboard.DeclarationsFile), base: d}
-	ts.srv, err = New(Config{Declaration: d, Base: d, Results: results, Declarations: ts.declarations, Sim: sim, Token: token, Workers: workers, Queue: queue,
+	names, err := sim.Names()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := &testServer{t: t, commit: sim.Build.Commit, results: results, declarations: filepath.Join(dir, leaderboard.DeclarationsFile), base: d}
+	ts.srv, err = New(Config{Declaration: d, Base: d, Results: results, Declarations: ts.declarations, Sim: sim, Token: token, Workers: workers, Queue: queue, Names: &names,
 		Version: Version{Simulator: SimulatorVersion{Repository: repo.Dir, Tag: sim.Build.Tag, Commit: sim.Build.Commit}}})
 	if err != nil {
 		t.Fatal(err)

@@ -85,9 +85,14 @@ func Prepare(ctx context.Context, o Options) (*Prepared, error) {
 			return nil, fmt.Errorf("store traces: %w", err)
 		}
 	}
+	names, err := s.Names()
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
 	version := Version{Harness: id, Simulator: SimulatorVersion{Repository: o.Builds.Repo, Tag: s.Build.Tag, Commit: s.Build.Commit}, Catalog: s.CatalogVersion}
 	cfg := Config{Declaration: d, Base: base, Results: o.Results, Declarations: lbrun.DeclarationsFile(o.Results), Sim: s,
-		Version: version, Token: o.Token, Workers: o.Workers, Queue: o.Queue, Log: o.Builds.Log}
+		Version: version, Token: o.Token, Workers: o.Workers, Queue: o.Queue, Log: o.Builds.Log, Names: &names}
 	return &Prepared{Version: version, opts: o, cfg: cfg}, nil
 }
 
