@@ -16,8 +16,9 @@ import (
 // candidate's), takes a candidate's deployment (id, model, hardware, TP,
 // DP, replicas, engine settings) and the server's bearer token, sends it to
 // POST api/run, polls api/jobs/ID until the job ends and then reloads the
-// page, on which the new row appears. The token stays in the page (a
-// password field), never in a URL or a cookie.
+// page, on which the new row appears; a failed job's message (with how to
+// declare it again or remove it) stays shown after the reload. The token
+// stays in the page (a password field), never in a URL or a cookie.
 func LeaderboardServePage(b leaderboard.Board) (string, error) {
 	page, err := LeaderboardHTML(b)
 	if err != nil {
@@ -85,11 +86,19 @@ var declareTemplate = template.Must(template.New("declare").Parse(`<section id="
   }
   form.elements.group.addEventListener("change", show);
   show();
-  function poll(id) {
+  // A failed job's message outlives the reload that shows its row.
+  var kept = null;
+  try { kept = sessionStorage.getItem("declare-status"); sessionStorage.removeItem("declare-status"); } catch (e) {}
+  if (kept) { status.textContent = kept; status.dataset.done = "failed"; status.scrollIntoView(); }
+  function poll(id, group, cand) {
     fetch("api/jobs/" + encodeURIComponent(id)).then(function (r) { return r.json(); }).then(function (j) {
       status.textContent = "job " + id + ": " + j.status + (j.reason ? " (" + j.reason + ")" : "");
-      if (j.status === "queued" || j.status === "running") { setTimeout(function () { poll(id); }, 1000); return; }
+      if (j.status === "queued" || j.status === "running") { setTimeout(function () { poll(id, group, cand); }, 1000); return; }
       status.dataset.done = j.status;
+      if (j.status === "failed") {
+        status.textContent += ". Declare " + cand + " again with the mistake fixed, or remove it: DELETE api/run/" + group + "/" + cand + " with the token.";
+        try { sessionStorage.setItem("declare-status", status.textContent); } catch (e) {}
+      }
       location.reload();
     });
   }
@@ -107,7 +116,7 @@ var declareTemplate = template.Must(template.New("declare").Parse(`<section id="
       return r.json().then(function (j) {
         if (r.status !== 202) { status.textContent = "refused (" + r.status + "): " + j.error; return; }
         status.textContent = "job " + j.job + ": queued";
-        poll(j.job);
+        poll(j.job, v("group"), c.id);
       });
     });
   });

@@ -68,3 +68,37 @@ func TestServeFormInChromium(t *testing.T) {
 		t.Errorf("the page logged errors:\n%s", strings.Join(errs, "\n"))
 	}
 }
+
+// In headless chromium: a declared candidate whose run fails reloads the
+// page with its failed row, and the status message saying why (and how to
+// declare it again or remove it) is still shown.
+func TestServeFormFailureStaysShown(t *testing.T) {
+	bin := browsertest.Chromium(t)
+	ts := newTestServer(t, 1, 4)
+	tab := browsertest.Open(t, bin, 1400, 900)
+	if err := tab.Load(ts.url+"/", "#declare-form"); err != nil {
+		t.Fatal(err)
+	}
+	fill := `(function () {
+	  var f = document.getElementById("declare-form"), set = function (n, v) { f.elements[n].value = v; };
+	  set("group", "chat"); set("id", "crash"); set("model", "org/fault-crash"); set("hardware", "H100"); set("tp", "1");
+	  set("token", "` + token + `");
+	  f.requestSubmit();
+	  return true;
+	})()`
+	if _, err := browsertest.Eval[bool](tab, fill); err != nil {
+		t.Fatal(err)
+	}
+	var shown string
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		// After the reload: the failed row is on the page, the message kept.
+		shown, _ = browsertest.Eval[string](tab, `document.querySelector('tr[data-run="crash"]') === null ? "" : document.getElementById("declare-status").textContent`)
+		if shown != "" {
+			break
+		}
+	}
+	if !strings.HasPrefix(shown, "job ") || !strings.Contains(shown, ": failed (crash: simulator-run-error") ||
+		!strings.HasSuffix(shown, "Declare crash again with the mistake fixed, or remove it: DELETE api/run/chat/crash with the token.") {
+		t.Errorf("status after the failed job's reload = %q", shown)
+	}
+}
