@@ -12,6 +12,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/hardware"
 	"github.com/inference-sim/accuracy-dashboard/internal/importer"
 	"github.com/inference-sim/accuracy-dashboard/internal/importer/importertest"
+	"github.com/inference-sim/accuracy-dashboard/internal/importreport"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
 	"github.com/inference-sim/accuracy-dashboard/internal/simcli"
 	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
@@ -159,13 +160,13 @@ func TestBundledHardwareRegistry(t *testing.T) {
 }
 
 // bundledReport is the import report the bundled ledger carries.
-func bundledReport(t *testing.T) importer.Report {
+func bundledReport(t *testing.T) importreport.Report {
 	t.Helper()
-	raw, err := fs.ReadFile(corpus.Ledger(), importer.ReportFile)
+	raw, err := fs.ReadFile(corpus.Ledger(), importreport.File)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r importer.Report
+	var r importreport.Report
 	if err := json.Unmarshal(raw, &r); err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/importer"
+	"github.com/inference-sim/accuracy-dashboard/internal/importreport"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
 
@@ -120,7 +121,7 @@ func ledgerImportFlags(fl *flag.FlagSet, o *ledgerImportOptions, _ func(string) 
 // runLedgerImport implements 'ledger import': import, write the ledger and
 // its report atomically, print a short summary.
 func runLedgerImport(ctx context.Context, o ledgerImportOptions, env cli.Env) error {
-	opts := importer.Options{
+	opts := importreport.Options{
 		Versions:                   o.versions,
 		MaxFailedFraction:          o.maxFailedFraction,
 		RunDates:                   o.runDates,

@@ -19,6 +19,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
 	"github.com/inference-sim/accuracy-dashboard/internal/importer"
+	"github.com/inference-sim/accuracy-dashboard/internal/importreport"
 	"github.com/inference-sim/accuracy-dashboard/internal/inferencexdb/inferencexdbtest"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
@@ -88,8 +89,8 @@ func TestLedgerImportPostgresMatchesArtifacts(t *testing.T) {
 	}
 
 	dbFiles, files := testkit.Files(t, os.DirFS(fromDB)), testkit.Files(t, os.DirFS(fromFiles))
-	delete(dbFiles, importer.ReportFile)
-	delete(files, importer.ReportFile)
+	delete(dbFiles, importreport.File)
+	delete(files, importreport.File)
 	if len(files) < 4 {
 		t.Fatalf("the artifact import wrote only %d files", len(files))
 	}
@@ -169,13 +170,13 @@ func TestLedgerImportPostgresErrors(t *testing.T) {
 	}
 }
 
-func readReport(t *testing.T, dir string) importer.Report {
+func readReport(t *testing.T, dir string) importreport.Report {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, importer.ReportFile))
+	b, err := os.ReadFile(filepath.Join(dir, importreport.File))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r importer.Report
+	var r importreport.Report
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&r); err != nil {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 	"github.com/inference-sim/accuracy-dashboard/internal/importer"
+	"github.com/inference-sim/accuracy-dashboard/internal/importreport"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
 	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
@@ -82,11 +83,11 @@ func TestLedgerImportFixture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, err := os.ReadFile(filepath.Join(out, importer.ReportFile))
+	raw, err := os.ReadFile(filepath.Join(out, importreport.File))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r importer.Report
+	var r importreport.Report
 	if err := json.Unmarshal(raw, &r); err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +102,7 @@ func TestLedgerImportFixture(t *testing.T) {
 	}
 	// The expected import: the flags above as options over the fixture
 	// directory (the sources' common directory, so the one source is ".").
-	want, err := importer.Import(os.DirFS(importFixtures), importer.Options{
+	want, err := importer.Import(os.DirFS(importFixtures), importreport.Options{
 		Sources:                    []string{"."},
 		Versions:                   3,
 		RunDates:                   map[string]string{"100": "2026-01-05", "90": "2025-12-20", "300": "2026-02-10"},

@@ -142,6 +142,7 @@ var rules = []rule{
 	forbid("the Action does not import the bot's pin bumping", is("cmd/action", "internal/ghaction"), "bot"),
 	forbid("the Action's runtime is not the bot: no publishing, bot server or bot configuration", is("internal/ghaction"), "publish", "webhook", "botconfig"),
 	forbid("only the browser test helper (browsertest) drives a browser (chromedp)", not("internal/browsertest"), "chromedp"),
+	forbidReach("the scoring engine (internal/harness) does not link PostgreSQL, not even through another package", is("internal/harness"), "pgx"),
 	forbidReach("the site is built from published data, never from the simulator harness", is("internal/site"), "harness", "lbrun"),
 	forbid("configuration (botconfig) does not import the bot's core or its server", is("internal/botconfig"), "bot", "webhook", "github"),
 	forbid("rendering is pure: no harness, importer, bot or disk", is("internal/render"), "harness", "importer", "bot", "publish", "prcheck", "diskio", "github", "webhook"),
@@ -376,15 +377,18 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 func TestRulesCatchIndirectDependencies(t *testing.T) {
 	t.Parallel()
 	clean := graph{
-		"internal/render":      {"leaderboard", "metric", "report"},
-		"internal/prcheck":     {"render", "report"},
-		"internal/leaderboard": {"diskio", "report"},
-		"internal/report":      {"diskio", "metric"},
-		"internal/diskio":      {},
-		"internal/metric":      {},
-		"internal/harness":     {"pool", "report"},
-		"internal/lbrun":       {"harness", "leaderboard", "pool"},
-		"cmd/action":           {"harness", "lbrun", "leaderboard", "render"},
+		"internal/render":       {"leaderboard", "metric", "report"},
+		"internal/prcheck":      {"render", "report"},
+		"internal/leaderboard":  {"diskio", "report"},
+		"internal/report":       {"diskio", "metric"},
+		"internal/diskio":       {},
+		"internal/metric":       {},
+		"internal/harness":      {"importreport", "pool", "report"},
+		"internal/lbrun":        {"harness", "leaderboard", "pool"},
+		"internal/importer":     {"diskio", "importreport", "inferencexdb"},
+		"internal/inferencexdb": {"pgx"},
+		"internal/importreport": {"report"},
+		"cmd/action":            {"harness", "importer", "lbrun", "leaderboard", "render"},
 	}
 	if v := check(clean); len(v) != 0 {
 		t.Fatalf("a clean graph breaks rules: %v", v)
@@ -401,6 +405,12 @@ func TestRulesCatchIndirectDependencies(t *testing.T) {
 		{"internal/metric", "lbrun", []string{
 			"internal/prcheck imports render → metric → lbrun",
 			"internal/render imports metric → lbrun",
+		}},
+		{"internal/harness", "importer", []string{
+			"internal/harness imports importer → inferencexdb → pgx",
+		}},
+		{"internal/importreport", "inferencexdb", []string{
+			"internal/harness imports importreport → inferencexdb → pgx",
 		}},
 	} {
 		g := graph{}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/hardware"
-	"github.com/inference-sim/accuracy-dashboard/internal/importer"
+	"github.com/inference-sim/accuracy-dashboard/internal/importreport"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
 )
 
@@ -117,12 +117,12 @@ func LoadData(ctx context.Context, d Data, o *Options) error {
 	return nil
 }
 
-// ReadDumpImport reads what dir's import report (importer.ReportFile,
+// ReadDumpImport reads what dir's import report (importreport.File,
 // written by 'ledger import') says about an import from an InferenceX
 // weekly dump; fromDump is false when there is no report or it names no
 // dump. A report that is no JSON is an error naming dir and the file.
 func ReadDumpImport(dir string) (imp DumpImport, fromDump bool, err error) {
-	name := filepath.Join(dir, importer.ReportFile)
+	name := filepath.Join(dir, importreport.File)
 	raw, err := diskio.ReadPathMax(name, ledger.MaxFileBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		return imp, false, nil
@@ -130,9 +130,9 @@ func ReadDumpImport(dir string) (imp DumpImport, fromDump bool, err error) {
 	if err != nil {
 		return imp, false, err
 	}
-	var rep importer.Report
+	var rep importreport.Report
 	if err := json.Unmarshal(raw, &rep); err != nil {
-		return imp, false, fmt.Errorf("ledger %s: %s: %w", dir, importer.ReportFile, err)
+		return imp, false, fmt.Errorf("ledger %s: %s: %w", dir, importreport.File, err)
 	}
 	if rep.Options.InferenceXDump == "" {
 		return imp, false, nil

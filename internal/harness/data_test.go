@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
-	"github.com/inference-sim/accuracy-dashboard/internal/importer"
+	"github.com/inference-sim/accuracy-dashboard/internal/importreport"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
 	"github.com/inference-sim/accuracy-dashboard/internal/report"
 	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
@@ -161,14 +161,14 @@ func dumpLedger(t *testing.T, importerCommit, version string) string {
 		t.Fatal(err)
 	}
 	testkit.WriteFile(t, filepath.Join(dir, "ledger.json"), `{"schema_version": 1, "name": "inferencex-db", "version": "2026-11-24", "release": true}`+"\n")
-	rep := importer.Report{SchemaVersion: 1,
-		Options:  importer.Options{Name: "inferencex-db", Version: "2026-11-24", Release: true, Postgres: `database "postgres"`, InferenceXDump: "db-dump/2026-11-24"},
+	rep := importreport.Report{SchemaVersion: 1,
+		Options:  importreport.Options{Name: "inferencex-db", Version: "2026-11-24", Release: true, Postgres: `database "postgres"`, InferenceXDump: "db-dump/2026-11-24"},
 		Importer: &report.Harness{Commit: importerCommit, Version: version, Source: report.HarnessCheckout}}
 	b, err := json.Marshal(rep)
 	if err != nil {
 		t.Fatal(err)
 	}
-	testkit.WriteFile(t, filepath.Join(dir, importer.ReportFile), string(b))
+	testkit.WriteFile(t, filepath.Join(dir, importreport.File), string(b))
 	return dir
 }
 
@@ -239,16 +239,16 @@ func TestReadDumpImport(t *testing.T) {
 		t.Errorf("no import report: %+v %v %v", imp, ok, err)
 	}
 	files := t.TempDir()
-	testkit.WriteFile(t, filepath.Join(files, importer.ReportFile), `{"schema_version": 1, "options": {"sources": ["."]}}`)
+	testkit.WriteFile(t, filepath.Join(files, importreport.File), `{"schema_version": 1, "options": {"sources": ["."]}}`)
 	if _, ok, err := ReadDumpImport(files); err != nil || ok {
 		t.Errorf("an import of files: %v %v", ok, err)
 	}
-	testkit.WriteFile(t, filepath.Join(files, importer.ReportFile), `{"options":`)
-	if _, _, err := ReadDumpImport(files); err == nil || !strings.Contains(err.Error(), "ledger "+files+": "+importer.ReportFile+": ") {
+	testkit.WriteFile(t, filepath.Join(files, importreport.File), `{"options":`)
+	if _, _, err := ReadDumpImport(files); err == nil || !strings.Contains(err.Error(), "ledger "+files+": "+importreport.File+": ") {
 		t.Errorf("a truncated report: %v", err)
 	}
 	big := t.TempDir()
-	testkit.WriteFile(t, filepath.Join(big, importer.ReportFile), strings.Repeat(" ", ledger.MaxFileBytes+1))
+	testkit.WriteFile(t, filepath.Join(big, importreport.File), strings.Repeat(" ", ledger.MaxFileBytes+1))
 	if _, _, err := ReadDumpImport(big); err == nil {
 		t.Error("a report over the ledger's file cap: no error")
 	}

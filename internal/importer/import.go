@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
+	"github.com/inference-sim/accuracy-dashboard/internal/importreport"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
 )
 
@@ -65,49 +66,12 @@ func readSource(fsys fs.FS, p string) ([]byte, error) {
 // DefaultVersions is how many of the latest numbered vLLM versions are kept.
 const DefaultVersions = 5
 
-// Options control an import. They are recorded in the report, so an import
-// can be repeated from its report alone.
-type Options struct {
-	// Sources are slash-separated paths inside the import file system: agg_bmk
-	// files (run_<run-id>.json), API row files, inference-perf run folders, or
-	// directories holding any of these.
-	Sources []string `json:"sources"`
-	// Versions is N: keep the latest N numbered vLLM versions present.
-	Versions int `json:"versions"`
-	// MaxFailedFraction is the fraction of a point's requests that may
-	// fail before the point is marked ReasonOverloaded: 0 (the default)
-	// marks any failure.
-	MaxFailedFraction float64 `json:"max_failed_fraction,omitempty"`
-	// RunDates gives the date (YYYY-MM-DD) of InferenceX runs by run id, for
-	// runs the importer does not know; a run's date decides its warmups.
-	RunDates map[string]string `json:"run_dates,omitempty"`
-	// InferencePerfHardware and InferencePerfEngineVersion apply to every
-	// inference-perf run folder without a blis-import.yaml sidecar.
-	InferencePerfHardware      string `json:"inference_perf_hardware,omitempty"`
-	InferencePerfEngineVersion string `json:"inference_perf_engine_version,omitempty"`
-	// Name, Version, Release and Description go into the ledger manifest.
-	Name        string `json:"name"`
-	Version     string `json:"version"`
-	Release     bool   `json:"release"`
-	Description string `json:"description,omitempty"`
-	// SourceNotes are extra lines for the manifest's sources, before the
-	// generated one-line-per-artifact list.
-	SourceNotes []string `json:"source_notes,omitempty"`
-	// Postgres names the InferenceX database of a database import
-	// (ImportPostgres), without its password; empty otherwise.
-	Postgres string `json:"postgres,omitempty"`
-	// InferenceXDump is the InferenceX weekly dump release
-	// (db-dump/YYYY-MM-DD) the database of a database import was restored
-	// from, when the importer was told; empty otherwise.
-	InferenceXDump string `json:"inferencex_dump,omitempty"`
-}
-
 // Result is a finished import: the ledger to write and its report.
 type Result struct {
 	Manifest ledger.Manifest
 	// Units sorted by ID, points by load.
 	Units  []ledger.Unit
-	Report Report
+	Report importreport.Report
 }
 
 // Import reads the artifacts named by opts.Sources from fsys (InferenceX
@@ -117,11 +81,11 @@ type Result struct {
 // together (errors.Join), each naming its file and row, and nothing is
 // returned then. The result is deterministic: the same files and options
 // give the same units and report.
-func Import(fsys fs.FS, opts Options) (*Result, error) {
+func Import(fsys fs.FS, opts importreport.Options) (*Result, error) {
 	if len(opts.Sources) == 0 {
-		return nil, errors.Join(errors.New("no sources to import"), opts.validate())
+		return nil, errors.Join(errors.New("no sources to import"), validateOptions(&opts))
 	}
-	if err := opts.validate(); err != nil {
+	if err := validateOptions(&opts); err != nil {
 		return nil, err
 	}
 	found, err := discover(fsys, opts.Sources)
@@ -143,11 +107,11 @@ func Import(fsys fs.FS, opts Options) (*Result, error) {
 // ImportFrom reads every source in order and applies the corpus rules to
 // all their rows together. opts.Sources is recorded in the report but not
 // read here (Import reads it); the other options apply.
-func ImportFrom(opts Options, sources ...Source) (*Result, error) {
-	if err := opts.validate(); err != nil {
+func ImportFrom(opts importreport.Options, sources ...Source) (*Result, error) {
+	if err := validateOptions(&opts); err != nil {
 		return nil, err
 	}
-	b := &builder{opts: opts, sources: map[string]*SourceReport{}, lines: map[string]string{}}
+	b := &builder{opts: opts, sources: map[string]*importreport.SourceReport{}, lines: map[string]string{}}
 	rows := &Rows{b: b}
 	var errs []error
 	for _, s := range sources {
@@ -176,7 +140,7 @@ func ImportFrom(opts Options, sources ...Source) (*Result, error) {
 // noPoints is the error of an import whose every row was excluded: a
 // ledger without units is of no use (score refuses it). It says why, by
 // reason, and what would help.
-func (b *builder) noPoints(r *Report) error {
+func (b *builder) noPoints(r *importreport.Report) error {
 	var why []string
 	for _, k := range slices.Sorted(maps.Keys(r.Excluded)) {
 		why = append(why, fmt.Sprintf("%d %s", r.Excluded[k], k))
@@ -208,7 +172,7 @@ func (b *builder) noPoints(r *Report) error {
 }
 
 // validate checks everything but Sources.
-func (o *Options) validate() error {
+func validateOptions(o *importreport.Options) error {
 	var errs []error
 	if o.Versions < 1 {
 		errs = append(errs, fmt.Errorf("versions: %d (want at least 1)", o.Versions))
@@ -240,9 +204,9 @@ func (o *Options) validate() error {
 
 // builder holds one import's rows on their way through the rules.
 type builder struct {
-	opts    Options
-	sources map[string]*SourceReport // by input path
-	lines   map[string]string        // manifest line by input path
+	opts    importreport.Options
+	sources map[string]*importreport.SourceReport // by input path
+	lines   map[string]string                     // manifest line by input path
 	cands   []*candidate
 }
 

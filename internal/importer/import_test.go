@@ -12,6 +12,7 @@ import (
 	"testing/fstest"
 
 	goldenfile "github.com/inference-sim/accuracy-dashboard/internal/golden"
+	"github.com/inference-sim/accuracy-dashboard/internal/importreport"
 	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 
@@ -21,8 +22,8 @@ import (
 
 // fixtureOptions imports every fixture under testdata/fixture. Runs 100, 90
 // and 300 get dates; run 200 does not, so its row is "run date unknown".
-func fixtureOptions() Options {
-	return Options{
+func fixtureOptions() importreport.Options {
+	return importreport.Options{
 		Sources:                    []string{"."},
 		Versions:                   3,
 		RunDates:                   map[string]string{"100": "2026-01-05", "90": "2025-12-20", "300": "2026-02-10"},
@@ -33,7 +34,7 @@ func fixtureOptions() Options {
 	}
 }
 
-func importFixture(t *testing.T, opts Options) *Result {
+func importFixture(t *testing.T, opts importreport.Options) *Result {
 	t.Helper()
 	res, err := Import(os.DirFS("testdata/fixture"), opts)
 	if err != nil {
@@ -124,7 +125,7 @@ func TestImportFixtureAccounting(t *testing.T) {
 	if d := cmp.Diff(map[string]int{ReasonSpeculative: 1, ReasonOverloaded: 1}, r.Marked); d != "" {
 		t.Errorf("marked (-want +got):\n%s", d)
 	}
-	if d := cmp.Diff(VersionWindow{Present: []string{"v0.10.0", "v0.11.2", "v0.13.0", "v0.15.1"}, Kept: []string{"v0.11.2", "v0.13.0", "v0.15.1"}}, r.VLLMVersions); d != "" {
+	if d := cmp.Diff(importreport.VersionWindow{Present: []string{"v0.10.0", "v0.11.2", "v0.13.0", "v0.15.1"}, Kept: []string{"v0.11.2", "v0.13.0", "v0.15.1"}}, r.VLLMVersions); d != "" {
 		t.Errorf("versions (-want +got):\n%s", d)
 	}
 	if d := cmp.Diff([]string{"inferencex/README.txt"}, r.Skipped); d != "" {
@@ -359,14 +360,14 @@ func TestImportBadInputNamesTheFile(t *testing.T) {
 			"run/results/stage_0_lifecycle_metrics.json": {Data: []byte(stage)},
 		}
 	}
-	opts := Options{Sources: []string{"."}, Versions: 5, Name: "t", Version: "1", InferencePerfHardware: "H100", InferencePerfEngineVersion: "v0.15.1"}
+	opts := importreport.Options{Sources: []string{"."}, Versions: 5, Name: "t", Version: "1", InferencePerfHardware: "H100", InferencePerfEngineVersion: "v0.15.1"}
 	if _, err := Import(good(), opts); err != nil {
 		t.Fatalf("the good folder fails: %v", err)
 	}
 	tests := []struct {
 		name   string
 		change func(fstest.MapFS)
-		opts   func(*Options)
+		opts   func(*importreport.Options)
 		want   []string
 	}{
 		{"missing profile", func(m fstest.MapFS) { delete(m, "run/profile.yaml") }, nil, []string{"inference-perf run run", "profile.yaml is missing"}},
@@ -383,14 +384,14 @@ func TestImportBadInputNamesTheFile(t *testing.T) {
 		{"model mismatch", func(m fstest.MapFS) {
 			m["run/exp-config.yaml"] = &fstest.MapFile{Data: []byte(strings.Replace(exp, "m/x", "m/y", 1))}
 		}, nil, []string{"run", `model "m/y" differs`}},
-		{"no hardware", nil, func(o *Options) { o.InferencePerfHardware = "" }, []string{"run", "GPU is not recorded", "--inference-perf-hardware"}},
-		{"no engine version", nil, func(o *Options) { o.InferencePerfEngineVersion = "" }, []string{"run", "vLLM version is not recorded"}},
+		{"no hardware", nil, func(o *importreport.Options) { o.InferencePerfHardware = "" }, []string{"run", "GPU is not recorded", "--inference-perf-hardware"}},
+		{"no engine version", nil, func(o *importreport.Options) { o.InferencePerfEngineVersion = "" }, []string{"run", "vLLM version is not recorded"}},
 		{"bad sidecar", func(m fstest.MapFS) { m["run/blis-import.yaml"] = &fstest.MapFile{Data: []byte("gpu: H100\n")} }, nil, []string{"run/blis-import.yaml", "field gpu not found"}},
 		{"bad agg file", func(m fstest.MapFS) { m["x/run_5.json"] = &fstest.MapFile{Data: []byte(`[{"hw": 1}]`)} }, nil, []string{"x/run_5.json row 0", `"hw"`}},
 		{"agg file misnamed", func(m fstest.MapFS) { m["x/agg.json"] = &fstest.MapFile{Data: []byte("[" + goodAggRow + "]")} }, nil, []string{"x/agg.json", "run_<run-id>.json"}},
 		{"truncated file", func(m fstest.MapFS) { m["x/run_5.json"] = &fstest.MapFile{Data: []byte(`[{"hw": "h1`)} }, nil, []string{"x/run_5.json", "truncated"}},
-		{"bad run date", nil, func(o *Options) { o.RunDates = map[string]string{"5": "May"} }, []string{"run date 5=May", "YYYY-MM-DD"}},
-		{"no such source", nil, func(o *Options) { o.Sources = []string{"nope"} }, []string{"source nope"}},
+		{"bad run date", nil, func(o *importreport.Options) { o.RunDates = map[string]string{"5": "May"} }, []string{"run date 5=May", "YYYY-MM-DD"}},
+		{"no such source", nil, func(o *importreport.Options) { o.Sources = []string{"nope"} }, []string{"source nope"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -425,7 +426,7 @@ func TestImportSkipsLedgerDirectories(t *testing.T) {
 		"data/catalog/m/config.json":  {Data: []byte(` {"model_type": "x"}`)},
 		"data/README.md":              {Data: []byte("# data")},
 	}
-	opts := Options{Sources: []string{"data"}, Versions: 5, Name: "t", Version: "1", RunDates: map[string]string{"5": "2026-01-02"}}
+	opts := importreport.Options{Sources: []string{"data"}, Versions: 5, Name: "t", Version: "1", RunDates: map[string]string{"5": "2026-01-02"}}
 	res, err := Import(m, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -451,7 +452,7 @@ func TestImportMixedEvidenceSweep(t *testing.T) {
 		"run_5.json": {Data: []byte("[" + goodAggRow + "]")},
 		"run_6.json": {Data: []byte("[" + withField(goodAggRow, "conc", "8") + "]")},
 	}
-	opts := Options{Sources: []string{"."}, Versions: 5, Name: "t", Version: "1",
+	opts := importreport.Options{Sources: []string{"."}, Versions: 5, Name: "t", Version: "1",
 		RunDates: map[string]string{"5": "2026-01-02", "6": "2025-11-20"}}
 	res, err := Import(m, opts)
 	if err != nil {
@@ -564,7 +565,7 @@ func TestReportDecodesStrictly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var back Report
+	var back importreport.Report
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&back); err != nil {
@@ -592,7 +593,7 @@ func BenchmarkImportFixture(b *testing.B) {
 func TestImportAggBmkRunFolderLayout(t *testing.T) {
 	t.Parallel()
 	m := fstest.MapFS{"artifacts/run_20662362255/agg_bmk.json": {Data: []byte("[" + realAggRow + "]")}}
-	res, err := Import(m, Options{Sources: []string{"artifacts"}, Versions: 5, Name: "t", Version: "1"})
+	res, err := Import(m, importreport.Options{Sources: []string{"artifacts"}, Versions: 5, Name: "t", Version: "1"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/importreport"
 )
 
 const goodAggRow = `{"hw":"h100","conc":4,"image":"vllm/vllm-openai:v0.13.0","model":"openai/gpt-oss-120b","framework":"vllm","precision":"fp4","spec_decoding":"none","disagg":false,"isl":1024,"osl":1024,"is_multinode":false,"tp":2,"ep":1,"dp_attention":"false","mean_ttft":0.05,"mean_tpot":0.004}`
@@ -167,7 +169,7 @@ func TestImportCountsUnknownFields(t *testing.T) {
 	vllm := strings.Replace(withField(withField(goodAPIRow, "gpu_count", "8"), "image", `"vllm/vllm-openai:v0.13.0"`),
 		`"p99.9_ttft":0.1`, `"p99.9_ttft":0.1,"avg_util_pct":91.0`, 1)
 	fsys := fstest.MapFS{"api.json": {Data: []byte("[" + realAPIRow + "," + vllm + "]")}}
-	res, err := Import(fsys, Options{Sources: []string{"."}, Versions: 5, Name: "t", Version: "1"})
+	res, err := Import(fsys, importreport.Options{Sources: []string{"."}, Versions: 5, Name: "t", Version: "1"})
 	if err != nil {
 		t.Fatal(err)
 	}

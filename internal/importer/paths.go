@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/importreport"
 )
 
 // ImportPaths imports the sources, paths on disk (files or directories),
@@ -14,7 +16,7 @@ import (
 // for the sources' common parent): opts.Sources is set to their paths
 // relative to it, and Import reads them from it. The errors are
 // ResolveSources' and Import's.
-func ImportPaths(root string, sources []string, opts Options) (*Result, error) {
+func ImportPaths(root string, sources []string, opts importreport.Options) (*Result, error) {
 	rootDir, rel, err := ResolveSources(root, sources)
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/inference-sim/accuracy-dashboard/internal/importer/importertest"
+	"github.com/inference-sim/accuracy-dashboard/internal/importreport"
 	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
 
@@ -55,7 +56,7 @@ func TestResolveSources(t *testing.T) {
 func TestImportPathsSingleRunFolder(t *testing.T) {
 	t.Parallel()
 	run := filepath.Join("testdata", "fixture", "inference-perf", "20260217-155451-llama-2-7b-tp1-codegen")
-	res, err := ImportPaths("", []string{run}, Options{Versions: DefaultVersions, Name: "t", Version: "1",
+	res, err := ImportPaths("", []string{run}, importreport.Options{Versions: DefaultVersions, Name: "t", Version: "1",
 		InferencePerfHardware: "H100", InferencePerfEngineVersion: "v0.15.1"})
 	if err != nil {
 		t.Fatal(err)
@@ -98,7 +99,7 @@ func TestImportPathsSingleAggBmkRunFolder(t *testing.T) {
 	}
 	load := func(source string) *Result {
 		t.Helper()
-		res, err := ImportPaths("", []string{source}, Options{Versions: DefaultVersions, Name: "t", Version: "1"})
+		res, err := ImportPaths("", []string{source}, importreport.Options{Versions: DefaultVersions, Name: "t", Version: "1"})
 		if err != nil {
 			t.Fatalf("source %s: %v", source, err)
 		}
@@ -181,7 +182,7 @@ func TestImportPathsRefusesWhatIsNotARegularFile(t *testing.T) {
 		{inDir, "run_5.json is a symbolic link; only regular files are read"},
 	} {
 		testkit.Refuses(t, filepath.Base(c.source), c.want, func() error {
-			_, err := ImportPaths("", []string{c.source}, Options{Versions: DefaultVersions, Name: "t", Version: "1"})
+			_, err := ImportPaths("", []string{c.source}, importreport.Options{Versions: DefaultVersions, Name: "t", Version: "1"})
 			return err
 		})
 	}

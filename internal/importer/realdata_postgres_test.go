@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/importer/importertest"
+	"github.com/inference-sim/accuracy-dashboard/internal/importreport"
 	"github.com/inference-sim/accuracy-dashboard/internal/inferencexdb"
 	"github.com/inference-sim/accuracy-dashboard/internal/inferencexdb/inferencexdbtest"
 	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
@@ -46,7 +47,7 @@ func TestRealAggBmkThroughPostgres(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	opts := Options{Versions: DefaultVersions, Name: "real", Version: "test"}
+	opts := importreport.Options{Versions: DefaultVersions, Name: "real", Version: "test"}
 	fileOpts := opts
 	fileOpts.Sources, fileOpts.RunDates = []string{"."}, dates
 	fromFiles, err := Import(os.DirFS(dir), fileOpts)
@@ -77,8 +78,8 @@ func TestRealAggBmkThroughPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	fa, fb := testkit.Files(t, os.DirFS(a)), testkit.Files(t, os.DirFS(b))
-	delete(fa, ReportFile)
-	delete(fb, ReportFile)
+	delete(fa, importreport.File)
+	delete(fb, importreport.File)
 	if len(fa) < 30 {
 		t.Fatalf("only %d files written from the artifacts", len(fa))
 	}

@@ -12,12 +12,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/inference-sim/accuracy-dashboard/internal/importer/importertest"
+	"github.com/inference-sim/accuracy-dashboard/internal/importreport"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
 )
 
 // realOptions are the options the bundled corpus is imported with.
-func realOptions() Options {
-	return Options{
+func realOptions() importreport.Options {
+	return importreport.Options{
 		Sources:                    []string{"inferencex", "inference-perf"},
 		Versions:                   DefaultVersions,
 		InferencePerfHardware:      "H100",

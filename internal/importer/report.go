@@ -7,61 +7,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/importreport"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
 )
-
-// ReportFile is the import report's name inside the written ledger directory.
-const ReportFile = "import-report.json"
-
-// ReportSchemaVersion is the version of the Report format.
-const ReportSchemaVersion = 1
-
-// Report accounts for every input row of an import. RowsIn == PointsOut +
-// Σ Excluded, overall and per source; Marked counts points that are in the
-// ledger (part of PointsOut) with ledger.Point.Excluded set. Rendered with
-// sorted map keys and no timestamps, so the same input gives the same bytes.
-type Report struct {
-	SchemaVersion int `json:"schema_version"`
-	// RowsIn counts InferenceX rows (agg_bmk and API) and inference-perf
-	// stages read.
-	RowsIn    int `json:"rows_in"`
-	PointsOut int `json:"points_out"`
-	Units     int `json:"units"`
-	// Excluded counts the rows that did not become points, by reason.
-	Excluded map[string]int `json:"excluded"`
-	// Marked counts the points kept but marked not simulable, by reason.
-	Marked map[string]int `json:"marked"`
-	// Corrected counts the points whose TPOT the importer derived because
-	// the client reports it wrongly, by rule (ledger.Derivation.Rule).
-	Corrected map[string]int `json:"corrected,omitempty"`
-	// UnknownFields counts, per field name, the input rows that carried a
-	// field the parser does not know (ignored; known fields stay strict).
-	UnknownFields map[string]int `json:"unknown_fields,omitempty"`
-	// VLLMVersions are the numbered vLLM versions present in the input and
-	// the latest Options.Versions of them that were kept, ascending.
-	VLLMVersions VersionWindow `json:"vllm_versions"`
-	// Sources has one entry per artifact file or run folder, by path.
-	Sources []SourceReport `json:"sources"`
-	// Skipped lists what was found under a source directory but is not an
-	// artifact: files that are not *.json, JSON files holding an object
-	// (not an array of rows), and ledger directories (holding ledger.json,
-	// listed with a trailing "/").
-	Skipped []string `json:"skipped_files,omitempty"`
-	// Options are the options of the import, enough to repeat it.
-	Options Options `json:"options"`
-	// Importer is the harness that ran the import, recorded for an import
-	// from an InferenceX weekly dump (Options.InferenceXDump): with the dump
-	// tag and the ledger's digest it makes the ledger regenerable, so the
-	// scoring harness can count it as released data (docs/LEDGER.md).
-	Importer *report.Harness `json:"importer,omitempty"`
-}
-
-// VersionWindow is the vLLM version window of an import.
-type VersionWindow struct {
-	Present []string `json:"present"`
-	Kept    []string `json:"kept"`
-}
 
 // Source kinds in the report.
 const (
@@ -70,29 +18,12 @@ const (
 	KindInferencePerf = "inference-perf"
 )
 
-// SourceReport accounts for one artifact file or run folder.
-type SourceReport struct {
-	Path      string         `json:"path"`
-	Kind      string         `json:"kind"`
-	RowsIn    int            `json:"rows_in"`
-	PointsOut int            `json:"points_out"`
-	Excluded  map[string]int `json:"excluded"`
-	Marked    map[string]int `json:"marked,omitempty"`
-	Corrected map[string]int `json:"corrected,omitempty"`
-	// UnknownFields counts, per field the parser does not know, the rows
-	// that carried it; such fields are ignored.
-	UnknownFields map[string]int `json:"unknown_fields,omitempty"`
-	// Notes are what the reader should know about this input, one line
-	// each (for example settings in which two of its files disagree).
-	Notes []string `json:"notes,omitempty"`
-}
-
 // result assembles the finished import: the report (per input and overall,
 // with the version window) and the manifest, whose sources are the option's
 // notes followed by one line per input that gave points.
 func (b *builder) result(units []ledger.Unit, kept, present []vllmVersion) *Result {
-	res := &Result{Units: units, Report: Report{
-		SchemaVersion: ReportSchemaVersion,
+	res := &Result{Units: units, Report: importreport.Report{
+		SchemaVersion: importreport.SchemaVersion,
 		Units:         len(units),
 		Excluded:      map[string]int{},
 		Marked:        map[string]int{},
@@ -148,7 +79,7 @@ func (b *builder) result(units []ledger.Unit, kept, present []vllmVersion) *Resu
 
 // check verifies the accounting: per source and overall, every row is a
 // point or excluded with one reason.
-func (r *Report) check() error {
+func checkReport(r *importreport.Report) error {
 	rowsIn, pointsOut := 0, 0
 	for _, s := range r.Sources {
 		if s.PointsOut+sum(s.Excluded) != s.RowsIn {
@@ -179,7 +110,7 @@ func sum(m map[string]int) int {
 
 // Summary is a short human account of an import: rows in, points and units
 // out, and the exclusions and markings by reason (largest first).
-func Summary(r *Report, out string) string {
+func Summary(r *importreport.Report, out string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "ledger import: %d rows from %d sources -> %d points in %d units", r.RowsIn, len(r.Sources), r.PointsOut, r.Units)
 	if out != "" {

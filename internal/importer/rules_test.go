@@ -9,6 +9,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/importreport"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
 )
 
@@ -22,7 +23,7 @@ const realAggRow = `{"hw": "h100", "conc": 64, "image": "vllm/vllm-openai:v0.13.
 func importRow(t *testing.T, row string) ledger.Point {
 	t.Helper()
 	res, err := Import(fstest.MapFS{"run_20662362255.json": {Data: []byte("[" + row + "]")}},
-		Options{Sources: []string{"."}, Versions: 5, Name: "t", Version: "1"})
+		importreport.Options{Sources: []string{"."}, Versions: 5, Name: "t", Version: "1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +161,7 @@ func TestInferencePerfTPOTChecked(t *testing.T) {
 			m["run/"+f] = &fstest.MapFile{Data: raw}
 		}
 		m["run/results/stage_0_lifecycle_metrics.json"] = &fstest.MapFile{Data: []byte(data)}
-		res, err := Import(m, Options{Sources: []string{"run"}, Versions: 5, Name: "t", Version: "1"})
+		res, err := Import(m, importreport.Options{Sources: []string{"run"}, Versions: 5, Name: "t", Version: "1"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,9 @@
 package importer
 
-import "github.com/inference-sim/accuracy-dashboard/internal/ledger"
+import (
+	"github.com/inference-sim/accuracy-dashboard/internal/importreport"
+	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
+)
 
 // A Source is one kind of measured input (InferenceX artifacts,
 // inference-perf run folders, ...). It reads its inputs and hands every row
@@ -25,7 +28,7 @@ type Rows struct {
 // import), kind is its source kind (KindAggBmk, ...), and line, when not
 // empty, describes it in the manifest's sources.
 func (r *Rows) Input(path, kind, line string) *Input {
-	s := &SourceReport{Path: path, Kind: kind, Excluded: map[string]int{}}
+	s := &importreport.SourceReport{Path: path, Kind: kind, Excluded: map[string]int{}}
 	r.b.sources[path] = s
 	r.b.lines[path] = line
 	return &Input{b: r.b, report: s}
@@ -34,7 +37,7 @@ func (r *Rows) Input(path, kind, line string) *Input {
 // Input is one input's report entry; its rows are added with Add.
 type Input struct {
 	b      *builder
-	report *SourceReport
+	report *importreport.SourceReport
 }
 
 // Row is one input row (an InferenceX row, an inference-perf stage) on its
@@ -113,7 +116,7 @@ func (in *Input) Add(r Row) {
 
 // candidate is a queued row and what the rules decided about it.
 type candidate struct {
-	src      *SourceReport
+	src      *importreport.SourceReport
 	row      Row
 	reason   string // exclusion reason; empty while the row survives
 	version  vllmVersion

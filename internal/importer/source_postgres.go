@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/importreport"
 	"github.com/inference-sim/accuracy-dashboard/internal/inferencexdb"
 )
 
@@ -30,7 +31,7 @@ const KindPostgres = "inferencex-postgres"
 // attempt and id). opts.Postgres names the database in the report;
 // opts.Sources stays empty. The rows become what the same rows give when
 // read from the runs' agg_bmk artifacts (see inferenceXDatabase).
-func ImportPostgres(opts Options, results []inferencexdb.Result) (*Result, error) {
+func ImportPostgres(opts importreport.Options, results []inferencexdb.Result) (*Result, error) {
 	if opts.Postgres == "" {
 		return nil, errors.New("postgres import: the database is not named (Options.Postgres)")
 	}
@@ -44,7 +45,7 @@ func ImportPostgres(opts Options, results []inferencexdb.Result) (*Result, error
 // connection string or URL; inferencexdb.Read) and imports its rows
 // (ImportPostgres), naming the database in the report as inferencexdb.Name
 // does (never its password). The errors are those two's.
-func ImportDatabase(ctx context.Context, connString string, opts Options) (*Result, error) {
+func ImportDatabase(ctx context.Context, connString string, opts importreport.Options) (*Result, error) {
 	name, err := inferencexdb.Name(connString)
 	if err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/inference-sim/accuracy-dashboard/internal/importreport"
 	"github.com/inference-sim/accuracy-dashboard/internal/inferencexdb"
 	"github.com/inference-sim/accuracy-dashboard/internal/inferencexdb/inferencexdbtest"
 )
@@ -26,7 +27,7 @@ func TestImportDatabase(t *testing.T) {
 	if err := inferencexdbtest.Load(ctx, conn, inferencexdbtest.Run{GitHubRunID: 20662362255, Attempt: 1, Date: "2026-01-05", AggBmk: raw}); err != nil {
 		t.Fatal(err)
 	}
-	opts := Options{Versions: DefaultVersions, Name: "db", Version: "1"}
+	opts := importreport.Options{Versions: DefaultVersions, Name: "db", Version: "1"}
 	got, err := ImportDatabase(ctx, connString, opts)
 	if err != nil {
 		t.Fatal(err)

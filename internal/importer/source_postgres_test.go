@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/importreport"
 	"github.com/inference-sim/accuracy-dashboard/internal/inferencexdb"
 )
 
@@ -21,7 +22,7 @@ func dbResult(id int64) inferencexdb.Result {
 }
 
 func TestImportPostgresRows(t *testing.T) {
-	opts := Options{Versions: 5, Name: "t", Version: "1", Postgres: `database "x" on /tmp port 5432`}
+	opts := importreport.Options{Versions: 5, Name: "t", Version: "1", Postgres: `database "x" on /tmp port 5432`}
 	unknown := dbResult(2)
 	unknown.Model, unknown.Conc = "kimik2.5", 8
 	failed := dbResult(3)
@@ -51,11 +52,11 @@ func TestImportPostgresRows(t *testing.T) {
 func TestImportPostgresRefusesBadMetrics(t *testing.T) {
 	bad := dbResult(77)
 	bad.Metrics = []byte(`{"mean_ttft": "fast", "mean_tpot": 0.004}`)
-	_, err := ImportPostgres(Options{Versions: 5, Name: "t", Version: "1", Postgres: "db"}, []inferencexdb.Result{bad})
+	_, err := ImportPostgres(importreport.Options{Versions: 5, Name: "t", Version: "1", Postgres: "db"}, []inferencexdb.Result{bad})
 	if err == nil || !strings.Contains(err.Error(), "benchmark_results id 77") || !strings.Contains(err.Error(), "mean_ttft") {
 		t.Fatalf("err = %v", err)
 	}
-	if _, err := ImportPostgres(Options{Versions: 5, Name: "t", Version: "1"}, nil); err == nil {
+	if _, err := ImportPostgres(importreport.Options{Versions: 5, Name: "t", Version: "1"}, nil); err == nil {
 		t.Error("an unnamed database imported")
 	}
 }

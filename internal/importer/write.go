@@ -3,6 +3,7 @@ package importer
 import (
 	"fmt"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/importreport"
 	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
 )
@@ -13,12 +14,12 @@ import (
 // or the complete new ledger, never a half-written one. An existing dir is
 // replaced only when it is empty or a ledger (holds ledger.json).
 func Write(dir string, res *Result) error {
-	if err := res.Report.check(); err != nil {
+	if err := checkReport(&res.Report); err != nil {
 		return err
 	}
 	report, err := jsoncodec.Encode(&res.Report)
 	if err != nil {
-		return fmt.Errorf("write %s: %w", ReportFile, err)
+		return fmt.Errorf("write %s: %w", importreport.File, err)
 	}
-	return ledger.WriteDir(dir, res.Manifest, res.Units, ledger.ExtraFile{Name: ReportFile, Data: report})
+	return ledger.WriteDir(dir, res.Manifest, res.Units, ledger.ExtraFile{Name: importreport.File, Data: report})
 }
