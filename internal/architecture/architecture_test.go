@@ -132,7 +132,7 @@ var rules = []rule{
 	forbid("only the wiring (cmd/*) and the Action's runtime (internal/ghaction) use the GitHub adapter",
 		func(p string) bool { return !strings.HasPrefix(p, "cmd/") && p != "internal/ghaction" }, "github"),
 	forbid("only internal/inferencexdb (and its test helper) talks to PostgreSQL", not("internal/inferencexdb", "internal/inferencexdb/inferencexdbtest"), "pgx"),
-	forbid("test helpers are imported by tests (and other test helpers) only", not("internal/leaderboard/leaderboardtest"), "testkit", "leaderboardtest", "harnesstest", "importertest", "inferencexdbtest", "golden", "botfake", "browsertest"),
+	forbid("test helpers are imported by tests (and other test helpers) only", not(testHelpers...), "testkit", "leaderboardtest", "harnesstest", "importertest", "inferencexdbtest", "golden", "botfake", "browsertest"),
 	forbid("only the Action's runtime (internal/ghaction) talks to the Actions runner (go-githubactions)", not("internal/ghaction"), "go-githubactions"),
 	forbid("the Action's runtime is the Action's alone: only cmd/action imports it", not("cmd/action"), "ghaction"),
 	forbid("the pull-request core (prcheck) depends only on model packages", is("internal/prcheck"),

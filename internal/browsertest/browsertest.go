@@ -7,14 +7,15 @@ package browsertest
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
 
 // Chromium finds the headless browser. CI (CI=true) installs it and must
@@ -26,10 +27,8 @@ func Chromium(t testing.TB) string {
 			return p
 		}
 	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("CI=true but no chromium on PATH: .ci/run installs Debian's chromium")
-	}
-	t.Skip("no chromium on PATH (apt-get install chromium); CI runs this test")
+	testkit.Missing(t, "chromium", errors.New("no chromium, chromium-browser or google-chrome on PATH"),
+		"apt-get install chromium (.ci/run installs Debian's)")
 	return ""
 }
 

@@ -41,6 +41,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
 
 // Options configures a fake. The zero value serves one user token
@@ -182,10 +183,7 @@ func New(t testing.TB, opts Options) *Server {
 		t.Fatalf("githubfake: %v", err)
 	}
 	if _, err := os.Stat(path); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("githubfake: GitHub's OpenAPI description is missing (%v); run npm ci at the module root", err)
-		}
-		t.Skipf("githubfake: GitHub's OpenAPI description is missing (%v); run npm ci at the module root", err)
+		testkit.Missing(t, "node_modules", err, "run npm ci at the module root")
 	}
 	sp, err := loadSpecOnce(path)
 	if err != nil {

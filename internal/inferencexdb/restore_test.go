@@ -3,6 +3,7 @@ package inferencexdb_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,10 +14,10 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/jackc/pgx/v5"
-
 	"github.com/inference-sim/accuracy-dashboard/internal/inferencexdb"
 	"github.com/inference-sim/accuracy-dashboard/internal/inferencexdb/inferencexdbtest"
+	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
+	"github.com/jackc/pgx/v5"
 )
 
 // postgresTool finds a PostgreSQL client program: in Debian's server layout
@@ -33,11 +34,18 @@ func postgresTool(t *testing.T, name string) string {
 	if p, err := exec.LookPath(name); err == nil {
 		return p
 	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s not found: .ci/run installs PostgreSQL", name)
-	}
-	t.Skipf("%s not found", name)
+	testkit.Missing(t, name, errors.New("not in PostgreSQL's bin directories nor on PATH"), "install PostgreSQL (.ci/run installs Debian's)")
 	return ""
+}
+
+// findZstd finds zstd on PATH (.ci/run installs it).
+func findZstd(t *testing.T) string {
+	t.Helper()
+	p, err := exec.LookPath("zstd")
+	if err != nil {
+		testkit.Missing(t, "zstd", err, "apt-get install zstd (.ci/run installs it)")
+	}
+	return p
 }
 
 func versionOf(binDir string) int {
@@ -61,13 +69,7 @@ func TestRestoreScriptStreamsTheTables(t *testing.T) {
 	t.Parallel()
 	pgDump := postgresTool(t, "pg_dump")
 	pgRestore := postgresTool(t, "pg_restore")
-	zstd, err := exec.LookPath("zstd")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("zstd not found: .ci/run installs it")
-		}
-		t.Skip("zstd not found")
-	}
+	zstd := findZstd(t)
 	ctx := context.Background()
 	src, srcConn := inferencexdbtest.OpenWithSchema(t)
 	vllm, err := os.ReadFile("../importer/testdata/postgres/run_20662362255.json")
@@ -132,9 +134,7 @@ func TestRestoreScriptStreamsTheTables(t *testing.T) {
 func TestRestoreScriptFailsOnADamagedStream(t *testing.T) {
 	t.Parallel()
 	pgRestore := postgresTool(t, "pg_restore")
-	if _, err := exec.LookPath("zstd"); err != nil {
-		t.Skip("zstd not found")
-	}
+	findZstd(t)
 	_, dstConn := inferencexdbtest.Open(t)
 	dump := filepath.Join(t.TempDir(), "broken.dump.zst")
 	// A valid zstd frame header followed by nothing.

@@ -4,7 +4,8 @@
 // serves a workflow run's artifact, a tree's files, a file written with its
 // directories, and the hostile files (a named pipe, a symbolic link, a
 // sparse file over a cap) a reader of untrusted input must refuse without
-// blocking (Refuses). Only tests import it.
+// blocking (Refuses), and the one way a test stops on a missing test
+// dependency (Missing). Only tests and test helpers import it.
 package testkit
 
 import (

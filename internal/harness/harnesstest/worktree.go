@@ -1,11 +1,14 @@
 package harnesstest
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
 
 // WorkingTreeRepo copies the working tree of the module at root (tracked
@@ -57,9 +60,7 @@ func FindAct(t testing.TB) string {
 			return p
 		}
 	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("act is not installed (.ci/install-act.sh installs it)")
-	}
-	t.Skip("act is not installed (go install github.com/nektos/act@v0.2.89)")
+	testkit.Missing(t, "act", errors.New("not on PATH nor in $GOPATH/bin"),
+		"go install github.com/nektos/act@v0.2.89 (.ci/install-act.sh installs it)")
 	return ""
 }

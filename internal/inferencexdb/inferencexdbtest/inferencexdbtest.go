@@ -24,6 +24,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -98,10 +99,8 @@ func Open(t testing.TB) (*pgx.Conn, string) {
 	t.Helper()
 	base := os.Getenv(EnvVar)
 	if base == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is not set: .ci/run starts a PostgreSQL server and sets it", EnvVar)
-		}
-		t.Skipf("no PostgreSQL server: set %s to a connection string (bash .ci/start-postgres.sh starts one)", EnvVar)
+		testkit.Missing(t, "PostgreSQL", fmt.Errorf("%s is not set", EnvVar),
+			"set it to a connection string (bash .ci/start-postgres.sh starts a server and prints it; .ci/run does both)")
 	}
 	ctx := context.Background()
 	admin, err := pgx.Connect(ctx, base)
