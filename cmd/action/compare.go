@@ -8,7 +8,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 	"github.com/inference-sim/accuracy-dashboard/internal/site"
 )
 
@@ -57,7 +57,7 @@ var compareCommand = cli.Spec[compareOptions]{
 }
 
 func runCompare(_ context.Context, o compareOptions, env cli.Env) error {
-	var runs [2]report.Run
+	var runs [2]runresult.Result
 	var names [2]string
 	for i, arg := range []string{o.a, o.b} {
 		var err error
@@ -65,6 +65,6 @@ func runCompare(_ context.Context, o compareOptions, env cli.Env) error {
 			return fmt.Errorf("compare: %w", err)
 		}
 	}
-	_, err := io.WriteString(env.Stdout, render.CompareMarkdown(render.RunsComparison(report.CompareRuns(runs[0], runs[1], names[0], names[1]))))
+	_, err := io.WriteString(env.Stdout, render.CompareMarkdown(render.RunsComparison(runresult.CompareRuns(runs[0], runs[1], names[0], names[1]))))
 	return err
 }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 // standinResults are result directories of the stand-in simulator on the
@@ -19,7 +19,7 @@ import (
 type standinResults struct {
 	release, slow string
 	// releaseRun and slowRun are the two runs as written.
-	releaseRun, slowRun report.Run
+	releaseRun, slowRun runresult.Result
 }
 
 func scoreStandin(t *testing.T) standinResults {
@@ -31,7 +31,8 @@ func scoreStandin(t *testing.T) standinResults {
 		"--catalog", "none", "--cache-dir", t.TempDir(), "--jobs", "2", "--quiet", "--out", raw); err != nil {
 		t.Fatal(err)
 	}
-	s, pts, err := report.Read(raw)
+	rr, err := runresult.Read(raw)
+	s, pts := rr.Summary, rr.Points
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,9 +49,9 @@ func scoreStandin(t *testing.T) standinResults {
 
 // resummarize is the run of pts (their predictions × factor) under prov,
 // summarized as the harness does.
-func resummarize(t *testing.T, pts []report.Point, prov report.Provenance, factor float64) report.Run {
+func resummarize(t *testing.T, pts []runresult.Point, prov runresult.Provenance, factor float64) runresult.Result {
 	t.Helper()
-	out := make([]report.Point, len(pts))
+	out := make([]runresult.Point, len(pts))
 	for i, p := range pts {
 		if p.Predicted != nil {
 			pred := metric.Values{}
@@ -61,16 +62,16 @@ func resummarize(t *testing.T, pts []report.Point, prov report.Provenance, facto
 		}
 		out[i] = p
 	}
-	s, err := report.Summarize(out, prov, nil)
+	s, err := runresult.Summarize(out, prov, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return report.Run{Summary: s, Points: report.SortPoints(out)}
+	return runresult.Result{Summary: s, Points: runresult.SortPoints(out)}
 }
 
-func writeResultDir(t *testing.T, dir string, r report.Run) {
+func writeResultDir(t *testing.T, dir string, r runresult.Result) {
 	t.Helper()
-	if err := report.Write(dir, report.Output{Run: r, Markdown: "summary\n"}); err != nil {
+	if err := runresult.Write(dir, runresult.Output{Result: r, Markdown: "summary\n"}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -46,7 +46,7 @@ func TestDashboardExample(t *testing.T) {
 	bin := browsertest.Chromium(t)
 	tab := browsertest.Open(t, bin, 1280, 900)
 	abs, _ := filepath.Abs(filepath.Join(committed, "index.html"))
-	checkComparison(t, tab, "file://"+abs, snaps[1].Run, snaps[0].Run, snaps[1].ID, snaps[0].ID)
+	checkComparison(t, tab, "file://"+abs, snaps[1].Result, snaps[0].Result, snaps[1].ID, snaps[0].ID)
 	if errs := tab.Errors(); len(errs) > 0 {
 		t.Errorf("console errors: %v", errs)
 	}

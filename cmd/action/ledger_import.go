@@ -13,7 +13,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/importer"
 	"github.com/inference-sim/accuracy-dashboard/internal/importreport"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 const ledgerImportUsage = `Usage: action ledger import --out DIR [flags] SOURCE...
@@ -137,7 +137,7 @@ func runLedgerImport(ctx context.Context, o ledgerImportOptions, env cli.Env) er
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	var importedBy *report.Harness
+	var importedBy *runresult.Harness
 	if o.inferencexDump != "" {
 		h, err := harness.IdentifyHarness(ctx, o.harnessDir)
 		if err != nil {

@@ -22,7 +22,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/importreport"
 	"github.com/inference-sim/accuracy-dashboard/internal/inferencexdb/inferencexdbtest"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
 
@@ -139,7 +139,7 @@ func TestLedgerImportPostgresMatchesArtifacts(t *testing.T) {
 		t.Fatalf("--inferencex-dump: %v\n%s", err, stderr)
 	}
 	imp, ok, err := harness.ReadDumpImport(fromDump)
-	scorer := report.Harness{Commit: hcommit, Source: report.HarnessCheckout, Version: "v1.4.0"}
+	scorer := runresult.Harness{Commit: hcommit, Source: runresult.HarnessCheckout, Version: "v1.4.0"}
 	if err != nil || !ok || imp.Dump != "db-dump/2026-11-24" || imp.Importer != scorer {
 		t.Fatalf("dump import read back: %+v, %v, %v", imp, ok, err)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"github.com/inference-sim/accuracy-dashboard/internal/publish"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
 
@@ -46,7 +46,7 @@ func TestPublishCommand(t *testing.T) {
 	if got := testkit.Paths(t, dash); !slices.Equal(got, want) {
 		t.Errorf("files written:\n%v\nwant\n%v", got, want)
 	}
-	sum, _ := os.ReadFile(filepath.Join(dash, filepath.FromSlash(snap+report.SummaryFile)))
+	sum, _ := os.ReadFile(filepath.Join(dash, filepath.FromSlash(snap+runresult.SummaryFile)))
 	if enc, _ := jsoncodec.Encode(runs.releaseRun.Summary); !bytes.Equal(sum, enc) {
 		t.Error("the snapshot's summary.json is not the run's summary, canonically encoded")
 	}
@@ -89,7 +89,7 @@ func TestPublishCommand(t *testing.T) {
 	}
 
 	// A result directory without summary.json names the file.
-	if _, err := runAction(t, "publish", "--dashboard", dash, t.TempDir()); err == nil || !strings.Contains(err.Error(), report.SummaryFile) {
-		t.Errorf("empty result directory: %v, want an error naming %s", err, report.SummaryFile)
+	if _, err := runAction(t, "publish", "--dashboard", dash, t.TempDir()); err == nil || !strings.Contains(err.Error(), runresult.SummaryFile) {
+		t.Errorf("empty result directory: %v, want an error naming %s", err, runresult.SummaryFile)
 	}
 }

@@ -17,7 +17,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 // scoreOptions are the flags of `action score`.
@@ -29,7 +29,7 @@ type scoreOptions struct {
 	closedLoopDriver                 string
 	jobs                             int
 	shard                            string
-	parsedShard                      *report.Shard
+	parsedShard                      *runresult.Shard
 	out                              string
 	pointTimeout                     time.Duration
 	cacheDir, harnessDir             string
@@ -102,7 +102,7 @@ func checkScore(o *scoreOptions, args []string) error {
 	if o.jobs < 1 {
 		return fmt.Errorf("--jobs %d: must be at least 1", o.jobs)
 	}
-	shard, err := report.ParseShard(o.shard)
+	shard, err := runresult.ParseShard(o.shard)
 	if err != nil {
 		return fmt.Errorf("--%w", err)
 	}
@@ -155,7 +155,7 @@ func runScore(ctx context.Context, o scoreOptions, env cli.Env) error {
 	}
 	md := render.Summary(res.Summary)
 	if o.out != "" {
-		if err := report.Write(o.out, report.Output{Run: res.Run, Markdown: md}); err != nil {
+		if err := runresult.Write(o.out, runresult.Output{Result: res.Result, Markdown: md}); err != nil {
 			return fmt.Errorf("score: write %s: %w", o.out, err)
 		}
 		log.Info("wrote outputs", "dir", o.out)
@@ -217,16 +217,16 @@ var mergeCommand = cli.Spec[mergeOptions]{
 }
 
 func runMerge(_ context.Context, o mergeOptions, env cli.Env) error {
-	parts, err := report.ReadParts(o.shardDirs)
+	parts, err := runresult.ReadParts(o.shardDirs)
 	if err != nil {
 		return fmt.Errorf("merge: %w", err)
 	}
-	s, p, err := report.Merge(parts)
+	s, p, err := runresult.Merge(parts)
 	if err != nil {
 		return err
 	}
 	md := render.Summary(s)
-	if err := report.Write(o.out, report.Output{Run: report.Run{Summary: s, Points: p}, Markdown: md}); err != nil {
+	if err := runresult.Write(o.out, runresult.Output{Result: runresult.Result{Summary: s, Points: p}, Markdown: md}); err != nil {
 		return fmt.Errorf("merge: write %s: %w", o.out, err)
 	}
 	_, err = io.WriteString(env.Stdout, md)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 // TestScoreReuse: 'score --reuse DIR' takes every prediction of an
@@ -32,7 +32,8 @@ func TestScoreReuse(t *testing.T) {
 	if !strings.Contains(stdout, "- Simulated in this run: 0 of the 9 scored points; 9 reused from an earlier run") {
 		t.Errorf("the table does not count the reused points:\n%s", stdout)
 	}
-	s, pts, err := report.Read(later)
+	rr, err := runresult.Read(later)
+	s, pts := rr.Summary, rr.Points
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,10 +53,10 @@ func TestScoreReuse(t *testing.T) {
 		return string(b)
 	}
 	strip := strings.NewReplacer(`    "reused_from": "snapshot-1",`+"\n", "", `,`+"\n"+`    "reused": 9`, "")
-	if a, b := raw(earlier, report.PointsFile), strip.Replace(raw(later, report.PointsFile)); a != b {
+	if a, b := raw(earlier, runresult.PointsFile), strip.Replace(raw(later, runresult.PointsFile)); a != b {
 		t.Errorf("points.json with reuse, the reuse record taken out, differs from the run without")
 	}
-	if a, b := raw(earlier, report.SummaryFile), strip.Replace(raw(later, report.SummaryFile)); a != b {
+	if a, b := raw(earlier, runresult.SummaryFile), strip.Replace(raw(later, runresult.SummaryFile)); a != b {
 		t.Errorf("summary.json with reuse, the reuse count taken out, differs:\n%s\n---\n%s", a, b)
 	}
 

@@ -13,7 +13,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 const testLedger = "../../internal/harness/testdata/ledger"
@@ -48,7 +48,8 @@ func TestScoreCommandWritesValidatedOutputs(t *testing.T) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}
 	}
-	s, pts, err := report.Read(outA)
+	rr, err := runresult.Read(outA)
+	s, pts := rr.Summary, rr.Points
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,13 +58,13 @@ func TestScoreCommandWritesValidatedOutputs(t *testing.T) {
 	}
 	// The test ledger's manifest claims a release, but a directory given by
 	// path is one only as a clean checkout at a tag: its version names the content.
-	if lv := s.Provenance.Ledger; lv.Release || !strings.HasPrefix(lv.Version, "0.0.1+") || s.Label != report.LabelExperimental {
+	if lv := s.Provenance.Ledger; lv.Release || !strings.HasPrefix(lv.Version, "0.0.1+") || s.Label != runresult.LabelExperimental {
 		t.Errorf("ledger version %+v, label %s; want 0.0.1+<digest>, not a release, experimental", lv, s.Label)
 	}
 	if hw := s.Provenance.Hardware; hw == nil || hw.Name != "blis-hardware (bundled)" || !hw.Release || strings.Join(s.Provenance.HardwareSupplied, ",") != "B200,H200" {
 		t.Errorf("hardware provenance %+v, supplied %v", hw, s.Provenance.HardwareSupplied)
 	}
-	md, _ := os.ReadFile(filepath.Join(outA, report.MarkdownFile))
+	md, _ := os.ReadFile(filepath.Join(outA, runresult.MarkdownFile))
 	if string(md) != stdout {
 		t.Error("summary.md differs from the table printed on stdout")
 	}
@@ -72,7 +73,7 @@ func TestScoreCommandWritesValidatedOutputs(t *testing.T) {
 	if _, _, err := runScoreCmd(t, append(args, "--out", outB, "--jobs", "1")...); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{report.SummaryFile, report.PointsFile} {
+	for _, f := range []string{runresult.SummaryFile, runresult.PointsFile} {
 		a, _ := os.ReadFile(filepath.Join(outA, f))
 		b, _ := os.ReadFile(filepath.Join(outB, f))
 		if !bytes.Equal(a, b) {
@@ -93,7 +94,8 @@ func TestScoreCommandHardwareRegistryNone(t *testing.T) {
 	if _, _, err := runScoreCmd(t, append(args, "--out", out, "--hardware-registry", "none")...); err != nil {
 		t.Fatal(err)
 	}
-	s, _, err := report.Read(out)
+	rr, err := runresult.Read(out)
+	s := rr.Summary
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,9 +114,11 @@ func TestScoreCommandHardwareRegistryNone(t *testing.T) {
 	if _, _, err := runScoreCmd(t, append(args, "--out", out, "--hardware-registry", reg)...); err != nil {
 		t.Fatal(err)
 	}
-	if s, _, err = report.Read(out); err != nil {
+	rr, err = runresult.Read(out)
+	if err != nil {
 		t.Fatal(err)
 	}
+	s = rr.Summary
 	if hw := s.Provenance.Hardware; s.Coverage.Scored != 9 || hw == nil || hw.Release || !strings.HasPrefix(hw.Version, "2026.12.0+") {
 		t.Errorf("--hardware-registry FILE: coverage %+v, hardware %+v; want 9 scored, a version naming the content", s.Coverage, hw)
 	}
@@ -148,7 +152,7 @@ func TestScoreCommandShardsAndMerge(t *testing.T) {
 	if err := run(context.Background(), append([]string{"merge", "--out", merged}, shards...), fakeEnv(nil), &out, &errb); err != nil {
 		t.Fatalf("merge: %v\n%s", err, errb.String())
 	}
-	for _, f := range []string{report.SummaryFile, report.PointsFile, report.MarkdownFile} {
+	for _, f := range []string{runresult.SummaryFile, runresult.PointsFile, runresult.MarkdownFile} {
 		a, _ := os.ReadFile(filepath.Join(whole, f))
 		b, _ := os.ReadFile(filepath.Join(merged, f))
 		if !bytes.Equal(a, b) {

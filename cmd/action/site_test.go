@@ -13,7 +13,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"github.com/inference-sim/accuracy-dashboard/internal/publish"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
 
@@ -143,8 +143,8 @@ func TestSiteInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	newest := runs.slowRun.Summary
-	tierName, tier, _ := report.Headline(newest.Tiers)
-	for table, scores := range map[string]report.TierScores{"headline-table": tier, "all-table": newest.Tiers.All} {
+	tierName, tier, _ := runresult.Headline(newest.Tiers)
+	for table, scores := range map[string]runresult.TierScores{"headline-table": tier, "all-table": newest.Tiers.All} {
 		got, err := browsertest.Eval[[][]string](tab, `Array.from(document.querySelectorAll("#`+table+` tbody tr")).map(r =>
 			[r.cells[0].textContent, r.querySelector("[data-col=mape]").textContent, r.querySelector("[data-col=shape]").textContent,
 			 r.querySelector("[data-col=bias]").textContent, r.querySelector("[data-col=n]").textContent])`)
@@ -240,14 +240,14 @@ func TestSiteInChromium(t *testing.T) {
 
 // checkComparison opens the site's index (url) with ?a=first&b=second and
 // checks that the comparison shows what `action compare` computes for runs
-// a and b (report.CompareRuns): every figure of every row, and the verdict,
+// a and b (runresult.CompareRuns): every figure of every row, and the verdict,
 // which it returns.
-func checkComparison(t *testing.T, tab *browsertest.Tab, url string, a, b report.Run, first, second string) []string {
+func checkComparison(t *testing.T, tab *browsertest.Tab, url string, a, b runresult.Result, first, second string) []string {
 	t.Helper()
 	if err := tab.Load(url+"?a="+first+"&b="+second, "#comparison[data-ready]"); err != nil {
 		t.Fatal(err)
 	}
-	c := report.CompareRuns(a, b, first, second)
+	c := runresult.CompareRuns(a, b, first, second)
 	rows, err := browsertest.Eval[[]comparisonRow](tab, `Array.from(document.querySelectorAll("#comparison-table tbody tr, #comparison-secondary-table tbody tr")).map(r =>
 		({Tier: r.dataset.tier, Metric: r.dataset.metric,
 		  Cells: Object.fromEntries(Array.from(r.querySelectorAll("td[data-col]")).map(td => [td.dataset.col, td.textContent]))}))`)
@@ -256,7 +256,7 @@ func checkComparison(t *testing.T, tab *browsertest.Tab, url string, a, b report
 	}
 	var want []comparisonRow
 	for _, r := range c.Rows {
-		if c.SameTiers() && r.Tier != report.TierAll {
+		if c.SameTiers() && r.Tier != runresult.TierAll {
 			continue
 		}
 		want = append(want, comparisonRow{Tier: r.Tier, Metric: r.Metric, Cells: map[string]string{
@@ -291,7 +291,7 @@ func checkComparison(t *testing.T, tab *browsertest.Tab, url string, a, b report
 		t.Fatal(err)
 	}
 	var wantNotes []string
-	for _, l := range strings.Split(render.CompareMarkdown(render.RunsComparison(report.CompareRuns(a, b, "A", "B"))), "\n") {
+	for _, l := range strings.Split(render.CompareMarkdown(render.RunsComparison(runresult.CompareRuns(a, b, "A", "B"))), "\n") {
 		if strings.HasPrefix(l, "A, tier ") || strings.HasPrefix(l, "B, tier ") {
 			wantNotes = append(wantNotes, strings.ReplaceAll(l, "**", ""))
 		}

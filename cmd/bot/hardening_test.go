@@ -11,7 +11,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
 
@@ -42,9 +42,9 @@ func TestRefusalCommentNotRepeatedAfterALostResponse(t *testing.T) {
 	w := newWorld(t)
 	head := w.releaseAt
 	run := w.fake.AddWorkflowRun(harnessRepo, githubfake.WorkflowRun{HeadSHA: head, HeadBranch: "main"})
-	experimental := summary(t, func(s *report.Summary) {
+	experimental := summary(t, func(s *runresult.Summary) {
 		s.Provenance.Ledger.Release = false
-		s.Label, s.LabelReasons = report.Label(s.Provenance)
+		s.Label, s.LabelReasons = runresult.Label(s.Provenance)
 	})
 	w.fake.AddArtifact(harnessRepo, run, "accuracy-report", testkit.Zip(t, map[string][]byte{"summary.json": experimental}), false)
 	w.fake.FailNext("repos/create-commit-comment", 1, githubfake.LostResponse())

@@ -34,7 +34,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/inference-sim/accuracy-dashboard/internal/bot"
+	"github.com/inference-sim/accuracy-dashboard/internal/bump"
 	"github.com/inference-sim/accuracy-dashboard/internal/botconfig"
 	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
@@ -148,7 +148,7 @@ func configFlags(fs *flag.FlagSet, f *botconfig.Flags) {
 
 // services are the bot's core objects wired to GitHub.
 type services struct {
-	bumper    *bot.Bumper
+	bumper    *bump.Bumper
 	publisher *publish.Publisher
 }
 
@@ -196,7 +196,7 @@ func wire(cfg botconfig.Config, e env, dryRun bool, log *slog.Logger) (*services
 		served = append(served, repo)
 	}
 	s := &services{}
-	s.bumper = &bot.Bumper{GH: gh, Log: log, Cfg: bot.BumpConfig{
+	s.bumper = &bump.Bumper{GH: gh, Log: log, Cfg: bump.BumpConfig{
 		Harness: harness, PinFile: cfg.PinFile, Branch: cfg.BumpBranch, AllowPrereleases: cfg.AllowPrereleases,
 		Repositories: served, WebURL: webURL(cfg.GitHubURL), DryRun: dryRun,
 	}}
@@ -385,7 +385,7 @@ func runBump(ctx context.Context, o bumpOptions, e env) error {
 	return err
 }
 
-func printOutcome(w io.Writer, o bot.RepoOutcome, branch string) {
+func printOutcome(w io.Writer, o bump.RepoOutcome, branch string) {
 	fmt.Fprintf(w, "%s: %s", o.Repo, o.Outcome)
 	if o.Reason != "" {
 		fmt.Fprintf(w, " (%s)", o.Reason)
@@ -397,7 +397,7 @@ func printOutcome(w io.Writer, o bot.RepoOutcome, branch string) {
 		fmt.Fprintf(w, ", closed superseded %v", o.Closed)
 	}
 	fmt.Fprintln(w)
-	if o.Outcome == bot.OutcomePlanned && o.Plan != nil {
+	if o.Outcome == bump.OutcomePlanned && o.Plan != nil {
 		fmt.Fprintf(w, "  commit on branch %s:\n", branch)
 		fmt.Fprint(w, indent(publish.MarshalPlan(o.Plan.Files, o.Plan.Message), "    "))
 		fmt.Fprintf(w, "  pull request: %s\n", o.Plan.Title)
@@ -556,6 +556,6 @@ func runPublishLeaderboard(ctx context.Context, o publishLeaderboardOptions, e e
 
 // The App client is the bot's GitHub.
 var (
-	_ bot.BumpGitHub        = (*github.AppClient)(nil)
+	_ bump.BumpGitHub        = (*github.AppClient)(nil)
 	_ publish.PublishGitHub = (*github.AppClient)(nil)
 )

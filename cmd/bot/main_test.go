@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/inference-sim/accuracy-dashboard/internal/bot"
+	"github.com/inference-sim/accuracy-dashboard/internal/bump"
 	"github.com/inference-sim/accuracy-dashboard/internal/botconfig"
 	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 	"github.com/inference-sim/accuracy-dashboard/internal/github"
@@ -28,7 +28,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 	"github.com/inference-sim/accuracy-dashboard/internal/webhook"
 )
@@ -236,28 +236,28 @@ func TestBumpDryRunPrintsThePlan(t *testing.T) {
 	}
 }
 
-func summary(t *testing.T, edit func(*report.Summary)) []byte {
+func summary(t *testing.T, edit func(*runresult.Summary)) []byte {
 	t.Helper()
 	raw, _ := runFiles(t, edit)
 	return raw
 }
 
 // runFiles is a run's summary.json (edited) and points.json.
-func runFiles(t *testing.T, edit func(*report.Summary)) (summaryJSON, pointsJSON []byte) {
+func runFiles(t *testing.T, edit func(*runresult.Summary)) (summaryJSON, pointsJSON []byte) {
 	t.Helper()
-	prov := report.Provenance{
-		Harness:   report.Harness{Commit: strings.Repeat("a", 40), Source: report.HarnessCheckout, Version: "v1.1.0"},
-		Simulator: report.Simulator{Repo: "https://github.com/inference-sim/inference-sim", Ref: "v0.7.15", Commit: strings.Repeat("b", 40), Tag: "v0.7.15", Release: true, BuiltByHarness: true, Driver: "replay"},
-		Ledger:    report.DataVersion{Name: "ledger", Version: "v1.0.0", Digest: "sha256:" + strings.Repeat("c", 64), Release: true},
-		Selection: &report.Selection{All: true, Units: []string{}},
+	prov := runresult.Provenance{
+		Harness:   runresult.Harness{Commit: strings.Repeat("a", 40), Source: runresult.HarnessCheckout, Version: "v1.1.0"},
+		Simulator: runresult.Simulator{Repo: "https://github.com/inference-sim/inference-sim", Ref: "v0.7.15", Commit: strings.Repeat("b", 40), Tag: "v0.7.15", Release: true, BuiltByHarness: true, Driver: "replay"},
+		Ledger:    runresult.DataVersion{Name: "ledger", Version: "v1.0.0", Digest: "sha256:" + strings.Repeat("c", 64), Release: true},
+		Selection: &runresult.Selection{All: true, Units: []string{}},
 	}
-	var points []report.Point
+	var points []runresult.Point
 	for i, m := range []float64{100, 150, 200} {
-		points = append(points, report.Point{ID: fmt.Sprintf("u@c=%d", i+1), Unit: "u", Model: "m", Hardware: "H100",
-			Load: report.Load{Concurrency: i + 1}, Tier: "measured", Scored: true,
+		points = append(points, runresult.Point{ID: fmt.Sprintf("u@c=%d", i+1), Unit: "u", Model: "m", Hardware: "H100",
+			Load: runresult.Load{Concurrency: i + 1}, Tier: "measured", Scored: true,
 			Measured: metric.Values{"ttft_ms": m, "tpot_ms": m / 10}, Predicted: metric.Values{"ttft_ms": m * 1.2, "tpot_ms": m / 10}})
 	}
-	s, err := report.Summarize(points, prov, nil)
+	s, err := runresult.Summarize(points, prov, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,7 +268,7 @@ func runFiles(t *testing.T, edit func(*report.Summary)) (summaryJSON, pointsJSON
 	if err != nil {
 		t.Fatal(err)
 	}
-	pts, err := jsoncodec.Encode(report.SortPoints(points))
+	pts, err := jsoncodec.Encode(runresult.SortPoints(points))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -338,12 +338,12 @@ func TestPublishCommand(t *testing.T) {
 
 func TestPublishCommandRefuses(t *testing.T) {
 	w := newWorld(t)
-	for name, edit := range map[string]func(*report.Summary){
-		"experimental": func(s *report.Summary) {
+	for name, edit := range map[string]func(*runresult.Summary){
+		"experimental": func(s *runresult.Summary) {
 			s.Provenance.Simulator.BuiltByHarness = false
-			s.Label, s.LabelReasons = report.Label(s.Provenance)
+			s.Label, s.LabelReasons = runresult.Label(s.Provenance)
 		},
-		"unbalanced": func(s *report.Summary) { s.Coverage.CorpusPoints = 7 },
+		"unbalanced": func(s *runresult.Summary) { s.Coverage.CorpusPoints = 7 },
 	} {
 		err := w.run(t, "publish", "--summary", writeTemp(t, summary(t, edit)))
 		if !errors.Is(err, errRefused) || cli.ExitCode(err) != 3 {
@@ -614,9 +614,9 @@ func TestServeWorkflowRunPublishesOrRefuses(t *testing.T) {
 	goodSummary, goodPoints := runFiles(t, nil)
 	w.fake.AddArtifact(harnessRepo, good, "accuracy-report", testkit.Zip(t, map[string][]byte{"summary.json": goodSummary, "points.json": goodPoints}), false)
 	bad := w.fake.AddWorkflowRun(harnessRepo, githubfake.WorkflowRun{HeadSHA: head, HeadBranch: "main"})
-	experimental := summary(t, func(s *report.Summary) {
+	experimental := summary(t, func(s *runresult.Summary) {
 		s.Provenance.Ledger.Release = false
-		s.Label, s.LabelReasons = report.Label(s.Provenance)
+		s.Label, s.LabelReasons = runresult.Label(s.Provenance)
 	})
 	w.fake.AddArtifact(harnessRepo, bad, "accuracy-report", testkit.Zip(t, map[string][]byte{"summary.json": experimental}), false)
 	missing := w.fake.AddWorkflowRun(harnessRepo, githubfake.WorkflowRun{HeadSHA: head, HeadBranch: "main"})
@@ -692,7 +692,7 @@ func TestBumpUpdatesInPlaceAndLeavesHumanBranchesAlone(t *testing.T) {
 	w := newWorld(t)
 	// An older bump pull request of the bot on another branch, and a
 	// human's pull request quoting the marker.
-	w.fake.Commit("org/app", "accuracy-bot/harness-v0.9", "accuracy-bot[bot]", "old bump\n\n"+bot.BumpTrailer, map[string]string{"x": "1"})
+	w.fake.Commit("org/app", "accuracy-bot/harness-v0.9", "accuracy-bot[bot]", "old bump\n\n"+bump.BumpTrailer, map[string]string{"x": "1"})
 	old := w.fake.AddPullRequest("org/app", githubfake.PullRequest{Title: "Bump accuracy harness to v0.9.0", Body: render.BumpMarker + "\nold",
 		User: "accuracy-bot[bot]", Head: "accuracy-bot/harness-v0.9"})
 	w.fake.Commit("org/app", "feature", "dev", "feature", map[string]string{"f": "1"})

@@ -14,13 +14,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/inference-sim/accuracy-dashboard/internal/bot"
+	"github.com/inference-sim/accuracy-dashboard/internal/bump"
 	"github.com/inference-sim/accuracy-dashboard/internal/botconfig"
 	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
-	rep "github.com/inference-sim/accuracy-dashboard/internal/report"
+	rep "github.com/inference-sim/accuracy-dashboard/internal/runresult"
 	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
 
@@ -276,13 +276,15 @@ func TestNightlyEndToEnd(t *testing.T) {
 	// The evaluate matrix scored every shard; the report job merged them
 	// into one whole-corpus report.
 	shards, _ := filepath.Glob(filepath.Join(filepath.Dir(report), "accuracy-shard-*", "head", rep.SummaryFile))
-	merged, _, err := rep.Read(report)
+	mergedRun, err := rep.Read(report)
+	merged := mergedRun.Summary
 	if err != nil {
 		t.Fatal(err)
 	}
 	points := 0
 	for _, f := range shards {
-		s, _, err := rep.Read(filepath.Dir(f))
+		shard, err := rep.Read(filepath.Dir(f))
+		s := shard.Summary
 		if err != nil || s.Shard == nil || s.Shard.Count != nightlyShards {
 			t.Fatalf("shard %s: %+v, %v", f, s.Shard, err)
 		}
@@ -332,8 +334,8 @@ func TestNightlyEndToEnd(t *testing.T) {
 	}
 	// Another simulator commit: the last snapshot's predictions are not
 	// reused, every point is simulated again.
-	if s, _, err := rep.Read(report); err != nil || s.Coverage.Reused != 0 || s.Coverage.Scored == 0 {
-		t.Errorf("v0.3.0 (another commit) reused predictions: %+v, %v", s.Coverage, err)
+	if r, err := rep.Read(report); err != nil || r.Summary.Coverage.Reused != 0 || r.Summary.Coverage.Scored == 0 {
+		t.Errorf("v0.3.0 (another commit) reused predictions: %+v, %v", r.Summary.Coverage, err)
 	}
 	nw.deliver(t, report, "success")
 	idx = nw.index(t)
@@ -355,7 +357,8 @@ func TestNightlyEndToEnd(t *testing.T) {
 	if !ok || report == "" || !strings.Contains(log, "simulator release v0.3.0 → v0.3.1") {
 		t.Fatalf("re-tagged release: ok %v, report %q\n%s", ok, report, log)
 	}
-	s3, p3, err := rep.Read(report)
+	r3, err := rep.Read(report)
+	s3, p3 := r3.Summary, r3.Points
 	if err != nil || s3.Coverage.Scored == 0 || s3.Coverage.Reused != s3.Coverage.Scored {
 		t.Fatalf("re-tagged release: coverage %+v, %v; want every scored point reused", s3.Coverage, err)
 	}
@@ -416,7 +419,7 @@ func TestShippedNightlyMatchesDefaults(t *testing.T) {
 	}
 	// The pin file is the one place naming the harness release: a harness
 	// release's bump moves it and nothing else.
-	files := bot.ConsumerFiles{PinPath: ".github/accuracy-harness.yaml", Pin: raw, Workflows: map[string][]byte{}}
+	files := bump.ConsumerFiles{PinPath: ".github/accuracy-harness.yaml", Pin: raw, Workflows: map[string][]byte{}}
 	shipped, err := filepath.Glob(filepath.Join(root, ".github", "workflows", "*.yml"))
 	if err != nil || len(shipped) == 0 {
 		t.Fatalf("shipped workflows: %v", err)
@@ -428,7 +431,7 @@ func TestShippedNightlyMatchesDefaults(t *testing.T) {
 		}
 		files.Workflows[".github/workflows/"+filepath.Base(f)] = b
 	}
-	plan, err := bot.PlanBump(files, bot.Target{Harness: ident.Repo{Owner: "inference-sim", Name: "accuracy-dashboard"}, Tag: "v99.0.0", Commit: strings.Repeat("c", 40)})
+	plan, err := bump.PlanBump(files, bump.Target{Harness: ident.Repo{Owner: "inference-sim", Name: "accuracy-dashboard"}, Tag: "v99.0.0", Commit: strings.Repeat("c", 40)})
 	if err != nil {
 		t.Fatalf("bump of the shipped files: %v", err)
 	}

@@ -35,9 +35,9 @@ var external = []struct{ prefix, name string }{
 	{"github.com/prometheus/client_golang/", "prometheus"},
 }
 
-// graph maps a package (its path in the module: "internal/report", "cmd/bot",
+// graph maps a package (its path in the module: "internal/runresult", "cmd/bot",
 // "schemas") to the names of what it imports: a project package by its last
-// path element ("report"), a third-party module by its name in external.
+// path element ("runresult"), a third-party module by its name in external.
 type graph map[string][]string
 
 // rule is one promise of docs/ARCHITECTURE.md about the import graph.
@@ -132,25 +132,25 @@ var rules = []rule{
 	forbid("only the wiring (cmd/*) and the Action's runtime (internal/ghaction) use the GitHub adapter",
 		func(p string) bool { return !strings.HasPrefix(p, "cmd/") && p != "internal/ghaction" }, "github"),
 	forbid("only internal/inferencexdb (and its test helper) talks to PostgreSQL", not("internal/inferencexdb", "internal/inferencexdb/inferencexdbtest"), "pgx"),
-	forbid("test helpers are imported by tests (and other test helpers) only", not(testHelpers...), "testkit", "leaderboardtest", "harnesstest", "importertest", "inferencexdbtest", "golden", "botfake", "browsertest"),
+	forbid("test helpers are imported by tests (and other test helpers) only", not(testHelpers...), "testkit", "leaderboardtest", "harnesstest", "importertest", "inferencexdbtest", "golden", "bumpfake", "browsertest"),
 	forbid("only the Action's runtime (internal/ghaction) talks to the Actions runner (go-githubactions)", not("internal/ghaction"), "go-githubactions"),
 	forbid("the Action's runtime is the Action's alone: only cmd/action imports it", not("cmd/action"), "ghaction"),
 	forbid("the pull-request core (prcheck) depends only on model packages", is("internal/prcheck"),
-		"harness", "importer", "ledger", "bot", "publish", "botconfig", "webhook", "nightly", "leaderboard", "inferencexdb", "github", "corpus"),
-	forbid("the bot's pin bumping and publishing do not import the pull-request flow (the comparison model is report's)", is("internal/bot", "internal/publish"), "prcheck"),
-	forbid("pin bumping and publishing are two packages: neither imports the other", is("internal/bot", "internal/publish"), "bot", "publish"),
-	forbid("the Action does not import the bot's pin bumping", is("cmd/action", "internal/ghaction"), "bot"),
+		"harness", "importer", "ledger", "bump", "publish", "botconfig", "webhook", "nightly", "leaderboard", "inferencexdb", "github", "corpus"),
+	forbid("the bot's pin bumping and publishing do not import the pull-request flow (the comparison model is runresult's)", is("internal/bump", "internal/publish"), "prcheck"),
+	forbid("pin bumping and publishing are two packages: neither imports the other", is("internal/bump", "internal/publish"), "bump", "publish"),
+	forbid("the Action does not import the bot's pin bumping", is("cmd/action", "internal/ghaction"), "bump"),
 	forbid("the Action's runtime is not the bot: no publishing, bot server or bot configuration", is("internal/ghaction"), "publish", "webhook", "botconfig"),
 	forbid("only the browser test helper (browsertest) drives a browser (chromedp)", not("internal/browsertest"), "chromedp"),
 	forbidReach("the scoring engine (internal/harness) does not link PostgreSQL, not even through another package", is("internal/harness"), "pgx"),
 	forbidReach("the site is built from published data, never from the simulator harness", is("internal/site"), "harness", "lbrun"),
-	forbid("configuration (botconfig) does not import the bot's core or its server", is("internal/botconfig"), "bot", "webhook", "github"),
-	forbid("rendering is pure: no harness, importer, bot or disk", is("internal/render"), "harness", "importer", "bot", "publish", "prcheck", "diskio", "github", "webhook"),
+	forbid("configuration (botconfig) does not import the bot's core or its server", is("internal/botconfig"), "bump", "webhook", "github"),
+	forbid("rendering is pure: no harness, importer, bot or disk", is("internal/render"), "harness", "importer", "bump", "publish", "prcheck", "diskio", "github", "webhook"),
 	forbidReach("rendering and the pull-request core never depend on the simulator harness, not even through another package", is("internal/render", "internal/prcheck"), "harness", "lbrun"),
 	forbidReach("the leaderboard's model is pure: the runner (lbrun) alone drives the simulator", is("internal/leaderboard"), "harness", "lbrun"),
 	forbidReach("the leaderboard's planning and the bot's publishing never depend on the simulator harness", is("internal/leaderboard/lbplan", "internal/simcli", "internal/publish"), "harness", "lbrun"),
-	forbid("the model packages do not import the harness, the flows or the edges", is("internal/report", "internal/metric", "internal/score", "internal/ledger", "internal/pin", "internal/ident", "internal/jsoncodec", "internal/ghmodel"),
-		"harness", "prcheck", "bot", "webhook", "render", "importer", "github"),
+	forbid("the model packages do not import the harness, the flows or the edges", is("internal/runresult", "internal/metric", "internal/accuracy", "internal/ledger", "internal/pin", "internal/ident", "internal/jsoncodec", "internal/ghmodel"),
+		"harness", "prcheck", "bump", "webhook", "render", "importer", "github"),
 }
 
 // check returns every broken rule of g, one line each, sorted.
@@ -326,15 +326,15 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 	t.Parallel()
 	clean := graph{
 		"internal/github":      {"ghinstallation", "go-github", "jwt"},
-		"internal/report":      {"diskio", "jsoncodec", "metric", "schemas", "score"},
-		"internal/prcheck":     {"cachedir", "diskio", "pin", "render", "report", "score"},
+		"internal/runresult":   {"diskio", "jsoncodec", "metric", "schemas", "accuracy"},
+		"internal/prcheck":     {"cachedir", "diskio", "pin", "render", "runresult", "accuracy"},
 		"internal/botconfig":   {"ident", "yaml"},
-		"internal/render":      {"leaderboard", "metric", "report"},
-		"internal/leaderboard": {"diskio", "report", "schemas"},
-		"internal/harness":     {"pool", "report"},
+		"internal/render":      {"leaderboard", "metric", "runresult"},
+		"internal/leaderboard": {"diskio", "runresult", "schemas"},
+		"internal/harness":     {"pool", "runresult"},
 		"internal/lbrun":       {"harness", "leaderboard", "pool"},
 		"internal/ghaction":    {"github", "go-githubactions", "pinned", "prcheck"},
-		"cmd/bot":              {"bot", "github"},
+		"cmd/bot":              {"bump", "github"},
 		"cmd/action":           {"ghaction", "harness", "lbrun", "leaderboard", "render"},
 	}
 	if v := check(clean); len(v) != 0 {
@@ -343,22 +343,22 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 	for _, tt := range []struct{ pkg, dep string }{
 		{"cmd/action", "go-githubactions"},
 		{"cmd/bot", "ghaction"},
-		{"internal/ghaction", "bot"},
+		{"internal/ghaction", "bump"},
 		{"internal/ghaction", "publish"},
-		{"cmd/action", "bot"},
-		{"internal/report", "go-github"},
-		{"internal/report", "github"},
+		{"cmd/action", "bump"},
+		{"internal/runresult", "go-github"},
+		{"internal/runresult", "github"},
 		{"internal/prcheck", "harness"},
-		{"internal/botconfig", "bot"},
+		{"internal/botconfig", "bump"},
 		{"internal/render", "diskio"},
-		{"internal/report", "pgx"},
+		{"internal/runresult", "pgx"},
 		{"internal/render", "go-githubactions"},
 		{"internal/metric", "harness"},
 		{"internal/leaderboard", "harness"},
 		{"internal/leaderboard", "lbrun"},
 		{"internal/render", "lbrun"},
 		{"internal/prcheck", "lbrun"},
-		{"internal/report", "testkit"},
+		{"internal/runresult", "testkit"},
 		{"cmd/bot", "golden"},
 	} {
 		g := graph{}
@@ -377,17 +377,17 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 func TestRulesCatchIndirectDependencies(t *testing.T) {
 	t.Parallel()
 	clean := graph{
-		"internal/render":       {"leaderboard", "metric", "report"},
-		"internal/prcheck":      {"render", "report"},
-		"internal/leaderboard":  {"diskio", "report"},
-		"internal/report":       {"diskio", "metric"},
+		"internal/render":       {"leaderboard", "metric", "runresult"},
+		"internal/prcheck":      {"render", "runresult"},
+		"internal/leaderboard":  {"diskio", "runresult"},
+		"internal/runresult":    {"diskio", "metric"},
 		"internal/diskio":       {},
 		"internal/metric":       {},
-		"internal/harness":      {"importreport", "pool", "report"},
+		"internal/harness":      {"importreport", "pool", "runresult"},
 		"internal/lbrun":        {"harness", "leaderboard", "pool"},
 		"internal/importer":     {"diskio", "importreport", "inferencexdb"},
 		"internal/inferencexdb": {"pgx"},
-		"internal/importreport": {"report"},
+		"internal/importreport": {"runresult"},
 		"cmd/action":            {"harness", "importer", "lbrun", "leaderboard", "render"},
 	}
 	if v := check(clean); len(v) != 0 {
@@ -399,7 +399,7 @@ func TestRulesCatchIndirectDependencies(t *testing.T) {
 	}{
 		{"internal/diskio", "harness", []string{
 			"internal/leaderboard imports diskio → harness",
-			"internal/prcheck imports report → diskio → harness",
+			"internal/prcheck imports runresult → diskio → harness",
 			"internal/render imports leaderboard → diskio → harness",
 		}},
 		{"internal/metric", "lbrun", []string{

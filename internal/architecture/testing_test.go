@@ -13,7 +13,7 @@ import (
 var testHelpers = []string{
 	"internal/testkit", "internal/leaderboard/leaderboardtest", "internal/harness/harnesstest",
 	"internal/importer/importertest", "internal/inferencexdb/inferencexdbtest", "internal/golden",
-	"internal/githubfake", "internal/browsertest", "internal/bot/botfake",
+	"internal/githubfake", "internal/browsertest", "internal/bump/bumpfake",
 }
 
 // TestNoTestingInProductionCode: no package's non-test code imports

@@ -15,7 +15,7 @@ import (
 )
 
 // Names in docs/WALKTHROUGH.md, the page that follows one pull request
-// through the code: a code span that is a Go name ("report.ParseRun",
+// through the code: a code span that is a Go name ("runresult.Parse",
 // "Flow.RunPR", "runScore") and a path in the repository ("cmd/action/main.go").
 var (
 	codeSpan = regexp.MustCompile("`([^`]+)`")

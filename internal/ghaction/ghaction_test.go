@@ -19,7 +19,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 	"github.com/inference-sim/accuracy-dashboard/internal/prcheck"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 // actionEnv is the environment of one Action run against a fake GitHub.
@@ -101,19 +101,19 @@ func commands(log []logLine, name string) []string {
 }
 
 // expectedComment is the comment the Action's results in outDir make: the
-// comparison of head with base (both read back with report.Read) drawn by
+// comparison of head with base (both read back with runresult.Read) drawn by
 // render, with the flow's notes.
 func expectedComment(t *testing.T, outDir string, notes []string) string {
 	t.Helper()
-	hs, hp, err := report.Read(filepath.Join(outDir, "head"))
+	head, err := runresult.Read(filepath.Join(outDir, "head"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	bs, bp, err := report.Read(filepath.Join(outDir, "base"))
+	base, err := runresult.Read(filepath.Join(outDir, "base"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := report.Compare(report.Run{Summary: hs, Points: hp}, &report.Run{Summary: bs, Points: bp})
+	c := runresult.Compare(head, &base)
 	v := prcheck.Evaluate(c, prcheck.Thresholds{})
 	return render.CompareMarkdown(render.Comparison{Comparison: c, Alerts: append(v.Failures, v.Alerts...), Notes: notes,
 		DetailsURL: "https://github.example/octo/sim/actions/runs/42"})
@@ -155,11 +155,12 @@ func TestGitHubActionPullRequest(t *testing.T) {
 		}
 
 		first = readOutputs(t, e.output)
-		hs, _, err := report.Read(filepath.Dir(first["summary-path"]))
+		rr, err := runresult.Read(filepath.Dir(first["summary-path"]))
+		hs := rr.Summary
 		if err != nil {
 			t.Fatalf("summary-path: %v", err)
 		}
-		_, tier, _ := report.Headline(hs.Tiers)
+		_, tier, _ := runresult.Headline(hs.Tiers)
 		var wantTTFT string
 		for _, d := range metric.Headline() {
 			if m, _ := tier.Of(d); d.Key == "ttft" && m.MAPE != nil {
@@ -491,15 +492,15 @@ func TestGitHubActionOutputs(t *testing.T) {
 	t.Parallel()
 	fp := func(v float64) *float64 { return &v }
 	// A secondary metric (e2e) is in the summary but never in the outputs.
-	mr := report.TierScores{"ttft": report.Metric{MAPE: fp(12.5), N: 3}, "tpot": report.Metric{MAPE: fp(2), N: 3}, "e2e": report.Metric{MAPE: fp(7), N: 3}}
-	all := report.TierScores{"ttft": report.Metric{MAPE: fp(30), N: 5}, "tpot": report.Metric{MAPE: fp(4.25), N: 5}, "e2e": report.Metric{MAPE: fp(8), N: 5}}
-	head := report.Summary{Label: report.LabelExperimental, Tiers: report.Tiers{All: all, MeasuredResolved: mr}}
+	mr := runresult.TierScores{"ttft": runresult.Metric{MAPE: fp(12.5), N: 3}, "tpot": runresult.Metric{MAPE: fp(2), N: 3}, "e2e": runresult.Metric{MAPE: fp(7), N: 3}}
+	all := runresult.TierScores{"ttft": runresult.Metric{MAPE: fp(30), N: 5}, "tpot": runresult.Metric{MAPE: fp(4.25), N: 5}, "e2e": runresult.Metric{MAPE: fp(8), N: 5}}
+	head := runresult.Summary{Label: runresult.LabelExperimental, Tiers: runresult.Tiers{All: all, MeasuredResolved: mr}}
 	fallBack := head
-	fallBack.Tiers.MeasuredResolved = report.TierScores{}
+	fallBack.Tiers.MeasuredResolved = runresult.TierScores{}
 	shard := head
-	shard.Shard = &report.Shard{Index: 1, Count: 2}
+	shard.Shard = &runresult.Shard{Index: 1, Count: 2}
 	tests := map[string]struct {
-		head                   report.Summary
+		head                   runresult.Summary
 		label, ttft, tpot, url string
 	}{
 		"headline measured_resolved": {head, "experimental", "12.50", "2.00", "https://c/1"},

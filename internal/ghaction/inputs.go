@@ -10,7 +10,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/cachedir"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 	"github.com/inference-sim/accuracy-dashboard/internal/prcheck"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 // actionInputs are the inputs every mode of the Action shares and the
@@ -187,8 +187,8 @@ func readBaseline(r runner) (bool, error) {
 }
 
 // readShard reads input shard (k/n; nil when not given).
-func readShard(r runner) (*report.Shard, error) {
-	shard, err := report.ParseShard(r.input(inShard))
+func readShard(r runner) (*runresult.Shard, error) {
+	shard, err := runresult.ParseShard(r.input(inShard))
 	if err != nil {
 		return nil, inputError(inShard, "%v", err)
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/github"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"github.com/inference-sim/accuracy-dashboard/internal/prcheck"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 // The Action's modes, as input mode names them (the table: actionModes).
@@ -125,7 +125,7 @@ func checkEvent(mode, name string, accepted []string) error {
 type prModeOptions struct {
 	actionInputs
 	baseline bool
-	shard    *report.Shard
+	shard    *runresult.Shard
 }
 
 var prMode = modeSpec[prModeOptions]{
@@ -230,7 +230,7 @@ var nightlyPlanMode = modeSpec[nightlyPlanModeOptions]{
 type nightlyModeOptions struct {
 	actionInputs
 	plan      string
-	shard     *report.Shard
+	shard     *runresult.Shard
 	ledgerDir string
 	// reuseDir is the last published snapshot's directory ("": none).
 	reuseDir string

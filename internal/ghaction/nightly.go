@@ -17,7 +17,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 	"github.com/inference-sim/accuracy-dashboard/internal/prcheck"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 // runNightlyPlanMode is the Action's mode nightly-plan: it resolves the plan
@@ -120,8 +120,8 @@ func prepareNightly(ctx context.Context, in nightlyModeOptions, cfg *prcheck.Flo
 		// The last snapshot: its predictions whose replay digest is
 		// unchanged are taken, the rest simulated. A snapshot without
 		// points (or none at that path) reuses nothing.
-		if _, err := os.Stat(filepath.Join(in.reuseDir, report.PointsFile)); err != nil {
-			env.gha.Notice(fmt.Sprintf("reuse: %s has no %s: every point is simulated", in.reuseDir, report.PointsFile))
+		if _, err := os.Stat(filepath.Join(in.reuseDir, runresult.PointsFile)); err != nil {
+			env.gha.Notice(fmt.Sprintf("reuse: %s has no %s: every point is simulated", in.reuseDir, runresult.PointsFile))
 		} else {
 			h.Args = append(h.Args, "--reuse", in.reuseDir)
 		}
@@ -179,7 +179,7 @@ func runNightlyMerge(ctx context.Context, in mergeModeOptions, env modeEnv) (prc
 func checkShardPlans(heads []string, plan nightly.Plan) error {
 	for _, dir := range heads {
 		name := filepath.Join(dir, nightly.File)
-		raw, err := diskio.ReadPathMax(name, report.MaxSummaryBytes)
+		raw, err := diskio.ReadPathMax(name, runresult.MaxSummaryBytes)
 		if errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("merge: %s is missing: %s is not the output of a nightly shard", name, dir)
 		}

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 // TestNightlyReusesTheLastSnapshot: mode nightly with reuse (the last
@@ -20,16 +20,18 @@ func TestNightlyReusesTheLastSnapshot(t *testing.T) {
 	cache := t.TempDir()
 	fake := githubfake.New(t, githubfake.Options{Token: "test-token"})
 	snap1 := filepath.Join(dash, "data", "snapshots", "snap-1")
-	nightlyRun := func(reuse string) (head string, s report.Summary, points []report.Point, log string) {
+	nightlyRun := func(reuse string) (head string, s runresult.Summary, points []runresult.Point, log string) {
 		t.Helper()
 		out, log, err := runNightlyAction(t, fake, dash, cache, map[string]string{"INPUT_MODE": "nightly", "INPUT_PLAN": string(plan.Encode()), "INPUT_REUSE": reuse})
 		if err != nil {
 			t.Fatalf("nightly (reuse %q): %v\n%s", reuse, err, log)
 		}
 		head = filepath.Join(out, "head")
-		if s, points, err = report.Read(head); err != nil {
+		r, err := runresult.Read(head)
+		if err != nil {
 			t.Fatal(err)
 		}
+		s, points = r.Summary, r.Points
 		return head, s, points, log
 	}
 

@@ -12,7 +12,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
 	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 // nightlyDashboard is a dashboard checkout pinning the harness at hdir
@@ -78,7 +78,8 @@ func TestNightlyShardsMerge(t *testing.T) {
 	if err != nil {
 		t.Fatalf("merge: %v\n%s", err, stdout)
 	}
-	s, points, err := report.Read(filepath.Join(out, "head"))
+	rr, err := runresult.Read(filepath.Join(out, "head"))
+	s, points := rr.Summary, rr.Points
 	if err != nil || s.Shard != nil || len(points) != s.Coverage.CorpusPoints || s.Coverage.Scored == 0 {
 		t.Fatalf("merged report: shard %+v, %d points, %+v, %v", s.Shard, len(points), s.Coverage, err)
 	}
@@ -108,12 +109,12 @@ func TestNightlyShardsMerge(t *testing.T) {
 	// by the harness's merge, naming the field.
 	build := t.TempDir()
 	os.CopyFS(build, os.DirFS(shards))
-	sum := filepath.Join(build, "accuracy-shard-2", "head", report.SummaryFile)
+	sum := filepath.Join(build, "accuracy-shard-2", "head", runresult.SummaryFile)
 	b, err := os.ReadFile(sum)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s2, err := report.ParseSummary(b)
+	s2, err := runresult.ParseSummary(b)
 	if err != nil {
 		t.Fatal(err)
 	}

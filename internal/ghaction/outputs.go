@@ -8,7 +8,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 	"github.com/inference-sim/accuracy-dashboard/internal/prcheck"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 // outputsOf lists the step outputs of an outcome: "<metric>-mape" for each
@@ -18,9 +18,9 @@ import (
 func outputsOf(o prcheck.Outcome) [][2]string {
 	var summaryPath string
 	if o.HeadDir != "" {
-		summaryPath = filepath.Join(o.HeadDir, report.SummaryFile)
+		summaryPath = filepath.Join(o.HeadDir, runresult.SummaryFile)
 	}
-	_, tier, _ := report.Headline(o.Head.Tiers)
+	_, tier, _ := runresult.Headline(o.Head.Tiers)
 	out := [][2]string{
 		{"summary-path", summaryPath},
 		{"markdown-path", o.MarkdownPath},

@@ -8,13 +8,13 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/prcheck"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 // scoring is what modes pr and merge (of pull-request shards) score.
 type scoring struct {
 	baseline bool
-	shard    *report.Shard
+	shard    *runresult.Shard
 	// shardsDir is the shards directory of mode merge ("": mode pr).
 	shardsDir string
 }

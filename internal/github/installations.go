@@ -17,7 +17,7 @@ import (
 )
 
 // AppClient is a GitHub App acting on the repositories it is installed on;
-// it implements the bot's GitHub interfaces (bot.BumpGitHub and
+// it implements the bot's GitHub interfaces (bump.BumpGitHub and
 // publish.PublishGitHub) directly. Every repository call goes through an
 // installation token scoped to that one repository, found through the repository's
 // installation and cached (ghinstallation refreshes the token). A cached

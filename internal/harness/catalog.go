@@ -11,7 +11,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/cachedir"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 // Catalog arguments that name no directory (the --catalog flag of `score`
@@ -39,7 +39,7 @@ type BundledCatalog struct {
 // and versioned with bundled.Ledger's manifest (also when another ledger is
 // scored). Anything else is a directory: its absolute path, versioned by
 // DirVersion.
-func ResolveCatalog(ctx context.Context, arg, cacheDir string, bundled BundledCatalog) (string, *report.DataVersion, error) {
+func ResolveCatalog(ctx context.Context, arg, cacheDir string, bundled BundledCatalog) (string, *runresult.DataVersion, error) {
 	switch arg {
 	case CatalogNone, "":
 		return "", nil, nil
@@ -64,12 +64,12 @@ func ResolveCatalog(ctx context.Context, arg, cacheDir string, bundled BundledCa
 // extractBundledCatalog copies cat, the catalog embedded in the binary, into
 // the cache (once per content digest) so the simulator can read it from
 // disk; m is the manifest of the ledger it is bundled with.
-func extractBundledCatalog(cacheDir string, cat fs.FS, m ledger.Manifest) (string, *report.DataVersion, error) {
+func extractBundledCatalog(cacheDir string, cat fs.FS, m ledger.Manifest) (string, *runresult.DataVersion, error) {
 	digest, err := DigestFS(cat)
 	if err != nil {
 		return "", nil, fmt.Errorf("bundled catalog: %w", err)
 	}
-	dv := &report.DataVersion{Name: "blis-default catalog (bundled)", Version: m.Version, Digest: digest, Release: m.Release}
+	dv := &runresult.DataVersion{Name: "blis-default catalog (bundled)", Version: m.Version, Digest: digest, Release: m.Release}
 	dir := filepath.Join(cacheDir, "catalog", strings.TrimPrefix(digest, ident.DigestPrefix)[:16])
 	if _, err := cachedir.Fill(dir, func(tmp string) error { return os.CopyFS(tmp, cat) }); err != nil {
 		return "", nil, fmt.Errorf("bundled catalog: %w", err)

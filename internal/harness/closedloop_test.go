@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 	"github.com/inference-sim/accuracy-dashboard/internal/simcli"
 	"github.com/inference-sim/accuracy-dashboard/internal/workloadspec"
 )
@@ -84,7 +84,7 @@ func flatPrediction(c, w, p int) struct{ TTFTMs, TPOTMs float64 } {
 }
 
 func TestTheTwoClosedLoopDriversAgreeWhenAnswersIgnoreTheDraws(t *testing.T) {
-	byDriver := map[string]map[string]report.Point{}
+	byDriver := map[string]map[string]runresult.Point{}
 	for _, driver := range []string{DriverReplayMetrics, DriverRunClosedLoop} {
 		o := scoreOpts(t, "agreement", "v0.2.0")
 		o.ClosedLoopDriver = driver
@@ -112,7 +112,7 @@ func TestTheTwoClosedLoopDriversAgreeWhenAnswersIgnoreTheDraws(t *testing.T) {
 			}
 			w := u.Workload.InferenceX
 			want := flatPrediction(u.Points[i].Load.Concurrency, w.WarmupsPerConcurrency, w.PromptsPerConcurrency)
-			for _, p := range []report.Point{a, b} {
+			for _, p := range []runresult.Point{a, b} {
 				if math.Abs(p.Predicted["ttft_ms"]-want.TTFTMs) > 1e-9 || math.Abs(p.Predicted["tpot_ms"]-want.TPOTMs) > 1e-9 {
 					t.Errorf("%s by %s: predicted %v, want %+v", id, p.Driver, p.Predicted, want)
 				}
@@ -126,7 +126,7 @@ func TestTheClosedLoopDriversDrawDifferentRequests(t *testing.T) {
 	// differ by their draws, a little: the same distributions, other draws.
 	o := scoreOpts(t, "ledger", "v0.2.0")
 	o.Units = []string{"test/ix/test-model-7b/h100"}
-	preds := map[string]map[string]report.Point{}
+	preds := map[string]map[string]runresult.Point{}
 	for _, d := range []string{DriverReplayMetrics, DriverRunClosedLoop} {
 		o.ClosedLoopDriver = d
 		res, err := Score(context.Background(), o)

@@ -15,7 +15,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
 	"github.com/inference-sim/accuracy-dashboard/internal/importreport"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
 
@@ -48,7 +48,7 @@ func TestLoadDataBundled(t *testing.T) {
 	if l == nil || l.Manifest.Name != "harness-test" {
 		t.Fatalf("ledger %+v", l)
 	}
-	if want := (report.DataVersion{Name: "harness-test", Version: "0.0.1", Digest: l.Digest, Release: true}); o.LedgerVersion != want {
+	if want := (runresult.DataVersion{Name: "harness-test", Version: "0.0.1", Digest: l.Digest, Release: true}); o.LedgerVersion != want {
 		t.Errorf("ledger version %+v, want %+v", o.LedgerVersion, want)
 	}
 	digest, err := DigestFS(d.Bundled.Catalog)
@@ -61,7 +61,7 @@ func TestLoadDataBundled(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(o.Catalog, "models", "test-model-7b", "config.json")); err != nil || string(b) != "{}\n" {
 		t.Errorf("the extracted catalog's config.json: %q %v", b, err)
 	}
-	if want := (report.DataVersion{Name: "blis-default catalog (bundled)", Version: "0.0.1", Digest: digest, Release: true}); o.CatalogVersion == nil || *o.CatalogVersion != want {
+	if want := (runresult.DataVersion{Name: "blis-default catalog (bundled)", Version: "0.0.1", Digest: digest, Release: true}); o.CatalogVersion == nil || *o.CatalogVersion != want {
 		t.Errorf("catalog version %+v, want %+v", o.CatalogVersion, want)
 	}
 	if hw := o.HardwareVersion; o.Hardware == nil || hw == nil || hw.Name != "blis-hardware (bundled)" || !hw.Release || o.Hardware.GPUs["H200"].Source == "" {
@@ -163,7 +163,7 @@ func dumpLedger(t *testing.T, importerCommit, version string) string {
 	testkit.WriteFile(t, filepath.Join(dir, "ledger.json"), `{"schema_version": 1, "name": "inferencex-db", "version": "2026-11-24", "release": true}`+"\n")
 	rep := importreport.Report{SchemaVersion: 1,
 		Options:  importreport.Options{Name: "inferencex-db", Version: "2026-11-24", Release: true, Postgres: `database "postgres"`, InferenceXDump: "db-dump/2026-11-24"},
-		Importer: &report.Harness{Commit: importerCommit, Version: version, Source: report.HarnessCheckout}}
+		Importer: &runresult.Harness{Commit: importerCommit, Version: version, Source: runresult.HarnessCheckout}}
 	b, err := json.Marshal(rep)
 	if err != nil {
 		t.Fatal(err)
@@ -182,7 +182,7 @@ func TestLoadDataDumpImportedLedger(t *testing.T) {
 	hdir, hcommit := harnesstest.HarnessCheckout(t)
 	harnesstest.Run(t, hdir, "git", "tag", "v1.4.0")
 	ctx := context.Background()
-	score := func(ledgerDir string) (report.Summary, string) {
+	score := func(ledgerDir string) (runresult.Summary, string) {
 		t.Helper()
 		var logs bytes.Buffer
 		o := Options{HarnessDir: hdir, SimRepo: repo.Dir, SimRef: "v0.2.0", Jobs: 2, CacheDir: sharedCache(t),
@@ -202,7 +202,7 @@ func TestLoadDataDumpImportedLedger(t *testing.T) {
 	if !strings.HasPrefix(l.Version, "db-dump/2026-11-24+") || l.Version != "db-dump/2026-11-24+"+strings.TrimPrefix(l.Digest, "sha256:")[:12] || !l.Release {
 		t.Errorf("ledger provenance %+v, want db-dump/2026-11-24+<digest>, a release", l)
 	}
-	if s.Label != report.LabelRelease {
+	if s.Label != runresult.LabelRelease {
 		t.Errorf("label %q (%v), want release", s.Label, s.LabelReasons)
 	}
 	if strings.Contains(logs, "is not a release") {
@@ -215,7 +215,7 @@ func TestLoadDataDumpImportedLedger(t *testing.T) {
 		"imported by an unreleased harness":   dumpLedger(t, hcommit, ""),
 	} {
 		s, logs := score(dir)
-		if s.Provenance.Ledger.Release || s.Label != report.LabelExperimental || !strings.Contains(strings.Join(s.LabelReasons, " "), "ledger db-dump/2026-11-24+") {
+		if s.Provenance.Ledger.Release || s.Label != runresult.LabelExperimental || !strings.Contains(strings.Join(s.LabelReasons, " "), "ledger db-dump/2026-11-24+") {
 			t.Errorf("%s: ledger %+v, label %q %v; want experimental for the ledger", name, s.Provenance.Ledger, s.Label, s.LabelReasons)
 		}
 		if !strings.Contains(logs, `level=WARN msg="the ledger imported from an InferenceX dump is not a release" ledger=`+dir) {
@@ -232,7 +232,7 @@ func TestReadDumpImport(t *testing.T) {
 	commit := strings.Repeat("a", 40)
 	dir := dumpLedger(t, commit, "v1.4.0")
 	imp, ok, err := ReadDumpImport(dir)
-	if want := (DumpImport{Dump: "db-dump/2026-11-24", Importer: report.Harness{Commit: commit, Version: "v1.4.0", Source: report.HarnessCheckout}}); err != nil || !ok || imp != want {
+	if want := (DumpImport{Dump: "db-dump/2026-11-24", Importer: runresult.Harness{Commit: commit, Version: "v1.4.0", Source: runresult.HarnessCheckout}}); err != nil || !ok || imp != want {
 		t.Errorf("dump import %+v %v %v, want %+v", imp, ok, err, want)
 	}
 	if imp, ok, err := ReadDumpImport(testLedgerDir); err != nil || ok || imp != (DumpImport{}) {
@@ -263,7 +263,7 @@ func TestReadReuse(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "snapshot-1")
-	if err := report.Write(dir, report.Output{Run: res.Run, Markdown: "table\n"}); err != nil {
+	if err := runresult.Write(dir, runresult.Output{Result: res.Result, Markdown: "table\n"}); err != nil {
 		t.Fatal(err)
 	}
 	r, err := ReadReuse(dir)
@@ -287,7 +287,7 @@ func TestIdentifyHarness(t *testing.T) {
 	ctx := context.Background()
 	hdir, hcommit := harnesstest.HarnessCheckout(t)
 	h, err := IdentifyHarness(ctx, hdir)
-	if err != nil || h.Commit != hcommit || h.Source != report.HarnessCheckout {
+	if err != nil || h.Commit != hcommit || h.Source != runresult.HarnessCheckout {
 		t.Errorf("named: %+v %v", h, err)
 	}
 	if found, err := FindHarnessDir(filepath.Join(hdir, "corpus")); err != nil || found != hdir {
@@ -305,7 +305,7 @@ func TestIdentifyHarnessWorkingDirectory(t *testing.T) {
 	ctx := context.Background()
 	hdir, hcommit := harnesstest.HarnessCheckout(t)
 	t.Chdir(filepath.Join(hdir, "corpus"))
-	if h, err := IdentifyHarness(ctx, ""); err != nil || h.Commit != hcommit || h.Source != report.HarnessCheckout {
+	if h, err := IdentifyHarness(ctx, ""); err != nil || h.Commit != hcommit || h.Source != runresult.HarnessCheckout {
 		t.Errorf("from the working directory: %+v %v", h, err)
 	}
 	t.Chdir(t.TempDir())

@@ -14,7 +14,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/hardware"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 // BuildHardwareFile is the build's own hardware configuration, in its data
@@ -74,8 +74,8 @@ func PrepareHardware(build *Build, caps Capabilities, reg *hardware.Registry, di
 // BundledHardwareVersion identifies a hardware registry embedded in the
 // harness (immutable with the harness commit, like the bundled ledger): a
 // release when its manifest says so.
-func BundledHardwareVersion(reg *hardware.Registry, raw []byte) report.DataVersion {
-	return report.DataVersion{Name: reg.Name + " (bundled)", Version: reg.Version, Digest: hardware.Digest(raw), Release: reg.Release}
+func BundledHardwareVersion(reg *hardware.Registry, raw []byte) runresult.DataVersion {
+	return runresult.DataVersion{Name: reg.Name + " (bundled)", Version: reg.Version, Digest: hardware.Digest(raw), Release: reg.Release}
 }
 
 // HardwareRegistryFile reads the hardware registry at path (a registry.json,
@@ -84,21 +84,21 @@ func BundledHardwareVersion(reg *hardware.Registry, raw []byte) report.DataVersi
 // tag names; otherwise its version is "<version>+<commit or digest>" and
 // the figures are experimental. A symbolic link is refused (the digest
 // must cover what the simulator is given).
-func HardwareRegistryFile(ctx context.Context, path string) (*hardware.Registry, report.DataVersion, error) {
+func HardwareRegistryFile(ctx context.Context, path string) (*hardware.Registry, runresult.DataVersion, error) {
 	file := path
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		file = filepath.Join(path, hardware.File)
 	}
 	raw, err := diskio.ReadPathMax(file, hardware.MaxBytes)
 	if err != nil {
-		return nil, report.DataVersion{}, fmt.Errorf("hardware registry: %w", err)
+		return nil, runresult.DataVersion{}, fmt.Errorf("hardware registry: %w", err)
 	}
 	reg, err := hardware.Parse(raw, file)
 	if err != nil {
-		return nil, report.DataVersion{}, fmt.Errorf("hardware registry %w", err)
+		return nil, runresult.DataVersion{}, fmt.Errorf("hardware registry %w", err)
 	}
 	digest := hardware.Digest(raw)
-	v := report.DataVersion{Name: reg.Name, Version: reg.Version, Digest: digest, Release: false}
+	v := runresult.DataVersion{Name: reg.Name, Version: reg.Version, Digest: digest, Release: false}
 	version, release, ok := CheckoutVersion(ctx, filepath.Dir(file))
 	if !ok {
 		version = ident.ShortDigest(digest)
@@ -115,7 +115,7 @@ func HardwareRegistryFile(ctx context.Context, path string) (*hardware.Registry,
 // GPUs it supplied; otherwise, when one was given, NotPassed says the build
 // takes no --hardware-config and the registry is not recorded (the figures
 // record only the data the simulator was given).
-func hardwareProvenance(prov *report.Provenance, v *report.DataVersion, hw Hardware) {
+func hardwareProvenance(prov *runresult.Provenance, v *runresult.DataVersion, hw Hardware) {
 	switch {
 	case v == nil:
 	case hw.Config != "":

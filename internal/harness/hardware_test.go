@@ -11,14 +11,14 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/hardware"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 	"github.com/inference-sim/accuracy-dashboard/internal/simcli"
 )
 
 // testRegistry supplies H200 (4.8 TB/s: the stand-in's decode time × 3.35/4.8)
 // with assumed calibration factors, and an H100 entry of its own that a
 // build knowing H100 must not see.
-func testRegistry(release bool) (*hardware.Registry, *report.DataVersion) {
+func testRegistry(release bool) (*hardware.Registry, *runresult.DataVersion) {
 	v := func(x float64, e ledger.Evidence) hardware.Value {
 		return hardware.Value{Value: x, Evidence: e, Note: "test"}
 	}
@@ -29,7 +29,7 @@ func testRegistry(release bool) (*hardware.Registry, *report.DataVersion) {
 	}
 	reg := &hardware.Registry{SchemaVersion: 1, Name: "test-hw", Version: "1", Release: release,
 		GPUs: map[string]hardware.GPU{"H200": gpu(4.8), "H100": gpu(1)}}
-	return reg, &report.DataVersion{Name: "test-hw", Version: "1", Digest: "sha256:00", Release: release}
+	return reg, &runresult.DataVersion{Name: "test-hw", Version: "1", Digest: "sha256:00", Release: release}
 }
 
 // TestScoreWithHardwareRegistry: the registry's H200 reaches the simulator
@@ -77,7 +77,7 @@ func TestScoreWithHardwareRegistry(t *testing.T) {
 		if p.Hardware == nil || p.Hardware.Name != "test-hw" || strings.Join(p.HardwareSupplied, ",") != "H200" {
 			t.Errorf("%s: provenance hardware %+v supplied %v", ref, p.Hardware, p.HardwareSupplied)
 		}
-		if ref == "v0.2.0" && s.Label != report.LabelRelease {
+		if ref == "v0.2.0" && s.Label != runresult.LabelRelease {
 			t.Errorf("%s: label %s %v, want release (a released registry)", ref, s.Label, s.LabelReasons)
 		}
 	}
@@ -91,7 +91,7 @@ func TestScoreWithUnreleasedHardwareRegistryIsExperimental(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := res.Summary
-	if s.Label != report.LabelExperimental || strings.Join(s.LabelReasons, ";") != "hardware registry 1 is not a release" {
+	if s.Label != runresult.LabelExperimental || strings.Join(s.LabelReasons, ";") != "hardware registry 1 is not a release" {
 		t.Errorf("label %s %v, want experimental because of the registry", s.Label, s.LabelReasons)
 	}
 	o.HardwareVersion = nil
@@ -117,7 +117,7 @@ func TestPrepareHardware(t *testing.T) {
 	if err != nil || hw.Config != "" {
 		t.Fatalf("without --hardware-config: %+v, %v", hw, err)
 	}
-	var prov report.Provenance
+	var prov runresult.Provenance
 	hardwareProvenance(&prov, v, hw)
 	if prov.Hardware != nil || len(prov.NotPassed) != 1 || !strings.Contains(prov.NotPassed[0], "takes no --hardware-config") {
 		t.Errorf("provenance without the flag: %+v", prov)
@@ -139,7 +139,7 @@ func TestPrepareHardware(t *testing.T) {
 	if hw.Supplied["H200"] != ledger.Assumed || len(hw.Supplied) != 1 {
 		t.Errorf("supplied %v, want H200 (assumed) only", hw.Supplied)
 	}
-	prov = report.Provenance{}
+	prov = runresult.Provenance{}
 	hardwareProvenance(&prov, v, hw)
 	if prov.Hardware != v || strings.Join(prov.HardwareSupplied, ",") != "H200" || len(prov.NotPassed) != 0 {
 		t.Errorf("provenance with the flag: %+v", prov)

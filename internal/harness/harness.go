@@ -4,7 +4,7 @@
 // point, runs the points through the simulator in a bounded worker pool, and
 // turns the per-request output into the benchmark client's own figures
 // (every metric of internal/metric: mean TTFT and TPOT, and the secondary
-// ones). The result is plain data (report.Point, report.Summary) with full
+// ones). The result is plain data (runresult.Point, runresult.Summary) with full
 // provenance; rendering and writing are the caller's.
 package harness
 
@@ -27,7 +27,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 	"github.com/inference-sim/accuracy-dashboard/internal/pool"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 	"github.com/inference-sim/accuracy-dashboard/internal/simcli"
 )
 
@@ -55,23 +55,23 @@ type Options struct {
 	SimDataDir string
 
 	Ledger        *ledger.Ledger
-	LedgerVersion report.DataVersion
+	LedgerVersion runresult.DataVersion
 	// Catalog and Registry are handed to the simulator ("" for none).
 	Catalog         string
-	CatalogVersion  *report.DataVersion
+	CatalogVersion  *runresult.DataVersion
 	Registry        string
-	RegistryVersion *report.DataVersion
+	RegistryVersion *runresult.DataVersion
 	// Hardware is the hardware registry (nil for none): its GPUs that the
 	// build's own hardware_config.json lacks are handed, with the build's
 	// entries, to builds that take --hardware-config. HardwareVersion
 	// identifies it in the provenance.
 	Hardware        *hardware.Registry
-	HardwareVersion *report.DataVersion
+	HardwareVersion *runresult.DataVersion
 
 	// Units selects units by id, glob (path.Match) or id prefix; empty = all.
 	Units []string
 	// Shard, when set, keeps only the points of slice Index of Count.
-	Shard *report.Shard
+	Shard *runresult.Shard
 	// Jobs is the number of simulations run at once (default: CPU count).
 	Jobs int
 	// PointTimeout bounds one simulation (default DefaultPointTimeout).
@@ -100,7 +100,7 @@ type Options struct {
 
 // Result is one scoring run.
 type Result struct {
-	report.Run
+	runresult.Result
 	Build *Build
 	Caps  Capabilities
 }
@@ -124,7 +124,7 @@ func Score(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("score: %w", err)
 	}
-	if o.Embedded != nil && harnessID.Source == report.HarnessCheckout {
+	if o.Embedded != nil && harnessID.Source == runresult.HarnessCheckout {
 		if err := CheckEmbeddedCorpus(ctx, o.HarnessDir, o.EmbeddedRoot, o.Embedded); err != nil {
 			return nil, fmt.Errorf("score: %w", err)
 		}
@@ -175,9 +175,9 @@ func Score(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("score: %w", err)
 	}
-	prov := report.Provenance{
+	prov := runresult.Provenance{
 		Harness: harnessID,
-		Simulator: report.Simulator{Repo: bld.Repo, Ref: bld.Ref, Commit: bld.Commit, Tag: bld.Tag,
+		Simulator: runresult.Simulator{Repo: bld.Repo, Ref: bld.Ref, Commit: bld.Commit, Tag: bld.Tag,
 			Release: bld.Tag != "" && bld.BuiltByHarness, BuiltByHarness: bld.BuiltByHarness, Driver: strings.Join(caps.Drivers(), "+")},
 		Ledger:   o.LedgerVersion,
 		Catalog:  o.CatalogVersion,
@@ -200,15 +200,15 @@ func Score(ctx context.Context, o Options) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("score: %w", err)
 	}
-	prov.Selection = &report.Selection{All: len(units) == len(o.Ledger.Units), Units: append([]string{}, o.Units...)}
-	sum, err := report.Summarize(points, prov, o.Shard)
+	prov.Selection = &runresult.Selection{All: len(units) == len(o.Ledger.Units), Units: append([]string{}, o.Units...)}
+	sum, err := runresult.Summarize(points, prov, o.Shard)
 	if err != nil {
 		return nil, fmt.Errorf("score: %w", err)
 	}
 	if sum.Coverage.CorpusPoints != len(jobs) {
 		return nil, fmt.Errorf("score: coverage does not balance: %d points accounted for, %d in the corpus selection", sum.Coverage.CorpusPoints, len(jobs))
 	}
-	return &Result{Run: report.Run{Summary: sum, Points: report.SortPoints(points)}, Build: bld, Caps: caps}, nil
+	return &Result{Result: runresult.Result{Summary: sum, Points: runresult.SortPoints(points)}, Build: bld, Caps: caps}, nil
 }
 
 func prebuilt(bin, dataDir string) (*Build, error) {
@@ -229,14 +229,14 @@ func prebuilt(bin, dataDir string) (*Build, error) {
 	return &Build{Binary: abs, DataDir: dataDir, BuiltByHarness: false}, nil
 }
 
-// Source is the data source of u's points (report.SourceInferenceX,
-// report.SourceInferencePerf), named by the client that measured them.
+// Source is the data source of u's points (runresult.SourceInferenceX,
+// runresult.SourceInferencePerf), named by the client that measured them.
 func Source(u *ledger.Unit) string {
 	switch u.Workload.Client {
 	case ledger.ClientInferenceX:
-		return report.SourceInferenceX
+		return runresult.SourceInferenceX
 	case ledger.ClientInferencePerf:
-		return report.SourceInferencePerf
+		return runresult.SourceInferencePerf
 	}
 	return u.Workload.Client
 }
@@ -288,7 +288,7 @@ type job struct {
 // InShard reports whether the point with this id belongs to shard s: points
 // are spread by a hash of their id, so a shard's slice does not depend on
 // which other points exist.
-func InShard(pointID string, s *report.Shard) bool {
+func InShard(pointID string, s *runresult.Shard) bool {
 	if s == nil || s.Count <= 1 {
 		return true
 	}
@@ -297,7 +297,7 @@ func InShard(pointID string, s *report.Shard) bool {
 	return int(h.Sum32()%uint32(s.Count)) == s.Index-1
 }
 
-func planJobs(units []ledger.Unit, shard *report.Shard) []job {
+func planJobs(units []ledger.Unit, shard *runresult.Shard) []job {
 	var jobs []job
 	for ui := range units {
 		u := &units[ui]
@@ -338,8 +338,8 @@ func ExpectedCost(t Trace) float64 {
 
 // runAll runs every job in a pool of n workers, the most expensive first,
 // and returns one point per job, in job order.
-func runAll(ctx context.Context, r *Runner, jobs []job, n int, done func(scored bool)) []report.Point {
-	out := make([]report.Point, len(jobs))
+func runAll(ctx context.Context, r *Runner, jobs []job, n int, done func(scored bool)) []runresult.Point {
+	out := make([]runresult.Point, len(jobs))
 	costs := make([]float64, len(jobs))
 	for k, j := range jobs {
 		costs[k] = j.cost
@@ -366,11 +366,11 @@ func pointEvidence(u *ledger.Unit, i int, oc Outcome) ledger.Evidence {
 	return e
 }
 
-func toPoint(u *ledger.Unit, i int, oc Outcome) report.Point {
+func toPoint(u *ledger.Unit, i int, oc Outcome) runresult.Point {
 	p := u.Points[i]
-	rp := report.Point{
+	rp := runresult.Point{
 		ID: u.PointID(i), Unit: u.ID, Model: u.Deployment.Model, Hardware: u.Deployment.Hardware,
-		Load:     report.Load{Concurrency: p.Load.Concurrency, Rate: p.Load.Rate},
+		Load:     runresult.Load{Concurrency: p.Load.Concurrency, Rate: p.Load.Rate},
 		Tier:     string(pointEvidence(u, i, oc)),
 		Measured: metric.Measured(p.Measured),
 	}
@@ -381,7 +381,7 @@ func toPoint(u *ledger.Unit, i int, oc Outcome) report.Point {
 	if oc.Predicted != nil {
 		rp.Scored, rp.Predicted = true, oc.Predicted
 		rp.CompletionRate = oc.CompletionRate
-		rp.Saturated = report.IsSaturated(p.Load.Rate, oc.CompletionRate)
+		rp.Saturated = runresult.IsSaturated(p.Load.Rate, oc.CompletionRate)
 		return rp
 	}
 	rp.Reason, rp.Detail = oc.Reason, oc.Detail
@@ -425,7 +425,7 @@ func progressPrinter(w io.Writer, total int, now func() time.Time) func(bool) {
 // notPassed drops from prov the catalog and registry the build could not
 // take (neither of its commands has a flag for them) and says so in
 // NotPassed: the figures record only the data the simulator was given.
-func notPassed(prov *report.Provenance, caps Capabilities) {
+func notPassed(prov *runresult.Provenance, caps Capabilities) {
 	takes := func(names ...string) bool {
 		for _, f := range []simcli.Flags{caps.Replay, caps.Run} {
 			for _, n := range names {

@@ -20,7 +20,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 	"github.com/inference-sim/accuracy-dashboard/internal/simcli"
 )
 
@@ -74,7 +74,7 @@ func scoreOpts(t *testing.T, ledgerName, simRef string) Options {
 	return Options{
 		HarnessDir: hdir, SimRepo: repo.Dir, SimRef: simRef,
 		Ledger:        l,
-		LedgerVersion: report.DataVersion{Name: l.Manifest.Name, Version: l.Manifest.Version, Digest: l.Digest, Release: l.Manifest.Release},
+		LedgerVersion: runresult.DataVersion{Name: l.Manifest.Name, Version: l.Manifest.Version, Digest: l.Digest, Release: l.Manifest.Release},
 		Jobs:          2, CacheDir: sharedCache(t), PointTimeout: time.Minute,
 	}
 }
@@ -94,8 +94,8 @@ func sharedCache(t testing.TB) string {
 	return cacheDir
 }
 
-func pointsByID(ps []report.Point) map[string]report.Point {
-	m := map[string]report.Point{}
+func pointsByID(ps []runresult.Point) map[string]runresult.Point {
+	m := map[string]runresult.Point{}
 	for _, p := range ps {
 		m[p.ID] = p
 	}
@@ -151,9 +151,9 @@ func TestScoreWithMetricsDriver(t *testing.T) {
 	// the rate): they complete at the offered rate and are not saturated;
 	// closed-loop points have no completion rate. Every point names its source.
 	for _, p := range res.Points {
-		want := report.SourceInferenceX
+		want := runresult.SourceInferenceX
 		if p.Load.Rate > 0 {
-			want = report.SourceInferencePerf
+			want = runresult.SourceInferencePerf
 			if p.Scored && (math.Abs(p.CompletionRate-p.Load.Rate) > 0.01*p.Load.Rate || p.Saturated) {
 				t.Errorf("%s: completion rate %v at %v offered, saturated %v", p.ID, p.CompletionRate, p.Load.Rate, p.Saturated)
 			}
@@ -180,10 +180,10 @@ func TestScoreWithMetricsDriver(t *testing.T) {
 		t.Errorf("shape n = %d, want 4", s.Tiers.All["ttft"].ShapeN)
 	}
 	p := s.Provenance
-	if p.Simulator.Commit != harnesstest.StandinRepo(t).V020 || p.Simulator.Tag != "v0.2.0" || !p.Simulator.Release || p.Harness.Source != report.HarnessCheckout {
+	if p.Simulator.Commit != harnesstest.StandinRepo(t).V020 || p.Simulator.Tag != "v0.2.0" || !p.Simulator.Release || p.Harness.Source != runresult.HarnessCheckout {
 		t.Errorf("provenance = %+v", p)
 	}
-	if s.Label != report.LabelRelease {
+	if s.Label != runresult.LabelRelease {
 		t.Errorf("label = %s %v, want release (released simulator, released data)", s.Label, s.LabelReasons)
 	}
 }
@@ -215,21 +215,21 @@ func TestShardsMergeToTheUnshardedRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var parts []report.Part
+	var parts []runresult.Part
 	total := 0
 	for k := 1; k <= 3; k++ {
-		o.Shard = &report.Shard{Index: k, Count: 3}
+		o.Shard = &runresult.Shard{Index: k, Count: 3}
 		r, err := Score(context.Background(), o)
 		if err != nil {
 			t.Fatal(err)
 		}
 		total += r.Summary.Coverage.CorpusPoints
-		parts = append(parts, report.Part{Name: "shard", Run: r.Run})
+		parts = append(parts, runresult.Part{Name: "shard", Result: r.Result})
 	}
 	if total != whole.Summary.Coverage.CorpusPoints {
 		t.Fatalf("shards hold %d points, the corpus %d", total, whole.Summary.Coverage.CorpusPoints)
 	}
-	s, p, err := report.Merge(parts)
+	s, p, err := runresult.Merge(parts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +243,7 @@ func TestShardsMergeToTheUnshardedRun(t *testing.T) {
 	if !bytes.Equal(pa, pb) {
 		t.Error("merged points differ from the unsharded ones")
 	}
-	if _, _, err := report.Merge(parts[:2]); err == nil || !strings.Contains(err.Error(), "missing") {
+	if _, _, err := runresult.Merge(parts[:2]); err == nil || !strings.Contains(err.Error(), "missing") {
 		t.Errorf("merge of 2 of 3 shards: err = %v, want missing shards", err)
 	}
 }
@@ -342,7 +342,7 @@ func TestSimulatorFaultsAreNotScored(t *testing.T) {
 	if c := res.Summary.Coverage; c.Scored != 0 || c.NotScored != 7 || !c.Balanced() {
 		t.Errorf("coverage = %+v", c)
 	}
-	if res.Summary.Label != report.LabelExperimental {
+	if res.Summary.Label != runresult.LabelExperimental {
 		t.Errorf("label = %s, want experimental (the fault ledger is not a release)", res.Summary.Label)
 	}
 }
@@ -374,7 +374,7 @@ func TestBuildWithoutUsableDriver(t *testing.T) {
 		}
 	}
 	s := res.Summary
-	if s.Label != report.LabelExperimental || s.Provenance.Simulator.BuiltByHarness || !strings.Contains(strings.Join(s.LabelReasons, " "), "--sim-bin") {
+	if s.Label != runresult.LabelExperimental || s.Provenance.Simulator.BuiltByHarness || !strings.Contains(strings.Join(s.LabelReasons, " "), "--sim-bin") {
 		t.Errorf("prebuilt binary: label %s reasons %v", s.Label, s.LabelReasons)
 	}
 }
@@ -395,7 +395,7 @@ func TestHarnessIdentity(t *testing.T) {
 	ctx := context.Background()
 	dir, commit := harnesstest.HarnessCheckout(t)
 	h, err := HarnessIdentity(ctx, dir)
-	if err != nil || h.Commit != commit || h.Source != report.HarnessCheckout {
+	if err != nil || h.Commit != commit || h.Source != runresult.HarnessCheckout {
 		t.Fatalf("clean checkout: %+v, %v", h, err)
 	}
 	harnesstest.Run(t, dir, "git", "tag", "v1.2.3")
@@ -412,7 +412,7 @@ func TestHarnessIdentity(t *testing.T) {
 	cp := t.TempDir()
 	os.WriteFile(filepath.Join(cp, HarnessCommitFile), []byte(commit+"\n"), 0o644)
 	h, err = HarnessIdentity(ctx, cp)
-	if err != nil || h.Commit != commit || h.Source != report.HarnessAssertion {
+	if err != nil || h.Commit != commit || h.Source != runresult.HarnessAssertion {
 		t.Errorf("copy with HARNESS_COMMIT: %+v, %v", h, err)
 	}
 	os.WriteFile(filepath.Join(cp, HarnessCommitFile), []byte("main\n"), 0o644)
@@ -421,7 +421,7 @@ func TestHarnessIdentity(t *testing.T) {
 	}
 	// With the release that names it: the version the gate checks.
 	os.WriteFile(filepath.Join(cp, HarnessCommitFile), []byte(commit+" v1.2.3\n"), 0o644)
-	if h, err := HarnessIdentity(ctx, cp); err != nil || h.Commit != commit || h.Version != "v1.2.3" || h.Source != report.HarnessAssertion {
+	if h, err := HarnessIdentity(ctx, cp); err != nil || h.Commit != commit || h.Version != "v1.2.3" || h.Source != runresult.HarnessAssertion {
 		t.Errorf("HARNESS_COMMIT with a release: %+v, %v", h, err)
 	}
 	for content, want := range map[string]string{
@@ -485,7 +485,7 @@ func FuzzParseHarnessCommit(f *testing.F) {
 			}
 			return
 		}
-		if !ident.IsCommit(h.Commit) || (h.Version != "" && !ident.IsStableRelease(h.Version)) || h.Source != report.HarnessAssertion {
+		if !ident.IsCommit(h.Commit) || (h.Version != "" && !ident.IsStableRelease(h.Version)) || h.Source != runresult.HarnessAssertion {
 			t.Fatalf("accepted %q as %+v", raw, h)
 		}
 	})
@@ -496,20 +496,20 @@ func FuzzParseHarnessCommit(f *testing.F) {
 // passed, and why.
 func TestNotPassed(t *testing.T) {
 	t.Parallel()
-	cat := &report.DataVersion{Name: "catalog x", Version: "v1"}
-	reg := &report.DataVersion{Name: "registry y", Version: "v2"}
-	prov := report.Provenance{Catalog: cat, Registry: reg}
+	cat := &runresult.DataVersion{Name: "catalog x", Version: "v1"}
+	reg := &runresult.DataVersion{Name: "registry y", Version: "v2"}
+	prov := runresult.Provenance{Catalog: cat, Registry: reg}
 	notPassed(&prov, Capabilities{Replay: simcli.ParseFlags("  --model-config-folder string\n  --model string\n")})
 	if prov.Catalog != cat || prov.Registry != nil || len(prov.NotPassed) != 1 ||
 		prov.NotPassed[0] != "registry registry y v2: this build takes no --registry" {
 		t.Errorf("old build: catalog %v, registry %v, not passed %q", prov.Catalog, prov.Registry, prov.NotPassed)
 	}
-	prov = report.Provenance{Catalog: cat, Registry: reg}
+	prov = runresult.Provenance{Catalog: cat, Registry: reg}
 	notPassed(&prov, Capabilities{Run: simcli.ParseFlags("  --catalog string\n  --registry string\n")})
 	if prov.Catalog != cat || prov.Registry != reg || prov.NotPassed != nil {
 		t.Errorf("new build: %+v", prov)
 	}
-	prov = report.Provenance{Catalog: cat}
+	prov = runresult.Provenance{Catalog: cat}
 	notPassed(&prov, Capabilities{})
 	if prov.Catalog != nil || len(prov.NotPassed) != 1 || !strings.Contains(prov.NotPassed[0], "catalog catalog x v1: this build takes no --catalog or --model-config-folder") {
 		t.Errorf("no flags: %+v", prov)

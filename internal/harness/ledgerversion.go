@@ -5,7 +5,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 // LedgerVersion is the version the provenance records for ledger l, read
@@ -18,8 +18,8 @@ import (
 // names no dump). Otherwise its version is the manifest's with the
 // checkout's commit or the content digest appended. why says what kept a
 // dump-imported ledger from being a release ("" otherwise).
-func LedgerVersion(ctx context.Context, l *ledger.Ledger, dir string, imp *DumpImport, harnessDir string) (v report.DataVersion, why string, err error) {
-	v = report.DataVersion{Name: l.Manifest.Name, Version: l.Manifest.Version, Digest: l.Digest, Release: l.Manifest.Release}
+func LedgerVersion(ctx context.Context, l *ledger.Ledger, dir string, imp *DumpImport, harnessDir string) (v runresult.DataVersion, why string, err error) {
+	v = runresult.DataVersion{Name: l.Manifest.Name, Version: l.Manifest.Version, Digest: l.Digest, Release: l.Manifest.Release}
 	if dir == "" {
 		return v, "", nil
 	}

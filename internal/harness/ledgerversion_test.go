@@ -9,7 +9,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 // TestLedgerVersion: the bundled ledger as its manifest says; a directory
@@ -21,7 +21,7 @@ func TestLedgerVersion(t *testing.T) {
 	const digest = "sha256:0123456789abcdef0123"
 	l := &ledger.Ledger{Manifest: ledger.Manifest{SchemaVersion: 1, Name: "corpus", Version: "2026.11.0", Release: true}, Digest: digest}
 
-	if v, why, err := LedgerVersion(ctx, l, "", nil, ""); err != nil || why != "" || v != (report.DataVersion{Name: "corpus", Version: "2026.11.0", Digest: digest, Release: true}) {
+	if v, why, err := LedgerVersion(ctx, l, "", nil, ""); err != nil || why != "" || v != (runresult.DataVersion{Name: "corpus", Version: "2026.11.0", Digest: digest, Release: true}) {
 		t.Errorf("bundled: %+v %q %v", v, why, err)
 	}
 	plain := t.TempDir()
@@ -46,7 +46,7 @@ func TestLedgerVersion(t *testing.T) {
 	hdir, hcommit := harnesstest.HarnessCheckout(t)
 	harnesstest.Run(t, hdir, "git", "tag", "v1.4.0")
 	dumped := &ledger.Ledger{Manifest: ledger.Manifest{SchemaVersion: 1, Name: "inferencex-db", Version: "2026-11-24", Release: true}, Digest: digest}
-	imp := &DumpImport{Dump: "db-dump/2026-11-24", Importer: report.Harness{Commit: hcommit, Version: "v1.4.0", Source: report.HarnessCheckout}}
+	imp := &DumpImport{Dump: "db-dump/2026-11-24", Importer: runresult.Harness{Commit: hcommit, Version: "v1.4.0", Source: runresult.HarnessCheckout}}
 	if v, why, err := LedgerVersion(ctx, dumped, plain, imp, hdir); err != nil || why != "" || !v.Release || v.Version != "db-dump/2026-11-24+0123456789ab" {
 		t.Errorf("dump imported by the scoring harness: %+v %q %v", v, why, err)
 	}

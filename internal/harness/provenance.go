@@ -16,7 +16,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/git"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 // ModulePath is the harness's Go module path; its go.mod marks the harness's
@@ -60,14 +60,14 @@ func FindHarnessDir(start string) (string, error) {
 // IdentifyHarness is the HarnessIdentity of dir or, when dir is "", of the
 // harness directory the working directory lies in (FindHarnessDir): the
 // harness a command runs from, as it records itself.
-func IdentifyHarness(ctx context.Context, dir string) (report.Harness, error) {
+func IdentifyHarness(ctx context.Context, dir string) (runresult.Harness, error) {
 	if dir == "" {
 		wd, err := os.Getwd()
 		if err != nil {
-			return report.Harness{}, err
+			return runresult.Harness{}, err
 		}
 		if dir, err = FindHarnessDir(wd); err != nil {
-			return report.Harness{}, err
+			return runresult.Harness{}, err
 		}
 	}
 	return HarnessIdentity(ctx, dir)
@@ -78,27 +78,27 @@ func IdentifyHarness(ctx context.Context, dir string) (report.Harness, error) {
 // git history, the commit stated in its HARNESS_COMMIT file (by assertion).
 // A checkout with tracked changes is refused (ErrDirtyHarness); a directory
 // inside another repository is not a checkout of the harness.
-func HarnessIdentity(ctx context.Context, dir string) (report.Harness, error) {
+func HarnessIdentity(ctx context.Context, dir string) (runresult.Harness, error) {
 	abs, top, own, err := ownCheckout(ctx, dir)
 	if err != nil {
-		return report.Harness{}, err
+		return runresult.Harness{}, err
 	}
 	if own {
 		if _, err := git.Run(ctx, abs, "update-index", "-q", "--refresh"); err != nil {
-			return report.Harness{}, err
+			return runresult.Harness{}, err
 		}
 		status, err := git.Run(ctx, abs, "status", "--porcelain", "--untracked-files=no")
 		if err != nil {
-			return report.Harness{}, err
+			return runresult.Harness{}, err
 		}
 		if status != "" {
-			return report.Harness{}, fmt.Errorf("%w in %s (commit or revert them):\n%s", ErrDirtyHarness, abs, status)
+			return runresult.Harness{}, fmt.Errorf("%w in %s (commit or revert them):\n%s", ErrDirtyHarness, abs, status)
 		}
 		head, err := git.Run(ctx, abs, "rev-parse", "HEAD")
 		if err != nil {
-			return report.Harness{}, fmt.Errorf("harness checkout %s: %w", abs, err)
+			return runresult.Harness{}, fmt.Errorf("harness checkout %s: %w", abs, err)
 		}
-		return report.Harness{Commit: head, Source: report.HarnessCheckout, Version: ident.NewestRelease(tagsAt(ctx, abs, head))}, nil
+		return runresult.Harness{Commit: head, Source: runresult.HarnessCheckout, Version: ident.NewestRelease(tagsAt(ctx, abs, head))}, nil
 	}
 	raw, err := os.ReadFile(filepath.Join(abs, HarnessCommitFile))
 	if err != nil {
@@ -106,7 +106,7 @@ func HarnessIdentity(ctx context.Context, dir string) (report.Harness, error) {
 		if top != "" {
 			why = fmt.Sprintf("it lies inside another repository (%s), so it is not a checkout of the harness", top)
 		}
-		return report.Harness{}, fmt.Errorf("cannot tell the harness commit of %s: %s, and it has no %s file", abs, why, HarnessCommitFile)
+		return runresult.Harness{}, fmt.Errorf("cannot tell the harness commit of %s: %s, and it has no %s file", abs, why, HarnessCommitFile)
 	}
 	return ParseHarnessCommit(raw, filepath.Join(abs, HarnessCommitFile))
 }
@@ -116,18 +116,18 @@ func HarnessIdentity(ctx context.Context, dir string) (report.Harness, error) {
 // (vX.Y.Z), e.g. "0123…cdef v1.2.0". name is the file, for errors. The
 // result is by assertion: the bot publishes such figures only when the
 // release is published and names that commit on the default branch.
-func ParseHarnessCommit(raw []byte, name string) (report.Harness, error) {
+func ParseHarnessCommit(raw []byte, name string) (runresult.Harness, error) {
 	fields := strings.Fields(string(raw))
 	if len(fields) == 0 || len(fields) > 2 {
-		return report.Harness{}, fmt.Errorf("%s: want \"<40-hex commit> [<release tag>]\", got %q", name, strings.TrimSpace(string(raw)))
+		return runresult.Harness{}, fmt.Errorf("%s: want \"<40-hex commit> [<release tag>]\", got %q", name, strings.TrimSpace(string(raw)))
 	}
 	if !ident.IsCommit(fields[0]) {
-		return report.Harness{}, fmt.Errorf("%s: %q is not a 40-hex commit", name, fields[0])
+		return runresult.Harness{}, fmt.Errorf("%s: %q is not a 40-hex commit", name, fields[0])
 	}
-	h := report.Harness{Commit: fields[0], Source: report.HarnessAssertion}
+	h := runresult.Harness{Commit: fields[0], Source: runresult.HarnessAssertion}
 	if len(fields) == 2 {
 		if !ident.IsStableRelease(fields[1]) {
-			return report.Harness{}, fmt.Errorf("%s: %q is not a release tag vX.Y.Z", name, fields[1])
+			return runresult.Harness{}, fmt.Errorf("%s: %q is not a release tag vX.Y.Z", name, fields[1])
 		}
 		h.Version = fields[1]
 	}
@@ -213,23 +213,23 @@ func DigestFS(fsys fs.FS) (string, error) {
 // only when it is a clean git checkout (its own top level) whose HEAD a tag
 // names; its version is then the tag, else the commit or, outside git, the
 // content digest.
-func DirVersion(ctx context.Context, name, dir string) (report.DataVersion, error) {
+func DirVersion(ctx context.Context, name, dir string) (runresult.DataVersion, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return report.DataVersion{}, err
+		return runresult.DataVersion{}, err
 	}
 	st, err := os.Stat(abs)
 	if err != nil {
-		return report.DataVersion{}, fmt.Errorf("%s %s: %w", name, dir, err)
+		return runresult.DataVersion{}, fmt.Errorf("%s %s: %w", name, dir, err)
 	}
 	if !st.IsDir() {
-		return report.DataVersion{}, fmt.Errorf("%s %s: not a directory", name, dir)
+		return runresult.DataVersion{}, fmt.Errorf("%s %s: not a directory", name, dir)
 	}
 	digest, err := DigestFS(os.DirFS(abs))
 	if err != nil {
-		return report.DataVersion{}, fmt.Errorf("%s %s: %w", name, dir, err)
+		return runresult.DataVersion{}, fmt.Errorf("%s %s: %w", name, dir, err)
 	}
-	v := report.DataVersion{Name: name + " " + filepath.Base(abs), Version: ident.DigestPrefix + ident.ShortDigest(digest), Digest: digest}
+	v := runresult.DataVersion{Name: name + " " + filepath.Base(abs), Version: ident.DigestPrefix + ident.ShortDigest(digest), Digest: digest}
 	if version, release, ok := CheckoutVersion(ctx, abs); ok {
 		v.Version, v.Release = version, release
 	}
@@ -269,7 +269,7 @@ type DumpImport struct {
 	// Dump is the dump's release tag, db-dump/YYYY-MM-DD.
 	Dump string
 	// Importer is the harness that ran the import.
-	Importer report.Harness
+	Importer runresult.Harness
 }
 
 // DumpLedgerVersion is the rule that makes a ledger imported from an
@@ -286,7 +286,7 @@ type DumpImport struct {
 // records, and the content digest must come out equal. Its version is the
 // dump tag and the digest, "db-dump/YYYY-MM-DD+<12 hex>", release or not;
 // why says what kept it from being a release ("" when it is one).
-func DumpLedgerVersion(m ledger.Manifest, digest string, imp DumpImport, scorer report.Harness) (version string, release bool, why string) {
+func DumpLedgerVersion(m ledger.Manifest, digest string, imp DumpImport, scorer runresult.Harness) (version string, release bool, why string) {
 	version = imp.Dump + "+" + ident.ShortDigest(digest)
 	date, ok := ident.DumpTagDate(imp.Dump)
 	im := imp.Importer

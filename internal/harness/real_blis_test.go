@@ -14,7 +14,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/corpus"
 	"github.com/inference-sim/accuracy-dashboard/internal/hardware"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 	"github.com/inference-sim/accuracy-dashboard/internal/simcli"
 )
 
@@ -66,7 +66,7 @@ func TestRealBLIS(t *testing.T) {
 		t.Run(tc.ref, func(t *testing.T) {
 			res, err := Score(context.Background(), Options{
 				HarnessDir: hdir, SimRepo: src, SimRef: tc.ref, Ledger: l,
-				LedgerVersion: report.DataVersion{Name: l.Manifest.Name, Version: l.Manifest.Version, Digest: l.Digest, Release: l.Manifest.Release},
+				LedgerVersion: runresult.DataVersion{Name: l.Manifest.Name, Version: l.Manifest.Version, Digest: l.Digest, Release: l.Manifest.Release},
 				Catalog:       catalog, Units: units, CacheDir: sharedCache(t), PointTimeout: 60 * time.Minute,
 				Hardware: hw, HardwareVersion: &hwVersion,
 				Progress: testWriter{t},
@@ -180,8 +180,8 @@ func TestRealBLISReuse(t *testing.T) {
 	}
 	hdir, _ := harnesstest.HarnessCheckout(t)
 	o := Options{HarnessDir: hdir, SimRepo: src, SimRef: "f90a1e3a6787da17c2cd463dab6fb2660b1b1760", Ledger: l,
-		Catalog: catalog, CatalogVersion: &report.DataVersion{Name: "bundled catalog", Version: l.Manifest.Version, Digest: digest},
-		LedgerVersion: report.DataVersion{Name: l.Manifest.Name, Version: l.Manifest.Version, Digest: l.Digest, Release: l.Manifest.Release},
+		Catalog: catalog, CatalogVersion: &runresult.DataVersion{Name: "bundled catalog", Version: l.Manifest.Version, Digest: digest},
+		LedgerVersion: runresult.DataVersion{Name: l.Manifest.Name, Version: l.Manifest.Version, Digest: l.Digest, Release: l.Manifest.Release},
 		Units:         units, Jobs: 2, CacheDir: sharedCache(t), PointTimeout: 60 * time.Minute, Progress: testWriter{t}}
 	full, err := Score(context.Background(), o)
 	if err != nil {
@@ -190,7 +190,7 @@ func TestRealBLISReuse(t *testing.T) {
 	if full.Summary.Coverage.Scored == 0 {
 		t.Fatalf("nothing scored: %v", full.Summary.Coverage.NotScoredByReason)
 	}
-	var earlier []report.Point
+	var earlier []runresult.Point
 	for _, p := range full.Points {
 		if p.Unit != units[0] {
 			earlier = append(earlier, p)
@@ -207,8 +207,8 @@ func TestRealBLISReuse(t *testing.T) {
 		}
 	}
 	t.Logf("coverage %+v", again.Summary.Coverage)
-	wantS, wantP := withoutReuse(t, full.Run)
-	gotS, gotP := withoutReuse(t, again.Run)
+	wantS, wantP := withoutReuse(t, full.Result)
+	gotS, gotP := withoutReuse(t, again.Result)
 	if !bytes.Equal(gotS, wantS) || !bytes.Equal(gotP, wantP) {
 		t.Errorf("the run with reuse differs from the run without:\n%s\n---\n%s", gotP, wantP)
 	}

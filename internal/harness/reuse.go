@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 // replayDigestVersion starts every replay digest: a change to what a
@@ -25,13 +25,13 @@ type Reuse struct {
 	// From names the earlier run in points.json's reused_from (a snapshot
 	// id, or a result directory's name).
 	From     string
-	byDigest map[string]report.Point
+	byDigest map[string]runresult.Point
 }
 
 // NewReuse indexes the scored points of an earlier run that carry a
 // replay digest (points without one, or not scored, are simulated again).
-func NewReuse(from string, points []report.Point) *Reuse {
-	r := &Reuse{From: from, byDigest: map[string]report.Point{}}
+func NewReuse(from string, points []runresult.Point) *Reuse {
+	r := &Reuse{From: from, byDigest: map[string]runresult.Point{}}
 	for _, p := range points {
 		if p.Scored && p.Predicted != nil && p.ReplayDigest != "" {
 			if _, dup := r.byDigest[p.ReplayDigest]; !dup {
@@ -43,14 +43,15 @@ func NewReuse(from string, points []report.Point) *Reuse {
 }
 
 // ReadReuse reads the points of an earlier result directory (a run's
-// --out or a published snapshot; report.Read checks it) and indexes them
+// --out or a published snapshot; runresult.Read checks it) and indexes them
 // with NewReuse, named by the directory's name.
 func ReadReuse(dir string) (*Reuse, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
 	}
-	_, points, err := report.Read(abs)
+	rr, err := runresult.Read(abs)
+	points := rr.Points
 	if err != nil {
 		return nil, err
 	}
@@ -66,9 +67,9 @@ func (r *Reuse) Len() int {
 }
 
 // lookup is the earlier point with digest ("" never matches).
-func (r *Reuse) lookup(digest string) (report.Point, bool) {
+func (r *Reuse) lookup(digest string) (runresult.Point, bool) {
 	if r == nil || digest == "" {
-		return report.Point{}, false
+		return runresult.Point{}, false
 	}
 	p, ok := r.byDigest[digest]
 	return p, ok
@@ -88,7 +89,7 @@ type DigestInput struct{ Name, Value string }
 //
 // hardwareConfig is the hardware configuration file handed to the
 // simulator ("" for none): its bytes are in too.
-func replayInputs(harnessCommit string, b *Build, prov report.Provenance, hardwareConfig string) ([]DigestInput, error) {
+func replayInputs(harnessCommit string, b *Build, prov runresult.Provenance, hardwareConfig string) ([]DigestInput, error) {
 	if b == nil || b.Commit == "" || harnessCommit == "" {
 		return nil, nil
 	}
@@ -99,7 +100,7 @@ func replayInputs(harnessCommit string, b *Build, prov report.Provenance, hardwa
 	}
 	for _, d := range []struct {
 		name string
-		v    *report.DataVersion
+		v    *runresult.DataVersion
 	}{
 		{"catalog", prov.Catalog},
 		{"registry", prov.Registry},

@@ -11,7 +11,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
 	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 // reuseOpts are the test ledger's options on the stand-in v0.2.0 with a
@@ -25,7 +25,7 @@ func reuseOpts(t *testing.T) Options {
 }
 
 // testCatalog is a catalog directory holding the test model's config.json.
-func testCatalog(t *testing.T, config string) (string, *report.DataVersion) {
+func testCatalog(t *testing.T, config string) (string, *runresult.DataVersion) {
 	t.Helper()
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "models", "test-model-7b", "config.json")
@@ -39,16 +39,16 @@ func testCatalog(t *testing.T, config string) (string, *report.DataVersion) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return dir, &report.DataVersion{Name: "catalog test", Version: "1", Digest: digest}
+	return dir, &runresult.DataVersion{Name: "catalog test", Version: "1", Digest: digest}
 }
 
 // withoutReuse is a run's files with the reuse record (reused_from, the
 // reused count) taken out.
-func withoutReuse(t *testing.T, run report.Run) (summary, points []byte) {
+func withoutReuse(t *testing.T, run runresult.Result) (summary, points []byte) {
 	t.Helper()
 	s := run.Summary
 	s.Coverage.Reused = 0
-	ps := make([]report.Point, len(run.Points))
+	ps := make([]runresult.Point, len(run.Points))
 	for i, p := range run.Points {
 		p.ReusedFrom = ""
 		ps[i] = p
@@ -79,7 +79,7 @@ func TestReuseIsByteIdentical(t *testing.T) {
 			t.Fatalf("%s: driver %q, digest %q, reused from %q: every point that ran has a digest, none is reused", p.ID, p.Driver, p.ReplayDigest, p.ReusedFrom)
 		}
 	}
-	wantS, wantP := withoutReuse(t, full.Run)
+	wantS, wantP := withoutReuse(t, full.Result)
 
 	// Everything reused.
 	o.Reuse = NewReuse("run-1", full.Points)
@@ -95,7 +95,7 @@ func TestReuseIsByteIdentical(t *testing.T) {
 			t.Errorf("%s: scored %v, reused from %q", p.ID, p.Scored, p.ReusedFrom)
 		}
 	}
-	gotS, gotP := withoutReuse(t, again.Run)
+	gotS, gotP := withoutReuse(t, again.Result)
 	if !bytes.Equal(gotS, wantS) || !bytes.Equal(gotP, wantP) {
 		t.Fatalf("a run with reuse differs from one without:\n%s\n%s\n---\n%s\n%s", gotS, gotP, wantS, wantP)
 	}
@@ -103,7 +103,7 @@ func TestReuseIsByteIdentical(t *testing.T) {
 	// One unit new (an earlier run without it): it is simulated, the rest
 	// reused, and the files are the same again.
 	const newUnit = "test/ix/test-model-7b/a100-assumed"
-	var earlier []report.Point
+	var earlier []runresult.Point
 	for _, p := range full.Points {
 		if p.Unit != newUnit {
 			earlier = append(earlier, p)
@@ -122,13 +122,13 @@ func TestReuseIsByteIdentical(t *testing.T) {
 	if c := part.Summary.Coverage; c.Reused != 6 {
 		t.Errorf("coverage %+v: want 6 reused (3 of the new unit simulated)", c)
 	}
-	gotS, gotP = withoutReuse(t, part.Run)
+	gotS, gotP = withoutReuse(t, part.Result)
 	if !bytes.Equal(gotS, wantS) || !bytes.Equal(gotP, wantP) {
 		t.Fatal("a run reusing all but one unit differs from one without reuse")
 	}
 
 	// A reused prediction is taken as it is: doctored, it comes through.
-	doctored := append([]report.Point(nil), full.Points...)
+	doctored := append([]runresult.Point(nil), full.Points...)
 	for i := range doctored {
 		if doctored[i].Scored {
 			doctored[i].Predicted = map[string]float64{"ttft_ms": 1234.5, "tpot_ms": 6.5}
@@ -145,13 +145,13 @@ func TestReuseIsByteIdentical(t *testing.T) {
 	}
 }
 
-func firstScored(ps []report.Point) report.Point {
+func firstScored(ps []runresult.Point) runresult.Point {
 	for _, p := range ps {
 		if p.Scored {
 			return p
 		}
 	}
-	return report.Point{}
+	return runresult.Point{}
 }
 
 // TestReuseNeverWrong: changing any input that decides a prediction makes
@@ -166,9 +166,9 @@ func TestReuseNeverWrong(t *testing.T) {
 		t.Fatal(err)
 	}
 	const unit = "test/ix/test-model-7b/h100"
-	all := func(report.Point) bool { return true }
-	inUnit := func(p report.Point) bool { return p.Unit == unit }
-	closedLoop := func(p report.Point) bool { return p.Load.Concurrency > 0 }
+	all := func(runresult.Point) bool { return true }
+	inUnit := func(p runresult.Point) bool { return p.Unit == unit }
+	closedLoop := func(p runresult.Point) bool { return p.Load.Concurrency > 0 }
 	editUnit := func(edit func(u *ledger.Unit)) func(*testing.T, *Options) {
 		return func(t *testing.T, o *Options) {
 			o.Ledger = testLedger(t, "ledger")
@@ -179,9 +179,9 @@ func TestReuseNeverWrong(t *testing.T) {
 		name   string
 		change func(*testing.T, *Options)
 		// again says which points must simulate again.
-		again func(report.Point) bool
+		again func(runresult.Point) bool
 	}{
-		{"nothing", func(*testing.T, *Options) {}, func(report.Point) bool { return false }},
+		{"nothing", func(*testing.T, *Options) {}, func(runresult.Point) bool { return false }},
 		{"input length", editUnit(func(u *ledger.Unit) { u.Workload.InferenceX.InputLen-- }), inUnit},
 		{"seed", editUnit(func(u *ledger.Unit) { u.Workload.Seed++ }), inUnit},
 		{"engine setting", editUnit(func(u *ledger.Unit) {
@@ -290,10 +290,10 @@ func TestReplayDigest(t *testing.T) {
 // A binary handed in has no commit: its points get no digest (and
 // `score --reuse` refuses --sim-bin).
 func TestReuseNeedsACommit(t *testing.T) {
-	if in, err := replayInputs("h", &Build{Binary: "/bin/true"}, report.Provenance{}, ""); in != nil || err != nil {
+	if in, err := replayInputs("h", &Build{Binary: "/bin/true"}, runresult.Provenance{}, ""); in != nil || err != nil {
 		t.Errorf("inputs of a prebuilt binary: %v, %v", in, err)
 	}
-	if in, err := replayInputs("h", &Build{Binary: "/bin/true", Commit: "c"}, report.Provenance{}, ""); len(in) != 3 || in[2].Value != "unknown" || err != nil {
+	if in, err := replayInputs("h", &Build{Binary: "/bin/true", Commit: "c"}, runresult.Provenance{}, ""); len(in) != 3 || in[2].Value != "unknown" || err != nil {
 		t.Errorf("inputs of a build without Go build information: %v, %v", in, err)
 	}
 }

@@ -15,7 +15,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
-	"github.com/inference-sim/accuracy-dashboard/internal/score"
+	"github.com/inference-sim/accuracy-dashboard/internal/accuracy"
 	"github.com/inference-sim/accuracy-dashboard/internal/simcli"
 )
 
@@ -219,7 +219,7 @@ func (r *Runner) simulate(ctx context.Context, driver string, args []string, out
 	valid, figures := true, []string{}
 	for _, d := range metric.Headline() {
 		x, _ := d.Of(pred)
-		valid = valid && score.Positive(x)
+		valid = valid && accuracy.Positive(x)
 		figures = append(figures, fmt.Sprintf("%s%s %v %s", strings.ToLower(d.Name[:1]), d.Name[1:], x, d.Unit))
 	}
 	if !valid {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 // Size of the synthetic corpus: the upstream's first run (481 points over
@@ -162,7 +162,7 @@ func BenchmarkScale(b *testing.B) {
 		jobs = 2
 	}
 	o := Options{HarnessDir: hdir, SimRepo: repo.Dir, SimRef: "v0.2.0", Ledger: l,
-		LedgerVersion: report.DataVersion{Name: "synthetic", Version: "0.0.1", Digest: l.Digest},
+		LedgerVersion: runresult.DataVersion{Name: "synthetic", Version: "0.0.1", Digest: l.Digest},
 		Jobs:          jobs, CacheDir: sharedCache(b), PointTimeout: 10 * time.Minute}
 	score := func(o Options) (*Result, time.Duration) {
 		b.Helper()
@@ -178,7 +178,7 @@ func BenchmarkScale(b *testing.B) {
 		full, _ := score(o)
 		// 10 % new: every tenth point of the corpus is missing from the run
 		// reused.
-		var earlier []report.Point
+		var earlier []runresult.Point
 		for k, p := range full.Points {
 			if k%10 != 0 {
 				earlier = append(earlier, p)
@@ -193,19 +193,19 @@ func BenchmarkScale(b *testing.B) {
 		// weighs on each kind alike.
 		var tFull, tReuse, tSum, tMax, tMerge time.Duration
 		shards := func() {
-			var parts []report.Part
+			var parts []runresult.Part
 			var longest time.Duration
 			for k := 1; k <= 8; k++ {
 				s := o
-				s.Shard = &report.Shard{Index: k, Count: 8}
+				s.Shard = &runresult.Shard{Index: k, Count: 8}
 				res, t := score(s)
 				tSum += t
 				longest = max(longest, t)
-				parts = append(parts, report.Part{Name: fmt.Sprint(k), Run: res.Run})
+				parts = append(parts, runresult.Part{Name: fmt.Sprint(k), Result: res.Result})
 			}
 			tMax += longest
 			start := time.Now()
-			if _, _, err := report.Merge(parts); err != nil {
+			if _, _, err := runresult.Merge(parts); err != nil {
 				b.Fatal(err)
 			}
 			tMerge += time.Since(start)

@@ -8,7 +8,7 @@
 package importreport
 
 import (
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 // File is the import report's name inside the ledger directory an import
@@ -55,7 +55,7 @@ type Report struct {
 	// from an InferenceX weekly dump (Options.InferenceXDump): with the dump
 	// tag and the ledger's digest it makes the ledger regenerable, so the
 	// scoring harness can count it as released data (docs/LEDGER.md).
-	Importer *report.Harness `json:"importer,omitempty"`
+	Importer *runresult.Harness `json:"importer,omitempty"`
 }
 
 // VersionWindow is the vLLM version window of an import.

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 const simCommit = "f90a1e3a6787da17c2cd463dab6fb2660b1b1760"
@@ -15,7 +15,7 @@ const simCommit = "f90a1e3a6787da17c2cd463dab6fb2660b1b1760"
 func okResult(t testing.TB, r Run, f Figures) *Result {
 	t.Helper()
 	res := &Result{Group: r.Group, Run: r.ID, Declaration: r, Command: []string{"blis", "run", "--model", r.Candidate.Model},
-		Provenance: Provenance{Simulator: Simulator{Commit: simCommit}, Harness: report.Harness{Commit: strings.Repeat("a", 40), Source: "checkout", Version: "dev"}},
+		Provenance: Provenance{Simulator: Simulator{Commit: simCommit}, Harness: runresult.Harness{Commit: strings.Repeat("a", 40), Source: "checkout", Version: "dev"}},
 		Status:     StatusOK, BLIS: &f}
 	c := Compute(r, f)
 	res.Computed = &c
@@ -28,7 +28,7 @@ func okResult(t testing.TB, r Run, f Figures) *Result {
 func failedResult(t testing.TB, r Run, reason, msg string) *Result {
 	t.Helper()
 	res := &Result{Group: r.Group, Run: r.ID, Declaration: r, Command: []string{"blis", "run"},
-		Provenance: Provenance{Simulator: Simulator{Commit: simCommit}, Harness: report.Harness{Commit: strings.Repeat("a", 40), Source: "checkout", Version: "dev"}},
+		Provenance: Provenance{Simulator: Simulator{Commit: simCommit}, Harness: runresult.Harness{Commit: strings.Repeat("a", 40), Source: "checkout", Version: "dev"}},
 		Status:     StatusFailed, Failure: &Failure{Reason: reason, Message: msg}}
 	if err := res.Seal(); err != nil {
 		t.Fatal(err)

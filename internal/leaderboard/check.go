@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 // Problem kinds named by Validate.
@@ -137,7 +137,7 @@ func Validate(d *Declaration, results map[string]*Result, pinned string) []Probl
 		}
 		if res.Declaration.Load != want.Load {
 			probs = append(probs, Problem{ProblemMixedWork, file, fmt.Sprintf("was offered %s; group %s offers %s", res.Declaration.Load.Short(), want.Group, describeLoads(d.Group(want.Group).Load.Points()))})
-		} else if diffs := report.DiffJSON(want, res.Declaration); len(diffs) > 0 {
+		} else if diffs := runresult.DiffJSON(want, res.Declaration); len(diffs) > 0 {
 			probs = append(probs, Problem{ProblemChanged, file, "ran another declaration than runs.yaml's; re-run it (" + diffs[0].String() + ")"})
 		}
 		if groupKeys[res.Group] == nil {
@@ -177,9 +177,9 @@ var VerifyIgnored = []string{"provenance.harness", "digest"}
 
 // Diff compares a recorded result with a re-run of it, field by field,
 // except VerifyIgnored. Any difference is a bug: BLIS is deterministic.
-func Diff(recorded, rerun *Result) []report.FieldDiff {
-	var out []report.FieldDiff
-	for _, d := range report.DiffJSON(recorded, rerun) {
+func Diff(recorded, rerun *Result) []runresult.FieldDiff {
+	var out []runresult.FieldDiff
+	for _, d := range runresult.DiffJSON(recorded, rerun) {
 		skip := false
 		for _, ig := range VerifyIgnored {
 			if d.Field == ig || strings.HasPrefix(d.Field, ig+".") {

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 // RankOf is a competition rank: 1 + the number strictly better; ties share
@@ -254,7 +254,7 @@ func TestReusable(t *testing.T) {
 	t.Parallel()
 	d := readDecl(t)
 	runs := d.Runs()
-	cat := &report.DataVersion{Name: "catalog c", Version: "v1", Digest: "sha256:" + strings.Repeat("c", 64)}
+	cat := &runresult.DataVersion{Name: "catalog c", Version: "v1", Digest: "sha256:" + strings.Repeat("c", 64)}
 	prev := okResult(t, runs[0], figures(100, 30, 1000))
 	prev.Provenance.Catalog = cat
 	prev.Inputs = map[string]string{"workload-spec.yaml": "a"}
@@ -262,7 +262,7 @@ func TestReusable(t *testing.T) {
 	planned := func(edit func(*Result)) *Result {
 		p := &Result{Group: prev.Group, Run: prev.Run, Declaration: prev.Declaration, Command: append([]string(nil), prev.Command...),
 			Inputs: map[string]string{"workload-spec.yaml": "a"}, Provenance: prev.Provenance}
-		p.Provenance.Harness = report.Harness{Commit: strings.Repeat("b", 40), Source: "checkout", Version: "dev"}
+		p.Provenance.Harness = runresult.Harness{Commit: strings.Repeat("b", 40), Source: "checkout", Version: "dev"}
 		edit(p)
 		return p
 	}

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 func TestCheckPair(t *testing.T) {
@@ -18,7 +18,7 @@ func TestCheckPair(t *testing.T) {
 	runs := d.Runs()
 	withCat := func(r *Result, digest string) *Result {
 		if digest != "" {
-			r.Provenance.Catalog = &report.DataVersion{Name: "catalog c", Version: digest[:19], Digest: digest}
+			r.Provenance.Catalog = &runresult.DataVersion{Name: "catalog c", Version: digest[:19], Digest: digest}
 		}
 		return r
 	}

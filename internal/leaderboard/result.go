@@ -11,7 +11,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 	"github.com/inference-sim/accuracy-dashboard/schemas"
 )
 
@@ -76,9 +76,9 @@ type Provenance struct {
 	Simulator Simulator `json:"simulator"`
 	// Catalog is the model catalog handed to the simulator (nil: none, the
 	// simulator's own model_configs/).
-	Catalog *report.DataVersion `json:"catalog"`
+	Catalog *runresult.DataVersion `json:"catalog"`
 	// Harness is this project's commit that ran the simulation.
-	Harness report.Harness `json:"harness"`
+	Harness runresult.Harness `json:"harness"`
 }
 
 // Simulator is the build a result ran on.
@@ -344,7 +344,7 @@ func ParseResult(raw []byte, name string) (*Result, error) {
 	// The computed values follow from the declaration and BLIS's figures:
 	// a result whose TP was edited without its GPUs is inconsistent.
 	if r.Status == StatusOK {
-		if d := report.DiffJSON(Compute(r.Declaration, *r.BLIS), *r.Computed); len(d) > 0 {
+		if d := runresult.DiffJSON(Compute(r.Declaration, *r.BLIS), *r.Computed); len(d) > 0 {
 			return nil, fmt.Errorf("%s: computed.%s: recorded %s, but its declaration and figures give %s", name, d[0].Field, d[0].New, d[0].Old)
 		}
 	}

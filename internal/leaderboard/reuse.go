@@ -5,7 +5,7 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 // Reusable says whether prev, a result filed earlier, stands for planned,
@@ -16,7 +16,7 @@ import (
 // give the same figures. The tool's own commit (provenance.harness) does
 // not count, as for Diff. The reason says why not ("" when reusable).
 func Reusable(prev, planned *Result) (reuse bool, reason string) {
-	if d := report.DiffJSON(prev.Declaration, planned.Declaration); len(d) > 0 {
+	if d := runresult.DiffJSON(prev.Declaration, planned.Declaration); len(d) > 0 {
 		return false, "the declaration changed (" + d[0].String() + ")"
 	}
 	if a, b := prev.Provenance.Simulator.Commit, planned.Provenance.Simulator.Commit; a != b {
@@ -26,7 +26,7 @@ func Reusable(prev, planned *Result) (reuse bool, reason string) {
 		return false, fmt.Sprintf("it ran with catalog %s, this run has %s", catalogOrNone(a), catalogOrNone(b))
 	}
 	if !slices.Equal(prev.Command, planned.Command) {
-		return false, "the command line changed (" + report.DiffJSON(prev.Command, planned.Command)[0].String() + ")"
+		return false, "the command line changed (" + runresult.DiffJSON(prev.Command, planned.Command)[0].String() + ")"
 	}
 	if !slices.Equal(prev.Convert, planned.Convert) {
 		return false, "the trace's conversion command changed"
@@ -39,7 +39,7 @@ func Reusable(prev, planned *Result) (reuse bool, reason string) {
 
 // catalogDigest is a catalog's content digest, "" for none (the simulator's
 // own model configs).
-func catalogDigest(v *report.DataVersion) string {
+func catalogDigest(v *runresult.DataVersion) string {
 	if v == nil {
 		return ""
 	}

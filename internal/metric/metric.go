@@ -2,7 +2,7 @@
 // place: each metric's name, unit, where its measurement is read in a ledger
 // point, how the benchmark client's own figure is computed from the
 // simulator's per-request rows, and whether it is a headline metric. The
-// summary (internal/report), the Markdown (internal/render), the pull-request
+// summary (internal/runresult), the Markdown (internal/render), the pull-request
 // comparison (internal/prcheck), the bot's index and the Action's outputs
 // loop over All; adding a metric is an entry here, its field in the schemas
 // (schemas/summary.v*.json, points.v*.json) and the golden files. The

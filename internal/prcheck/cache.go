@@ -11,7 +11,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/cachedir"
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 // CacheKey identifies one harness result: the same key means the same
@@ -50,7 +50,7 @@ type Cache struct {
 }
 
 // resultFiles are the files of a harness result.
-var resultFiles = []string{report.SummaryFile, report.PointsFile, report.MarkdownFile}
+var resultFiles = []string{runresult.SummaryFile, runresult.PointsFile, runresult.MarkdownFile}
 
 func (c Cache) entry(key CacheKey) string { return filepath.Join(c.Dir, "results", key.String()) }
 
@@ -58,14 +58,14 @@ func (c Cache) entry(key CacheKey) string { return filepath.Join(c.Dir, "results
 // read with ReadRun, and whether there is one. An entry is used only when
 // its files are all present and valid and its summary names the key's
 // harness and simulator commits.
-func (c Cache) Lookup(key CacheKey) (string, report.Run, bool) {
+func (c Cache) Lookup(key CacheKey) (string, runresult.Result, bool) {
 	dir := c.entry(key)
-	if _, err := os.Stat(filepath.Join(dir, report.MarkdownFile)); err != nil {
-		return "", report.Run{}, false
+	if _, err := os.Stat(filepath.Join(dir, runresult.MarkdownFile)); err != nil {
+		return "", runresult.Result{}, false
 	}
 	r, err := ReadRun(dir)
 	if p := r.Summary.Provenance; err != nil || p.Harness.Commit != key.HarnessCommit || p.Simulator.Commit != key.SimCommit {
-		return "", report.Run{}, false
+		return "", runresult.Result{}, false
 	}
 	return dir, r, true
 }
@@ -97,28 +97,29 @@ func CopyResult(src, dst string) error {
 	return nil
 }
 
-// readSummary reads one summary.json with report.ParseSummary.
-func readSummary(path string) (report.Summary, error) {
-	b, err := diskio.ReadFileMax(os.DirFS(filepath.Dir(path)), filepath.Base(path), report.MaxSummaryBytes)
+// readSummary reads one summary.json with runresult.ParseSummary.
+func readSummary(path string) (runresult.Summary, error) {
+	b, err := diskio.ReadFileMax(os.DirFS(filepath.Dir(path)), filepath.Base(path), runresult.MaxSummaryBytes)
 	if err != nil {
-		return report.Summary{}, err
+		return runresult.Summary{}, err
 	}
-	s, err := report.ParseSummary(b)
+	s, err := runresult.ParseSummary(b)
 	if err != nil {
-		return report.Summary{}, fmt.Errorf("%s: %w", path, err)
+		return runresult.Summary{}, fmt.Errorf("%s: %w", path, err)
 	}
 	return s, nil
 }
 
-// ReadRun reads the result in dir with report.Read: summary.json and
+// ReadRun reads the result in dir with runresult.Read: summary.json and
 // points.json checked against their schemas and decoded strictly (unknown
 // fields are errors), the coverage balanced and the points the ones the
 // summary counts. It is the one way results enter prcheck, whether the
 // harness just wrote them or they come from an untrusted run's artifact.
-func ReadRun(dir string) (report.Run, error) {
-	s, pts, err := report.Read(dir)
+func ReadRun(dir string) (runresult.Result, error) {
+	rr, err := runresult.Read(dir)
+	s, pts := rr.Summary, rr.Points
 	if err != nil {
-		return report.Run{}, fmt.Errorf("read result: %w", err)
+		return runresult.Result{}, fmt.Errorf("read result: %w", err)
 	}
-	return report.Run{Summary: s, Points: pts}, nil
+	return runresult.Result{Summary: s, Points: pts}, nil
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 // Hand-computed case. Tier measured points a1, a2 are scored by both runs;
@@ -19,7 +19,7 @@ import (
 //	          base: a1 20, a2 5,  a4 30, r1 10, x1 40
 //	measured_resolved common {a1,a2,r1}: head (10+20+0)/3 = 10, base (20+5+10)/3 = 35/3
 //	all common {a1,a2,r1,x1}: head 70/4 = 17.5, base 75/4 = 18.75
-func comparePair(t *testing.T) (report.Run, report.Run) {
+func comparePair(t *testing.T) (runresult.Result, runresult.Result) {
 	t.Helper()
 	head := mkRun(t, headSHA,
 		pt{"a1", "measured", 1, 100, 10, 110, 10},
@@ -43,7 +43,7 @@ func comparePair(t *testing.T) (report.Run, report.Run) {
 func TestCompare(t *testing.T) {
 	t.Parallel()
 	head, base := comparePair(t)
-	c := report.Compare(head, &base)
+	c := runresult.Compare(head, &base)
 	if len(c.Rows) != 2*len(metric.All) {
 		t.Fatalf("%d rows, want %d", len(c.Rows), 2*len(metric.All))
 	}
@@ -66,11 +66,11 @@ func TestCompare(t *testing.T) {
 	}
 	want := []row{
 		// TTFT signed errors head a1 +10 a2 -20 r1 0 x1 +40; base a1 +20 a2 -5 r1 +10 x1 +40.
-		{report.TierMeasuredResolved, "ttft", 3, 10, 35.0 / 3, 10 - 35.0/3, -10.0 / 3, 25.0 / 3},
+		{runresult.TierMeasuredResolved, "ttft", 3, 10, 35.0 / 3, 10 - 35.0/3, -10.0 / 3, 25.0 / 3},
 		// TPOT APE head: r1 10, others 0; base: all 0.
-		{report.TierMeasuredResolved, "tpot", 3, 10.0 / 3, 0, 10.0 / 3, 10.0 / 3, 0},
-		{report.TierAll, "ttft", 4, 17.5, 18.75, -1.25, 30.0 / 4, 65.0 / 4},
-		{report.TierAll, "tpot", 4, 2.5, 0, 2.5, 2.5, 0},
+		{runresult.TierMeasuredResolved, "tpot", 3, 10.0 / 3, 0, 10.0 / 3, 10.0 / 3, 0},
+		{runresult.TierAll, "ttft", 4, 17.5, 18.75, -1.25, 30.0 / 4, 65.0 / 4},
+		{runresult.TierAll, "tpot", 4, 2.5, 0, 2.5, 2.5, 0},
 	}
 	approx := cmp.Comparer(func(a, b float64) bool { return math.Abs(a-b) < 1e-9 })
 	if d := cmp.Diff(want, got, approx); d != "" {
@@ -93,7 +93,7 @@ func TestCompare(t *testing.T) {
 func TestCompareNoBaseline(t *testing.T) {
 	t.Parallel()
 	head, _ := comparePair(t)
-	c := report.Compare(head, nil)
+	c := runresult.Compare(head, nil)
 	if c.Base != nil || len(c.Movers) != 0 {
 		t.Error("baseline data without a baseline")
 	}
@@ -110,7 +110,7 @@ func TestCompareNoBaseline(t *testing.T) {
 func TestEvaluate(t *testing.T) {
 	t.Parallel()
 	head, base := comparePair(t)
-	c := report.Compare(head, &base)
+	c := runresult.Compare(head, &base)
 	// Threshold tier measured_resolved: TTFT Δ −1.67, TPOT Δ +3.33.
 	tests := []struct {
 		name             string
@@ -141,8 +141,8 @@ func TestThresholdTierFallsBack(t *testing.T) {
 	t.Parallel()
 	head := mkRun(t, headSHA, pt{"x1", "assumed", 1, 50, 5, 60, 5})
 	base := mkRun(t, baseSHA, pt{"x1", "assumed", 1, 50, 5, 55, 5})
-	c := report.Compare(head, &base)
-	if got := c.HeadlineTier(); got != report.TierAll {
+	c := runresult.Compare(head, &base)
+	if got := c.HeadlineTier(); got != runresult.TierAll {
 		t.Errorf("HeadlineTier = %s, want all", got)
 	}
 	v := Evaluate(c, Thresholds{Alert: f64(5)})
@@ -155,7 +155,7 @@ func TestCompareRendersEscaped(t *testing.T) {
 	t.Parallel()
 	head := mkRun(t, headSHA, pt{"a|@evil", "measured", 1, 100, 10, 110, 10})
 	base := mkRun(t, baseSHA, pt{"a|@evil", "measured", 1, 100, 10, 150, 10})
-	md := render.CompareMarkdown(render.Comparison{Comparison: report.Compare(head, &base)})
+	md := render.CompareMarkdown(render.Comparison{Comparison: runresult.Compare(head, &base)})
 	if strings.Contains(md, "a|@evil") || !strings.Contains(md, `a\|@`+"\u200d"+"evil") {
 		t.Errorf("point id not escaped:\n%s", md)
 	}
@@ -171,9 +171,9 @@ func TestCompareShape(t *testing.T) {
 	t.Parallel()
 	head := mkRun(t, headSHA, pt{"u1", "measured", 1, 10, 1, 10, 1}, pt{"u2", "measured", 2, 20, 1, 22, 1}, pt{"u4", "measured", 4, 40, 1, 40, 1})
 	base := mkRun(t, baseSHA, pt{"u1", "measured", 1, 10, 1, 10, 1}, pt{"u2", "measured", 2, 20, 1, 20, 1}, pt{"u4", "measured", 4, 40, 1, 48, 1})
-	c := report.Compare(head, &base)
+	c := runresult.Compare(head, &base)
 	r := c.Rows[0]
-	if r.Tier != report.TierMeasuredResolved || r.Metric != "ttft" {
+	if r.Tier != runresult.TierMeasuredResolved || r.Metric != "ttft" {
 		t.Fatalf("first row is %s %s", r.Tier, r.Metric)
 	}
 	for name, got := range map[string]*float64{"head shape": r.HeadShape, "base shape": r.BaseShape, "Δ shape": r.ShapeDelta} {
@@ -198,7 +198,7 @@ func TestCompareGroupsAndOneSided(t *testing.T) {
 	head, base := comparePair(t)
 	extra := mkRun(t, headSHA, pt{"z9", "measured", 1, 100, 10, 100, 10})
 	head.Points = append(head.Points, extra.Points...)
-	c := report.Compare(head, &base)
+	c := runresult.Compare(head, &base)
 	type group struct {
 		Model, Hardware, Metric string
 		Common                  int
@@ -213,16 +213,16 @@ func TestCompareGroupsAndOneSided(t *testing.T) {
 	if d := cmp.Diff(want, got, approx); d != "" {
 		t.Errorf("groups (-want +got):\n%s", d)
 	}
-	wantHead := []report.OneSided{{ID: "a3", Reason: "sim_error"}, {ID: "z9", Reason: report.ReasonNotInCorpus}}
+	wantHead := []runresult.OneSided{{ID: "a3", Reason: "sim_error"}, {ID: "z9", Reason: runresult.ReasonNotInCorpus}}
 	if d := cmp.Diff(wantHead, c.OnlyHead); d != "" {
 		t.Errorf("scored by head only (-want +got):\n%s", d)
 	}
-	if d := cmp.Diff([]report.OneSided{{ID: "a4", Reason: "sim_error"}}, c.OnlyBase); d != "" {
+	if d := cmp.Diff([]runresult.OneSided{{ID: "a4", Reason: "sim_error"}}, c.OnlyBase); d != "" {
 		t.Errorf("scored by base only (-want +got):\n%s", d)
 	}
 
 	// Two named runs: B − A, the same rows as a pull request's head − base.
-	runs := render.RunsComparison(report.CompareRuns(base, head, "v0.7.14", "v0.7.15"))
+	runs := render.RunsComparison(runresult.CompareRuns(base, head, "v0.7.14", "v0.7.15"))
 	if d := cmp.Diff(c.Rows, runs.Rows); d != "" {
 		t.Errorf("CompareRuns rows differ from Compare's:\n%s", d)
 	}
@@ -239,7 +239,7 @@ func TestCompareGroupsAndOneSided(t *testing.T) {
 
 // withE2E adds a measured and a predicted mean E2E latency to every scored
 // point of r (prediction = measurement × factor) and summarizes it again.
-func withE2E(t *testing.T, r report.Run, factor float64) report.Run {
+func withE2E(t *testing.T, r runresult.Result, factor float64) runresult.Result {
 	t.Helper()
 	for i := range r.Points {
 		p := &r.Points[i]
@@ -248,7 +248,7 @@ func withE2E(t *testing.T, r report.Run, factor float64) report.Run {
 			p.Predicted["e2e_ms"] = 1000 * factor
 		}
 	}
-	s, err := report.Summarize(r.Points, r.Summary.Provenance, nil)
+	s, err := runresult.Summarize(r.Points, r.Summary.Provenance, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,10 +263,10 @@ func TestCompareSecondaryIsShownNotGated(t *testing.T) {
 	t.Parallel()
 	head, base := comparePair(t)
 	head, base = withE2E(t, head, 1.5), withE2E(t, base, 1)
-	c := report.Compare(head, &base)
-	var e2e *report.DeltaRow
+	c := runresult.Compare(head, &base)
+	var e2e *runresult.DeltaRow
 	for i, r := range c.Rows {
-		if r.Tier == report.TierAll && r.Metric == metric.E2E.Key {
+		if r.Tier == runresult.TierAll && r.Metric == metric.E2E.Key {
 			e2e = &c.Rows[i]
 		}
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 func TestDecideComment(t *testing.T) {
@@ -125,14 +125,14 @@ func TestReadRunRefuses(t *testing.T) {
 		want string
 		pad  int64
 	}{
-		"unbalanced":     {report.SummaryFile, encode(unbalanced), "coverage does not balance", 0},
-		"points missing": {report.PointsFile, encode(r.Points[:1]), "points.json holds 1 points", 0},
-		"unknown field":  {report.SummaryFile, []byte(`{"schema_version":1,"surprise":true}`), "surprise", 0},
-		"not a commit":   {report.SummaryFile, encode(badCommit), "does not match its schema", 0},
+		"unbalanced":     {runresult.SummaryFile, encode(unbalanced), "coverage does not balance", 0},
+		"points missing": {runresult.PointsFile, encode(r.Points[:1]), "points.json holds 1 points", 0},
+		"unknown field":  {runresult.SummaryFile, []byte(`{"schema_version":1,"surprise":true}`), "surprise", 0},
+		"not a commit":   {runresult.SummaryFile, encode(badCommit), "does not match its schema", 0},
 		// Results may be an untrusted run's artifact: sizes are capped.
 		// (a sparse file: the cap's worth of zero bytes, then the JSON).
-		"summary too large": {report.SummaryFile, encode(r.Summary), "larger than", report.MaxSummaryBytes},
-		"points too large":  {report.PointsFile, encode(r.Points), "larger than", report.MaxPointsBytes},
+		"summary too large": {runresult.SummaryFile, encode(r.Summary), "larger than", runresult.MaxSummaryBytes},
+		"points too large":  {runresult.PointsFile, encode(r.Points), "larger than", runresult.MaxPointsBytes},
 	}
 	for name, tt := range tests {
 		dir := filepath.Join(t.TempDir(), "r")
@@ -155,8 +155,8 @@ func TestReadRunRefuses(t *testing.T) {
 	// A symbolic link is not followed: it could point anywhere on the runner.
 	dir := filepath.Join(t.TempDir(), "r")
 	writeRun(t, dir, r)
-	os.Rename(filepath.Join(dir, report.PointsFile), filepath.Join(dir, "elsewhere.json"))
-	if err := os.Symlink(filepath.Join(dir, "elsewhere.json"), filepath.Join(dir, report.PointsFile)); err != nil {
+	os.Rename(filepath.Join(dir, runresult.PointsFile), filepath.Join(dir, "elsewhere.json"))
+	if err := os.Symlink(filepath.Join(dir, "elsewhere.json"), filepath.Join(dir, runresult.PointsFile)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := ReadRun(dir); err == nil || !strings.Contains(err.Error(), "symbolic link") {
@@ -179,9 +179,9 @@ func TestReadPRCapsSize(t *testing.T) {
 
 func TestPlanMerge(t *testing.T) {
 	t.Parallel()
-	shardRun := func(k, n int) report.Run {
+	shardRun := func(k, n int) runresult.Result {
 		r := mkRun(t, headSHA, pt{"a1", "measured", 1, 100, 10, 110, 10})
-		r.Summary.Shard = &report.Shard{Index: k, Count: n}
+		r.Summary.Shard = &runresult.Shard{Index: k, Count: n}
 		return r
 	}
 	t.Run("complete", func(t *testing.T) {

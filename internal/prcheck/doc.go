@@ -1,6 +1,6 @@
 // Package prcheck is the pure core of the Action's pull-request check:
 // scoring the head run and the base run, alert and fail thresholds over
-// their comparison (report.Compare: Δ = head − base over the points both
+// their comparison (runresult.Compare: Δ = head − base over the points both
 // scored), the comment and job-summary size limits, the sticky-comment
 // decision, degrading on a read-only (fork) token, the result cache keyed by
 // harness commit, simulator commit and data versions, and the order in which

@@ -11,7 +11,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 	"github.com/inference-sim/accuracy-dashboard/internal/textcut"
 )
 
@@ -20,7 +20,7 @@ type Scorer interface {
 	// Score scores simulator commit sim (a 40-hex commit present in the
 	// simulator repository) into dir, writing summary.json, points.json and
 	// summary.md. shard nil scores the whole corpus.
-	Score(ctx context.Context, sim string, shard *report.Shard, dir string) error
+	Score(ctx context.Context, sim string, shard *runresult.Shard, dir string) error
 	// Merge combines the result directories of the shards of one run into
 	// dir, as if the run had not been sharded.
 	Merge(ctx context.Context, dir string, shards []string) error
@@ -116,11 +116,11 @@ type Outcome struct {
 	HeadDir, BaseDir string
 	// Head is the summary of the head result, read (once) from HeadDir; for
 	// a shard run it covers the shard's slice only.
-	Head report.Summary
+	Head runresult.Summary
 	// Markdown is the full comparison; MarkdownPath is where it was written.
 	Markdown     string
 	MarkdownPath string
-	Comparison   report.Comparison
+	Comparison   runresult.Comparison
 	Verdict      Verdict
 	// CommentURL is the sticky comment's address ("" when none was posted).
 	CommentURL string
@@ -135,7 +135,7 @@ func (o Outcome) Failed() bool { return len(o.Verdict.Failures) > 0 }
 // reports. With shard set it scores that slice of both and stops: the merge
 // job reports. A base that cannot be scored degrades to no baseline, with a
 // warning; a head that cannot be scored is an error.
-func (f *Flow) RunPR(ctx context.Context, pr PR, baseline bool, shard *report.Shard) (Outcome, error) {
+func (f *Flow) RunPR(ctx context.Context, pr PR, baseline bool, shard *runresult.Shard) (Outcome, error) {
 	out := Outcome{HeadDir: filepath.Join(f.c.OutDir, "head")}
 	if err := f.writePR(pr); err != nil {
 		return out, err
@@ -149,7 +149,7 @@ func (f *Flow) RunPR(ctx context.Context, pr PR, baseline bool, shard *report.Sh
 	if cached {
 		notes = append(notes, "Head result reused from the cache (same harness, simulator commit and data).")
 	}
-	var base *report.Run
+	var base *runresult.Result
 	if baseline {
 		dir := filepath.Join(f.c.OutDir, "base")
 		b, cached, err := f.score(ctx, "base", pr.BaseSHA, shard, dir)
@@ -234,7 +234,7 @@ func (f *Flow) RunComment(ctx context.Context, reportDir, headSHA string, prs Pu
 		return Outcome{}, fmt.Errorf("comment: pull request #%d is at %s, not %s (the report is stale or not for this pull request)", pr.Number, actual, headSHA)
 	}
 	out := Outcome{HeadDir: filepath.Join(reportDir, "head")}
-	if _, err := os.Stat(filepath.Join(reportDir, "base", report.SummaryFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(reportDir, "base", runresult.SummaryFile)); err == nil {
 		out.BaseDir = filepath.Join(reportDir, "base")
 	}
 	head, base, err := f.readResults(out, pr)
@@ -246,7 +246,7 @@ func (f *Flow) RunComment(ctx context.Context, reportDir, headSHA string, prs Pu
 
 // readResults reads the head result in out.HeadDir and, when out.BaseDir is
 // set, the base result, each checked by readChecked.
-func (f *Flow) readResults(out Outcome, pr PR) (report.Run, *report.Run, error) {
+func (f *Flow) readResults(out Outcome, pr PR) (runresult.Result, *runresult.Result, error) {
 	head, err := f.readChecked(out.HeadDir, pr.HeadSHA)
 	if err != nil {
 		return head, nil, err
@@ -264,9 +264,9 @@ func (f *Flow) readResults(out Outcome, pr PR) (report.Run, *report.Run, error) 
 // report compares the checked results head and base (nil: no baseline),
 // renders, writes comparison.md and the job summary, comments, and applies
 // the thresholds.
-func (f *Flow) report(ctx context.Context, out Outcome, head report.Run, base *report.Run, notes []string, pr PR) (Outcome, error) {
+func (f *Flow) report(ctx context.Context, out Outcome, head runresult.Result, base *runresult.Result, notes []string, pr PR) (Outcome, error) {
 	out.Head = head.Summary
-	out.Comparison = report.Compare(head, base)
+	out.Comparison = runresult.Compare(head, base)
 	out.Verdict = Evaluate(out.Comparison, f.c.Thresholds)
 	out.Markdown = render.CompareMarkdown(render.Comparison{Comparison: out.Comparison,
 		Alerts: append(append([]string{}, out.Verdict.Failures...), out.Verdict.Alerts...), Notes: notes, DetailsURL: f.c.DetailsURL})
@@ -298,7 +298,7 @@ func (f *Flow) report(ctx context.Context, out Outcome, head report.Run, base *r
 
 // readChecked reads a result with ReadRun and checks it is for sim (when
 // known) and, when a pin is in force, from the pinned harness commit.
-func (f *Flow) readChecked(dir, sim string) (report.Run, error) {
+func (f *Flow) readChecked(dir, sim string) (runresult.Result, error) {
 	r, err := ReadRun(dir)
 	if err != nil {
 		return r, err
@@ -325,11 +325,11 @@ func (f *Flow) Sticky(marker string) *Sticky {
 
 // score produces a result in dir, from the cache when it holds one, and
 // returns it read and checked.
-func (f *Flow) score(ctx context.Context, what, sim string, shard *report.Shard, dir string) (r report.Run, cached bool, err error) {
+func (f *Flow) score(ctx context.Context, what, sim string, shard *runresult.Shard, dir string) (r runresult.Result, cached bool, err error) {
 	key := f.c.Key
 	key.SimCommit, key.Shard = sim, shard.String()
 	if err := os.RemoveAll(dir); err != nil {
-		return report.Run{}, false, err
+		return runresult.Result{}, false, err
 	}
 	if f.c.Cache != nil {
 		if src, r, ok := f.c.Cache.Lookup(key); ok {
@@ -345,10 +345,10 @@ func (f *Flow) score(ctx context.Context, what, sim string, shard *report.Shard,
 	err = f.c.Scorer.Score(ctx, sim, shard, dir)
 	f.c.Log.EndGroup()
 	if err != nil {
-		return report.Run{}, false, fmt.Errorf("score %s %s: %w", what, sim, err)
+		return runresult.Result{}, false, fmt.Errorf("score %s %s: %w", what, sim, err)
 	}
 	if r, err = f.readChecked(dir, sim); err != nil {
-		return report.Run{}, false, fmt.Errorf("score %s: %w", what, err)
+		return runresult.Result{}, false, fmt.Errorf("score %s: %w", what, err)
 	}
 	if f.c.Cache != nil {
 		if err := f.c.Cache.Store(key, dir); err != nil {

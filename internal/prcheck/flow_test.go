@@ -13,21 +13,21 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 	"github.com/inference-sim/accuracy-dashboard/internal/textcut"
 )
 
-// fakeScorer writes the canned report.Run of each simulator commit and fails the
+// fakeScorer writes the canned runresult.Result of each simulator commit and fails the
 // test on a commit it was not given.
 type fakeScorer struct {
 	t      *testing.T
-	runs   map[string]report.Run
+	runs   map[string]runresult.Result
 	fail   map[string]error
 	scored []string
 	merged [][]string
 }
 
-func (s *fakeScorer) Score(_ context.Context, sim string, shard *report.Shard, dir string) error {
+func (s *fakeScorer) Score(_ context.Context, sim string, shard *runresult.Shard, dir string) error {
 	s.scored = append(s.scored, sim+shardSuffix(shard))
 	if err := s.fail[sim]; err != nil {
 		return err
@@ -53,7 +53,7 @@ func (s *fakeScorer) Merge(_ context.Context, dir string, shards []string) error
 	return nil
 }
 
-func shardSuffix(s *report.Shard) string {
+func shardSuffix(s *runresult.Shard) string {
 	if s == nil {
 		return ""
 	}
@@ -194,7 +194,7 @@ func newFlow(t *testing.T, sc Scorer, cm Commenter, edits ...func(*FlowConfig)) 
 
 func canned(t *testing.T) *fakeScorer {
 	head, base := comparePair(t)
-	return &fakeScorer{t: t, runs: map[string]report.Run{headSHA: head, baseSHA: base}}
+	return &fakeScorer{t: t, runs: map[string]runresult.Result{headSHA: head, baseSHA: base}}
 }
 
 var pr = PR{Number: 7, HeadSHA: headSHA, BaseSHA: baseSHA}
@@ -330,7 +330,7 @@ func TestShardThenMerge(t *testing.T) {
 	for k := 1; k <= 2; k++ {
 		cm := expectComments(t) // shards do not comment
 		f, _, summary := newFlow(t, sc, cm, func(c *FlowConfig) { c.OutDir = filepath.Join(shards, fmt.Sprintf("accuracy-shard-%d", k)) })
-		out, err := f.RunPR(context.Background(), pr, true, &report.Shard{Index: k, Count: 2})
+		out, err := f.RunPR(context.Background(), pr, true, &runresult.Shard{Index: k, Count: 2})
 		if err != nil {
 			t.Fatal(err)
 		}

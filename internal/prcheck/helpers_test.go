@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 const (
@@ -23,13 +23,13 @@ type pt struct {
 	pttf, ptp float64
 }
 
-// mkRun builds a report.Run of simulator commit sim whose summary is
-// report.Summarize of its points, as the harness writes it.
-func mkRun(t *testing.T, sim string, pts ...pt) report.Run {
+// mkRun builds a runresult.Result of simulator commit sim whose summary is
+// runresult.Summarize of its points, as the harness writes it.
+func mkRun(t *testing.T, sim string, pts ...pt) runresult.Result {
 	t.Helper()
-	var points []report.Point
+	var points []runresult.Point
 	for _, p := range pts {
-		rp := report.Point{ID: p.id, Unit: "unit-" + p.id[:1], Model: "m", Hardware: "h", Load: report.Load{Concurrency: p.load},
+		rp := runresult.Point{ID: p.id, Unit: "unit-" + p.id[:1], Model: "m", Hardware: "h", Load: runresult.Load{Concurrency: p.load},
 			Tier: p.tier, Measured: metric.Values{"ttft_ms": p.mt, "tpot_ms": p.mp}}
 		if p.pttf > 0 {
 			rp.Scored = true
@@ -39,23 +39,23 @@ func mkRun(t *testing.T, sim string, pts ...pt) report.Run {
 		}
 		points = append(points, rp)
 	}
-	prov := report.Provenance{
-		Harness:   report.Harness{Commit: harnessCommit, Source: report.HarnessCheckout, Version: "v1.2.0"},
-		Simulator: report.Simulator{Repo: "/sim", Ref: sim, Commit: sim, BuiltByHarness: true, Driver: "replay"},
-		Ledger:    report.DataVersion{Name: "bundled", Version: "v1", Digest: "sha256:" + strings.Repeat("01", 32), Release: true},
+	prov := runresult.Provenance{
+		Harness:   runresult.Harness{Commit: harnessCommit, Source: runresult.HarnessCheckout, Version: "v1.2.0"},
+		Simulator: runresult.Simulator{Repo: "/sim", Ref: sim, Commit: sim, BuiltByHarness: true, Driver: "replay"},
+		Ledger:    runresult.DataVersion{Name: "bundled", Version: "v1", Digest: "sha256:" + strings.Repeat("01", 32), Release: true},
 	}
-	sum, err := report.Summarize(points, prov, nil)
+	sum, err := runresult.Summarize(points, prov, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return report.Run{Summary: sum, Points: report.SortPoints(points)}
+	return runresult.Result{Summary: sum, Points: runresult.SortPoints(points)}
 }
 
-// writeRun writes a report.Run as a harness result directory with report.Write,
+// writeRun writes a runresult.Result as a harness result directory with runresult.Write,
 // which checks it against the schemas.
-func writeRun(t *testing.T, dir string, r report.Run) {
+func writeRun(t *testing.T, dir string, r runresult.Result) {
 	t.Helper()
-	if err := report.Write(dir, report.Output{Run: r, Markdown: "| table |\n"}); err != nil {
+	if err := runresult.Write(dir, runresult.Output{Result: r, Markdown: "| table |\n"}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 // ShardSet is the shard outputs a merge combines.
@@ -24,7 +24,7 @@ type ShardSet struct {
 // of one n, each once, and that either all or none have a base/ result.
 func PlanMerge(dir string) (ShardSet, error) {
 	var found []string
-	for _, pattern := range []string{"*/head/" + report.SummaryFile, "*/*/head/" + report.SummaryFile} {
+	for _, pattern := range []string{"*/head/" + runresult.SummaryFile, "*/*/head/" + runresult.SummaryFile} {
 		m, err := filepath.Glob(filepath.Join(dir, pattern))
 		if err != nil {
 			return ShardSet{}, err
@@ -69,7 +69,7 @@ func PlanMerge(dir string) (ShardSet, error) {
 	for _, k := range idx {
 		d := byIndex[k]
 		set.Head = append(set.Head, filepath.Join(d, "head"))
-		if _, err := os.Stat(filepath.Join(d, "base", report.SummaryFile)); err == nil {
+		if _, err := os.Stat(filepath.Join(d, "base", runresult.SummaryFile)); err == nil {
 			withBase++
 			set.Base = append(set.Base, filepath.Join(d, "base"))
 		}

@@ -5,7 +5,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 // Thresholds are increases of a MAPE, in percentage points, past which a
@@ -28,7 +28,7 @@ type Verdict struct {
 // picks; the secondary metrics are shown, never gated. A metric past a
 // threshold has Δ strictly greater than it. Without a baseline nothing is
 // evaluated.
-func Evaluate(c report.Comparison, th Thresholds) Verdict {
+func Evaluate(c runresult.Comparison, th Thresholds) Verdict {
 	var v Verdict
 	if c.Base == nil {
 		return v
@@ -54,7 +54,7 @@ func Evaluate(c report.Comparison, th Thresholds) Verdict {
 }
 
 // headline reports whether r is a row of a headline metric.
-func headline(r report.DeltaRow) bool {
+func headline(r runresult.DeltaRow) bool {
 	d, ok := metric.ByKey(r.Metric)
 	return ok && d.Headline
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 // Admission is how strictly Admit gates a report.
@@ -25,22 +25,22 @@ const (
 	AdmitExperimental
 )
 
-// Admit reads a run's report through report.ParseRun (summary.json:
+// Admit reads a run's report through runresult.Parse (summary.json:
 // schema, strict decoding, balanced coverage; points.json, which must be
 // the points the summary counts and is required from a workflow run; each
 // within report's caps) and plan.json, which must name what the summary
 // ran, and applies the gate with what harness says about the summary's
 // harness commit (asked only of a summary that decodes). Points whose
 // canonical encoding, the points.json the snapshot writes, is over
-// report.MaxPointsBytes are refused too: the site would refuse the
+// runresult.MaxPointsBytes are refused too: the site would refuse the
 // snapshot. It returns the snapshot to publish, or the reasons it may not
 // be published (every one, in the order the checks run); an error is
 // harness's. The bot's publish
 // and `action publish` both admit through it, then plan the files with
 // LoadDashboard and PlanSnapshot.
-func Admit(rep Report, how Admission, publishedAt time.Time, source string, harness func(report.Summary) (HarnessCheck, error)) (Snapshot, []string, error) {
-	run, err := report.ParseRun(rep.Summary, rep.Points)
-	var badPoints *report.PointsError
+func Admit(rep Report, how Admission, publishedAt time.Time, source string, harness func(runresult.Summary) (HarnessCheck, error)) (Snapshot, []string, error) {
+	run, err := runresult.Parse(rep.Summary, rep.Points)
+	var badPoints *runresult.PointsError
 	switch {
 	case errors.As(err, &badPoints):
 		run.Summary = badPoints.Summary
@@ -52,13 +52,13 @@ func Admit(rep Report, how Admission, publishedAt time.Time, source string, harn
 	var reasons []string
 	switch {
 	case rep.Points == nil && rep.RunID != 0:
-		reasons = append(reasons, fmt.Sprintf("no %s next to %s (a snapshot keeps its points)", report.PointsFile, report.SummaryFile))
+		reasons = append(reasons, fmt.Sprintf("no %s next to %s (a snapshot keeps its points)", runresult.PointsFile, runresult.SummaryFile))
 	case badPoints != nil:
 		reasons = append(reasons, badPoints.Error())
 	case rep.Points != nil:
 		snap.Points = run.Points
 		if snap.Points == nil {
-			snap.Points = []report.Point{} // kept, though empty
+			snap.Points = []runresult.Point{} // kept, though empty
 		}
 		var reason string
 		if snap.pointsJSON, reason = pointsOverCap(snap.Points, len(rep.Points)); reason != "" {
@@ -87,20 +87,20 @@ func Admit(rep Report, how Admission, publishedAt time.Time, source string, harn
 
 // pointsOverCap is the reason to refuse points whose canonical encoding,
 // the points.json a snapshot writes (PlanSnapshot), is over
-// report.MaxPointsBytes, which the site and every reader refuse; a
+// runresult.MaxPointsBytes, which the site and every reader refuse; a
 // compact points.json of given bytes within the cap can grow past it.
 // It returns the encoding, which PlanSnapshot writes, and a reason that
 // is "" when they fit.
-func pointsOverCap(points []report.Point, given int) ([]byte, string) {
+func pointsOverCap(points []runresult.Point, given int) ([]byte, string) {
 	raw, err := jsoncodec.Encode(points)
 	if err != nil {
-		return nil, fmt.Sprintf("encode %s: %v", report.PointsFile, err)
+		return nil, fmt.Sprintf("encode %s: %v", runresult.PointsFile, err)
 	}
-	if len(raw) <= report.MaxPointsBytes {
+	if len(raw) <= runresult.MaxPointsBytes {
 		return raw, ""
 	}
-	return nil, fmt.Sprintf("%s as a snapshot writes it is %d bytes, over the cap of %d bytes (report.MaxPointsBytes) that the dashboard's site reads (the run's is %d bytes; a snapshot writes the canonical, indented encoding)",
-		report.PointsFile, len(raw), report.MaxPointsBytes, given)
+	return nil, fmt.Sprintf("%s as a snapshot writes it is %d bytes, over the cap of %d bytes (runresult.MaxPointsBytes) that the dashboard's site reads (the run's is %d bytes; a snapshot writes the canonical, indented encoding)",
+		runresult.PointsFile, len(raw), runresult.MaxPointsBytes, given)
 }
 
 // ReadDashboardFile reads one file of the dashboard at the revision being
@@ -121,7 +121,7 @@ func LoadDashboard(read ReadDashboardFile, snap Snapshot, id string) (Dashboard,
 		{nightly.IndexPath, &d.Index},
 		{nightly.LastRunPath, &d.LastRun},
 		{nightly.ReadmePath, &d.Readme},
-		{nightly.SnapshotsDir + "/" + id + "/" + report.SummaryFile, &d.Existing},
+		{nightly.SnapshotsDir + "/" + id + "/" + runresult.SummaryFile, &d.Existing},
 	} {
 		data, err := read(f.path)
 		if errors.Is(err, ghmodel.ErrNotFound) {
@@ -140,7 +140,7 @@ func LoadDashboard(read ReadDashboardFile, snap Snapshot, id string) (Dashboard,
 	for _, f := range []struct {
 		name string
 		dst  *[]byte
-	}{{report.SummaryFile, &p.Summary}, {report.PointsFile, &p.Points}} {
+	}{{runresult.SummaryFile, &p.Summary}, {runresult.PointsFile, &p.Points}} {
 		data, err := read(nightly.SnapshotsDir + "/" + prev + "/" + f.name)
 		if errors.Is(err, ghmodel.ErrNotFound) {
 			return d, nil

@@ -9,7 +9,7 @@ import (
 	"path"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 // Limits on an artifact's zip archive (the accuracy report and the
@@ -18,9 +18,9 @@ import (
 const (
 	MaxArtifactBytes = 50 << 20
 	// MaxFileBytes bounds each file of an archive: the larger of a run's
-	// caps (report.MaxSummaryBytes, report.MaxPointsBytes), which
-	// report.ParseRun applies to each of its files.
-	MaxFileBytes = max(report.MaxSummaryBytes, report.MaxPointsBytes)
+	// caps (runresult.MaxSummaryBytes, runresult.MaxPointsBytes), which
+	// runresult.Parse applies to each of its files.
+	MaxFileBytes = max(runresult.MaxSummaryBytes, runresult.MaxPointsBytes)
 	// MaxArtifactEntries bounds the entries of an archive (files and
 	// directories): a report artifact holds a handful, a leaderboard's
 	// results one file per run and a few per trace.

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
 
@@ -88,18 +88,18 @@ func shortZip64() []byte {
 }
 
 // TestRunCapsAreTheReaders: a run's files are read from an artifact within
-// report's caps, as from a directory: points.json of report.MaxPointsBytes
+// report's caps, as from a directory: points.json of runresult.MaxPointsBytes
 // is read from both and admitted, one byte more is refused by both with
 // the same reason, and a whole run at its caps fits in an artifact.
 func TestRunCapsAreTheReaders(t *testing.T) {
 	t.Parallel()
-	if run := 2*report.MaxSummaryBytes + report.MaxPointsBytes; MaxArtifactBytes < run {
+	if run := 2*runresult.MaxSummaryBytes + runresult.MaxPointsBytes; MaxArtifactBytes < run {
 		t.Errorf("an artifact holds at most %d bytes, a run within report's caps %d", MaxArtifactBytes, run)
 	}
 	rep := releaseReport(t, "v0.7.15", "v1.0.0")
-	for _, size := range []int{report.MaxPointsBytes, report.MaxPointsBytes + 1} {
+	for _, size := range []int{runresult.MaxPointsBytes, runresult.MaxPointsBytes + 1} {
 		padded := append(bytes.Clone(rep.Points), bytes.Repeat([]byte(" "), size-len(rep.Points))...)
-		fromZip, err := ReportFromArtifact(testkit.Zip(t, map[string][]byte{report.SummaryFile: rep.Summary, report.PointsFile: padded}))
+		fromZip, err := ReportFromArtifact(testkit.Zip(t, map[string][]byte{runresult.SummaryFile: rep.Summary, runresult.PointsFile: padded}))
 		if err == nil && len(fromZip.Points) != size {
 			err = fmt.Errorf("read %d bytes of points.json", len(fromZip.Points))
 		}
@@ -107,13 +107,13 @@ func TestRunCapsAreTheReaders(t *testing.T) {
 		var reasons [2][]string
 		for i, r := range []Report{fromZip, fromDir} {
 			r.RunID = 1
-			_, reasons[i], _ = Admit(r, AdmitRelease, t0, "", func(report.Summary) (HarnessCheck, error) { return HarnessCheck{}, nil })
+			_, reasons[i], _ = Admit(r, AdmitRelease, t0, "", func(runresult.Summary) (HarnessCheck, error) { return HarnessCheck{}, nil })
 		}
 		switch {
-		case size == report.MaxPointsBytes && (err != nil || derr != nil || len(reasons[0])+len(reasons[1]) > 0):
+		case size == runresult.MaxPointsBytes && (err != nil || derr != nil || len(reasons[0])+len(reasons[1]) > 0):
 			t.Errorf("points.json at the cap: artifact %v %v, directory %v %v; want both admitted", err, reasons[0], derr, reasons[1])
-		case size > report.MaxPointsBytes:
-			want := fmt.Sprintf("%s is larger than %d bytes", report.PointsFile, report.MaxPointsBytes)
+		case size > runresult.MaxPointsBytes:
+			want := fmt.Sprintf("%s is larger than %d bytes", runresult.PointsFile, runresult.MaxPointsBytes)
 			zipOK := err != nil && strings.Contains(err.Error(), want) || len(reasons[0]) == 1 && strings.Contains(reasons[0][0], want)
 			dirOK := derr != nil && strings.Contains(derr.Error(), want) || len(reasons[1]) == 1 && strings.Contains(reasons[1][0], want)
 			if !zipOK || !dirOK {
@@ -125,7 +125,7 @@ func TestRunCapsAreTheReaders(t *testing.T) {
 
 // TestAdmitRefusesReencodedPointsOverTheCap: points.json within the cap
 // as given (compact) whose canonical encoding, the one a snapshot writes,
-// is over report.MaxPointsBytes is refused by Admit, naming the cap, so
+// is over runresult.MaxPointsBytes is refused by Admit, naming the cap, so
 // the publish stops before it plans a commit the site would then refuse;
 // `action publish` writes nothing.
 func TestAdmitRefusesReencodedPointsOverTheCap(t *testing.T) {
@@ -140,12 +140,12 @@ func TestAdmitRefusesReencodedPointsOverTheCap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(compact) > report.MaxPointsBytes || len(canonical) <= report.MaxPointsBytes {
-		t.Fatalf("fixture: %d bytes compact, %d canonical; want them either side of %d", len(compact), len(canonical), report.MaxPointsBytes)
+	if len(compact) > runresult.MaxPointsBytes || len(canonical) <= runresult.MaxPointsBytes {
+		t.Fatalf("fixture: %d bytes compact, %d canonical; want them either side of %d", len(compact), len(canonical), runresult.MaxPointsBytes)
 	}
 	rep := Report{Summary: encode(t, s), Points: compact, RunID: 1}
-	_, reasons, err := Admit(rep, AdmitRelease, t0, "", func(report.Summary) (HarnessCheck, error) { return HarnessCheck{}, nil })
-	want := fmt.Sprintf("%s as a snapshot writes it is %d bytes, over the cap of %d bytes", report.PointsFile, len(canonical), report.MaxPointsBytes)
+	_, reasons, err := Admit(rep, AdmitRelease, t0, "", func(runresult.Summary) (HarnessCheck, error) { return HarnessCheck{}, nil })
+	want := fmt.Sprintf("%s as a snapshot writes it is %d bytes, over the cap of %d bytes", runresult.PointsFile, len(canonical), runresult.MaxPointsBytes)
 	if err != nil || len(reasons) != 1 || !strings.Contains(reasons[0], want) {
 		t.Errorf("Admit: %q, %v; want one reason saying %q", reasons, err, want)
 	}

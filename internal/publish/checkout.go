@@ -10,7 +10,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 // Checkout is a publish of a result directory into a dashboard checkout on
@@ -57,7 +57,7 @@ func PublishCheckout(c Checkout) (PublishResult, error) {
 	if when.IsZero() {
 		when = time.Now()
 	}
-	snap, reasons, err := Admit(rep, how, when, c.Source, func(report.Summary) (HarnessCheck, error) { return HarnessCheck{}, nil })
+	snap, reasons, err := Admit(rep, how, when, c.Source, func(runresult.Summary) (HarnessCheck, error) { return HarnessCheck{}, nil })
 	if err != nil {
 		return PublishResult{}, err
 	}
@@ -94,11 +94,11 @@ func PublishCheckout(c Checkout) (PublishResult, error) {
 
 // ReadResult reads a result directory as the bot reads a report artifact:
 // summary.json (required), points.json and plan.json (when present), each a
-// regular file within its cap (report.MaxSummaryBytes,
-// report.MaxPointsBytes; the plan's as a summary's). An error names the
+// regular file within its cap (runresult.MaxSummaryBytes,
+// runresult.MaxPointsBytes; the plan's as a summary's). An error names the
 // directory and the file.
 func ReadResult(dir string) (Report, error) {
-	return ReadResultOf(filepath.Join(dir, report.SummaryFile))
+	return ReadResultOf(filepath.Join(dir, runresult.SummaryFile))
 }
 
 // ReadResultOf is ReadResult of the summary at summaryPath (whatever its
@@ -111,9 +111,9 @@ func ReadResultOf(summaryPath string) (Report, error) {
 		dst      *[]byte
 		required bool
 		max      int64
-	}{{summaryPath, &rep.Summary, true, report.MaxSummaryBytes},
-		{filepath.Join(dir, report.PointsFile), &rep.Points, false, report.MaxPointsBytes},
-		{filepath.Join(dir, nightly.File), &rep.Plan, false, report.MaxSummaryBytes}} {
+	}{{summaryPath, &rep.Summary, true, runresult.MaxSummaryBytes},
+		{filepath.Join(dir, runresult.PointsFile), &rep.Points, false, runresult.MaxPointsBytes},
+		{filepath.Join(dir, nightly.File), &rep.Plan, false, runresult.MaxSummaryBytes}} {
 		data, err := diskio.ReadPathMax(f.path, f.max)
 		switch {
 		case err == nil:

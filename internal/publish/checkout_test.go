@@ -12,7 +12,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
 
@@ -20,7 +20,7 @@ import (
 func resultDir(t *testing.T, rep Report) string {
 	t.Helper()
 	dir := t.TempDir()
-	for name, data := range map[string][]byte{report.SummaryFile: rep.Summary, report.PointsFile: rep.Points, nightly.File: rep.Plan} {
+	for name, data := range map[string][]byte{runresult.SummaryFile: rep.Summary, runresult.PointsFile: rep.Points, nightly.File: rep.Plan} {
 		if data == nil {
 			continue
 		}
@@ -59,7 +59,7 @@ func TestPublishCheckout(t *testing.T) {
 		t.Fatalf("first publish: %+v, %v", res, err)
 	}
 	id := SnapshotID(releaseSummary(t, "v0.7.15", "v1.0.0"), 0)
-	if res.ID != id || res.Files[nightly.SnapshotsDir+"/"+id+"/"+report.PointsFile] == nil || !onDisk(t, dash, res.Files) {
+	if res.ID != id || res.Files[nightly.SnapshotsDir+"/"+id+"/"+runresult.PointsFile] == nil || !onDisk(t, dash, res.Files) {
 		t.Errorf("first publish: id %s (want %s), files %d, not all on disk as planned", res.ID, id, len(res.Files))
 	}
 
@@ -95,8 +95,8 @@ func TestPublishCheckout(t *testing.T) {
 
 	empty := t.TempDir()
 	if _, err := PublishCheckout(Checkout{Dashboard: dash, Result: empty}); err == nil ||
-		!strings.Contains(err.Error(), "result "+empty) || !strings.Contains(err.Error(), report.SummaryFile) {
-		t.Errorf("empty result directory: %v, want an error naming it and %s", err, report.SummaryFile)
+		!strings.Contains(err.Error(), "result "+empty) || !strings.Contains(err.Error(), runresult.SummaryFile) {
+		t.Errorf("empty result directory: %v, want an error naming it and %s", err, runresult.SummaryFile)
 	}
 }
 

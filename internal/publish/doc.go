@@ -5,7 +5,7 @@
 // leaderboard's results (CheckLeaderboard, PlanLeaderboard); Publisher
 // carries them out as one commit on the dashboard's default branch through
 // the narrow GitHub interfaces declared here, which internal/github's
-// AppClient implements and tests fake (internal/bot/botfake). `action
+// AppClient implements and tests fake (internal/bump/bumpfake). `action
 // publish` writes the same files into a checkout through the same code.
 // Nothing here imports go-github or knows about HTTP.
 package publish

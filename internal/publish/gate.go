@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 // HarnessCheck is what GitHub says about the harness commit a summary names;
@@ -26,29 +26,29 @@ type HarnessCheck struct {
 // and named by a release — the summary covers the whole corpus (not a
 // shard, and a selection of every unit: a --units run is refused, naming
 // its patterns), and its coverage balances.
-func Gate(s report.Summary, h HarnessCheck) []string { return gate(s, h, true) }
+func Gate(s runresult.Summary, h HarnessCheck) []string { return gate(s, h, true) }
 
 // GateExperimental is Gate without its release requirement (a release
 // label and a simulator release tag; a release label the provenance does
 // not bear out is still refused): every other reason stands. `action publish --experimental` gates with it, for
 // examples and previews of builds no release names; the bot never does.
-func GateExperimental(s report.Summary, h HarnessCheck) []string { return gate(s, h, false) }
+func GateExperimental(s runresult.Summary, h HarnessCheck) []string { return gate(s, h, false) }
 
-func gate(s report.Summary, h HarnessCheck, release bool) []string {
+func gate(s runresult.Summary, h HarnessCheck, release bool) []string {
 	var reasons []string
-	if !slices.Contains(report.ReadableVersions, s.SchemaVersion) {
-		reasons = append(reasons, fmt.Sprintf("schema_version %d, want one of %v", s.SchemaVersion, report.ReadableVersions))
+	if !slices.Contains(runresult.ReadableVersions, s.SchemaVersion) {
+		reasons = append(reasons, fmt.Sprintf("schema_version %d, want one of %v", s.SchemaVersion, runresult.ReadableVersions))
 	}
 	switch {
-	case s.Label != report.LabelRelease && release:
-		r := fmt.Sprintf("label is %q, not %q", s.Label, report.LabelRelease)
+	case s.Label != runresult.LabelRelease && release:
+		r := fmt.Sprintf("label is %q, not %q", s.Label, runresult.LabelRelease)
 		if len(s.LabelReasons) > 0 {
 			r += ": " + strings.Join(s.LabelReasons, "; ")
 		}
 		reasons = append(reasons, r)
-	case s.Label == report.LabelRelease:
+	case s.Label == runresult.LabelRelease:
 		// A release label must be the provenance's, experimental or not.
-		if label, why := report.Label(s.Provenance); label != report.LabelRelease {
+		if label, why := runresult.Label(s.Provenance); label != runresult.LabelRelease {
 			reasons = append(reasons, fmt.Sprintf("label says %q but the provenance does not: %s", s.Label, strings.Join(why, "; ")))
 		}
 	}
@@ -60,8 +60,8 @@ func gate(s report.Summary, h HarnessCheck, release bool) []string {
 		reasons = append(reasons, fmt.Sprintf("harness commit: %v", err))
 	}
 	switch hc.Source {
-	case report.HarnessCheckout:
-	case report.HarnessAssertion:
+	case runresult.HarnessCheckout:
+	case runresult.HarnessAssertion:
 		if !h.ReachableFromMain {
 			reasons = append(reasons, fmt.Sprintf("harness commit %s is asserted but not reachable from the harness's main branch", ident.Short(hc.Commit)))
 		}
@@ -69,7 +69,7 @@ func gate(s report.Summary, h HarnessCheck, release bool) []string {
 			reasons = append(reasons, fmt.Sprintf("harness commit %s is asserted but no release names it", ident.Short(hc.Commit)))
 		}
 	default:
-		reasons = append(reasons, fmt.Sprintf("harness commit source %q is neither %q nor %q", hc.Source, report.HarnessCheckout, report.HarnessAssertion))
+		reasons = append(reasons, fmt.Sprintf("harness commit source %q is neither %q nor %q", hc.Source, runresult.HarnessCheckout, runresult.HarnessAssertion))
 	}
 	if s.Shard != nil {
 		reasons = append(reasons, fmt.Sprintf("summary covers shard %d/%d only", s.Shard.Index, s.Shard.Count))

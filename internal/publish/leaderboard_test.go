@@ -22,7 +22,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/leaderboardtest"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
 
@@ -386,7 +386,7 @@ func TestLeaderboardPublishTrace(t *testing.T) {
 	run := d.Runs()[0]
 	res := &leaderboard.Result{Group: run.Group, Run: run.ID, Declaration: run, Command: []string{"blis", "replay"},
 		Provenance: leaderboard.Provenance{Simulator: leaderboard.Simulator{Commit: lbSimCommit, Tag: lbSimTag},
-			Harness: report.Harness{Commit: strings.Repeat("9", 40), Source: report.HarnessCheckout}},
+			Harness: runresult.Harness{Commit: strings.Repeat("9", 40), Source: runresult.HarnessCheckout}},
 		Status: leaderboard.StatusFailed, Failure: &leaderboard.Failure{Reason: "simulator-run-error", Message: "exit status 2"}}
 	if err := res.Seal(); err != nil {
 		t.Fatal(err)

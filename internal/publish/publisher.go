@@ -17,7 +17,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 // PublishGitHub is what Publisher needs from GitHub.
@@ -276,7 +276,7 @@ func ReportFromArtifact(zipped []byte) (Report, error) {
 	found := map[string]string{}
 	for _, name := range slices.Sorted(maps.Keys(files)) {
 		base := path.Base(name)
-		if base != report.SummaryFile && base != report.PointsFile && base != nightly.File {
+		if base != runresult.SummaryFile && base != runresult.PointsFile && base != nightly.File {
 			continue
 		}
 		if prev, ok := found[base]; ok {
@@ -284,12 +284,12 @@ func ReportFromArtifact(zipped []byte) (Report, error) {
 		}
 		found[base] = name
 	}
-	sum, ok := found[report.SummaryFile]
+	sum, ok := found[runresult.SummaryFile]
 	if !ok {
-		return Report{}, fmt.Errorf("no %s in the archive", report.SummaryFile)
+		return Report{}, fmt.Errorf("no %s in the archive", runresult.SummaryFile)
 	}
 	var rep Report
-	for base, dst := range map[string]*[]byte{report.SummaryFile: &rep.Summary, report.PointsFile: &rep.Points, nightly.File: &rep.Plan} {
+	for base, dst := range map[string]*[]byte{runresult.SummaryFile: &rep.Summary, runresult.PointsFile: &rep.Points, nightly.File: &rep.Plan} {
 		name, ok := found[base]
 		if !ok {
 			continue
@@ -303,7 +303,7 @@ func ReportFromArtifact(zipped []byte) (Report, error) {
 }
 
 // Publish reads a run's report (Admit: summary.json and points.json through
-// report.ParseRun, plan.json, which must name what the summary ran),
+// runresult.Parse, plan.json, which must name what the summary ran),
 // applies the gate and writes one commit to the dashboard
 // repository's default branch. When the branch
 // moves meanwhile (ghmodel.ErrConflict on the fast-forward ref update) the commit is
@@ -315,7 +315,7 @@ func (p *Publisher) Publish(ctx context.Context, rep Report, publishedAt time.Ti
 }
 
 func (p *Publisher) publish(ctx context.Context, rep Report, publishedAt time.Time, source string, log *slog.Logger) (PublishResult, error) {
-	snap, reasons, err := Admit(rep, AdmitRelease, publishedAt, source, func(s report.Summary) (HarnessCheck, error) {
+	snap, reasons, err := Admit(rep, AdmitRelease, publishedAt, source, func(s runresult.Summary) (HarnessCheck, error) {
 		return p.checkHarness(ctx, s)
 	})
 	if err != nil {
@@ -429,10 +429,10 @@ func (p *Publisher) backoff(attempt int) time.Duration {
 
 // checkHarness asks GitHub about an asserted harness commit; a checked one
 // needs nothing.
-func (p *Publisher) checkHarness(ctx context.Context, s report.Summary) (HarnessCheck, error) {
+func (p *Publisher) checkHarness(ctx context.Context, s runresult.Summary) (HarnessCheck, error) {
 	h := s.Provenance.Harness
 	var check HarnessCheck
-	if h.Source != report.HarnessAssertion || h.Commit == "" {
+	if h.Source != runresult.HarnessAssertion || h.Commit == "" {
 		return check, nil
 	}
 	main, err := p.GH.DefaultBranch(ctx, p.Cfg.Harness)
@@ -470,7 +470,7 @@ func (p *Publisher) checkHarness(ctx context.Context, s report.Summary) (Harness
 // PlanReasons lists where a run's plan disagrees with what its summary
 // says ran: the simulator release and commit, the harness commit and
 // release.
-func PlanReasons(plan nightly.Plan, s report.Summary) []string {
+func PlanReasons(plan nightly.Plan, s runresult.Summary) []string {
 	var reasons []string
 	sim, h := s.Provenance.Simulator, s.Provenance.Harness
 	if plan.Simulator.Release != sim.Tag || plan.Simulator.Commit != sim.Commit {
@@ -490,7 +490,7 @@ func PlanReasons(plan nightly.Plan, s report.Summary) []string {
 	return reasons
 }
 
-func snapshotMessage(s report.Summary, id, source string) string {
+func snapshotMessage(s runresult.Summary, id, source string) string {
 	harness := s.Provenance.Harness.Version
 	if harness == "" {
 		harness = s.Provenance.Harness.Commit

@@ -3,7 +3,7 @@ package publish
 import (
 	"context"
 	"fmt"
-	"github.com/inference-sim/accuracy-dashboard/internal/bot/botfake"
+	"github.com/inference-sim/accuracy-dashboard/internal/bump/bumpfake"
 	"strings"
 	"sync"
 	"testing"
@@ -14,14 +14,14 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
 
 const runID = 4242
 
 type publishWorld struct {
-	gh        *botfake.GitHub
+	gh        *bumpfake.GitHub
 	dashboard ident.Repo
 	harness   ident.Repo
 	pub       *Publisher
@@ -32,7 +32,7 @@ type publishWorld struct {
 const harnessName = "inference-sim/accuracy-dashboard"
 
 func newPublishWorld(t *testing.T) *publishWorld {
-	gh := botfake.New(t)
+	gh := bumpfake.New(t)
 	w := &publishWorld{gh: gh}
 	w.harness = gh.AddRepo(harnessName, map[string]string{"go.mod": "module x\n"}, false)
 	w.dashboard = gh.AddRepo("inference-sim/accuracy-data", map[string]string{"README.md": "# Data\n"}, false)
@@ -105,7 +105,7 @@ func TestPublishAgainAfterANewerRelease(t *testing.T) {
 	ctx := context.Background()
 	w := newPublishWorld(t)
 	old, newer := releaseSummary(t, "v0.7.15", "v1.0.0"), releaseSummary(t, "v0.8.0", "v1.0.0")
-	for i, s := range []report.Summary{old, newer} {
+	for i, s := range []runresult.Summary{old, newer} {
 		if res, err := w.pub.Publish(ctx, Report{Summary: encode(t, s)}, t0.Add(time.Duration(i)*time.Hour), ""); err != nil || res.Outcome != PublishPublished {
 			t.Fatalf("publish %s: %s %v, %v", s.Provenance.Simulator.Tag, res.Outcome, res.Reasons, err)
 		}
@@ -134,7 +134,7 @@ func TestPublishRefusals(t *testing.T) {
 	experimental := func(t *testing.T) []byte {
 		s := releaseSummary(t, "v0.7.15", "v1.0.0")
 		s.Provenance.Simulator.Release, s.Provenance.Simulator.Tag = false, ""
-		s.Label, s.LabelReasons = report.Label(s.Provenance)
+		s.Label, s.LabelReasons = runresult.Label(s.Provenance)
 		return encode(t, s)
 	}
 	unbalanced := func(t *testing.T) []byte {
@@ -156,7 +156,7 @@ func TestPublishRefusals(t *testing.T) {
 		}, "summary.json: does not match its schema"},
 		{"asserted harness not released", func(t *testing.T) map[string][]byte {
 			s := releaseSummary(t, "v0.7.15", "v1.0.0")
-			s.Provenance.Harness.Source = report.HarnessAssertion
+			s.Provenance.Harness.Source = runresult.HarnessAssertion
 			return map[string][]byte{"summary.json": encode(t, s)}
 		}, "not reachable from the harness's main"},
 	} {
@@ -207,7 +207,7 @@ func TestPublishAssertedHarnessAccepted(t *testing.T) {
 	rel, sha := w.gh.AddRelease(w.harness, "v1.1.0", "")
 	_ = rel
 	s := releaseSummary(t, "v0.7.15", "v1.0.0")
-	s.Provenance.Harness = report.Harness{Commit: sha, Source: report.HarnessAssertion, Version: "v1.1.0"}
+	s.Provenance.Harness = runresult.Harness{Commit: sha, Source: runresult.HarnessAssertion, Version: "v1.1.0"}
 	res, err := w.pub.Publish(context.Background(), Report{Summary: encode(t, s)}, t0, "")
 	if err != nil || res.Outcome != PublishPublished {
 		t.Fatalf("%+v, %v", res, err)

@@ -18,16 +18,16 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 // Snapshot is one run's report to publish.
 type Snapshot struct {
-	Summary report.Summary
+	Summary runresult.Summary
 	// Points are the run's points, checked against the summary (nil: the
 	// run kept none; the snapshot then has no points.json and no
 	// comparison). The snapshot writes their canonical encoding.
-	Points []report.Point
+	Points []runresult.Point
 	// Inputs is what the run evaluated (its plan, or InputsOf the summary).
 	Inputs nightly.Plan
 	// RunID is the workflow run (0: published by hand).
@@ -112,7 +112,7 @@ func comparePath(prev, id string) string {
 
 // DataRefs lists a summary's data versions: ledger, then catalog and
 // registry when given.
-func DataRefs(s report.Summary) []nightly.DataRef {
+func DataRefs(s runresult.Summary) []nightly.DataRef {
 	refs := []nightly.DataRef{{Name: "ledger", Version: s.Provenance.Ledger.Version}}
 	if c := s.Provenance.Catalog; c != nil {
 		refs = append(refs, nightly.DataRef{Name: "catalog", Version: c.Version})
@@ -129,7 +129,7 @@ func DataRefs(s report.Summary) []nightly.DataRef {
 // run (a snapshot published by hand, runID 0, has no run part). An id
 // longer than MaxIDBytes is shortened stably (its start, "-" and a hash of
 // the whole).
-func SnapshotID(s report.Summary, runID int64) string {
+func SnapshotID(s runresult.Summary, runID int64) string {
 	parts := []string{simulatorLabel(s.Provenance.Simulator)}
 	for _, d := range DataRefs(s) {
 		parts = append(parts, d.Name+"-"+d.Version)
@@ -144,7 +144,7 @@ func SnapshotID(s report.Summary, runID int64) string {
 
 // simulatorLabel is the simulator's release tag, or its short commit for
 // a build no release names (published only as experimental, by hand).
-func simulatorLabel(sim report.Simulator) string {
+func simulatorLabel(sim runresult.Simulator) string {
 	if sim.Tag != "" {
 		return sim.Tag
 	}
@@ -152,7 +152,7 @@ func simulatorLabel(sim report.Simulator) string {
 }
 
 // harnessLabel is the harness's release, or its short commit without one.
-func harnessLabel(h report.Harness) string {
+func harnessLabel(h runresult.Harness) string {
 	if h.Version != "" {
 		return h.Version
 	}
@@ -161,7 +161,7 @@ func harnessLabel(h report.Harness) string {
 
 // InputsOf is what a summary says it evaluated, for a run that carried no
 // plan: the simulator release, the harness and the data versions.
-func InputsOf(s report.Summary) nightly.Plan {
+func InputsOf(s runresult.Summary) nightly.Plan {
 	p := nightly.Plan{Version: nightly.Version,
 		Simulator: nightly.Source{Repository: s.Provenance.Simulator.Repo, Release: s.Provenance.Simulator.Tag, Commit: s.Provenance.Simulator.Commit},
 		Harness:   nightly.Source{Release: s.Provenance.Harness.Version, Commit: s.Provenance.Harness.Commit},
@@ -220,10 +220,10 @@ func PlanSnapshot(snap Snapshot, dash Dashboard) (map[string][]byte, error) {
 				return nil, fmt.Errorf("encode points: %w", err)
 			}
 		}
-		files[nightly.SnapshotsDir+"/"+id+"/"+report.PointsFile] = pointsJSON
+		files[nightly.SnapshotsDir+"/"+id+"/"+runresult.PointsFile] = pointsJSON
 	}
 	if prev := dash.Previous; prev != nil && at+1 < len(kept) && prev.ID == kept[at+1].ID && snap.Points != nil {
-		if md, ok := comparePage(*prev, report.Run{Summary: s, Points: snap.Points}, id); ok {
+		if md, ok := comparePage(*prev, runresult.Result{Summary: s, Points: snap.Points}, id); ok {
 			path := comparePath(prev.ID, id)
 			files[path] = md
 			kept[at].Compare = path
@@ -251,7 +251,7 @@ func PlanSnapshot(snap Snapshot, dash Dashboard) (map[string][]byte, error) {
 		files[nightly.LatestDir+"/summary.json"] = summaryJSON
 		files[nightly.LatestDir+"/summary.md"] = snap.Markdown
 		if pointsJSON != nil {
-			files[nightly.LatestDir+"/"+report.PointsFile] = pointsJSON
+			files[nightly.LatestDir+"/"+runresult.PointsFile] = pointsJSON
 		}
 	}
 	return files, nil
@@ -309,20 +309,20 @@ func PreviousID(snap Snapshot, id string, index []byte) string {
 // comparePage renders the comparison of the previous snapshot with cur,
 // published under id; ok is false when the previous snapshot's files do not
 // parse (an old snapshot without points.json is not read at all).
-func comparePage(prev PreviousSnapshot, cur report.Run, id string) ([]byte, bool) {
+func comparePage(prev PreviousSnapshot, cur runresult.Result, id string) ([]byte, bool) {
 	if prev.Points == nil {
 		return nil, false
 	}
-	run, err := report.ParseRun(prev.Summary, prev.Points)
+	run, err := runresult.Parse(prev.Summary, prev.Points)
 	if err != nil {
 		return nil, false
 	}
-	c := report.CompareRuns(run, cur, prev.ID, id)
+	c := runresult.CompareRuns(run, cur, prev.ID, id)
 	return []byte(render.CompareMarkdown(render.RunsComparison(c))), true
 }
 
-func indexEntry(s report.Summary, id, published, source string) nightly.IndexEntry {
-	tier, scores, _ := report.Headline(s.Tiers)
+func indexEntry(s runresult.Summary, id, published, source string) nightly.IndexEntry {
+	tier, scores, _ := runresult.Headline(s.Tiers)
 	mape := map[string]*float64{}
 	for _, d := range metric.All {
 		if m, ok := scores.Of(d); ok {

@@ -13,7 +13,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/golden"
 	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -21,7 +21,7 @@ import (
 var t0 = time.Date(2026, 8, 22, 6, 0, 0, 0, time.UTC)
 
 // snapshotOf is a snapshot of s published by hand (no run, no points).
-func snapshotOf(s report.Summary, md string, at time.Time, source string) Snapshot {
+func snapshotOf(s runresult.Summary, md string, at time.Time, source string) Snapshot {
 	return Snapshot{Summary: s, Markdown: []byte(md), PublishedAt: at, Source: source, Inputs: InputsOf(s)}
 }
 

@@ -10,19 +10,19 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 // PRMarker is the hidden marker that identifies the Action's pull-request
 // comment. It is the first line of every comparison Markdown.
 const PRMarker = "<!-- accuracy-dashboard:pr -->"
 
-// Comparison is a report.Comparison as one page draws it: the model's
-// figures (internal/report computes them) and what the page adds around
+// Comparison is a runresult.Comparison as one page draws it: the model's
+// figures (internal/runresult computes them) and what the page adds around
 // them. The pull-request comment, `action compare` and the dashboard's
 // compare pages all render it with CompareMarkdown.
 type Comparison struct {
-	report.Comparison
+	runresult.Comparison
 	// Title, when set, heads a comparison of two named runs (BaseName and
 	// HeadName) instead of a pull request's: no PR marker.
 	Title string
@@ -37,7 +37,7 @@ type Comparison struct {
 // RunsComparison is the view of two named runs' comparison (c.BaseName →
 // c.HeadName): what `action compare` prints and the dashboard's compare
 // pages hold.
-func RunsComparison(c report.Comparison) Comparison {
+func RunsComparison(c runresult.Comparison) Comparison {
 	return Comparison{Comparison: c, Title: fmt.Sprintf("Simulator accuracy: %s → %s", c.BaseName, c.HeadName)}
 }
 
@@ -127,7 +127,7 @@ func (c Comparison) saturatedIn(id, base, head string) string {
 func writeSaturated(b *strings.Builder, c Comparison, base, head string) {
 	runs := []struct {
 		name string
-		s    *report.Summary
+		s    *runresult.Summary
 	}{{head, &c.Head}, {base, c.Base}}
 	for _, r := range runs {
 		if r.s == nil {
@@ -151,8 +151,8 @@ type tierNote struct {
 // points: saturatedNote over its headline tier (SaturatedNote's words); nil
 // when none of that tier's points is saturated. The Markdown and the site's
 // comparison both write it.
-func comparisonSaturated(s report.Summary) *tierNote {
-	tier, t, _ := report.Headline(s.Tiers)
+func comparisonSaturated(s runresult.Summary) *tierNote {
+	tier, t, _ := runresult.Headline(s.Tiers)
 	lead, rest := saturatedNote(t)
 	if lead == "" {
 		return nil
@@ -174,7 +174,7 @@ func (c Comparison) names() (base, head string) {
 
 // writeOneSided lists the points scoredBy scored and other did not, at most
 // MaxOneSided, with other's reason.
-func writeOneSided(b *strings.Builder, points []report.OneSided, scoredBy, other string, c Comparison) {
+func writeOneSided(b *strings.Builder, points []runresult.OneSided, scoredBy, other string, c Comparison) {
 	base, head := c.names()
 	if len(points) == 0 {
 		return
@@ -190,8 +190,8 @@ func writeOneSided(b *strings.Builder, points []report.OneSided, scoredBy, other
 	b.WriteString("\n</details>\n\n")
 }
 
-func writeLabel(b *strings.Builder, head report.Summary) {
-	if head.Label == report.LabelRelease {
+func writeLabel(b *strings.Builder, head runresult.Summary) {
+	if head.Label == runresult.LabelRelease {
 		b.WriteString("Label: **release**.\n\n")
 		return
 	}
@@ -207,14 +207,14 @@ func writeLabel(b *strings.Builder, head report.Summary) {
 }
 
 func tierName(t string) string {
-	if t == report.TierMeasuredResolved {
+	if t == runresult.TierMeasuredResolved {
 		return "measured + resolved"
 	}
 	return "all"
 }
 
 // splitRows separates the rows of headline metrics from the others.
-func splitRows(rows []report.DeltaRow) (headline, secondary []report.DeltaRow) {
+func splitRows(rows []runresult.DeltaRow) (headline, secondary []runresult.DeltaRow) {
 	for _, r := range rows {
 		if d, ok := metric.ByKey(r.Metric); ok && !d.Headline {
 			secondary = append(secondary, r)
@@ -240,7 +240,7 @@ func writeDeltaTable(b *strings.Builder, c Comparison) {
 	if same {
 		rows = nil
 		for _, r := range c.Rows {
-			if r.Tier == report.TierAll {
+			if r.Tier == runresult.TierAll {
 				rows = append(rows, r)
 			}
 		}
@@ -282,7 +282,7 @@ func writeSecondary(b *strings.Builder, table func(), n int, note string) {
 
 // writeDeltaRows writes the comparison table of rows; same: the tiers hold
 // the same points, and each row stands for both.
-func writeDeltaRows(b *strings.Builder, base, head string, rows []report.DeltaRow, same bool) {
+func writeDeltaRows(b *strings.Builder, base, head string, rows []runresult.DeltaRow, same bool) {
 	fmt.Fprintf(b, "| Tier | Metric | %[1]s MAPE | %[2]s MAPE | Δ MAPE | %[1]s shape | %[2]s shape | Δ shape | %[1]s bias | %[2]s bias | Predictions | Better / worse / same | Common points |\n", base, head)
 	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range rows {
@@ -298,7 +298,7 @@ func writeDeltaRows(b *strings.Builder, base, head string, rows []report.DeltaRo
 
 // writeVerdict writes the comparison's verdict: Verdict's sentences as a
 // list, then that the Δ is exact.
-func writeVerdict(b *strings.Builder, c report.Comparison) {
+func writeVerdict(b *strings.Builder, c runresult.Comparison) {
 	for _, s := range Verdict(c) {
 		b.WriteString("- " + s + "\n")
 	}
@@ -312,7 +312,7 @@ func writeVerdict(b *strings.Builder, c report.Comparison) {
 // worse or stayed the same, e.g. "**TTFT** MAPE 35.9 % → 38.1 % (+2.2 pp)
 // over 46 common points; predictions +6 % (median); 12 points better, 30
 // worse, 4 unchanged." A metric without common points says so.
-func Verdict(c report.Comparison) []string {
+func Verdict(c runresult.Comparison) []string {
 	tier := c.HeadlineTier()
 	var out []string
 	for _, r := range c.Rows {
@@ -327,7 +327,7 @@ func Verdict(c report.Comparison) []string {
 		}
 		s := fmt.Sprintf("%s MAPE %s → %s (%s) over %s", name, spacedPct(*r.BaseMAPE), spacedPct(*r.HeadMAPE),
 			fmt.Sprintf("%+.1f pp", *r.Delta), Count(r.Common, "common point"))
-		if tier == report.TierAll {
+		if tier == runresult.TierAll {
 			s += " (tier all: the runs share no measured or resolved point)"
 		}
 		s += fmt.Sprintf("; predictions %s (median); %s better, %d worse, %d unchanged.", Ratio(r.PredictionRatio), Count(r.Better, "point"), r.Worse, r.Unchanged)
@@ -374,7 +374,7 @@ func writeHeadTable(b *strings.Builder, c Comparison) {
 		"Each over the points whose measurement has the metric.")
 }
 
-func writeHeadRows(b *strings.Builder, rows []report.DeltaRow) {
+func writeHeadRows(b *strings.Builder, rows []runresult.DeltaRow) {
 	b.WriteString("| Tier | Metric | MAPE | Bias | Median APE | Shape | Points |\n")
 	b.WriteString("|---|---|---:|---:|---:|---:|---:|\n")
 	for _, r := range rows {
@@ -390,7 +390,7 @@ func writeCoverage(b *strings.Builder, c Comparison) {
 		b.WriteString(" " + base + ": " + coverage(c.Base.Coverage))
 		common := 0
 		for _, r := range c.Rows {
-			if r.Tier == report.TierAll {
+			if r.Tier == runresult.TierAll {
 				common = r.Common
 				break
 			}
@@ -400,7 +400,7 @@ func writeCoverage(b *strings.Builder, c Comparison) {
 	b.WriteString("\n\n")
 }
 
-func coverage(c report.Coverage) string {
+func coverage(c runresult.Coverage) string {
 	s := fmt.Sprintf("%d of %s scored", c.Scored, Count(c.CorpusPoints, "point"))
 	if c.NotScored > 0 {
 		var parts []string
@@ -441,7 +441,7 @@ func writeFooter(b *strings.Builder, c Comparison) {
 	if h.Version != "" {
 		harness = Cell(h.Version) + " (" + harness + ")"
 	}
-	if h.Source == report.HarnessAssertion {
+	if h.Source == runresult.HarnessAssertion {
 		harness += ", commit by assertion"
 	}
 	base, head := "base", "head"
@@ -467,7 +467,7 @@ func writeFooter(b *strings.Builder, c Comparison) {
 	b.WriteString("</sub>\n")
 }
 
-func data(kind string, d *report.DataVersion) string {
+func data(kind string, d *runresult.DataVersion) string {
 	if d == nil {
 		return kind + " none"
 	}

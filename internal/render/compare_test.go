@@ -8,29 +8,29 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/golden"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 func fp(v float64) *float64 { return &v }
 
-func compareSummary(commit string) report.Summary {
-	return report.Summary{
-		SchemaVersion: report.SchemaVersion,
-		Label:         report.LabelExperimental,
+func compareSummary(commit string) runresult.Summary {
+	return runresult.Summary{
+		SchemaVersion: runresult.SchemaVersion,
+		Label:         runresult.LabelExperimental,
 		LabelReasons:  []string{"simulator " + commit[:7] + " is not a release", "catalog from @someone's fork | local"},
-		Provenance: report.Provenance{
-			Harness:   report.Harness{Commit: "1111111111111111111111111111111111111111", Source: report.HarnessCheckout, Version: "v1.2.0"},
-			Simulator: report.Simulator{Repo: "/sim", Ref: commit, Commit: commit, BuiltByHarness: true, Driver: "replay"},
-			Ledger:    report.DataVersion{Name: "inferencex", Version: "2026.08", Digest: "sha256:0123456789abcdef0123456789", Release: true},
-			Catalog:   &report.DataVersion{Name: "catalog <local>", Version: "", Digest: "sha256:fedcba9876543210fedcba", Release: false},
+		Provenance: runresult.Provenance{
+			Harness:   runresult.Harness{Commit: "1111111111111111111111111111111111111111", Source: runresult.HarnessCheckout, Version: "v1.2.0"},
+			Simulator: runresult.Simulator{Repo: "/sim", Ref: commit, Commit: commit, BuiltByHarness: true, Driver: "replay"},
+			Ledger:    runresult.DataVersion{Name: "inferencex", Version: "2026.08", Digest: "sha256:0123456789abcdef0123456789", Release: true},
+			Catalog:   &runresult.DataVersion{Name: "catalog <local>", Version: "", Digest: "sha256:fedcba9876543210fedcba", Release: false},
 		},
 		// Reasons are listed most common first, as in Summary's coverage table.
-		Coverage: report.Coverage{CorpusPoints: 13, Scored: 10, NotScored: 3, NotScoredByReason: map[string]int{"timeout": 2, "sim_error": 1}},
-		Tiers: report.Tiers{
-			All: report.TierScores{"ttft": report.Metric{MAPE: fp(17.5), Bias: fp(7.5), MedianAPE: fp(15), N: 10, Shape: fp(4.25), ShapeN: 6}, "tpot": report.Metric{MAPE: fp(2.5), Bias: fp(2.5), MedianAPE: fp(0), N: 10},
-				"e2e": report.Metric{MAPE: fp(6.5), Bias: fp(-6.5), MedianAPE: fp(6), N: 10}, "p99_ttft": report.Metric{MAPE: fp(40), Bias: fp(-40), MedianAPE: fp(38), N: 6}},
-			MeasuredResolved: report.TierScores{"ttft": report.Metric{MAPE: fp(20), Bias: fp(-3), MedianAPE: fp(15), N: 8}, "tpot": report.Metric{MAPE: fp(3.33), Bias: fp(3.33), MedianAPE: fp(0), N: 8},
-				"e2e": report.Metric{MAPE: fp(7), Bias: fp(-7), MedianAPE: fp(6), N: 8}, "p99_ttft": report.Metric{MAPE: fp(41), Bias: fp(-41), MedianAPE: fp(38), N: 5}},
+		Coverage: runresult.Coverage{CorpusPoints: 13, Scored: 10, NotScored: 3, NotScoredByReason: map[string]int{"timeout": 2, "sim_error": 1}},
+		Tiers: runresult.Tiers{
+			All: runresult.TierScores{"ttft": runresult.Metric{MAPE: fp(17.5), Bias: fp(7.5), MedianAPE: fp(15), N: 10, Shape: fp(4.25), ShapeN: 6}, "tpot": runresult.Metric{MAPE: fp(2.5), Bias: fp(2.5), MedianAPE: fp(0), N: 10},
+				"e2e": runresult.Metric{MAPE: fp(6.5), Bias: fp(-6.5), MedianAPE: fp(6), N: 10}, "p99_ttft": runresult.Metric{MAPE: fp(40), Bias: fp(-40), MedianAPE: fp(38), N: 6}},
+			MeasuredResolved: runresult.TierScores{"ttft": runresult.Metric{MAPE: fp(20), Bias: fp(-3), MedianAPE: fp(15), N: 8}, "tpot": runresult.Metric{MAPE: fp(3.33), Bias: fp(3.33), MedianAPE: fp(0), N: 8},
+				"e2e": runresult.Metric{MAPE: fp(7), Bias: fp(-7), MedianAPE: fp(6), N: 8}, "p99_ttft": runresult.Metric{MAPE: fp(41), Bias: fp(-41), MedianAPE: fp(38), N: 5}},
 		},
 	}
 }
@@ -38,21 +38,21 @@ func compareSummary(commit string) report.Summary {
 func compareFixture() Comparison {
 	head := compareSummary("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")
 	base := compareSummary("bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb")
-	base.Coverage = report.Coverage{CorpusPoints: 12, Scored: 12, NotScoredByReason: map[string]int{}}
-	return Comparison{Comparison: report.Comparison{
+	base.Coverage = runresult.Coverage{CorpusPoints: 12, Scored: 12, NotScoredByReason: map[string]int{}}
+	return Comparison{Comparison: runresult.Comparison{
 		Head: head,
 		Base: &base,
-		Rows: []report.DeltaRow{
-			{Tier: report.TierMeasuredResolved, Metric: "ttft", Head: head.Tiers.MeasuredResolved["ttft"], Common: 3, HeadMAPE: fp(10), BaseMAPE: fp(35.0 / 3), HeadBias: fp(-10.0 / 3), BaseBias: fp(25.0 / 3), Delta: fp(10 - 35.0/3), Better: 1, Worse: 1, Unchanged: 1, PredictionRatio: fp(0.94)},
-			{Tier: report.TierMeasuredResolved, Metric: "tpot", Head: head.Tiers.MeasuredResolved["tpot"], Common: 3, HeadMAPE: fp(10.0 / 3), BaseMAPE: fp(0), HeadBias: fp(10.0 / 3), BaseBias: fp(0), Delta: fp(10.0 / 3), Worse: 1, Unchanged: 2, PredictionRatio: fp(1)},
-			{Tier: report.TierAll, Metric: "ttft", Head: head.Tiers.All["ttft"], Common: 4, HeadMAPE: fp(17.5), BaseMAPE: fp(18.75), HeadBias: fp(7.5), BaseBias: fp(16.25), Delta: fp(-1.25), Better: 1, Worse: 1, Unchanged: 2, PredictionRatio: fp(1.2)},
-			{Tier: report.TierAll, Metric: "tpot", Head: head.Tiers.All["tpot"], Common: 4, HeadMAPE: fp(2.5), BaseMAPE: nil, Delta: nil},
-			{Tier: report.TierMeasuredResolved, Metric: "e2e", Head: head.Tiers.MeasuredResolved["e2e"], Common: 3, HeadMAPE: fp(7), BaseMAPE: fp(9), HeadBias: fp(-7), BaseBias: fp(-9), Delta: fp(-2)},
-			{Tier: report.TierMeasuredResolved, Metric: "p99_ttft", Head: head.Tiers.MeasuredResolved["p99_ttft"], Common: 2, HeadMAPE: fp(41), BaseMAPE: fp(40.5), HeadBias: fp(-41), BaseBias: fp(-40.5), Delta: fp(0.5)},
-			{Tier: report.TierAll, Metric: "e2e", Head: head.Tiers.All["e2e"], Common: 4, HeadMAPE: fp(6.5), BaseMAPE: fp(8), HeadBias: fp(-6.5), BaseBias: fp(-8), Delta: fp(-1.5)},
-			{Tier: report.TierAll, Metric: "p99_ttft", Head: head.Tiers.All["p99_ttft"], Common: 3, HeadMAPE: fp(40), BaseMAPE: fp(41), HeadBias: fp(-40), BaseBias: fp(-41), Delta: fp(-1)},
+		Rows: []runresult.DeltaRow{
+			{Tier: runresult.TierMeasuredResolved, Metric: "ttft", Head: head.Tiers.MeasuredResolved["ttft"], Common: 3, HeadMAPE: fp(10), BaseMAPE: fp(35.0 / 3), HeadBias: fp(-10.0 / 3), BaseBias: fp(25.0 / 3), Delta: fp(10 - 35.0/3), Better: 1, Worse: 1, Unchanged: 1, PredictionRatio: fp(0.94)},
+			{Tier: runresult.TierMeasuredResolved, Metric: "tpot", Head: head.Tiers.MeasuredResolved["tpot"], Common: 3, HeadMAPE: fp(10.0 / 3), BaseMAPE: fp(0), HeadBias: fp(10.0 / 3), BaseBias: fp(0), Delta: fp(10.0 / 3), Worse: 1, Unchanged: 2, PredictionRatio: fp(1)},
+			{Tier: runresult.TierAll, Metric: "ttft", Head: head.Tiers.All["ttft"], Common: 4, HeadMAPE: fp(17.5), BaseMAPE: fp(18.75), HeadBias: fp(7.5), BaseBias: fp(16.25), Delta: fp(-1.25), Better: 1, Worse: 1, Unchanged: 2, PredictionRatio: fp(1.2)},
+			{Tier: runresult.TierAll, Metric: "tpot", Head: head.Tiers.All["tpot"], Common: 4, HeadMAPE: fp(2.5), BaseMAPE: nil, Delta: nil},
+			{Tier: runresult.TierMeasuredResolved, Metric: "e2e", Head: head.Tiers.MeasuredResolved["e2e"], Common: 3, HeadMAPE: fp(7), BaseMAPE: fp(9), HeadBias: fp(-7), BaseBias: fp(-9), Delta: fp(-2)},
+			{Tier: runresult.TierMeasuredResolved, Metric: "p99_ttft", Head: head.Tiers.MeasuredResolved["p99_ttft"], Common: 2, HeadMAPE: fp(41), BaseMAPE: fp(40.5), HeadBias: fp(-41), BaseBias: fp(-40.5), Delta: fp(0.5)},
+			{Tier: runresult.TierAll, Metric: "e2e", Head: head.Tiers.All["e2e"], Common: 4, HeadMAPE: fp(6.5), BaseMAPE: fp(8), HeadBias: fp(-6.5), BaseBias: fp(-8), Delta: fp(-1.5)},
+			{Tier: runresult.TierAll, Metric: "p99_ttft", Head: head.Tiers.All["p99_ttft"], Common: 3, HeadMAPE: fp(40), BaseMAPE: fp(41), HeadBias: fp(-40), BaseBias: fp(-41), Delta: fp(-1)},
 		},
-		Movers: []report.PointDelta{
+		Movers: []runresult.PointDelta{
 			{ID: "unit-a@c=2", Metric: "ttft", BaseAPE: 5, HeadAPE: 20},
 			{ID: "unit-<b>|x@c=1", Metric: "tpot", BaseAPE: 10, HeadAPE: 0},
 		}},
@@ -72,15 +72,15 @@ func TestCompareMarkdownGolden(t *testing.T) {
 		r.Common, r.HeadMAPE, r.BaseMAPE, r.HeadBias, r.BaseBias, r.Delta = 0, nil, nil, nil, nil, nil
 	}
 	release := noBase
-	release.Head.Label, release.Head.LabelReasons = report.LabelRelease, nil
-	release.Head.Provenance.Harness.Source = report.HarnessAssertion
+	release.Head.Label, release.Head.LabelReasons = runresult.LabelRelease, nil
+	release.Head.Provenance.Harness.Source = runresult.HarnessAssertion
 	release.Head.Provenance.Catalog = nil
-	withBase.Groups = []report.GroupDelta{
+	withBase.Groups = []runresult.GroupDelta{
 		{Model: "openai/gpt-oss-120b", Hardware: "H100", Metric: "TTFT", Common: 3, BaseMAPE: fp(20), HeadMAPE: fp(12.5), Delta: fp(-7.5)},
 		{Model: "m|<x>", Hardware: "@h", Metric: "TPOT", Common: 1, BaseMAPE: fp(1), HeadMAPE: fp(1.5), Delta: fp(0.5)},
 	}
-	withBase.OnlyHead = []report.OneSided{{ID: "unit-c@c=4", Reason: "timeout"}, {ID: "new@c=1", Reason: report.ReasonNotInCorpus}}
-	withBase.OnlyBase = []report.OneSided{{ID: "unit-d@c=8", Reason: "sim_error"}}
+	withBase.OnlyHead = []runresult.OneSided{{ID: "unit-c@c=4", Reason: "timeout"}, {ID: "new@c=1", Reason: runresult.ReasonNotInCorpus}}
+	withBase.OnlyBase = []runresult.OneSided{{ID: "unit-d@c=8", Reason: "sim_error"}}
 	runs := withBase
 	runs.Title, runs.BaseName, runs.HeadName = "Simulator accuracy: v0.7.14_run-1 → v0.7.15_run-2", "v0.7.14_run-1", "v0.7.15_run-2"
 	runs.Alerts, runs.Notes, runs.DetailsURL = nil, nil, ""
@@ -97,9 +97,9 @@ func TestCompareMarkdownGolden(t *testing.T) {
 		same.Rows = append(same.Rows, r)
 	}
 	for i := range same.Rows {
-		if same.Rows[i].Tier == report.TierAll {
+		if same.Rows[i].Tier == runresult.TierAll {
 			mr := same.Rows[i-2] // the fixture's rows: 2 measured_resolved, 2 all, 2 and 2 secondary
-			mr.Tier = report.TierAll
+			mr.Tier = runresult.TierAll
 			same.Rows[i] = mr
 		}
 	}
@@ -175,8 +175,8 @@ func TestCompareMarksSaturated(t *testing.T) {
 	m := c.Head.Tiers.MeasuredResolved["ttft"]
 	m.SaturatedN, m.SaturatedPP = 1, fp(12.5)
 	c.Head.Tiers.MeasuredResolved["ttft"] = m
-	c.Head.SaturatedPoints = []report.SaturatedPoint{{Point: "unit-a@c=2", Offered: 20, CompletionRate: 16}}
-	c.OnlyHead = []report.OneSided{{ID: "unit-a@c=2", Reason: "timeout"}}
+	c.Head.SaturatedPoints = []runresult.SaturatedPoint{{Point: "unit-a@c=2", Offered: 20, CompletionRate: 16}}
+	c.OnlyHead = []runresult.OneSided{{ID: "unit-a@c=2", Reason: "timeout"}}
 	md := CompareMarkdown(c)
 	for _, want := range []string{
 		"Head, tier measured + resolved: **1 saturated point** (the simulator fell more than 5 % behind the offered rate) contributes 12.5 pp of the TTFT MAPE (20.0% over 8 points).",

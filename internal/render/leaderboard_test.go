@@ -8,7 +8,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/golden"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 // sampleBoard is the leaderboard package's test declaration with results:
@@ -26,7 +26,7 @@ func sampleBoard(t testing.TB) leaderboard.Board {
 	}
 	runs := d.Runs()
 	prov := leaderboard.Provenance{Simulator: leaderboard.Simulator{Commit: strings.Repeat("f", 40), Tag: "v0.7.15"},
-		Harness: report.Harness{Commit: strings.Repeat("a", 40), Source: "checkout", Version: "dev"}}
+		Harness: runresult.Harness{Commit: strings.Repeat("a", 40), Source: "checkout", Version: "dev"}}
 	res := map[string]*leaderboard.Result{}
 	ok := func(r leaderboard.Run, ttft, tps float64, completed, timedOut int) {
 		f := leaderboard.Figures{TTFTMeanMs: ttft, TTFTP99Ms: 2 * ttft, ITLMeanMs: 10.25, ITLP99Ms: 12.5, E2EMeanMs: 1000 + ttft, E2EP99Ms: 2500,

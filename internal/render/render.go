@@ -15,22 +15,22 @@ import (
 	"strings"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 // Summary renders one run's accuracy table: label, headline table, the table
 // by model × hardware, coverage with reasons, and the provenance footer.
-func Summary(s report.Summary) string {
+func Summary(s runresult.Summary) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## BLIS simulator accuracy: %s\n\n", labelText(s.Label))
-	if s.Label != report.LabelRelease {
+	if s.Label != runresult.LabelRelease {
 		fmt.Fprintf(&b, "> [!WARNING]\n> **Experimental figures.** %s.\n\n", Cell(strings.Join(s.LabelReasons, "; ")))
 	}
 	if s.Shard != nil {
 		fmt.Fprintf(&b, "Shard %d of %d: these figures cover only this slice of the corpus.\n\n", s.Shard.Index, s.Shard.Count)
 	}
 
-	tierName, tier, fellBack := report.Headline(s.Tiers)
+	tierName, tier, fellBack := runresult.Headline(s.Tiers)
 	fmt.Fprintf(&b, "### Headline (tier `%s`)\n\n", tierName)
 	if fellBack {
 		b.WriteString("Tier `measured_resolved` has no scored point, so this table falls back to tier `all`, which includes points whose engine settings had to be assumed.\n\n")
@@ -77,7 +77,7 @@ func Summary(s report.Summary) string {
 
 // writeMetricTable writes one row per metric of defs from tier t; a worst
 // point s lists saturated is marked so.
-func writeMetricTable(b *strings.Builder, t report.TierScores, defs []metric.Def, s report.Summary) {
+func writeMetricTable(b *strings.Builder, t runresult.TierScores, defs []metric.Def, s runresult.Summary) {
 	b.WriteString("| Metric | MAPE | Shape | Bias | Median APE | Worst point | Points (shape) |\n")
 	b.WriteString("|---|---:|---:|---:|---:|---|---:|\n")
 	for _, d := range defs {
@@ -97,7 +97,7 @@ const saturatedMark = "**saturated**"
 // saturated and how much of each MAPE they contribute, e.g. "**1 saturated
 // point** (…) contributes 5580.3 pp of the TTFT MAPE (5608.0% over 46
 // points)"; "" when none is.
-func SaturatedNote(t report.TierScores) string {
+func SaturatedNote(t runresult.TierScores) string {
 	lead, rest := saturatedNote(t)
 	if lead == "" {
 		return ""
@@ -108,7 +108,7 @@ func SaturatedNote(t report.TierScores) string {
 // saturatedNote is SaturatedNote in two parts, the count to set in bold
 // ("1 saturated point") and the rest of the sentence; "", "" when no point
 // is saturated. The Markdown and the site both word it so.
-func saturatedNote(t report.TierScores) (lead, rest string) {
+func saturatedNote(t runresult.TierScores) (lead, rest string) {
 	var parts []string
 	most := 0
 	for _, d := range metric.Headline() {
@@ -127,24 +127,24 @@ func saturatedNote(t report.TierScores) (lead, rest string) {
 		noun, verb = "point", "contributes"
 	}
 	return fmt.Sprintf("%d saturated %s", most, noun), fmt.Sprintf("(the simulator fell more than %.0f %% behind the offered rate) %s %s.",
-		report.SaturationShortfall*100, verb, strings.Join(parts, " and "))
+		runresult.SaturationShortfall*100, verb, strings.Join(parts, " and "))
 }
 
 // groupRow is one row of a by-source or by-model × hardware table.
 type groupRow struct {
 	cells    []string
-	tiers    report.Tiers
+	tiers    runresult.Tiers
 	maxLoads int
 }
 
 // shapeNoLoads marks a shape that cannot exist: no sweep of the row has
-// report.ShapeMinLoads loads.
+// runresult.ShapeMinLoads loads.
 const shapeNoLoads = "n/a†"
 
 // sourceRows are the rows of s's by-source table, modelHardwareRows those
 // of its by-model × hardware table; esc escapes the names (Cell in
 // Markdown).
-func sourceRows(s report.Summary, esc func(string) string) []groupRow {
+func sourceRows(s runresult.Summary, esc func(string) string) []groupRow {
 	rows := make([]groupRow, len(s.Sources))
 	for i, g := range s.Sources {
 		rows[i] = groupRow{cells: []string{esc(g.Source)}, tiers: g.Tiers, maxLoads: g.MaxSweepLoads}
@@ -152,7 +152,7 @@ func sourceRows(s report.Summary, esc func(string) string) []groupRow {
 	return rows
 }
 
-func modelHardwareRows(s report.Summary, esc func(string) string) []groupRow {
+func modelHardwareRows(s runresult.Summary, esc func(string) string) []groupRow {
 	rows := make([]groupRow, len(s.Groups))
 	for i, g := range s.Groups {
 		rows[i] = groupRow{cells: []string{esc(g.Model), esc(g.Hardware)}, tiers: g.Tiers, maxLoads: g.MaxSweepLoads}
@@ -171,12 +171,12 @@ type groupFigures struct {
 	fewLoads int
 }
 
-func figuresOf(t report.TierScores, maxLoads int) groupFigures {
+func figuresOf(t runresult.TierScores, maxLoads int) groupFigures {
 	var f groupFigures
 	for _, d := range metric.Headline() {
 		m, _ := t.Of(d)
 		shape := Pct(m.Shape)
-		if m.Shape == nil && m.N > 0 && maxLoads > 0 && maxLoads < report.ShapeMinLoads {
+		if m.Shape == nil && m.N > 0 && maxLoads > 0 && maxLoads < runresult.ShapeMinLoads {
 			shape, f.fewLoads = shapeNoLoads, maxLoads
 		}
 		f.cells = append(f.cells, Pct(m.MAPE), shape, SignedPct(m.Bias))
@@ -191,7 +191,7 @@ func figuresOf(t report.TierScores, maxLoads int) groupFigures {
 // fewLoads loads, and why (twoRateSources).
 func shapeNote(fewLoads int, why string) string {
 	return fmt.Sprintf("Shape needs a sweep of at least %d scored loads (an anchor and two more); no sweep of the row has more than %d%s.",
-		report.ShapeMinLoads, fewLoads, why)
+		runresult.ShapeMinLoads, fewLoads, why)
 }
 
 // writeGroupTable writes the headline figures of tier tierName for each row,
@@ -218,25 +218,25 @@ func writeGroupTable(b *strings.Builder, first []column, rows []groupRow, tierNa
 // have fewer loads than shape needs: ": each inference-perf run measured
 // two rates or fewer" ("" when none); esc escapes a source's name (Cell in
 // Markdown).
-func twoRateSources(s report.Summary, esc func(string) string) string {
+func twoRateSources(s runresult.Summary, esc func(string) string) string {
 	var names []string
 	for _, g := range s.Sources {
-		if g.MaxSweepLoads > 0 && g.MaxSweepLoads < report.ShapeMinLoads {
+		if g.MaxSweepLoads > 0 && g.MaxSweepLoads < runresult.ShapeMinLoads {
 			names = append(names, esc(g.Source))
 		}
 	}
 	if len(names) == 0 {
 		return ""
 	}
-	return fmt.Sprintf(": each %s run measured %d rates or fewer", strings.Join(names, " or "), report.ShapeMinLoads-1)
+	return fmt.Sprintf(": each %s run measured %d rates or fewer", strings.Join(names, " or "), runresult.ShapeMinLoads-1)
 }
 
 // writeSaturatedPoints lists the saturated points, one row each.
-func writeSaturatedPoints(b *strings.Builder, ps []report.SaturatedPoint) {
+func writeSaturatedPoints(b *strings.Builder, ps []runresult.SaturatedPoint) {
 	if len(ps) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "\n### Saturated points (every tier)\n\nA rate point is saturated when the simulator's requests completed more than %.0f %% slower than they were offered: its server fell behind and its queue grew for the whole stage. The measured server kept up, so the error is the simulator's and stays in the figures.\n\n", report.SaturationShortfall*100)
+	fmt.Fprintf(b, "\n### Saturated points (every tier)\n\nA rate point is saturated when the simulator's requests completed more than %.0f %% slower than they were offered: its server fell behind and its queue grew for the whole stage. The measured server kept up, so the error is the simulator's and stays in the figures.\n\n", runresult.SaturationShortfall*100)
 	cols := slices.Concat(textColumns("Point"), []column{{name: "Offered (req/s)", figures: true}, {name: "Predicted completions (req/s)", figures: true}},
 		headlineColumns("%[1]s APE"))
 	b.WriteString(tableHead(cols))
@@ -256,7 +256,7 @@ func writeSaturatedPoints(b *strings.Builder, ps []report.SaturatedPoint) {
 
 // present keeps the metrics of defs that t holds (a version 1 summary holds
 // no secondary metric).
-func present(t report.TierScores, defs []metric.Def) []metric.Def {
+func present(t runresult.TierScores, defs []metric.Def) []metric.Def {
 	var out []metric.Def
 	for _, d := range defs {
 		if _, ok := t.Of(d); ok {
@@ -267,7 +267,7 @@ func present(t report.TierScores, defs []metric.Def) []metric.Def {
 }
 
 // Coverage renders the coverage section: counts and reasons, most common first.
-func Coverage(c report.Coverage) string {
+func Coverage(c runresult.Coverage) string {
 	var b strings.Builder
 	sat := ""
 	if c.Saturated > 0 {
@@ -284,12 +284,12 @@ func Coverage(c report.Coverage) string {
 }
 
 // Provenance renders the footer: where every figure came from.
-func Provenance(s report.Summary) string {
+func Provenance(s runresult.Summary) string {
 	p := s.Provenance
 	var b strings.Builder
 	b.WriteString("<details><summary>Provenance</summary>\n\n")
 	src := "clean checkout"
-	if p.Harness.Source == report.HarnessAssertion {
+	if p.Harness.Source == runresult.HarnessAssertion {
 		src = "by assertion (HARNESS_COMMIT file)"
 	}
 	ver := ""
@@ -359,7 +359,7 @@ func drivers(byDriver map[string]int) string {
 	return strings.Join(append(parts, other...), "; ")
 }
 
-func dataVersion(v *report.DataVersion) string {
+func dataVersion(v *runresult.DataVersion) string {
 	if v == nil {
 		return "none"
 	}
@@ -371,7 +371,7 @@ func dataVersion(v *report.DataVersion) string {
 }
 
 func labelText(l string) string {
-	if l == report.LabelRelease {
+	if l == runresult.LabelRelease {
 		return "release"
 	}
 	return "EXPERIMENTAL"
@@ -393,7 +393,7 @@ func SignedPct(x *float64) string {
 	return fmt.Sprintf("%+.1f%%", *x)
 }
 
-func worst(w *report.Worst) string {
+func worst(w *runresult.Worst) string {
 	if w == nil {
 		return "n/a"
 	}

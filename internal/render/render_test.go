@@ -9,11 +9,11 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
-func point(id, unit, model, hw string, c int, tier string, m, p float64, reason string) report.Point {
-	x := report.Point{ID: id, Unit: unit, Model: model, Hardware: hw, Load: report.Load{Concurrency: c}, Tier: tier,
+func point(id, unit, model, hw string, c int, tier string, m, p float64, reason string) runresult.Point {
+	x := runresult.Point{ID: id, Unit: unit, Model: model, Hardware: hw, Load: runresult.Load{Concurrency: c}, Tier: tier,
 		Measured: metric.Values{"ttft_ms": m, "tpot_ms": m / 8, "e2e_ms": m * 20, "p99_ttft_ms": m * 2}}
 	if reason == "" {
 		// Median TTFT and p99 TPOT are predicted but not measured: not scored.
@@ -24,9 +24,9 @@ func point(id, unit, model, hw string, c int, tier string, m, p float64, reason 
 	return x
 }
 
-func sampleSummary(t *testing.T, tierOfAll string, release bool) report.Summary {
+func sampleSummary(t *testing.T, tierOfAll string, release bool) runresult.Summary {
 	t.Helper()
-	pts := []report.Point{
+	pts := []runresult.Point{
 		point("ix/gpt-oss/h100/tp4@c=4", "ix/gpt-oss/h100/tp4", "openai/gpt-oss-120b", "H100", 4, tierOfAll, 40, 44, ""),
 		point("ix/gpt-oss/h100/tp4@c=8", "ix/gpt-oss/h100/tp4", "openai/gpt-oss-120b", "H100", 8, tierOfAll, 50, 52, ""),
 		point("ix/gpt-oss/h100/tp4@c=16", "ix/gpt-oss/h100/tp4", "openai/gpt-oss-120b", "H100", 16, tierOfAll, 70, 63, ""),
@@ -37,19 +37,19 @@ func sampleSummary(t *testing.T, tierOfAll string, release bool) report.Summary 
 		point("ip/evil|model@rate=20", "ip/evil|model", "org/<b>evil</b>|@someone", "H100", 0, "assumed", 20, 400, ""),
 	}
 	for k := range pts {
-		pts[k].Source = report.SourceInferenceX
+		pts[k].Source = runresult.SourceInferenceX
 		if strings.HasPrefix(pts[k].Unit, "ip/") {
-			pts[k].Source = report.SourceInferencePerf
+			pts[k].Source = runresult.SourceInferencePerf
 		}
 	}
 	// inference-perf sweeps: two rates.
-	pts[4].Load, pts[6].Load = report.Load{Rate: 8}, report.Load{Rate: 20}
+	pts[4].Load, pts[6].Load = runresult.Load{Rate: 8}, runresult.Load{Rate: 20}
 	pts[6].CompletionRate, pts[6].Saturated = 16.25, true
-	prov := report.Provenance{
-		Harness:   report.Harness{Commit: strings.Repeat("a", 40), Source: report.HarnessCheckout, Version: "v1.0.0"},
-		Simulator: report.Simulator{Repo: "https://github.com/inference-sim/inference-sim", Ref: "v0.7.15", Commit: strings.Repeat("b", 40), Tag: "v0.7.15", Release: release, BuiltByHarness: true, Driver: "replay-metrics"},
-		Ledger:    report.DataVersion{Name: "blis-default", Version: "2026.11.0", Digest: "sha256:" + strings.Repeat("c", 64), Release: true},
-		Catalog:   &report.DataVersion{Name: "blis-default catalog (bundled)", Version: "2026.11.0", Digest: "sha256:" + strings.Repeat("d", 64), Release: true},
+	prov := runresult.Provenance{
+		Harness:   runresult.Harness{Commit: strings.Repeat("a", 40), Source: runresult.HarnessCheckout, Version: "v1.0.0"},
+		Simulator: runresult.Simulator{Repo: "https://github.com/inference-sim/inference-sim", Ref: "v0.7.15", Commit: strings.Repeat("b", 40), Tag: "v0.7.15", Release: release, BuiltByHarness: true, Driver: "replay-metrics"},
+		Ledger:    runresult.DataVersion{Name: "blis-default", Version: "2026.11.0", Digest: "sha256:" + strings.Repeat("c", 64), Release: true},
+		Catalog:   &runresult.DataVersion{Name: "blis-default catalog (bundled)", Version: "2026.11.0", Digest: "sha256:" + strings.Repeat("d", 64), Release: true},
 	}
 	if !release {
 		prov.Simulator.Tag, prov.Simulator.Ref = "", prov.Simulator.Commit
@@ -63,7 +63,7 @@ func sampleSummary(t *testing.T, tierOfAll string, release bool) report.Summary 
 		pts[4].Driver, pts[6].Driver = "replay-results", "replay-results"
 		prov.Simulator.Driver = "replay-results+run-closed-loop"
 	}
-	s, err := report.Summarize(pts, prov, nil)
+	s, err := runresult.Summarize(pts, prov, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,8 +89,8 @@ func TestSummaryEscapesUntrustedText(t *testing.T) {
 func TestHeadlineFallsBackToAll(t *testing.T) {
 	t.Parallel()
 	s := sampleSummary(t, "assumed", false)
-	name, _, fell := report.Headline(s.Tiers)
-	if name != report.TierAll || !fell {
+	name, _, fell := runresult.Headline(s.Tiers)
+	if name != runresult.TierAll || !fell {
 		t.Fatalf("Headline = %s, %v; want all, fell back", name, fell)
 	}
 	md := Summary(s)
@@ -114,7 +114,7 @@ func TestProvenanceNotPassed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := report.ParseSummary(raw); err != nil {
+	if _, err := runresult.ParseSummary(raw); err != nil {
 		t.Errorf("a summary with not_passed does not validate: %v", err)
 	}
 }

@@ -13,7 +13,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 // SiteSnapshot is one published snapshot of a dashboard, as its site shows
@@ -22,7 +22,7 @@ type SiteSnapshot struct {
 	ID string
 	// PublishedAt is the index's RFC 3339 time.
 	PublishedAt string
-	report.Run
+	runresult.Result
 }
 
 // Label is how the site names a snapshot to a person: the simulator's
@@ -75,7 +75,7 @@ func siteDataPath(id string) string {
 // history.html, snapshots/<id>.html, sweeps/<unit>.html (the newest
 // snapshot's sweeps), assets/ (one stylesheet, one script) and data/<id>.js
 // (each snapshot's points, for the comparison the page computes with the
-// rules of report.Compare). Every link is relative: the site works from
+// rules of runresult.Compare). Every link is relative: the site works from
 // file:// and under any path. Untrusted text is escaped by html/template;
 // the output depends only on snaps.
 func Site(snaps []SiteSnapshot) (map[string][]byte, error) {
@@ -167,7 +167,7 @@ type metricRow struct {
 	N, ShapeN                              int
 }
 
-func metricRows(t report.TierScores, defs []metric.Def) []metricRow {
+func metricRows(t runresult.TierScores, defs []metric.Def) []metricRow {
 	var out []metricRow
 	for _, d := range defs {
 		m, ok := t.Of(d)
@@ -218,7 +218,7 @@ func asIs(s string) string { return s }
 // siteNote is a sentence whose lead is set in bold (saturatedNote).
 type siteNote struct{ Lead, Rest string }
 
-func siteSaturatedNote(t report.TierScores) *siteNote {
+func siteSaturatedNote(t runresult.TierScores) *siteNote {
 	lead, rest := saturatedNote(t)
 	if lead == "" {
 		return nil
@@ -258,7 +258,7 @@ type overviewView struct {
 	SourcesNote, GroupsNote string
 	Scored, Corpus, NotSc   int
 	// Saturated counts the scored points the simulator could not keep up
-	// with (report.Point.Saturated).
+	// with (runresult.Point.Saturated).
 	Saturated       int
 	Reasons         []reasonRow
 	Provenance      []provItem
@@ -274,8 +274,8 @@ type overviewView struct {
 
 func overview(s SiteSnapshot, label string, latest bool) overviewView {
 	sum := s.Summary
-	tier, scores, fellBack := report.Headline(sum.Tiers)
-	v := overviewView{ID: s.ID, Label: label, Date: s.date(), Release: sum.Label == report.LabelRelease, LabelReasons: sum.LabelReasons,
+	tier, scores, fellBack := runresult.Headline(sum.Tiers)
+	v := overviewView{ID: s.ID, Label: label, Date: s.date(), Release: sum.Label == runresult.LabelRelease, LabelReasons: sum.LabelReasons,
 		Tier: tier, FellBack: fellBack, Headline: metricRows(scores, metric.Headline()), AllTier: metricRows(sum.Tiers.All, metric.Headline()),
 		Secondary: metricRows(scores, metric.Secondary()), Scored: sum.Coverage.Scored, Corpus: sum.Coverage.CorpusPoints,
 		NotSc: sum.Coverage.NotScored, ShapeDefinition: sum.ShapeDefinition, Saturated: sum.Coverage.Saturated}
@@ -309,10 +309,10 @@ func overview(s SiteSnapshot, label string, latest bool) overviewView {
 	return v
 }
 
-func provenanceItems(s report.Summary) []provItem {
+func provenanceItems(s runresult.Summary) []provItem {
 	p := s.Provenance
 	src := "clean checkout"
-	if p.Harness.Source == report.HarnessAssertion {
+	if p.Harness.Source == runresult.HarnessAssertion {
 		src = "by assertion (HARNESS_COMMIT file)"
 	}
 	h := p.Harness.Commit
@@ -339,7 +339,7 @@ func provenanceItems(s report.Summary) []provItem {
 	return append(items, provItem{"Label", s.Label})
 }
 
-func siteData0(v *report.DataVersion) string {
+func siteData0(v *runresult.DataVersion) string {
 	if v == nil {
 		return "none"
 	}
@@ -353,13 +353,13 @@ func siteData0(v *report.DataVersion) string {
 // unit is one sweep's points, in load order.
 type unit struct {
 	unit   string
-	points []report.Point
+	points []runresult.Point
 }
 
-func unitsOf(points []report.Point) []unit {
+func unitsOf(points []runresult.Point) []unit {
 	var out []unit
 	at := map[string]int{}
-	for _, p := range report.SortPoints(points) {
+	for _, p := range runresult.SortPoints(points) {
 		i, ok := at[p.Unit]
 		if !ok {
 			i = len(out)
@@ -413,7 +413,7 @@ type siteSnapshotRef struct {
 }
 
 // siteConfig is the page script's configuration: the metric list in
-// report.Compare's order and the snapshots.
+// runresult.Compare's order and the snapshots.
 func siteConfig(snaps []SiteSnapshot, labels []string) (template.JS, error) {
 	var cfg struct {
 		Metrics   []siteMetric      `json:"metrics"`
@@ -432,7 +432,7 @@ func siteConfig(snaps []SiteSnapshot, labels []string) (template.JS, error) {
 			Scored: s.Summary.Coverage.Scored, Corpus: s.Summary.Coverage.CorpusPoints, Page: SiteSnapshotPath(s.ID),
 			Saturated: comparisonSaturated(s.Summary)})
 	}
-	cfg.MaxMovers, cfg.MaxOne, cfg.NotInCorp = report.MaxMovers, MaxOneSided, report.ReasonNotInCorpus
+	cfg.MaxMovers, cfg.MaxOne, cfg.NotInCorp = runresult.MaxMovers, MaxOneSided, runresult.ReasonNotInCorpus
 	b, err := json.Marshal(cfg)
 	return template.JS(b), err
 }
@@ -519,8 +519,8 @@ func history(snaps []SiteSnapshot, labels []string) historyView {
 		s := snaps[i]
 		x := float64(n - 1 - i)
 		ticks = append(ticks, chartTick{X: x, Label: labels[i]})
-		tier, scores, _ := report.Headline(s.Summary.Tiers)
-		row := historyRow{Label: labels[i], Href: SiteSnapshotPath(s.ID), Release: s.Summary.Label == report.LabelRelease, Tier: tier,
+		tier, scores, _ := runresult.Headline(s.Summary.Tiers)
+		row := historyRow{Label: labels[i], Href: SiteSnapshotPath(s.ID), Release: s.Summary.Label == runresult.LabelRelease, Tier: tier,
 			Scored: s.Summary.Coverage.Scored, N: s.Summary.Coverage.CorpusPoints}
 		var mt, st []string
 		for k, d := range metric.Headline() {
@@ -648,7 +648,7 @@ func sweeps(s SiteSnapshot, label string) []sweepView {
 // "No point was scored (model-does-not-fit-gpus for 5 of 5 points), so
 // nothing is predicted." or, when some were, that none of them has a
 // prediction of d.
-func nothingPredicted(points []report.Point, d metric.Def) string {
+func nothingPredicted(points []runresult.Point, d metric.Def) string {
 	byReason := map[string]int{}
 	scored := 0
 	for _, p := range points {

@@ -9,23 +9,23 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/browsertest"
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 // saturatedRun is a run of a concurrency sweep and a rate sweep, all
 // measured, predicting measured × factor; rate 40 is scored only when
 // factor > 1, and the points of saturated are saturated.
-func saturatedRun(t *testing.T, sim string, factor float64, saturated ...string) report.Run {
+func saturatedRun(t *testing.T, sim string, factor float64, saturated ...string) runresult.Result {
 	t.Helper()
-	var pts []report.Point
+	var pts []runresult.Point
 	for _, c := range []int{1, 2, 4} {
-		pts = append(pts, report.Point{ID: "ix/m/h100@c=" + tickText(float64(c)), Unit: "ix/m/h100", Model: "m", Hardware: "H100", Source: report.SourceInferenceX,
-			Load: report.Load{Concurrency: c}, Tier: "measured", Scored: true, Measured: metric.Values{"ttft_ms": 100 * float64(c), "tpot_ms": 10 + float64(c)},
+		pts = append(pts, runresult.Point{ID: "ix/m/h100@c=" + tickText(float64(c)), Unit: "ix/m/h100", Model: "m", Hardware: "H100", Source: runresult.SourceInferenceX,
+			Load: runresult.Load{Concurrency: c}, Tier: "measured", Scored: true, Measured: metric.Values{"ttft_ms": 100 * float64(c), "tpot_ms": 10 + float64(c)},
 			Predicted: metric.Values{"ttft_ms": 90 * float64(c) * factor, "tpot_ms": (12 + float64(c)) * factor}})
 	}
 	for _, r := range []float64{2, 20, 40} {
-		p := report.Point{ID: "ip/m/h100@rate=" + tickText(r), Unit: "ip/m/h100", Model: "m", Hardware: "H100", Source: report.SourceInferencePerf,
-			Load: report.Load{Rate: r}, Tier: "measured", Scored: r < 40 || factor > 1, Measured: metric.Values{"ttft_ms": 50, "tpot_ms": 5}}
+		p := runresult.Point{ID: "ip/m/h100@rate=" + tickText(r), Unit: "ip/m/h100", Model: "m", Hardware: "H100", Source: runresult.SourceInferencePerf,
+			Load: runresult.Load{Rate: r}, Tier: "measured", Scored: r < 40 || factor > 1, Measured: metric.Values{"ttft_ms": 50, "tpot_ms": 5}}
 		if p.Scored {
 			p.Predicted, p.CompletionRate = metric.Values{"ttft_ms": 40 * r * factor, "tpot_ms": 6 * factor}, r
 			if slices.Contains(saturated, p.ID) {
@@ -37,11 +37,11 @@ func saturatedRun(t *testing.T, sim string, factor float64, saturated ...string)
 		pts = append(pts, p)
 	}
 	prov := siteRun(t, sim, "", 1).Summary.Provenance
-	s, err := report.Summarize(pts, prov, nil)
+	s, err := runresult.Summarize(pts, prov, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return report.Run{Summary: s, Points: report.SortPoints(pts)}
+	return runresult.Result{Summary: s, Points: runresult.SortPoints(pts)}
 }
 
 // The comparison in the browser marks the saturated points and says how
@@ -51,13 +51,13 @@ func saturatedRun(t *testing.T, sim string, factor float64, saturated ...string)
 func TestSiteComparisonSaturatedInChromium(t *testing.T) {
 	bin := browsertest.Chromium(t)
 	sat20, sat40 := "ip/m/h100@rate=20", "ip/m/h100@rate=40"
-	runs := map[string]report.Run{
+	runs := map[string]runresult.Result{
 		"one":   saturatedRun(t, strings.Repeat("a", 40), 1, sat20),
 		"two":   saturatedRun(t, strings.Repeat("b", 40), 1.2, sat20, sat40),
 		"three": saturatedRun(t, strings.Repeat("c", 40), 1.5),
 	}
-	files, err := Site([]SiteSnapshot{{ID: "three", PublishedAt: "2026-11-03T00:00:00Z", Run: runs["three"]},
-		{ID: "two", PublishedAt: "2026-11-02T00:00:00Z", Run: runs["two"]}, {ID: "one", PublishedAt: "2026-11-01T00:00:00Z", Run: runs["one"]}})
+	files, err := Site([]SiteSnapshot{{ID: "three", PublishedAt: "2026-11-03T00:00:00Z", Result: runs["three"]},
+		{ID: "two", PublishedAt: "2026-11-02T00:00:00Z", Result: runs["two"]}, {ID: "one", PublishedAt: "2026-11-01T00:00:00Z", Result: runs["one"]}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestSiteComparisonSaturatedInChromium(t *testing.T) {
 		if err := tab.Load("file://"+filepath.Join(dir, "index.html")+"?a="+pair[0]+"&b="+pair[1], "#comparison[data-ready]"); err != nil {
 			t.Fatal(err)
 		}
-		md := CompareMarkdown(RunsComparison(report.CompareRuns(runs[pair[0]], runs[pair[1]], "A", "B")))
+		md := CompareMarkdown(RunsComparison(runresult.CompareRuns(runs[pair[0]], runs[pair[1]], "A", "B")))
 		notes, cells := saturatedOfMarkdown(md)
 		if !strings.Contains(md, saturatedMark+" (") || len(notes) == 0 {
 			t.Fatalf("%s → %s: action compare marks no saturated point or has no note:\n%s", pair[0], pair[1], md)

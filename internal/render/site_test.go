@@ -11,18 +11,18 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/golden"
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 // siteRun is a run of one sweep (loads 1, 2, 4, 8; the last not scored)
 // and one point of an assumed tier, predicting measured × factor, by
 // simulator commit sim (tag: a release build).
-func siteRun(t *testing.T, sim, tag string, factor float64) report.Run {
+func siteRun(t *testing.T, sim, tag string, factor float64) runresult.Result {
 	t.Helper()
-	var pts []report.Point
+	var pts []runresult.Point
 	for _, c := range []int{1, 2, 4, 8} {
-		p := report.Point{ID: "ix/<m>/h100@c=" + tickText(float64(c)), Unit: "ix/<m>/h100", Model: "org/<script>m", Hardware: "H100", Source: report.SourceInferenceX,
-			Load: report.Load{Concurrency: c}, Tier: "measured", Measured: metric.Values{"ttft_ms": 100 * float64(c), "tpot_ms": 10 + float64(c)}}
+		p := runresult.Point{ID: "ix/<m>/h100@c=" + tickText(float64(c)), Unit: "ix/<m>/h100", Model: "org/<script>m", Hardware: "H100", Source: runresult.SourceInferenceX,
+			Load: runresult.Load{Concurrency: c}, Tier: "measured", Measured: metric.Values{"ttft_ms": 100 * float64(c), "tpot_ms": 10 + float64(c)}}
 		if c < 8 {
 			p.Scored, p.Predicted = true, metric.Values{"ttft_ms": 110 * float64(c) * factor, "tpot_ms": (9 + float64(c)) * factor}
 		} else {
@@ -30,24 +30,24 @@ func siteRun(t *testing.T, sim, tag string, factor float64) report.Run {
 		}
 		pts = append(pts, p)
 	}
-	pts = append(pts, report.Point{ID: "ip/m/a100@rate=2", Unit: "ip/m/a100", Model: "m", Hardware: "A100", Source: report.SourceInferencePerf, Load: report.Load{Rate: 2}, Tier: "assumed",
+	pts = append(pts, runresult.Point{ID: "ip/m/a100@rate=2", Unit: "ip/m/a100", Model: "m", Hardware: "A100", Source: runresult.SourceInferencePerf, Load: runresult.Load{Rate: 2}, Tier: "assumed",
 		Scored: true, Saturated: factor > 1, Measured: metric.Values{"ttft_ms": 50, "tpot_ms": 5}, Predicted: metric.Values{"ttft_ms": 60 * factor, "tpot_ms": 5 * factor}})
-	prov := report.Provenance{
-		Harness:   report.Harness{Commit: strings.Repeat("1", 40), Source: report.HarnessCheckout, Version: "v1.2.0"},
-		Simulator: report.Simulator{Repo: "https://github.com/inference-sim/inference-sim", Ref: sim, Commit: sim, Tag: tag, Release: tag != "", BuiltByHarness: true, Driver: "replay-metrics"},
-		Ledger:    report.DataVersion{Name: "bundled", Version: "v1", Digest: "sha256:" + strings.Repeat("ab", 32), Release: true},
+	prov := runresult.Provenance{
+		Harness:   runresult.Harness{Commit: strings.Repeat("1", 40), Source: runresult.HarnessCheckout, Version: "v1.2.0"},
+		Simulator: runresult.Simulator{Repo: "https://github.com/inference-sim/inference-sim", Ref: sim, Commit: sim, Tag: tag, Release: tag != "", BuiltByHarness: true, Driver: "replay-metrics"},
+		Ledger:    runresult.DataVersion{Name: "bundled", Version: "v1", Digest: "sha256:" + strings.Repeat("ab", 32), Release: true},
 	}
-	s, err := report.Summarize(pts, prov, nil)
+	s, err := runresult.Summarize(pts, prov, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return report.Run{Summary: s, Points: report.SortPoints(pts)}
+	return runresult.Result{Summary: s, Points: runresult.SortPoints(pts)}
 }
 
 func siteFixture(t *testing.T) []SiteSnapshot {
 	return []SiteSnapshot{
-		{ID: "bbbbbbbbbbbb_ledger-v1_harness-v1.2.0", PublishedAt: "2026-11-02T03:17:00Z", Run: siteRun(t, strings.Repeat("b", 40), "", 1.2)},
-		{ID: "v0.7.15_ledger-v1_harness-v1.2.0_run-7", PublishedAt: "2026-11-01T03:17:00Z", Run: siteRun(t, strings.Repeat("a", 40), "v0.7.15", 1)},
+		{ID: "bbbbbbbbbbbb_ledger-v1_harness-v1.2.0", PublishedAt: "2026-11-02T03:17:00Z", Result: siteRun(t, strings.Repeat("b", 40), "", 1.2)},
+		{ID: "v0.7.15_ledger-v1_harness-v1.2.0_run-7", PublishedAt: "2026-11-01T03:17:00Z", Result: siteRun(t, strings.Repeat("a", 40), "v0.7.15", 1)},
 	}
 }
 
@@ -112,18 +112,18 @@ func TestUniqueLabels(t *testing.T) {
 // siteRun2 is a run like the real corpus's: an InferenceX sweep, an
 // inference-perf run of two rates whose second is saturated (both
 // measured, so in the headline), and a TP1 sweep on which no point fits.
-func siteRun2(t *testing.T) report.Run {
+func siteRun2(t *testing.T) runresult.Result {
 	t.Helper()
-	var pts []report.Point
+	var pts []runresult.Point
 	for _, c := range []int{1, 2, 4} {
-		pts = append(pts, report.Point{ID: "ix/m/h100/tp2@c=" + tickText(float64(c)), Unit: "ix/m/h100/tp2", Model: "m", Hardware: "H100", Source: report.SourceInferenceX,
-			Load: report.Load{Concurrency: c}, Tier: "measured", Scored: true,
+		pts = append(pts, runresult.Point{ID: "ix/m/h100/tp2@c=" + tickText(float64(c)), Unit: "ix/m/h100/tp2", Model: "m", Hardware: "H100", Source: runresult.SourceInferenceX,
+			Load: runresult.Load{Concurrency: c}, Tier: "measured", Scored: true,
 			Measured:  metric.Values{"ttft_ms": 100 * float64(c), "tpot_ms": 10 + float64(c)},
 			Predicted: metric.Values{"ttft_ms": 90 * float64(c), "tpot_ms": 12 + float64(c)}})
 	}
 	for _, r := range []float64{2, 20} {
-		p := report.Point{ID: "ip/l/h100@rate=" + tickText(r), Unit: "ip/l/h100", Model: "l", Hardware: "H100", Source: report.SourceInferencePerf,
-			Load: report.Load{Rate: r}, Tier: "measured", Scored: true, Saturated: r == 20,
+		p := runresult.Point{ID: "ip/l/h100@rate=" + tickText(r), Unit: "ip/l/h100", Model: "l", Hardware: "H100", Source: runresult.SourceInferencePerf,
+			Load: runresult.Load{Rate: r}, Tier: "measured", Scored: true, Saturated: r == 20,
 			Measured: metric.Values{"ttft_ms": 50, "tpot_ms": 5}, Predicted: metric.Values{"ttft_ms": 55, "tpot_ms": 6}}
 		if p.Saturated {
 			p.Predicted = metric.Values{"ttft_ms": 50000, "tpot_ms": 9}
@@ -131,16 +131,16 @@ func siteRun2(t *testing.T) report.Run {
 		pts = append(pts, p)
 	}
 	for _, c := range []int{4, 8} {
-		pts = append(pts, report.Point{ID: "ix/m/h100/tp1@c=" + tickText(float64(c)), Unit: "ix/m/h100/tp1", Model: "m", Hardware: "H100", Source: report.SourceInferenceX,
-			Load: report.Load{Concurrency: c}, Tier: "resolved", Reason: "model-does-not-fit-gpus", Detail: "needs 4 GPUs",
+		pts = append(pts, runresult.Point{ID: "ix/m/h100/tp1@c=" + tickText(float64(c)), Unit: "ix/m/h100/tp1", Model: "m", Hardware: "H100", Source: runresult.SourceInferenceX,
+			Load: runresult.Load{Concurrency: c}, Tier: "resolved", Reason: "model-does-not-fit-gpus", Detail: "needs 4 GPUs",
 			Measured: metric.Values{"ttft_ms": 60 * float64(c), "tpot_ms": 5}})
 	}
 	run := siteRun(t, strings.Repeat("a", 40), "v0.7.15", 1)
-	s, err := report.Summarize(pts, run.Summary.Provenance, nil)
+	s, err := runresult.Summarize(pts, run.Summary.Provenance, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return report.Run{Summary: s, Points: report.SortPoints(pts)}
+	return runresult.Result{Summary: s, Points: runresult.SortPoints(pts)}
 }
 
 var (
@@ -203,7 +203,7 @@ func markdownTable(t *testing.T, md, heading string) ([][]string, string) {
 func TestSiteOverviewAsSummary(t *testing.T) {
 	t.Parallel()
 	run := siteRun2(t)
-	files, err := Site([]SiteSnapshot{{ID: "v0.7.15_ledger-v1", PublishedAt: "2026-12-01T00:00:00Z", Run: run}})
+	files, err := Site([]SiteSnapshot{{ID: "v0.7.15_ledger-v1", PublishedAt: "2026-12-01T00:00:00Z", Result: run}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +237,7 @@ func TestSiteOverviewAsSummary(t *testing.T) {
 // nothing is predicted, and why; a scored sweep's charts draw both lines.
 func TestSiteSweepNothingPredicted(t *testing.T) {
 	t.Parallel()
-	files, err := Site([]SiteSnapshot{{ID: "v0.7.15_ledger-v1", PublishedAt: "2026-12-01T00:00:00Z", Run: siteRun2(t)}})
+	files, err := Site([]SiteSnapshot{{ID: "v0.7.15_ledger-v1", PublishedAt: "2026-12-01T00:00:00Z", Result: siteRun2(t)}})
 	if err != nil {
 		t.Fatal(err)
 	}

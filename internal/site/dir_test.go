@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
 
@@ -51,7 +51,7 @@ func TestBuildDir(t *testing.T) {
 		t.Errorf("out holds %v, want %v", got, want)
 	}
 
-	bad := nightly.SnapshotsDir + "/old/" + report.PointsFile
+	bad := nightly.SnapshotsDir + "/old/" + runresult.PointsFile
 	os.WriteFile(filepath.Join(dash, filepath.FromSlash(bad)), []byte("[{"), 0o644)
 	if _, err := BuildDir(dash, out); err == nil || !strings.Contains(err.Error(), "dashboard "+dash+": ") || !strings.Contains(err.Error(), bad) {
 		t.Errorf("malformed points: %v, want an error naming the checkout and %s", err, bad)
@@ -84,11 +84,11 @@ func TestReadRun(t *testing.T) {
 			t.Errorf("ReadRun(%q) = %v, want %q", tc.arg, err, tc.want)
 		}
 	}
-	os.WriteFile(filepath.Join(snap, report.PointsFile), []byte("[]"), 0o644)
+	os.WriteFile(filepath.Join(snap, runresult.PointsFile), []byte("[]"), 0o644)
 	if _, _, err := ReadRun("old", dash); err == nil || !strings.HasPrefix(err.Error(), "run old: ") || !strings.Contains(err.Error(), "holds 0 points") {
 		t.Errorf("points not the summary's: %v", err)
 	}
-	os.Remove(filepath.Join(snap, report.PointsFile))
+	os.Remove(filepath.Join(snap, runresult.PointsFile))
 	if _, _, err := ReadRun("old", dash); err == nil || !strings.Contains(err.Error(), "snapshot old in "+dash+" has no points.json") {
 		t.Errorf("snapshot without points: %v", err)
 	}

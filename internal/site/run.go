@@ -7,43 +7,44 @@ import (
 	"path/filepath"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 // ReadRun reads the run arg names (`action compare`'s A or B): a directory
 // holding summary.json, else the id of a snapshot published in the
 // dashboard checkout at dashboard (data/snapshots/<id>/), read with
-// report.Read. name is how a comparison shows the run: the directory's
+// runresult.Read. name is how a comparison shows the run: the directory's
 // base name, or the snapshot id. A snapshot without points.json (published
 // before snapshots kept their points) cannot be compared point by point and
 // is an error saying so; an error reading the run is prefixed
 // "run <arg>: ".
-func ReadRun(arg, dashboard string) (run report.Run, name string, err error) {
+func ReadRun(arg, dashboard string) (run runresult.Result, name string, err error) {
 	dir, name, err := resolveRun(arg, dashboard)
 	if err != nil {
-		return report.Run{}, "", err
+		return runresult.Result{}, "", err
 	}
-	s, p, err := report.Read(dir)
+	rr, err := runresult.Read(dir)
+	s, p := rr.Summary, rr.Points
 	if err != nil {
-		return report.Run{}, "", fmt.Errorf("run %s: %w", arg, err)
+		return runresult.Result{}, "", fmt.Errorf("run %s: %w", arg, err)
 	}
-	return report.Run{Summary: s, Points: p}, name, nil
+	return runresult.Result{Summary: s, Points: p}, name, nil
 }
 
 // resolveRun finds the directory of the run arg names and its name.
 func resolveRun(arg, dashboard string) (dir, name string, err error) {
-	if st, err := os.Stat(filepath.Join(arg, report.SummaryFile)); err == nil && st.Mode().IsRegular() {
+	if st, err := os.Stat(filepath.Join(arg, runresult.SummaryFile)); err == nil && st.Mode().IsRegular() {
 		return arg, filepath.Base(filepath.Clean(arg)), nil
 	}
 	snapshots := filepath.Join(dashboard, filepath.FromSlash(nightly.SnapshotsDir))
 	if filepath.Base(arg) == arg && arg != "." && arg != ".." {
 		snap := filepath.Join(snapshots, arg)
-		if _, err := os.Stat(filepath.Join(snap, report.SummaryFile)); err == nil {
-			if _, err := os.Stat(filepath.Join(snap, report.PointsFile)); errors.Is(err, os.ErrNotExist) {
-				return "", "", fmt.Errorf("snapshot %s in %s has no %s (published before snapshots kept their points): it cannot be compared point by point", arg, dashboard, report.PointsFile)
+		if _, err := os.Stat(filepath.Join(snap, runresult.SummaryFile)); err == nil {
+			if _, err := os.Stat(filepath.Join(snap, runresult.PointsFile)); errors.Is(err, os.ErrNotExist) {
+				return "", "", fmt.Errorf("snapshot %s in %s has no %s (published before snapshots kept their points): it cannot be compared point by point", arg, dashboard, runresult.PointsFile)
 			}
 			return snap, arg, nil
 		}
 	}
-	return "", "", fmt.Errorf("run %q is neither a result directory (with %s) nor a snapshot id in %s", arg, report.SummaryFile, snapshots)
+	return "", "", fmt.Errorf("run %q is neither a result directory (with %s) nor a snapshot id in %s", arg, runresult.SummaryFile, snapshots)
 }

@@ -18,18 +18,18 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 // MaxIndexBytes bounds data/index.json; each snapshot's summary and points
-// are read within report's caps (report.ParseRun, the one run reader).
+// are read within report's caps (runresult.Parse, the one run reader).
 const MaxIndexBytes = 16 << 20
 
 // Load reads dash (a dashboard checkout's root) into the snapshots the
 // site shows, newest first as the index lists them. Each index entry's
 // data/snapshots/<id>/summary.json and points.json must be regular files
 // that validate against their schemas, the points must be those the
-// summary counts (report.ParseRun), and the summary the entry's (its
+// summary counts (runresult.Parse), and the summary the entry's (its
 // scored and corpus points); an error names the file and what is wrong.
 func Load(dash fs.FS) ([]render.SiteSnapshot, error) {
 	raw, err := diskio.ReadFileMax(dash, nightly.IndexPath, MaxIndexBytes)
@@ -57,28 +57,28 @@ func Load(dash fs.FS) ([]render.SiteSnapshot, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, render.SiteSnapshot{ID: e.ID, PublishedAt: e.PublishedAt, Run: run})
+		out = append(out, render.SiteSnapshot{ID: e.ID, PublishedAt: e.PublishedAt, Result: run})
 	}
 	return out, nil
 }
 
-func loadSnapshot(dash fs.FS, e nightly.IndexEntry) (report.Run, error) {
+func loadSnapshot(dash fs.FS, e nightly.IndexEntry) (runresult.Result, error) {
 	dir := nightly.SnapshotsDir + "/" + e.ID + "/"
-	rawS, err := diskio.ReadFileMax(dash, dir+report.SummaryFile, report.MaxSummaryBytes)
+	rawS, err := diskio.ReadFileMax(dash, dir+runresult.SummaryFile, runresult.MaxSummaryBytes)
 	if err != nil {
-		return report.Run{}, err
+		return runresult.Result{}, err
 	}
-	rawP, err := diskio.ReadFileMax(dash, dir+report.PointsFile, report.MaxPointsBytes)
+	rawP, err := diskio.ReadFileMax(dash, dir+runresult.PointsFile, runresult.MaxPointsBytes)
 	if err != nil {
-		return report.Run{}, err
+		return runresult.Result{}, err
 	}
-	run, err := report.ParseRun(rawS, rawP)
+	run, err := runresult.Parse(rawS, rawP)
 	if err != nil {
-		return report.Run{}, fmt.Errorf("%s%w", dir, err)
+		return runresult.Result{}, fmt.Errorf("%s%w", dir, err)
 	}
 	s := run.Summary
 	if e.Scored != s.Coverage.Scored || e.CorpusPoints != s.Coverage.CorpusPoints {
-		return report.Run{}, fmt.Errorf("%s%s counts %d of %d points scored, %s says %d of %d", dir, report.SummaryFile,
+		return runresult.Result{}, fmt.Errorf("%s%s counts %d of %d points scored, %s says %d of %d", dir, runresult.SummaryFile,
 			s.Coverage.Scored, s.Coverage.CorpusPoints, nightly.IndexPath, e.Scored, e.CorpusPoints)
 	}
 	return run, nil

@@ -8,7 +8,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 // dashboard is a dashboard's data/ with one snapshot per id, each of two
@@ -18,28 +18,28 @@ func dashboard(t testing.TB, ids ...string) fstest.MapFS {
 	fsys := fstest.MapFS{}
 	idx := nightly.Index{Version: nightly.IndexVersion}
 	for i, id := range ids {
-		pts := []report.Point{
-			{ID: "u@c=1", Unit: "u", Model: "m", Hardware: "H100", Load: report.Load{Concurrency: 1}, Tier: "measured", Scored: true,
+		pts := []runresult.Point{
+			{ID: "u@c=1", Unit: "u", Model: "m", Hardware: "H100", Load: runresult.Load{Concurrency: 1}, Tier: "measured", Scored: true,
 				Measured: metric.Values{"ttft_ms": 10, "tpot_ms": 1}, Predicted: metric.Values{"ttft_ms": 11, "tpot_ms": 1}},
-			{ID: "u@c=2", Unit: "u", Model: "m", Hardware: "H100", Load: report.Load{Concurrency: 2}, Tier: "measured", Reason: "timeout",
+			{ID: "u@c=2", Unit: "u", Model: "m", Hardware: "H100", Load: runresult.Load{Concurrency: 2}, Tier: "measured", Reason: "timeout",
 				Measured: metric.Values{"ttft_ms": 20, "tpot_ms": 2}},
 		}
-		prov := report.Provenance{
-			Harness:   report.Harness{Commit: strings.Repeat("1", 40), Source: report.HarnessCheckout},
-			Simulator: report.Simulator{Repo: "r", Ref: "v0.1.0", Commit: strings.Repeat("2", 40), Tag: "v0.1.0", Release: true, BuiltByHarness: true, Driver: "replay-metrics"},
-			Ledger:    report.DataVersion{Name: "l", Version: "1", Digest: "sha256:" + strings.Repeat("c", 64), Release: true},
+		prov := runresult.Provenance{
+			Harness:   runresult.Harness{Commit: strings.Repeat("1", 40), Source: runresult.HarnessCheckout},
+			Simulator: runresult.Simulator{Repo: "r", Ref: "v0.1.0", Commit: strings.Repeat("2", 40), Tag: "v0.1.0", Release: true, BuiltByHarness: true, Driver: "replay-metrics"},
+			Ledger:    runresult.DataVersion{Name: "l", Version: "1", Digest: "sha256:" + strings.Repeat("c", 64), Release: true},
 		}
-		s, err := report.Summarize(pts, prov, nil)
+		s, err := runresult.Summarize(pts, prov, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		sum, _ := jsoncodec.Encode(s)
-		pj, _ := jsoncodec.Encode(report.SortPoints(pts))
+		pj, _ := jsoncodec.Encode(runresult.SortPoints(pts))
 		dir := nightly.SnapshotsDir + "/" + id + "/"
-		fsys[dir+report.SummaryFile] = &fstest.MapFile{Data: sum}
-		fsys[dir+report.PointsFile] = &fstest.MapFile{Data: pj}
+		fsys[dir+runresult.SummaryFile] = &fstest.MapFile{Data: sum}
+		fsys[dir+runresult.PointsFile] = &fstest.MapFile{Data: pj}
 		idx.Snapshots = append(idx.Snapshots, nightly.IndexEntry{ID: id, PublishedAt: "2026-11-0" + string(rune('9'-i)) + "T00:00:00Z",
-			Simulator: "v0.1.0", Harness: "111111111111", Tier: report.TierMeasuredResolved, MAPE: map[string]*float64{},
+			Simulator: "v0.1.0", Harness: "111111111111", Tier: runresult.TierMeasuredResolved, MAPE: map[string]*float64{},
 			Scored: 1, CorpusPoints: 2, Path: dir})
 	}
 	raw, _ := jsoncodec.Encode(idx)
@@ -73,11 +73,11 @@ func TestLoadRefuses(t *testing.T) {
 		"empty index": {func(f fstest.MapFS) {
 			f[nightly.IndexPath] = &fstest.MapFile{Data: []byte(`{"version":2,"snapshots":[]}`)}
 		}, "no snapshot"},
-		"missing summary":    {func(f fstest.MapFS) { delete(f, snap+report.SummaryFile) }, snap + report.SummaryFile},
-		"missing points":     {func(f fstest.MapFS) { delete(f, snap+report.PointsFile) }, snap + report.PointsFile},
-		"malformed summary":  {func(f fstest.MapFS) { f[snap+report.SummaryFile] = &fstest.MapFile{Data: []byte(`{}`)} }, snap + report.SummaryFile},
-		"malformed points":   {func(f fstest.MapFS) { f[snap+report.PointsFile] = &fstest.MapFile{Data: []byte(`[{}]`)} }, snap + report.PointsFile},
-		"points not counted": {func(f fstest.MapFS) { f[snap+report.PointsFile] = &fstest.MapFile{Data: []byte(`[]`)} }, snap + report.PointsFile + " holds 0 points"},
+		"missing summary":    {func(f fstest.MapFS) { delete(f, snap+runresult.SummaryFile) }, snap + runresult.SummaryFile},
+		"missing points":     {func(f fstest.MapFS) { delete(f, snap+runresult.PointsFile) }, snap + runresult.PointsFile},
+		"malformed summary":  {func(f fstest.MapFS) { f[snap+runresult.SummaryFile] = &fstest.MapFile{Data: []byte(`{}`)} }, snap + runresult.SummaryFile},
+		"malformed points":   {func(f fstest.MapFS) { f[snap+runresult.PointsFile] = &fstest.MapFile{Data: []byte(`[{}]`)} }, snap + runresult.PointsFile},
+		"points not counted": {func(f fstest.MapFS) { f[snap+runresult.PointsFile] = &fstest.MapFile{Data: []byte(`[]`)} }, snap + runresult.PointsFile + " holds 0 points"},
 		"path in an id": {func(f fstest.MapFS) {
 			f[nightly.IndexPath] = &fstest.MapFile{Data: []byte(strings.Replace(string(f[nightly.IndexPath].Data), `"id": "old"`, `"id": "../old"`, 1))}
 		}, `snapshot id "../old"`},

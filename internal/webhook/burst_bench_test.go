@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/inference-sim/accuracy-dashboard/internal/bot"
+	"github.com/inference-sim/accuracy-dashboard/internal/bump"
 	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 	"github.com/inference-sim/accuracy-dashboard/internal/publish"
 )
@@ -42,7 +42,7 @@ func (c *countingCore) act(key string) {
 	c.mu.Unlock()
 }
 
-func (c *countingCore) BumpRelease(_ context.Context, rel ghmodel.Release, _ *slog.Logger) ([]bot.RepoOutcome, error) {
+func (c *countingCore) BumpRelease(_ context.Context, rel ghmodel.Release, _ *slog.Logger) ([]bump.RepoOutcome, error) {
 	c.act("release " + rel.Tag)
 	return nil, nil
 }

@@ -7,19 +7,19 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/inference-sim/accuracy-dashboard/internal/bot"
+	"github.com/inference-sim/accuracy-dashboard/internal/bump"
 	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/publish"
 	"github.com/inference-sim/accuracy-dashboard/internal/textcut"
 )
 
-// Bumper moves pins to a release (bot.Bumper implements it) and logs each
+// Bumper moves pins to a release (bump.Bumper implements it) and logs each
 // repository's outcome to log. SkipRelease says why a release bumps nothing
 // ("" when it bumps), from the release alone, without calling GitHub.
 type Bumper interface {
 	SkipRelease(rel ghmodel.Release) string
-	BumpRelease(ctx context.Context, rel ghmodel.Release, log *slog.Logger) ([]bot.RepoOutcome, error)
+	BumpRelease(ctx context.Context, rel ghmodel.Release, log *slog.Logger) ([]bump.RepoOutcome, error)
 }
 
 // Publisher publishes a completed run's report (publish.Publisher implements

@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/inference-sim/accuracy-dashboard/internal/bot"
+	"github.com/inference-sim/accuracy-dashboard/internal/bump"
 	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
@@ -63,9 +63,9 @@ const testPublishWorkflow = ".github/workflows/test.yml"
 
 // recorder is a hand-written Bumper and Publisher that records calls and
 // fails the test on a call it was not told to expect. Its decisions are the
-// core's (bot.ReleaseDecision, publish.RunDecision) for testHarness and
+// core's (bump.ReleaseDecision, publish.RunDecision) for testHarness and
 // testPublishWorkflow. hold, when set, makes each bump wait for it; bumps
-// run one at a time, as bot.Bumper's do.
+// run one at a time, as bump.Bumper's do.
 type recorder struct {
 	t        testing.TB
 	mu       sync.Mutex
@@ -80,14 +80,14 @@ type recorder struct {
 }
 
 func (r *recorder) SkipRelease(rel ghmodel.Release) string {
-	return bot.ReleaseDecision(rel, testHarness, false)
+	return bump.ReleaseDecision(rel, testHarness, false)
 }
 
 func (r *recorder) SkipRun(run publish.Run) string {
 	return publish.RunDecision(run, testPublishRepo, testPublishWorkflow)
 }
 
-func (r *recorder) BumpRelease(ctx context.Context, rel ghmodel.Release, _ *slog.Logger) ([]bot.RepoOutcome, error) {
+func (r *recorder) BumpRelease(ctx context.Context, rel ghmodel.Release, _ *slog.Logger) ([]bump.RepoOutcome, error) {
 	r.bumping.Lock()
 	defer r.bumping.Unlock()
 	r.mu.Lock()

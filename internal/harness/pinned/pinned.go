@@ -22,7 +22,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/git"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 // Harness is a prepared pinned harness build. It implements
@@ -116,7 +116,7 @@ func (h *Harness) Verify(ctx context.Context, p pin.Pin) error {
 // Score implements prcheck.Scorer by running the pinned harness's score
 // command on SimRepo with Args. Its progress lines (stderr) pass through
 // to the log.
-func (h *Harness) Score(ctx context.Context, sim string, shard *report.Shard, dir string) error {
+func (h *Harness) Score(ctx context.Context, sim string, shard *runresult.Shard, dir string) error {
 	args := []string{"score", "--sim-repo", h.SimRepo, "--sim", sim, "--out", dir}
 	if shard != nil {
 		args = append(args, "--shard", shard.String())

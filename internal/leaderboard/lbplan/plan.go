@@ -14,7 +14,7 @@ import (
 	"strings"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 	"github.com/inference-sim/accuracy-dashboard/internal/simcli"
 	"github.com/inference-sim/accuracy-dashboard/internal/workloadspec"
 )
@@ -306,7 +306,7 @@ func Unplanned(res *leaderboard.Result, inv Invocation, planErr error) string {
 			}
 		}
 	}
-	if d := report.DiffJSON(want.Inputs, rec.Inputs); len(d) > 0 {
+	if d := runresult.DiffJSON(want.Inputs, rec.Inputs); len(d) > 0 {
 		return fmt.Sprintf("the recorded input files are not the ones its declaration plans (inputs.%s: planned %s, recorded %s)", d[0].Field, d[0].Old, d[0].New)
 	}
 	return ""

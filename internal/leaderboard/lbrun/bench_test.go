@@ -15,7 +15,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbplan"
 	"github.com/inference-sim/accuracy-dashboard/internal/pool"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 // BenchmarkLeaderboardRun compares `leaderboard run`'s core (plan, run,
@@ -92,7 +92,7 @@ func benchSim(b *testing.B) (*Sim, []leaderboard.Run) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	return &Sim{Build: bld, RunFlags: flags, WorkDir: b.TempDir(), Harness: report.Harness{Commit: strings.Repeat("a", 40), Source: "checkout"}}, d.Runs()
+	return &Sim{Build: bld, RunFlags: flags, WorkDir: b.TempDir(), Harness: runresult.Harness{Commit: strings.Repeat("a", 40), Source: "checkout"}}, d.Runs()
 }
 
 // runDirect runs the planned command of every run straight through the

@@ -15,7 +15,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
 
@@ -40,7 +40,7 @@ func standinSim(t *testing.T, decl, results string) (*Sim, []leaderboard.Run) {
 	t.Helper()
 	repo := harnesstest.StandinRepo(t)
 	s, err := Prepare(context.Background(), &harness.Builder{CacheDir: t.TempDir()}, repo.Dir, repo.V020,
-		Setup{Harness: report.Harness{Commit: strings.Repeat("a", 40), Source: "checkout"}, Timeout: time.Minute, ResultsDir: results})
+		Setup{Harness: runresult.Harness{Commit: strings.Repeat("a", 40), Source: "checkout"}, Timeout: time.Minute, ResultsDir: results})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestUndeclaredAndPrune(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	s := reuseSim(strings.Repeat("c", 40), runFlags("workload-spec", "concurrency", "max-num-seqs"))
-	s.Harness = report.Harness{Commit: strings.Repeat("a", 40), Source: "checkout"}
+	s.Harness = runresult.Harness{Commit: strings.Repeat("a", 40), Source: "checkout"}
 	runs := testRuns(t)
 	for _, r := range runs {
 		if err := FileResult(dir, s.Run(context.Background(), r)); err != nil {
@@ -156,7 +156,7 @@ func TestWritesStayBelowTheResultsDirectory(t *testing.T) {
 		t.Errorf("StoreTraces through a link out: %v", err)
 	}
 	s := reuseSim(strings.Repeat("c", 40), runFlags())
-	s.Harness = report.Harness{Commit: strings.Repeat("a", 40), Source: "checkout"}
+	s.Harness = runresult.Harness{Commit: strings.Repeat("a", 40), Source: "checkout"}
 	r := testRuns(t)[0]
 	r.Group = "chat"
 	if err := FileResult(dir, s.Run(context.Background(), r)); err == nil || !strings.Contains(err.Error(), "path escapes from parent") {

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 // Builds says where the simulator builds that `leaderboard run`, `verify`
@@ -47,7 +47,7 @@ func (b Builds) NewestRelease(ctx context.Context) (string, error) {
 // (Prepare) with b's catalog (an error resolving it names --catalog), for
 // results filed in the results directory results, recording id as the
 // tool that ran them. Close the Sim when done.
-func (b Builds) Open(ctx context.Context, ref string, id report.Harness, results string) (*Sim, error) {
+func (b Builds) Open(ctx context.Context, ref string, id runresult.Harness, results string) (*Sim, error) {
 	cat, catVersion, err := harness.ResolveCatalog(ctx, b.Catalog, b.CacheDir, b.Bundled)
 	if err != nil {
 		return nil, fmt.Errorf("--catalog: %w", err)

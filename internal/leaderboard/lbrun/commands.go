@@ -9,7 +9,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 // The flows of the leaderboard's commands (`action leaderboard run`,
@@ -209,7 +209,7 @@ func VerifyDeclaration(ctx context.Context, c VerifyConfig) (Verification, error
 			s.Close()
 		}
 	}()
-	verdicts, err := Verify(ctx, recs, func(commit string, h report.Harness) (*Sim, error) {
+	verdicts, err := Verify(ctx, recs, func(commit string, h runresult.Harness) (*Sim, error) {
 		if s := sims[commit]; s != nil {
 			return s, nil
 		}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 // A command names itself in every error but one reading the declaration,
@@ -59,7 +59,7 @@ func TestVerificationLines(t *testing.T) {
 	v := Verification{Results: "res", Verdicts: []Verdict{
 		{Group: "chat", Run: "a"},
 		{Group: "chat", Run: "b", Problem: leaderboard.Problem{Kind: leaderboard.ProblemUnplanned, File: "chat/b.json", Msg: "command[5] differs; it was not run"}},
-		{Group: "sweep", Run: "c", Diffs: []report.FieldDiff{{Field: "blis.completed_requests", Old: "41", New: "40"}, {Field: "blis.ttft_mean_ms", Old: "1", New: "2"}}},
+		{Group: "sweep", Run: "c", Diffs: []runresult.FieldDiff{{Field: "blis.completed_requests", Old: "41", New: "40"}, {Field: "blis.ttft_mean_ms", Old: "1", New: "2"}}},
 		{Group: "sweep", Run: "d"},
 	}}
 	want := []string{

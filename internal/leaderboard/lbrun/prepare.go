@@ -8,7 +8,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 // Setup is what Prepare needs besides the build: the model catalog
@@ -17,8 +17,8 @@ import (
 // stored traces.
 type Setup struct {
 	Catalog        string
-	CatalogVersion *report.DataVersion
-	Harness        report.Harness
+	CatalogVersion *runresult.DataVersion
+	Harness        runresult.Harness
 	Timeout        time.Duration
 	ResultsDir     string
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbplan"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 	"github.com/inference-sim/accuracy-dashboard/internal/simcli"
 )
 
@@ -57,7 +57,7 @@ func TestReuse(t *testing.T) {
 	timedOut := filed(s, a100)
 	timedOut.Status, timedOut.Failure = leaderboard.StatusFailed, &leaderboard.Failure{Reason: harness.ReasonTimeout, Message: "killed after 15m"}
 	withCatalog := reuseSim(commit, flags)
-	withCatalog.CatalogVersion = &report.DataVersion{Name: "catalog", Version: "1", Digest: "sha256:" + strings.Repeat("d", 64)}
+	withCatalog.CatalogVersion = &runresult.DataVersion{Name: "catalog", Version: "1", Digest: "sha256:" + strings.Repeat("d", 64)}
 	for name, tt := range map[string]struct {
 		s    *Sim
 		prev *leaderboard.Result

@@ -24,7 +24,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbplan"
 	"github.com/inference-sim/accuracy-dashboard/internal/pool"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 	"github.com/inference-sim/accuracy-dashboard/internal/simcli"
 )
 
@@ -42,9 +42,9 @@ type Sim struct {
 	// Catalog is the model catalog directory handed to the simulator ("":
 	// none, the simulator's own model_configs/), with its version.
 	Catalog        string
-	CatalogVersion *report.DataVersion
+	CatalogVersion *runresult.DataVersion
 	// Harness is this tool's identity, recorded in every result.
-	Harness report.Harness
+	Harness runresult.Harness
 	// Timeout bounds one simulation (<= 0: harness.DefaultPointTimeout).
 	Timeout time.Duration
 	// WorkDir holds the per-run directories (removed after each run).

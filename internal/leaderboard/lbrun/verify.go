@@ -7,7 +7,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbplan"
 	"github.com/inference-sim/accuracy-dashboard/internal/pool"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 // Recorded is a declared run with the result filed for it.
@@ -22,7 +22,7 @@ type Recorded struct {
 type Verdict struct {
 	Group, Run string
 	Problem    leaderboard.Problem
-	Diffs      []report.FieldDiff
+	Diffs      []runresult.FieldDiff
 }
 
 // Verify runs every recorded result again and compares the re-run with the
@@ -37,7 +37,7 @@ type Verdict struct {
 // gives, which the record must equal. The verdicts are in the order of
 // recs. An error is what stops verifying: a build that cannot be
 // prepared, a catalog other than the one a result ran with, ctx ending.
-func Verify(ctx context.Context, recs []Recorded, sim func(commit string, harness report.Harness) (*Sim, error), workers int) ([]Verdict, error) {
+func Verify(ctx context.Context, recs []Recorded, sim func(commit string, harness runresult.Harness) (*Sim, error), workers int) ([]Verdict, error) {
 	out := make([]Verdict, len(recs))
 	type job struct {
 		i   int
@@ -49,7 +49,7 @@ func Verify(ctx context.Context, recs []Recorded, sim func(commit string, harnes
 		rec, decl := rc.Result, rc.Run
 		file := rec.Group + "/" + rec.Run + ".json"
 		out[i] = Verdict{Group: rec.Group, Run: rec.Run}
-		if d := report.DiffJSON(decl, rec.Declaration); len(d) > 0 {
+		if d := runresult.DiffJSON(decl, rec.Declaration); len(d) > 0 {
 			out[i].Problem = leaderboard.Problem{Kind: leaderboard.ProblemChanged, File: file,
 				Msg: "ran another declaration than runs.yaml's; re-run it, nothing was verified (" + d[0].String() + ")"}
 			continue
@@ -92,19 +92,19 @@ func Verify(ctx context.Context, recs []Recorded, sim func(commit string, harnes
 
 // diffRerun compares a record with its re-run, which records the
 // recorded tool (verify compares everything else).
-func diffRerun(rec, rerun *leaderboard.Result) []report.FieldDiff {
+func diffRerun(rec, rerun *leaderboard.Result) []runresult.FieldDiff {
 	rerun.Provenance.Harness = rec.Provenance.Harness
 	return leaderboard.Diff(rec, rerun)
 }
 
-func sameCatalog(a, b *report.DataVersion) bool {
+func sameCatalog(a, b *runresult.DataVersion) bool {
 	if a == nil || b == nil {
 		return a == nil && b == nil
 	}
 	return a.Digest == b.Digest
 }
 
-func catalogName(v *report.DataVersion) string {
+func catalogName(v *runresult.DataVersion) string {
 	if v == nil {
 		return "none"
 	}

@@ -31,7 +31,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbrun"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 	"gopkg.in/yaml.v3"
 )
 
@@ -43,9 +43,9 @@ const MinTokenLength = 16
 
 // Version is what GET /api/version answers: the versions the server runs.
 type Version struct {
-	Harness   report.Harness      `json:"harness"`
+	Harness   runresult.Harness      `json:"harness"`
 	Simulator SimulatorVersion    `json:"simulator"`
-	Catalog   *report.DataVersion `json:"catalog"`
+	Catalog   *runresult.DataVersion `json:"catalog"`
 }
 
 // SimulatorVersion names the simulator build.

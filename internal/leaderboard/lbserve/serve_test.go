@@ -18,7 +18,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbrun"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/leaderboardtest"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 func TestMain(m *testing.M) {
@@ -70,7 +70,7 @@ func newTestServer(t *testing.T, workers, queue int) *testServer {
 	results := filepath.Join(dir, "results")
 	repo := harnesstest.StandinRepo(t)
 	sim, err := lbrun.Prepare(context.Background(), &harness.Builder{CacheDir: t.TempDir()}, repo.Dir, repo.V020,
-		lbrun.Setup{Harness: report.Harness{Commit: strings.Repeat("a", 40), Source: "checkout"}, Timeout: time.Minute, ResultsDir: results})
+		lbrun.Setup{Harness: runresult.Harness{Commit: strings.Repeat("a", 40), Source: "checkout"}, Timeout: time.Minute, ResultsDir: results})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
 
@@ -213,7 +213,7 @@ func PairFixture(t testing.TB, sim string) (string, string) {
 	for _, r := range d.Runs() {
 		res := &leaderboard.Result{Group: r.Group, Run: r.ID, Declaration: r, Command: []string{"blis", "run"},
 			Provenance: leaderboard.Provenance{Simulator: leaderboard.Simulator{Commit: sim}, Catalog: &cat,
-				Harness: report.Harness{Commit: strings.Repeat("a", 40), Source: "checkout", Version: "dev"}},
+				Harness: runresult.Harness{Commit: strings.Repeat("a", 40), Source: "checkout", Version: "dev"}},
 			Status: leaderboard.StatusFailed, Failure: &leaderboard.Failure{Reason: "simulator-crash", Message: "exit status 2"}}
 		dir := filepath.Join(lb, "results", r.Group)
 		if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -1,6 +1,6 @@
 // The accuracy dashboard's site script: sortable tables on every page and,
 // on index.html, the comparison of two snapshots. The comparison follows
-// report.Compare (internal/report/compare.go) and internal/score step by
+// runresult.Compare (internal/runresult/compare.go) and internal/accuracy step by
 // step, in the same order of summation, so its figures are those of
 // `action compare` (the headless-browser test checks them). No library,
 // no network: a snapshot's points come from its data/<id>.js script.
@@ -66,7 +66,7 @@
   function count(n, noun) { return n === 1 ? "1 " + noun : n + " " + noun + "s"; }
   function tierName(t) { return t === "measured_resolved" ? "measured + resolved" : "all"; }
 
-  // internal/score
+  // internal/accuracy
   function valid(p, m) { return p > 0 && p !== Infinity && m > 0 && m !== Infinity; }
   function ape(p, m) { return Math.abs(p / m - 1) * 100; }
   function cmpStr(a, b) { return a < b ? -1 : a > b ? 1 : 0; }
@@ -111,7 +111,7 @@
   }
   function has(v, f) { return v && Object.prototype.hasOwnProperty.call(v, f); }
   function scoredValid(p, d) { return p.s && has(p.M, d.field) && has(p.P, d.field) && valid(p.P[d.field], p.M[d.field]); }
-  function sample(p, d, scored) { // report.Sample; p may be the zero point
+  function sample(p, d, scored) { // runresult.Sample; p may be the zero point
     var s = { point: p.i || "", sweep: p.u || "", load: p.l || 0, scored: false, m: 0, p: 0 };
     s.scored = scored && has(p.M, d.field) && has(p.P, d.field);
     if (s.scored) { s.m = p.M[d.field]; s.p = p.P[d.field]; }
@@ -123,7 +123,7 @@
   ];
   var headline = SITE.metrics.filter(function (d) { return d.headline; });
 
-  // report.Compare(head = b, base = a)
+  // runresult.Compare(head = b, base = a)
   function compare(a, b) {
     var baseByID = {};
     a.forEach(function (p) { baseByID[p.i] = p; });
@@ -210,7 +210,7 @@
     });
     return out.sort(function (x, y) { return cmpStr(x.id, y.id); });
   }
-  // report.Comparison.HeadlineTier and SameTiers
+  // runresult.Comparison.HeadlineTier and SameTiers
   function headlineTier(rows) {
     for (var i = 0; i < rows.length; i++) {
       var r = rows[i];

@@ -1,4 +1,4 @@
-package report
+package runresult
 
 import (
 	"fmt"
@@ -17,17 +17,17 @@ const (
 	MarkdownFile = "summary.md"
 )
 
-// Run is one harness run's result, the one "summary + points" type: what
+// Result is one harness run's result, the one "summary + points" type: what
 // the harness returns, what Write writes and Read reads, one shard of a
 // merge, one side of a comparison.
-type Run struct {
+type Result struct {
 	Summary Summary
 	Points  []Point
 }
 
 // Output is one run's complete result: its figures and their Markdown.
 type Output struct {
-	Run
+	Result
 	Markdown string
 }
 
@@ -98,7 +98,7 @@ const (
 	MaxPointsBytes  = 10 << 20
 )
 
-// ParseRun reads one run from the bytes of its summary.json and
+// Parse reads one run from the bytes of its summary.json and
 // points.json: each within its cap (MaxSummaryBytes, MaxPointsBytes),
 // checked against its schema and decoded strictly (ParseSummary,
 // ParsePoints), and the points checked against the summary (CheckPoints).
@@ -111,25 +111,25 @@ const (
 // with nil Points. A file that is there is never nil as diskio reads it,
 // even empty. When the summary reads and the points do not, the error is a
 // *PointsError holding the summary; any other error is the summary's.
-func ParseRun(summary, points []byte) (Run, error) {
+func Parse(summary, points []byte) (Result, error) {
 	s, err := ParseSummary(summary)
 	if err != nil {
-		return Run{}, err
+		return Result{}, err
 	}
 	if points == nil {
-		return Run{Summary: s}, nil
+		return Result{Summary: s}, nil
 	}
 	p, err := ParsePoints(points)
 	if err == nil {
 		err = CheckPoints(s, p)
 	}
 	if err != nil {
-		return Run{}, &PointsError{Summary: s, Err: err}
+		return Result{}, &PointsError{Summary: s, Err: err}
 	}
-	return Run{Summary: s, Points: p}, nil
+	return Result{Summary: s, Points: p}, nil
 }
 
-// PointsError is ParseRun's error for a run whose summary.json read but
+// PointsError is Parse's error for a run whose summary.json read but
 // whose points.json did not (over its cap, not its schema, not the points
 // the summary counts); its message is the points' error.
 type PointsError struct {
@@ -158,21 +158,21 @@ func CheckPoints(s Summary, points []Point) error {
 	return nil
 }
 
-// Read reads the run in dir, summary.json and points.json (regular files
-// within MaxSummaryBytes and MaxPointsBytes), with ParseRun.
-func Read(dir string) (Summary, []Point, error) {
+// Read reads the result in dir, summary.json and points.json (regular
+// files within MaxSummaryBytes and MaxPointsBytes), with Parse.
+func Read(dir string) (Result, error) {
 	fsys := os.DirFS(dir)
 	rawS, err := diskio.ReadFileMax(fsys, SummaryFile, MaxSummaryBytes)
 	if err != nil {
-		return Summary{}, nil, fmt.Errorf("%s: %w", dir, err)
+		return Result{}, fmt.Errorf("%s: %w", dir, err)
 	}
 	rawP, err := diskio.ReadFileMax(fsys, PointsFile, MaxPointsBytes)
 	if err != nil {
-		return Summary{}, nil, fmt.Errorf("%s: %w", dir, err)
+		return Result{}, fmt.Errorf("%s: %w", dir, err)
 	}
-	r, err := ParseRun(rawS, rawP)
+	r, err := Parse(rawS, rawP)
 	if err != nil {
-		return Summary{}, nil, fmt.Errorf("%s: %w", dir, err)
+		return Result{}, fmt.Errorf("%s: %w", dir, err)
 	}
-	return r.Summary, r.Points, nil
+	return r, nil
 }

@@ -1,8 +1,8 @@
-package bot
+package bump
 
 import (
 	"context"
-	"github.com/inference-sim/accuracy-dashboard/internal/bot/botfake"
+	"github.com/inference-sim/accuracy-dashboard/internal/bump/bumpfake"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -44,13 +44,13 @@ jobs:
 `
 
 type bumpWorld struct {
-	gh                              *botfake.GitHub
+	gh                              *bumpfake.GitHub
 	harness, app, lib, plain, newer ident.Repo
 	bumper                          *Bumper
 }
 
 func newBumpWorld(t *testing.T) *bumpWorld {
-	gh := botfake.New(t)
+	gh := bumpfake.New(t)
 	w := &bumpWorld{gh: gh}
 	w.harness = gh.AddRepo(harnessName, map[string]string{"go.mod": "module x\n"}, false)
 	w.app = gh.AddRepo("org/app", map[string]string{
@@ -147,7 +147,7 @@ func TestBumpUpdatesInPlaceClosesSupersededAndRespectsHumans(t *testing.T) {
 	// A human's PR that mentions the marker is not the bot's.
 	w.gh.Push(w.app, "feature", map[string]string{"f": "1"}, "feature", ghmodel.Identity{Login: "human"})
 	w.gh.Mu.Lock()
-	w.gh.Repos["org/app"].Pulls = append(w.gh.Repos["org/app"].Pulls, &botfake.FakePull{Pull: ghmodel.Pull{Number: 99, Head: "feature", Author: "human", Body: render.BumpMarker}})
+	w.gh.Repos["org/app"].Pulls = append(w.gh.Repos["org/app"].Pulls, &bumpfake.FakePull{Pull: ghmodel.Pull{Number: 99, Head: "feature", Author: "human", Body: render.BumpMarker}})
 	w.gh.Mu.Unlock()
 
 	rel1, _ := w.gh.AddRelease(w.harness, "v1.1.0", "one")
@@ -235,7 +235,7 @@ func TestBumpReleaseIgnoresDraftsPrereleasesAndOtherRepos(t *testing.T) {
 		}
 	}
 	// An ignored release makes no call at all (the fake would fail on an unknown repo).
-	b := &Bumper{GH: botfake.New(t), Cfg: BumpConfig{Harness: h}}
+	b := &Bumper{GH: bumpfake.New(t), Cfg: BumpConfig{Harness: h}}
 	if out, err := b.BumpRelease(context.Background(), ghmodel.Release{Repo: h, Tag: "v1", Draft: true}, nil); err != nil || out != nil {
 		t.Errorf("draft: %v, %v", out, err)
 	}

@@ -1,4 +1,4 @@
-package report
+package runresult
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 
 // benchRun is a run the size of the bundled corpus's: 171 points, 46 of
 // them scored, as summary.json and points.json bytes.
-func benchRun(b *testing.B) (Run, []byte, []byte) {
+func benchRun(b *testing.B) (Result, []byte, []byte) {
 	b.Helper()
 	var pts []Point
 	for i := range 171 {
@@ -28,18 +28,18 @@ func benchRun(b *testing.B) (Run, []byte, []byte) {
 		b.Fatal(err)
 	}
 	dir := b.TempDir()
-	if err := Write(dir, Output{Run: Run{Summary: s, Points: pts}, Markdown: "# x\n"}); err != nil {
+	if err := Write(dir, Output{Result: Result{Summary: s, Points: pts}, Markdown: "# x\n"}); err != nil {
 		b.Fatal(err)
 	}
 	sum, _ := os.ReadFile(filepath.Join(dir, SummaryFile))
 	raw, _ := os.ReadFile(filepath.Join(dir, PointsFile))
-	return Run{Summary: s, Points: pts}, sum, raw
+	return Result{Summary: s, Points: pts}, sum, raw
 }
 
 // BenchmarkParseSummary: one summary.json read, as every reader of a run
 // (the bot, the pull-request flow, merge, the site) does it.
 //
-//	go test ./internal/report -run '^$' -bench 'ParseSummary|Write' -benchmem
+//	go test ./internal/runresult -run '^$' -bench 'ParseSummary|Write' -benchmem
 func BenchmarkParseSummary(b *testing.B) {
 	_, sum, _ := benchRun(b)
 	b.ReportAllocs()
@@ -56,7 +56,7 @@ func BenchmarkWrite(b *testing.B) {
 	dir := b.TempDir()
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := Write(dir, Output{Run: r, Markdown: "# x\n"}); err != nil {
+		if err := Write(dir, Output{Result: r, Markdown: "# x\n"}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -67,7 +67,7 @@ func BenchmarkWrite(b *testing.B) {
 // points (the bundled corpus's run) repeated under new ids. B/op is what
 // reading it allocates in all (MaxPointsBytes' comment).
 //
-//	go test ./internal/report -run '^$' -bench ParseRunAtPointsCap -benchmem -benchtime 3x
+//	go test ./internal/runresult -run '^$' -bench ParseRunAtPointsCap -benchmem -benchtime 3x
 func BenchmarkParseRunAtPointsCap(b *testing.B) {
 	example, err := os.ReadFile("../../docs/examples/dashboard/data/latest/points.json")
 	if err != nil {
@@ -104,7 +104,7 @@ func BenchmarkParseRunAtPointsCap(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := ParseRun(sum, raw); err != nil {
+		if _, err := Parse(sum, raw); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,4 +1,4 @@
-package report
+package runresult
 
 import (
 	"path/filepath"
@@ -19,7 +19,7 @@ func TestMergeRefusesShardsOfDifferentRuns(t *testing.T) {
 		}
 	}
 	part := func(k int, p Provenance) Part {
-		return Part{Name: "shard-" + string(rune('0'+k)), Run: Run{Summary: Summary{Shard: &Shard{Index: k, Count: 2}, Provenance: p}}}
+		return Part{Name: "shard-" + string(rune('0'+k)), Result: Result{Summary: Summary{Shard: &Shard{Index: k, Count: 2}, Provenance: p}}}
 	}
 	same := prov(strings.Repeat("b", 40), "2026.11.0")
 	if _, _, err := Merge([]Part{part(1, same), part(2, same)}); err != nil {
@@ -57,7 +57,7 @@ func TestReadPartsMergesShardDirectories(t *testing.T) {
 			t.Fatal(err)
 		}
 		dir := filepath.Join(t.TempDir(), "shard")
-		if err := Write(dir, Output{Run: Run{Summary: s, Points: shardPts}}); err != nil {
+		if err := Write(dir, Output{Result: Result{Summary: s, Points: shardPts}}); err != nil {
 			t.Fatal(err)
 		}
 		dirs = append(dirs, dir)

@@ -1,11 +1,11 @@
-// Package bot is the bot's pin bumping: it decides, from plain data, what a
+// Package bump is the bot's pin bumping: it decides, from plain data, what a
 // harness release changes in each consumer repository (PlanBump), and
 // Bumper carries it out through the narrow GitHub interfaces declared here
 // over the plain types of ident and ghmodel, which internal/github's
-// AppClient implements and tests fake (internal/bot/botfake). Publishing
+// AppClient implements and tests fake (internal/bump/bumpfake). Publishing
 // snapshots and the leaderboard is internal/publish's. Nothing here imports
 // go-github or knows about HTTP.
-package bot
+package bump
 
 import (
 	"context"

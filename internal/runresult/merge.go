@@ -1,4 +1,4 @@
-package report
+package runresult
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 type Part struct {
 	// Name says where the part came from (a directory), for errors.
 	Name string
-	Run
+	Result
 }
 
 // ReadParts reads the run in each directory (Read) as a Part named by the
@@ -19,11 +19,11 @@ type Part struct {
 func ReadParts(dirs []string) ([]Part, error) {
 	parts := make([]Part, 0, len(dirs))
 	for _, dir := range dirs {
-		s, p, err := Read(dir)
+		r, err := Read(dir)
 		if err != nil {
 			return nil, err
 		}
-		parts = append(parts, Part{Name: dir, Run: Run{Summary: s, Points: p}})
+		parts = append(parts, Part{Name: dir, Result: r})
 	}
 	return parts, nil
 }

@@ -1,4 +1,4 @@
-package bot
+package bump
 
 // Regression tests of issue 11 (the bot under hostile input and GitHub's
 // failures).
@@ -7,7 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/inference-sim/accuracy-dashboard/internal/bot/botfake"
+	"github.com/inference-sim/accuracy-dashboard/internal/bump/bumpfake"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -59,7 +59,7 @@ func TestLongNoteDoesNotStopOtherBumps(t *testing.T) {
 func TestPanicInOneRepositoryIsItsFailureOnly(t *testing.T) {
 	t.Parallel()
 	w := newBumpWorld(t)
-	w.gh.FailRepo["org/app"] = botfake.ErrPanic
+	w.gh.FailRepo["org/app"] = bumpfake.ErrPanic
 	rel, _ := w.gh.AddRelease(w.harness, "v1.1.0", "notes")
 	got, err := w.bumper.BumpRelease(context.Background(), rel, nil)
 	if err == nil || !strings.Contains(err.Error(), "org/app") || !strings.Contains(err.Error(), "panic") {

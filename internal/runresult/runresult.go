@@ -1,4 +1,4 @@
-// Package report defines the harness's published outputs: summary.json (the
+// Package runresult defines the harness's published outputs: summary.json (the
 // accuracy figures with their provenance, label and coverage) and points.json
 // (one entry per corpus point). Both are plain data: the harness produces
 // them, internal/render turns them into Markdown, the Action compares two of
@@ -6,7 +6,7 @@
 // schemas/summary.v2.json and schemas/points.v2.json; ParseSummary and
 // ParsePoints check a document against them (version 1 is still read). The
 // metrics are the list of internal/metric.
-package report
+package runresult
 
 import (
 	"strings"

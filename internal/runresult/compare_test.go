@@ -1,17 +1,17 @@
-package report
+package runresult
 
 import (
 	"math"
 	"testing"
 )
 
-func summarized(t *testing.T, pts ...Point) Run {
+func summarized(t *testing.T, pts ...Point) Result {
 	t.Helper()
 	s, err := Summarize(pts, testProvenance(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Run{Summary: s, Points: SortPoints(pts)}
+	return Result{Summary: s, Points: SortPoints(pts)}
 }
 
 // A uniform 20 % slowdown: every prediction of B is A's × 1.2. The median

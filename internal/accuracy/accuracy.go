@@ -1,10 +1,10 @@
-// Package score computes accuracy figures from scored points, as defined in
+// Package accuracy computes accuracy figures from scored points, as defined in
 // docs/SCORING.md (after the BLIS team's accuracy-metrics definitions): per
 // metric the MAPE, signed mean bias, median APE and worst point over the
 // scored points, and the shape error of the normalized load curve of each
 // sweep (anchored at the sweep's lowest load, anchor excluded, sweeps of at
 // least three scored points). It is pure: plain values in, plain values out.
-package score
+package accuracy
 
 import (
 	"math"

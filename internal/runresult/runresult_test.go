@@ -1,4 +1,4 @@
-package report
+package runresult
 
 import (
 	"bytes"
@@ -122,10 +122,11 @@ func TestWriteValidatesAndRoundTrips(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	if err := Write(dir, Output{Run: Run{Summary: s, Points: pts}, Markdown: "# x\n"}); err != nil {
+	if err := Write(dir, Output{Result: Result{Summary: s, Points: pts}, Markdown: "# x\n"}); err != nil {
 		t.Fatal(err)
 	}
-	s2, p2, err := Read(dir)
+	r2, err := Read(dir)
+	s2, p2 := r2.Summary, r2.Points
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +138,7 @@ func TestWriteValidatesAndRoundTrips(t *testing.T) {
 	if err := os.WriteFile(dir+"/"+PointsFile, []byte("[]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := Read(dir); err == nil || !strings.Contains(err.Error(), "holds 0 points") {
+	if _, err := Read(dir); err == nil || !strings.Contains(err.Error(), "holds 0 points") {
 		t.Errorf("Read of a short points.json: %v", err)
 	}
 
@@ -145,7 +146,7 @@ func TestWriteValidatesAndRoundTrips(t *testing.T) {
 	bad := s
 	bad.Provenance.Harness.Commit = "not-a-commit"
 	dir2 := t.TempDir()
-	if err := Write(dir2, Output{Run: Run{Summary: bad, Points: pts}}); err == nil || !strings.Contains(err.Error(), "summary.json") {
+	if err := Write(dir2, Output{Result: Result{Summary: bad, Points: pts}}); err == nil || !strings.Contains(err.Error(), "summary.json") {
 		t.Fatalf("invalid summary: err = %v, want a schema error naming summary.json", err)
 	}
 	if entries, _ := os.ReadDir(dir2); len(entries) != 0 {
@@ -165,12 +166,12 @@ func TestParseSummaryRefusesUnbalanced(t *testing.T) {
 		t.Error("truncated JSON accepted")
 	}
 	// Write validates what it encodes: the same summary is not written.
-	if err := Write(t.TempDir(), Output{Run: Run{Summary: s, Points: []Point{pt("u", 1, "resolved", 10, 11)}}}); err == nil || !strings.Contains(err.Error(), "balance") {
+	if err := Write(t.TempDir(), Output{Result: Result{Summary: s, Points: []Point{pt("u", 1, "resolved", 10, 11)}}}); err == nil || !strings.Contains(err.Error(), "balance") {
 		t.Errorf("Write of an unbalanced summary: %v", err)
 	}
 }
 
-// ParseRun is the one reader of a run: the caps, each file's checks and
+// Parse is the one reader of a run: the caps, each file's checks and
 // the one consistency check, in that order.
 func TestParseRun(t *testing.T) {
 	t.Parallel()
@@ -178,9 +179,9 @@ func TestParseRun(t *testing.T) {
 	s, _ := Summarize(pts, testProvenance(), nil)
 	sum, _ := jsoncodec.Encode(s)
 	raw, _ := jsoncodec.Encode(pts)
-	r, err := ParseRun(sum, raw)
+	r, err := Parse(sum, raw)
 	if err != nil || len(r.Points) != 2 || r.Summary.Coverage.CorpusPoints != 2 {
-		t.Fatalf("ParseRun = %+v, %v", r, err)
+		t.Fatalf("Parse = %+v, %v", r, err)
 	}
 	one, _ := jsoncodec.Encode(pts[:1])
 	unscored := slices.Clone(pts)
@@ -197,24 +198,24 @@ func TestParseRun(t *testing.T) {
 		"points over their cap":             {sum, big, "points.json is larger than"},
 		"points that are not JSON":          {sum, []byte("[{"), "points.json"},
 	} {
-		if _, err := ParseRun(tt.summary, tt.points); err == nil || !strings.Contains(err.Error(), tt.want) {
+		if _, err := Parse(tt.summary, tt.points); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: %v, want an error with %q", name, err, tt.want)
 		}
 	}
 	// No points.json (nil): the run is its summary. Points that do not
 	// read are a *PointsError holding the summary read.
-	if r, err := ParseRun(sum, nil); err != nil || r.Points != nil || r.Summary.Coverage.CorpusPoints != 2 {
-		t.Errorf("ParseRun without points = %+v, %v; want the summary alone", r, err)
+	if r, err := Parse(sum, nil); err != nil || r.Points != nil || r.Summary.Coverage.CorpusPoints != 2 {
+		t.Errorf("Parse without points = %+v, %v; want the summary alone", r, err)
 	}
 	var perr *PointsError
-	if _, err := ParseRun(sum, one); !errors.As(err, &perr) || perr.Summary.Coverage.CorpusPoints != 2 || err.Error() != perr.Err.Error() {
+	if _, err := Parse(sum, one); !errors.As(err, &perr) || perr.Summary.Coverage.CorpusPoints != 2 || err.Error() != perr.Err.Error() {
 		t.Errorf("points the summary does not count: %v, want a *PointsError holding the summary", err)
 	}
-	if _, err := ParseRun([]byte("{}"), one); err == nil || errors.As(err, &perr) {
+	if _, err := Parse([]byte("{}"), one); err == nil || errors.As(err, &perr) {
 		t.Errorf("a summary that does not read: %v, want its error, not a *PointsError", err)
 	}
 	// Write refuses points its summary does not count.
-	if err := Write(t.TempDir(), Output{Run: Run{Summary: s, Points: pts[:1]}}); err == nil || !strings.Contains(err.Error(), "holds 1 points") {
+	if err := Write(t.TempDir(), Output{Result: Result{Summary: s, Points: pts[:1]}}); err == nil || !strings.Contains(err.Error(), "holds 1 points") {
 		t.Errorf("Write of points the summary does not count: %v", err)
 	}
 	// Write refuses points Read would refuse for their size, and writes
@@ -223,7 +224,7 @@ func TestParseRun(t *testing.T) {
 	huge[0].Detail = strings.Repeat("x", MaxPointsBytes)
 	hs, _ := Summarize(huge, testProvenance(), nil)
 	dir := filepath.Join(t.TempDir(), "out")
-	if err := Write(dir, Output{Run: Run{Summary: hs, Points: huge}}); err == nil || !strings.Contains(err.Error(), "points.json is larger than") {
+	if err := Write(dir, Output{Result: Result{Summary: hs, Points: huge}}); err == nil || !strings.Contains(err.Error(), "points.json is larger than") {
 		t.Errorf("Write of points over their cap: %v, want the reader's refusal", err)
 	}
 	if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
@@ -271,7 +272,7 @@ func TestSummarizeScoresEachMetricWhereMeasured(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Write(t.TempDir(), Output{Run: Run{Summary: s, Points: pts}}); err != nil {
+	if err := Write(t.TempDir(), Output{Result: Result{Summary: s, Points: pts}}); err != nil {
 		t.Errorf("a summary of every metric does not validate: %v", err)
 	}
 }
@@ -345,10 +346,11 @@ func TestReuseRecordRoundTrips(t *testing.T) {
 		t.Fatalf("coverage %+v: want 2 scored, 1 of them reused", c)
 	}
 	dir := t.TempDir()
-	if err := Write(dir, Output{Run: Run{Summary: s, Points: pts}}); err != nil {
+	if err := Write(dir, Output{Result: Result{Summary: s, Points: pts}}); err != nil {
 		t.Fatal(err)
 	}
-	s2, p2, err := Read(dir)
+	r2, err := Read(dir)
+	s2, p2 := r2.Summary, r2.Points
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -361,7 +363,7 @@ func TestReuseRecordRoundTrips(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return Part{Name: "shard", Run: Run{Summary: s, Points: ps}}
+		return Part{Name: "shard", Result: Result{Summary: s, Points: ps}}
 	}
 	ms, _, err := Merge([]Part{shard(1, simulated, failed), shard(2, reused)})
 	if err != nil || ms.Coverage.Reused != 1 {

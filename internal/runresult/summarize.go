@@ -1,4 +1,4 @@
-package report
+package runresult
 
 import (
 	"cmp"
@@ -11,7 +11,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
-	"github.com/inference-sim/accuracy-dashboard/internal/score"
+	"github.com/inference-sim/accuracy-dashboard/internal/accuracy"
 )
 
 // Summarize computes the summary of a run from its points and provenance. It
@@ -80,7 +80,7 @@ func Summarize(points []Point, prov Provenance, shard *Shard) (Summary, error) {
 		sp := SaturatedPoint{Point: p.ID, Offered: p.Load.Rate, CompletionRate: p.CompletionRate, APE: map[string]float64{}}
 		for _, d := range metric.All {
 			if sm := Sample(p, d, true); sm.Scored {
-				sp.APE[d.Key] = *round(ptr(score.APE(sm.Predicted, sm.Measured)))
+				sp.APE[d.Key] = *round(ptr(accuracy.APE(sm.Predicted, sm.Measured)))
 			}
 		}
 		s.SaturatedPoints = append(s.SaturatedPoints, sp)
@@ -184,17 +184,17 @@ func tiers(ps []Point) Tiers {
 func tierScores(ps []Point) TierScores {
 	t := TierScores{}
 	for _, d := range metric.All {
-		samples := make([]score.Sample, 0, len(ps))
+		samples := make([]accuracy.Sample, 0, len(ps))
 		satAPE, satN := 0.0, 0
 		for _, p := range ps {
 			sm := Sample(p, d, p.Scored)
 			samples = append(samples, sm)
 			if sm.Scored && p.Saturated {
-				satAPE += score.APE(sm.Predicted, sm.Measured)
+				satAPE += accuracy.APE(sm.Predicted, sm.Measured)
 				satN++
 			}
 		}
-		m := scores(score.Compute(samples))
+		m := scores(accuracy.Compute(samples))
 		if satN > 0 && m.N > 0 {
 			pp := satAPE / float64(m.N)
 			m.SaturatedN, m.SaturatedPP = satN, round(&pp)
@@ -204,10 +204,10 @@ func tierScores(ps []Point) TierScores {
 	return t
 }
 
-// Sample is point p's sample of metric d for internal/score: scored when
+// Sample is point p's sample of metric d for internal/accuracy: scored when
 // scored is true and p has both a measurement and a prediction of d.
-func Sample(p Point, d metric.Def, scored bool) score.Sample {
-	s := score.Sample{Point: p.ID, Sweep: p.Unit, Load: p.Load.Value()}
+func Sample(p Point, d metric.Def, scored bool) accuracy.Sample {
+	s := accuracy.Sample{Point: p.ID, Sweep: p.Unit, Load: p.Load.Value()}
 	m, okM := d.Of(p.Measured)
 	pr, okP := d.Of(p.Predicted)
 	s.Scored = scored && okM && okP
@@ -217,7 +217,7 @@ func Sample(p Point, d metric.Def, scored bool) score.Sample {
 	return s
 }
 
-func scores(r score.Result) Metric {
+func scores(r accuracy.Result) Metric {
 	m := Metric{N: r.N, ShapeN: r.ShapeN, MAPE: round(r.MAPE), Bias: round(r.Bias), MedianAPE: round(r.MedianAPE), Shape: round(r.Shape)}
 	if r.WorstAPE != nil {
 		m.Worst = &Worst{Point: r.WorstPoint, APE: *round(r.WorstAPE)}

@@ -1,4 +1,4 @@
-package report
+package runresult
 
 import (
 	"cmp"
@@ -7,7 +7,7 @@ import (
 	"sort"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
-	"github.com/inference-sim/accuracy-dashboard/internal/score"
+	"github.com/inference-sim/accuracy-dashboard/internal/accuracy"
 )
 
 // Comparison is one comparison of two runs, base (A) and head (B): the head
@@ -150,14 +150,14 @@ var compareTiers = []struct {
 }
 
 // Compare builds the comparison of head against base (nil: no baseline).
-// Base and head figures in each row are computed with internal/score over
+// Base and head figures in each row are computed with internal/accuracy over
 // the points both runs scored, matched by point ID, so Δ compares like with
 // like; the head's own figures over all its scored points are kept too.
 // Rows are the headline metrics' (tier measured_resolved then all, metrics
 // in list order), then the secondary metrics' in the same order; a metric
 // the head summary does not hold (a version 1 summary has no secondary
 // metric) has no row.
-func Compare(head Run, base *Run) Comparison {
+func Compare(head Result, base *Result) Comparison {
 	c := Comparison{Head: head.Summary}
 	if base != nil {
 		s := base.Summary
@@ -195,7 +195,7 @@ func Compare(head Run, base *Run) Comparison {
 
 // CompareRuns compares run b against run a, named for display ("B − A"): the
 // comparison `action compare` prints and the dashboard's pages show.
-func CompareRuns(a, b Run, nameA, nameB string) Comparison {
+func CompareRuns(a, b Result, nameA, nameB string) Comparison {
 	c := Compare(b, &a)
 	c.BaseName, c.HeadName = nameA, nameB
 	return c
@@ -222,7 +222,7 @@ func groups(head []Point, baseByID map[string]Point) []GroupDelta {
 	for _, k := range keys {
 		for _, d := range metric.Headline() {
 			g := GroupDelta{Model: k.model, Hardware: k.hardware, Metric: d.Key}
-			var hs, bs []score.Sample
+			var hs, bs []accuracy.Sample
 			for _, hp := range byGroup[k] {
 				bp, ok := baseByID[hp.ID]
 				if !ok || !scoredValid(hp, d) || !scoredValid(bp, d) {
@@ -235,7 +235,7 @@ func groups(head []Point, baseByID map[string]Point) []GroupDelta {
 			if g.Common == 0 {
 				continue
 			}
-			g.HeadMAPE, g.BaseMAPE = score.Compute(hs).MAPE, score.Compute(bs).MAPE
+			g.HeadMAPE, g.BaseMAPE = accuracy.Compute(hs).MAPE, accuracy.Compute(bs).MAPE
 			g.Delta = diff(g.HeadMAPE, g.BaseMAPE)
 			out = append(out, g)
 		}
@@ -279,7 +279,7 @@ func diff(head, base *float64) *float64 {
 // compareRow fills in row's base and head figures of metric d over the
 // points of its tier (in) both runs scored.
 func compareRow(row *DeltaRow, d metric.Def, in func(pointTier string) bool, head []Point, baseByID map[string]Point) {
-	var hs, bs []score.Sample
+	var hs, bs []accuracy.Sample
 	var ratios []float64
 	for _, hp := range head {
 		if !in(hp.Tier) {
@@ -289,8 +289,8 @@ func compareRow(row *DeltaRow, d metric.Def, in func(pointTier string) bool, hea
 		both := ok && scoredValid(hp, d) && scoredValid(bp, d)
 		if both {
 			row.Common++
-			h := score.APE(hp.Predicted[d.Field()], hp.Measured[d.Field()])
-			b := score.APE(bp.Predicted[d.Field()], bp.Measured[d.Field()])
+			h := accuracy.APE(hp.Predicted[d.Field()], hp.Measured[d.Field()])
+			b := accuracy.APE(bp.Predicted[d.Field()], bp.Measured[d.Field()])
 			switch {
 			case h < b:
 				row.Better++
@@ -304,7 +304,7 @@ func compareRow(row *DeltaRow, d metric.Def, in func(pointTier string) bool, hea
 		hs = append(hs, Sample(hp, d, both))
 		bs = append(bs, Sample(bp, d, both))
 	}
-	hr, br := score.Compute(hs), score.Compute(bs)
+	hr, br := accuracy.Compute(hs), accuracy.Compute(bs)
 	row.HeadMAPE, row.BaseMAPE = hr.MAPE, br.MAPE
 	row.HeadBias, row.BaseBias = hr.Bias, br.Bias
 	row.HeadShape, row.BaseShape = hr.Shape, br.Shape
@@ -332,7 +332,7 @@ func medianOf(xs []float64) *float64 {
 func scoredValid(p Point, d metric.Def) bool {
 	m, okM := d.Of(p.Measured)
 	pr, okP := d.Of(p.Predicted)
-	return p.Scored && okM && okP && score.Valid(pr, m)
+	return p.Scored && okM && okP && accuracy.Valid(pr, m)
 }
 
 func movers(head []Point, baseByID map[string]Point) []PointDelta {
@@ -346,8 +346,8 @@ func movers(head []Point, baseByID map[string]Point) []PointDelta {
 			if !scoredValid(hp, d) || !scoredValid(bp, d) {
 				continue
 			}
-			h := score.APE(hp.Predicted[d.Field()], hp.Measured[d.Field()])
-			b := score.APE(bp.Predicted[d.Field()], bp.Measured[d.Field()])
+			h := accuracy.APE(hp.Predicted[d.Field()], hp.Measured[d.Field()])
+			b := accuracy.APE(bp.Predicted[d.Field()], bp.Measured[d.Field()])
 			if h == b {
 				continue
 			}

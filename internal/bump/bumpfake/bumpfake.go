@@ -1,8 +1,8 @@
-// Package botfake is an in-memory GitHub for the bot's tests (pin bumps in
-// internal/bot, publishing in internal/publish): repositories of commits
+// Package bumpfake is an in-memory GitHub for the bot's tests (pin bumps in
+// internal/bump, publishing in internal/publish): repositories of commits
 // (full file snapshots), branches, pull requests, releases and artifacts,
 // implementing both packages' GitHub interfaces.
-package botfake
+package bumpfake
 
 import (
 	"context"
