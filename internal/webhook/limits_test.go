@@ -17,6 +17,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/connlimit"
 )
 
 // serveLoopback serves srv as `bot serve` does (HTTPServer on a listener
@@ -118,17 +120,10 @@ func answering(conns []*rawConn) int {
 // request. The server reports a connection idle only once it has finished
 // with the answer the client may already have read; a client quicker than
 // that report would find the connection still serving.
-func waitIdle(t *testing.T, l *connLimiter) {
+func waitIdle(t *testing.T, l *connlimit.Listener) {
 	t.Helper()
 	for i := 0; ; i++ {
-		l.mu.Lock()
-		busy := 0
-		for _, r := range l.conns {
-			if r.active {
-				busy++
-			}
-		}
-		l.mu.Unlock()
+		_, busy := l.Held()
 		if busy == 0 {
 			return
 		}
@@ -200,7 +195,7 @@ func TestIdleConnectionsAreBounded(t *testing.T) {
 	if code := signedPing(t, clientFrom("127.0.0.2"), addr, "after-the-flood"); code != http.StatusOK {
 		t.Errorf("signed delivery among idle connections: %d, want 200", code)
 	}
-	if n := l.open(); n > total {
+	if n, _ := l.Held(); n > total {
 		t.Errorf("the limiter holds %d connections, want at most %d", n, total)
 	}
 }
@@ -224,14 +219,7 @@ func TestBusyConnectionsAreNotEvicted(t *testing.T) {
 	}
 	// Wait (bounded) until the server has read both requests' headers.
 	for i := 0; ; i++ {
-		l.mu.Lock()
-		active := 0
-		for _, r := range l.conns {
-			if r.active {
-				active++
-			}
-		}
-		l.mu.Unlock()
+		_, active := l.Held()
 		if active == perAddr {
 			break
 		}

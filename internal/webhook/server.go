@@ -43,6 +43,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/connlimit"
 	"github.com/inference-sim/accuracy-dashboard/internal/textcut"
 )
 
@@ -121,7 +122,7 @@ type Options struct {
 	Clock Clock
 	// MaxConns and MaxConnsPerAddr bound the connections a listener
 	// wrapped by Limit hands over, in total and per client address
-	// (DefaultMaxConns and DefaultMaxConnsPerAddr if 0).
+	// (connlimit.DefaultMax and connlimit.DefaultPerAddr if 0).
 	MaxConns, MaxConnsPerAddr int
 	// MaxReadsPerAddr bounds the bodies one client address is reading, or
 	// waiting for a read slot to read, at once; beyond it a request is refused
@@ -179,7 +180,7 @@ type Server struct {
 	waiting atomic.Int64
 	// addrReads counts the reads each client address holds or waits for.
 	addrReads addrReads
-	limiter   atomic.Pointer[connLimiter]
+	limiter   atomic.Pointer[connlimit.Listener]
 
 	mu      sync.Mutex
 	wake    *sync.Cond // signalled when a job is queued, a Serial key frees or the server closes
@@ -217,8 +218,8 @@ func New(opts Options) (*Server, error) {
 	for _, d := range []struct {
 		v   *int
 		def int
-	}{{&opts.MaxConcurrentReads, DefaultMaxConcurrentReads}, {&opts.MaxConns, DefaultMaxConns},
-		{&opts.MaxConnsPerAddr, DefaultMaxConnsPerAddr}, {&opts.MaxReadsPerAddr, DefaultMaxReadsPerAddr}} {
+	}{{&opts.MaxConcurrentReads, DefaultMaxConcurrentReads}, {&opts.MaxConns, connlimit.DefaultMax},
+		{&opts.MaxConnsPerAddr, connlimit.DefaultPerAddr}, {&opts.MaxReadsPerAddr, DefaultMaxReadsPerAddr}} {
 		if *d.v == 0 {
 			*d.v = d.def
 		}
@@ -265,13 +266,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // HTTPServer returns the http.Server the bot serves s with, on a listener
 // wrapped by Limit: bounded headers (MaxHeaderBytes), timeouts that end
-// slow and idle callers, and the connection states Limit's bounds need.
+// slow and idle callers (connlimit.IdleTimeout), and the connection
+// states Limit's bounds need.
 func (s *Server) HTTPServer() *http.Server {
 	return &http.Server{Handler: s, ReadHeaderTimeout: ReadHeaderTimeout, ReadTimeout: 30 * time.Second,
-		WriteTimeout: 30 * time.Second, IdleTimeout: IdleTimeout, MaxHeaderBytes: MaxHeaderBytes,
+		WriteTimeout: 30 * time.Second, IdleTimeout: connlimit.IdleTimeout, MaxHeaderBytes: MaxHeaderBytes,
 		ConnState: func(c net.Conn, st http.ConnState) {
 			if l := s.limiter.Load(); l != nil {
-				l.track(c, st)
+				l.Track(c, st)
 			}
 		}}
 }
@@ -283,8 +285,6 @@ const (
 	// ReadHeaderTimeout bounds how long a connection may take to send a
 	// request's headers (GitHub sends them at once).
 	ReadHeaderTimeout = 5 * time.Second
-	// IdleTimeout closes a keep-alive connection left idle that long.
-	IdleTimeout = 10 * time.Second
 )
 
 // Start starts the workers. They stop when ctx is done or Close is called.

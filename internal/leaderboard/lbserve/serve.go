@@ -77,6 +77,10 @@ type Config struct {
 	// Names are the models and GPUs the build and catalog run (nil: a
 	// candidate's names are not checked when it is declared).
 	Names *lbrun.Names
+	// MaxConns and MaxConnsPerAddr bound the connections Serve holds, in
+	// total and per client address (connlimit.DefaultMax and
+	// connlimit.DefaultPerAddr if 0).
+	MaxConns, MaxConnsPerAddr int
 }
 
 // Job states.

@@ -22,6 +22,9 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if name := os.Getenv(childEnv); name != "" {
+		os.Exit(children[name]()) // a child process of a test (runChild)
+	}
 	code := m.Run()
 	harnesstest.Cleanup()
 	os.Exit(code)

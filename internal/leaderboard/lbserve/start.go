@@ -1,12 +1,14 @@
 package lbserve
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net"
 	"net/http"
 	"time"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/connlimit"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbrun"
 )
@@ -123,7 +125,7 @@ func (p *Prepared) Serve(ctx context.Context, listening func(net.Addr)) error {
 // fails first, it stops the jobs and returns the listener's error once they
 // have stopped.
 func (s *Server) serve(ctx context.Context, ln net.Listener) error {
-	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, WriteTimeout: time.Minute, MaxHeaderBytes: 64 << 10}
+	hs, ln := s.httpServer(ln)
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	jobs := make(chan struct{})
@@ -151,4 +153,17 @@ func (s *Server) serve(ctx context.Context, ln net.Listener) error {
 	}
 	s.cfg.Log.Info("shut down")
 	return nil
+}
+
+// httpServer is the http.Server serve serves s with, and ln wrapped to
+// bound the connections it holds as the bot's webhook server does
+// (connlimit: Config.MaxConns in total, Config.MaxConnsPerAddr per client
+// address, the oldest idle connection closed to make room, an idle one
+// closed after connlimit.IdleTimeout), with bounded headers and timeouts
+// that end slow callers.
+func (s *Server) httpServer(ln net.Listener) (*http.Server, net.Listener) {
+	lim := connlimit.New(ln, connlimit.Limits{Max: cmp.Or(s.cfg.MaxConns, connlimit.DefaultMax),
+		PerAddr: cmp.Or(s.cfg.MaxConnsPerAddr, connlimit.DefaultPerAddr)}, nil)
+	return &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, WriteTimeout: time.Minute,
+		IdleTimeout: connlimit.IdleTimeout, MaxHeaderBytes: 64 << 10, ConnState: lim.Track}, lim
 }
