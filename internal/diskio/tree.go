@@ -10,6 +10,16 @@ import (
 	"slices"
 )
 
+// MaxFileName is the longest file name (bytes) the file systems the
+// project writes to take (ext4, tmpfs, APFS, NTFS in UTF-16 units).
+const MaxFileName = 255
+
+// TempNameExtra is how many bytes longer than a file's name is the name of
+// the temporary file WriteFiles, WriteAtomic and ReplaceDir write it as
+// first: ".<name>.tmp-" and up to 10 digits. A file whose name is over
+// MaxFileName - TempNameExtra bytes cannot be written ("file name too long").
+const TempNameExtra = len(".") + len(".tmp-") + 10
+
 // WriteFiles writes files (clean slash paths under root, fs.ValidPath: any
 // other is refused before anything is written; mode 0644, their
 // directories made as needed) all or nothing as far as the file system

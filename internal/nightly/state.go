@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 )
 
@@ -34,6 +35,16 @@ const (
 	// from a checkout (a few hundred bytes as the bot writes it).
 	MaxLastRunBytes = 1 << 20
 )
+
+// MaxSnapshotIDBytes is the longest snapshot id, the one bound publish
+// names a snapshot within (publish.SnapshotID shortens a longer one) and
+// the site refuses an index beyond: every file named by an id (the
+// snapshot's directory data/snapshots/<id>, the site's
+// snapshots/<id>.html and data/<id>.js, ".html" the longest suffix) is
+// written under a temporary name diskio.TempNameExtra bytes longer, which
+// must fit diskio.MaxFileName (a 249-byte id was published, and every
+// site build after failed: "file name too long").
+const MaxSnapshotIDBytes = diskio.MaxFileName - diskio.TempNameExtra - len(".html")
 
 // DataRef names one data set by name and version.
 type DataRef struct {

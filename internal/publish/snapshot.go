@@ -16,6 +16,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
+	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
@@ -74,13 +75,9 @@ var ErrImmutable = errors.New("snapshot already published with different content
 
 var idUnsafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
-// MaxIDBytes bounds a snapshot id (SnapshotID), so that every file named
-// by it, its directory and its site pages (<id>.html), fits a 255-byte
-// file name.
-const MaxIDBytes = 250
-
-// maxFileName is the longest file name most file systems take (bytes).
-const maxFileName = 255
+// maxFileName is the longest name of a file a publish writes: with the
+// temporary name it is first written as, it fits diskio.MaxFileName.
+const maxFileName = diskio.MaxFileName - diskio.TempNameExtra
 
 // shorten is s when it has at most n bytes; otherwise its first bytes (a
 // whole UTF-8 sequence at the end), "-" and 16 hex digits of the SHA-256
@@ -100,7 +97,7 @@ func shorten(s string, n int) string {
 
 // comparePath is the comparison page of snapshot id with prev, the one
 // before it: data/compare/<prev>..<id>.md, or, when that file name would be
-// over 255 bytes, each id shortened to half of it (shorten).
+// over maxFileName bytes, each id shortened to half of it (shorten).
 func comparePath(prev, id string) string {
 	name := prev + ".." + id + ".md"
 	if len(name) > maxFileName {
@@ -127,8 +124,8 @@ func DataRefs(s runresult.Summary) []nightly.DataRef {
 // harness version and run, e.g.
 // "v0.7.15_ledger-v1.0.0_catalog-v1.0.0_harness-v1.2.0_run-4242": one per
 // run (a snapshot published by hand, runID 0, has no run part). An id
-// longer than MaxIDBytes is shortened stably (its start, "-" and a hash of
-// the whole).
+// longer than nightly.MaxSnapshotIDBytes is shortened stably (its start,
+// "-" and a hash of the whole).
 func SnapshotID(s runresult.Summary, runID int64) string {
 	parts := []string{simulatorLabel(s.Provenance.Simulator)}
 	for _, d := range DataRefs(s) {
@@ -139,7 +136,7 @@ func SnapshotID(s runresult.Summary, runID int64) string {
 		parts = append(parts, fmt.Sprintf("run-%d", runID))
 	}
 	id := idUnsafe.ReplaceAllString(strings.Join(parts, "_"), "-")
-	return shorten(strings.Trim(id, "-."), MaxIDBytes)
+	return shorten(strings.Trim(id, "-."), nightly.MaxSnapshotIDBytes)
 }
 
 // simulatorLabel is the simulator's release tag, or its short commit for

@@ -135,7 +135,7 @@ func TestSnapshotIDIsSafe(t *testing.T) {
 	}
 }
 
-// TestSnapshotIDIsBounded: an id that would be longer than MaxIDBytes
+// TestSnapshotIDIsBounded: an id that would be longer than nightly.MaxSnapshotIDBytes
 // (here from a long ledger version) is shortened stably, a hash of the
 // whole telling apart two that share the kept prefix, so that its
 // directory and site pages stay within a 255-byte file name; a short id
@@ -145,16 +145,16 @@ func TestSnapshotIDIsBounded(t *testing.T) {
 	long := "v1.0.0-" + strings.Repeat("a", 300)
 	a := SnapshotID(releaseSummary(t, "v0.7.15", long+"1"), 4242)
 	b := SnapshotID(releaseSummary(t, "v0.7.15", long+"2"), 4242)
-	if len(a) > MaxIDBytes || len(b) > MaxIDBytes || a == b || !strings.HasPrefix(a, "v0.7.15_ledger-v1.0.0-aaa") {
-		t.Errorf("long ids: %q (%d bytes), %q (%d bytes); want two distinct ids of at most %d bytes keeping their start", a, len(a), b, len(b), MaxIDBytes)
+	if len(a) > nightly.MaxSnapshotIDBytes || len(b) > nightly.MaxSnapshotIDBytes || a == b || !strings.HasPrefix(a, "v0.7.15_ledger-v1.0.0-aaa") {
+		t.Errorf("long ids: %q (%d bytes), %q (%d bytes); want two distinct ids of at most %d bytes keeping their start", a, len(a), b, len(b), nightly.MaxSnapshotIDBytes)
 	}
 	if again := SnapshotID(releaseSummary(t, "v0.7.15", long+"1"), 4242); again != a {
 		t.Errorf("the shortened id is not stable: %q, then %q", a, again)
 	}
 	// At the bound the id is kept as it is.
 	prefix := len("v0.7.15_ledger-_harness-v1.1.0_run-4242")
-	at := SnapshotID(releaseSummary(t, "v0.7.15", strings.Repeat("b", MaxIDBytes-prefix)), 4242)
-	if want := "v0.7.15_ledger-" + strings.Repeat("b", MaxIDBytes-prefix) + "_harness-v1.1.0_run-4242"; at != want {
+	at := SnapshotID(releaseSummary(t, "v0.7.15", strings.Repeat("b", nightly.MaxSnapshotIDBytes-prefix)), 4242)
+	if want := "v0.7.15_ledger-" + strings.Repeat("b", nightly.MaxSnapshotIDBytes-prefix) + "_harness-v1.1.0_run-4242"; at != want {
 		t.Errorf("id at the bound: %q, want %q", at, want)
 	}
 }

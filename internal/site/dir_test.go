@@ -1,6 +1,9 @@
 package site
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -91,5 +94,34 @@ func TestReadRun(t *testing.T) {
 	os.Remove(filepath.Join(snap, runresult.PointsFile))
 	if _, _, err := ReadRun("old", dash); err == nil || !strings.Contains(err.Error(), "snapshot old in "+dash+" has no points.json") {
 		t.Errorf("snapshot without points: %v", err)
+	}
+}
+
+// TestBuildDirAtTheIDBound: a snapshot id of nightly.MaxSnapshotIDBytes,
+// the longest publish names a snapshot, builds on disk (its pages' file
+// names with their temporary names' suffixes fit 255 bytes; an id of 249
+// bytes was published and every build after failed, "file name too
+// long"); an index naming a longer id is refused, naming it, before
+// anything is written.
+func TestBuildDirAtTheIDBound(t *testing.T) {
+	t.Parallel()
+	at := strings.Repeat("i", nightly.MaxSnapshotIDBytes)
+	out := filepath.Join(t.TempDir(), "site")
+	if _, err := BuildDir(checkout(t, at, "old"), out); err != nil {
+		t.Fatalf("an id of %d bytes: %v", len(at), err)
+	}
+	for _, p := range []string{"snapshots/" + at + ".html", "data/" + at + ".js"} {
+		if _, err := os.Stat(filepath.Join(out, p)); err != nil {
+			t.Errorf("the id at the bound: %v", err)
+		}
+	}
+	over := at + "i"
+	out = filepath.Join(t.TempDir(), "site")
+	_, err := BuildDir(checkout(t, over, "old"), out)
+	if err == nil || !strings.Contains(err.Error(), nightly.IndexPath) || !strings.Contains(err.Error(), fmt.Sprintf("is %d bytes, over %d", len(over), nightly.MaxSnapshotIDBytes)) {
+		t.Errorf("an id of %d bytes: %v, want a refusal naming %s and the bound", len(over), err, nightly.IndexPath)
+	}
+	if _, err := os.Stat(out); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a refused build wrote %s (%v)", out, err)
 	}
 }

@@ -49,6 +49,9 @@ func Load(dash fs.FS) ([]render.SiteSnapshot, error) {
 		if e.ID == "" || e.ID != path.Base(e.ID) || e.ID == "." || e.ID == ".." {
 			return nil, fmt.Errorf("%s: snapshot id %q is not a directory name", nightly.IndexPath, e.ID)
 		}
+		if len(e.ID) > nightly.MaxSnapshotIDBytes {
+			return nil, fmt.Errorf("%s: snapshot id %q is %d bytes, over %d (nightly.MaxSnapshotIDBytes): its pages' file names would be too long", nightly.IndexPath, e.ID, len(e.ID), nightly.MaxSnapshotIDBytes)
+		}
 		if seen[e.ID] {
 			return nil, fmt.Errorf("%s: snapshot %s is listed twice", nightly.IndexPath, e.ID)
 		}
