@@ -5,10 +5,11 @@
 // It is the only package that talks to the Actions runner, all through
 // go-githubactions (runner.go).
 //
-// The mode table (modes.go) is the heart: each mode (pr, merge, comment,
-// nightly-plan, nightly, leaderboard) is one modeSpec with its own typed
-// options, the inputs only it takes, the events it runs on and its run,
-// which builds its flow once (prcheck.NewFlow, lbpr.Flow) over the pinned
+// The mode table (actionModes, modes.go) is the heart: each mode (pr,
+// merge, comment, nightly-plan, nightly, leaderboard) is one entry naming
+// the inputs only it takes and the plain function that reads them into its
+// typed options (readPRMode, ...), whose methods beside it give the events
+// it runs on and its run, which builds its flow once (prcheck.NewFlow, lbpr.Flow) over the pinned
 // harness (harness/pinned) and the GitHub client (internal/github). The
 // inputs every mode shares are read in inputs.go, the event in event.go; the
 // flows of the modes are in pr.go (pr, merge, comment), nightly.go and
@@ -71,7 +72,7 @@ func action(ctx context.Context, gha runner, stdout, stderr io.Writer) error {
 		return err
 	}
 	gha.mask(in.token)
-	run, err := startMode(gha, in)
+	m, err := startMode(gha, in)
 	if err != nil {
 		return err
 	}
@@ -98,7 +99,7 @@ func action(ctx context.Context, gha runner, stdout, stderr io.Writer) error {
 		}
 		flow.Comments = gh
 	}
-	out, err := run(ctx, modeEnv{ev: ev, flow: flow, gh: gh, gha: gha, stdout: stdout, stderr: stderr})
+	out, err := m.run(ctx, modeEnv{ev: ev, flow: flow, gh: gh, gha: gha, stdout: stdout, stderr: stderr})
 	if err != nil || out == nil {
 		return err
 	}

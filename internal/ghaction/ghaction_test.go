@@ -322,7 +322,8 @@ func TestReadInputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pr, err := prMode.Read(r, in)
+	md, err := readPRMode(r, in)
+	pr, _ := md.(prModeOptions)
 	if err != nil || in.mode != modePR || !pr.baseline || !in.comment || pr.shard != nil || in.thresholds.Alert != nil ||
 		in.pinFile != "/ws/.github/accuracy-harness.yaml" || in.cacheDir != "/home/u/.cache/accuracy-dashboard" {
 		t.Errorf("defaults: %+v %+v, %v", in, pr, err)
@@ -379,7 +380,8 @@ func TestReadInputs(t *testing.T) {
 	r = newRunner(fakeEnv(m), io.Discard)
 	in, err = readInputs(r)
 	if err == nil {
-		pr, err = prMode.Read(r, in)
+		md, err = readPRMode(r, in)
+		pr, _ = md.(prModeOptions)
 	}
 	if err != nil || *in.thresholds.Alert != 2.5 || *in.thresholds.Fail != 5 || pr.shard.Index != 2 || pr.baseline || in.comment {
 		t.Errorf("explicit inputs: %+v %+v, %v", in, pr, err)

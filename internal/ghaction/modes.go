@@ -27,24 +27,26 @@ const (
 	modeLeaderboard = "leaderboard"
 )
 
-// modeSpec is one mode of the Action, declared as a cli.Spec declares a
-// subcommand: its name, its own typed options O (the inputs every mode
-// shares, actionInputs, and the inputs of this mode alone), the events it
-// runs on, and its run. Read reads and checks the mode's own inputs (an
-// invalid one is an error naming it); Events lists the GITHUB_EVENT_NAME
-// values it accepts given those options (any other event is refused before
-// anything is read or built, naming the event and the mode); Run runs it and
-// returns the outcome whose outputs action writes (nil when the mode
+// actionMode is one entry of the mode table, declared as a cli.Spec
+// declares a subcommand: the mode's name, the inputs of this mode alone (not
+// actionInputs': giving one that action.yml has no default for,
+// modeOnlyInputs, to another mode is an error naming the modes that take
+// it) and read, which reads and checks the mode's own inputs (an invalid one
+// is an error naming it) into the mode's typed options, a mode.
+type actionMode struct {
+	name   string
+	inputs []string
+	read   func(r runner, in actionInputs) (mode, error)
+}
+
+// mode is a mode's options, read and checked: the GITHUB_EVENT_NAME values
+// it accepts given those options (any other event is refused before
+// anything is read or built, naming the event and the mode) and its run,
+// which returns the outcome whose outputs action writes (nil when the mode
 // wrote its outputs itself).
-type modeSpec[O any] struct {
-	Name string
-	// Inputs are the inputs of this mode alone (not actionInputs'): giving
-	// one that action.yml has no default for (modeOnlyInputs) to another
-	// mode is an error naming the modes that take it.
-	Inputs []string
-	Read   func(r runner, in actionInputs) (O, error)
-	Events func(o O) []string
-	Run    func(ctx context.Context, o O, env modeEnv) (*prcheck.Outcome, error)
+type mode interface {
+	events() []string
+	run(ctx context.Context, env modeEnv) (*prcheck.Outcome, error)
 }
 
 // modeEnv is what every mode's run is given besides its options.
@@ -58,34 +60,17 @@ type modeEnv struct {
 	stdout, stderr io.Writer
 }
 
-// actionMode is a modeSpec with its options type erased, as the mode table
-// holds it.
-type actionMode struct {
-	name   string
-	inputs []string
-	// start reads the mode's inputs and checks the event; it returns the
-	// mode's run.
-	start func(r runner, in actionInputs) (func(context.Context, modeEnv) (*prcheck.Outcome, error), error)
-}
-
-// mode erases s's options type: its start reads the options (Read), checks
-// the event against Events(options) and returns Run bound to the options.
-func (s modeSpec[O]) mode() actionMode {
-	return actionMode{name: s.Name, inputs: s.Inputs, start: func(r runner, in actionInputs) (func(context.Context, modeEnv) (*prcheck.Outcome, error), error) {
-		o, err := s.Read(r, in)
-		if err != nil {
-			return nil, err
-		}
-		if err := checkEvent(s.Name, in.eventName, s.Events(o)); err != nil {
-			return nil, err
-		}
-		return func(ctx context.Context, env modeEnv) (*prcheck.Outcome, error) { return s.Run(ctx, o, env) }, nil
-	}}
-}
-
-// actionModes is the Action's mode table (input mode).
+// actionModes is the Action's mode table (input mode): each mode's read
+// returns its options, whose events and run are declared beside it.
 func actionModes() []actionMode {
-	return []actionMode{prMode.mode(), mergeMode.mode(), commentMode.mode(), nightlyPlanMode.mode(), nightlyMode.mode(), leaderboardMode.mode()}
+	return []actionMode{
+		{modePR, []string{inBaseline, inShard}, readPRMode},
+		{modeMerge, []string{inShardsDir, inPlan}, readMergeMode},
+		{modeComment, []string{inReportDir}, readCommentMode},
+		{modeNightlyPlan, []string{inSimulatorRepo, inInferenceXRepo}, readNightlyPlanMode},
+		{modeNightly, []string{inPlan, inShard, inLedgerDir, inReuse}, readNightlyMode},
+		{modeLeaderboard, []string{inRuns}, readLeaderboardMode},
+	}
 }
 
 // Events the modes run on.
@@ -97,12 +82,6 @@ var (
 	// code, never a pull request's.
 	branchEvents = []string{"push", "schedule", "workflow_dispatch"}
 )
-
-// always is the Events of a mode whose events do not depend on its options.
-func always[O any](events ...[]string) func(O) []string {
-	all := slices.Concat(events...)
-	return func(O) []string { return all }
-}
 
 // checkEvent refuses an event a mode does not run on. pull_request_target
 // is explained: it runs with a write token and the repository's secrets
@@ -128,23 +107,24 @@ type prModeOptions struct {
 	shard    *runresult.Shard
 }
 
-var prMode = modeSpec[prModeOptions]{
-	Name:   modePR,
-	Inputs: []string{inBaseline, inShard},
-	Read: func(r runner, in actionInputs) (prModeOptions, error) {
-		o := prModeOptions{actionInputs: in}
-		var err error
-		if o.baseline, err = readBaseline(r); err != nil {
-			return o, err
-		}
-		o.shard, err = readShard(r)
-		return o, err
-	},
-	// On a branch event mode pr scores the commit alone (the self-test).
-	Events: always[prModeOptions](pullRequestEvents, branchEvents),
-	Run: func(ctx context.Context, o prModeOptions, env modeEnv) (*prcheck.Outcome, error) {
-		return outcome(runScoringMode(ctx, o.actionInputs, scoring{baseline: o.baseline, shard: o.shard}, env))
-	},
+func readPRMode(r runner, in actionInputs) (mode, error) {
+	o := prModeOptions{actionInputs: in}
+	var err error
+	if o.baseline, err = readBaseline(r); err != nil {
+		return nil, err
+	}
+	if o.shard, err = readShard(r); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// events: on a branch event mode pr scores the commit alone (the
+// self-test).
+func (o prModeOptions) events() []string { return slices.Concat(pullRequestEvents, branchEvents) }
+
+func (o prModeOptions) run(ctx context.Context, env modeEnv) (*prcheck.Outcome, error) {
+	return outcome(runScoringMode(ctx, o.actionInputs, scoring{baseline: o.baseline, shard: o.shard}, env))
 }
 
 // mergeModeOptions are mode merge's: the shard outputs of a matrix of mode pr
@@ -155,30 +135,28 @@ type mergeModeOptions struct {
 	plan      string
 }
 
-var mergeMode = modeSpec[mergeModeOptions]{
-	Name:   modeMerge,
-	Inputs: []string{inShardsDir, inPlan},
-	Read: func(r runner, in actionInputs) (mergeModeOptions, error) {
-		o := mergeModeOptions{actionInputs: in, shardsDir: in.absInput(r, inShardsDir), plan: r.input(inPlan)}
-		if o.shardsDir == "" {
-			return o, inputError(inShardsDir, "required with mode: merge (the directory the shard artifacts were downloaded to)")
-		}
-		return o, nil
-	},
-	// The pull request's shards merge on its event, a nightly's where the
-	// nightly runs.
-	Events: func(o mergeModeOptions) []string {
-		if o.plan != "" {
-			return branchEvents
-		}
-		return pullRequestEvents
-	},
-	Run: func(ctx context.Context, o mergeModeOptions, env modeEnv) (*prcheck.Outcome, error) {
-		if o.plan != "" {
-			return outcome(runNightlyMerge(ctx, o, env))
-		}
-		return outcome(runScoringMode(ctx, o.actionInputs, scoring{shardsDir: o.shardsDir, baseline: true}, env))
-	},
+func readMergeMode(r runner, in actionInputs) (mode, error) {
+	o := mergeModeOptions{actionInputs: in, shardsDir: in.absInput(r, inShardsDir), plan: r.input(inPlan)}
+	if o.shardsDir == "" {
+		return nil, inputError(inShardsDir, "required with mode: merge (the directory the shard artifacts were downloaded to)")
+	}
+	return o, nil
+}
+
+// events: the pull request's shards merge on its event, a nightly's where
+// the nightly runs.
+func (o mergeModeOptions) events() []string {
+	if o.plan != "" {
+		return branchEvents
+	}
+	return pullRequestEvents
+}
+
+func (o mergeModeOptions) run(ctx context.Context, env modeEnv) (*prcheck.Outcome, error) {
+	if o.plan != "" {
+		return outcome(runNightlyMerge(ctx, o, env))
+	}
+	return outcome(runScoringMode(ctx, o.actionInputs, scoring{shardsDir: o.shardsDir, baseline: true}, env))
 }
 
 // commentModeOptions are mode comment's: the report artifact of another run.
@@ -187,20 +165,18 @@ type commentModeOptions struct {
 	reportDir string
 }
 
-var commentMode = modeSpec[commentModeOptions]{
-	Name:   modeComment,
-	Inputs: []string{inReportDir},
-	Read: func(r runner, in actionInputs) (commentModeOptions, error) {
-		o := commentModeOptions{actionInputs: in, reportDir: in.absInput(r, inReportDir)}
-		if o.reportDir == "" {
-			return o, inputError(inReportDir, "required with mode: comment (the directory the report artifact was downloaded to)")
-		}
-		return o, nil
-	},
-	Events: always[commentModeOptions]([]string{"workflow_run"}),
-	Run: func(ctx context.Context, o commentModeOptions, env modeEnv) (*prcheck.Outcome, error) {
-		return outcome(runCommentMode(ctx, o, env))
-	},
+func readCommentMode(r runner, in actionInputs) (mode, error) {
+	o := commentModeOptions{actionInputs: in, reportDir: in.absInput(r, inReportDir)}
+	if o.reportDir == "" {
+		return nil, inputError(inReportDir, "required with mode: comment (the directory the report artifact was downloaded to)")
+	}
+	return o, nil
+}
+
+func (o commentModeOptions) events() []string { return []string{"workflow_run"} }
+
+func (o commentModeOptions) run(ctx context.Context, env modeEnv) (*prcheck.Outcome, error) {
+	return outcome(runCommentMode(ctx, o, env))
 }
 
 // nightlyPlanModeOptions are mode nightly-plan's: whose releases it resolves.
@@ -211,17 +187,15 @@ type nightlyPlanModeOptions struct {
 	simulatorRepo, inferencexRepo string
 }
 
-var nightlyPlanMode = modeSpec[nightlyPlanModeOptions]{
-	Name:   modeNightlyPlan,
-	Inputs: []string{inSimulatorRepo, inInferenceXRepo},
-	Read: func(r runner, in actionInputs) (nightlyPlanModeOptions, error) {
-		return nightlyPlanModeOptions{actionInputs: in, simulatorRepo: cmp.Or(r.input(inSimulatorRepo), nightly.DefaultSimulatorRepository),
-			inferencexRepo: r.input(inInferenceXRepo)}, nil
-	},
-	Events: always[nightlyPlanModeOptions](branchEvents),
-	Run: func(ctx context.Context, o nightlyPlanModeOptions, env modeEnv) (*prcheck.Outcome, error) {
-		return nil, runNightlyPlanMode(ctx, o, env)
-	},
+func readNightlyPlanMode(r runner, in actionInputs) (mode, error) {
+	return nightlyPlanModeOptions{actionInputs: in, simulatorRepo: cmp.Or(r.input(inSimulatorRepo), nightly.DefaultSimulatorRepository),
+		inferencexRepo: r.input(inInferenceXRepo)}, nil
+}
+
+func (o nightlyPlanModeOptions) events() []string { return branchEvents }
+
+func (o nightlyPlanModeOptions) run(ctx context.Context, env modeEnv) (*prcheck.Outcome, error) {
+	return nil, runNightlyPlanMode(ctx, o, env)
 }
 
 // nightlyModeOptions are mode nightly's: the plan, one shard of it, the
@@ -239,23 +213,23 @@ type nightlyModeOptions struct {
 	merging bool
 }
 
-var nightlyMode = modeSpec[nightlyModeOptions]{
-	Name:   modeNightly,
-	Inputs: []string{inPlan, inShard, inLedgerDir, inReuse},
-	Read: func(r runner, in actionInputs) (nightlyModeOptions, error) {
-		o := nightlyModeOptions{actionInputs: in, plan: r.input(inPlan), ledgerDir: in.absInput(r, inLedgerDir),
-			reuseDir: in.absInput(r, inReuse)}
-		if o.plan == "" {
-			return o, inputError(inPlan, "required with mode: nightly (the plan output of the nightly-plan step)")
-		}
-		var err error
-		o.shard, err = readShard(r)
-		return o, err
-	},
-	Events: always[nightlyModeOptions](branchEvents),
-	Run: func(ctx context.Context, o nightlyModeOptions, env modeEnv) (*prcheck.Outcome, error) {
-		return outcome(runNightlyMode(ctx, o, env))
-	},
+func readNightlyMode(r runner, in actionInputs) (mode, error) {
+	o := nightlyModeOptions{actionInputs: in, plan: r.input(inPlan), ledgerDir: in.absInput(r, inLedgerDir),
+		reuseDir: in.absInput(r, inReuse)}
+	if o.plan == "" {
+		return nil, inputError(inPlan, "required with mode: nightly (the plan output of the nightly-plan step)")
+	}
+	var err error
+	if o.shard, err = readShard(r); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+func (o nightlyModeOptions) events() []string { return branchEvents }
+
+func (o nightlyModeOptions) run(ctx context.Context, env modeEnv) (*prcheck.Outcome, error) {
+	return outcome(runNightlyMode(ctx, o, env))
 }
 
 // leaderboardModeOptions are mode leaderboard's: which runs.yaml files to run
@@ -267,20 +241,20 @@ type leaderboardModeOptions struct {
 	runs string
 }
 
-var leaderboardMode = modeSpec[leaderboardModeOptions]{
-	Name:   modeLeaderboard,
-	Inputs: []string{inRuns},
-	Read: func(r runner, in actionInputs) (leaderboardModeOptions, error) {
-		o := leaderboardModeOptions{actionInputs: in, runs: r.input(inRuns)}
-		if strings.HasPrefix(o.runs, "/") || strings.HasPrefix(o.runs, ":") {
-			return o, inputError(inRuns, "%q: a path or glob relative to simulator-path (e.g. leaderboard/runs.yaml)", o.runs)
-		}
-		return o, nil
-	},
-	Events: always[leaderboardModeOptions](pullRequestEvents, []string{"push", "workflow_dispatch"}),
-	Run: func(ctx context.Context, o leaderboardModeOptions, env modeEnv) (*prcheck.Outcome, error) {
-		return nil, runLeaderboardMode(ctx, o, env)
-	},
+func readLeaderboardMode(r runner, in actionInputs) (mode, error) {
+	o := leaderboardModeOptions{actionInputs: in, runs: r.input(inRuns)}
+	if strings.HasPrefix(o.runs, "/") || strings.HasPrefix(o.runs, ":") {
+		return nil, inputError(inRuns, "%q: a path or glob relative to simulator-path (e.g. leaderboard/runs.yaml)", o.runs)
+	}
+	return o, nil
+}
+
+func (o leaderboardModeOptions) events() []string {
+	return slices.Concat(pullRequestEvents, []string{"push", "workflow_dispatch"})
+}
+
+func (o leaderboardModeOptions) run(ctx context.Context, env modeEnv) (*prcheck.Outcome, error) {
+	return nil, runLeaderboardMode(ctx, o, env)
 }
 
 // outcome adapts a run that returns its outcome by value.
@@ -293,30 +267,37 @@ func outcome(o prcheck.Outcome, err error) (*prcheck.Outcome, error) {
 
 // startMode looks the mode up in the table, refuses an input of another
 // mode (one without a default, given here), reads the mode's own inputs and
-// checks the event.
-func startMode(r runner, in actionInputs) (func(context.Context, modeEnv) (*prcheck.Outcome, error), error) {
+// checks the event; it returns the mode to run.
+func startMode(r runner, in actionInputs) (mode, error) {
 	modes := actionModes()
 	var names []string
-	var mode *actionMode
+	var entry *actionMode
 	takes := map[string][]string{} // input → the modes that take it
 	for i, m := range modes {
 		names = append(names, m.name)
 		if m.name == in.mode {
-			mode = &modes[i]
+			entry = &modes[i]
 		}
 		for _, name := range m.inputs {
 			takes[name] = append(takes[name], m.name)
 		}
 	}
-	if mode == nil {
+	if entry == nil {
 		return nil, inputError(inMode, "%q: want %s or %s", in.mode, strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
 	}
 	for _, name := range modeOnlyInputs {
-		if r.input(name) != "" && !slices.Contains(mode.inputs, name) {
+		if r.input(name) != "" && !slices.Contains(entry.inputs, name) {
 			return nil, inputError(name, "only with mode: %s", strings.Join(takes[name], " or "))
 		}
 	}
-	return mode.start(r, in)
+	m, err := entry.read(r, in)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkEvent(entry.name, in.eventName, m.events()); err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 // modeOnlyInputs are the inputs of some modes that action.yml gives no
