@@ -43,6 +43,11 @@ type Build struct {
 	Cached bool
 }
 
+// ErrBuildFailed is in the error of a build whose go build failed (the
+// compiler's message follows it): the commit does not build, which a
+// bisect skips.
+var ErrBuildFailed = errors.New("go build failed")
+
 // Builder builds simulators from source, caching mirrors and builds under CacheDir.
 type Builder struct {
 	CacheDir string
@@ -98,7 +103,7 @@ func (b *Builder) Build(ctx context.Context, repo, ref string) (*Build, error) {
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		if err := cmd.Run(); err != nil {
-			return fmt.Errorf("build simulator %s (commit %s): go build failed: %v\n%s", ref, commit, err, strings.TrimSpace(out.String()))
+			return fmt.Errorf("build simulator %s (commit %s): %w: %v\n%s", ref, commit, ErrBuildFailed, err, strings.TrimSpace(out.String()))
 		}
 		return nil
 	})

@@ -62,7 +62,7 @@ func TestBuildFromRefs(t *testing.T) {
 	}
 
 	_, err = b.Build(ctx, repo.Dir, "v0.3.0-rc1")
-	if err == nil || !strings.Contains(err.Error(), "v0.3.0-rc1") || !strings.Contains(err.Error(), "go build failed") || !strings.Contains(err.Error(), "main.go") {
+	if err == nil || !strings.Contains(err.Error(), "v0.3.0-rc1") || !errors.Is(err, ErrBuildFailed) || !strings.Contains(err.Error(), "main.go") {
 		t.Fatalf("broken build error = %v, want one naming the ref and carrying the compiler's message", err)
 	}
 }

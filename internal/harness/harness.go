@@ -16,9 +16,11 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -70,6 +72,11 @@ type Options struct {
 
 	// Units selects units by id, glob (path.Match) or id prefix; empty = all.
 	Units []string
+	// Points, when set, keeps only these point ids of the selected units
+	// (a bisect's step scores only the points that moved); an id that is
+	// not a point of the selection is an error. The selection is then not
+	// the whole ledger.
+	Points []string
 	// Shard, when set, keeps only the points of slice Index of Count.
 	Shard *runresult.Shard
 	// Jobs is the number of simulations run at once (default: CPU count).
@@ -196,11 +203,16 @@ func Score(ctx context.Context, o Options) (*Result, error) {
 		return nil, errors.New("score: reuse needs a simulator build identified by its commit (not --sim-bin): a prebuilt binary's points have no replay digest")
 	}
 	jobs := planJobs(units, o.Shard)
+	if o.Points != nil {
+		if jobs, err = keepPoints(jobs, o.Points); err != nil {
+			return nil, fmt.Errorf("score: %w", err)
+		}
+	}
 	points := runAll(ctx, runner, jobs, o.Jobs, progressPrinter(o.Progress, len(jobs), o.Now))
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("score: %w", err)
 	}
-	prov.Selection = &runresult.Selection{All: len(units) == len(o.Ledger.Units), Units: append([]string{}, o.Units...)}
+	prov.Selection = &runresult.Selection{All: len(units) == len(o.Ledger.Units) && o.Points == nil, Units: append([]string{}, o.Units...)}
 	sum, err := runresult.Summarize(points, prov, o.Shard)
 	if err != nil {
 		return nil, fmt.Errorf("score: %w", err)
@@ -308,6 +320,26 @@ func planJobs(units []ledger.Unit, shard *runresult.Shard) []job {
 		}
 	}
 	return jobs
+}
+
+// keepPoints keeps the jobs of the points ids names, each of which must be
+// among them.
+func keepPoints(jobs []job, ids []string) ([]job, error) {
+	want := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		want[id] = true
+	}
+	var kept []job
+	for _, j := range jobs {
+		if id := j.unit.PointID(j.index); want[id] {
+			kept = append(kept, j)
+			delete(want, id)
+		}
+	}
+	if len(want) > 0 {
+		return nil, fmt.Errorf("points %s are not points of the selected units", strings.Join(slices.Sorted(maps.Keys(want)), ", "))
+	}
+	return kept, nil
 }
 
 // pointCost is the expected cost of simulating point i of u: 0 for a point
