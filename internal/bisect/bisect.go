@@ -76,6 +76,12 @@ func (c Config) Check() error {
 	if c.Commits[0].Hash == c.Commits[len(c.Commits)-1].Hash {
 		return errors.New("the good and the bad commit are the same")
 	}
+	return c.CheckFlags()
+}
+
+// CheckFlags is Check of everything but the commits: the figure, the
+// threshold and the budget, named by the flags of action bisect.
+func (c Config) CheckFlags() error {
 	if c.Metric == "" {
 		if c.Point != "" || c.Threshold != 0 {
 			return errors.New("--point and --threshold need --metric")
