@@ -2,20 +2,16 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"path/filepath"
-	"strings"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/bisect"
 	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
-	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/simhistory"
 )
 
 const bisectUsage = `Usage: action bisect --good REF --bad REF [flags]
@@ -81,19 +77,11 @@ func runBisect(ctx context.Context, o bisectOptions, env cli.Env) error {
 	if err != nil {
 		return fmt.Errorf("bisect: %w", err)
 	}
-	if opts.Reuse, err = readReuse(splitList(o.reuse)); err != nil {
+	if opts.Reuse, err = simhistory.ReadReuse(splitList(o.reuse)); err != nil {
 		return fmt.Errorf("bisect: --reuse: %w", err)
 	}
-	b := &harness.Builder{CacheDir: opts.CacheDir, Log: opts.Log}
-	history, err := b.FirstParents(ctx, o.simRepo, o.good, o.bad)
-	if err != nil {
-		return fmt.Errorf("bisect: %w", err)
-	}
 	cfg := bisect.Config{Metric: o.metric, Point: o.point, Threshold: o.threshold, MaxBuilds: o.maxBuilds}
-	for _, c := range history {
-		cfg.Commits = append(cfg.Commits, bisect.Commit{Hash: c.Hash, Subject: c.Subject, Date: c.Date})
-	}
-	res, err := bisect.Search(ctx, cfg, harnessScorer{opts})
+	res, err := simhistory.Bisect(ctx, opts, o.good, o.bad, cfg)
 	if err != nil {
 		return fmt.Errorf("bisect: %w", err)
 	}
@@ -108,39 +96,4 @@ func runBisect(ctx context.Context, o bisectOptions, env cli.Env) error {
 	}
 	_, err = io.WriteString(env.Stdout, render.Bisect(res))
 	return err
-}
-
-// harnessScorer scores a commit through the harness (bisect.Scorer): a
-// build that fails is a skip.
-type harnessScorer struct{ opts harness.Options }
-
-func (h harnessScorer) Score(ctx context.Context, c bisect.Commit, ids []string) ([]report.Point, error) {
-	o := h.opts
-	o.SimRef, o.Points = c.Hash, ids
-	res, err := harness.Score(ctx, o)
-	if errors.Is(err, harness.ErrBuildFailed) {
-		return nil, fmt.Errorf("%w: %v", bisect.ErrSkip, err)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return res.Points, nil
-}
-
-// readReuse indexes the scored points of earlier result directories by
-// replay digest (nil for none).
-func readReuse(dirs []string) (*harness.Reuse, error) {
-	if len(dirs) == 0 {
-		return nil, nil
-	}
-	var points []report.Point
-	var names []string
-	for _, d := range dirs {
-		_, ps, err := report.Read(d)
-		if err != nil {
-			return nil, err
-		}
-		points, names = append(points, ps...), append(names, filepath.Base(filepath.Clean(d)))
-	}
-	return harness.NewReuse(strings.Join(names, ","), points), nil
 }

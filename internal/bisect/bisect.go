@@ -22,7 +22,7 @@ import (
 	"time"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 // Commit is one commit of the simulator's history.
@@ -43,7 +43,7 @@ type Scorer interface {
 	// simulated is returned not scored, with its reason, as in any run);
 	// ids nil means every point of the selection. An error wrapping
 	// ErrSkip skips c; any other error ends the search.
-	Score(ctx context.Context, c Commit, ids []string) ([]report.Point, error)
+	Score(ctx context.Context, c Commit, ids []string) ([]runresult.Point, error)
 }
 
 // DefaultMaxBuilds is Config.MaxBuilds when it is zero.
@@ -212,12 +212,12 @@ type search struct {
 	cfg    Config
 	scorer Scorer
 	// at holds the points of each scored commit, by index in cfg.Commits.
-	at      map[int]map[string]report.Point
+	at      map[int]map[string]runresult.Point
 	skipped map[int]bool
 	res     *Result
 	// base is the good end's points: the figure of a commit is computed
 	// over them with the moved points replaced by the commit's.
-	base []report.Point
+	base []runresult.Point
 }
 
 // Search runs the search of cfg over scorer.
@@ -229,7 +229,7 @@ func Search(ctx context.Context, cfg Config, scorer Scorer) (*Result, error) {
 		cfg.MaxBuilds = DefaultMaxBuilds
 	}
 	n := len(cfg.Commits) - 1
-	s := &search{cfg: cfg, scorer: scorer, at: map[int]map[string]report.Point{}, skipped: map[int]bool{},
+	s := &search{cfg: cfg, scorer: scorer, at: map[int]map[string]runresult.Point{}, skipped: map[int]bool{},
 		res: &Result{Good: cfg.Commits[0], Bad: cfg.Commits[n], Candidates: n, Metric: cfg.Metric, Point: cfg.Point, Threshold: cfg.Threshold}}
 	for _, i := range []int{0, n} {
 		ok, err := s.score(ctx, i, nil)
@@ -244,7 +244,7 @@ func Search(ctx context.Context, cfg Config, scorer Scorer) (*Result, error) {
 			return nil, fmt.Errorf("the %s end %s cannot be scored: %s", end, cfg.Commits[i].Hash, s.res.Skipped[len(s.res.Skipped)-1].Reason)
 		}
 	}
-	s.base = report.SortPoints(slices.Collect(maps.Values(s.at[0])))
+	s.base = runresult.SortPoints(slices.Collect(maps.Values(s.at[0])))
 	if err := s.setTier(); err != nil {
 		return nil, err
 	}
@@ -281,11 +281,11 @@ func (s *search) setTier() error {
 	if s.cfg.Metric == "" || s.cfg.Point != "" {
 		return nil
 	}
-	sum, err := report.Summarize(s.base, report.Provenance{}, nil)
+	sum, err := runresult.Summarize(s.base, runresult.Provenance{}, nil)
 	if err != nil {
 		return fmt.Errorf("good end: %w", err)
 	}
-	s.res.Tier, _, _ = report.Headline(sum.Tiers)
+	s.res.Tier, _, _ = runresult.Headline(sum.Tiers)
 	return nil
 }
 
@@ -303,7 +303,7 @@ func (s *search) score(ctx context.Context, i int, ids []string) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("score %s: %w", c.Hash, err)
 	}
-	byID := make(map[string]report.Point, len(pts))
+	byID := make(map[string]runresult.Point, len(pts))
 	step := Step{Commit: c, Points: len(pts)}
 	for _, p := range pts {
 		byID[p.ID] = p
@@ -446,14 +446,14 @@ func (s *search) figure(i int) *float64 {
 		}
 		return &v
 	}
-	pts := make([]report.Point, len(s.base))
+	pts := make([]runresult.Point, len(s.base))
 	for k, p := range s.base {
 		if q, ok := at[p.ID]; ok {
 			p = q
 		}
 		pts[k] = p
 	}
-	sum, err := report.Summarize(pts, report.Provenance{}, nil)
+	sum, err := runresult.Summarize(pts, runresult.Provenance{}, nil)
 	if err != nil {
 		return nil
 	}
@@ -476,14 +476,14 @@ func (s *search) moves(a, b int) []Move {
 	return out
 }
 
-func state(p report.Point) PointState {
+func state(p runresult.Point) PointState {
 	return PointState{Scored: p.Scored, Reason: p.Reason, Predicted: p.Predicted}
 }
 
 // sameOutcome reports whether two runs of a point gave the same outcome:
 // both not scored for the same reason, or both scored with the same
 // predictions.
-func sameOutcome(a, b report.Point) bool {
+func sameOutcome(a, b runresult.Point) bool {
 	if a.Scored != b.Scored || a.Reason != b.Reason || len(a.Predicted) != len(b.Predicted) {
 		return false
 	}
@@ -497,7 +497,7 @@ func sameOutcome(a, b report.Point) bool {
 
 // movedPoints are the points whose outcome differs between two runs (a
 // point only one of them has counts), sorted.
-func movedPoints(a, b map[string]report.Point) []string {
+func movedPoints(a, b map[string]runresult.Point) []string {
 	var out []string
 	for id, p := range a {
 		if q, ok := b[id]; !ok || !sameOutcome(p, q) {

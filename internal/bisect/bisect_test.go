@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
-	"github.com/inference-sim/accuracy-dashboard/internal/report"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
 // history is a fake simulator history: commit i predicts, for each point,
@@ -46,7 +46,7 @@ func commits(n int) []Commit {
 	return out
 }
 
-func (h *history) Score(_ context.Context, c Commit, ids []string) ([]report.Point, error) {
+func (h *history) Score(_ context.Context, c Commit, ids []string) ([]runresult.Point, error) {
 	var i int
 	fmt.Sscanf(c.Hash, "%x", &i)
 	i--
@@ -57,9 +57,9 @@ func (h *history) Score(_ context.Context, c Commit, ids []string) ([]report.Poi
 	if ids == nil {
 		ids = h.points
 	}
-	var out []report.Point
+	var out []runresult.Point
 	for _, id := range ids {
-		p := report.Point{ID: id, Unit: strings.Split(id, "@")[0], Tier: "measured", Driver: "replay-metrics",
+		p := runresult.Point{ID: id, Unit: strings.Split(id, "@")[0], Tier: "measured", Driver: "replay-metrics",
 			Measured: metric.Values{"ttft_ms": 100, "tpot_ms": 10}}
 		if h.cannotRun[i] {
 			p.Reason, p.Driver = "simulator-run-error", "replay-metrics"
@@ -196,7 +196,7 @@ func TestThresholdKeepsTheCommitsThatMovedTheMAPE(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Tier != report.TierMeasuredResolved {
+	if res.Tier != runresult.TierMeasuredResolved {
 		t.Errorf("tier %q", res.Tier)
 	}
 	if len(res.Changes) != 1 || res.Changes[0].Commit.Subject != "commit 10" {
@@ -270,15 +270,15 @@ func TestEndsMustScore(t *testing.T) {
 
 func TestOtherScorerErrorsEndTheSearch(t *testing.T) {
 	boom := errors.New("disk full")
-	_, err := Search(context.Background(), Config{Commits: commits(4)}, scorerFunc(func(context.Context, Commit, []string) ([]report.Point, error) { return nil, boom }))
+	_, err := Search(context.Background(), Config{Commits: commits(4)}, scorerFunc(func(context.Context, Commit, []string) ([]runresult.Point, error) { return nil, boom }))
 	if !errors.Is(err, boom) {
 		t.Errorf("err %v", err)
 	}
 }
 
-type scorerFunc func(context.Context, Commit, []string) ([]report.Point, error)
+type scorerFunc func(context.Context, Commit, []string) ([]runresult.Point, error)
 
-func (f scorerFunc) Score(ctx context.Context, c Commit, ids []string) ([]report.Point, error) {
+func (f scorerFunc) Score(ctx context.Context, c Commit, ids []string) ([]runresult.Point, error) {
 	return f(ctx, c, ids)
 }
 
