@@ -4,10 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 )
 
 // MaxFileName is the longest file name (bytes) the file systems the
@@ -23,65 +21,25 @@ const TempNameExtra = len(".") + len(".tmp-") + 10
 // WriteFiles writes files (clean slash paths under root, fs.ValidPath: any
 // other is refused before anything is written; mode 0644, their
 // directories made as needed) all or nothing as far as the file system
-// allows: every file is first written to a temporary sibling, then each is
-// renamed into place. On an error before the renames (a directory where a
-// file goes is one) no file is replaced and no temporary file is left behind,
-// though directories made for the files stay; a rename that fails leaves the
-// files renamed before it in place. A process killed mid-way leaves its
-// temporary files (".<name>.tmp-<random>"). Errors of a write or rename name
-// the file.
+// allows, through a Tree of root (made if missing): a path with a
+// symbolic link in it below root is refused, naming the link, before
+// anything is written. Every file is first written to a temporary sibling,
+// then each is renamed into place. On an error before the renames (a
+// directory where a file goes is one) no file is replaced and no
+// temporary file is left behind, though directories made for the files
+// stay; a rename that fails leaves the files renamed before it in place. A
+// process killed mid-way leaves its temporary files
+// (".<name>.tmp-<random>"). Errors of a write or rename name the file.
 func WriteFiles(root string, files map[string][]byte) error {
-	for p := range files {
-		if !fs.ValidPath(p) || p == "." {
-			return fmt.Errorf("write %s: %q is not a clean relative path", root, p)
-		}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return err
 	}
-	type staged struct{ tmp, dst string }
-	var done []staged
-	cleanup := func() {
-		for _, s := range done {
-			os.Remove(s.tmp)
-		}
+	t, err := OpenTree(root)
+	if err != nil {
+		return err
 	}
-	for _, p := range slices.Sorted(maps.Keys(files)) {
-		dst := filepath.Join(root, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			cleanup()
-			return err
-		}
-		tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".tmp-")
-		if err != nil {
-			cleanup()
-			return err
-		}
-		done = append(done, staged{tmp.Name(), dst})
-		_, err = tmp.Write(files[p])
-		if cerr := tmp.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			err = os.Chmod(tmp.Name(), 0o644)
-		}
-		if err != nil {
-			cleanup()
-			return fmt.Errorf("write %s: %w", dst, err)
-		}
-	}
-	// A directory where a file goes fails its rename: find it before the
-	// first rename, so that nothing is replaced.
-	for _, s := range done {
-		if st, err := os.Lstat(s.dst); err == nil && st.IsDir() {
-			cleanup()
-			return fmt.Errorf("write %s: a directory is there", s.dst)
-		}
-	}
-	for _, s := range done {
-		if err := os.Rename(s.tmp, s.dst); err != nil {
-			cleanup()
-			return fmt.Errorf("write %s: %w", s.dst, err)
-		}
-	}
-	return nil
+	defer t.Close()
+	return t.WriteFiles(files)
 }
 
 // ReplaceDir makes dir hold exactly files (slash paths, WriteFiles): they

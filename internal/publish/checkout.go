@@ -36,7 +36,11 @@ type Checkout struct {
 // (Admit; there is no GitHub here, so an asserted harness commit cannot be
 // checked and is refused with the gate's reasons), plans the snapshot's
 // files over the checkout (LoadDashboard, PlanSnapshot) and, unless
-// c.DryRun, writes them all or nothing (diskio.WriteFiles).
+// c.DryRun, writes them all or nothing. Every read and write of the
+// checkout goes through one diskio.Tree of it: nothing outside it is read
+// or written, and a symbolic link at any depth below it (a committed
+// state, data, data/latest or data/snapshots, or a file) is refused,
+// naming it.
 //
 // The outcome is PublishRefused with the reasons (the gate's, or
 // PlanSnapshot's ErrImmutable), PublishUnchanged (the run's inputs or the
@@ -65,7 +69,12 @@ func PublishCheckout(c Checkout) (PublishResult, error) {
 		return refused(reasons...), nil
 	}
 	res := PublishResult{ID: SnapshotID(snap.Summary, rep.RunID)}
-	dash, err := LoadDashboard(DirReader(c.Dashboard), snap, res.ID)
+	tree, err := diskio.OpenTree(c.Dashboard)
+	if err != nil {
+		return res, fmt.Errorf("dashboard %s: %w", c.Dashboard, err)
+	}
+	defer tree.Close()
+	dash, err := LoadDashboard(DirReader(tree), snap, res.ID)
 	if err != nil {
 		return res, fmt.Errorf("dashboard %s: %w", c.Dashboard, err)
 	}
@@ -85,7 +94,7 @@ func PublishCheckout(c Checkout) (PublishResult, error) {
 		res.Outcome = PublishPlanned
 		return res, nil
 	}
-	if err := diskio.WriteFiles(c.Dashboard, files); err != nil {
+	if err := tree.WriteFiles(files); err != nil {
 		return res, err
 	}
 	res.Outcome = PublishPublished
@@ -126,12 +135,12 @@ func ReadResultOf(summaryPath string) (Report, error) {
 	return rep, nil
 }
 
-// DirReader reads a dashboard checkout's files (slash paths under root) for
-// LoadDashboard: a missing file is ghmodel.ErrNotFound, and each is a
-// regular file of at most MaxFileBytes.
-func DirReader(root string) ReadDashboardFile {
+// DirReader reads a dashboard checkout's files (slash paths in the tree)
+// for LoadDashboard: a missing file is ghmodel.ErrNotFound, and each is a
+// regular file of at most MaxFileBytes with no link in its path.
+func DirReader(tree *diskio.Tree) ReadDashboardFile {
 	return func(path string) ([]byte, error) {
-		data, err := diskio.ReadPathMax(filepath.Join(root, filepath.FromSlash(path)), MaxFileBytes)
+		data, err := tree.ReadMax(path, MaxFileBytes)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("%s: %w", path, ghmodel.ErrNotFound)
 		}

@@ -3,6 +3,7 @@ package publish
 import (
 	"bytes"
 	"errors"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
@@ -146,11 +148,83 @@ func TestDirReader(t *testing.T) {
 	root := t.TempDir()
 	os.MkdirAll(filepath.Join(root, "data"), 0o755)
 	os.WriteFile(filepath.Join(root, "data", "index.json"), []byte("{}"), 0o644)
-	read := DirReader(root)
+	tree, err := diskio.OpenTree(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tree.Close()
+	read := DirReader(tree)
 	if b, err := read(nightly.IndexPath); err != nil || string(b) != "{}" {
 		t.Errorf("index: %q, %v", b, err)
 	}
 	if _, err := read(nightly.LastRunPath); !errors.Is(err, ghmodel.ErrNotFound) {
 		t.Errorf("missing file: %v, want ghmodel.ErrNotFound", err)
 	}
+}
+
+// TestPublishCheckoutStaysInside: a symbolic link committed in the
+// dashboard repository, a directory a publish writes in (state, data,
+// data/latest, data/snapshots) or a file it reads and rewrites
+// (README.md), made action publish write outside the checkout (all but
+// README.md). Each is refused now, naming the link, and nothing is
+// written, inside the checkout or where the link points.
+func TestPublishCheckoutStaysInside(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	first := resultDir(t, releaseReport(t, "v0.7.15", "v1.0.0"))
+	next := resultDir(t, releaseReport(t, "v0.7.16", "v1.0.0"))
+	for _, link := range []string{"state", "data", nightly.LatestDir, nightly.SnapshotsDir, nightly.ReadmePath} {
+		t.Run(strings.ReplaceAll(link, "/", "-"), func(t *testing.T) {
+			t.Parallel()
+			dash := t.TempDir()
+			if res, err := PublishCheckout(Checkout{Dashboard: dash, Result: first, PublishedAt: at}); err != nil || res.Outcome != PublishPublished {
+				t.Fatalf("first publish: %+v, %v", res, err)
+			}
+			// The committed link: what was at link moves outside, and link
+			// points to it.
+			outside := filepath.Join(t.TempDir(), "outside")
+			if err := os.Rename(filepath.Join(dash, filepath.FromSlash(link)), outside); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(outside, filepath.Join(dash, filepath.FromSlash(link))); err != nil {
+				t.Fatal(err)
+			}
+			before, beforeOut := listing(t, dash), listing(t, outside)
+			_, err := PublishCheckout(Checkout{Dashboard: dash, Result: next, PublishedAt: at.Add(time.Hour)})
+			want := filepath.Join(dash, filepath.FromSlash(link)) + " is a symbolic link"
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("publish with %s a link: %v, want an error saying %q", link, err, want)
+			}
+			if after := listing(t, dash); !maps.Equal(after, before) {
+				t.Errorf("the refused publish changed the checkout: %d files, were %d", len(after), len(before))
+			}
+			if afterOut := listing(t, outside); !maps.Equal(afterOut, beforeOut) {
+				t.Errorf("the refused publish wrote where %s points: %d files, were %d", link, len(afterOut), len(beforeOut))
+			}
+		})
+	}
+}
+
+// listing is what is under p (a directory or a file), links not
+// followed: each file's content, each link's target.
+func listing(t *testing.T, p string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil || d.IsDir():
+			return err
+		case d.Type()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(q)
+			out[q] = "-> " + target
+			return err
+		}
+		b, err := os.ReadFile(q)
+		out[q] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
