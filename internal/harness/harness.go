@@ -410,6 +410,7 @@ func toPoint(u *ledger.Unit, i int, oc Outcome) runresult.Point {
 	rp.NotPassed = oc.NotPassed
 	rp.ReplayDigest, rp.ReusedFrom = oc.ReplayDigest, oc.ReusedFrom
 	rp.Source = Source(u)
+	rp.Warnings, rp.WarningsOmitted = oc.Warnings, oc.WarningsOmitted
 	if oc.Predicted != nil {
 		rp.Scored, rp.Predicted = true, oc.Predicted
 		rp.CompletionRate = oc.CompletionRate

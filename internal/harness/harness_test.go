@@ -311,7 +311,7 @@ func TestSimulatorFaultsAreNotScored(t *testing.T) {
 		"fault/hang@c=2":       {ReasonTimeout, "killed"},
 		"fault/garbage@c=2":    {ReasonBadOutput, "not the expected JSON"},
 		"fault/incomplete@c=2": {ReasonIncomplete, "completed"},
-		"fault/too-big@c=2":    {ReasonDoesNotFit, "exceeds available GPU memory"},
+		"fault/too-big@c=2":    {ReasonDoesNotFit, "model overhead (226.27 GiB = 217.07 weights + 9.00 activation + 0.20 non-torch + 0.00 lora-adapter-reservation) exceeds available GPU memory (72.00 GiB = 80.0 GiB × 90% util × 1 GPUs)"},
 		"fault/zero@c=2":       {ReasonBadPrediction, "mean TTFT 0 ms"},
 		"fault/env@c=2":        {ReasonRunError, "environment: "},
 	}
@@ -323,6 +323,17 @@ func TestSimulatorFaultsAreNotScored(t *testing.T) {
 		}
 		if p.Scored || p.Predicted != nil || p.Reason != w.reason || !strings.Contains(p.Detail, w.detail) {
 			t.Errorf("%s = scored %v reason %q detail %q; want reason %q with %q", p.ID, p.Scored, p.Reason, p.Detail, w.reason, w.detail)
+		}
+	}
+	// A point that is not scored keeps the warnings printed before the
+	// simulator gave up: fault-too-big's config is gpt-oss's quantization.
+	for _, p := range res.Points {
+		var want []runresult.Warning
+		if p.ID == "fault/too-big@c=2" {
+			want = []runresult.Warning{{Message: "HuggingFace config has quantization_config but weight precision could not be determined", Count: 1}}
+		}
+		if !slices.Equal(p.Warnings, want) {
+			t.Errorf("%s: warnings %+v, want %+v", p.ID, p.Warnings, want)
 		}
 	}
 	for _, p := range res.Points {

@@ -13,9 +13,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/accuracy"
 	"github.com/inference-sim/accuracy-dashboard/internal/ledger"
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
-	"github.com/inference-sim/accuracy-dashboard/internal/accuracy"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 	"github.com/inference-sim/accuracy-dashboard/internal/simcli"
 )
 
@@ -90,6 +91,12 @@ type Outcome struct {
 	// CompletionRate is, for a scored rate point, the rate at which its
 	// simulated requests completed (CompletionRate); 0 otherwise.
 	CompletionRate float64
+	// Warnings are what the simulator warned about on stderr while it ran
+	// the point, scored or not (Build.ExecWarnings); WarningsOmitted counts
+	// the warning lines past the bound. A reused prediction takes the
+	// earlier run's.
+	Warnings        []runresult.Warning
+	WarningsOmitted int
 }
 
 func notScored(reason, format string, args ...any) Outcome {
@@ -171,7 +178,8 @@ func (r *Runner) runWith(ctx context.Context, driver string, u *ledger.Unit, i i
 		return notScored(ReasonRunError, "harness: %v", err)
 	}
 	if p, ok := r.Reuse.lookup(digest); ok {
-		return Outcome{Predicted: p.Predicted, CompletionRate: p.CompletionRate, ReplayDigest: digest, ReusedFrom: r.Reuse.From}
+		return Outcome{Predicted: p.Predicted, CompletionRate: p.CompletionRate, ReplayDigest: digest, ReusedFrom: r.Reuse.From,
+			Warnings: p.Warnings, WarningsOmitted: p.WarningsOmitted}
 	}
 	oc := r.simulate(ctx, driver, args, out, trace)
 	oc.ReplayDigest = digest
@@ -179,9 +187,19 @@ func (r *Runner) runWith(ctx context.Context, driver string, u *ledger.Unit, i i
 }
 
 // simulate runs the simulator's command line args, reads its output file
-// out and computes the client's figures.
+// out and computes the client's figures; the outcome keeps the simulator's
+// warnings.
 func (r *Runner) simulate(ctx context.Context, driver string, args []string, out string, trace Trace) Outcome {
-	if err := r.Build.Exec(ctx, args, r.Timeout); err != nil {
+	warnings, omitted, err := r.Build.ExecWarnings(ctx, args, r.Timeout)
+	oc := r.figures(err, driver, out, trace)
+	oc.Warnings, oc.WarningsOmitted = warnings, omitted
+	return oc
+}
+
+// figures is the outcome of a simulator run that ended with err: its
+// reason, or the client's figures from its output file out.
+func (r *Runner) figures(err error, driver, out string, trace Trace) Outcome {
+	if err != nil {
 		var se *SimError
 		if errors.As(err, &se) {
 			return Outcome{Reason: se.Reason, Detail: se.Detail}

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 	"github.com/inference-sim/accuracy-dashboard/internal/simcli"
 	"github.com/inference-sim/accuracy-dashboard/internal/textcut"
 )
@@ -38,6 +39,22 @@ const DefaultPointTimeout = 15 * time.Minute
 // message: unknown GPU, unknown model, model too big for the GPUs, or a
 // plain run error; a timeout gives ReasonTimeout.
 func (b *Build) Exec(ctx context.Context, args []string, timeout time.Duration) error {
+	_, _, err := b.ExecWarnings(ctx, args, timeout)
+	return err
+}
+
+// ExecWarnings is Exec, and also returns the warnings the simulator wrote
+// to stderr, whether the run succeeded or not: deduplicated by cause and
+// bounded (warningLog), with how many warning lines past the bound were
+// omitted.
+func (b *Build) ExecWarnings(ctx context.Context, args []string, timeout time.Duration) (warnings []runresult.Warning, omitted int, err error) {
+	var wl warningLog
+	err = b.exec(ctx, args, timeout, &wl)
+	warnings, omitted = wl.Result()
+	return warnings, omitted, err
+}
+
+func (b *Build) exec(ctx context.Context, args []string, timeout time.Duration, warnings io.Writer) error {
 	if timeout <= 0 {
 		timeout = DefaultPointTimeout
 	}
@@ -46,7 +63,7 @@ func (b *Build) Exec(ctx context.Context, args []string, timeout time.Duration) 
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	stderr := tailBuffer{max: 64 << 10}
 	cmd.Stdout = io.Discard
-	cmd.Stderr = &stderr
+	cmd.Stderr = io.MultiWriter(&stderr, warnings)
 	if err := cmd.Start(); err != nil {
 		return &SimError{ReasonRunError, fmt.Sprintf("start simulator: %v", err)}
 	}

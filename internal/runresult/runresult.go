@@ -63,6 +63,9 @@ type Summary struct {
 	// SaturatedPoints lists the saturated points (Point.Saturated), in
 	// points.json order, so that every table of the summary can mark them.
 	SaturatedPoints []SaturatedPoint `json:"saturated_points,omitempty"`
+	// Warnings are the simulator's warnings over the run's points
+	// (Point.Warnings); nil in summaries written before warnings were kept.
+	Warnings *Warnings `json:"warnings,omitempty"`
 }
 
 // SaturatedPoint is one saturated point: its offered and predicted
@@ -382,6 +385,13 @@ type Point struct {
 	// every metric the simulator's rows allow, nil (null) when not scored.
 	Measured  metric.Values `json:"measured"`
 	Predicted metric.Values `json:"predicted"`
+	// Warnings are what the simulator warned about on stderr while it ran
+	// the point, scored or not, one per cause (WarningCause) in the order
+	// first printed, at most MaxPointWarnings; WarningsOmitted counts the
+	// warning lines of further causes. Absent when it warned about nothing,
+	// did not run, or the output predates them.
+	Warnings        []Warning `json:"warnings,omitempty"`
+	WarningsOmitted int       `json:"warnings_omitted,omitempty"`
 }
 
 // Load is a point's offered load: concurrency (closed loop) or rate (req/s).

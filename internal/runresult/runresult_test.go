@@ -288,7 +288,7 @@ func TestParseReadsVersion1(t *testing.T) {
 	}
 	s.SchemaVersion = 1
 	// Fields version 2 added after its first release are absent too.
-	s.Sources, s.Groups[0].MaxSweepLoads, s.Provenance.Selection = nil, 0, nil
+	s.Sources, s.Groups[0].MaxSweepLoads, s.Provenance.Selection, s.Warnings = nil, 0, nil, nil
 	for _, ts := range []TierScores{s.Tiers.All, s.Tiers.MeasuredResolved, s.Groups[0].Tiers.All, s.Groups[0].Tiers.MeasuredResolved} {
 		for _, d := range metric.Secondary() {
 			delete(ts, d.Key)

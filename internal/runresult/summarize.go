@@ -64,6 +64,7 @@ func Summarize(points []Point, prov Provenance, shard *Shard) (Summary, error) {
 		ShapeDefinition: ShapeDefinition,
 		Shard:           shard,
 	}
+	s.Warnings = summarizeWarnings(ps)
 	type key struct{ model, hw string }
 	byGroup := map[key][]Point{}
 	for _, p := range ps {

@@ -24,6 +24,12 @@
 //     BLIS; a GPU entry with BwPeakTBs scales decode time by 3.35 / BwPeakTBs
 //     (H100 = 1), so a test can tell which entry a run used.
 //
+// It writes its diagnostics to stderr as BLIS's logger does (level=fatal
+// before exiting 1; level=warning for what BLIS warns about: a
+// quantization_config whose weight precision it cannot determine, a
+// preemption when a closed-loop replay has more sessions than
+// --max-num-seqs).
+//
 // It misbehaves on purpose for models named fault-*. Models named flat-*
 // answer without looking at request lengths (TTFT and TPOT depend on the
 // load and, like a cold server, on whether the request is a session's
@@ -56,10 +62,18 @@ import (
 
 const variant = "metrics"
 
+// fatal and warn write to stderr as BLIS's logrus does when stderr is not
+// a terminal (its text formatter; BLIS logs at level warn by default).
 func fatal(format string, args ...any) {
-	msg := fmt.Sprintf(format, args...)
-	fmt.Fprintf(os.Stderr, "time=\"2026-01-01T00:00:00Z\" level=fatal msg=%q\n", msg)
+	logLine("fatal", format, args...)
 	os.Exit(1)
+}
+
+func warn(format string, args ...any) { logLine("warning", format, args...) }
+
+func logLine(level, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	fmt.Fprintf(os.Stderr, "time=\"2026-01-01T00:00:00Z\" level=%s msg=%q\n", level, msg)
 }
 
 type req struct {
@@ -153,12 +167,18 @@ func (s *sim) load(out string) bool {
 	if s.cfgFolder != "" {
 		cfg = filepath.Join(s.cfgFolder, "config.json")
 	}
-	if _, err := os.Stat(cfg); err != nil && !strings.HasPrefix(s.short, "fault-") {
+	raw, err = os.ReadFile(cfg)
+	if err != nil && !strings.HasPrefix(s.short, "fault-") {
 		fatal("--latency-model: could not find config.json for model %q. Provide --model-config-folder explicitly", s.model)
+	}
+	if err == nil {
+		checkQuantization(raw, s.model)
 	}
 	switch s.short {
 	case "fault-too-big":
-		fatal("--latency-model: KV capacity auto-calculation failed: CalculateKVBlocks: model overhead (226.27 GiB) exceeds available GPU memory (72.00 GiB = 80.0 GiB × 90%% util × 1 GPUs)")
+		// BLIS's message when the weights do not fit (sim/latency/kv_capacity.go).
+		fatal("--latency-model: KV capacity auto-calculation failed: CalculateKVBlocks: model overhead (226.27 GiB = 217.07 weights + 9.00 activation + 0.20 non-torch + 0.00 lora-adapter-reservation) " +
+			"exceeds available GPU memory (72.00 GiB = 80.0 GiB × 90%% util × 1 GPUs). Minimum GPUs required per instance: 4")
 	case "fault-crash":
 		// As a Go panic prints it: the crash, its goroutine and frames;
 		// the last line says nothing of the crash.
@@ -182,6 +202,39 @@ func (s *sim) load(out string) bool {
 		return false
 	}
 	return true
+}
+
+// checkQuantization warns, as BLIS's config parser does
+// (cmd/hfconfig.go applyWeightPrecisionFallback, sim/latency/config.go
+// parseQuantizationConfig), when a model's config.json has a
+// quantization_config whose weight precision it cannot determine: no
+// "bits", a quant_method other than fp8 or compressed-tensors with
+// num_bits, and no precision in the model's name (here: "fp8").
+func checkQuantization(raw []byte, model string) {
+	var cfg struct {
+		QC map[string]any `json:"quantization_config"`
+	}
+	if json.Unmarshal(raw, &cfg) != nil || cfg.QC == nil {
+		return
+	}
+	if bits, ok := cfg.QC["bits"].(float64); ok && bits > 0 {
+		return
+	}
+	method, _ := cfg.QC["quant_method"].(string)
+	if strings.EqualFold(method, "fp8") || strings.Contains(strings.ToLower(model), "fp8") {
+		return
+	}
+	if strings.EqualFold(method, "compressed-tensors") {
+		groups, _ := cfg.QC["config_groups"].(map[string]any)
+		for _, g := range groups {
+			gm, _ := g.(map[string]any)
+			w, _ := gm["weights"].(map[string]any)
+			if nb, ok := w["num_bits"].(float64); ok && nb > 0 {
+				return
+			}
+		}
+	}
+	warn("HuggingFace config has quantization_config but weight precision could not be determined")
 }
 
 // Deterministic latency model: prefill cost grows with input and load,
@@ -355,6 +408,10 @@ func replay() {
 			if r.round > 0 {
 				id = fmt.Sprintf("session_%s_round_%d_%d", r.session, r.round, n)
 				n++
+			}
+			if conc > float64(*s.seqs) && r.round > 0 {
+				// More sessions than running slots: BLIS preempts (sim/batch_formation.go).
+				warn("[tick %07d] preemption: evicting %s to make room", int64(start), id)
 			}
 			results = append(results, done{r, t, e, start, id})
 		}
