@@ -79,6 +79,7 @@ func CompareMarkdown(c Comparison) string {
 		writeHeadTable(&b, c)
 	}
 	writeCoverage(&b, c)
+	writeWarningsDiff(&b, c)
 	if len(c.Groups) > 0 {
 		fmt.Fprintf(&b, "<details><summary>By model × hardware (common points)</summary>\n\n")
 		fmt.Fprintf(&b, "| Model | Hardware | Metric | %s MAPE | %s MAPE | Δ MAPE | Common points |\n|---|---|---|---:|---:|---:|---:|\n", base, head)

@@ -81,6 +81,12 @@ func TestCompareMarkdownGolden(t *testing.T) {
 	}
 	withBase.OnlyHead = []runresult.OneSided{{ID: "unit-c@c=4", Reason: "timeout"}, {ID: "new@c=1", Reason: runresult.ReasonNotInCorpus}}
 	withBase.OnlyBase = []runresult.OneSided{{ID: "unit-d@c=8", Reason: "sim_error"}}
+	withBase.Warnings = runresult.WarningsDiff{Known: true,
+		New: []runresult.WarningGroup{{Cause: "HuggingFace config has quantization_config but weight precision could not be determined",
+			Example: "HuggingFace config has quantization_config but weight precision could not be determined",
+			Points:  []string{"unit-a@c=2", "unit-a@c=4"}, Units: []string{"unit-a", "unit-b", "unit-c", "unit-d", "unit-e", "unit-f|<x>"}, Count: 2}},
+		Gone: []runresult.WarningGroup{{Cause: "[tick <n>] <img src=x> @someone | `evicting` #<n>", Example: "[tick 12] <img src=x> @someone | `evicting` #1",
+			Points: []string{"unit-<b>|x@c=1"}, Units: []string{"unit-<b>|x"}, Count: 7}}}
 	runs := withBase
 	runs.Title, runs.BaseName, runs.HeadName = "Simulator accuracy: v0.7.14_run-1 → v0.7.15_run-2", "v0.7.14_run-1", "v0.7.15_run-2"
 	runs.Alerts, runs.Notes, runs.DetailsURL = nil, nil, ""

@@ -61,6 +61,7 @@ func Summary(s runresult.Summary) string {
 		writeGroupTable(&b, textColumns("Model", "Hardware"), modelHardwareRows(s, Cell), tierName, twoRateSources(s, Cell))
 	}
 	writeSaturatedPoints(&b, s.SaturatedPoints)
+	writeWarnings(&b, s.Warnings)
 
 	if secondary := present(tier, metric.Secondary()); len(secondary) > 0 {
 		fmt.Fprintf(&b, "\n### Secondary metrics (tier `%s`)\n\n", tierName)

@@ -45,6 +45,14 @@ func sampleSummary(t *testing.T, tierOfAll string, release bool) runresult.Summa
 	// inference-perf sweeps: two rates.
 	pts[4].Load, pts[6].Load = runresult.Load{Rate: 8}, runresult.Load{Rate: 20}
 	pts[6].CompletionRate, pts[6].Saturated = 16.25, true
+	// The simulator's warnings, on scored points and not: one cause over
+	// a sweep, one with untrusted text.
+	quant := runresult.Warning{Message: "HuggingFace config has quantization_config but weight precision could not be determined", Count: 1}
+	for _, k := range []int{0, 1, 2, 5} {
+		pts[k].Warnings = []runresult.Warning{quant}
+	}
+	pts[6].Warnings = []runresult.Warning{{Message: "[tick 0001200] <img src=x> @someone | `evicting` request_12 #1", Count: 40}}
+	pts[6].WarningsOmitted = 2
 	prov := runresult.Provenance{
 		Harness:   runresult.Harness{Commit: strings.Repeat("a", 40), Source: runresult.HarnessCheckout, Version: "v1.0.0"},
 		Simulator: runresult.Simulator{Repo: "https://github.com/inference-sim/inference-sim", Ref: "v0.7.15", Commit: strings.Repeat("b", 40), Tag: "v0.7.15", Release: release, BuiltByHarness: true, Driver: "replay-metrics"},

@@ -99,6 +99,7 @@ func Site(snaps []SiteSnapshot) (map[string][]byte, error) {
 		files[siteDataPath(s.ID)] = data
 		page := sitePage{Root: "../", Title: labels[i], Nav: "history"}
 		ov := overview(s, labels[i], i == 0)
+		ov.underRoot(page.Root)
 		if i+1 < len(snaps) {
 			ov.PreviousLabel = labels[i+1]
 			ov.CompareHref = siteIndex + "?" + url.Values{"a": {snaps[i+1].ID}, "b": {s.ID}}.Encode()
@@ -270,6 +271,9 @@ type overviewView struct {
 	// CompareHref opens the comparison with the previous snapshot
 	// (PreviousLabel), relative to the site's root; "" for the oldest.
 	CompareHref, PreviousLabel string
+	// Warnings are what the simulator warned about (nil: the snapshot
+	// predates warnings).
+	Warnings *siteWarnings
 }
 
 func overview(s SiteSnapshot, label string, latest bool) overviewView {
@@ -294,6 +298,7 @@ func overview(s SiteSnapshot, label string, latest bool) overviewView {
 		v.Reasons = append(v.Reasons, reasonRow{r.reason, r.n})
 	}
 	v.Provenance = provenanceItems(sum)
+	v.Warnings = siteWarningsOf(sum.Warnings, latest)
 	if latest {
 		for _, sw := range unitsOf(s.Points) {
 			l := sweepLink{Unit: sw.unit, Href: SiteSweepPath(sw.unit)}
@@ -307,6 +312,25 @@ func overview(s SiteSnapshot, label string, latest bool) overviewView {
 		}
 	}
 	return v
+}
+
+// underRoot makes the Overview's links to sweep pages, relative to the
+// site's root, relative to a page under it (root "../"): a snapshot's page
+// is in snapshots/.
+func (v *overviewView) underRoot(root string) {
+	for i := range v.Sweeps {
+		v.Sweeps[i].Href = root + v.Sweeps[i].Href
+	}
+	if v.Warnings == nil {
+		return
+	}
+	for _, c := range v.Warnings.Causes {
+		for i := range c.Units {
+			if c.Units[i].Href != "" {
+				c.Units[i].Href = root + c.Units[i].Href
+			}
+		}
+	}
 }
 
 func provenanceItems(s runresult.Summary) []provItem {

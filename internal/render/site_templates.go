@@ -5,10 +5,11 @@ import (
 	"html/template"
 )
 
-// siteTemplates are the site's pages. html/template escapes every value
+// siteTemplates are the site's pages (the Overview's section on the
+// simulator's warnings is siteWarningsTemplate). html/template escapes every value
 // for its context (text, attribute, URL): model names, unit ids, reasons
 // and provenance come from result files.
-var siteTemplates = template.Must(template.New("site").Funcs(template.FuncMap{
+var siteTemplates = template.Must(template.Must(template.New("site").Funcs(template.FuncMap{
 	"dict": func(kv ...any) (map[string]any, error) {
 		if len(kv)%2 != 0 {
 			return nil, errors.New("dict: odd arguments")
@@ -105,6 +106,7 @@ var siteTemplates = template.Must(template.New("site").Funcs(template.FuncMap{
 {{range .Reasons}}<tr><td>{{.Reason}}</td><td class="num">{{.N}}</td></tr>
 {{end}}</tbody>
 </table></div>{{end}}
+{{template "warnings" .Warnings}}
 {{if .Sweeps}}<h2 id="sweeps">Sweeps</h2>
 <p>Measured and predicted latency over load, point by point, for each sweep of this snapshot.</p>
 <ul class="sweeps">
@@ -178,4 +180,4 @@ var siteTemplates = template.Must(template.New("site").Funcs(template.FuncMap{
 {{range .Body.NotScored}}<li>Load {{.Load}}: {{.Reason}}{{if .Detail}} ({{.Detail}}){{end}}</li>
 {{end}}</ul>{{end}}
 {{template "foot" .}}{{end}}
-`))
+`)).Parse(siteWarningsTemplate))

@@ -28,6 +28,9 @@ func siteRun(t *testing.T, sim, tag string, factor float64) runresult.Result {
 		} else {
 			p.Reason, p.Detail = "timeout", "@someone's point took too long"
 		}
+		// Every point warns, scored or not, the figure in its message
+		// growing with the load: one cause.
+		p.Warnings = []runresult.Warning{{Message: "weights of <script>m take " + tickText(float64(20*c)) + " GiB", Count: 1}}
 		pts = append(pts, p)
 	}
 	pts = append(pts, runresult.Point{ID: "ip/m/a100@rate=2", Unit: "ip/m/a100", Model: "m", Hardware: "A100", Source: runresult.SourceInferencePerf, Load: runresult.Load{Rate: 2}, Tier: "assumed",
@@ -265,5 +268,50 @@ func TestSiteSweepNothingPredicted(t *testing.T) {
 	}
 	if strings.Contains(scored, "nothing predicted") || !strings.Contains(scored, `<span class="key s2 dashed"></span>predicted`) {
 		t.Error("a scored sweep's page lacks its predicted line")
+	}
+}
+
+// The Overview shows what the simulator warned about, a row per cause with
+// its points, units and lines; on the newest snapshot each unit links to
+// its sweep page, on an older one (whose sweeps the site does not draw)
+// it does not.
+func TestSiteWarnings(t *testing.T) {
+	t.Parallel()
+	files, err := Site(siteFixture(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]string{{"Warning", "Points", "Units", "Lines"}, {"weights of <script>m take <n> GiB", "4", "ix/<m>/h100", "4"}}
+	for page, link := range map[string]bool{"index.html": true, SiteSnapshotPath("bbbbbbbbbbbb_ledger-v1_harness-v1.2.0"): true,
+		SiteSnapshotPath("v0.7.15_ledger-v1_harness-v1.2.0_run-7"): false} {
+		got := string(files[page])
+		if rows := siteTable(t, got, "warnings-table"); !slices.EqualFunc(rows, want, slices.Equal) {
+			t.Errorf("%s: warnings %q, want %q", page, rows, want)
+		}
+		table := got[strings.Index(got, `<table id="warnings-table"`):]
+		table = table[:strings.Index(table, "</table>")]
+		// The snapshot's page is in snapshots/: its links go up to the root.
+		href := `<a href="` + SiteSweepPath("ix/<m>/h100") + `">`
+		if page != "index.html" {
+			href = `<a href="../` + SiteSweepPath("ix/<m>/h100") + `">`
+		}
+		if strings.Contains(table, href) != link || !strings.Contains(table, `title="weights of &lt;script&gt;m take 20 GiB"`) {
+			t.Errorf("%s: link to the sweep %v (want %v) or the first message missing:\n%s", page, strings.Contains(table, href), link, table)
+		}
+	}
+	// A snapshot written before warnings were kept has no such section;
+	// one whose simulator warned about nothing says so.
+	snaps := siteFixture(t)
+	snaps[0].Summary.Warnings = nil
+	snaps[1].Summary.Warnings = &runresult.Warnings{Causes: []runresult.WarningGroup{}}
+	files, err = Site(snaps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(files["index.html"]); strings.Contains(got, `id="warnings"`) {
+		t.Error("the Overview of a snapshot without warnings recorded has a warnings section")
+	}
+	if got := string(files[SiteSnapshotPath(snaps[1].ID)]); !strings.Contains(got, "The simulator printed no warning on any point.") {
+		t.Error("the Overview of a snapshot whose simulator warned about nothing does not say so")
 	}
 }

@@ -34,6 +34,9 @@ type Comparison struct {
 	// OnlyBase and OnlyHead are the points one run scored and the other did
 	// not, with the other run's reason (empty without a baseline).
 	OnlyBase, OnlyHead []OneSided
+	// Warnings are the simulator's warnings new in head or gone from it
+	// against base, by cause (DiffWarnings; unknown without a baseline).
+	Warnings WarningsDiff
 }
 
 // DeltaRow is one tier and metric of a Comparison. MAPE and bias are in
@@ -189,6 +192,7 @@ func Compare(head Result, base *Result) Comparison {
 		c.Groups = groups(head.Points, baseByID)
 		c.OnlyHead = oneSided(head.Points, base.Points)
 		c.OnlyBase = oneSided(base.Points, head.Points)
+		c.Warnings = DiffWarnings(base.Summary, head.Summary)
 	}
 	return c
 }
