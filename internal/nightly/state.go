@@ -59,6 +59,10 @@ type IndexEntry struct {
 	Simulator   string    `json:"simulator"`
 	Harness     string    `json:"harness"`
 	Data        []DataRef `json:"data"`
+	// Label is the snapshot's label ("release" or "experimental", the
+	// summary's); "" in entries written before the index recorded it,
+	// which count as not known to be a release.
+	Label string `json:"label,omitempty"`
 	// Tier is the tier the headline figures come from.
 	Tier string `json:"tier"`
 	// MAPE is the tier's MAPE by metric key (metric.Def.Key), null where

@@ -173,10 +173,12 @@ func InputsOf(s runresult.Summary) nightly.Plan {
 // data/snapshots/<id>/summary.json, points.json and summary.md,
 // data/index.json, state/last-run.json, README.md, the comparison with the
 // previous snapshot (data/compare/<previous>..<id>.md, when both have
-// points; each id shortened when the name would be over 255 bytes) and, when the snapshot is the newest in the index, data/latest/
-// (the same three files). data/latest/ and state/last-run.json always
-// describe the newest index entry, so a late publish of an older run does
-// not move them back. It returns ErrUnchanged when the inputs are those of
+// points; each id shortened when the name would be over 255 bytes) and, when the snapshot is the index's Published entry (the
+// newest release, or the newest of all while none is a release), data/latest/
+// (the same three files). state/last-run.json always describes the newest
+// index entry and data/latest/ the Published one, so a late publish of an
+// older run does not move them back, and an experimental snapshot never
+// replaces a release in data/latest/. It returns ErrUnchanged when the inputs are those of
 // the newest published snapshot or the id exists with the same content,
 // ErrImmutable when the id exists with other content, and an error naming
 // the file when a dashboard file is malformed.
@@ -242,9 +244,9 @@ func PlanSnapshot(snap Snapshot, dash Dashboard) (map[string][]byte, error) {
 		return nil, fmt.Errorf("%s: %w", nightly.ReadmePath, err)
 	}
 	files[nightly.IndexPath], files[nightly.LastRunPath], files[nightly.ReadmePath] = indexJSON, lastJSON, readme
-	// data/latest/ is the newest snapshot, which need not be this one when
-	// an older run is published late.
-	if newest.ID == id {
+	// data/latest/ is the published snapshot, which need not be this one
+	// when an older run is published late or this one is experimental.
+	if latest, _ := Published(kept); latest.ID == id {
 		files[nightly.LatestDir+"/summary.json"] = summaryJSON
 		files[nightly.LatestDir+"/summary.md"] = snap.Markdown
 		if pointsJSON != nil {
@@ -252,6 +254,25 @@ func PlanSnapshot(snap Snapshot, dash Dashboard) (map[string][]byte, error) {
 		}
 	}
 	return files, nil
+}
+
+// Published is the entry a dashboard headlines among entries (newest
+// first): the newest one labelled release, or the newest of all when none
+// is (then it is shown as experimental); ok is false when entries is
+// empty. data/latest/ holds it and the site's Overview shows it, so an
+// experimental snapshot published after a release never reads as the
+// simulator's published accuracy. An entry without a label (written
+// before the index recorded labels) is not known to be a release.
+func Published(entries []nightly.IndexEntry) (e nightly.IndexEntry, ok bool) {
+	if len(entries) == 0 {
+		return nightly.IndexEntry{}, false
+	}
+	for _, e := range entries {
+		if e.Label == report.LabelRelease {
+			return e, true
+		}
+	}
+	return entries[0], true
 }
 
 // entry is snap's index entry, published under id.
@@ -333,6 +354,7 @@ func indexEntry(s runresult.Summary, id, published, source string) nightly.Index
 		Simulator:    simulatorLabel(s.Provenance.Simulator),
 		Harness:      harness,
 		Data:         DataRefs(s),
+		Label:        s.Label,
 		Tier:         tier,
 		MAPE:         mape,
 		Scored:       s.Coverage.Scored,
@@ -346,7 +368,7 @@ func indexEntry(s runresult.Summary, id, published, source string) nightly.Index
 func snapshotRows(entries []nightly.IndexEntry) []render.SnapshotRow {
 	rows := make([]render.SnapshotRow, len(entries))
 	for i, e := range entries {
-		rows[i] = render.SnapshotRow{PublishedAt: e.PublishedAt, Simulator: e.Simulator, Data: dataText(e.Data), Harness: e.Harness,
+		rows[i] = render.SnapshotRow{PublishedAt: e.PublishedAt, Simulator: e.Simulator, Label: e.Label, Data: dataText(e.Data), Harness: e.Harness,
 			MAPE: e.MAPE, Tier: e.Tier, Scored: e.Scored, CorpusPoints: e.CorpusPoints, ID: e.ID, Summary: e.Path + "summary.md", Compare: e.Compare}
 	}
 	return rows

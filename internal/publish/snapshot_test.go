@@ -62,8 +62,8 @@ func TestPlanSnapshotFirstAndNext(t *testing.T) {
 	// The table (render.SnapshotTable, golden-tested there) is the
 	// index's, newest first, between the markers; the rest is kept.
 	readme := string(files2[nightly.ReadmePath])
-	row2 := "| 2026-08-23 | v0.8.0 | ledger v1.0.0 | v1.1.0 | 10.0% | 5.0% | measured_resolved | 3 / 4 | [v0.8.0_ledger-v1.0.0_harness-v1.1.0](data/snapshots/v0.8.0_ledger-v1.0.0_harness-v1.1.0/summary.md) |  |\n"
-	row1 := "| 2026-08-22 | v0.7.15 | ledger v1.0.0 | v1.1.0 | 10.0% | 5.0% | measured_resolved | 3 / 4 | [" + id1 + "](data/snapshots/" + id1 + "/summary.md) |  |\n"
+	row2 := "| 2026-08-23 | v0.8.0 | release | ledger v1.0.0 | v1.1.0 | 10.0% | 5.0% | measured_resolved | 3 / 4 | [v0.8.0_ledger-v1.0.0_harness-v1.1.0](data/snapshots/v0.8.0_ledger-v1.0.0_harness-v1.1.0/summary.md) |  |\n"
+	row1 := "| 2026-08-22 | v0.7.15 | release | ledger v1.0.0 | v1.1.0 | 10.0% | 5.0% | measured_resolved | 3 / 4 | [" + id1 + "](data/snapshots/" + id1 + "/summary.md) |  |\n"
 	if !strings.HasPrefix(readme, "# Dashboard\n\nIntro.\n\n"+render.TableStart+"\n| Published |") || !strings.HasSuffix(readme, row2+row1+render.TableEnd+"\n\nFooter.\n") {
 		t.Errorf("README.md:\n%s", readme)
 	}
@@ -101,6 +101,74 @@ func TestPlanSnapshotFirstAndNext(t *testing.T) {
 	}
 	if d := cmp.Diff([]string{"v0.8.0", "v0.7.15", "v0.7.0"}, order); d != "" {
 		t.Errorf("index order (-want +got):\n%s", d)
+	}
+}
+
+// experimentalSummary is releaseSummary's summary of a build no release
+// names, labelled experimental.
+func experimentalSummary(t *testing.T, commit string) report.Summary {
+	t.Helper()
+	s := releaseSummary(t, "v0.7.15", "v1.0.0")
+	sim := &s.Provenance.Simulator
+	sim.Ref, sim.Commit, sim.Tag, sim.Release = commit, commit, "", false
+	s.Label, s.LabelReasons = report.LabelExperimental, []string{"simulator commit " + commit[:12] + " is not named by a release tag"}
+	return s
+}
+
+// data/latest/ holds the published snapshot: the newest release, or the
+// newest of all while none is a release. An experimental snapshot
+// published after a release leaves it on the release (state/last-run.json
+// and the index still move: they describe the newest entry), the index
+// and the README say which is which, and the first release after
+// experimental ones takes data/latest/ over.
+func TestPlanSnapshotLatestIsTheNewestRelease(t *testing.T) {
+	t.Parallel()
+	expA, expB := strings.Repeat("a", 40), strings.Repeat("b", 40)
+	var dash Dashboard
+	publish := func(s report.Summary, md string, at time.Duration) map[string][]byte {
+		t.Helper()
+		files, err := PlanSnapshot(snapshotOf(s, md, t0.Add(at), ""), dash)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dash = Dashboard{Index: files[nightly.IndexPath], LastRun: files[nightly.LastRunPath], Readme: files[nightly.ReadmePath]}
+		return files
+	}
+	latest := func(files map[string][]byte) string { return string(files[nightly.LatestDir+"/summary.md"]) }
+
+	if f := publish(experimentalSummary(t, expA), "# a\n", 0); latest(f) != "# a\n" {
+		t.Errorf("no release yet: data/latest/summary.md = %q, want the newest (experimental) snapshot's", latest(f))
+	}
+	if f := publish(releaseSummary(t, "v0.8.0", "v1.0.0"), "# release\n", time.Hour); latest(f) != "# release\n" {
+		t.Errorf("first release: data/latest/summary.md = %q, want the release's", latest(f))
+	}
+	f := publish(experimentalSummary(t, expB), "# b\n", 2*time.Hour)
+	if _, ok := f[nightly.LatestDir+"/summary.json"]; ok {
+		t.Errorf("an experimental snapshot published after a release replaced data/latest (%q)", latest(f))
+	}
+	var last nightly.LastRun
+	if err := jsoncodec.Decode(f[nightly.LastRunPath], &last); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(last.Snapshot, expB[:12]) {
+		t.Errorf("state/last-run.json names %s, want the newest entry (%s…)", last.Snapshot, expB[:12])
+	}
+	idx, err := nightly.DecodeIndex(f[nightly.IndexPath])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var labels []string
+	for _, e := range idx.Snapshots {
+		labels = append(labels, e.Simulator+" "+e.Label)
+	}
+	if d := cmp.Diff([]string{expB[:12] + " experimental", "v0.8.0 release", expA[:12] + " experimental"}, labels); d != "" {
+		t.Errorf("index labels (-want +got):\n%s", d)
+	}
+	if p, _ := Published(idx.Snapshots); p.Simulator != "v0.8.0" {
+		t.Errorf("Published = %s, want v0.8.0", p.Simulator)
+	}
+	if !strings.Contains(string(f[nightly.ReadmePath]), "| "+expB[:12]+" | experimental |") {
+		t.Errorf("README does not label the experimental row:\n%s", f[nightly.ReadmePath])
 	}
 }
 

@@ -26,6 +26,10 @@ type SnapshotRow struct {
 	// PublishedAt is an RFC 3339 time; the table shows its date.
 	PublishedAt string
 	Simulator   string
+	// Label is the snapshot's label ("release" or "experimental"); ""
+	// for a snapshot published before the index recorded it, shown as
+	// "not recorded".
+	Label string
 	// Data names the data versions, e.g. "ledger v1.0.0, catalog v1.0.0".
 	Data    string
 	Harness string
@@ -47,7 +51,7 @@ type SnapshotRow struct {
 // snapshots index (a path) lists.
 func SnapshotTable(rows []SnapshotRow, index string) string {
 	var b strings.Builder
-	b.WriteString(tableHead(slices.Concat(textColumns("Published", "Simulator", "Data", "Harness"), headlineColumns("%s MAPE"),
+	b.WriteString(tableHead(slices.Concat(textColumns("Published", "Simulator", "Label", "Data", "Harness"), headlineColumns("%s MAPE"),
 		textColumns("Tier"), []column{{name: "Scored", figures: true}}, textColumns("Snapshot", "Change"))))
 	for i, r := range rows {
 		if i == SnapshotTableRows {
@@ -57,7 +61,11 @@ func SnapshotTable(rows []SnapshotRow, index string) string {
 		if r.Compare != "" {
 			change = "[vs previous](" + r.Compare + ")"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |", Cell(dateOf(r.PublishedAt)), Cell(r.Simulator), Cell(r.Data), Cell(r.Harness))
+		label := r.Label
+		if label == "" {
+			label = "not recorded"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |", Cell(dateOf(r.PublishedAt)), Cell(r.Simulator), Cell(label), Cell(r.Data), Cell(r.Harness))
 		for _, d := range metric.Headline() {
 			fmt.Fprintf(&b, " %s |", Pct(r.MAPE[d.Key]))
 		}

@@ -12,19 +12,26 @@ import (
 
 func snapshotRow(sim, date string, ttft, tpot *float64) SnapshotRow {
 	id := sim + "_ledger-v1.0.0_harness-v1.1.0"
-	return SnapshotRow{PublishedAt: date + "T06:00:00Z", Simulator: sim, Data: "ledger v1.0.0", Harness: "v1.1.0",
+	return SnapshotRow{PublishedAt: date + "T06:00:00Z", Simulator: sim, Label: "release", Data: "ledger v1.0.0", Harness: "v1.1.0",
 		MAPE: map[string]*float64{metric.TTFT.Key: ttft, metric.TPOT.Key: tpot}, Tier: "measured_resolved", Scored: 3, CorpusPoints: 4,
 		ID: id, Summary: "data/snapshots/" + id + "/summary.md"}
 }
 
-// The README of a dashboard that had a table: the rows newest first, a
-// comparison link where there is one, n/a where a metric was not scored;
-// the owner's text around the markers kept byte for byte.
+// The README of a dashboard that had a table: the rows newest first, each
+// with its label (an experimental row says so; one published before labels
+// were recorded says that), a comparison link where there is one, n/a
+// where a metric was not scored; the owner's text around the markers kept
+// byte for byte.
 func TestSnapshotTableGolden(t *testing.T) {
 	t.Parallel()
-	newer := snapshotRow("v0.8.0", "2026-08-23", ptr(10), ptr(5))
-	newer.Compare = "data/compare/v0.7.15_ledger-v1.0.0_harness-v1.1.0..v0.8.0_ledger-v1.0.0_harness-v1.1.0.md"
-	rows := []SnapshotRow{newer, snapshotRow("v0.7.15", "2026-08-22", ptr(10), nil)}
+	newer := snapshotRow("0123456789ab", "2026-08-24", ptr(12), ptr(6))
+	newer.Label = "experimental"
+	newer.Compare = "data/compare/v0.8.0_ledger-v1.0.0_harness-v1.1.0..0123456789ab_ledger-v1.0.0_harness-v1.1.0.md"
+	release := snapshotRow("v0.8.0", "2026-08-23", ptr(10), ptr(5))
+	release.Compare = "data/compare/v0.7.15_ledger-v1.0.0_harness-v1.1.0..v0.8.0_ledger-v1.0.0_harness-v1.1.0.md"
+	old := snapshotRow("v0.7.15", "2026-08-22", ptr(10), nil)
+	old.Label = ""
+	rows := []SnapshotRow{newer, release, old}
 	readme, err := ReplaceTable([]byte("# Dashboard\n\nIntro.\n\n"+TableStart+"\nold\n"+TableEnd+"\n\nFooter.\n"), SnapshotTable(rows, "data/index.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -62,14 +69,14 @@ func TestSnapshotTableCountsOlderSnapshots(t *testing.T) {
 // Everything in a row comes from summaries and the dashboard's own files.
 func TestSnapshotTableRendersUntrustedTextInert(t *testing.T) {
 	t.Parallel()
-	r := SnapshotRow{PublishedAt: evilText, Simulator: evilText, Data: evilText, Harness: evilText, Tier: evilText, ID: evilText,
+	r := SnapshotRow{PublishedAt: evilText, Simulator: evilText, Label: evilText, Data: evilText, Harness: evilText, Tier: evilText, ID: evilText,
 		MAPE: map[string]*float64{metric.TTFT.Key: ptr(1)}, Summary: "data/snapshots/x/summary.md"}
 	table := SnapshotTable([]SnapshotRow{r}, "data/index.json")
 	if found := activeIn(table); len(found) > 0 {
 		t.Errorf("the README table holds active Markdown: %q\n%s", found, table)
 	}
-	if n := strings.Count(strings.SplitN(table, "\n", 4)[2], " | "); n != 9 {
-		t.Errorf("the row has %d cell separators, want 9 (untrusted text split a cell):\n%s", n, table)
+	if n := strings.Count(strings.SplitN(table, "\n", 4)[2], " | "); n != 10 {
+		t.Errorf("the row has %d cell separators, want 10 (untrusted text split a cell):\n%s", n, table)
 	}
 }
 
