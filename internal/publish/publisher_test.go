@@ -410,7 +410,9 @@ func TestPublishPerRun(t *testing.T) {
 	files := w.gh.Tip(w.dashboard, "main")
 	page := nightly.CompareDir + "/" + first.ID + ".." + second.ID + ".md"
 	md := string(files[page])
-	for _, want := range []string{"### Simulator accuracy: " + first.ID + " → " + second.ID, "| Δ MAPE |", "Scored by both: 3."} {
+	// The page names the snapshots by their labels, their ids in a footnote.
+	for _, want := range []string{"### Simulator accuracy: v0.7.15 · 2026-08-22 → v0.8.0 · 2026-08-22\n", "| v0.7.15 · 2026-08-22 MAPE | v0.8.0 · 2026-08-22 MAPE | Δ MAPE |",
+		"Scored by both: 3.", "<sub>Snapshots: v0.7.15 · 2026-08-22 is `" + first.ID + "`; v0.8.0 · 2026-08-22 is `" + second.ID + "`.</sub>"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("%s lacks %q:\n%s", page, want, md)
 		}

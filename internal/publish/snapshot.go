@@ -222,7 +222,7 @@ func PlanSnapshot(snap Snapshot, dash Dashboard) (map[string][]byte, error) {
 		files[nightly.SnapshotsDir+"/"+id+"/"+runresult.PointsFile] = pointsJSON
 	}
 	if prev := dash.Previous; prev != nil && at+1 < len(kept) && prev.ID == kept[at+1].ID && snap.Points != nil {
-		if md, ok := comparePage(*prev, runresult.Result{Summary: s, Points: snap.Points}, id); ok {
+		if md, ok := comparePage(*prev, kept[at+1].PublishedAt, runresult.Result{Summary: s, Points: snap.Points}, kept[at]); ok {
 			path := comparePath(prev.ID, id)
 			files[path] = md
 			kept[at].Compare = path
@@ -268,7 +268,7 @@ func Published(entries []nightly.IndexEntry) (e nightly.IndexEntry, ok bool) {
 		return nightly.IndexEntry{}, false
 	}
 	for _, e := range entries {
-		if e.Label == report.LabelRelease {
+		if e.Label == runresult.LabelRelease {
 			return e, true
 		}
 	}
@@ -324,10 +324,12 @@ func PreviousID(snap Snapshot, id string, index []byte) string {
 	return kept[at+1].ID
 }
 
-// comparePage renders the comparison of the previous snapshot with cur,
-// published under id; ok is false when the previous snapshot's files do not
-// parse (an old snapshot without points.json is not read at all).
-func comparePage(prev PreviousSnapshot, cur runresult.Result, id string) ([]byte, bool) {
+// comparePage renders the comparison of the previous snapshot (published
+// at prevAt) with cur, published as entry, each named by its label
+// (render.SnapshotsComparison); ok is false when the previous snapshot's
+// files do not parse (an old snapshot without points.json is not read at
+// all).
+func comparePage(prev PreviousSnapshot, prevAt string, cur runresult.Result, entry nightly.IndexEntry) ([]byte, bool) {
 	if prev.Points == nil {
 		return nil, false
 	}
@@ -335,8 +337,10 @@ func comparePage(prev PreviousSnapshot, cur runresult.Result, id string) ([]byte
 	if err != nil {
 		return nil, false
 	}
-	c := runresult.CompareRuns(run, cur, prev.ID, id)
-	return []byte(render.CompareMarkdown(render.RunsComparison(c))), true
+	c := runresult.CompareRuns(run, cur, prev.ID, entry.ID)
+	v := render.SnapshotsComparison(c, render.SnapshotLabel(run.Summary.Provenance.Simulator, prevAt), prev.ID,
+		render.SnapshotLabel(cur.Summary.Provenance.Simulator, entry.PublishedAt), entry.ID)
+	return []byte(render.CompareMarkdown(v)), true
 }
 
 func indexEntry(s runresult.Summary, id, published, source string) nightly.IndexEntry {

@@ -106,12 +106,12 @@ func TestPlanSnapshotFirstAndNext(t *testing.T) {
 
 // experimentalSummary is releaseSummary's summary of a build no release
 // names, labelled experimental.
-func experimentalSummary(t *testing.T, commit string) report.Summary {
+func experimentalSummary(t *testing.T, commit string) runresult.Summary {
 	t.Helper()
 	s := releaseSummary(t, "v0.7.15", "v1.0.0")
 	sim := &s.Provenance.Simulator
 	sim.Ref, sim.Commit, sim.Tag, sim.Release = commit, commit, "", false
-	s.Label, s.LabelReasons = report.LabelExperimental, []string{"simulator commit " + commit[:12] + " is not named by a release tag"}
+	s.Label, s.LabelReasons = runresult.LabelExperimental, []string{"simulator commit " + commit[:12] + " is not named by a release tag"}
 	return s
 }
 
@@ -125,7 +125,7 @@ func TestPlanSnapshotLatestIsTheNewestRelease(t *testing.T) {
 	t.Parallel()
 	expA, expB := strings.Repeat("a", 40), strings.Repeat("b", 40)
 	var dash Dashboard
-	publish := func(s report.Summary, md string, at time.Duration) map[string][]byte {
+	publish := func(s runresult.Summary, md string, at time.Duration) map[string][]byte {
 		t.Helper()
 		files, err := PlanSnapshot(snapshotOf(s, md, t0.Add(at), ""), dash)
 		if err != nil {

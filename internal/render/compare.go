@@ -32,6 +32,10 @@ type Comparison struct {
 	Notes []string
 	// DetailsURL links the full report (the run's job summary), "" for none.
 	DetailsURL string
+	// BaseID and HeadID, when set, are the snapshot ids the short names
+	// BaseName and HeadName stand for, given in a footnote
+	// (SnapshotsComparison).
+	BaseID, HeadID string
 }
 
 // RunsComparison is the view of two named runs' comparison (c.BaseName →
@@ -39,6 +43,36 @@ type Comparison struct {
 // pages hold.
 func RunsComparison(c runresult.Comparison) Comparison {
 	return Comparison{Comparison: c, Title: fmt.Sprintf("Simulator accuracy: %s → %s", c.BaseName, c.HeadName)}
+}
+
+// SnapshotLabel is how a page names a published snapshot to a person: the
+// simulator's release tag (or its short commit) and the publication date
+// (publishedAt, RFC 3339), e.g. "v0.7.15 · 2026-12-01"; never the
+// snapshot id, which is 60 to 250 characters long.
+func SnapshotLabel(sim runresult.Simulator, publishedAt string) string {
+	name := sim.Tag
+	if name == "" {
+		name = ident.Short(sim.Commit)
+		if name == "" {
+			name = "unknown build"
+		}
+	}
+	return name + " · " + dateOf(publishedAt)
+}
+
+// SnapshotsComparison is the view of the comparison of two published
+// snapshots, as the dashboard's data/compare/ pages hold it: the runs
+// named by their labels (SnapshotLabel; "(before)" and "(after)" added when
+// the two are the same) in the title and the columns, and their ids in a
+// footnote.
+func SnapshotsComparison(c runresult.Comparison, baseLabel, baseID, headLabel, headID string) Comparison {
+	if baseLabel == headLabel {
+		baseLabel, headLabel = baseLabel+" (before)", headLabel+" (after)"
+	}
+	c.BaseName, c.HeadName = baseLabel, headLabel
+	v := RunsComparison(c)
+	v.BaseID, v.HeadID = baseID, headID
+	return v
 }
 
 // MaxOneSided is how many one-sided points a comparison lists per side.
@@ -72,7 +106,7 @@ func CompareMarkdown(c Comparison) string {
 	for _, a := range c.Alerts {
 		fmt.Fprintf(&b, "> [!CAUTION]\n> %s\n\n", Cell(a))
 	}
-	writeLabel(&b, c.Head)
+	writeLabel(&b, c)
 	if c.Base != nil {
 		writeDeltaTable(&b, c)
 	} else {
@@ -104,7 +138,18 @@ func CompareMarkdown(c Comparison) string {
 		fmt.Fprintf(&b, "%s\n\n", Cell(n))
 	}
 	writeFooter(&b, c)
+	writeSnapshotIDs(&b, c)
 	return b.String()
+}
+
+// writeSnapshotIDs is the footnote naming the snapshots behind the short
+// names of a SnapshotsComparison; nothing for other comparisons.
+func writeSnapshotIDs(b *strings.Builder, c Comparison) {
+	if c.BaseID == "" && c.HeadID == "" {
+		return
+	}
+	base, head := c.names()
+	fmt.Fprintf(b, "\n<sub>Snapshots: %s is %s; %s is %s.</sub>\n", base, code(c.BaseID), head, code(c.HeadID))
 }
 
 // saturatedIn marks a point id that either run lists saturated: " **saturated**
@@ -191,12 +236,22 @@ func writeOneSided(b *strings.Builder, points []runresult.OneSided, scoredBy, ot
 	b.WriteString("\n</details>\n\n")
 }
 
-func writeLabel(b *strings.Builder, head runresult.Summary) {
+// writeLabel says whether head's figures are a release's. A pull
+// request's are not published; a comparison of named runs (a dashboard's
+// compare page, which is itself published) says the head is labelled
+// experimental instead.
+func writeLabel(b *strings.Builder, c Comparison) {
+	head := c.Head
 	if head.Label == runresult.LabelRelease {
 		b.WriteString("Label: **release**.\n\n")
 		return
 	}
-	b.WriteString("> [!WARNING]\n> **Experimental.** These figures come from a build that is not a release, so they are not published.")
+	if c.Title != "" {
+		_, name := c.names()
+		fmt.Fprintf(b, "> [!WARNING]\n> **Experimental.** %s comes from a build that is not a release: its figures are labelled experimental, not the simulator's released accuracy.", name)
+	} else {
+		b.WriteString("> [!WARNING]\n> **Experimental.** These figures come from a build that is not a release, so they are not published.")
+	}
 	if len(head.LabelReasons) > 0 {
 		reasons := make([]string, len(head.LabelReasons))
 		for i, r := range head.LabelReasons {

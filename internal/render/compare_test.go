@@ -109,7 +109,11 @@ func TestCompareMarkdownGolden(t *testing.T) {
 			same.Rows[i] = mr
 		}
 	}
-	for name, c := range map[string]Comparison{"base": withBase, "nobase": noBase, "release": release, "runs": runs, "same-tiers": same} {
+	// A dashboard's compare page: the snapshots by their labels, their ids
+	// in a footnote, an experimental head labelled, not "not published".
+	snapshots := SnapshotsComparison(withBase.Comparison, "v0.7.14 · 2026-08-01", "v0.7.14_ledger-2026.08_catalog-local_harness-v1.2.0_run-1",
+		"aaaaaaaaaaaa · 2026-08-02", "aaaaaaaaaaaa_ledger-2026.08_catalog-local_harness-v1.2.0_run-2")
+	for name, c := range map[string]Comparison{"base": withBase, "nobase": noBase, "release": release, "runs": runs, "same-tiers": same, "snapshots": snapshots} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			got := CompareMarkdown(c)
@@ -118,6 +122,23 @@ func TestCompareMarkdownGolden(t *testing.T) {
 			}
 			golden.Assert(t, filepath.Join("testdata", "compare-"+name+".golden"), []byte(got))
 		})
+	}
+}
+
+// Two snapshots of the same build published the same day are told apart
+// in the page: the older is "(before)", the newer "(after)".
+func TestSnapshotsComparisonSameLabels(t *testing.T) {
+	t.Parallel()
+	c := SnapshotsComparison(compareFixture().Comparison, "v0.7.15 · 2026-12-01", "id-a", "v0.7.15 · 2026-12-01", "id-b")
+	md := CompareMarkdown(c)
+	for _, want := range []string{"### Simulator accuracy: v0.7.15 · 2026-12-01 (before) → v0.7.15 · 2026-12-01 (after)\n",
+		"<sub>Snapshots: v0.7.15 · 2026-12-01 (before) is `id-a`; v0.7.15 · 2026-12-01 (after) is `id-b`.</sub>"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the page lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "not published") {
+		t.Errorf("a dashboard's compare page calls its head not published:\n%s", md)
 	}
 }
 

@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
@@ -29,15 +28,7 @@ type SiteSnapshot struct {
 // release tag (or its short commit) and the publication date, e.g.
 // "v0.7.15 · 2026-12-01"; never the snapshot id.
 func (s SiteSnapshot) Label() string {
-	sim := s.Summary.Provenance.Simulator
-	name := sim.Tag
-	if name == "" {
-		name = ident.Short(sim.Commit)
-		if name == "" {
-			name = "unknown build"
-		}
-	}
-	return name + " · " + s.date()
+	return SnapshotLabel(s.Summary.Provenance.Simulator, s.PublishedAt)
 }
 
 func (s SiteSnapshot) date() string {
