@@ -8,7 +8,6 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
-	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 	"github.com/inference-sim/accuracy-dashboard/internal/site"
 )
 
@@ -22,7 +21,9 @@ the comparison the pull-request comment shows, with the two runs named.
 
 A and B are result directories (summary.json and points.json, as 'action
 score --out' writes them) or the ids of snapshots published in a dashboard
-checkout (data/snapshots/<id>/).
+checkout (data/snapshots/<id>/). Two snapshots the dashboard's index lists
+are named by their labels (release or short commit, and publication date),
+their ids in a footnote: the output is their data/compare/ page.
 
 Examples:
   action compare out-v0.7.14/ out-v0.7.15/
@@ -57,14 +58,10 @@ var compareCommand = cli.Spec[compareOptions]{
 }
 
 func runCompare(_ context.Context, o compareOptions, env cli.Env) error {
-	var runs [2]runresult.Result
-	var names [2]string
-	for i, arg := range []string{o.a, o.b} {
-		var err error
-		if runs[i], names[i], err = site.ReadRun(arg, o.dashboard); err != nil {
-			return fmt.Errorf("compare: %w", err)
-		}
+	c, err := site.Comparison(o.a, o.b, o.dashboard)
+	if err != nil {
+		return fmt.Errorf("compare: %w", err)
 	}
-	_, err := io.WriteString(env.Stdout, render.CompareMarkdown(render.RunsComparison(runresult.CompareRuns(runs[0], runs[1], names[0], names[1]))))
+	_, err = io.WriteString(env.Stdout, render.CompareMarkdown(c))
 	return err
 }

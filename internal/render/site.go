@@ -82,6 +82,7 @@ func Site(snaps []SiteSnapshot) (map[string][]byte, error) {
 		files["assets/"+name] = b
 	}
 	labels := uniqueLabels(snaps)
+	pub := publishedIndex(snaps)
 	for i, s := range snaps {
 		data, err := siteData(s)
 		if err != nil {
@@ -89,7 +90,7 @@ func Site(snaps []SiteSnapshot) (map[string][]byte, error) {
 		}
 		files[siteDataPath(s.ID)] = data
 		page := sitePage{Root: "../", Title: labels[i], Nav: "history"}
-		ov := overview(s, labels[i], i == 0)
+		ov := overview(s, labels[i], i == pub)
 		ov.underRoot(page.Root)
 		if i+1 < len(snaps) {
 			ov.PreviousLabel = labels[i+1]
@@ -103,7 +104,8 @@ func Site(snaps []SiteSnapshot) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	latest := overview(snaps[0], labels[0], true)
+	latest := overview(snaps[pub], labels[pub], true)
+	latest.Newer, latest.NoRelease = newerSnapshots(snaps, labels, pub), snaps[pub].Summary.Label != runresult.LabelRelease
 	idx := indexView{Overview: latest, Config: cfg, Options: pickerOptions(snaps, labels)}
 	if err := execPage(files, siteIndex, "index", sitePage{Title: "Overview", Nav: "overview"}, idx); err != nil {
 		return nil, err
@@ -111,12 +113,40 @@ func Site(snaps []SiteSnapshot) (map[string][]byte, error) {
 	if err := execPage(files, siteHistory, "history", sitePage{Title: "History", Nav: "history"}, history(snaps, labels)); err != nil {
 		return nil, err
 	}
-	for _, sw := range sweeps(snaps[0], labels[0]) {
+	for _, sw := range sweeps(snaps[pub], labels[pub]) {
 		if err := execPage(files, SiteSweepPath(sw.Unit), "sweep", sitePage{Root: "../", Title: sw.Unit, Nav: "sweeps"}, sw); err != nil {
 			return nil, err
 		}
 	}
 	return files, nil
+}
+
+// publishedIndex is the position of the snapshot the site headlines among
+// snaps (newest first): the newest release, or the newest of all when none
+// is a release (publish.Published's rule, over the summaries' labels). The
+// Overview shows it and the sweep pages are its, so an experimental
+// snapshot published after a release never reads as the published
+// accuracy.
+func publishedIndex(snaps []SiteSnapshot) int {
+	for i, s := range snaps {
+		if s.Summary.Label == runresult.LabelRelease {
+			return i
+		}
+	}
+	return 0
+}
+
+// snapshotLink is a snapshot the Overview links to.
+type snapshotLink struct{ Label, Href string }
+
+// newerSnapshots are the snapshots newer than the headlined one (pub):
+// experimental ones, listed on the Overview with a link each.
+func newerSnapshots(snaps []SiteSnapshot, labels []string, pub int) []snapshotLink {
+	var out []snapshotLink
+	for i := range pub {
+		out = append(out, snapshotLink{labels[i], SiteSnapshotPath(snaps[i].ID)})
+	}
+	return out
 }
 
 // uniqueLabels are the snapshots' labels, a repeated one numbered
@@ -265,6 +295,11 @@ type overviewView struct {
 	// Warnings are what the simulator warned about (nil: the snapshot
 	// predates warnings).
 	Warnings *siteWarnings
+	// Newer are the (experimental) snapshots newer than this one, which
+	// the Overview lists but does not headline; NoRelease: no snapshot is
+	// a release, so the Overview headlines the newest, experimental one.
+	Newer     []snapshotLink
+	NoRelease bool
 }
 
 func overview(s SiteSnapshot, label string, latest bool) overviewView {
@@ -396,7 +431,11 @@ type pickerOption struct {
 func pickerOptions(snaps []SiteSnapshot, labels []string) []pickerOption {
 	out := make([]pickerOption, len(snaps))
 	for i, s := range snaps {
-		out[i] = pickerOption{ID: s.ID, Label: labels[i], A: i == min(1, len(snaps)-1), B: i == 0}
+		l := labels[i]
+		if s.Summary.Label != runresult.LabelRelease {
+			l += " (experimental)"
+		}
+		out[i] = pickerOption{ID: s.ID, Label: l, A: i == min(1, len(snaps)-1), B: i == 0}
 	}
 	return out
 }
@@ -527,7 +566,8 @@ func history(snaps []SiteSnapshot, labels []string) historyView {
 	classes := []string{"s1", "s2", "s3", "s4"}
 	for k, d := range metric.Headline() {
 		mape.Series = append(mape.Series, chartSeries{Name: d.Short + " MAPE", Class: classes[k%4]})
-		shape.Series = append(shape.Series, chartSeries{Name: d.Short + " shape", Class: classes[k%4], Dashed: true})
+		// Solid in both charts, as the one legend above them shows them.
+		shape.Series = append(shape.Series, chartSeries{Name: d.Short + " shape", Class: classes[k%4]})
 		v.Series = append(v.Series, legendItem{d.Short, classes[k%4], false})
 	}
 	for i := n - 1; i >= 0; i-- {
@@ -546,8 +586,12 @@ func history(snaps []SiteSnapshot, labels []string) historyView {
 			mt = append(mt, fmt.Sprintf("%s MAPE %s", d.Short, Pct(m.MAPE)))
 			st = append(st, fmt.Sprintf("%s shape %s", d.Short, Pct(m.Shape)))
 		}
-		mape.Groups = append(mape.Groups, chartGroup{X: x, Href: SiteSnapshotPath(s.ID), Data: s.ID, Title: labels[i] + ": " + strings.Join(mt, ", ")})
-		shape.Groups = append(shape.Groups, chartGroup{X: x, Href: SiteSnapshotPath(s.ID), Data: s.ID, Title: labels[i] + ": " + strings.Join(st, ", ")})
+		exp, label := s.Summary.Label != runresult.LabelRelease, labels[i]
+		if exp {
+			label += " (experimental)"
+		}
+		mape.Groups = append(mape.Groups, chartGroup{X: x, Href: SiteSnapshotPath(s.ID), Data: s.ID, Title: label + ": " + strings.Join(mt, ", "), Experimental: exp})
+		shape.Groups = append(shape.Groups, chartGroup{X: x, Href: SiteSnapshotPath(s.ID), Data: s.ID, Title: label + ": " + strings.Join(st, ", "), Experimental: exp})
 		v.Rows = append(v.Rows, row)
 	}
 	slices.Reverse(v.Rows) // the table lists the newest first

@@ -50,6 +50,8 @@ type chartGroup struct {
 	X          float64
 	Href, Data string
 	Title      string
+	// Experimental draws the marks hollow (an experimental snapshot).
+	Experimental bool
 }
 
 // Geometry of every chart's viewBox.
@@ -185,7 +187,11 @@ func (c chart) svg() template.HTML {
 		}
 	}
 	for _, g := range c.Groups {
-		fmt.Fprintf(&b, `<a class="mark" href="%s" data-snapshot="%s"><title>%s</title>`, e(g.Href), e(g.Data), e(g.Title))
+		class := "mark"
+		if g.Experimental {
+			class += " experimental"
+		}
+		fmt.Fprintf(&b, `<a class="%s" href="%s" data-snapshot="%s"><title>%s</title>`, class, e(g.Href), e(g.Data), e(g.Title))
 		for _, s := range c.Series {
 			for _, p := range s.Points {
 				if p.X == g.X {

@@ -67,7 +67,8 @@ var siteTemplates = template.Must(template.Must(template.New("site").Funcs(templ
 {{define "overview"}}
 <h1>BLIS simulator accuracy: {{.Label}} {{if .Release}}<span class="badge release">release</span>{{else}}<span class="badge experimental">experimental</span>{{end}}</h1>
 <p class="sub">Snapshot <code>{{.ID}}</code>, published {{.Date}}.</p>
-{{if not .Release}}<div class="banner" role="note"><strong>Experimental figures.</strong> {{range $i, $r := .LabelReasons}}{{if $i}}; {{end}}{{$r}}{{end}}.</div>{{end}}
+{{if not .Release}}<div class="banner" role="note"><strong>Experimental figures.</strong> {{range $i, $r := .LabelReasons}}{{if $i}}; {{end}}{{$r}}{{end}}.{{if .NoRelease}} No release snapshot is published yet, so the Overview shows the newest snapshot.{{end}}</div>{{end}}
+{{if .Newer}}<p class="newer" id="newer">Newer experimental {{if eq (len .Newer) 1}}snapshot{{else}}snapshots{{end}}, not the published accuracy: {{range $i, $n := .Newer}}{{if $i}}, {{end}}<a href="{{$n.Href}}">{{$n.Label}}</a>{{end}} (<a href="history.html">all snapshots</a>).</p>{{end}}
 <h2 id="headline">Headline (tier {{.Tier}})</h2>
 {{if .FellBack}}<div class="banner info" role="note">Tier measured_resolved has no scored point, so this table falls back to tier all, which includes points whose engine settings had to be assumed.</div>{{end}}
 {{template "metrictable" (dict "id" "headline-table" "caption" (printf "Headline metrics, tier %s" .Tier) "rows" .Headline)}}{{with .HeadlineSaturated}}<p class="banner saturated" id="headline-saturated"><strong>{{.Lead}}</strong> {{.Rest}}</p>
@@ -148,7 +149,8 @@ var siteTemplates = template.Must(template.Must(template.New("site").Funcs(templ
 <p class="sub">The headline MAPE and shape error of every snapshot (tier measured_resolved, or all where a snapshot has no measured or resolved point). Each mark links to its snapshot.</p>
 <ul class="legend" aria-hidden="true">
 {{range .Body.Series}}<li><span class="key {{.Class}}"></span>{{.Name}}</li>
-{{end}}</ul>
+{{end}}<li><span class="hollow"></span>an experimental snapshot (not a release)</li>
+</ul>
 {{range .Body.Charts}}<figure class="chart"><figcaption><strong>{{.Title}}.</strong> The table below holds the same figures.</figcaption>{{.SVG}}</figure>
 {{end}}
 <div class="scroll"><table id="history-table" class="sortable">

@@ -272,9 +272,9 @@ func TestSiteSweepNothingPredicted(t *testing.T) {
 }
 
 // The Overview shows what the simulator warned about, a row per cause with
-// its points, units and lines; on the newest snapshot each unit links to
-// its sweep page, on an older one (whose sweeps the site does not draw)
-// it does not.
+// its points, units and lines; on the published snapshot (the release,
+// whose sweeps the site draws) each unit links to its sweep page, on
+// another it does not.
 func TestSiteWarnings(t *testing.T) {
 	t.Parallel()
 	files, err := Site(siteFixture(t))
@@ -282,8 +282,8 @@ func TestSiteWarnings(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := [][]string{{"Warning", "Points", "Units", "Lines"}, {"weights of <script>m take <n> GiB", "4", "ix/<m>/h100", "4"}}
-	for page, link := range map[string]bool{"index.html": true, SiteSnapshotPath("bbbbbbbbbbbb_ledger-v1_harness-v1.2.0"): true,
-		SiteSnapshotPath("v0.7.15_ledger-v1_harness-v1.2.0_run-7"): false} {
+	for page, link := range map[string]bool{"index.html": true, SiteSnapshotPath("bbbbbbbbbbbb_ledger-v1_harness-v1.2.0"): false,
+		SiteSnapshotPath("v0.7.15_ledger-v1_harness-v1.2.0_run-7"): true} {
 		got := string(files[page])
 		if rows := siteTable(t, got, "warnings-table"); !slices.EqualFunc(rows, want, slices.Equal) {
 			t.Errorf("%s: warnings %q, want %q", page, rows, want)
@@ -302,8 +302,8 @@ func TestSiteWarnings(t *testing.T) {
 	// A snapshot written before warnings were kept has no such section;
 	// one whose simulator warned about nothing says so.
 	snaps := siteFixture(t)
-	snaps[0].Summary.Warnings = nil
-	snaps[1].Summary.Warnings = &runresult.Warnings{Causes: []runresult.WarningGroup{}}
+	snaps[1].Summary.Warnings = nil // the release, which index.html shows
+	snaps[0].Summary.Warnings = &runresult.Warnings{Causes: []runresult.WarningGroup{}}
 	files, err = Site(snaps)
 	if err != nil {
 		t.Fatal(err)
@@ -311,7 +311,47 @@ func TestSiteWarnings(t *testing.T) {
 	if got := string(files["index.html"]); strings.Contains(got, `id="warnings"`) {
 		t.Error("the Overview of a snapshot without warnings recorded has a warnings section")
 	}
-	if got := string(files[SiteSnapshotPath(snaps[1].ID)]); !strings.Contains(got, "The simulator printed no warning on any point.") {
+	if got := string(files[SiteSnapshotPath(snaps[0].ID)]); !strings.Contains(got, "The simulator printed no warning on any point.") {
 		t.Error("the Overview of a snapshot whose simulator warned about nothing does not say so")
+	}
+}
+
+// The Overview headlines the newest release snapshot, never a newer
+// experimental one, which it lists and links (labelled); the sweep pages
+// are the release's; the comparison's pickers label the experimental
+// snapshots. Without any release it headlines the newest snapshot and
+// says no release is published.
+func TestSitePublishedIsTheNewestRelease(t *testing.T) {
+	t.Parallel()
+	snaps := siteFixture(t) // the newer is experimental, the older a release
+	files, err := Site(snaps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	index := string(files["index.html"])
+	for _, want := range []string{
+		`<h1>BLIS simulator accuracy: v0.7.15 · 2026-11-01 <span class="badge release">release</span></h1>`,
+		`Newer experimental snapshot, not the published accuracy: <a href="snapshots/bbbbbbbbbbbb_ledger-v1_harness-v1.2.0.html">bbbbbbbbbbbb · 2026-11-02</a>`,
+		`<option value="bbbbbbbbbbbb_ledger-v1_harness-v1.2.0" selected>bbbbbbbbbbbb · 2026-11-02 (experimental)</option>`,
+	} {
+		if !strings.Contains(index, want) {
+			t.Errorf("index.html lacks %q", want)
+		}
+	}
+	if strings.Contains(index, "Experimental figures") {
+		t.Error("index.html headlines experimental figures while a release is published")
+	}
+	if sweep := string(files[SiteSweepPath("ix/<m>/h100")]); !strings.Contains(sweep, "v0.7.15 · 2026-11-01</a>") {
+		t.Errorf("the sweep page is not the release's:\n%s", sweep)
+	}
+
+	files, err = Site(snaps[:1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	index = string(files["index.html"])
+	if !strings.Contains(index, "bbbbbbbbbbbb · 2026-11-02 <span class=\"badge experimental\">") ||
+		!strings.Contains(index, "No release snapshot is published yet, so the Overview shows the newest snapshot.") || strings.Contains(index, `id="newer"`) {
+		t.Errorf("without a release, index.html does not headline the newest snapshot as experimental:\n%s", index)
 	}
 }

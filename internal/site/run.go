@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
+	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
@@ -29,6 +31,51 @@ func ReadRun(arg, dashboard string) (run runresult.Result, name string, err erro
 		return runresult.Result{}, "", fmt.Errorf("run %s: %w", arg, err)
 	}
 	return runresult.Result{Summary: s, Points: p}, name, nil
+}
+
+// Comparison is `action compare`'s view of runs a and b (ReadRun's
+// arguments): named as ReadRun names them, or, when both are snapshots the
+// dashboard's index lists, by their labels (release or short commit, and
+// publication date) with their ids in a footnote, as the dashboard's
+// data/compare/ pages are (render.SnapshotsComparison), so that comparing
+// two published snapshots prints their page.
+func Comparison(a, b, dashboard string) (render.Comparison, error) {
+	var runs [2]runresult.Result
+	var names, labels [2]string
+	for i, arg := range []string{a, b} {
+		var err error
+		if runs[i], names[i], err = ReadRun(arg, dashboard); err != nil {
+			return render.Comparison{}, err
+		}
+		if names[i] == arg {
+			labels[i] = snapshotLabel(dashboard, arg, runs[i].Summary)
+		}
+	}
+	c := runresult.CompareRuns(runs[0], runs[1], names[0], names[1])
+	if labels[0] == "" || labels[1] == "" {
+		return render.RunsComparison(c), nil
+	}
+	return render.SnapshotsComparison(c, labels[0], names[0], labels[1], names[1]), nil
+}
+
+// snapshotLabel is the label of the snapshot id the dashboard's index
+// lists (render.SnapshotLabel), "" when the index does not list it or
+// cannot be read (the comparison then names the snapshot by its id).
+func snapshotLabel(dashboard, id string, s runresult.Summary) string {
+	raw, err := diskio.ReadFileMax(os.DirFS(dashboard), nightly.IndexPath, MaxIndexBytes)
+	if err != nil {
+		return ""
+	}
+	idx, err := nightly.DecodeIndex(raw)
+	if err != nil {
+		return ""
+	}
+	for _, e := range idx.Snapshots {
+		if e.ID == id {
+			return render.SnapshotLabel(s.Provenance.Simulator, e.PublishedAt)
+		}
+	}
+	return ""
 }
 
 // resolveRun finds the directory of the run arg names and its name.
