@@ -5,7 +5,8 @@
 // unknown fields, no trailing data, and errors that say what is wrong
 // (empty, truncated, invalid at which byte). Every reader of a file or
 // artifact this project defines (ledger, summary and points, pr.json, the
-// bot's dashboard files) decodes through it.
+// bot's dashboard files) decodes through it; a request body through
+// DecodeUnique, which also refuses a key given twice.
 package jsoncodec
 
 import (
@@ -14,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // Encode renders v in the canonical layout.
@@ -49,4 +51,60 @@ func Decode(raw []byte, v any) error {
 		return errors.New("trailing data after the JSON value")
 	}
 	return nil
+}
+
+// DecodeUnique is Decode that also refuses an object holding a key twice,
+// at any depth, naming the key and where it is ("candidate.tp"): a request
+// body whose meaning would depend on which of the two wins (encoding/json
+// keeps the last, and matches a struct's field names without regard to
+// case, so keys equal but for case count as the same).
+func DecodeUnique(raw []byte, v any) error {
+	if err := Decode(raw, v); err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	return uniqueKeys(dec, "")
+}
+
+// uniqueKeys reads the next value of dec, refusing an object that holds a
+// key twice; path is where the value is ("" for the top).
+func uniqueKeys(dec *json.Decoder, path string) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	switch tok {
+	case json.Delim('{'):
+		seen := map[string]bool{}
+		for dec.More() {
+			kt, err := dec.Token()
+			if err != nil {
+				return err
+			}
+			k, _ := kt.(string)
+			at := k
+			if path != "" {
+				at = path + "." + k
+			}
+			if fold := strings.ToLower(k); seen[fold] {
+				return fmt.Errorf("%s: the key is given twice (keys equal but for case count as one)", at)
+			} else {
+				seen[fold] = true
+			}
+			if err := uniqueKeys(dec, at); err != nil {
+				return err
+			}
+		}
+	case json.Delim('['):
+		for i := 0; dec.More(); i++ {
+			if err := uniqueKeys(dec, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+	default:
+		return nil
+	}
+	_, err = dec.Token() // the closing delimiter
+	return err
 }

@@ -50,3 +50,39 @@ func TestDecode(t *testing.T) {
 		})
 	}
 }
+
+// TestDecodeUnique: a key given twice, at the top, nested or in an array,
+// or twice but for case, is refused naming it; distinct keys, and the
+// same key in two objects, are not.
+func TestDecodeUnique(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		`{"a":1,"a":2}`:                       `a: the key is given twice`,
+		`{"a":1,"b":{"c":1,"c":2}}`:           `b.c: the key is given twice`,
+		`{"a":1,"b":[{"c":1},{"c":1,"C":2}]}`: `b[1].C: the key is given twice`,
+		`{"group":"x","Group":"y"}`:           `Group: the key is given twice`,
+		`{"a":1,"b":[{"c":1},{"c":2}]}`:       ``,
+		`{"a":1,"b":{"a":1}}`:                 ``,
+		`{"a":1,"a":`:                         `truncated JSON`,
+	} {
+		var v map[string]any
+		err := DecodeUnique([]byte(in), &v)
+		if want == "" && err != nil || want != "" && (err == nil || !strings.Contains(err.Error(), want)) {
+			t.Errorf("DecodeUnique(%s) = %v, want %q", in, err, want)
+		}
+	}
+}
+
+// FuzzDecodeUnique: no input makes DecodeUnique panic, and what it
+// accepts is what Decode accepts.
+func FuzzDecodeUnique(f *testing.F) {
+	for _, s := range []string{`{"a":1,"a":2}`, `{"a":[{"b":{"c":1,"C":2}}]}`, `[1,2,{}]`, `"x"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var u, d any
+		if DecodeUnique(raw, &u) == nil && Decode(raw, &d) != nil {
+			t.Errorf("DecodeUnique accepted what Decode refuses: %q", raw)
+		}
+	})
+}

@@ -30,7 +30,6 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbrun"
-	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 	"gopkg.in/yaml.v3"
 )
@@ -114,6 +113,8 @@ type Server struct {
 	jobs    map[string]*Job
 	pending map[string]bool // group/candidate ids of queued or running jobs
 	closed  bool
+
+	pages pageCache // GET /, rendered once per change (page.go)
 }
 
 // New checks cfg and returns its server.
@@ -224,7 +225,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /api/run", s.declare)
 	mux.HandleFunc("DELETE /api/run/{group}/{id}", s.remove)
 	mux.HandleFunc("GET /api/jobs/{id}", s.job)
-	return mux
+	return withSecurityHeaders(mux)
 }
 
 // board reads the results directory and arranges it by the declaration. A
@@ -249,21 +250,6 @@ func (s *Server) board() (leaderboard.Board, error) {
 		delete(res, strings.TrimSuffix(p.File, ".json"))
 	}
 	return leaderboard.BuildBoard(d, res), nil
-}
-
-func (s *Server) page(w http.ResponseWriter, _ *http.Request) {
-	b, err := s.board()
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	page, err := render.LeaderboardServePage(b)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	io.WriteString(w, page)
 }
 
 // results answers every result file of the results directory that reads
@@ -321,7 +307,7 @@ func (s *Server) declare(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var req declareRequest
-	if err := jsoncodec.Decode(raw, &req); err != nil {
+	if err := jsoncodec.DecodeUnique(raw, &req); err != nil {
 		writeError(w, http.StatusBadRequest, "body: "+err.Error()+` (want {"group": ID, "candidate": {...}})`)
 		return
 	}
@@ -350,7 +336,11 @@ func (s *Server) declare(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	j := &Job{ID: newID(), Status: JobQueued, runs: runs}
-	if err := s.file(req.Group, cand); err != nil {
+	if err := s.file(req.Group, cand); errors.Is(err, errDeclarationsFull) {
+		writeError(w, http.StatusInsufficientStorage, "the candidate is not declared: "+err.Error()+
+			"; a maintainer promotes declared candidates into runs.yaml, or removes failed ones (DELETE /api/run/GROUP/ID)")
+		return
+	} else if err != nil {
 		j.Status, j.Reason = JobFailed, "the declaration could not be filed: "+err.Error()
 		s.jobs[j.ID] = j
 		writeError(w, http.StatusInternalServerError, j.Reason)
@@ -467,14 +457,23 @@ func (s *Server) readDeclarations() (*leaderboard.Declaration, error) {
 	return leaderboard.Decode(src, s.cfg.Declarations)
 }
 
-// writeDeclarations writes d as the declarations file, atomically. s.mu is
-// held.
+// errDeclarationsFull is writeDeclarations' refusal of a declarations
+// file over its cap: written, it could not be read back (the next
+// declaration, and the server's next start, would fail).
+var errDeclarationsFull = errors.New("the declarations file is full")
+
+// writeDeclarations writes d as the declarations file, atomically, unless
+// it would be over leaderboard.MaxDeclarationBytes (errDeclarationsFull).
+// s.mu is held.
 func (s *Server) writeDeclarations(d *leaderboard.Declaration) error {
 	var out bytes.Buffer
 	enc := yaml.NewEncoder(&out)
 	enc.SetIndent(2)
 	if err := enc.Encode(d); err != nil {
 		return err
+	}
+	if out.Len() > leaderboard.MaxDeclarationBytes {
+		return fmt.Errorf("%w: it would be %d bytes, over its cap of %d (leaderboard.MaxDeclarationBytes)", errDeclarationsFull, out.Len(), leaderboard.MaxDeclarationBytes)
 	}
 	if err := os.MkdirAll(filepath.Dir(s.cfg.Declarations), 0o755); err != nil {
 		return err
