@@ -13,10 +13,10 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
-	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
