@@ -18,7 +18,25 @@ var inlineElement = regexp.MustCompile(`(?s)<(script|style)>(.*?)</(?:script|sty
 // 'none'); anything injected into the page, an element or an attribute,
 // does not run.
 func PageCSP(page string) string {
-	var scripts, styles []string
+	scripts, styles := inlineHashes(page)
+	return "default-src 'none'; script-src " + orNone(scripts) + "; style-src " + orNone(styles) +
+		"; connect-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+}
+
+// siteCSP is the same policy for a page of the static site, which GitHub
+// Pages serves without headers of ours: carried in a <meta> element, it
+// also allows the site's own files (its stylesheet, script and data
+// scripts, 'self'), and leaves out frame-ancestors, which browsers ignore
+// in a <meta> element (saying so in the console).
+func siteCSP(page string) string {
+	scripts, styles := inlineHashes(page)
+	return "default-src 'none'; script-src " + strings.Join(append([]string{"'self'"}, scripts...), " ") +
+		"; style-src " + strings.Join(append([]string{"'self'"}, styles...), " ") +
+		"; connect-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'"
+}
+
+// inlineHashes are the CSP sources of page's inline scripts and styles.
+func inlineHashes(page string) (scripts, styles []string) {
 	for _, m := range inlineElement.FindAllStringSubmatch(page, -1) {
 		sum := sha256.Sum256([]byte(m[2]))
 		src := "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
@@ -28,8 +46,7 @@ func PageCSP(page string) string {
 			styles = append(styles, src)
 		}
 	}
-	return "default-src 'none'; script-src " + orNone(scripts) + "; style-src " + orNone(styles) +
-		"; connect-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+	return scripts, styles
 }
 
 func orNone(srcs []string) string {

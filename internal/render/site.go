@@ -179,7 +179,15 @@ func execPage(files map[string][]byte, path, name string, page sitePage, body an
 	}{page, body}); err != nil {
 		return fmt.Errorf("site: %s: %w", path, err)
 	}
-	files[path] = b.Bytes()
+	// The page's Content-Security-Policy (siteCSP), after its charset.
+	const charset = "<meta charset=\"utf-8\">\n"
+	html := b.String()
+	i := strings.Index(html, charset)
+	if i < 0 {
+		return fmt.Errorf("site: %s: no %q to put the Content-Security-Policy after", path, strings.TrimSpace(charset))
+	}
+	i += len(charset)
+	files[path] = []byte(html[:i] + `<meta http-equiv="Content-Security-Policy" content="` + siteCSP(html) + "\">\n" + html[i:])
 	return nil
 }
 
