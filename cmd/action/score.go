@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
+	"github.com/inference-sim/accuracy-dashboard/internal/whatif"
 )
 
 // scoreOptions are the flags of `action score`.
@@ -35,6 +37,7 @@ type scoreOptions struct {
 	cacheDir, harnessDir             string
 	keepRuns, quiet                  bool
 	reuse                            string
+	whatIf                           string
 }
 
 const scoreUsage = `Usage: action score [flags]
@@ -48,6 +51,7 @@ Examples:
   action score --sim-repo ~/src/inference-sim --sim f90a1e3a6787da17c2cd463dab6fb2660b1b1760
   action score --sim v0.7.15 --out out/ --units 'inferencex/gpt-oss-120b/h100/*'
   action score --sim-bin ./blis --sim-data-dir ~/src/inference-sim --jobs 2
+  action score --sim v0.7.15 --what-if all --out out/   # out/whatif/<name>/ too
 
 Flags:
 `
@@ -70,6 +74,7 @@ func scoreFlags(fs *flag.FlagSet, o *scoreOptions, getenv func(string) string) {
 	fs.StringVar(&o.shard, "shard", "", "score only slice `k/n` of the points; combine slices with 'action merge' (e.g. --shard 2/4)")
 	fs.StringVar(&o.out, "out", "", "also write summary.json, points.json and summary.md into this `directory` (e.g. --out out/)")
 	fs.StringVar(&o.reuse, "reuse", "", "take the prediction of every point whose replay digest this earlier result `directory` (a run's --out or a published snapshot) has, and simulate only the rest (e.g. --reuse data/snapshots/<id>)")
+	fs.StringVar(&o.whatIf, "what-if", "", "also score what-if `experiments` declared in corpus/whatif/ (names, comma-separated, or all): each scores the units it applies to with its one change, is written to --out's whatif/<name>/ labelled 'what-if: NAME', and the table gains a Why section comparing the same points without and with it (e.g. --what-if gpt-oss-120b-mxfp4)")
 	fs.BoolVar(&o.keepRuns, "keep-runs", false, "keep each point's trace and simulator output in a temporary directory for inspection (e.g. --keep-runs)")
 }
 
@@ -109,6 +114,14 @@ func checkScore(o *scoreOptions, args []string) error {
 		return fmt.Errorf("--%w", err)
 	}
 	o.parsedShard = shard
+	if o.whatIf != "" && shard != nil {
+		return errors.New("--what-if cannot be sharded: its Why section compares whole units (score the what-ifs after the merge, with --reuse of the merged run)")
+	}
+	if o.whatIf != "" {
+		if _, err := selectWhatIfs(o.whatIf); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -143,12 +156,32 @@ func runScore(ctx context.Context, o scoreOptions, env cli.Env) error {
 	if err != nil {
 		return err
 	}
-	md := render.Summary(res.Summary)
+	var whatIfs []harness.WhatIfRun
+	if o.whatIf != "" {
+		specs, err := selectWhatIfs(o.whatIf)
+		if err != nil {
+			return err
+		}
+		if whatIfs, err = harness.ScoreWhatIfs(ctx, opts, res.Result, specs, o.whatIf == whatif.All); err != nil {
+			return err
+		}
+	}
+	attrs := make([]whatif.Attribution, len(whatIfs))
+	for i, w := range whatIfs {
+		attrs[i] = w.Attribution
+	}
+	md := render.SummaryWhy(res.Summary, attrs)
 	if o.out != "" {
 		if err := runresult.Write(o.out, runresult.Output{Result: res.Result, Markdown: md}); err != nil {
 			return fmt.Errorf("score: write %s: %w", o.out, err)
 		}
-		log.Info("wrote outputs", "dir", o.out)
+		for _, w := range whatIfs {
+			dir := filepath.Join(o.out, whatif.Dir, w.Attribution.WhatIf.Name)
+			if err := runresult.Write(dir, runresult.Output{Result: w.Result.Result, Markdown: render.Summary(w.Result.Summary)}); err != nil {
+				return fmt.Errorf("score: write %s: %w", dir, err)
+			}
+		}
+		log.Info("wrote outputs", "dir", o.out, "what_ifs", len(whatIfs))
 	}
 	_, err = io.WriteString(env.Stdout, md)
 	return err
@@ -185,6 +218,16 @@ func harnessOptions(ctx context.Context, o scoreOptions, stderr io.Writer) (harn
 		return harness.Options{}, nil, err
 	}
 	return opts, log, nil
+}
+
+// selectWhatIfs returns the what-if experiments arg names among those
+// declared in corpus/whatif/ (embedded in this binary).
+func selectWhatIfs(arg string) ([]whatif.Spec, error) {
+	specs, err := whatif.Load(corpus.WhatIf())
+	if err != nil {
+		return nil, err
+	}
+	return whatif.Select(specs, arg)
 }
 
 // bundledData is the data embedded in this binary (package corpus).

@@ -31,6 +31,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/pool"
 	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 	"github.com/inference-sim/accuracy-dashboard/internal/simcli"
+	"github.com/inference-sim/accuracy-dashboard/internal/whatif"
 )
 
 // Options is everything one scoring run needs. Data directories are already
@@ -86,6 +87,11 @@ type Options struct {
 	// Reuse holds an earlier run's predictions by replay digest: a point
 	// whose digest is there is not simulated (nil: every point is).
 	Reuse *Reuse
+	// WhatIf, when set, is the what-if experiment the run measures: only
+	// the units it applies to (among Units) are scored, with its one
+	// change made (applyWhatIf), and the result is labelled
+	// "what-if: NAME" (report.Label) with the change in its provenance.
+	WhatIf *whatif.Spec
 	// ClosedLoopDriver forces the driver of closed-loop points
 	// (DriverReplayMetrics or DriverRunClosedLoop); "" or ClosedLoopAuto
 	// lets the probe choose.
@@ -140,6 +146,11 @@ func Score(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("score: %w", err)
 	}
+	if o.WhatIf != nil {
+		if units, err = SelectUnits(units, o.WhatIf.Units); err != nil {
+			return nil, fmt.Errorf("score: what-if %s: %w", o.WhatIf.Name, err)
+		}
+	}
 
 	var bld *Build
 	if o.SimBin != "" {
@@ -192,13 +203,22 @@ func Score(ctx context.Context, o Options) (*Result, error) {
 	}
 	hardwareProvenance(&prov, o.HardwareVersion, hw)
 	notPassed(&prov, caps)
+	catalog := o.Catalog
+	var whatIfArgs []string
+	if o.WhatIf != nil {
+		a, err := applyWhatIf(o.WhatIf, o.Catalog, prov.Catalog != nil, hw.Config, work)
+		if err != nil {
+			return nil, fmt.Errorf("score: %w", err)
+		}
+		catalog, hw.Config, whatIfArgs, prov.WhatIf = a.catalog, a.hardware, a.args, a.record
+	}
 
 	digestInputs, err := replayInputs(harnessID.Commit, bld, prov, hw.Config)
 	if err != nil {
 		return nil, fmt.Errorf("score: %w", err)
 	}
-	runner := &Runner{Build: bld, Caps: caps, Catalog: o.Catalog, Registry: o.Registry, Timeout: o.PointTimeout, WorkDir: work, Keep: o.KeepRuns,
-		HardwareConfig: hw.Config, Supplied: hw.Supplied, DigestInputs: digestInputs, Reuse: o.Reuse}
+	runner := &Runner{Build: bld, Caps: caps, Catalog: catalog, Registry: o.Registry, Timeout: o.PointTimeout, WorkDir: work, Keep: o.KeepRuns,
+		HardwareConfig: hw.Config, Supplied: hw.Supplied, DigestInputs: digestInputs, Reuse: o.Reuse, WhatIfArgs: whatIfArgs}
 	if o.Reuse != nil && runner.DigestInputs == nil {
 		return nil, errors.New("score: reuse needs a simulator build identified by its commit (not --sim-bin): a prebuilt binary's points have no replay digest")
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
+	"github.com/inference-sim/accuracy-dashboard/internal/whatif"
 )
 
 // replayDigestVersion starts every replay digest: a change to what a
@@ -43,8 +44,9 @@ func NewReuse(from string, points []runresult.Point) *Reuse {
 }
 
 // ReadReuse reads the points of an earlier result directory (a run's
-// --out or a published snapshot; runresult.Read checks it) and indexes them
-// with NewReuse, named by the directory's name.
+// --out or a published snapshot; runresult.Read checks it) and of the what-if
+// runs kept beside it (whatif.ReadRuns), and indexes them with NewReuse,
+// named by the directory's name.
 func ReadReuse(dir string) (*Reuse, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -54,6 +56,15 @@ func ReadReuse(dir string) (*Reuse, error) {
 	points := rr.Points
 	if err != nil {
 		return nil, err
+	}
+	// The what-ifs measured against it (whatif.Dir): their digests carry
+	// their patch, so a point matches only the same what-if's.
+	runs, err := whatif.ReadRuns(abs)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range runs {
+		points = append(points, r.Points...)
 	}
 	return NewReuse(filepath.Base(abs), points), nil
 }
@@ -109,6 +120,11 @@ func replayInputs(harnessCommit string, b *Build, prov runresult.Provenance, har
 		if d.v != nil {
 			in = append(in, DigestInput{d.name, d.v.Digest})
 		}
+	}
+	if w := prov.WhatIf; w != nil {
+		// The catalog's digest is the unpatched one's: the what-if's
+		// digest covers its patch, so two patches never share a digest.
+		in = append(in, DigestInput{"what-if", w.Digest})
 	}
 	if hardwareConfig != "" {
 		raw, err := os.ReadFile(hardwareConfig)

@@ -63,6 +63,9 @@ type Runner struct {
 	// point whose digest is there takes its prediction without running
 	// (nil: every point runs).
 	Reuse *Reuse
+	// WhatIfArgs is a what-if's simulator flag and its value, added to
+	// every command (nil: none).
+	WhatIfArgs []string
 }
 
 // Outcome is the result of one point: a prediction, or a reason it has none.
@@ -306,6 +309,9 @@ func (r *Runner) Command(driver string, u *ledger.Unit, i int, t Trace, dir stri
 		}
 	default:
 		return nil, "", fmt.Errorf("no command for driver %q", driver)
+	}
+	if args, err = r.whatIfArgs(driver, args); err != nil {
+		return nil, "", err
 	}
 	return args, out, nil
 }

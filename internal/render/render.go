@@ -16,14 +16,26 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
+	"github.com/inference-sim/accuracy-dashboard/internal/whatif"
 )
 
 // Summary renders one run's accuracy table: label, headline table, the table
 // by model × hardware, coverage with reasons, and the provenance footer.
-func Summary(s runresult.Summary) string {
+func Summary(s runresult.Summary) string { return summary(s, "") }
+
+// SummaryWhy is Summary with the Why section of the what-ifs measured
+// against s (Why) between the tables and the coverage.
+func SummaryWhy(s runresult.Summary, attrs []whatif.Attribution) string {
+	return summary(s, Why(s, attrs))
+}
+
+func summary(s runresult.Summary, why string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## BLIS simulator accuracy: %s\n\n", labelText(s.Label))
-	if s.Label != runresult.LabelRelease {
+	switch {
+	case runresult.IsWhatIfLabel(s.Label):
+		fmt.Fprintf(&b, "> [!WARNING]\n> **What-if figures: one input of the simulation was changed; a diagnosis, never the headline.** %s.\n\n", Cell(strings.Join(s.LabelReasons, "; ")))
+	case s.Label != runresult.LabelRelease:
 		fmt.Fprintf(&b, "> [!WARNING]\n> **Experimental figures.** %s.\n\n", Cell(strings.Join(s.LabelReasons, "; ")))
 	}
 	if s.Shard != nil {
@@ -68,6 +80,7 @@ func Summary(s runresult.Summary) string {
 		b.WriteString("Not part of the headline. Each is scored over the points whose measurement has it; the prediction is the benchmark client's own computation over the simulator's requests (docs/SCORING.md).\n\n")
 		writeMetricTable(&b, tier, secondary, s)
 	}
+	b.WriteString(why)
 
 	b.WriteString("\n")
 	b.WriteString(Coverage(s.Coverage))
@@ -372,8 +385,11 @@ func dataVersion(v *runresult.DataVersion) string {
 }
 
 func labelText(l string) string {
-	if l == runresult.LabelRelease {
+	switch {
+	case l == runresult.LabelRelease:
 		return "release"
+	case runresult.IsWhatIfLabel(l):
+		return "WHAT-IF " + Cell(strings.TrimPrefix(l, runresult.LabelWhatIfPrefix))
 	}
 	return "EXPERIMENTAL"
 }

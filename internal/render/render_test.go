@@ -26,6 +26,13 @@ func point(id, unit, model, hw string, c int, tier string, m, p float64, reason 
 
 func sampleSummary(t *testing.T, tierOfAll string, release bool) runresult.Summary {
 	t.Helper()
+	return sampleRun(t, tierOfAll, release, nil).Summary
+}
+
+// sampleRun is the run sampleSummary summarizes; a what-if (w non-nil)
+// scores the H200 points too and has other predictions.
+func sampleRun(t *testing.T, tierOfAll string, release bool, w *runresult.WhatIf) runresult.Result {
+	t.Helper()
 	pts := []runresult.Point{
 		point("ix/gpt-oss/h100/tp4@c=4", "ix/gpt-oss/h100/tp4", "openai/gpt-oss-120b", "H100", 4, tierOfAll, 40, 44, ""),
 		point("ix/gpt-oss/h100/tp4@c=8", "ix/gpt-oss/h100/tp4", "openai/gpt-oss-120b", "H100", 8, tierOfAll, 50, 52, ""),
@@ -71,11 +78,22 @@ func sampleSummary(t *testing.T, tierOfAll string, release bool) runresult.Summa
 		pts[4].Driver, pts[6].Driver = "replay-results", "replay-results"
 		prov.Simulator.Driver = "replay-results+run-closed-loop"
 	}
+	if w != nil {
+		prov.WhatIf = w
+		pts = append(pts[:3:3], point("ix/gpt-oss/h200/tp4@c=4", "ix/gpt-oss/h200/tp4", "openai/gpt-oss-120b", "H200", 4, tierOfAll, 30, 33, ""),
+			point("ix/gpt-oss/h200/tp4@c=8", "ix/gpt-oss/h200/tp4", "openai/gpt-oss-120b", "H200", 8, tierOfAll, 30, 36, ""))
+		for k := range pts {
+			pts[k].Source = runresult.SourceInferenceX
+			if pts[k].Hardware == "H100" {
+				pts[k].Predicted["tpot_ms"] /= 4
+			}
+		}
+	}
 	s, err := runresult.Summarize(pts, prov, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s
+	return runresult.Result{Summary: s, Points: pts}
 }
 
 func TestSummaryGolden(t *testing.T) {

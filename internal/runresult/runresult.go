@@ -43,7 +43,8 @@ const ShapeDefinition = "anchored at each sweep's lowest load, anchor excluded, 
 // Summary is summary.json: everything a reader needs to trust one run's figures.
 type Summary struct {
 	SchemaVersion int `json:"schema_version"`
-	// Label is LabelExperimental or LabelRelease.
+	// Label is LabelExperimental, LabelRelease or, for a what-if run,
+	// LabelWhatIfPrefix and the what-if's name.
 	Label string `json:"label"`
 	// LabelReasons say why the run is experimental (empty for a release).
 	LabelReasons []string   `json:"label_reasons"`
@@ -117,7 +118,43 @@ type Provenance struct {
 	// Selection is which part of the ledger the run scored; nil in
 	// summaries written before selections were recorded.
 	Selection *Selection `json:"selection,omitempty"`
+	// WhatIf is the what-if experiment the run measured (nil on a plain
+	// run): its points ran with one input changed, so its figures are a
+	// diagnosis of the plain run's, never a headline or a release figure
+	// (Label).
+	WhatIf *WhatIf `json:"what_if,omitempty"`
 }
+
+// WhatIf records the what-if experiment a run measured (internal/whatif
+// declares and applies it).
+type WhatIf struct {
+	Name    string `json:"name"`
+	Version int    `json:"version"`
+	// Title says the change in a few words ("gpt-oss-120b at 4-bit weights").
+	Title string `json:"title"`
+	// Limitation is the simulator limitation the change stands in for.
+	Limitation string `json:"limitation"`
+	// Units are the unit selectors the change applies to.
+	Units []string `json:"units"`
+	// Kind is which input changed: model_config, hardware or
+	// simulator_flag.
+	Kind string `json:"kind"`
+	// Change says the change in one line.
+	Change string `json:"change"`
+	// Patch is the change as applied: the JSON merge patch (on the model's
+	// config.json, or on the hardware configuration), or the flag and its
+	// value.
+	Patch string `json:"patch"`
+	// Digest is the declaration's content digest; it is part of every
+	// point's replay digest, so a reuse never mixes two patches.
+	Digest string `json:"digest"`
+}
+
+// LabelWhatIfPrefix starts the label of a what-if run: "what-if: NAME".
+const LabelWhatIfPrefix = "what-if: "
+
+// IsWhatIfLabel reports whether label is a what-if run's.
+func IsWhatIfLabel(label string) bool { return strings.HasPrefix(label, LabelWhatIfPrefix) }
 
 // Selection is the part of the ledger a run scored: every unit (All), or
 // the units the --units patterns matched. Shards of one run share it.

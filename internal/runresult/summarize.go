@@ -136,7 +136,9 @@ func SortPoints(points []Point) []Point {
 
 // Label decides the run's label from its provenance: release only when the
 // simulator build is a release the harness built itself and every data set
-// handed in is a release. The reasons say what kept it experimental.
+// handed in is a release. The reasons say what kept it experimental. A
+// what-if run (p.WhatIf) is labelled "what-if: NAME" whatever else holds,
+// its first reason saying what changed.
 func Label(p Provenance) (string, []string) {
 	reasons := []string{}
 	sim := p.Simulator
@@ -154,6 +156,10 @@ func Label(p Provenance) (string, []string) {
 		if d.v != nil && !d.v.Release {
 			reasons = append(reasons, fmt.Sprintf("%s %s is not a release", d.what, d.v.Version))
 		}
+	}
+	if w := p.WhatIf; w != nil {
+		why := fmt.Sprintf("a what-if experiment (%s v%d: %s), standing in for a simulator limitation: %s; a diagnosis, never a headline or release figure", w.Name, w.Version, w.Change, w.Limitation)
+		return LabelWhatIfPrefix + w.Name, append([]string{why}, reasons...)
 	}
 	if len(reasons) > 0 {
 		return LabelExperimental, reasons

@@ -22,7 +22,11 @@
 //     writes;
 //   - --hardware-config FILE replaces the bundled hardware_config.json, as in
 //     BLIS; a GPU entry with BwPeakTBs scales decode time by 3.35 / BwPeakTBs
-//     (H100 = 1), so a test can tell which entry a run used.
+//     (H100 = 1), so a test can tell which entry a run used;
+//   - the model's config.json (model_configs/<model>/ or
+//     --model-config-folder) with quantization_config.bits scales decode
+//     time by bits / 16 (weights priced at bits/8 bytes instead of bf16's
+//     2), so a what-if that patches it changes TPOT by a known factor.
 //
 // It writes its diagnostics to stderr as BLIS's logger does (level=fatal
 // before exiting 1; level=warning for what BLIS warns about: a
@@ -91,7 +95,11 @@ type sim struct {
 	hwConfig             string
 	// bwScale scales decode time by H100's bandwidth over the GPU's
 	// (BwPeakTBs of its hardware entry; 1 when the entry has none).
-	bwScale       float64
+	bwScale float64
+	// weightScale scales decode time by the weights' bytes per parameter
+	// over 2 (bf16), as BLIS prices weights: quantization_config.bits of
+	// the model's config.json when it has one (bits 4: 0.25), else 1.
+	weightScale   float64
 	tp            *int
 	horizon       *int64
 	seqs, batched *int
@@ -99,7 +107,7 @@ type sim struct {
 }
 
 func simFlags(fs *flag.FlagSet) *sim {
-	s := &sim{bwScale: 1}
+	s := &sim{bwScale: 1, weightScale: 1}
 	fs.StringVar(&s.model, "model", "", "LLM name")
 	fs.StringVar(&s.hw, "hardware", "", "GPU type")
 	s.tp = fs.Int("tp", 1, "Tensor parallelism")
@@ -173,6 +181,14 @@ func (s *sim) load(out string) bool {
 	}
 	if err == nil {
 		checkQuantization(raw, s.model)
+		var c struct {
+			Quantization struct {
+				Bits float64 `json:"bits"`
+			} `json:"quantization_config"`
+		}
+		if json.Unmarshal(raw, &c) == nil && c.Quantization.Bits > 0 {
+			s.weightScale = c.Quantization.Bits / 16
+		}
 	}
 	switch s.short {
 	case "fault-too-big":
@@ -257,7 +273,7 @@ func (s *sim) ttft(r req, conc float64, closed bool) float64 {
 }
 
 func (s *sim) tpot(conc float64) float64 {
-	return (4 + 0.08*(conc-1)) / math.Sqrt(float64(*s.tp)) * s.bwScale
+	return (4 + 0.08*(conc-1)) / math.Sqrt(float64(*s.tp)) * s.bwScale * s.weightScale
 }
 
 type done struct {

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
+	"github.com/inference-sim/accuracy-dashboard/internal/whatif"
+)
+
+// TestScoreCommandWhatIf: `score --what-if all` on the bundled corpus's
+// gpt-oss-120b H100 TP4 sweep with the stand-in, which prices weights at
+// the config's quantization_config.bits: the plain run is written as ever,
+// the shipped what-if (bits 4 merged into the bundled catalog's
+// gpt-oss-120b config) beside it in whatif/gpt-oss-120b-mxfp4/, labelled
+// and recorded, with every TPOT a quarter of the plain one; summary.md
+// gains the Why section with the figures over the same points; and a
+// --reuse of that directory simulates nothing again, what-if included.
+func TestScoreCommandWhatIf(t *testing.T) {
+	repo := harnesstest.StandinRepo(t)
+	hdir, _ := harnesstest.HarnessCheckout(t)
+	args := []string{"--harness-dir", hdir, "--sim-repo", repo.Dir, "--sim", "v0.2.0", "--units", "inferencex/gpt-oss-120b/h100/tp4/isl1024-osl1024",
+		"--cache-dir", t.TempDir(), "--jobs", "2", "--quiet", "--what-if", "all"}
+	out := t.TempDir()
+	stdout, _, err := runScoreCmd(t, append(args, "--out", out)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plainRun, err := runresult.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, plainPts := plainRun.Summary, plainRun.Points
+	if plain.Provenance.WhatIf != nil || runresult.IsWhatIfLabel(plain.Label) {
+		t.Errorf("the plain run is labelled %q with what-if %+v", plain.Label, plain.Provenance.WhatIf)
+	}
+	runs, err := whatif.ReadRuns(out)
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("what-if runs %d, %v", len(runs), err)
+	}
+	wi := runs[0]
+	if wi.Summary.Label != "what-if: gpt-oss-120b-mxfp4" || wi.Summary.Provenance.WhatIf.Patch != `{"quantization_config":{"bits":4}}` {
+		t.Errorf("what-if label %q, provenance %+v", wi.Summary.Label, wi.Summary.Provenance.WhatIf)
+	}
+	byID := map[string]runresult.Point{}
+	for _, p := range plainPts {
+		byID[p.ID] = p
+	}
+	n := 0
+	for _, p := range wi.Points {
+		b := byID[p.ID]
+		if !p.Scored || !b.Scored {
+			t.Fatalf("%s: scored %v, plain %v (%s)", p.ID, p.Scored, b.Scored, p.Detail)
+		}
+		if got, want := p.Predicted["tpot_ms"], b.Predicted["tpot_ms"]/4; math.Abs(got-want) > 1e-9 {
+			t.Errorf("%s: TPOT %v, want a quarter of %v", p.ID, got, b.Predicted["tpot_ms"])
+		}
+		n++
+	}
+	if n != 5 {
+		t.Errorf("%d what-if points, want the sweep's 5", n)
+	}
+	for _, want := range []string{"### Why: what-if experiments", "#### gpt-oss-120b at 4-bit weights (`gpt-oss-120b-mxfp4` v1)",
+		"gpt-oss-120b at 4-bit weights: 5 of 5 points scored instead of 5; over the same 5 points TTFT MAPE", "| openai/gpt-oss-120b | H100 | 5 | 5 → 5 |"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("summary lacks %q:\n%s", want, stdout)
+		}
+	}
+	md, _ := os.ReadFile(filepath.Join(out, runresult.MarkdownFile))
+	if string(md) != stdout {
+		t.Error("summary.md differs from stdout")
+	}
+	wmd, _ := os.ReadFile(filepath.Join(out, whatif.Dir, "gpt-oss-120b-mxfp4", runresult.MarkdownFile))
+	if !strings.Contains(string(wmd), "WHAT-IF gpt-oss-120b-mxfp4") || !strings.Contains(string(wmd), "What-if figures") {
+		t.Errorf("the what-if's summary.md does not say it is one:\n%s", wmd)
+	}
+
+	again := t.TempDir()
+	if _, _, err := runScoreCmd(t, append(args, "--out", again, "--reuse", out)...); err != nil {
+		t.Fatal(err)
+	}
+	r, _ := runresult.Read(again)
+	s := r.Summary
+	wruns, _ := whatif.ReadRuns(again)
+	if s.Coverage.Reused != 5 || len(wruns) != 1 || wruns[0].Summary.Coverage.Reused != 5 {
+		t.Errorf("reuse: plain %d reused, what-if runs %d", s.Coverage.Reused, len(wruns))
+	}
+
+	if _, _, err := runScoreCmd(t, append(args, "--what-if", "nope")...); err == nil || !strings.Contains(err.Error(), "gpt-oss-120b-mxfp4") {
+		t.Errorf("an unknown what-if: %v, want an error listing the declared ones", err)
+	}
+	if _, _, err := runScoreCmd(t, append(args, "--shard", "1/2")...); err == nil {
+		t.Error("--what-if with --shard was accepted")
+	}
+}
