@@ -7,8 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
 	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
+	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 	"github.com/inference-sim/accuracy-dashboard/internal/whatif"
 )
 
@@ -88,6 +90,16 @@ func TestScoreCommandWhatIf(t *testing.T) {
 	wruns, _ := whatif.ReadRuns(again)
 	if s.Coverage.Reused != 5 || len(wruns) != 1 || wruns[0].Summary.Coverage.Reused != 5 {
 		t.Errorf("reuse: plain %d reused, what-if runs %d", s.Coverage.Reused, len(wruns))
+	}
+
+	// The gate refuses a what-if run as a snapshot, even --experimental.
+	dash := t.TempDir()
+	pub, err := runAction(t, "publish", "--dashboard", dash, "--experimental", filepath.Join(out, whatif.Dir, "gpt-oss-120b-mxfp4"))
+	if cli.ExitCode(err) != 3 || !strings.Contains(pub, "refused: a what-if run (gpt-oss-120b-mxfp4) is a diagnosis") {
+		t.Errorf("publish of a what-if run: exit %d (%v):\n%s", cli.ExitCode(err), err, pub)
+	}
+	if files := testkit.Paths(t, dash); len(files) != 0 {
+		t.Errorf("a refused publish wrote %v", files)
 	}
 
 	if _, _, err := runScoreCmd(t, append(args, "--what-if", "nope")...); err == nil || !strings.Contains(err.Error(), "gpt-oss-120b-mxfp4") {

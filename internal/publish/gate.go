@@ -7,6 +7,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
+	"github.com/inference-sim/accuracy-dashboard/internal/whatif"
 )
 
 // HarnessCheck is what GitHub says about the harness commit a summary names;
@@ -25,7 +26,8 @@ type HarnessCheck struct {
 // from a checkout — or, by assertion, is reachable from the harness's main
 // and named by a release — the summary covers the whole corpus (not a
 // shard, and a selection of every unit: a --units run is refused, naming
-// its patterns), and its coverage balances.
+// its patterns), its coverage balances, and it is no what-if run (a
+// what-if is published only beside the run it was measured against).
 func Gate(s runresult.Summary, h HarnessCheck) []string { return gate(s, h, true) }
 
 // GateExperimental is Gate without its release requirement (a release
@@ -39,7 +41,13 @@ func gate(s runresult.Summary, h HarnessCheck, release bool) []string {
 	if !slices.Contains(runresult.ReadableVersions, s.SchemaVersion) {
 		reasons = append(reasons, fmt.Sprintf("schema_version %d, want one of %v", s.SchemaVersion, runresult.ReadableVersions))
 	}
-	switch {
+	switch w := s.Provenance.WhatIf; {
+	case w != nil || runresult.IsWhatIfLabel(s.Label):
+		name := strings.TrimPrefix(s.Label, runresult.LabelWhatIfPrefix)
+		if w != nil {
+			name = w.Name
+		}
+		reasons = append(reasons, fmt.Sprintf("a what-if run (%s) is a diagnosis of the run it was measured against, never a snapshot: publish that run, with the what-if in its %s/ directory", name, whatif.Dir))
 	case s.Label != runresult.LabelRelease && release:
 		r := fmt.Sprintf("label is %q, not %q", s.Label, runresult.LabelRelease)
 		if len(s.LabelReasons) > 0 {

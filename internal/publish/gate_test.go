@@ -44,6 +44,12 @@ func TestGate(t *testing.T) {
 		}},
 		{name: "selection not recorded", edit: func(s *runresult.Summary) { s.Provenance.Selection = nil },
 			want: []string{"does not record which units it scored"}},
+		{name: "what-if", edit: func(s *runresult.Summary) {
+			s.Provenance.WhatIf = &runresult.WhatIf{Name: "gpt-oss-120b-mxfp4", Version: 1, Change: "c", Limitation: "l"}
+			s.Label, s.LabelReasons = runresult.Label(s.Provenance)
+		}, want: []string{"a what-if run (gpt-oss-120b-mxfp4) is a diagnosis of the run it was measured against, never a snapshot"}},
+		{name: "what-if label without its provenance", edit: func(s *runresult.Summary) { s.Label = "what-if: x" },
+			want: []string{"a what-if run (x)"}},
 		{name: "unbalanced", edit: func(s *runresult.Summary) { s.Coverage.CorpusPoints++ }, want: []string{"coverage does not balance"}},
 		{name: "nothing scored", edit: func(s *runresult.Summary) {
 			s.Coverage = runresult.Coverage{CorpusPoints: 1, NotScored: 1, NotScoredByReason: map[string]int{"timeout": 1}}
@@ -81,7 +87,10 @@ func TestGateExperimental(t *testing.T) {
 	lies.Provenance.Ledger.Release = false
 	shard := exp
 	shard.Shard = &runresult.Shard{Index: 1, Count: 2}
-	for name, s := range map[string]runresult.Summary{"label lies": lies, "shard": shard} {
+	whatIf := exp
+	whatIf.Provenance.WhatIf = &runresult.WhatIf{Name: "w", Version: 1}
+	whatIf.Label, whatIf.LabelReasons = runresult.Label(whatIf.Provenance)
+	for name, s := range map[string]runresult.Summary{"label lies": lies, "shard": shard, "what-if": whatIf} {
 		if got := GateExperimental(s, HarnessCheck{}); len(got) != 1 {
 			t.Errorf("%s: GateExperimental = %q, want one reason", name, got)
 		}
