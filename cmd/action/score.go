@@ -118,11 +118,9 @@ func checkScore(o *scoreOptions, args []string) error {
 		return errors.New("--what-if cannot be sharded: its Why section compares whole units (score the what-ifs after the merge, with --reuse of the merged run)")
 	}
 	if o.whatIf != "" {
-		if _, err := selectWhatIfs(o.whatIf); err != nil {
-			return err
-		}
+		_, err = whatif.Declared(o.whatIf)
 	}
-	return nil
+	return err
 }
 
 // checkHarness checks the values of the harness flags.
@@ -156,21 +154,11 @@ func runScore(ctx context.Context, o scoreOptions, env cli.Env) error {
 	if err != nil {
 		return err
 	}
-	var whatIfs []harness.WhatIfRun
-	if o.whatIf != "" {
-		specs, err := selectWhatIfs(o.whatIf)
-		if err != nil {
-			return err
-		}
-		if whatIfs, err = harness.ScoreWhatIfs(ctx, opts, res.Result, specs, o.whatIf == whatif.All); err != nil {
-			return err
-		}
+	whatIfs, err := harness.ScoreWhatIfs(ctx, opts, res.Result, o.whatIf)
+	if err != nil {
+		return err
 	}
-	attrs := make([]whatif.Attribution, len(whatIfs))
-	for i, w := range whatIfs {
-		attrs[i] = w.Attribution
-	}
-	md := render.SummaryWhy(res.Summary, attrs)
+	md := render.SummaryWhy(res.Summary, whatIfs.Attributions())
 	if o.out != "" {
 		if err := runresult.Write(o.out, runresult.Output{Result: res.Result, Markdown: md}); err != nil {
 			return fmt.Errorf("score: write %s: %w", o.out, err)
@@ -218,16 +206,6 @@ func harnessOptions(ctx context.Context, o scoreOptions, stderr io.Writer) (harn
 		return harness.Options{}, nil, err
 	}
 	return opts, log, nil
-}
-
-// selectWhatIfs returns the what-if experiments arg names among those
-// declared in corpus/whatif/ (embedded in this binary).
-func selectWhatIfs(arg string) ([]whatif.Spec, error) {
-	specs, err := whatif.Load(corpus.WhatIf())
-	if err != nil {
-		return nil, err
-	}
-	return whatif.Select(specs, arg)
 }
 
 // bundledData is the data embedded in this binary (package corpus).

@@ -150,17 +150,38 @@ type WhatIfRun struct {
 	Attribution whatif.Attribution
 }
 
-// ScoreWhatIfs scores each of specs with o (o.WhatIf set to it: its units
-// among o.Units, its change made) and attributes it against plain, the run
-// of o without a what-if. A what-if none of whose units o selects is an
-// error, or, when skipUnmatched (every declared what-if asked for), left
-// out with a log line.
-func ScoreWhatIfs(ctx context.Context, o Options, plain runresult.Result, specs []whatif.Spec, skipUnmatched bool) ([]WhatIfRun, error) {
+// WhatIfRuns are the what-ifs scored beside one plain run.
+type WhatIfRuns []WhatIfRun
+
+// Attributions are the runs' attributions, in order.
+func (rs WhatIfRuns) Attributions() []whatif.Attribution {
+	out := make([]whatif.Attribution, len(rs))
+	for i, r := range rs {
+		out[i] = r.Attribution
+	}
+	return out
+}
+
+// ScoreWhatIfs scores each what-if arg names among those declared in
+// corpus/whatif/ (whatif.Declared: names or whatif.All; "" is none) with o
+// (o.WhatIf set to it: its units among o.Units, its change made) and
+// attributes it against plain, the run of o without a what-if. A named
+// what-if none of whose units o selects is an error; with whatif.All it is
+// left out with a log line.
+func ScoreWhatIfs(ctx context.Context, o Options, plain runresult.Result, arg string) (WhatIfRuns, error) {
+	if arg == "" {
+		return nil, nil
+	}
+	specs, err := whatif.Declared(arg)
+	if err != nil {
+		return nil, err
+	}
+	skipUnmatched := arg == whatif.All
 	selected, err := SelectUnits(o.Ledger.Units, o.Units)
 	if err != nil {
 		return nil, err
 	}
-	var out []WhatIfRun
+	var out WhatIfRuns
 	for i := range specs {
 		w := &specs[i]
 		if _, err := SelectUnits(selected, w.Units); err != nil && skipUnmatched {

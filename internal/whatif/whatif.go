@@ -22,6 +22,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/inference-sim/accuracy-dashboard/corpus"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 )
@@ -342,4 +343,14 @@ func Select(specs []Spec, arg string) ([]Spec, error) {
 		}
 	}
 	return out, nil
+}
+
+// Declared returns the what-ifs arg names (Select) among those declared in
+// corpus/whatif/, embedded in the binary (corpus.WhatIf).
+func Declared(arg string) ([]Spec, error) {
+	specs, err := Load(corpus.WhatIf())
+	if err != nil {
+		return nil, err
+	}
+	return Select(specs, arg)
 }
