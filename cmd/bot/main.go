@@ -267,6 +267,10 @@ func runServe(ctx context.Context, o serveOptions, e env) error {
 	if err != nil {
 		return fmt.Errorf("configuration: %w", err)
 	}
+	hookRanges, err := botconfig.ParseHookRanges(cfg.HookRanges)
+	if err != nil {
+		return fmt.Errorf("configuration: %w", err)
+	}
 	log := slog.New(slog.NewJSONHandler(e.stderr, nil))
 	metrics := webhook.NewMetrics(botVersion())
 	api, err := url.Parse(cmp.Or(cfg.GitHubURL, github.DefaultBaseURL))
@@ -286,7 +290,7 @@ func runServe(ctx context.Context, o serveOptions, e env) error {
 		Secret: []byte(cfg.WebhookSecret), MaxBodyBytes: cfg.MaxBodyBytes,
 		MaxConcurrentReads: cfg.MaxConcurrentReads, QueueSize: cfg.QueueSize, Workers: cfg.Workers, Handlers: webhook.Events(s.bumper, pub), Logger: log,
 		MaxConns: cfg.MaxConns, MaxConnsPerAddr: cfg.MaxConnsPerAddr, MaxReadsPerAddr: cfg.MaxReadsPerAddr,
-		TrustedProxies: proxies, Metrics: metrics, Done: e.delivered,
+		TrustedProxies: proxies, HookRanges: hookRanges, Metrics: metrics, Done: e.delivered,
 	})
 	if err != nil {
 		return err

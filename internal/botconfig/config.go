@@ -88,6 +88,7 @@ const (
 	EnvLeaderboardWF   = "BOT_LEADERBOARD_WORKFLOW"
 	EnvMetricsAddr     = "BOT_METRICS_ADDR"
 	EnvTrustedProxies  = "BOT_TRUSTED_PROXIES"
+	EnvHookRanges      = "BOT_HOOK_RANGES"
 )
 
 // Config is everything the bot needs. Field names in YAML are snake_case.
@@ -161,6 +162,11 @@ type Config struct {
 	// address, and the client address of a request they forward is the
 	// one they append to X-Forwarded-For.
 	TrustedProxies []string `yaml:"trusted_proxies"`
+	// HookRanges are GitHub's published webhook address ranges (the
+	// "hooks" of https://api.github.com/meta): a delivery from them reads
+	// its body in read slots of its own, ahead of every other caller, and
+	// is not bounded per address. Empty (the default): none.
+	HookRanges []string `yaml:"hook_ranges"`
 	// MetricsAddr is the address GET /metrics is served on (host:port);
 	// empty (the default) serves no metrics.
 	MetricsAddr string `yaml:"metrics_addr"`
@@ -307,6 +313,9 @@ func applyEnv(getenv func(string) string, cfg *Config) error {
 	if v := getenv(EnvTrustedProxies); v != "" {
 		cfg.TrustedProxies = list(v)
 	}
+	if v := getenv(EnvHookRanges); v != "" {
+		cfg.HookRanges = list(v)
+	}
 	return nil
 }
 
@@ -324,6 +333,17 @@ func list(v string) []string {
 // ParseProxies parses trusted_proxies: addresses ("127.0.0.1", "::1") and
 // networks ("10.0.0.0/8"), naming the first entry that is neither.
 func ParseProxies(entries []string) ([]netip.Prefix, error) {
+	return parseNetworks("trusted proxy", entries)
+}
+
+// ParseHookRanges parses hook_ranges, as ParseProxies does.
+func ParseHookRanges(entries []string) ([]netip.Prefix, error) {
+	return parseNetworks("hook range", entries)
+}
+
+// parseNetworks parses addresses and networks, naming the first entry
+// that is neither as what.
+func parseNetworks(what string, entries []string) ([]netip.Prefix, error) {
 	var out []netip.Prefix
 	for _, e := range entries {
 		e = strings.TrimSpace(e)
@@ -331,7 +351,7 @@ func ParseProxies(entries []string) ([]netip.Prefix, error) {
 			if p.Addr().Is4In6() {
 				// Peers are compared unmapped: the IPv4 network.
 				if p.Bits() < 96 {
-					return nil, fmt.Errorf("trusted proxy %q is an IPv4-mapped network wider than IPv4", e)
+					return nil, fmt.Errorf("%s %q is an IPv4-mapped network wider than IPv4", what, e)
 				}
 				p = netip.PrefixFrom(p.Addr().Unmap(), p.Bits()-96)
 			}
@@ -340,7 +360,7 @@ func ParseProxies(entries []string) ([]netip.Prefix, error) {
 		}
 		a, err := netip.ParseAddr(e)
 		if err != nil || a.Zone() != "" {
-			return nil, fmt.Errorf("trusted proxy %q is not an IP address or network", e)
+			return nil, fmt.Errorf("%s %q is not an IP address or network", what, e)
 		}
 		a = a.Unmap()
 		out = append(out, netip.PrefixFrom(a, a.BitLen()))
@@ -397,6 +417,9 @@ func (c Config) Validate(mode Mode) error {
 			errs = append(errs, fmt.Errorf("metrics address %s is the webhook listen address: metrics are for the operator only", c.MetricsAddr))
 		}
 		if _, err := ParseProxies(c.TrustedProxies); err != nil {
+			errs = append(errs, err)
+		}
+		if _, err := ParseHookRanges(c.HookRanges); err != nil {
 			errs = append(errs, err)
 		}
 	}

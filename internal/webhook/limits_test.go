@@ -13,8 +13,10 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -368,4 +370,118 @@ func FuzzClientAddr(f *testing.F) {
 			t.Fatalf("client %v of X-Forwarded-For %q via %q: neither the peer nor an untrusted address it names", got, xff, peer)
 		}
 	})
+}
+
+// slowBodies runs one client from the loopback address from that sends a
+// POST /webhook declaring a 1 000-byte body and sends it a byte every
+// 200 ms, starting again as soon as it is answered or cut off, until stop
+// is closed. It counts the bodies the server cut off before they were
+// sent (answered 400, or closed).
+func slowBodies(from, addr string, stop <-chan struct{}, cut *atomic.Int64) {
+	for {
+		select {
+		case <-stop:
+			return
+		default:
+		}
+		c, err := dialer(from).Dial("tcp", addr)
+		if err != nil {
+			time.Sleep(50 * time.Millisecond)
+			continue
+		}
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		fmt.Fprintf(c, "POST /webhook HTTP/1.1\r\nHost: bot\r\nContent-Type: application/json\r\n"+
+			"%s: ping\r\n%s: slow-%s\r\nContent-Length: 1000\r\n\r\n", HeaderEvent, HeaderDelivery, from)
+		answered := make(chan struct{})
+		go func() {
+			if resp, err := http.ReadResponse(bufio.NewReader(c), nil); err == nil {
+				resp.Body.Close()
+			}
+			close(answered)
+		}()
+	send:
+		for range 1000 {
+			if _, err := c.Write([]byte{' '}); err != nil {
+				break
+			}
+			select {
+			case <-answered:
+				break send
+			case <-stop:
+				break send
+			case <-time.After(200 * time.Millisecond):
+			}
+		}
+		c.Close()
+		<-answered
+		cut.Add(1)
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Issue 31, point 2: 40 slow-body clients from 40 addresses (1 byte every
+// 0.5 s, reconnecting) made every one of 100 signed deliveries beside them
+// answer 503. A body is judged by its rate now (BodyGrace, then
+// MinBodyRate: a slow one is cut off, freeing its slot) and GitHub's hook
+// ranges, configured, read in slots of their own: with 100 slow clients
+// from 100 addresses, at least 95 of 100 signed deliveries from a hook
+// range address are accepted, and the server's heap stays bounded.
+func TestSlowClientsOfManyAddressesLeaveDeliveries(t *testing.T) {
+	h := newHarness(t, func(o *Options) { o.HookRanges = []netip.Prefix{netip.MustParsePrefix("127.0.0.2/32")} })
+	addr := serveLoopback(t, h.srv)
+	runtime.GC()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	stop := make(chan struct{})
+	var cut atomic.Int64
+	var wg sync.WaitGroup
+	for i := range 100 {
+		wg.Go(func() { slowBodies(fmt.Sprintf("127.1.%d.%d", 1+i/200, 1+i%200), addr, stop, &cut) })
+	}
+	time.Sleep(time.Second) // the slow clients hold every read slot
+	c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DialContext: dialer("127.0.0.2").DialContext, DisableKeepAlives: true}}
+	accepted := 0
+	for i := range 100 {
+		if signedPing(t, c, addr, fmt.Sprintf("among-slow-%d", i)) == http.StatusOK {
+			accepted++
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	var during runtime.MemStats
+	runtime.ReadMemStats(&during)
+	close(stop)
+	wg.Wait()
+	if accepted < 95 {
+		t.Errorf("%d of 100 signed deliveries accepted among 100 slow clients, want at least 95", accepted)
+	}
+	if cut.Load() < 100 {
+		t.Errorf("%d slow bodies ended, want the slow clients cut off and starting again (at least 100)", cut.Load())
+	}
+	if grew := int64(during.HeapInuse) - int64(before.HeapInuse); grew > 64<<20 {
+		t.Errorf("the heap grew by %d MiB under the slow clients, want under 64 MiB", grew>>20)
+	}
+	t.Logf("%d of 100 signed deliveries accepted; %d slow bodies cut off; heap in use %d → %d MiB",
+		accepted, cut.Load(), before.HeapInuse>>20, during.HeapInuse>>20)
+}
+
+// A body slower than MinBodyRate after BodyGrace is cut off well before
+// BodyReadTimeout, freeing its read slot.
+func TestSlowBodyIsCutOffByItsRate(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, nil)
+	addr := serveLoopback(t, h.srv)
+	stop := make(chan struct{})
+	var cut atomic.Int64
+	start := time.Now()
+	done := make(chan struct{})
+	go func() { slowBodies("127.0.0.4", addr, stop, &cut); close(done) }()
+	for cut.Load() == 0 && time.Since(start) < 10*time.Second {
+		time.Sleep(10 * time.Millisecond)
+	}
+	took := time.Since(start)
+	close(stop)
+	<-done
+	if cut.Load() == 0 || took >= BodyReadTimeout {
+		t.Errorf("a body of 5 bytes a second was cut off after %v (cut: %d), want within BodyGrace and well before BodyReadTimeout (%v)", took, cut.Load(), BodyReadTimeout)
+	}
 }

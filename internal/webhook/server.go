@@ -132,6 +132,12 @@ type Options struct {
 	// of theirs is not bounded per address, and a request they forward is
 	// counted against the client address they append to X-Forwarded-For.
 	TrustedProxies []netip.Prefix
+	// HookRanges are GitHub's published webhook address ranges: a client
+	// address in them (after TrustedProxies) reads its body in
+	// MaxConcurrentReads read slots of its own, ahead of every other
+	// caller, waiting for one at most ReadSlotWait, and is not bounded by
+	// MaxReadsPerAddr. Nil: none.
+	HookRanges []netip.Prefix
 	// Metrics, if set, records the server's metrics.
 	Metrics *Metrics
 }
@@ -144,6 +150,14 @@ const (
 	// BodyReadTimeout bounds the reading of one body, and so how long a
 	// slow caller holds a read slot.
 	BodyReadTimeout = 5 * time.Second
+	// BodyGrace and MinBodyRate judge a body by its transfer rate: a
+	// delivery arrives at network speed (GitHub sends 8–20 KB at once),
+	// so a body that, BodyGrace after its slot was taken, has not come at
+	// MinBodyRate bytes a second since is dropped (400), freeing its slot
+	// for the next caller; a fixed number of slots cannot otherwise tell
+	// a slow attacker from a delivery.
+	BodyGrace   = 500 * time.Millisecond
+	MinBodyRate = 8 << 10
 	// ReadSlotWait is how long a caller waits for a read slot, and
 	// ReadWaitersPerSlot how many may wait per slot; beyond them a caller
 	// is refused (503) at once.
@@ -172,10 +186,11 @@ type queued struct {
 // Server is the webhook HTTP server. Create it with New, start its workers
 // with Start, stop them with Close.
 type Server struct {
-	opts  Options
-	log   *slog.Logger
-	mux   *http.ServeMux
-	reads chan struct{} // read slots
+	opts      Options
+	log       *slog.Logger
+	mux       *http.ServeMux
+	reads     chan struct{} // read slots
+	hookReads chan struct{} // read slots of HookRanges' addresses
 	// waiting counts the callers waiting for a read slot.
 	waiting atomic.Int64
 	// addrReads counts the reads each client address holds or waits for.
@@ -238,12 +253,13 @@ func New(opts Options) (*Server, error) {
 		log = slog.Default()
 	}
 	s := &Server{
-		opts:     opts,
-		log:      log,
-		reads:    make(chan struct{}, opts.MaxConcurrentReads),
-		serials:  map[string]bool{},
-		inFlight: map[string]bool{},
-		done:     map[string]bool{},
+		opts:      opts,
+		log:       log,
+		reads:     make(chan struct{}, opts.MaxConcurrentReads),
+		hookReads: make(chan struct{}, opts.MaxConcurrentReads),
+		serials:   map[string]bool{},
+		inFlight:  map[string]bool{},
+		done:      map[string]bool{},
 	}
 	s.wake = sync.NewCond(&s.mu)
 	opts.Metrics.setQueue(s.Queued)
@@ -447,18 +463,28 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, client netip.A
 		http.Error(w, "busy", http.StatusServiceUnavailable)
 		return nil, outcomeBusy
 	}
-	if !s.addrReads.take(client, s.opts.MaxReadsPerAddr) {
-		return busy("too many bodies being read from this address")
+	slots := s.reads
+	if s.fromHooks(client) {
+		slots = s.hookReads
+		if !s.hookSlot() {
+			return busy("too many deliveries from GitHub's hook ranges being read")
+		}
+	} else {
+		if !s.addrReads.take(client, s.opts.MaxReadsPerAddr) {
+			return busy("too many bodies being read from this address")
+		}
+		defer s.addrReads.release(client)
+		if !s.readSlot() {
+			return busy("too many bodies being read")
+		}
 	}
-	defer s.addrReads.release(client)
-	if !s.readSlot() {
-		return busy("too many bodies being read")
-	}
-	// A slot is held at most BodyReadTimeout, however slowly the body comes
-	// (the recorder of a test cannot set deadlines; that is no error).
-	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(BodyReadTimeout))
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes))
-	<-s.reads
+	// A slot is held while the body comes at MinBodyRate after BodyGrace,
+	// and at most BodyReadTimeout, however it comes (the recorder of a
+	// test cannot set deadlines; that is no error).
+	paced := &pacedBody{r: r.Body, rc: http.NewResponseController(w), start: time.Now()}
+	paced.pace()
+	body, err := io.ReadAll(http.MaxBytesReader(w, paced, s.opts.MaxBodyBytes))
+	<-slots
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
@@ -472,6 +498,54 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, client netip.A
 		return nil, outcomeBadRequest
 	}
 	return body, ""
+}
+
+// pacedBody is a body read at a minimum rate: before each read the
+// connection's read deadline is moved to when the bytes read so far stop
+// being enough (BodyGrace, then MinBodyRate since start), at most
+// BodyReadTimeout after start. A read past it fails, and the body is
+// refused.
+type pacedBody struct {
+	r     io.ReadCloser
+	rc    *http.ResponseController
+	start time.Time
+	n     int64
+}
+
+// pace sets the read deadline for the bytes read so far.
+func (p *pacedBody) pace() {
+	owed := BodyGrace + time.Duration(p.n)*time.Second/MinBodyRate
+	_ = p.rc.SetReadDeadline(p.start.Add(min(owed, BodyReadTimeout)))
+}
+
+func (p *pacedBody) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	p.n += int64(n)
+	p.pace()
+	return n, err
+}
+
+func (p *pacedBody) Close() error { return p.r.Close() }
+
+// fromHooks reports whether a is in GitHub's hook ranges (HookRanges).
+func (s *Server) fromHooks(a netip.Addr) bool {
+	for _, p := range s.opts.HookRanges {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// hookSlot takes a read slot of the hook ranges', waiting at most
+// ReadSlotWait for one.
+func (s *Server) hookSlot() bool {
+	select {
+	case s.hookReads <- struct{}{}:
+		return true
+	default:
+		return s.waitSlot(s.hookReads)
+	}
 }
 
 // readSlot takes a read slot. When none is free, up to
@@ -489,11 +563,16 @@ func (s *Server) readSlot() bool {
 		return false
 	}
 	defer s.waiting.Add(-1)
+	return s.waitSlot(s.reads)
+}
+
+// waitSlot takes a slot of slots, waiting at most ReadSlotWait for one.
+func (s *Server) waitSlot(slots chan struct{}) bool {
 	waited := make(chan struct{})
 	stop := s.opts.Clock.AfterFunc(ReadSlotWait, func() { close(waited) })
 	defer stop()
 	select {
-	case s.reads <- struct{}{}:
+	case slots <- struct{}{}:
 		return true
 	case <-waited:
 		return false
