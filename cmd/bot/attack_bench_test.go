@@ -27,7 +27,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -35,6 +34,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 	"github.com/inference-sim/accuracy-dashboard/internal/webhook"
 )
 
@@ -110,29 +110,13 @@ const benchSecret = "bench secret"
 
 // peakRSS is the server's peak resident set (VmHWM), in MiB.
 func (s *benchServer) peakRSS(b *testing.B) float64 {
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, line := range strings.Split(string(status), "\n") {
-		if f := strings.Fields(line); len(f) == 3 && f[0] == "VmHWM:" {
-			kb, _ := strconv.ParseFloat(f[1], 64)
-			return kb / 1024
-		}
-	}
-	b.Fatal("no VmHWM")
-	return 0
-}
-
-// fromAddr is a dialer whose connections come from the loopback address ip.
-func fromAddr(ip string) *net.Dialer {
-	return &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}, Timeout: 10 * time.Second}
+	return testkit.ProcMiB(b, s.cmd.Process.Pid, "VmHWM")
 }
 
 // signedDelivery posts one signed ping, as GitHub would (a new connection,
 // GitHub's 10-second timeout), from ip; it returns the status (0: no answer).
 func (s *benchServer) signedDelivery(ip, id string) int {
-	c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DialContext: fromAddr(ip).DialContext, DisableKeepAlives: true}}
+	c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DialContext: testkit.DialerFrom(ip).DialContext, DisableKeepAlives: true}}
 	body := `{"zen":"Design for failure.","hook_id":1}`
 	req, _ := http.NewRequest(http.MethodPost, "http://"+s.addr+"/webhook", strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
@@ -184,7 +168,7 @@ func BenchmarkServeIdleConnections(b *testing.B) {
 							defer wg.Done()
 							for i := int(next.Add(1) - 1); i < conns; i = int(next.Add(1) - 1) {
 								ip := fmt.Sprintf("127.%d.%d.%d", 10+run, 1+i%spread/250, 1+i%spread%250)
-								c, err := fromAddr(ip).Dial("tcp", s.addr)
+								c, err := testkit.DialerFrom(ip).Dial("tcp", s.addr)
 								if err != nil {
 									continue
 								}
@@ -277,7 +261,7 @@ func BenchmarkServeSlowClients(b *testing.B) {
 // slowClient sends one POST /webhook whose 1 000-byte body comes at 1 byte
 // per second, from 127.0.0.1, until the server answers or closes.
 func slowClient(addr string, stop <-chan struct{}) {
-	c, err := fromAddr("127.0.0.1").Dial("tcp", addr)
+	c, err := testkit.DialerFrom("127.0.0.1").Dial("tcp", addr)
 	if err != nil {
 		time.Sleep(100 * time.Millisecond)
 		return

@@ -4,8 +4,10 @@
 // serves a workflow run's artifact, a tree's files, a file written with its
 // directories, and the hostile files (a named pipe, a symbolic link, a
 // sparse file over a cap) a reader of untrusted input must refuse without
-// blocking (Refuses), and the one way a test stops on a missing test
-// dependency (Missing). Only tests and test helpers import it.
+// blocking (Refuses), a dialer from a loopback address and a process's
+// memory for load tests (DialerFrom, ProcMiB), and the one way a test
+// stops on a missing test dependency (Missing). Only tests and test
+// helpers import it.
 package testkit
 
 import (

@@ -23,6 +23,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
 
 // childEnv names, in a re-executed test binary, the child process it is to
@@ -120,23 +122,7 @@ func (c *child) line(t testing.TB) string {
 // memMiB is the child's resident set (VmRSS) or its peak (VmHWM), in MiB.
 func (c *child) memMiB(t testing.TB, field string) float64 {
 	t.Helper()
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", c.cmd.Process.Pid))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range strings.Split(string(status), "\n") {
-		if f := strings.Fields(line); len(f) == 3 && f[0] == field+":" {
-			kb, _ := strconv.ParseFloat(f[1], 64)
-			return kb / 1024
-		}
-	}
-	t.Fatalf("no %s in the child's status", field)
-	return 0
-}
-
-// fromAddr is a dialer whose connections come from the loopback address ip.
-func fromAddr(ip string) *net.Dialer {
-	return &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}, Timeout: 10 * time.Second}
+	return testkit.ProcMiB(t, c.cmd.Process.Pid, field)
 }
 
 // floodSerial makes each flood's source addresses its own, so that one
@@ -158,7 +144,7 @@ func flood(t testing.TB, addr string, conns, spread int) (held []net.Conn, answe
 		wg.Go(func() {
 			for i := int(next.Add(1) - 1); i < conns && time.Now().Before(deadline); i = int(next.Add(1) - 1) {
 				ip := fmt.Sprintf("127.%d.%d.%d", serial, 1+i%spread/250, 1+i%spread%250)
-				c, err := fromAddr(ip).Dial("tcp", addr)
+				c, err := testkit.DialerFrom(ip).Dial("tcp", addr)
 				if err != nil {
 					continue
 				}
@@ -187,7 +173,7 @@ func flood(t testing.TB, addr string, conns, spread int) (held []net.Conn, answe
 // versionFrom sends GET /api/version from the loopback address ip on a new
 // connection and returns the status (0: no answer within 10 s).
 func versionFrom(addr, ip string) int {
-	c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DialContext: fromAddr(ip).DialContext, DisableKeepAlives: true}}
+	c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DialContext: testkit.DialerFrom(ip).DialContext, DisableKeepAlives: true}}
 	resp, err := c.Get("http://" + addr + "/api/version")
 	if err != nil {
 		return 0
@@ -288,16 +274,13 @@ func BenchmarkServeConnectionFlood(b *testing.B) {
 					b.ReportMetric(c.memMiB(b, "VmHWM")-before, "peak-growth-MiB")
 					b.ReportMetric(before, "before-MiB")
 					b.ReportMetric(float64(answered), "served")
-					b.ReportMetric(float64(boolInt(code == http.StatusOK)), "version-answered")
+					answeredVersion := 0.0
+					if code == http.StatusOK {
+						answeredVersion = 1
+					}
+					b.ReportMetric(answeredVersion, "version-answered")
 				}
 			})
 		}
 	}
-}
-
-func boolInt(v bool) int {
-	if v {
-		return 1
-	}
-	return 0
 }
