@@ -314,7 +314,7 @@ func overview(s SiteSnapshot, label string, latest bool) overviewView {
 	sum := s.Summary
 	tier, scores, fellBack := runresult.Headline(sum.Tiers)
 	v := overviewView{ID: s.ID, Label: label, Date: s.date(), Release: sum.Label == runresult.LabelRelease, LabelReasons: sum.LabelReasons,
-		Tier: tier, FellBack: fellBack, Headline: metricRows(scores, metric.Headline()), AllTier: metricRows(sum.Tiers.All, metric.Headline()),
+		Tier: tierName(tier), FellBack: fellBack, Headline: metricRows(scores, metric.Headline()), AllTier: metricRows(sum.Tiers.All, metric.Headline()),
 		Secondary: metricRows(scores, metric.Secondary()), Scored: sum.Coverage.Scored, Corpus: sum.Coverage.CorpusPoints,
 		NotSc: sum.Coverage.NotScored, ShapeDefinition: sum.ShapeDefinition, Saturated: sum.Coverage.Saturated}
 	for _, d := range metric.Headline() {
@@ -583,7 +583,7 @@ func history(snaps []SiteSnapshot, labels []string) historyView {
 		x := float64(n - 1 - i)
 		ticks = append(ticks, chartTick{X: x, Label: labels[i]})
 		tier, scores, _ := runresult.Headline(s.Summary.Tiers)
-		row := historyRow{Label: labels[i], Href: SiteSnapshotPath(s.ID), Release: s.Summary.Label == runresult.LabelRelease, Tier: tier,
+		row := historyRow{Label: labels[i], Href: SiteSnapshotPath(s.ID), Release: s.Summary.Label == runresult.LabelRelease, Tier: tierName(tier),
 			Scored: s.Summary.Coverage.Scored, N: s.Summary.Coverage.CorpusPoints}
 		var mt, st []string
 		for k, d := range metric.Headline() {

@@ -54,16 +54,28 @@ type chartGroup struct {
 	Experimental bool
 }
 
-// Geometry of every chart's viewBox.
+// Geometry of every chart's viewBox. A chart is as wide as its page (the
+// SVG scales to the width); on a phone the stylesheet sets its text in
+// phoneFont user units, so the room for labels is reckoned at that size
+// (charWidth per character), and the y axis' title stands clear of the
+// widest tick label.
 const (
-	chartW, chartH                           = 800.0, 320.0
-	padLeft, padRight, padTop, padBottom     = 64.0, 16.0, 16.0, 56.0
-	plotW, plotH                             = chartW - padLeft - padRight, chartH - padTop - padBottom
-	markRadius                               = 4.5
-	maxXTickLabels                           = 8
-	yTicks                                   = 5
-	xLabelOffset, yLabelOffset, tickLabelGap = 44.0, 48.0, 8.0
+	chartW, chartH              = 800.0, 330.0
+	padRight, padTop, padBottom = 24.0, 16.0, 72.0
+	plotH                       = chartH - padTop - padBottom
+	markRadius                  = 4.5
+	maxXTickLabels              = 8
+	yTicks                      = 5
+	phoneFont                   = 22.0
+	charWidth                   = phoneFont * 0.6
+	yTitleX                     = phoneFont / 2
+	tickLabelGap                = 8.0
+	xTickOffset, xTitleOffset   = phoneFont + 4, 2*phoneFont + 16
+	minPadLeft                  = yTitleX + phoneFont/2 + tickLabelGap
 )
+
+// textWidth is how wide text is drawn at phoneFont, at most.
+func textWidth(text string) float64 { return float64(len([]rune(text))) * charWidth }
 
 // niceStep is a round tick step (1, 2 or 5 × 10^k) near span/n.
 func niceStep(span float64, n int) float64 {
@@ -114,6 +126,16 @@ func (c chart) svg() template.HTML {
 	if top == 0 {
 		top = step
 	}
+	var yLabels []string
+	for y := 0.0; y <= top+step/2; y += step {
+		yLabels = append(yLabels, tickText(y))
+	}
+	widest := 0.0
+	for _, l := range yLabels {
+		widest = math.Max(widest, textWidth(l))
+	}
+	padLeft := minPadLeft + widest + tickLabelGap
+	plotW := chartW - padLeft - padRight
 	sx := func(x float64) float64 { return padLeft + (x-minX)/(maxX-minX)*plotW }
 	sy := func(y float64) float64 { return padTop + plotH - y/top*plotH }
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
@@ -122,9 +144,10 @@ func (c chart) svg() template.HTML {
 	fmt.Fprintf(&b, `<svg viewBox="0 0 %d %d" role="img" aria-labelledby="%s-title %s-desc">`,
 		int(chartW), int(chartH), c.ID, c.ID)
 	fmt.Fprintf(&b, `<title id="%s-title">%s</title><desc id="%s-desc">%s</desc>`, c.ID, e(c.Title), c.ID, e(c.Desc))
-	for y := 0.0; y <= top+step/2; y += step {
+	for k, l := range yLabels {
+		y := float64(k) * step
 		fmt.Fprintf(&b, `<line class="grid" x1="%s" y1="%s" x2="%s" y2="%s"/>`, f(padLeft), f(sy(y)), f(padLeft+plotW), f(sy(y)))
-		fmt.Fprintf(&b, `<text x="%s" y="%s" text-anchor="end" dominant-baseline="middle">%s</text>`, f(padLeft-tickLabelGap), f(sy(y)), e(tickText(y)))
+		fmt.Fprintf(&b, `<text x="%s" y="%s" text-anchor="end" dominant-baseline="middle">%s</text>`, f(padLeft-tickLabelGap), f(sy(y)), e(l))
 	}
 	fmt.Fprintf(&b, `<line class="axis" x1="%s" y1="%s" x2="%s" y2="%s"/>`, f(padLeft), f(padTop+plotH), f(padLeft+plotW), f(padTop+plotH))
 	fmt.Fprintf(&b, `<line class="axis" x1="%s" y1="%s" x2="%s" y2="%s"/>`, f(padLeft), f(padTop), f(padLeft), f(padTop+plotH))
@@ -135,9 +158,19 @@ func (c chart) svg() template.HTML {
 			ticks = append(ticks, chartTick{X: x, Label: tickText(x)})
 		}
 	}
-	every := (len(ticks) + maxXTickLabels - 1) / maxXTickLabels
+	// As many labels as fit side by side at the phone's size, at most
+	// maxXTickLabels: the first, the last and evenly between.
+	widestX := 0.0
+	for _, t := range ticks {
+		widestX = math.Max(widestX, textWidth(t.Label))
+	}
+	fit := max(2, min(maxXTickLabels, int(plotW/(widestX+2*tickLabelGap))))
+	every := (len(ticks) + fit - 1) / fit
+	last := len(ticks) - 1
 	for i, t := range ticks {
-		if i%every != 0 && i != len(ticks)-1 {
+		// Every every-th label and the last, none so close before the last
+		// that the two would overlap.
+		if i != last && (i%every != 0 || last-i < every) {
 			continue
 		}
 		anchor := "middle"
@@ -147,11 +180,11 @@ func (c chart) svg() template.HTML {
 		case len(ticks) > 1 && i == len(ticks)-1 && c.XTicks != nil:
 			anchor = "end"
 		}
-		fmt.Fprintf(&b, `<text x="%s" y="%s" text-anchor="%s">%s</text>`, f(sx(t.X)), f(padTop+plotH+18), anchor, e(t.Label))
+		fmt.Fprintf(&b, `<text x="%s" y="%s" text-anchor="%s">%s</text>`, f(sx(t.X)), f(padTop+plotH+xTickOffset), anchor, e(t.Label))
 	}
-	fmt.Fprintf(&b, `<text x="%s" y="%s" text-anchor="middle">%s</text>`, f(padLeft+plotW/2), f(padTop+plotH+xLabelOffset), e(c.XLabel))
-	fmt.Fprintf(&b, `<text x="%s" y="%s" text-anchor="middle" transform="rotate(-90 %s %s)">%s</text>`,
-		f(padLeft-yLabelOffset), f(padTop+plotH/2), f(padLeft-yLabelOffset), f(padTop+plotH/2), e(c.YLabel))
+	fmt.Fprintf(&b, `<text x="%s" y="%s" text-anchor="middle">%s</text>`, f(padLeft+plotW/2), f(padTop+plotH+xTitleOffset), e(c.XLabel))
+	fmt.Fprintf(&b, `<text x="%s" y="%s" text-anchor="middle" dominant-baseline="middle" transform="rotate(-90 %s %s)">%s</text>`,
+		f(yTitleX), f(padTop+plotH/2), f(yTitleX), f(padTop+plotH/2), e(c.YLabel))
 	for _, s := range c.Series {
 		var run []string
 		flush := func() {

@@ -70,9 +70,10 @@ var siteTemplates = template.Must(template.Must(template.New("site").Funcs(templ
 {{if not .Release}}<div class="banner" role="note"><strong>Experimental figures.</strong> {{range $i, $r := .LabelReasons}}{{if $i}}; {{end}}{{$r}}{{end}}.{{if .NoRelease}} No release snapshot is published yet, so the Overview shows the newest snapshot.{{end}}</div>{{end}}
 {{if .Newer}}<p class="newer" id="newer">Newer experimental {{if eq (len .Newer) 1}}snapshot{{else}}snapshots{{end}}, not the published accuracy: {{range $i, $n := .Newer}}{{if $i}}, {{end}}<a href="{{$n.Href}}">{{$n.Label}}</a>{{end}} (<a href="history.html">all snapshots</a>).</p>{{end}}
 <h2 id="headline">Headline (tier {{.Tier}})</h2>
-{{if .FellBack}}<div class="banner info" role="note">Tier measured_resolved has no scored point, so this table falls back to tier all, which includes points whose engine settings had to be assumed.</div>{{end}}
+{{if .FellBack}}<div class="banner info" role="note">Tier measured + resolved has no scored point, so this table falls back to tier all, which includes points whose engine settings had to be assumed.</div>{{end}}
 {{template "metrictable" (dict "id" "headline-table" "caption" (printf "Headline metrics, tier %s" .Tier) "rows" .Headline)}}{{with .HeadlineSaturated}}<p class="banner saturated" id="headline-saturated"><strong>{{.Lead}}</strong> {{.Rest}}</p>
-{{end}}
+{{end}}<p class="note" id="points-note">Tier measured + resolved: the points whose settings were all measured on the server or resolved from the engine's documented defaults and the benchmark's recipe; tier all adds those with an assumed setting (a GPU from the harness's hardware registry, H200 and B200, counts as assumed). Points (shape): the points each metric is scored over, and in brackets those its shape error is computed over (every point of a sweep of at least 3 scored points but the lowest load, the anchor its curve is compared from).</p>
+
 <h2 id="all-tier">Tier all (every scored point)</h2>
 {{if .SameTiers}}<p>Every scored point is measured or resolved: the two tiers hold the same points, and this table equals the headline's.</p>{{end}}
 {{template "metrictable" (dict "id" "all-table" "caption" "Headline metrics, tier all" "rows" .AllTier)}}{{with .AllSaturated}}<p class="banner saturated" id="all-saturated"><strong>{{.Lead}}</strong> {{.Rest}}</p>
@@ -146,7 +147,7 @@ var siteTemplates = template.Must(template.Must(template.New("site").Funcs(templ
 
 {{define "history"}}{{template "head" .}}
 <h1>History</h1>
-<p class="sub">The headline MAPE and shape error of every snapshot (tier measured_resolved, or all where a snapshot has no measured or resolved point). Each mark links to its snapshot.</p>
+<p class="sub">The headline MAPE and shape error of every snapshot (tier measured + resolved, or all where a snapshot has no measured or resolved point). Each mark links to its snapshot.</p>
 <ul class="legend" aria-hidden="true">
 {{range .Body.Series}}<li><span class="key {{.Class}}"></span>{{.Name}}</li>
 {{end}}<li><span class="hollow"></span>an experimental snapshot (not a release)</li>

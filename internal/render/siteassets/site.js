@@ -42,6 +42,23 @@
   }
   Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), sortable);
 
+  // ---- tables as cards on a phone -----------------------------------------
+  // Each body cell gets its column's name (data-label) from the head, so the
+  // stylesheet can show a wide table's rows as cards on a narrow screen.
+  function cards(table) {
+    if (!table.tHead || !table.tHead.rows.length) { return; }
+    var names = Array.prototype.map.call(table.tHead.rows[0].cells, function (th) { return th.textContent.replace(/\u2195/g, "").trim(); });
+    Array.prototype.forEach.call(table.tBodies, function (body) {
+      Array.prototype.forEach.call(body.rows, function (r) {
+        Array.prototype.forEach.call(r.cells, function (c, i) {
+          if (names[i] && !c.hasAttribute("data-label")) { c.setAttribute("data-label", names[i]); }
+        });
+      });
+    });
+    table.classList.add("cards");
+  }
+  Array.prototype.forEach.call(document.querySelectorAll("main table"), cards);
+
   // ---- comparison --------------------------------------------------------
   var SITE = window.SITE;
   var out = document.getElementById("comparison");
@@ -276,7 +293,7 @@
       var shown = r.delta === null ? 0 : Math.round(r.delta * 100); // the colour follows the figure shown (2 decimals)
       var dcls = shown === 0 ? "num" : shown > 0 ? "num up" : "num down";
       return el("tr", { "data-tier": r.tier, "data-metric": r.metric.key }, [
-        el("td", { "class": "nowrap" }, [same ? "both" : tierName(r.tier)]), el("th", { scope: "row", "class": "nowrap" }, [r.metric.short]),
+        el("td", {}, [same ? "both" : tierName(r.tier)]), el("th", { scope: "row", "class": "nowrap" }, [r.metric.short]),
         td(pct(r.baseMAPE), "", "a-mape"), td(pct(r.headMAPE), "", "b-mape"), td(pp(r.delta), dcls, "delta"),
         td(pct(r.baseShape), "", "a-shape"), td(pct(r.headShape), "", "b-shape"), td(pp(r.shapeDelta), "", "shape-delta"),
         td(signedPct(r.baseBias), "", "a-bias"), td(signedPct(r.headBias), "", "b-bias"), td(ratio(r.ratio), "", "ratio"),
@@ -317,6 +334,7 @@
     });
     out.textContent = "";
     kids.forEach(function (k) { out.appendChild(k); });
+    Array.prototype.forEach.call(out.querySelectorAll("table"), cards);
   }
 
   function load(snap, done, fail) {
