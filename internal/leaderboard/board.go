@@ -61,9 +61,15 @@ type Table struct {
 	// Disqualified are runs that did not serve everything, with the rank
 	// each would have taken.
 	Disqualified []Row
-	// Failed are runs with no figures (a failed result, or none yet).
+	// Failed are runs with a failed result: no figures.
 	Failed []Row
+	// Pending are declared runs without a result yet (not run, or queued
+	// or running on a server), with Reason PendingReason.
+	Pending []Row
 }
+
+// PendingReason is a pending row's reason: its run has no result yet.
+const PendingReason = "not run yet"
 
 // Row is one run in a table.
 type Row struct {
@@ -100,7 +106,7 @@ type CapacityRow struct {
 
 // BuildBoard arranges results by the declaration: groups, loads and rows
 // in declaration order. results are keyed by "group/run"; a declared run
-// without a result is listed as failed ("no result"). Nothing is sorted by
+// without a result is listed as pending. Nothing is sorted by
 // a figure and there is no composite score.
 func BuildBoard(d *Declaration, results map[string]*Result) Board {
 	var b Board
@@ -118,8 +124,8 @@ func BuildBoard(d *Declaration, results map[string]*Result) Board {
 				row := Row{Run: r.ID, Candidate: r.Candidate, Result: res}
 				switch {
 				case res == nil:
-					row.Reason = "no result (not run yet)"
-					t.Failed = append(t.Failed, row)
+					row.Reason = PendingReason
+					t.Pending = append(t.Pending, row)
 				case res.Status != StatusOK:
 					row.Reason = res.Failure.Reason + ": " + res.Failure.Message
 					t.Failed = append(t.Failed, row)

@@ -107,8 +107,8 @@ func TestBoardListsFailedAndMissing(t *testing.T) {
 	if f := b.Groups[0].Tables[0].Failed; len(f) != 1 || !strings.HasPrefix(f[0].Reason, "hardware-unknown-to-simulator") || f[0].Cells != nil {
 		t.Errorf("failed rows = %+v", f)
 	}
-	if f := b.Groups[1].Tables[0].Failed; len(f) != 1 || f[0].Reason != "no result (not run yet)" {
-		t.Errorf("missing rows = %+v", f)
+	if f := b.Groups[1].Tables[0].Pending; len(f) != 1 || f[0].Reason != PendingReason || len(b.Groups[1].Tables[0].Failed) != 0 {
+		t.Errorf("missing rows = %+v, failed rows = %+v", f, b.Groups[1].Tables[0].Failed)
 	}
 	if c := b.Groups[1].Capacity[0]; c.Kept != nil || c.Note != "at C=1: no result" {
 		t.Errorf("capacity without the lightest load = %+v", c)

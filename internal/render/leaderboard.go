@@ -102,12 +102,30 @@ func writeMarkdownTable(w *strings.Builder, t leaderboard.Table) {
 			fmt.Fprintf(w, "%s %s |\n", markdownRow(r, true), Cell(r.Reason))
 		}
 	}
-	if len(t.Failed) > 0 {
-		w.WriteString("\n**Failed** (no figures):\n\n| Candidate | Model | Hardware | TP | Config | Reason |\n|---|---|---|---:|---|---|\n")
-		for _, r := range t.Failed {
+	for _, l := range noFigureLists(t) {
+		fmt.Fprintf(w, "\n**%s** %s:\n\n| Candidate | Model | Hardware | TP | Config | %s |\n|---|---|---|---:|---|---|\n", l.Label, l.Note, l.Column)
+		for _, r := range l.Rows {
 			fmt.Fprintf(w, "| %s | %s | %s | %d | %s | %s |\n", Cell(r.Candidate.ID), Cell(r.Candidate.Model), Cell(r.Candidate.Hardware), r.Candidate.TP, Cell(ConfigWords(r.Candidate)), Cell(r.Reason))
 		}
 	}
+}
+
+// noFigureList is a list of a table's runs without figures: the failed,
+// then the pending (not run yet).
+type noFigureList struct {
+	Kind, Label, Note, Column string
+	Rows                      []leaderboard.Row
+}
+
+func noFigureLists(t leaderboard.Table) []noFigureList {
+	var out []noFigureList
+	if len(t.Failed) > 0 {
+		out = append(out, noFigureList{"failed", "Failed", "(no figures)", "Reason", t.Failed})
+	}
+	if len(t.Pending) > 0 {
+		out = append(out, noFigureList{"pending", "Pending", "(no result yet)", "Status", t.Pending})
+	}
+	return out
 }
 
 func metricHeader(m leaderboard.Metric) string {

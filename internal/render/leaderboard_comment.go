@@ -33,6 +33,8 @@ type LeaderboardReport struct {
 // step outputs give for a report.
 type LeaderboardCounts struct {
 	Groups, Qualified, Disqualified, Failed int
+	// Pending are declared runs without a result yet.
+	Pending int
 }
 
 // Counts counts the board's groups and its runs by standing.
@@ -43,6 +45,7 @@ func (r LeaderboardReport) Counts() LeaderboardCounts {
 			c.Qualified += len(t.Rows)
 			c.Disqualified += len(t.Disqualified)
 			c.Failed += len(t.Failed)
+			c.Pending += len(t.Pending)
 		}
 	}
 	return c
@@ -74,8 +77,12 @@ func LeaderboardComment(reports []LeaderboardReport) string {
 		}
 		tables = true
 		c := r.Counts()
-		fmt.Fprintf(&w, "%d results in %d groups: %d ranked, %d disqualified, %d failed. %d as committed, %d new or changed.\n\n",
-			r.Results, c.Groups, c.Qualified, c.Disqualified, c.Failed, r.Unchanged, r.Results-r.Unchanged)
+		pending := ""
+		if c.Pending > 0 {
+			pending = fmt.Sprintf(", %d not run yet", c.Pending)
+		}
+		fmt.Fprintf(&w, "%d results in %d groups: %d ranked, %d disqualified, %d failed%s. %d as committed, %d new or changed.\n\n",
+			r.Results, c.Groups, c.Qualified, c.Disqualified, c.Failed, pending, r.Unchanged, r.Results-r.Unchanged)
 		w.WriteString(provenanceLine(r.Board, Cell))
 		writeLeaderboardGroups(&w, r.Board, 5)
 	}

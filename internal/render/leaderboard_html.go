@@ -48,8 +48,15 @@ type htmlRow struct {
 type htmlTable struct {
 	ID, Caption, LoadWords, Key, Note string
 	Headers                           []htmlCell
-	Rows, Disqualified, Failed        []htmlRow
+	Rows, Disqualified                []htmlRow
 	DQHeaders                         []htmlCell
+	// NoFigures are the failed and the pending runs (noFigureLists).
+	NoFigures []htmlNoFigures
+}
+
+type htmlNoFigures struct {
+	ID, Kind, Label, Note, Column string
+	Rows                          []htmlRow
 }
 
 type htmlGroup struct {
@@ -88,9 +95,13 @@ func pageData(b leaderboard.Board) htmlPage {
 				hr.Cells = append(hr.Cells, htmlCell{Text: r.Reason, Sort: r.Reason, Wrap: true})
 				ht.Disqualified = append(ht.Disqualified, hr)
 			}
-			for _, r := range t.Failed {
-				ht.Failed = append(ht.Failed, htmlRow{Run: r.Run, Reason: r.Reason, Cells: []htmlCell{
-					{Text: r.Candidate.ID}, {Text: r.Candidate.Model}, {Text: r.Candidate.Hardware}, {Text: strconv.Itoa(r.Candidate.TP)}, {Text: ConfigWords(r.Candidate)}}})
+			for _, l := range noFigureLists(t) {
+				hl := htmlNoFigures{ID: ht.ID + "-" + l.Kind, Kind: l.Kind, Label: l.Label, Note: l.Note, Column: l.Column}
+				for _, r := range l.Rows {
+					hl.Rows = append(hl.Rows, htmlRow{Run: r.Run, Reason: r.Reason, Cells: []htmlCell{
+						{Text: r.Candidate.ID}, {Text: r.Candidate.Model}, {Text: r.Candidate.Hardware}, {Text: strconv.Itoa(r.Candidate.TP)}, {Text: ConfigWords(r.Candidate)}}})
+				}
+				ht.NoFigures = append(ht.NoFigures, hl)
 			}
 			hg.Tables = append(hg.Tables, ht)
 		}
@@ -176,7 +187,7 @@ th[aria-sort="descending"]::after { content: " ▼"; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .rank { color: #57606a; font-size: 0.85em; margin-left: 0.3em; }
 .computed { text-decoration: underline dotted; cursor: help; }
-table.dq td, table.failed td { color: #57606a; }
+table.dq td, table.failed td, table.pending td { color: #57606a; }
 .note { color: #57606a; font-size: 0.9em; }
 </style>
 </head>
@@ -205,11 +216,11 @@ table.dq td, table.failed td { color: #57606a; }
 {{range .Disqualified}}<tr data-run="{{.Run}}">{{range .Cells}}<td{{if .Num}} class="num"{{else if .Wrap}} class="wrap"{{end}} data-v="{{.Sort}}">{{if .Formula}}<span class="computed" title="{{.Formula}}">{{.Text}}</span>{{else}}{{.Text}}{{end}}{{if .Rank}}<span class="rank">{{.Rank}}</span>{{end}}</td>{{end}}</tr>
 {{end}}</tbody>
 </table></div>{{end}}
-{{if .Failed}}<p><strong>Failed</strong> (no figures):</p>
-<div class="scroll"><table class="failed sortable" id="{{.ID}}-failed">
-<thead><tr><th data-col="0" data-type="text">Candidate</th><th data-col="1" data-type="text">Model</th><th data-col="2" data-type="text">Hardware</th><th data-col="3" data-type="num">TP</th><th data-col="4" data-type="text">Config</th><th data-col="5" data-type="text">Reason</th></tr></thead>
+{{range .NoFigures}}<p><strong>{{.Label}}</strong> {{.Note}}:</p>
+<div class="scroll"><table class="{{.Kind}} sortable" id="{{.ID}}">
+<thead><tr><th data-col="0" data-type="text">Candidate</th><th data-col="1" data-type="text">Model</th><th data-col="2" data-type="text">Hardware</th><th data-col="3" data-type="num">TP</th><th data-col="4" data-type="text">Config</th><th data-col="5" data-type="text">{{.Column}}</th></tr></thead>
 <tbody>
-{{range .Failed}}<tr data-run="{{.Run}}">{{range .Cells}}<td data-v="{{.Text}}">{{.Text}}</td>{{end}}<td class="wrap" data-v="{{.Reason}}">{{.Reason}}</td></tr>
+{{range .Rows}}<tr data-run="{{.Run}}">{{range .Cells}}<td data-v="{{.Text}}">{{.Text}}</td>{{end}}<td class="wrap" data-v="{{.Reason}}">{{.Reason}}</td></tr>
 {{end}}</tbody>
 </table></div>{{end}}
 {{end}}
