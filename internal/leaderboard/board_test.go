@@ -163,6 +163,15 @@ func TestValidate(t *testing.T) {
 			run.Workload.Requests = 99
 			f["chat-4rps/a100-tp1.json"].Data, _ = okResult(t, run, figures(99, 10, 900)).Encode()
 		}, simCommit, "mixed-offered-work: chat-4rps/: results of one group were offered different workloads"},
+		{"mixed builds", func(f fstest.MapFS, r map[string]*Result) {
+			other := okResult(t, r["chat-4rps/a100-tp1"].Declaration, figures(100, 10, 900))
+			other.Provenance.Simulator = Simulator{Commit: "3260837d16048bdfe7cd45d0dc3d3c6a688c645b", Tag: "v0.7.15"}
+			if err := other.Seal(); err != nil {
+				t.Fatal(err)
+			}
+			f["chat-4rps/a100-tp1.json"].Data, _ = other.Encode()
+		}, "", "mixed-builds: chat-4rps/: results of one group ran on different simulator builds or catalogs; a table ranks one build's results only (builds " +
+			"3260837d16048bdfe7cd45d0dc3d3c6a688c645b (v0.7.15), catalog none: chat-4rps/a100-tp1.json; " + simCommit + ", catalog none: chat-4rps/h100-tp1.json, chat-4rps/h100-tp2.json)"},
 		{"drift", func(f fstest.MapFS, _ map[string]*Result) {}, "3260837d16048bdfe7cd45d0dc3d3c6a688c645b",
 			"simulator-drift: chat-4rps/a100-tp1.json: ran on simulator commit " + simCommit + ", the pinned one is 3260837d16048bdfe7cd45d0dc3d3c6a688c645b"},
 		{"missing", func(f fstest.MapFS, _ map[string]*Result) { delete(f, "sweep/h100--conc-4.json") }, simCommit,

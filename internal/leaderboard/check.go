@@ -22,6 +22,7 @@ const (
 	ProblemChanged    = "declaration-changed" // the result ran another declaration
 	ProblemMixedWork  = "mixed-offered-work"  // a group's results were offered different work
 	ProblemDrift      = "simulator-drift"     // ran on another simulator commit than the pinned one
+	ProblemMixedBuild = "mixed-builds"        // a group's results ran on different simulator builds or catalogs
 	ProblemUnexpected = "unexpected-file"     // a file that is not a result
 	ProblemTrace      = "trace"               // a result's trace is not stored (or not as hashed)
 	// ProblemUnplanned: the recorded command, conversion or input files
@@ -127,7 +128,8 @@ func Validate(d *Declaration, results map[string]*Result, pinned string) []Probl
 			probs = append(probs, Problem{ProblemMissing, key + ".json", fmt.Sprintf("run %s of group %s is declared but has no result", r.ID, r.Group)})
 		}
 	}
-	groupKeys := map[string]map[string][]string{} // group → workload key → files
+	groupKeys := map[string]map[string][]string{}   // group → workload key → files
+	groupBuilds := map[string]map[string][]string{} // group → build (BuildName) → files
 	for key, res := range results {
 		file := key + ".json"
 		want, ok := declared[key]
@@ -140,27 +142,14 @@ func Validate(d *Declaration, results map[string]*Result, pinned string) []Probl
 		} else if diffs := runresult.DiffJSON(want, res.Declaration); len(diffs) > 0 {
 			probs = append(probs, Problem{ProblemChanged, file, "ran another declaration than runs.yaml's; re-run it (" + diffs[0].String() + ")"})
 		}
-		if groupKeys[res.Group] == nil {
-			groupKeys[res.Group] = map[string][]string{}
-		}
-		wk := WorkloadKey(res.Declaration.Workload)
-		groupKeys[res.Group][wk] = append(groupKeys[res.Group][wk], file)
+		addFile(groupKeys, res.Group, WorkloadKey(res.Declaration.Workload)[:19], file) // sha256: and 12 hex digits
+		addFile(groupBuilds, res.Group, BuildName(res.Provenance), file)
 		if pinned != "" && res.Provenance.Simulator.Commit != pinned {
 			probs = append(probs, Problem{ProblemDrift, file, fmt.Sprintf("ran on simulator commit %s, the pinned one is %s", res.Provenance.Simulator.Commit, pinned)})
 		}
 	}
-	for g, keys := range groupKeys {
-		if len(keys) < 2 {
-			continue
-		}
-		var parts []string
-		for k, files := range keys {
-			sort.Strings(files)
-			parts = append(parts, fmt.Sprintf("%s: %s", k[:19], strings.Join(files, ", ")))
-		}
-		sort.Strings(parts)
-		probs = append(probs, Problem{ProblemMixedWork, g + "/", "results of one group were offered different workloads (comparability keys " + strings.Join(parts, "; ") + ")"})
-	}
+	probs = append(probs, mixed(groupKeys, ProblemMixedWork, "results of one group were offered different workloads (comparability keys ")...)
+	probs = append(probs, mixed(groupBuilds, ProblemMixedBuild, "results of one group ran on different simulator builds or catalogs; a table ranks one build's results only (builds ")...)
 	sort.SliceStable(probs, func(i, j int) bool {
 		if probs[i].File != probs[j].File {
 			return probs[i].File < probs[j].File
@@ -277,4 +266,43 @@ func Groups(results map[string]*Result) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// BuildName names the simulator build and catalog a result ran on:
+// "<commit> (<tag>), catalog <name> <version> (<digest>)" or "catalog none".
+func BuildName(p Provenance) string {
+	s := p.Simulator.Commit
+	if p.Simulator.Tag != "" {
+		s += " (" + p.Simulator.Tag + ")"
+	}
+	if p.Catalog == nil {
+		return s + ", catalog none"
+	}
+	return s + ", catalog " + p.Catalog.Name + " " + p.Catalog.Version + " (" + p.Catalog.Digest + ")"
+}
+
+func addFile(m map[string]map[string][]string, group, key, file string) {
+	if m[group] == nil {
+		m[group] = map[string][]string{}
+	}
+	m[group][key] = append(m[group][key], file)
+}
+
+// mixed returns a problem of kind for each group whose results fall under
+// more than one key, listing each key's files after intro.
+func mixed(groups map[string]map[string][]string, kind, intro string) []Problem {
+	var probs []Problem
+	for g, keys := range groups {
+		if len(keys) < 2 {
+			continue
+		}
+		var parts []string
+		for k, files := range keys {
+			sort.Strings(files)
+			parts = append(parts, fmt.Sprintf("%s: %s", k, strings.Join(files, ", ")))
+		}
+		sort.Strings(parts)
+		probs = append(probs, Problem{kind, g + "/", intro + strings.Join(parts, "; ") + ")"})
+	}
+	return probs
 }
