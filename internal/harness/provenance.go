@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strings"
 
@@ -311,4 +312,58 @@ func orUnknown(s string) string {
 		return "(no release)"
 	}
 	return s
+}
+
+// Stamped is the identity a binary of the harness states about itself, or
+// false when it states none: the commit and release a release build sets
+// at link time (linkCommit, linkVersion: -ldflags "-X main.commit=… -X
+// main.version=…"), else the Go toolchain's VCS stamp of a `go build` in a
+// clean checkout (info's vcs.revision, with vcs.modified false; its
+// Main.Version when that is a release tag). A commit that is not 40 hex,
+// or a checkout built with uncommitted changes, states none. The identity
+// is by assertion, as a HARNESS_COMMIT file's is.
+func Stamped(linkCommit, linkVersion string, info *debug.BuildInfo) (runresult.Harness, bool) {
+	version := func(v string) string {
+		if ident.IsStableRelease(v) {
+			return v
+		}
+		return ""
+	}
+	if linkCommit != "" {
+		if !ident.IsCommit(linkCommit) {
+			return runresult.Harness{}, false
+		}
+		return runresult.Harness{Commit: linkCommit, Source: runresult.HarnessAssertion, Version: version(linkVersion)}, true
+	}
+	if info == nil {
+		return runresult.Harness{}, false
+	}
+	var commit string
+	for _, s := range info.Settings {
+		switch {
+		case s.Key == "vcs.revision":
+			commit = s.Value
+		case s.Key == "vcs.modified" && s.Value != "false":
+			return runresult.Harness{}, false
+		}
+	}
+	if !ident.IsCommit(commit) {
+		return runresult.Harness{}, false
+	}
+	return runresult.Harness{Commit: commit, Source: runresult.HarnessAssertion, Version: version(info.Main.Version)}, true
+}
+
+// IdentifyTool is the identity a command records as the tool that ran it:
+// the HarnessIdentity of dir when one is given; else the binary's own
+// (self, from Stamped; nil: it states none), so that an installed binary
+// runs anywhere; else IdentifyHarness of the working directory's checkout.
+func IdentifyTool(ctx context.Context, dir string, self *runresult.Harness) (runresult.Harness, error) {
+	if dir == "" && self != nil {
+		return *self, nil
+	}
+	h, err := IdentifyHarness(ctx, dir)
+	if err != nil && dir == "" {
+		return runresult.Harness{}, fmt.Errorf("%w; or run a binary that states its commit (built by `go build` in a clean checkout, or a release build)", err)
+	}
+	return h, err
 }

@@ -16,7 +16,8 @@ import (
 // repository (a URL or a path), the model catalog as a catalog argument
 // names it (harness.ResolveCatalog: none, bundled, a directory) with the
 // catalog "bundled" names, the build cache, the timeout of one simulation
-// and the log (nil: none).
+// and the log (nil: none); and Tool, this binary's own identity when it
+// states one (harness.Stamped; nil: none), which results record.
 type Builds struct {
 	Repo     string
 	Catalog  string
@@ -24,6 +25,14 @@ type Builds struct {
 	CacheDir string
 	Timeout  time.Duration
 	Log      *slog.Logger
+	Tool     *runresult.Harness
+}
+
+// Identify is the tool the results record (harness.IdentifyTool): the
+// checkout harnessDir when given, else b.Tool, else the working
+// directory's checkout.
+func (b Builds) Identify(ctx context.Context, harnessDir string) (runresult.Harness, error) {
+	return harness.IdentifyTool(ctx, harnessDir, b.Tool)
 }
 
 func (b Builds) log() *slog.Logger {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
-	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
@@ -29,8 +28,9 @@ type RunConfig struct {
 	// (Options.Reuse).
 	Reuse string
 	// Ref is the simulator ref, an exact tag or commit ("": the newest
-	// release tag, logged); HarnessDir this tool's checkout ("": found
-	// from the working directory).
+	// release tag, logged); HarnessDir this tool's checkout ("": the
+	// binary's own identity, Builds.Tool, else found from the working
+	// directory).
 	Ref, HarnessDir string
 	// Jobs is the number of simulations at once.
 	Jobs   int
@@ -76,7 +76,7 @@ func RunDeclaration(ctx context.Context, c RunConfig) (RunReport, error) {
 	if err != nil {
 		return RunReport{}, fmt.Errorf("--only %w", err)
 	}
-	id, err := harness.IdentifyHarness(ctx, c.HarnessDir)
+	id, err := c.Builds.Identify(ctx, c.HarnessDir)
 	if err != nil {
 		return RunReport{}, err
 	}

@@ -24,6 +24,9 @@ type pageCache struct {
 	// results directory (resultsState).
 	decl    *leaderboard.Declaration
 	results [sha256.Size]byte
+	// jobs is the jobs' state the pending rows were marked with
+	// (jobsState).
+	jobs    string
 	page    []byte
 	csp     string
 	renders int // pages rendered, for the tests
@@ -63,11 +66,11 @@ func (s *Server) cachedPage() ([]byte, string, error) {
 	s.mu.Lock()
 	d := s.decl
 	s.mu.Unlock()
-	results := s.resultsState()
+	results, jobs := s.resultsState(), s.jobsState()
 	c := &s.pages
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.page != nil && c.decl == d && c.results == results {
+	if c.page != nil && c.decl == d && c.results == results && c.jobs == jobs {
 		return c.page, c.csp, nil
 	}
 	b, err := s.board()
@@ -78,7 +81,7 @@ func (s *Server) cachedPage() ([]byte, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	c.decl, c.results, c.page, c.csp = d, results, []byte(page), render.PageCSP(page)
+	c.decl, c.results, c.jobs, c.page, c.csp = d, results, jobs, []byte(page), render.PageCSP(page)
 	c.renders++
 	return c.page, c.csp, nil
 }

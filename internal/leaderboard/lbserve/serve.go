@@ -43,7 +43,7 @@ const MinTokenLength = 16
 // Version is what GET /api/version answers: the versions the server runs.
 type Version struct {
 	Harness   runresult.Harness      `json:"harness"`
-	Simulator SimulatorVersion    `json:"simulator"`
+	Simulator SimulatorVersion       `json:"simulator"`
 	Catalog   *runresult.DataVersion `json:"catalog"`
 }
 
@@ -80,6 +80,10 @@ type Config struct {
 	// total and per client address (connlimit.DefaultMax and
 	// connlimit.DefaultPerAddr if 0).
 	MaxConns, MaxConnsPerAddr int
+	// RunPending makes Run start by running every declared run without a
+	// result (a fresh volume: runs.yaml's candidates), one job per
+	// candidate, after the jobs declared through the API (pending.go).
+	RunPending bool
 }
 
 // Job states.
@@ -115,6 +119,9 @@ type Server struct {
 	closed  bool
 
 	pages pageCache // GET /, rendered once per change (page.go)
+	// backlog are the jobs of the runs found pending at start (RunPending),
+	// taken when the queue is empty.
+	backlog []*Job
 }
 
 // New checks cfg and returns its server.
@@ -137,10 +144,25 @@ func New(cfg Config) (*Server, error) {
 // workers have stopped. Every result is filed atomically, so nothing is
 // left half-written.
 func (s *Server) Run(ctx context.Context) {
+	if s.cfg.RunPending {
+		s.queuePending()
+	}
 	var wg sync.WaitGroup
 	for range s.cfg.Workers {
 		wg.Go(func() {
 			for {
+				select {
+				case <-ctx.Done():
+					return
+				case j := <-s.queue:
+					s.runJob(ctx, j)
+					continue
+				default:
+				}
+				if j := s.takeBacklog(); j != nil {
+					s.runJob(ctx, j)
+					continue
+				}
 				select {
 				case <-ctx.Done():
 					return
@@ -155,6 +177,9 @@ func (s *Server) Run(ctx context.Context) {
 	s.closed = true
 	s.mu.Unlock()
 	wg.Wait()
+	for j := s.takeBacklog(); j != nil; j = s.takeBacklog() {
+		s.finish(j, JobFailed, "the server shut down before the job ran", nil)
+	}
 	for {
 		select {
 		case j := <-s.queue:
@@ -235,21 +260,25 @@ func (s *Server) board() (leaderboard.Board, error) {
 	s.mu.Lock()
 	d := s.decl
 	s.mu.Unlock()
-	if _, err := os.Stat(s.cfg.Results); errors.Is(err, os.ErrNotExist) {
-		return leaderboard.BuildBoard(d, nil), nil
-	}
-	res, probs, err := lbrun.Check(d, s.cfg.Results, "")
-	if err != nil {
+	var res map[string]*leaderboard.Result
+	if _, err := os.Stat(s.cfg.Results); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return leaderboard.Board{}, err
-	}
-	for _, p := range probs {
-		if p.Kind == leaderboard.ProblemMissing {
-			continue
+	} else if err == nil {
+		var probs []leaderboard.Problem
+		if res, probs, err = lbrun.Check(d, s.cfg.Results, ""); err != nil {
+			return leaderboard.Board{}, err
 		}
-		s.cfg.Log.Warn("result left off the page", "problem", p.String())
-		delete(res, strings.TrimSuffix(p.File, ".json"))
+		for _, p := range probs {
+			if p.Kind == leaderboard.ProblemMissing {
+				continue
+			}
+			s.cfg.Log.Warn("result left off the page", "problem", p.String())
+			delete(res, strings.TrimSuffix(p.File, ".json"))
+		}
 	}
-	return leaderboard.BuildBoard(d, res), nil
+	b := leaderboard.BuildBoard(d, res)
+	s.markPending(b)
+	return b, nil
 }
 
 // results answers every result file of the results directory that reads

@@ -69,6 +69,15 @@ type testServer struct {
 // newTestServer serves testRuns over HTTP on the stand-in simulator.
 func newTestServer(t *testing.T, workers, queue int) *testServer {
 	t.Helper()
+	ts := newTestServerWith(t, workers, queue, nil)
+	ts.start()
+	return ts
+}
+
+// newTestServerWith is newTestServer with its Config edited by edit (when
+// not nil), serving HTTP but not yet running jobs: start does.
+func newTestServerWith(t *testing.T, workers, queue int, edit func(*Config)) *testServer {
+	t.Helper()
 	dir := t.TempDir()
 	results := filepath.Join(dir, "results")
 	repo := harnesstest.StandinRepo(t)
@@ -87,18 +96,27 @@ func newTestServer(t *testing.T, workers, queue int) *testServer {
 		t.Fatal(err)
 	}
 	ts := &testServer{t: t, commit: sim.Build.Commit, results: results, declarations: filepath.Join(dir, leaderboard.DeclarationsFile), base: d}
-	ts.srv, err = New(Config{Declaration: d, Base: d, Results: results, Declarations: ts.declarations, Sim: sim, Token: token, Workers: workers, Queue: queue, Names: &names,
-		Version: Version{Simulator: SimulatorVersion{Repository: repo.Dir, Tag: sim.Build.Tag, Commit: sim.Build.Commit}}})
+	cfg := Config{Declaration: d, Base: d, Results: results, Declarations: ts.declarations, Sim: sim, Token: token, Workers: workers, Queue: queue, Names: &names,
+		Version: Version{Simulator: SimulatorVersion{Repository: repo.Dir, Tag: sim.Build.Tag, Commit: sim.Build.Commit}}}
+	if edit != nil {
+		edit(&cfg)
+	}
+	ts.srv, err = New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	hs := httptest.NewServer(ts.srv.Handler())
 	t.Cleanup(hs.Close)
-	ctx, cancel := context.WithCancel(context.Background())
-	ts.url, ts.cancel, ts.stopped = hs.URL, cancel, make(chan struct{})
-	go func() { ts.srv.Run(ctx); close(ts.stopped) }()
-	t.Cleanup(func() { cancel(); <-ts.stopped })
+	ts.url = hs.URL
 	return ts
+}
+
+// start runs the server's jobs until the test ends (or cancel).
+func (ts *testServer) start() {
+	ctx, cancel := context.WithCancel(context.Background())
+	ts.cancel, ts.stopped = cancel, make(chan struct{})
+	go func() { ts.srv.Run(ctx); close(ts.stopped) }()
+	ts.t.Cleanup(func() { cancel(); <-ts.stopped })
 }
 
 // do sends a request and returns the status and the decoded JSON body.

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/connlimit"
-	"github.com/inference-sim/accuracy-dashboard/internal/harness"
+	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbrun"
 )
 
@@ -24,8 +24,9 @@ type Options struct {
 	// root).
 	PinFile string
 	// Ref is the simulator ref, an exact tag or commit ("" with no PinFile:
-	// the newest release tag); HarnessDir this tool's checkout ("": found
-	// from the working directory).
+	// the newest release tag); HarnessDir this tool's checkout ("": the
+	// binary's own identity, Builds.Tool, else found from the working
+	// directory).
 	Ref, HarnessDir string
 	Builds          lbrun.Builds
 	// Addr is the HOST:PORT Serve listens on; Token the bearer token of
@@ -67,7 +68,7 @@ func Prepare(ctx context.Context, o Options) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	id, err := harness.IdentifyHarness(ctx, o.HarnessDir)
+	id, err := o.Builds.Identify(ctx, o.HarnessDir)
 	if err != nil {
 		return nil, err
 	}
@@ -87,6 +88,10 @@ func Prepare(ctx context.Context, o Options) (*Prepared, error) {
 			return nil, fmt.Errorf("store traces: %w", err)
 		}
 	}
+	if err := checkOneBuild(o.Results, leaderboard.Provenance{Simulator: leaderboard.Simulator{Commit: s.Build.Commit, Tag: s.Build.Tag}, Catalog: s.CatalogVersion}); err != nil {
+		s.Close()
+		return nil, err
+	}
 	names, err := s.Names()
 	if err != nil {
 		s.Close()
@@ -94,7 +99,7 @@ func Prepare(ctx context.Context, o Options) (*Prepared, error) {
 	}
 	version := Version{Harness: id, Simulator: SimulatorVersion{Repository: o.Builds.Repo, Tag: s.Build.Tag, Commit: s.Build.Commit}, Catalog: s.CatalogVersion}
 	cfg := Config{Declaration: d, Base: base, Results: o.Results, Declarations: lbrun.DeclarationsFile(o.Results), Sim: s,
-		Version: version, Token: o.Token, Workers: o.Workers, Queue: o.Queue, Log: o.Builds.Log, Names: &names}
+		Version: version, Token: o.Token, Workers: o.Workers, Queue: o.Queue, Log: o.Builds.Log, Names: &names, RunPending: true}
 	return &Prepared{Version: version, opts: o, cfg: cfg}, nil
 }
 

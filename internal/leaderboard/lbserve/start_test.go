@@ -52,6 +52,23 @@ func TestPrepareServeShutsDown(t *testing.T) {
 		t.Errorf("a missing runs.yaml: %v, want a DeclarationError naming --runs", err)
 	}
 
+	// Results of another build (the example's, produced at f90a1e3a) are
+	// refused: a table ranks one build's results only.
+	example := filepath.Join("..", "..", "..", "docs", "examples", "leaderboard", "results", "qwen3-14b-chat-8rps", "h100-tp1.json")
+	foreign := filepath.Join(o.Results, "qwen3-14b-chat-8rps", "h100-tp1.json")
+	raw, err := os.ReadFile(example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testkit.WriteFile(t, foreign, string(raw))
+	if _, err := Prepare(context.Background(), o); !errors.Is(err, ErrOtherBuild) || !strings.Contains(err.Error(),
+		"f90a1e3a6787da17c2cd463dab6fb2660b1b1760, catalog none: qwen3-14b-chat-8rps/h100-tp1.json; this server runs "+repo.V020+" (v0.2.0), catalog none.") {
+		t.Errorf("results of another build: %v", err)
+	}
+	if err := os.RemoveAll(filepath.Dir(foreign)); err != nil {
+		t.Fatal(err)
+	}
+
 	p, err := Prepare(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
