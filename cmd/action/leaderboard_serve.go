@@ -19,12 +19,16 @@ from the results directory, with a form to declare a candidate for a group;
 GET /api/version the harness, simulator and catalog it runs; GET /api/results
 the result files; POST /api/run {"group": ID, "candidate": {...}} (with
 Authorization: Bearer $LEADERBOARD_TOKEN) declares a candidate, checked as
-runs.yaml is (400 naming the field, 409 for an id already declared), appends
-it to declarations.yaml beside the results and queues its runs (202
-{"job": ID}; a full queue answers 503 with Retry-After); GET /api/jobs/ID
-its status. Runs go through the simulator build of --sim (or the pin file's
-leaderboard pair), --jobs at once; each result is filed when its run ends.
-The server refuses to start without LEADERBOARD_TOKEN (at least 16 bytes).
+runs.yaml is and its model and GPU against the build's (400 naming the field
+and the nearest valid names, 409 for an id already declared), appends it to
+declarations.yaml beside the results and queues its runs (202 {"job": ID};
+a full queue answers 503 with Retry-After); GET /api/jobs/ID its status. A
+failed candidate declared so may be declared again, or removed with DELETE
+/api/run/GROUP/ID (token). Runs go through the simulator build of --sim (or
+the pin file's leaderboard pair), --jobs at once; each result is filed when
+its run ends. On start it runs every declared run without a result (listed
+as pending), and it refuses a results directory holding another build's
+results. It refuses to start without LEADERBOARD_TOKEN (at least 16 bytes).
 SIGTERM or Ctrl-C stops it: no new job, the simulations under way are
 stopped and their jobs fail, nothing is left half-written.
 

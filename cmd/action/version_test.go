@@ -29,10 +29,17 @@ func TestInstalledBinaryRunsOutsideACheckout(t *testing.T) {
 	e := newLBEnv(t)
 	work := t.TempDir() // no go.mod at or above it
 	os.WriteFile(filepath.Join(work, "runs.yaml"), []byte(strings.Split(standinRuns, "      - {id: a100-tp2")[0]), 0o644)
+	// The simulator is built with the test's Go caches (a HOME of its
+	// own would start them empty).
+	goenv, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	caches := strings.Fields(string(goenv))
 	action := func(args ...string) (string, error) {
 		cmd := exec.Command(bin, append([]string{"leaderboard"}, args...)...)
 		cmd.Dir = work
-		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "GOCACHE=" + caches[0], "GOMODCACHE=" + caches[1]}
 		out, err := cmd.CombinedOutput()
 		return string(out), err
 	}
