@@ -55,7 +55,7 @@ func (s *simFlags) logger(stderr io.Writer) (*slog.Logger, io.Writer) {
 
 // builds are the simulator builds of the flags, logging to log.
 func (s *simFlags) builds(log *slog.Logger) lbrun.Builds {
-	return lbrun.Builds{Repo: s.simRepo, Catalog: s.catalog, CacheDir: s.cacheDir, Timeout: s.timeout, Log: log, Tool: selfIdentity(),
+	return lbrun.Builds{Repo: s.simRepo, Catalog: s.catalog, CacheDir: s.cacheDir, Timeout: s.timeout, Log: log, Tool: harness.Self(commit, version),
 		Bundled: harness.BundledCatalog{Catalog: corpus.Catalog(), Ledger: corpus.Ledger()}}
 }
 

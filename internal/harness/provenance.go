@@ -367,3 +367,13 @@ func IdentifyTool(ctx context.Context, dir string, self *runresult.Harness) (run
 	}
 	return h, err
 }
+
+// Self is the running binary's own identity (Stamped over its link-time
+// values and its build information), or nil when it states none.
+func Self(linkCommit, linkVersion string) *runresult.Harness {
+	info, _ := debug.ReadBuildInfo()
+	if h, ok := Stamped(linkCommit, linkVersion, info); ok {
+		return &h
+	}
+	return nil
+}
