@@ -410,3 +410,41 @@ func TestNoPlaceholderPins(t *testing.T) {
 		t.Errorf("stamping an absent tag: %v\n%s", err, msg)
 	}
 }
+
+// TestReleaseWorkflowBuildsTheLeaderboardImage: a release builds the
+// leaderboard server's image from deploy/leaderboard.Containerfile for
+// linux/amd64 and linux/arm64 and pushes it to ghcr.io with the release
+// tag, in a job that needs the tests, may write packages only and keeps no
+// checkout credentials, stating the tool's commit and release to the build.
+func TestReleaseWorkflowBuildsTheLeaderboardImage(t *testing.T) {
+	t.Parallel()
+	wf := readWorkflow(t, "../../.github/workflows/release.yml")
+	j, ok := wf.Jobs["image"]
+	if !ok {
+		t.Fatal("release.yml has no image job")
+	}
+	if j.Needs.Value != "test" {
+		t.Errorf("the image job needs %q, want the tests", j.Needs.Value)
+	}
+	if w := writes(j.Permissions); !slices.Equal(w, []string{"packages"}) {
+		t.Errorf("the image job writes %v, want packages only", w)
+	}
+	var run string
+	for _, s := range j.Steps {
+		if strings.HasPrefix(s.Uses, "actions/checkout@") && s.With["persist-credentials"] != false {
+			t.Errorf("the image job's checkout keeps its credentials: %v", s.With)
+		}
+		run += s.Run
+	}
+	for _, want := range []string{
+		"--file deploy/leaderboard.Containerfile", "--platform linux/amd64,linux/arm64", `image="ghcr.io/${OWNER,,}/accuracy-leaderboard"`,
+		`--tag "${image}:${TAG}"`, "--push", `"HARNESS_COMMIT=${GITHUB_SHA}"`, `"HARNESS_VERSION=${TAG}"`, "docker login ghcr.io",
+	} {
+		if !strings.Contains(run, want) {
+			t.Errorf("the image job does not run %s", want)
+		}
+	}
+	if _, err := os.Stat("../../deploy/leaderboard.Containerfile"); err != nil {
+		t.Error(err)
+	}
+}
