@@ -22,13 +22,11 @@ Authorization: Bearer $LEADERBOARD_TOKEN) declares a candidate, checked as
 runs.yaml is and its model and GPU against the build's (400 naming the field
 and the nearest valid names, 409 for an id already declared), appends it to
 declarations.yaml beside the results and queues its runs (202 {"job": ID};
-a full queue answers 503 with Retry-After); GET /api/jobs/ID its status. A
-failed candidate declared so may be declared again, or removed with DELETE
-/api/run/GROUP/ID (token). Runs go through the simulator build of --sim (or
-the pin file's leaderboard pair), --jobs at once; each result is filed when
-its run ends. On start it runs every declared run without a result (listed
-as pending), and it refuses a results directory holding another build's
-results. It refuses to start without LEADERBOARD_TOKEN (at least 16 bytes).
+a full queue answers 503 with Retry-After); GET /api/jobs/ID its status;
+DELETE /api/run/GROUP/ID (token) removes a failed candidate declared so.
+Runs go through the simulator build of --sim (or the pin's pair), --jobs
+at once, each filed when it ends; on start every run without a result.
+It refuses another build's results and to start without LEADERBOARD_TOKEN.
 SIGTERM or Ctrl-C stops it: no new job, the simulations under way are
 stopped and their jobs fail, nothing is left half-written.
 
