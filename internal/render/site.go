@@ -195,6 +195,25 @@ func execPage(files map[string][]byte, path, name string, page sitePage, body an
 type metricRow struct {
 	Name, MAPE, Shape, Bias, Median, Worst string
 	N, ShapeN                              int
+	// WorstHref links the worst point's sweep page ("": no page), with
+	// WorstPoint and WorstAPE the parts of Worst.
+	WorstHref, WorstPoint, WorstAPE string
+}
+
+// linkWorst links each row's worst point to its sweep's page, for a
+// snapshot whose sweeps the site draws (unitOf: a point's unit).
+func linkWorst(rows []metricRow, t runresult.TierScores, defs []metric.Def, unitOf map[string]string) {
+	k := 0
+	for _, d := range defs {
+		m, ok := t.Of(d)
+		if !ok {
+			continue
+		}
+		if m.Worst != nil && unitOf[m.Worst.Point] != "" {
+			rows[k].WorstHref, rows[k].WorstPoint, rows[k].WorstAPE = SiteSweepPath(unitOf[m.Worst.Point]), m.Worst.Point, fmt.Sprintf("%.1f%%", m.Worst.APE)
+		}
+		k++
+	}
 }
 
 func metricRows(t runresult.TierScores, defs []metric.Def) []metricRow {
@@ -321,6 +340,15 @@ func overview(s SiteSnapshot, label string, latest bool) overviewView {
 		v.HeadlineNames = append(v.HeadlineNames, d.Short)
 	}
 	v.SameTiers = !fellBack && slices.EqualFunc(v.Headline, v.AllTier, func(a, b metricRow) bool { return a == b })
+	if latest {
+		unitOf := map[string]string{}
+		for _, p := range s.Points {
+			unitOf[p.ID] = p.Unit
+		}
+		linkWorst(v.Headline, scores, metric.Headline(), unitOf)
+		linkWorst(v.AllTier, sum.Tiers.All, metric.Headline(), unitOf)
+		linkWorst(v.Secondary, scores, metric.Secondary(), unitOf)
+	}
 	v.HeadlineSaturated = siteSaturatedNote(scores)
 	if !fellBack {
 		v.AllSaturated = siteSaturatedNote(sum.Tiers.All)
@@ -354,6 +382,13 @@ func overview(s SiteSnapshot, label string, latest bool) overviewView {
 func (v *overviewView) underRoot(root string) {
 	for i := range v.Sweeps {
 		v.Sweeps[i].Href = root + v.Sweeps[i].Href
+	}
+	for _, rows := range [][]metricRow{v.Headline, v.AllTier, v.Secondary} {
+		for i := range rows {
+			if rows[i].WorstHref != "" {
+				rows[i].WorstHref = root + rows[i].WorstHref
+			}
+		}
 	}
 	if v.Warnings == nil {
 		return
@@ -624,6 +659,11 @@ type sweepView struct {
 	// Predicted: some chart has a predicted point (else the legend shows
 	// the measured line only).
 	Predicted bool
+	// Figures are the sweep's own accuracy (tier all over its points, as
+	// Summarize scores a run), ScoredN its scored points.
+	Figures        []metricRow
+	ScoredN        int
+	FiguresCaption string
 }
 
 type sweepRow struct {
@@ -642,7 +682,14 @@ func sweeps(s SiteSnapshot, label string) []sweepView {
 	var out []sweepView
 	for _, u := range unitsOf(s.Points) {
 		first := u.points[0]
-		v := sweepView{Unit: u.unit, Model: first.Model, Hardware: first.Hardware, LoadName: "concurrency", Snapshot: label, SnapshotHref: SiteSnapshotPath(s.ID)}
+		v := sweepView{Unit: u.unit, Model: first.Model, Hardware: first.Hardware, LoadName: "concurrency", Snapshot: label, SnapshotHref: SiteSnapshotPath(s.ID),
+			Figures: metricRows(runresult.TiersOf(u.points).All, metric.Headline())}
+		for _, p := range u.points {
+			if p.Scored {
+				v.ScoredN++
+			}
+		}
+		v.FiguresCaption = fmt.Sprintf("Headline metrics of this sweep alone, over its %s (tier all)", Count(v.ScoredN, "scored point"))
 		if first.Load.Concurrency == 0 {
 			v.LoadName = "request rate (req/s)"
 		}
@@ -663,7 +710,10 @@ func sweeps(s SiteSnapshot, label string) []sweepView {
 				if y != nil {
 					title = fmt.Sprintf("load %s: predicted %s %.1f %s", tickText(x), d.Short, *y, d.Unit)
 				}
-				pred.Points = append(pred.Points, chartPoint{X: x, Y: y, Title: title})
+				if p.Saturated {
+					title += " (saturated: the simulator fell behind the offered load)"
+				}
+				pred.Points = append(pred.Points, chartPoint{X: x, Y: y, Title: title, Saturated: p.Saturated})
 			}
 			c.Series = []chartSeries{meas, pred}
 			note := ""

@@ -43,6 +43,9 @@ type chartPoint struct {
 	X     float64
 	Y     *float64
 	Title string
+	// Saturated rings the mark: the simulator fell behind the offered
+	// load there.
+	Saturated bool
 }
 
 // chartGroup links the marks at one x position.
@@ -209,6 +212,9 @@ func (c chart) svg() template.HTML {
 	mark := func(s chartSeries, p chartPoint) {
 		if p.Y == nil {
 			return
+		}
+		if p.Saturated {
+			fmt.Fprintf(&b, `<circle class="saturated" cx="%s" cy="%s" r="%s"/>`, f(sx(p.X)), f(sy(*p.Y)), f(2*markRadius))
 		}
 		fmt.Fprintf(&b, `<circle class="%s" cx="%s" cy="%s" r="%s"><title>%s</title></circle>`, s.Class, f(sx(p.X)), f(sy(*p.Y)), f(markRadius), e(p.Title))
 	}

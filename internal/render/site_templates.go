@@ -59,7 +59,7 @@ var siteTemplates = template.Must(template.Must(template.New("site").Funcs(templ
 <caption>{{.caption}}</caption>
 <thead><tr><th scope="col">Metric</th><th scope="col" class="num">MAPE</th><th scope="col" class="num">Shape</th><th scope="col" class="num">Bias</th><th scope="col" class="num">Median APE</th><th scope="col">Worst point</th><th scope="col" class="num">Points (shape)</th></tr></thead>
 <tbody>
-{{range .rows}}<tr><th scope="row">{{.Name}}</th><td class="num" data-col="mape">{{.MAPE}}</td><td class="num" data-col="shape">{{.Shape}}</td><td class="num" data-col="bias">{{.Bias}}</td><td class="num">{{.Median}}</td><td class="id">{{.Worst}}</td><td class="num" data-col="n">{{.N}} ({{.ShapeN}})</td></tr>
+{{range .rows}}<tr><th scope="row">{{.Name}}</th><td class="num" data-col="mape">{{.MAPE}}</td><td class="num" data-col="shape">{{.Shape}}</td><td class="num" data-col="bias">{{.Bias}}</td><td class="num">{{.Median}}</td><td class="id">{{if .WorstHref}}<a href="{{.WorstHref}}">{{.WorstPoint}}</a> ({{.WorstAPE}}){{else}}{{.Worst}}{{end}}</td><td class="num" data-col="n">{{.N}} ({{.ShapeN}})</td></tr>
 {{end}}</tbody>
 </table></div>
 {{end}}
@@ -166,7 +166,9 @@ var siteTemplates = template.Must(template.Must(template.New("site").Funcs(templ
 {{define "sweep"}}{{template "head" .}}
 <h1>{{.Body.Unit}}</h1>
 <p class="sub">{{.Body.Model}} on {{.Body.Hardware}}, over {{.Body.LoadName}}; snapshot <a href="{{.Page.Root}}{{.Body.SnapshotHref}}">{{.Body.Snapshot}}</a>.</p>
-<ul class="legend" aria-hidden="true"><li><span class="key s1"></span>measured</li>{{if .Body.Predicted}}<li><span class="key s2 dashed"></span>predicted</li>{{end}}</ul>
+{{if .Body.ScoredN}}<h2 id="sweep-accuracy">This sweep's accuracy</h2>
+{{template "metrictable" (dict "id" "sweep-table" "caption" .Body.FiguresCaption "rows" .Body.Figures)}}<p class="note">Points (shape): the points each metric is scored over, and in brackets those its shape error is computed over (every scored point but the lowest load, in a sweep of at least 3 scored points).</p>
+{{end}}<ul class="legend" aria-hidden="true"><li><span class="key s1"></span>measured</li>{{if .Body.Predicted}}<li><span class="key s2 dashed"></span>predicted</li>{{end}}{{if .Body.Saturated}}<li><span class="ring"></span>saturated point (the simulator fell behind the offered load)</li>{{end}}</ul>
 {{range .Body.Charts}}<figure class="chart"><figcaption><strong>{{.Title}}.</strong> {{with .Note}}{{.}} {{end}}The table below holds the same figures.</figcaption>{{.SVG}}</figure>
 {{end}}
 <div class="scroll"><table id="points-table" class="sortable">

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"fmt"
 	"html"
 	"html/template"
 	"path/filepath"
@@ -353,5 +354,47 @@ func TestSitePublishedIsTheNewestRelease(t *testing.T) {
 	if !strings.Contains(index, "bbbbbbbbbbbb · 2026-11-02 <span class=\"badge experimental\">") ||
 		!strings.Contains(index, "No release snapshot is published yet, so the Overview shows the newest snapshot.") || strings.Contains(index, `id="newer"`) {
 		t.Errorf("without a release, index.html does not headline the newest snapshot as experimental:\n%s", index)
+	}
+}
+
+// A sweep's page has the sweep's own figures, those Summarize gives its
+// points alone, and rings its saturated point in the chart and the
+// legend; the Overview's worst points link to their sweeps.
+func TestSiteSweepFiguresAndSaturated(t *testing.T) {
+	t.Parallel()
+	snaps := siteFixture(t)
+	snaps[1].Result = siteRun(t, strings.Repeat("a", 40), "v0.7.15", 1.2) // its rate=2 point saturated
+	files, err := Site(snaps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var unit []runresult.Point
+	for _, p := range snaps[1].Points {
+		if p.Unit == "ix/<m>/h100" {
+			unit = append(unit, p)
+		}
+	}
+	page := string(files[SiteSweepPath("ix/<m>/h100")])
+	want := metricRows(runresult.TiersOf(unit).All, metric.Headline())
+	var rows [][]string
+	for _, r := range want {
+		rows = append(rows, []string{r.Name, r.MAPE, r.Shape, r.Bias, r.Median, r.Worst, fmt.Sprintf("%d (%d)", r.N, r.ShapeN)})
+	}
+	if got := siteTable(t, page, "sweep-table"); !slices.EqualFunc(got[1:], rows, slices.Equal) {
+		t.Errorf("the sweep's figures are %q, want %q", got[1:], rows)
+	}
+	if strings.Contains(page, `class="saturated"`) {
+		t.Error("a sweep without a saturated point rings one")
+	}
+	sat := string(files[SiteSweepPath("ip/m/a100")])
+	if strings.Count(sat, `<circle class="saturated"`) != len(metric.Headline()) || !strings.Contains(sat, `<span class="ring"></span>saturated point`) {
+		t.Errorf("the saturated point is not ringed in each chart and the legend:\n%s", sat)
+	}
+	index := string(files["index.html"])
+	if !strings.Contains(index, `<a href="sweeps/ip-m-a100.html">ip/m/a100@rate=2</a>`) {
+		t.Error("the Overview's worst point does not link its sweep")
+	}
+	if snap := string(files[SiteSnapshotPath(snaps[1].ID)]); !strings.Contains(snap, `<a href="../sweeps/ip-m-a100.html">ip/m/a100@rate=2</a>`) {
+		t.Error("the release's page does not link its worst point's sweep from under snapshots/")
 	}
 }

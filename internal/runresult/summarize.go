@@ -175,6 +175,10 @@ func short(c string) string {
 	return ident.Short(c)
 }
 
+// TiersOf scores points as Summarize scores a run's: every metric in
+// each tier (the site's sweep pages score one sweep's points with it).
+func TiersOf(points []Point) Tiers { return tiers(points) }
+
 func tiers(ps []Point) Tiers {
 	var mr []Point
 	for _, p := range ps {
