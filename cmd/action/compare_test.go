@@ -48,7 +48,14 @@ func TestCompareCommand(t *testing.T) {
 		t.Errorf("by snapshot id (%v): differs from by directory:\n%s", err, byID)
 	}
 
-	// A snapshot without points.json, an unknown run, one argument.
+	// A run whose points are not its summary's, a snapshot without
+	// points.json, an unknown run, one argument.
+	if err := os.WriteFile(filepath.Join(dirs["v0.1.0"], "points.json"), []byte("[]"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := compare("--dashboard", dash, "v0.1.0_run-1", "v0.2.0_run-1"); err == nil || !strings.HasPrefix(err.Error(), "compare: run v0.1.0_run-1: ") || !strings.Contains(err.Error(), "holds 0 points") {
+		t.Errorf("points not the summary's: %v", err)
+	}
 	os.Remove(filepath.Join(dirs["v0.1.0"], "points.json"))
 	if _, err := compare("--dashboard", dash, "v0.1.0_run-1", "v0.2.0_run-1"); err == nil || !strings.Contains(err.Error(), "has no points.json") {
 		t.Errorf("snapshot without points: %v", err)

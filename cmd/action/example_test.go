@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/browsertest"
-	"github.com/inference-sim/accuracy-dashboard/internal/site"
+	"github.com/inference-sim/accuracy-dashboard/internal/dashboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
 
@@ -36,7 +36,7 @@ func TestDashboardExample(t *testing.T) {
 		}
 	}
 
-	snaps, err := site.Load(os.DirFS(exampleDashboard))
+	snaps, err := dashboard.Load(os.DirFS(exampleDashboard))
 	if err != nil {
 		t.Fatal(err)
 	}

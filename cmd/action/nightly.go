@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/cli"
+	"github.com/inference-sim/accuracy-dashboard/internal/dashboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/github"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/pinned"
@@ -74,7 +75,7 @@ func runNightlyPlan(ctx context.Context, o nightlyPlanOptions, env cli.Env) erro
 	if err != nil {
 		return err
 	}
-	res, err := nightly.ResolveCheckout(ctx, gh.Tags(), nightly.Checkout{Dir: o.dashboard, PinFile: o.pinFile,
+	res, err := dashboard.ResolvePlan(ctx, gh.Tags(), dashboard.Checkout{Dir: o.dashboard, PinFile: o.pinFile,
 		SimulatorRepo: o.simulatorRepo, InferenceXRepo: o.inferencexRepo, DataKey: pinned.DataKey})
 	if err != nil {
 		return fmt.Errorf("nightly plan: %w", err)

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/cli"
+	"github.com/inference-sim/accuracy-dashboard/internal/dashboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
-	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"github.com/inference-sim/accuracy-dashboard/internal/publish"
 	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
@@ -40,7 +40,7 @@ func TestPublishCommand(t *testing.T) {
 		t.Fatalf("publish: %v\n%s", err, out)
 	}
 	first := publish.SnapshotID(runs.releaseRun.Summary, 0)
-	snap := nightly.SnapshotsDir + "/" + first + "/"
+	snap := dashboard.SnapshotsDir + "/" + first + "/"
 	want := []string{"README.md", "data/index.json", "data/latest/points.json", "data/latest/summary.json", "data/latest/summary.md",
 		snap + "points.json", snap + "summary.json", snap + "summary.md", "state/last-run.json"}
 	if got := testkit.Paths(t, dash); !slices.Equal(got, want) {
@@ -53,7 +53,7 @@ func TestPublishCommand(t *testing.T) {
 
 	out, err = runAction(t, "publish", "--dashboard", dash, "--experimental", "--dry-run", "--published-at", "2026-11-02T00:00:00Z", runs.slow)
 	second := publish.SnapshotID(runs.slowRun.Summary, 0)
-	page := nightly.CompareDir + "/" + first + ".." + second + ".md"
+	page := dashboard.CompareDir + "/" + first + ".." + second + ".md"
 	if err != nil || !strings.Contains(out, "would publish snapshot "+second) || !strings.Contains(out, page) {
 		t.Errorf("dry run (%v):\n%s\nwant it to list %s", err, out, page)
 	}
@@ -75,8 +75,8 @@ func TestPublishCommand(t *testing.T) {
 	if !strings.Contains(string(md), "predictions +20 % (median)") {
 		t.Errorf("a uniform 20 %% slowdown does not read +20 %%:\n%s", md)
 	}
-	last, _ := os.ReadFile(filepath.Join(dash, filepath.FromSlash(nightly.LastRunPath)))
-	if lr, err := nightly.ParseLastRun(last); err != nil || lr.Snapshot != second {
+	last, _ := os.ReadFile(filepath.Join(dash, filepath.FromSlash(dashboard.LastRunPath)))
+	if lr, err := dashboard.ParseLastRun(last); err != nil || lr.Snapshot != second {
 		t.Errorf("state/last-run.json names %q (%v), want the newest snapshot %s", lr.Snapshot, err, second)
 	}
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/browsertest"
-	"github.com/inference-sim/accuracy-dashboard/internal/site"
+	"github.com/inference-sim/accuracy-dashboard/internal/dashboard"
 )
 
 // overflowJS lists what is wider than the page shows: the page itself
@@ -57,7 +57,7 @@ func TestExampleSiteFitsTheViewport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	snaps, err := site.Load(os.DirFS(exampleDashboard))
+	snaps, err := dashboard.Load(os.DirFS(exampleDashboard))
 	if err != nil {
 		t.Fatal(err)
 	}

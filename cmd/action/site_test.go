@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/browsertest"
+	"github.com/inference-sim/accuracy-dashboard/internal/dashboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
-	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"github.com/inference-sim/accuracy-dashboard/internal/publish"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
@@ -88,9 +88,9 @@ func TestSiteCommand(t *testing.T) {
 	}
 
 	for name, spoil := range map[string]struct{ file, content string }{
-		"malformed points": {nightly.SnapshotsDir + "/" + first + "/points.json", "[{"},
-		"missing summary":  {nightly.SnapshotsDir + "/" + second + "/summary.json", ""},
-		"malformed index":  {nightly.IndexPath, `{"version":2,"snapshots":[{"id":"x"}],"extra":1}`},
+		"malformed points": {dashboard.SnapshotsDir + "/" + first + "/points.json", "[{"},
+		"missing summary":  {dashboard.SnapshotsDir + "/" + second + "/summary.json", ""},
+		"malformed index":  {dashboard.IndexPath, `{"version":2,"snapshots":[{"id":"x"}],"extra":1}`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			bad := t.TempDir()

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"net/http"
 	"os"
 	"os/exec"
@@ -14,8 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/inference-sim/accuracy-dashboard/internal/bump"
 	"github.com/inference-sim/accuracy-dashboard/internal/botconfig"
+	"github.com/inference-sim/accuracy-dashboard/internal/bump"
+	"github.com/inference-sim/accuracy-dashboard/internal/dashboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
@@ -224,15 +224,15 @@ func (nw *nightlyWorld) deliver(t *testing.T, report, conclusion string) int64 {
 // next nightly's checkout sees): state/last-run.json and the snapshots.
 func (nw *nightlyWorld) pull(t *testing.T) {
 	t.Helper()
-	last, ok := nw.fake.File(harnessRepo, "refs/heads/main", nightly.LastRunPath)
+	last, ok := nw.fake.File(harnessRepo, "refs/heads/main", dashboard.LastRunPath)
 	if !ok {
-		t.Fatalf("the dashboard has no %s", nightly.LastRunPath)
+		t.Fatalf("the dashboard has no %s", dashboard.LastRunPath)
 	}
-	testkit.WriteFile(t, filepath.Join(nw.dash, filepath.FromSlash(nightly.LastRunPath)), last)
+	testkit.WriteFile(t, filepath.Join(nw.dash, filepath.FromSlash(dashboard.LastRunPath)), last)
 	// The snapshots too: the next nightly reuses the last one's predictions.
 	for _, snap := range nw.index(t).Snapshots {
 		for _, f := range []string{"summary.json", "points.json", "summary.md"} {
-			name := nightly.SnapshotsDir + "/" + snap.ID + "/" + f
+			name := dashboard.SnapshotsDir + "/" + snap.ID + "/" + f
 			if b, ok := nw.fake.File(harnessRepo, "refs/heads/main", name); ok {
 				testkit.WriteFile(t, filepath.Join(nw.dash, filepath.FromSlash(name)), b)
 			}
@@ -242,13 +242,13 @@ func (nw *nightlyWorld) pull(t *testing.T) {
 	nw.serveDashboard(t)
 }
 
-func (nw *nightlyWorld) index(t *testing.T) nightly.Index {
+func (nw *nightlyWorld) index(t *testing.T) dashboard.Index {
 	t.Helper()
-	raw, ok := nw.fake.File(harnessRepo, "refs/heads/main", nightly.IndexPath)
+	raw, ok := nw.fake.File(harnessRepo, "refs/heads/main", dashboard.IndexPath)
 	if !ok {
-		t.Fatalf("no %s", nightly.IndexPath)
+		t.Fatalf("no %s", dashboard.IndexPath)
 	}
-	var idx nightly.Index
+	var idx dashboard.Index
 	if err := json.Unmarshal([]byte(raw), &idx); err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +260,7 @@ func (nw *nightlyWorld) index(t *testing.T) nightly.Index {
 // a snapshot; a second with unchanged inputs is a no-op; a new simulator
 // release publishes a new snapshot with its comparison page; a failed
 // evaluate publishes nothing. (A new harness release changes the plan the
-// same way: TestResolveCheckout in internal/nightly.)
+// same way: TestResolvePlan in internal/dashboard.)
 func TestNightlyEndToEnd(t *testing.T) {
 	nw := newNightlyWorld(t)
 	files := func() int { return len(nw.fake.Commits(harnessRepo, "refs/heads/main")) }
@@ -307,14 +307,14 @@ func TestNightlyEndToEnd(t *testing.T) {
 		t.Errorf("snapshot id %s", id1)
 	}
 	for _, p := range []string{"summary.json", "points.json", "summary.md"} {
-		for _, dir := range []string{nightly.SnapshotsDir + "/" + id1, nightly.LatestDir} {
+		for _, dir := range []string{dashboard.SnapshotsDir + "/" + id1, dashboard.LatestDir} {
 			if _, ok := nw.fake.File(harnessRepo, "refs/heads/main", dir+"/"+p); !ok {
 				t.Errorf("%s/%s missing", dir, p)
 			}
 		}
 	}
-	last, _ := nw.fake.File(harnessRepo, "refs/heads/main", nightly.LastRunPath)
-	readme, _ := nw.fake.File(harnessRepo, "refs/heads/main", nightly.ReadmePath)
+	last, _ := nw.fake.File(harnessRepo, "refs/heads/main", dashboard.LastRunPath)
+	readme, _ := nw.fake.File(harnessRepo, "refs/heads/main", dashboard.ReadmePath)
 	if !strings.Contains(last, `"release": "v0.2.0"`) || !strings.Contains(last, `"release": "v9.9.9"`) || !strings.Contains(readme, id1) {
 		t.Errorf("state or README not updated:\n%s\n%s", last, readme)
 	}
@@ -385,7 +385,7 @@ func TestNightlyEndToEnd(t *testing.T) {
 	if files() != before || len(nw.index(t).Snapshots) != 3 {
 		t.Errorf("a failed evaluate changed the dashboard")
 	}
-	latest, _ := nw.fake.File(harnessRepo, "refs/heads/main", nightly.LatestDir+"/summary.json")
+	latest, _ := nw.fake.File(harnessRepo, "refs/heads/main", dashboard.LatestDir+"/summary.json")
 	if !strings.Contains(latest, `"tag": "v0.3.1"`) {
 		t.Errorf("data/latest moved after a failed evaluate")
 	}

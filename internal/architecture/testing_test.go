@@ -13,7 +13,7 @@ import (
 var testHelpers = []string{
 	"internal/testkit", "internal/leaderboard/leaderboardtest", "internal/harness/harnesstest",
 	"internal/importer/importertest", "internal/inferencexdb/inferencexdbtest", "internal/golden",
-	"internal/githubfake", "internal/browsertest", "internal/bump/bumpfake",
+	"internal/githubfake", "internal/browsertest", "internal/bump/bumpfake", "internal/dashboard/dashboardtest",
 }
 
 // TestNoTestingInProductionCode: no package's non-test code imports

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/dashboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/github"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
@@ -21,7 +22,7 @@ import (
 )
 
 // runNightlyPlanMode is the Action's mode nightly-plan: it resolves the plan
-// of the dashboard checkout (nightly.ResolveCheckout), notices its first
+// of the dashboard checkout (dashboard.ResolvePlan), notices its first
 // line, writes the job summary and the outputs changed (true/false), plan
 // (one line of JSON), inferencex-dump (the dump tag it names, "" for none)
 // and last-snapshot (the last run's snapshot id, "" for none).
@@ -31,7 +32,7 @@ func runNightlyPlanMode(ctx context.Context, in nightlyPlanModeOptions, env mode
 	if err != nil {
 		return err
 	}
-	res, err := nightly.ResolveCheckout(ctx, gh.Tags(), nightly.Checkout{Dir: in.simulatorPath, PinFile: in.pinFile,
+	res, err := dashboard.ResolvePlan(ctx, gh.Tags(), dashboard.Checkout{Dir: in.simulatorPath, PinFile: in.pinFile,
 		SimulatorRepo: in.simulatorRepo, InferenceXRepo: in.inferencexRepo, DataKey: pinned.DataKey})
 	if err != nil {
 		return err

@@ -7,8 +7,9 @@
 // dashboard repository): no change is a no-op. The evaluation carries its
 // Plan in the report artifact (plan.json), the bot checks it against the
 // summary and records it as the new last run. Resolve reads tags through
-// the small Tags interface and touches no disk; ResolveCheckout reads what
-// it resolves from in a dashboard checkout (the pin file, the last run).
+// the small Tags interface and touches no disk; dashboard.ResolvePlan reads
+// what it resolves from in a dashboard checkout (the pin file, the last
+// run).
 package nightly
 
 import (
@@ -24,6 +25,10 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 )
+
+// DefaultSimulatorRepository is the simulator whose releases the nightly
+// evaluates (owner/name on the GitHub server).
+const DefaultSimulatorRepository = "inference-sim/inference-sim"
 
 // File is the plan's file name in the report artifact.
 const File = "plan.json"

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/dashboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
@@ -118,10 +119,10 @@ func LoadDashboard(read ReadDashboardFile, snap Snapshot, id string) (Dashboard,
 		path string
 		dst  *[]byte
 	}{
-		{nightly.IndexPath, &d.Index},
-		{nightly.LastRunPath, &d.LastRun},
-		{nightly.ReadmePath, &d.Readme},
-		{nightly.SnapshotsDir + "/" + id + "/" + runresult.SummaryFile, &d.Existing},
+		{dashboard.IndexPath, &d.Index},
+		{dashboard.LastRunPath, &d.LastRun},
+		{dashboard.ReadmePath, &d.Readme},
+		{dashboard.SnapshotsDir + "/" + id + "/" + runresult.SummaryFile, &d.Existing},
 	} {
 		data, err := read(f.path)
 		if errors.Is(err, ghmodel.ErrNotFound) {
@@ -141,7 +142,7 @@ func LoadDashboard(read ReadDashboardFile, snap Snapshot, id string) (Dashboard,
 		name string
 		dst  *[]byte
 	}{{runresult.SummaryFile, &p.Summary}, {runresult.PointsFile, &p.Points}} {
-		data, err := read(nightly.SnapshotsDir + "/" + prev + "/" + f.name)
+		data, err := read(dashboard.SnapshotsDir + "/" + prev + "/" + f.name)
 		if errors.Is(err, ghmodel.ErrNotFound) {
 			return d, nil
 		}

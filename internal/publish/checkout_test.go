@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/dashboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
@@ -61,7 +62,7 @@ func TestPublishCheckout(t *testing.T) {
 		t.Fatalf("first publish: %+v, %v", res, err)
 	}
 	id := SnapshotID(releaseSummary(t, "v0.7.15", "v1.0.0"), 0)
-	if res.ID != id || res.Files[nightly.SnapshotsDir+"/"+id+"/"+runresult.PointsFile] == nil || !onDisk(t, dash, res.Files) {
+	if res.ID != id || res.Files[dashboard.SnapshotsDir+"/"+id+"/"+runresult.PointsFile] == nil || !onDisk(t, dash, res.Files) {
 		t.Errorf("first publish: id %s (want %s), files %d, not all on disk as planned", res.ID, id, len(res.Files))
 	}
 
@@ -71,12 +72,12 @@ func TestPublishCheckout(t *testing.T) {
 	if err != nil || res.Outcome != PublishPlanned || len(res.Files) == 0 {
 		t.Fatalf("dry run: %+v, %v", res, err)
 	}
-	if _, err := os.Stat(filepath.Join(dash, nightly.SnapshotsDir, res.ID)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(dash, dashboard.SnapshotsDir, res.ID)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a dry run wrote snapshot %s (%v)", res.ID, err)
 	}
 	c.DryRun = false
 	res, err = PublishCheckout(c)
-	page := nightly.CompareDir + "/" + id + ".." + res.ID + ".md"
+	page := dashboard.CompareDir + "/" + id + ".." + res.ID + ".md"
 	if err != nil || res.Outcome != PublishPublished || res.Files[page] == nil || !onDisk(t, dash, res.Files) {
 		t.Fatalf("next publish (%v): %s, want %s written", err, res.Outcome, page)
 	}
@@ -154,10 +155,10 @@ func TestDirReader(t *testing.T) {
 	}
 	defer tree.Close()
 	read := DirReader(tree)
-	if b, err := read(nightly.IndexPath); err != nil || string(b) != "{}" {
+	if b, err := read(dashboard.IndexPath); err != nil || string(b) != "{}" {
 		t.Errorf("index: %q, %v", b, err)
 	}
-	if _, err := read(nightly.LastRunPath); !errors.Is(err, ghmodel.ErrNotFound) {
+	if _, err := read(dashboard.LastRunPath); !errors.Is(err, ghmodel.ErrNotFound) {
 		t.Errorf("missing file: %v, want ghmodel.ErrNotFound", err)
 	}
 }
@@ -173,7 +174,7 @@ func TestPublishCheckoutStaysInside(t *testing.T) {
 	at := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	first := resultDir(t, releaseReport(t, "v0.7.15", "v1.0.0"))
 	next := resultDir(t, releaseReport(t, "v0.7.16", "v1.0.0"))
-	for _, link := range []string{"state", "data", nightly.LatestDir, nightly.SnapshotsDir, nightly.ReadmePath} {
+	for _, link := range []string{"state", "data", dashboard.LatestDir, dashboard.SnapshotsDir, dashboard.ReadmePath} {
 		t.Run(strings.ReplaceAll(link, "/", "-"), func(t *testing.T) {
 			t.Parallel()
 			dash := t.TempDir()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/inference-sim/accuracy-dashboard/internal/bump/bumpfake"
+	"github.com/inference-sim/accuracy-dashboard/internal/dashboard"
 	"strings"
 	"sync"
 	"testing"
@@ -75,7 +76,7 @@ func TestPublishRunOneCommitWithEveryFile(t *testing.T) {
 	files := w.gh.Tip(w.dashboard, "main")
 	id := "v0.7.15_ledger-v1.0.0_harness-v1.1.0_run-4242"
 	for _, p := range []string{"data/snapshots/" + id + "/summary.json", "data/snapshots/" + id + "/summary.md", "data/snapshots/" + id + "/points.json",
-		"data/latest/summary.json", "data/latest/summary.md", "data/latest/points.json", nightly.IndexPath, nightly.LastRunPath} {
+		"data/latest/summary.json", "data/latest/summary.md", "data/latest/points.json", dashboard.IndexPath, dashboard.LastRunPath} {
 		if len(files[p]) == 0 {
 			t.Errorf("%s missing from the commit", p)
 		}
@@ -83,7 +84,7 @@ func TestPublishRunOneCommitWithEveryFile(t *testing.T) {
 	if md := string(files["data/snapshots/"+id+"/summary.md"]); !strings.Contains(md, "v0.7.15") {
 		t.Errorf("summary.md does not look rendered:\n%s", md)
 	}
-	if r := string(files[nightly.ReadmePath]); !strings.HasPrefix(r, "# Data\n") || !strings.Contains(r, render.TableStart) || !strings.Contains(r, id) {
+	if r := string(files[dashboard.ReadmePath]); !strings.HasPrefix(r, "# Data\n") || !strings.Contains(r, render.TableStart) || !strings.Contains(r, id) {
 		t.Errorf("README.md:\n%s", r)
 	}
 
@@ -119,13 +120,13 @@ func TestPublishAgainAfterANewerRelease(t *testing.T) {
 		t.Errorf("%d commits, want 2", n)
 	}
 	after := w.gh.Tip(w.dashboard, "main")
-	for _, p := range []string{nightly.LatestDir + "/summary.json", nightly.LastRunPath, nightly.IndexPath} {
+	for _, p := range []string{dashboard.LatestDir + "/summary.json", dashboard.LastRunPath, dashboard.IndexPath} {
 		if string(after[p]) != string(before[p]) {
 			t.Errorf("%s changed:\n%s", p, after[p])
 		}
 	}
-	if !strings.Contains(string(after[nightly.LastRunPath]), `"simulator_release": "v0.8.0"`) {
-		t.Errorf("%s:\n%s", nightly.LastRunPath, after[nightly.LastRunPath])
+	if !strings.Contains(string(after[dashboard.LastRunPath]), `"simulator_release": "v0.8.0"`) {
+		t.Errorf("%s:\n%s", dashboard.LastRunPath, after[dashboard.LastRunPath])
 	}
 }
 
@@ -240,7 +241,7 @@ func TestPublishRebuildsOnConflict(t *testing.T) {
 		t.Errorf("outcome %s after %d attempts, want published after 3", res.Outcome, res.Attempts)
 	}
 	files := w.gh.Tip(w.dashboard, "main")
-	if string(files["data/other.txt"]) != "concurrent\n" || files[nightly.IndexPath] == nil {
+	if string(files["data/other.txt"]) != "concurrent\n" || files[dashboard.IndexPath] == nil {
 		t.Error("the concurrent write or the snapshot was lost")
 	}
 
@@ -300,18 +301,18 @@ func TestTenConcurrentPublishesAllLand(t *testing.T) {
 		t.Errorf("no publisher collided (%d attempts): the test does not exercise the race", attempts)
 	}
 	files := w.gh.Tip(w.dashboard, "main")
-	var idx nightly.Index
-	if err := jsoncodec.Decode(files[nightly.IndexPath], &idx); err != nil {
+	var idx dashboard.Index
+	if err := jsoncodec.Decode(files[dashboard.IndexPath], &idx); err != nil {
 		t.Fatal(err)
 	}
 	if len(idx.Snapshots) != n {
 		t.Errorf("index lists %d snapshots, want %d", len(idx.Snapshots), n)
 	}
-	if !strings.Contains(string(files[nightly.LastRunPath]), `"simulator_release": "v0.7.10"`) {
-		t.Errorf("%s is not the newest run:\n%s", nightly.LastRunPath, files[nightly.LastRunPath])
+	if !strings.Contains(string(files[dashboard.LastRunPath]), `"simulator_release": "v0.7.10"`) {
+		t.Errorf("%s is not the newest run:\n%s", dashboard.LastRunPath, files[dashboard.LastRunPath])
 	}
 	for i := range n {
-		if files[fmt.Sprintf("%s/v0.7.%d_ledger-v1.0.0_harness-v1.1.0/summary.json", nightly.SnapshotsDir, i+1)] == nil {
+		if files[fmt.Sprintf("%s/v0.7.%d_ledger-v1.0.0_harness-v1.1.0/summary.json", dashboard.SnapshotsDir, i+1)] == nil {
 			t.Errorf("snapshot v0.7.%d lost", i+1)
 		}
 	}
@@ -408,7 +409,7 @@ func TestPublishPerRun(t *testing.T) {
 		t.Fatalf("outcomes %s %v, %s %v", first.Outcome, first.Reasons, second.Outcome, second.Reasons)
 	}
 	files := w.gh.Tip(w.dashboard, "main")
-	page := nightly.CompareDir + "/" + first.ID + ".." + second.ID + ".md"
+	page := dashboard.CompareDir + "/" + first.ID + ".." + second.ID + ".md"
 	md := string(files[page])
 	// The page names the snapshots by their labels, their ids in a footnote.
 	for _, want := range []string{"### Simulator accuracy: v0.7.15 · 2026-08-22 → v0.8.0 · 2026-08-22\n", "| v0.7.15 · 2026-08-22 MAPE | v0.8.0 · 2026-08-22 MAPE | Δ MAPE |",
@@ -417,19 +418,19 @@ func TestPublishPerRun(t *testing.T) {
 			t.Errorf("%s lacks %q:\n%s", page, want, md)
 		}
 	}
-	var idx nightly.Index
-	if err := jsoncodec.Decode(files[nightly.IndexPath], &idx); err != nil {
+	var idx dashboard.Index
+	if err := jsoncodec.Decode(files[dashboard.IndexPath], &idx); err != nil {
 		t.Fatal(err)
 	}
 	if idx.Snapshots[0].Compare != page || idx.Snapshots[0].Run != 2 || idx.Snapshots[1].Compare != "" {
 		t.Errorf("index entries: %+v", idx.Snapshots)
 	}
-	if !strings.Contains(string(files[nightly.ReadmePath]), "[vs previous]("+page+")") {
-		t.Errorf("README does not link the comparison:\n%s", files[nightly.ReadmePath])
+	if !strings.Contains(string(files[dashboard.ReadmePath]), "[vs previous]("+page+")") {
+		t.Errorf("README does not link the comparison:\n%s", files[dashboard.ReadmePath])
 	}
-	last, err := nightly.ParseLastRun(files[nightly.LastRunPath])
+	last, err := dashboard.ParseLastRun(files[dashboard.LastRunPath])
 	if err != nil || last.Inputs == nil || !nightly.Equal(*last.Inputs, nightlyPlan("v0.8.0")) || last.Snapshot != second.ID {
-		t.Errorf("%s = %+v, %v; want the second run's plan", nightly.LastRunPath, last, err)
+		t.Errorf("%s = %+v, %v; want the second run's plan", dashboard.LastRunPath, last, err)
 	}
 
 	// The same run again, and another run of the same inputs: no-ops.
@@ -468,7 +469,7 @@ func TestPublishComparesRunsOfTheSameSecond(t *testing.T) {
 		}
 		ids = append(ids, res.ID)
 	}
-	page := nightly.CompareDir + "/" + ids[0] + ".." + ids[1] + ".md"
+	page := dashboard.CompareDir + "/" + ids[0] + ".." + ids[1] + ".md"
 	if _, ok := w.gh.Tip(w.dashboard, "main")[page]; !ok {
 		t.Errorf("no %s", page)
 	}

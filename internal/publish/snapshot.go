@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/dashboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
@@ -104,18 +105,18 @@ func comparePath(prev, id string) string {
 		half := (maxFileName - len("...md")) / 2
 		name = shorten(prev, half) + ".." + shorten(id, half) + ".md"
 	}
-	return nightly.CompareDir + "/" + name
+	return dashboard.CompareDir + "/" + name
 }
 
 // DataRefs lists a summary's data versions: ledger, then catalog and
 // registry when given.
-func DataRefs(s runresult.Summary) []nightly.DataRef {
-	refs := []nightly.DataRef{{Name: "ledger", Version: s.Provenance.Ledger.Version}}
+func DataRefs(s runresult.Summary) []dashboard.DataRef {
+	refs := []dashboard.DataRef{{Name: "ledger", Version: s.Provenance.Ledger.Version}}
 	if c := s.Provenance.Catalog; c != nil {
-		refs = append(refs, nightly.DataRef{Name: "catalog", Version: c.Version})
+		refs = append(refs, dashboard.DataRef{Name: "catalog", Version: c.Version})
 	}
 	if r := s.Provenance.Registry; r != nil {
-		refs = append(refs, nightly.DataRef{Name: "registry", Version: r.Version})
+		refs = append(refs, dashboard.DataRef{Name: "registry", Version: r.Version})
 	}
 	return refs
 }
@@ -124,7 +125,7 @@ func DataRefs(s runresult.Summary) []nightly.DataRef {
 // harness version and run, e.g.
 // "v0.7.15_ledger-v1.0.0_catalog-v1.0.0_harness-v1.2.0_run-4242": one per
 // run (a snapshot published by hand, runID 0, has no run part). An id
-// longer than nightly.MaxSnapshotIDBytes is shortened stably (its start,
+// longer than dashboard.MaxSnapshotIDBytes is shortened stably (its start,
 // "-" and a hash of the whole).
 func SnapshotID(s runresult.Summary, runID int64) string {
 	parts := []string{simulatorLabel(s.Provenance.Simulator)}
@@ -136,7 +137,7 @@ func SnapshotID(s runresult.Summary, runID int64) string {
 		parts = append(parts, fmt.Sprintf("run-%d", runID))
 	}
 	id := idUnsafe.ReplaceAllString(strings.Join(parts, "_"), "-")
-	return shorten(strings.Trim(id, "-."), nightly.MaxSnapshotIDBytes)
+	return shorten(strings.Trim(id, "-."), dashboard.MaxSnapshotIDBytes)
 }
 
 // simulatorLabel is the simulator's release tag, or its short commit for
@@ -186,7 +187,7 @@ func PlanSnapshot(snap Snapshot, dash Dashboard) (map[string][]byte, error) {
 	s := snap.Summary
 	id := SnapshotID(s, snap.RunID)
 	if dash.LastRun != nil {
-		last, err := nightly.ParseLastRun(dash.LastRun)
+		last, err := dashboard.ParseLastRun(dash.LastRun)
 		if err != nil {
 			return nil, err
 		}
@@ -200,7 +201,7 @@ func PlanSnapshot(snap Snapshot, dash Dashboard) (map[string][]byte, error) {
 	}
 	if dash.Existing != nil {
 		if !bytes.Equal(dash.Existing, summaryJSON) {
-			return nil, fmt.Errorf("%s/%s: %w", nightly.SnapshotsDir, id, ErrImmutable)
+			return nil, fmt.Errorf("%s/%s: %w", dashboard.SnapshotsDir, id, ErrImmutable)
 		}
 		return nil, ErrUnchanged
 	}
@@ -209,8 +210,8 @@ func PlanSnapshot(snap Snapshot, dash Dashboard) (map[string][]byte, error) {
 		return nil, err
 	}
 	files := map[string][]byte{
-		nightly.SnapshotsDir + "/" + id + "/summary.json": summaryJSON,
-		nightly.SnapshotsDir + "/" + id + "/summary.md":   snap.Markdown,
+		dashboard.SnapshotsDir + "/" + id + "/summary.json": summaryJSON,
+		dashboard.SnapshotsDir + "/" + id + "/summary.md":   snap.Markdown,
 	}
 	var pointsJSON []byte
 	if snap.Points != nil {
@@ -219,7 +220,7 @@ func PlanSnapshot(snap Snapshot, dash Dashboard) (map[string][]byte, error) {
 				return nil, fmt.Errorf("encode points: %w", err)
 			}
 		}
-		files[nightly.SnapshotsDir+"/"+id+"/"+runresult.PointsFile] = pointsJSON
+		files[dashboard.SnapshotsDir+"/"+id+"/"+runresult.PointsFile] = pointsJSON
 	}
 	if prev := dash.Previous; prev != nil && at+1 < len(kept) && prev.ID == kept[at+1].ID && snap.Points != nil {
 		if md, ok := comparePage(*prev, kept[at+1].PublishedAt, runresult.Result{Summary: s, Points: snap.Points}, kept[at]); ok {
@@ -228,29 +229,29 @@ func PlanSnapshot(snap Snapshot, dash Dashboard) (map[string][]byte, error) {
 			kept[at].Compare = path
 		}
 	}
-	idx := nightly.Index{Version: nightly.IndexVersion, Snapshots: kept}
+	idx := dashboard.Index{Version: dashboard.IndexVersion, Snapshots: kept}
 	indexJSON, err := jsoncodec.Encode(idx)
 	if err != nil {
 		return nil, err
 	}
 	newest := kept[0]
-	lastJSON, err := jsoncodec.Encode(nightly.LastRun{Version: nightly.LastRunVersion, SimulatorRelease: newest.Simulator, Data: newest.Data,
+	lastJSON, err := jsoncodec.Encode(dashboard.LastRun{Version: dashboard.LastRunVersion, SimulatorRelease: newest.Simulator, Data: newest.Data,
 		Harness: newest.Harness, Snapshot: newest.ID, PublishedAt: newest.PublishedAt, Inputs: newest.Inputs})
 	if err != nil {
 		return nil, err
 	}
-	readme, err := render.ReplaceTable(dash.Readme, render.SnapshotTable(snapshotRows(idx.Snapshots), nightly.IndexPath))
+	readme, err := render.ReplaceTable(dash.Readme, render.SnapshotTable(snapshotRows(idx.Snapshots), dashboard.IndexPath))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", nightly.ReadmePath, err)
+		return nil, fmt.Errorf("%s: %w", dashboard.ReadmePath, err)
 	}
-	files[nightly.IndexPath], files[nightly.LastRunPath], files[nightly.ReadmePath] = indexJSON, lastJSON, readme
+	files[dashboard.IndexPath], files[dashboard.LastRunPath], files[dashboard.ReadmePath] = indexJSON, lastJSON, readme
 	// data/latest/ is the published snapshot, which need not be this one
 	// when an older run is published late or this one is experimental.
 	if latest, _ := Published(kept); latest.ID == id {
-		files[nightly.LatestDir+"/summary.json"] = summaryJSON
-		files[nightly.LatestDir+"/summary.md"] = snap.Markdown
+		files[dashboard.LatestDir+"/summary.json"] = summaryJSON
+		files[dashboard.LatestDir+"/summary.md"] = snap.Markdown
 		if pointsJSON != nil {
-			files[nightly.LatestDir+"/"+runresult.PointsFile] = pointsJSON
+			files[dashboard.LatestDir+"/"+runresult.PointsFile] = pointsJSON
 		}
 	}
 	return files, nil
@@ -263,9 +264,9 @@ func PlanSnapshot(snap Snapshot, dash Dashboard) (map[string][]byte, error) {
 // experimental snapshot published after a release never reads as the
 // simulator's published accuracy. An entry without a label (written
 // before the index recorded labels) is not known to be a release.
-func Published(entries []nightly.IndexEntry) (e nightly.IndexEntry, ok bool) {
+func Published(entries []dashboard.IndexEntry) (e dashboard.IndexEntry, ok bool) {
 	if len(entries) == 0 {
-		return nightly.IndexEntry{}, false
+		return dashboard.IndexEntry{}, false
 	}
 	for _, e := range entries {
 		if e.Label == runresult.LabelRelease {
@@ -276,7 +277,7 @@ func Published(entries []nightly.IndexEntry) (e nightly.IndexEntry, ok bool) {
 }
 
 // entry is snap's index entry, published under id.
-func (snap Snapshot) entry(id string) nightly.IndexEntry {
+func (snap Snapshot) entry(id string) dashboard.IndexEntry {
 	e := indexEntry(snap.Summary, id, snap.PublishedAt.UTC().Format(time.RFC3339), snap.Source)
 	inputs := snap.Inputs.Normalize()
 	e.Run, e.Inputs = snap.RunID, &inputs
@@ -285,15 +286,15 @@ func (snap Snapshot) entry(id string) nightly.IndexEntry {
 
 // placeEntry decodes the index and returns its entries with entry added
 // (replacing one of the same id), newest first, and entry's position.
-func placeEntry(index []byte, entry nightly.IndexEntry) ([]nightly.IndexEntry, int, error) {
-	idx := nightly.Index{Version: nightly.IndexVersion}
+func placeEntry(index []byte, entry dashboard.IndexEntry) ([]dashboard.IndexEntry, int, error) {
+	idx := dashboard.Index{Version: dashboard.IndexVersion}
 	if index != nil {
 		var err error
-		if idx, err = nightly.DecodeIndex(index); err != nil {
-			return nil, 0, fmt.Errorf("%s: %w", nightly.IndexPath, err)
+		if idx, err = dashboard.DecodeIndex(index); err != nil {
+			return nil, 0, fmt.Errorf("%s: %w", dashboard.IndexPath, err)
 		}
 	}
-	kept := []nightly.IndexEntry{entry}
+	kept := []dashboard.IndexEntry{entry}
 	for _, e := range idx.Snapshots {
 		if e.ID != entry.ID {
 			kept = append(kept, e)
@@ -309,7 +310,7 @@ func placeEntry(index []byte, entry nightly.IndexEntry) ([]nightly.IndexEntry, i
 		}
 		return kept[i].ID > kept[j].ID
 	})
-	return kept, slices.IndexFunc(kept, func(e nightly.IndexEntry) bool { return e.ID == entry.ID }), nil
+	return kept, slices.IndexFunc(kept, func(e dashboard.IndexEntry) bool { return e.ID == entry.ID }), nil
 }
 
 // PreviousID names the published snapshot just older than snap, published
@@ -329,7 +330,7 @@ func PreviousID(snap Snapshot, id string, index []byte) string {
 // (render.SnapshotsComparison); ok is false when the previous snapshot's
 // files do not parse (an old snapshot without points.json is not read at
 // all).
-func comparePage(prev PreviousSnapshot, prevAt string, cur runresult.Result, entry nightly.IndexEntry) ([]byte, bool) {
+func comparePage(prev PreviousSnapshot, prevAt string, cur runresult.Result, entry dashboard.IndexEntry) ([]byte, bool) {
 	if prev.Points == nil {
 		return nil, false
 	}
@@ -343,7 +344,7 @@ func comparePage(prev PreviousSnapshot, prevAt string, cur runresult.Result, ent
 	return []byte(render.CompareMarkdown(v)), true
 }
 
-func indexEntry(s runresult.Summary, id, published, source string) nightly.IndexEntry {
+func indexEntry(s runresult.Summary, id, published, source string) dashboard.IndexEntry {
 	tier, scores, _ := runresult.Headline(s.Tiers)
 	mape := map[string]*float64{}
 	for _, d := range metric.All {
@@ -352,7 +353,7 @@ func indexEntry(s runresult.Summary, id, published, source string) nightly.Index
 		}
 	}
 	harness := harnessLabel(s.Provenance.Harness)
-	return nightly.IndexEntry{
+	return dashboard.IndexEntry{
 		ID:           id,
 		PublishedAt:  published,
 		Simulator:    simulatorLabel(s.Provenance.Simulator),
@@ -363,13 +364,13 @@ func indexEntry(s runresult.Summary, id, published, source string) nightly.Index
 		MAPE:         mape,
 		Scored:       s.Coverage.Scored,
 		CorpusPoints: s.Coverage.CorpusPoints,
-		Path:         nightly.SnapshotsDir + "/" + id + "/",
+		Path:         dashboard.SnapshotsDir + "/" + id + "/",
 		Source:       source,
 	}
 }
 
 // snapshotRows are the README table's rows of index entries.
-func snapshotRows(entries []nightly.IndexEntry) []render.SnapshotRow {
+func snapshotRows(entries []dashboard.IndexEntry) []render.SnapshotRow {
 	rows := make([]render.SnapshotRow, len(entries))
 	for i, e := range entries {
 		rows[i] = render.SnapshotRow{PublishedAt: e.PublishedAt, Simulator: e.Simulator, Label: e.Label, Data: dataText(e.Data), Harness: e.Harness,
@@ -379,7 +380,7 @@ func snapshotRows(entries []nightly.IndexEntry) []render.SnapshotRow {
 }
 
 // dataText lists data versions as "ledger v1.0.0, catalog v1.0.0".
-func dataText(refs []nightly.DataRef) string {
+func dataText(refs []dashboard.DataRef) string {
 	var data []string
 	for _, d := range refs {
 		data = append(data, d.Name+" "+d.Version)

@@ -2,7 +2,6 @@ package publish
 
 import (
 	"errors"
-	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -16,6 +15,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/inference-sim/accuracy-dashboard/internal/dashboard"
 )
 
 var t0 = time.Date(2026, 8, 22, 6, 0, 0, 0, time.UTC)
@@ -51,17 +51,17 @@ func TestPlanSnapshotFirstAndNext(t *testing.T) {
 
 	// The next release goes on top; the README keeps its own text.
 	s2 := releaseSummary(t, "v0.8.0", "v1.0.0")
-	dash := Dashboard{Index: files[nightly.IndexPath], LastRun: files[nightly.LastRunPath],
+	dash := Dashboard{Index: files[dashboard.IndexPath], LastRun: files[dashboard.LastRunPath],
 		Readme: []byte("# Dashboard\n\nIntro.\n\n" + render.TableStart + "\nold\n" + render.TableEnd + "\n\nFooter.\n")}
 	files2, err := PlanSnapshot(snapshotOf(s2, "# two\n", t0.Add(24*time.Hour), ""), dash)
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden.Assert(t, filepath.Join("testdata", "index.json"), files2[nightly.IndexPath])
-	golden.Assert(t, filepath.Join("testdata", "last-run.json"), files2[nightly.LastRunPath])
+	golden.Assert(t, filepath.Join("testdata", "index.json"), files2[dashboard.IndexPath])
+	golden.Assert(t, filepath.Join("testdata", "last-run.json"), files2[dashboard.LastRunPath])
 	// The table (render.SnapshotTable, golden-tested there) is the
 	// index's, newest first, between the markers; the rest is kept.
-	readme := string(files2[nightly.ReadmePath])
+	readme := string(files2[dashboard.ReadmePath])
 	row2 := "| 2026-08-23 | v0.8.0 | release | ledger v1.0.0 | v1.1.0 | 10.0% | 5.0% | measured_resolved | 3 / 4 | [v0.8.0_ledger-v1.0.0_harness-v1.1.0](data/snapshots/v0.8.0_ledger-v1.0.0_harness-v1.1.0/summary.md) |  |\n"
 	row1 := "| 2026-08-22 | v0.7.15 | release | ledger v1.0.0 | v1.1.0 | 10.0% | 5.0% | measured_resolved | 3 / 4 | [" + id1 + "](data/snapshots/" + id1 + "/summary.md) |  |\n"
 	if !strings.HasPrefix(readme, "# Dashboard\n\nIntro.\n\n"+render.TableStart+"\n| Published |") || !strings.HasSuffix(readme, row2+row1+render.TableEnd+"\n\nFooter.\n") {
@@ -73,7 +73,7 @@ func TestPlanSnapshotFirstAndNext(t *testing.T) {
 
 	// The unchanged pair is a no-op.
 	_, err = PlanSnapshot(snapshotOf(s2, "# two\n", t0.Add(48*time.Hour), ""),
-		Dashboard{Index: files2[nightly.IndexPath], LastRun: files2[nightly.LastRunPath]})
+		Dashboard{Index: files2[dashboard.IndexPath], LastRun: files2[dashboard.LastRunPath]})
 	if !errors.Is(err, ErrUnchanged) {
 		t.Errorf("same pair again: %v, want ErrUnchanged", err)
 	}
@@ -81,18 +81,18 @@ func TestPlanSnapshotFirstAndNext(t *testing.T) {
 	// A late publish of an older pair keeps data/latest on the newest.
 	s0 := releaseSummary(t, "v0.7.0", "v1.0.0")
 	files3, err := PlanSnapshot(snapshotOf(s0, "# zero\n", t0.Add(-time.Hour), ""),
-		Dashboard{Index: files2[nightly.IndexPath], LastRun: files2[nightly.LastRunPath]})
+		Dashboard{Index: files2[dashboard.IndexPath], LastRun: files2[dashboard.LastRunPath]})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := files3["data/latest/summary.json"]; ok {
 		t.Error("an older snapshot replaced data/latest")
 	}
-	if string(files3[nightly.LastRunPath]) != string(files2[nightly.LastRunPath]) {
-		t.Errorf("a late publish of an older pair moved %s:\n%s", nightly.LastRunPath, files3[nightly.LastRunPath])
+	if string(files3[dashboard.LastRunPath]) != string(files2[dashboard.LastRunPath]) {
+		t.Errorf("a late publish of an older pair moved %s:\n%s", dashboard.LastRunPath, files3[dashboard.LastRunPath])
 	}
-	var idx nightly.Index
-	if err := jsoncodec.Decode(files3[nightly.IndexPath], &idx); err != nil {
+	var idx dashboard.Index
+	if err := jsoncodec.Decode(files3[dashboard.IndexPath], &idx); err != nil {
 		t.Fatal(err)
 	}
 	var order []string
@@ -131,10 +131,10 @@ func TestPlanSnapshotLatestIsTheNewestRelease(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		dash = Dashboard{Index: files[nightly.IndexPath], LastRun: files[nightly.LastRunPath], Readme: files[nightly.ReadmePath]}
+		dash = Dashboard{Index: files[dashboard.IndexPath], LastRun: files[dashboard.LastRunPath], Readme: files[dashboard.ReadmePath]}
 		return files
 	}
-	latest := func(files map[string][]byte) string { return string(files[nightly.LatestDir+"/summary.md"]) }
+	latest := func(files map[string][]byte) string { return string(files[dashboard.LatestDir+"/summary.md"]) }
 
 	if f := publish(experimentalSummary(t, expA), "# a\n", 0); latest(f) != "# a\n" {
 		t.Errorf("no release yet: data/latest/summary.md = %q, want the newest (experimental) snapshot's", latest(f))
@@ -143,17 +143,17 @@ func TestPlanSnapshotLatestIsTheNewestRelease(t *testing.T) {
 		t.Errorf("first release: data/latest/summary.md = %q, want the release's", latest(f))
 	}
 	f := publish(experimentalSummary(t, expB), "# b\n", 2*time.Hour)
-	if _, ok := f[nightly.LatestDir+"/summary.json"]; ok {
+	if _, ok := f[dashboard.LatestDir+"/summary.json"]; ok {
 		t.Errorf("an experimental snapshot published after a release replaced data/latest (%q)", latest(f))
 	}
-	var last nightly.LastRun
-	if err := jsoncodec.Decode(f[nightly.LastRunPath], &last); err != nil {
+	var last dashboard.LastRun
+	if err := jsoncodec.Decode(f[dashboard.LastRunPath], &last); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(last.Snapshot, expB[:12]) {
 		t.Errorf("state/last-run.json names %s, want the newest entry (%s…)", last.Snapshot, expB[:12])
 	}
-	idx, err := nightly.DecodeIndex(f[nightly.IndexPath])
+	idx, err := dashboard.DecodeIndex(f[dashboard.IndexPath])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,8 +167,8 @@ func TestPlanSnapshotLatestIsTheNewestRelease(t *testing.T) {
 	if p, _ := Published(idx.Snapshots); p.Simulator != "v0.8.0" {
 		t.Errorf("Published = %s, want v0.8.0", p.Simulator)
 	}
-	if !strings.Contains(string(f[nightly.ReadmePath]), "| "+expB[:12]+" | experimental |") {
-		t.Errorf("README does not label the experimental row:\n%s", f[nightly.ReadmePath])
+	if !strings.Contains(string(f[dashboard.ReadmePath]), "| "+expB[:12]+" | experimental |") {
+		t.Errorf("README does not label the experimental row:\n%s", f[dashboard.ReadmePath])
 	}
 }
 
@@ -185,9 +185,9 @@ func TestPlanSnapshotRefusesAndErrors(t *testing.T) {
 		t.Errorf("existing id with the same content: %v, want ErrUnchanged", err)
 	}
 	for name, dash := range map[string]Dashboard{
-		nightly.IndexPath:   {Index: []byte(`{"version":1,"snapshots":[],"extra":1}`)},
-		nightly.LastRunPath: {LastRun: []byte(`[`)},
-		nightly.ReadmePath:  {Readme: []byte(render.TableEnd + "\n" + render.TableStart + "\n")},
+		dashboard.IndexPath:   {Index: []byte(`{"version":1,"snapshots":[],"extra":1}`)},
+		dashboard.LastRunPath: {LastRun: []byte(`[`)},
+		dashboard.ReadmePath:  {Readme: []byte(render.TableEnd + "\n" + render.TableStart + "\n")},
 	} {
 		if _, err := PlanSnapshot(snap, dash); err == nil || !strings.Contains(err.Error(), name) {
 			t.Errorf("malformed %s: error %v, want it named", name, err)
@@ -203,7 +203,7 @@ func TestSnapshotIDIsSafe(t *testing.T) {
 	}
 }
 
-// TestSnapshotIDIsBounded: an id that would be longer than nightly.MaxSnapshotIDBytes
+// TestSnapshotIDIsBounded: an id that would be longer than dashboard.MaxSnapshotIDBytes
 // (here from a long ledger version) is shortened stably, a hash of the
 // whole telling apart two that share the kept prefix, so that its
 // directory and site pages stay within a 255-byte file name; a short id
@@ -213,16 +213,16 @@ func TestSnapshotIDIsBounded(t *testing.T) {
 	long := "v1.0.0-" + strings.Repeat("a", 300)
 	a := SnapshotID(releaseSummary(t, "v0.7.15", long+"1"), 4242)
 	b := SnapshotID(releaseSummary(t, "v0.7.15", long+"2"), 4242)
-	if len(a) > nightly.MaxSnapshotIDBytes || len(b) > nightly.MaxSnapshotIDBytes || a == b || !strings.HasPrefix(a, "v0.7.15_ledger-v1.0.0-aaa") {
-		t.Errorf("long ids: %q (%d bytes), %q (%d bytes); want two distinct ids of at most %d bytes keeping their start", a, len(a), b, len(b), nightly.MaxSnapshotIDBytes)
+	if len(a) > dashboard.MaxSnapshotIDBytes || len(b) > dashboard.MaxSnapshotIDBytes || a == b || !strings.HasPrefix(a, "v0.7.15_ledger-v1.0.0-aaa") {
+		t.Errorf("long ids: %q (%d bytes), %q (%d bytes); want two distinct ids of at most %d bytes keeping their start", a, len(a), b, len(b), dashboard.MaxSnapshotIDBytes)
 	}
 	if again := SnapshotID(releaseSummary(t, "v0.7.15", long+"1"), 4242); again != a {
 		t.Errorf("the shortened id is not stable: %q, then %q", a, again)
 	}
 	// At the bound the id is kept as it is.
 	prefix := len("v0.7.15_ledger-_harness-v1.1.0_run-4242")
-	at := SnapshotID(releaseSummary(t, "v0.7.15", strings.Repeat("b", nightly.MaxSnapshotIDBytes-prefix)), 4242)
-	if want := "v0.7.15_ledger-" + strings.Repeat("b", nightly.MaxSnapshotIDBytes-prefix) + "_harness-v1.1.0_run-4242"; at != want {
+	at := SnapshotID(releaseSummary(t, "v0.7.15", strings.Repeat("b", dashboard.MaxSnapshotIDBytes-prefix)), 4242)
+	if want := "v0.7.15_ledger-" + strings.Repeat("b", dashboard.MaxSnapshotIDBytes-prefix) + "_harness-v1.1.0_run-4242"; at != want {
 		t.Errorf("id at the bound: %q, want %q", at, want)
 	}
 }
@@ -250,15 +250,15 @@ func TestComparePageNameIsBounded(t *testing.T) {
 	}
 	var pages []string
 	for p := range next.Files {
-		if strings.HasPrefix(p, nightly.CompareDir+"/") {
+		if strings.HasPrefix(p, dashboard.CompareDir+"/") {
 			pages = append(pages, p)
 		}
 	}
 	if len(pages) != 1 || len(filepath.Base(pages[0])) > 255 || !strings.HasPrefix(filepath.Base(pages[0]), "v0.7.15_ledger-v1.0.0-ccc") {
 		t.Fatalf("comparison pages %q, want one whose name is at most 255 bytes", pages)
 	}
-	var idx nightly.Index
-	if err := jsoncodec.Decode(next.Files[nightly.IndexPath], &idx); err != nil {
+	var idx dashboard.Index
+	if err := jsoncodec.Decode(next.Files[dashboard.IndexPath], &idx); err != nil {
 		t.Fatal(err)
 	}
 	if idx.Snapshots[0].ID != next.ID || idx.Snapshots[0].Compare != pages[0] {
@@ -282,23 +282,23 @@ func TestPlanSnapshotReadsIndexVersion1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var idx nightly.Index
-	if err := jsoncodec.Decode(files[nightly.IndexPath], &idx); err != nil {
+	var idx dashboard.Index
+	if err := jsoncodec.Decode(files[dashboard.IndexPath], &idx); err != nil {
 		t.Fatal(err)
 	}
-	if idx.Version != nightly.IndexVersion || len(idx.Snapshots) != 2 {
-		t.Fatalf("index = %+v, want version %d with 2 snapshots", idx, nightly.IndexVersion)
+	if idx.Version != dashboard.IndexVersion || len(idx.Snapshots) != 2 {
+		t.Fatalf("index = %+v, want version %d with 2 snapshots", idx, dashboard.IndexVersion)
 	}
 	old := idx.Snapshots[1]
 	if old.ID != "v0.7.0_ledger-v1.0.0" || old.MAPE["ttft"] == nil || *old.MAPE["ttft"] != 31.5 || old.MAPE["tpot"] != nil {
 		t.Errorf("version 1 entry carried over as %+v", old)
 	}
-	if !strings.Contains(string(files[nightly.ReadmePath]), "| 31.5% | n/a |") {
-		t.Errorf("README table lacks the old entry's figures:\n%s", files[nightly.ReadmePath])
+	if !strings.Contains(string(files[dashboard.ReadmePath]), "| 31.5% | n/a |") {
+		t.Errorf("README table lacks the old entry's figures:\n%s", files[dashboard.ReadmePath])
 	}
 	for _, bad := range []string{`{"version": 3, "snapshots": []}`, `{"version": 1, "snapshots": [{"id": "x", "mape": {}}]}`} {
-		if _, err := PlanSnapshot(Snapshot{Summary: releaseSummary(t, "v0.8.0", "v1.0.0"), PublishedAt: t0}, Dashboard{Index: []byte(bad)}); err == nil || !strings.Contains(err.Error(), nightly.IndexPath) {
-			t.Errorf("index %s: err = %v, want an error naming %s", bad, err, nightly.IndexPath)
+		if _, err := PlanSnapshot(Snapshot{Summary: releaseSummary(t, "v0.8.0", "v1.0.0"), PublishedAt: t0}, Dashboard{Index: []byte(bad)}); err == nil || !strings.Contains(err.Error(), dashboard.IndexPath) {
+			t.Errorf("index %s: err = %v, want an error naming %s", bad, err, dashboard.IndexPath)
 		}
 	}
 }

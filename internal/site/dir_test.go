@@ -10,16 +10,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
+	"github.com/inference-sim/accuracy-dashboard/internal/dashboard"
+	"github.com/inference-sim/accuracy-dashboard/internal/dashboard/dashboardtest"
 	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
 
-// checkout writes dashboard(ids...) to a directory, as a checkout.
+// checkout writes dashboardtest.Published(ids...) to a directory, as a checkout.
 func checkout(t *testing.T, ids ...string) string {
 	t.Helper()
 	dir := t.TempDir()
-	if err := os.CopyFS(dir, dashboard(t, ids...)); err != nil {
+	if err := os.CopyFS(dir, dashboardtest.Published(t, ids...)); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -54,7 +55,7 @@ func TestBuildDir(t *testing.T) {
 		t.Errorf("out holds %v, want %v", got, want)
 	}
 
-	bad := nightly.SnapshotsDir + "/old/" + runresult.PointsFile
+	bad := dashboard.SnapshotsDir + "/old/" + runresult.PointsFile
 	os.WriteFile(filepath.Join(dash, filepath.FromSlash(bad)), []byte("[{"), 0o644)
 	if _, err := BuildDir(dash, out); err == nil || !strings.Contains(err.Error(), "dashboard "+dash+": ") || !strings.Contains(err.Error(), bad) {
 		t.Errorf("malformed points: %v, want an error naming the checkout and %s", err, bad)
@@ -64,40 +65,7 @@ func TestBuildDir(t *testing.T) {
 	}
 }
 
-// TestReadRun: a result directory is named by its base name, a snapshot by
-// its id; a snapshot without points.json, an unknown run and a malformed
-// one are errors saying which.
-func TestReadRun(t *testing.T) {
-	t.Parallel()
-	dash := checkout(t, "new", "old")
-	snap := filepath.Join(dash, filepath.FromSlash(nightly.SnapshotsDir), "old")
-	byDir, name, err := ReadRun(snap+string(filepath.Separator), "nowhere")
-	if err != nil || name != "old" || len(byDir.Points) != 2 {
-		t.Fatalf("by directory: %s, %d points, %v", name, len(byDir.Points), err)
-	}
-	byID, name, err := ReadRun("old", dash)
-	if err != nil || name != "old" || byID.Summary.Coverage.Scored != byDir.Summary.Coverage.Scored || len(byID.Points) != 2 {
-		t.Errorf("by id: %s, %+v, %v", name, byID.Summary.Coverage, err)
-	}
-	for _, tc := range []struct{ arg, want string }{
-		{"nope", `run "nope" is neither a result directory (with summary.json) nor a snapshot id in ` + filepath.Join(dash, "data", "snapshots")},
-		{"..", `run ".." is neither`},
-	} {
-		if _, _, err := ReadRun(tc.arg, dash); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("ReadRun(%q) = %v, want %q", tc.arg, err, tc.want)
-		}
-	}
-	os.WriteFile(filepath.Join(snap, runresult.PointsFile), []byte("[]"), 0o644)
-	if _, _, err := ReadRun("old", dash); err == nil || !strings.HasPrefix(err.Error(), "run old: ") || !strings.Contains(err.Error(), "holds 0 points") {
-		t.Errorf("points not the summary's: %v", err)
-	}
-	os.Remove(filepath.Join(snap, runresult.PointsFile))
-	if _, _, err := ReadRun("old", dash); err == nil || !strings.Contains(err.Error(), "snapshot old in "+dash+" has no points.json") {
-		t.Errorf("snapshot without points: %v", err)
-	}
-}
-
-// TestBuildDirAtTheIDBound: a snapshot id of nightly.MaxSnapshotIDBytes,
+// TestBuildDirAtTheIDBound: a snapshot id of dashboard.MaxSnapshotIDBytes,
 // the longest publish names a snapshot, builds on disk (its pages' file
 // names with their temporary names' suffixes fit 255 bytes; an id of 249
 // bytes was published and every build after failed, "file name too
@@ -105,7 +73,7 @@ func TestReadRun(t *testing.T) {
 // anything is written.
 func TestBuildDirAtTheIDBound(t *testing.T) {
 	t.Parallel()
-	at := strings.Repeat("i", nightly.MaxSnapshotIDBytes)
+	at := strings.Repeat("i", dashboard.MaxSnapshotIDBytes)
 	out := filepath.Join(t.TempDir(), "site")
 	if _, err := BuildDir(checkout(t, at, "old"), out); err != nil {
 		t.Fatalf("an id of %d bytes: %v", len(at), err)
@@ -118,8 +86,8 @@ func TestBuildDirAtTheIDBound(t *testing.T) {
 	over := at + "i"
 	out = filepath.Join(t.TempDir(), "site")
 	_, err := BuildDir(checkout(t, over, "old"), out)
-	if err == nil || !strings.Contains(err.Error(), nightly.IndexPath) || !strings.Contains(err.Error(), fmt.Sprintf("is %d bytes, over %d", len(over), nightly.MaxSnapshotIDBytes)) {
-		t.Errorf("an id of %d bytes: %v, want a refusal naming %s and the bound", len(over), err, nightly.IndexPath)
+	if err == nil || !strings.Contains(err.Error(), dashboard.IndexPath) || !strings.Contains(err.Error(), fmt.Sprintf("is %d bytes, over %d", len(over), dashboard.MaxSnapshotIDBytes)) {
+		t.Errorf("an id of %d bytes: %v, want a refusal naming %s and the bound", len(over), err, dashboard.IndexPath)
 	}
 	if _, err := os.Stat(out); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("a refused build wrote %s (%v)", out, err)

@@ -1,4 +1,4 @@
-package nightly_test
+package dashboard_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/inference-sim/accuracy-dashboard/internal/dashboard"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/pinned"
@@ -55,12 +56,12 @@ const (
 	hB   = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
 )
 
-// TestResolveCheckout: the plan resolves the newest stable simulator
+// TestResolvePlan: the plan resolves the newest stable simulator
 // release and its commit, the pinned harness, the pin's data and the newest
 // InferenceX dump; it compares them with state/last-run.json: the same
 // inputs are "nothing changed", a new harness release or a new dump is a
 // change.
-func TestResolveCheckout(t *testing.T) {
+func TestResolvePlan(t *testing.T) {
 	dash := t.TempDir()
 	pinAt := func(tag, commit string) {
 		testkit.WriteFile(t, filepath.Join(dash, ".github", "accuracy-harness.yaml"),
@@ -71,9 +72,9 @@ func TestResolveCheckout(t *testing.T) {
 		"inference-sim/inference-sim": {"v0.7.9": simB, "v0.7.15": simA, "v0.8.0-rc1": simB, "nightly": simB},
 		"SemiAnalysisAI/InferenceX":   {"db-dump/2026-11-22": simB, "db-dump/2026-11-29": simB, "v1.0.0": simB},
 	}}
-	c := nightly.Checkout{Dir: dash, PinFile: filepath.Join(dash, ".github", "accuracy-harness.yaml"),
+	c := dashboard.Checkout{Dir: dash, PinFile: filepath.Join(dash, ".github", "accuracy-harness.yaml"),
 		SimulatorRepo: "inference-sim/inference-sim", InferenceXRepo: "SemiAnalysisAI/InferenceX", DataKey: pinned.DataKey}
-	res, err := nightly.ResolveCheckout(context.Background(), gh, c)
+	res, err := dashboard.ResolvePlan(context.Background(), gh, c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,12 +92,12 @@ func TestResolveCheckout(t *testing.T) {
 
 	// The bot recorded this plan: nothing changed.
 	plan := res.Plan
-	raw, err := jsoncodec.Encode(nightly.LastRun{Version: 1, Snapshot: "snap-1", Inputs: &plan})
+	raw, err := jsoncodec.Encode(dashboard.LastRun{Version: 1, Snapshot: "snap-1", Inputs: &plan})
 	if err != nil {
 		t.Fatal(err)
 	}
 	testkit.WriteFile(t, filepath.Join(dash, "state", "last-run.json"), string(raw))
-	res, err = nightly.ResolveCheckout(context.Background(), gh, c)
+	res, err = dashboard.ResolvePlan(context.Background(), gh, c)
 	if err != nil || len(res.Changes) != 0 || res.LastID != "snap-1" {
 		t.Fatalf("same inputs: %v, %v", res.Changes, err)
 	}
@@ -107,7 +108,7 @@ func TestResolveCheckout(t *testing.T) {
 	// A new harness release (the bot moved the pin) and a new dump.
 	pinAt("v1.3.0", hB)
 	gh.tags["SemiAnalysisAI/InferenceX"]["db-dump/2026-12-06"] = simB
-	res, err = nightly.ResolveCheckout(context.Background(), gh, c)
+	res, err = dashboard.ResolvePlan(context.Background(), gh, c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,12 +118,12 @@ func TestResolveCheckout(t *testing.T) {
 
 	// Errors name what is wrong.
 	gh.tags["inference-sim/inference-sim"] = map[string]string{"v0.9.0-rc1": simB}
-	if _, err := nightly.ResolveCheckout(context.Background(), gh, c); !errors.Is(err, nightly.ErrNoRelease) || !strings.Contains(err.Error(), "inference-sim/inference-sim") {
+	if _, err := dashboard.ResolvePlan(context.Background(), gh, c); !errors.Is(err, nightly.ErrNoRelease) || !strings.Contains(err.Error(), "inference-sim/inference-sim") {
 		t.Errorf("no release: %v", err)
 	}
 	testkit.WriteFile(t, filepath.Join(dash, "state", "last-run.json"), "{")
 	gh.tags["inference-sim/inference-sim"] = map[string]string{"v0.9.0": simB}
-	if _, err := nightly.ResolveCheckout(context.Background(), gh, c); err == nil || !strings.Contains(err.Error(), "state/last-run.json") {
+	if _, err := dashboard.ResolvePlan(context.Background(), gh, c); err == nil || !strings.Contains(err.Error(), "state/last-run.json") {
 		t.Errorf("malformed last run: %v", err)
 	}
 
@@ -134,14 +135,14 @@ func TestResolveCheckout(t *testing.T) {
 	if err := os.Symlink(filepath.Join(dash, ".github", "accuracy-harness.yaml"), last); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := nightly.ResolveCheckout(context.Background(), gh, c); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+	if _, err := dashboard.ResolvePlan(context.Background(), gh, c); err == nil || !strings.Contains(err.Error(), "symbolic link") {
 		t.Errorf("last run a symbolic link: %v, want it refused", err)
 	}
 	if err := os.Remove(last); err != nil {
 		t.Fatal(err)
 	}
-	testkit.WriteFile(t, last, strings.Repeat(" ", nightly.MaxLastRunBytes+1))
-	if _, err := nightly.ResolveCheckout(context.Background(), gh, c); err == nil || !strings.Contains(err.Error(), "last run") {
+	testkit.WriteFile(t, last, strings.Repeat(" ", dashboard.MaxLastRunBytes+1))
+	if _, err := dashboard.ResolvePlan(context.Background(), gh, c); err == nil || !strings.Contains(err.Error(), "last run") {
 		t.Errorf("last run over its cap: %v, want it refused", err)
 	}
 }

@@ -1,4 +1,4 @@
-package nightly
+package dashboard
 
 import (
 	"context"
@@ -8,15 +8,12 @@ import (
 	"path/filepath"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
+	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 )
 
-// DefaultSimulatorRepository is the simulator whose releases the nightly
-// evaluates (owner/name on the GitHub server).
-const DefaultSimulatorRepository = "inference-sim/inference-sim"
-
-// Checkout is a dashboard checkout the plan is resolved for, as
-// ResolveCheckout reads it.
+// Checkout is a dashboard checkout the nightly's plan is resolved for, as
+// ResolvePlan reads it.
 type Checkout struct {
 	// Dir is the dashboard checkout: state/last-run.json, and the data
 	// directories the pin names.
@@ -32,15 +29,16 @@ type Checkout struct {
 	DataKey func(p pin.Pin, dir string) (map[string]string, error)
 }
 
-// ResolveCheckout reads the pin, the data it names (through c.DataKey) and
+// ResolvePlan reads the pin, the data it names (through c.DataKey) and
 // state/last-run.json of the dashboard checkout (none there: no previous
-// run), and resolves the current plan (Resolve) through tags. A pin file
+// run), and resolves the nightly's current plan (nightly.Resolve) through
+// tags. A pin file
 // that cannot be read is an error starting "pin file:"; a malformed last
 // run is an error naming state/last-run.json.
-func ResolveCheckout(ctx context.Context, tags Tags, c Checkout) (Resolution, error) {
+func ResolvePlan(ctx context.Context, tags nightly.Tags, c Checkout) (nightly.Resolution, error) {
 	src, err := diskio.ReadPathMax(c.PinFile, pin.MaxFileBytes)
 	if err != nil {
-		return Resolution{}, fmt.Errorf("pin file: %w", err)
+		return nightly.Resolution{}, fmt.Errorf("pin file: %w", err)
 	}
 	rel, err := filepath.Rel(c.Dir, c.PinFile)
 	if err != nil {
@@ -48,24 +46,24 @@ func ResolveCheckout(ctx context.Context, tags Tags, c Checkout) (Resolution, er
 	}
 	p, err := pin.Parse(src, rel)
 	if err != nil {
-		return Resolution{}, err
+		return nightly.Resolution{}, err
 	}
 	data, err := c.DataKey(p, c.Dir)
 	if err != nil {
-		return Resolution{}, err
+		return nightly.Resolution{}, err
 	}
-	r := Request{Pin: p, Data: data, SimulatorRepo: c.SimulatorRepo, InferenceXRepo: c.InferenceXRepo}
+	r := nightly.Request{Pin: p, Data: data, SimulatorRepo: c.SimulatorRepo, InferenceXRepo: c.InferenceXRepo}
 	raw, err := diskio.ReadPathMax(filepath.Join(c.Dir, filepath.FromSlash(LastRunPath)), MaxLastRunBytes)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 	case err != nil:
-		return Resolution{}, fmt.Errorf("last run: %w", err)
+		return nightly.Resolution{}, fmt.Errorf("last run: %w", err)
 	default:
 		last, err := ParseLastRun(raw)
 		if err != nil {
-			return Resolution{}, err
+			return nightly.Resolution{}, err
 		}
 		r.Last, r.LastID = last.Inputs, last.Snapshot
 	}
-	return Resolve(ctx, tags, r)
+	return nightly.Resolve(ctx, tags, r)
 }

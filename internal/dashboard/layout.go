@@ -1,4 +1,12 @@
-package nightly
+// Package dashboard is the dashboard repository's layout and its reading:
+// where a publish puts each file (data/index.json, the snapshots, latest,
+// the comparison pages, state/last-run.json, the README's table), the
+// formats of the index and the last run, the reading of a checkout's
+// published snapshots (Load, what the site draws), of the run `action
+// compare` names (RunDir) and of the nightly plan of a checkout
+// (ResolvePlan). internal/publish writes a dashboard through this layout,
+// internal/site builds its pages from Load, internal/render draws them.
+package dashboard
 
 import (
 	"encoding/json"
@@ -6,11 +14,12 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
+	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 )
 
-// The dashboard's state: the files a publish writes besides the snapshot
-// itself, which the nightly plan (state/last-run.json), `action site` and
-// `action compare` read back.
+// The dashboard's files: the snapshots a publish writes and its state, the
+// files besides the snapshot itself, which the nightly plan
+// (state/last-run.json), `action site` and `action compare` read back.
 
 // Paths in the dashboard repository.
 const (
@@ -79,7 +88,7 @@ type IndexEntry struct {
 	Compare string `json:"compare,omitempty"`
 	// Inputs is what the run evaluated: the nightly plan it carried, or
 	// what its summary names.
-	Inputs *Plan `json:"inputs,omitempty"`
+	Inputs *nightly.Plan `json:"inputs,omitempty"`
 }
 
 // Index is data/index.json: every snapshot, newest first.
@@ -100,7 +109,7 @@ type LastRun struct {
 	PublishedAt      string    `json:"published_at"`
 	// Inputs is the newest snapshot's plan (absent in files written before
 	// plans existed: then any plan counts as a change).
-	Inputs *Plan `json:"inputs,omitempty"`
+	Inputs *nightly.Plan `json:"inputs,omitempty"`
 }
 
 // ParseLastRun decodes state/last-run.json strictly.

@@ -1,0 +1,120 @@
+package dashboard
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
+)
+
+// MaxIndexBytes bounds data/index.json; each snapshot's summary and points
+// are read within runresult's caps (runresult.Parse, the one run reader).
+const MaxIndexBytes = 16 << 20
+
+// Snapshot is one published snapshot as Load reads it.
+type Snapshot struct {
+	ID          string
+	PublishedAt string
+	Result      runresult.Result
+}
+
+// Load reads dash (a dashboard checkout's root) into its published
+// snapshots, newest first as the index lists them. Each index entry's
+// data/snapshots/<id>/summary.json and points.json must be regular files
+// that validate against their schemas, the points must be those the
+// summary counts (runresult.Parse), and the summary the entry's (its
+// scored and corpus points); an error names the file and what is wrong.
+func Load(dash fs.FS) ([]Snapshot, error) {
+	idx, err := ReadIndex(dash)
+	if err != nil {
+		return nil, err
+	}
+	if len(idx.Snapshots) == 0 {
+		return nil, fmt.Errorf("%s: no snapshot is published", IndexPath)
+	}
+	seen := map[string]bool{}
+	var out []Snapshot
+	for _, e := range idx.Snapshots {
+		if e.ID == "" || e.ID != path.Base(e.ID) || e.ID == "." || e.ID == ".." {
+			return nil, fmt.Errorf("%s: snapshot id %q is not a directory name", IndexPath, e.ID)
+		}
+		if len(e.ID) > MaxSnapshotIDBytes {
+			return nil, fmt.Errorf("%s: snapshot id %q is %d bytes, over %d (dashboard.MaxSnapshotIDBytes): its pages' file names would be too long", IndexPath, e.ID, len(e.ID), MaxSnapshotIDBytes)
+		}
+		if seen[e.ID] {
+			return nil, fmt.Errorf("%s: snapshot %s is listed twice", IndexPath, e.ID)
+		}
+		seen[e.ID] = true
+		run, err := loadSnapshot(dash, e)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Snapshot{ID: e.ID, PublishedAt: e.PublishedAt, Result: run})
+	}
+	return out, nil
+}
+
+// ReadIndex reads dash's data/index.json (a regular file of at most
+// MaxIndexBytes; DecodeIndex); a malformed index is an error naming it.
+func ReadIndex(dash fs.FS) (Index, error) {
+	raw, err := diskio.ReadFileMax(dash, IndexPath, MaxIndexBytes)
+	if err != nil {
+		return Index{}, err
+	}
+	idx, err := DecodeIndex(raw)
+	if err != nil {
+		return Index{}, fmt.Errorf("%s: %w", IndexPath, err)
+	}
+	return idx, nil
+}
+
+func loadSnapshot(dash fs.FS, e IndexEntry) (runresult.Result, error) {
+	dir := SnapshotsDir + "/" + e.ID + "/"
+	rawS, err := diskio.ReadFileMax(dash, dir+runresult.SummaryFile, runresult.MaxSummaryBytes)
+	if err != nil {
+		return runresult.Result{}, err
+	}
+	rawP, err := diskio.ReadFileMax(dash, dir+runresult.PointsFile, runresult.MaxPointsBytes)
+	if err != nil {
+		return runresult.Result{}, err
+	}
+	run, err := runresult.Parse(rawS, rawP)
+	if err != nil {
+		return runresult.Result{}, fmt.Errorf("%s%w", dir, err)
+	}
+	s := run.Summary
+	if e.Scored != s.Coverage.Scored || e.CorpusPoints != s.Coverage.CorpusPoints {
+		return runresult.Result{}, fmt.Errorf("%s%s counts %d of %d points scored, %s says %d of %d", dir, runresult.SummaryFile,
+			s.Coverage.Scored, s.Coverage.CorpusPoints, IndexPath, e.Scored, e.CorpusPoints)
+	}
+	return run, nil
+}
+
+// RunDir finds the result directory of the run arg names (`action
+// compare`'s A or B), to read with runresult.Read: a directory holding
+// summary.json, else the id of a snapshot published in the dashboard
+// checkout at root (data/snapshots/<id>/). name is how a comparison shows
+// the run: the directory's base name, or the snapshot id. A snapshot
+// without points.json (published before snapshots kept their points)
+// cannot be compared point by point and is an error saying so.
+func RunDir(arg, root string) (dir, name string, err error) {
+	if st, err := os.Stat(filepath.Join(arg, runresult.SummaryFile)); err == nil && st.Mode().IsRegular() {
+		return arg, filepath.Base(filepath.Clean(arg)), nil
+	}
+	snapshots := filepath.Join(root, filepath.FromSlash(SnapshotsDir))
+	if filepath.Base(arg) == arg && arg != "." && arg != ".." {
+		snap := filepath.Join(snapshots, arg)
+		if _, err := os.Stat(filepath.Join(snap, runresult.SummaryFile)); err == nil {
+			if _, err := os.Stat(filepath.Join(snap, runresult.PointsFile)); errors.Is(err, os.ErrNotExist) {
+				return "", "", fmt.Errorf("snapshot %s in %s has no %s (published before snapshots kept their points): it cannot be compared point by point", arg, root, runresult.PointsFile)
+			}
+			return snap, arg, nil
+		}
+	}
+	return "", "", fmt.Errorf("run %q is neither a result directory (with %s) nor a snapshot id in %s", arg, runresult.SummaryFile, snapshots)
+}

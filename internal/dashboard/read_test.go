@@ -1,0 +1,99 @@
+package dashboard_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/dashboard"
+	"github.com/inference-sim/accuracy-dashboard/internal/dashboard/dashboardtest"
+	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
+)
+
+// Every defect of data/ is an error naming the file.
+func TestLoadRefuses(t *testing.T) {
+	t.Parallel()
+	snap := dashboard.SnapshotsDir + "/old/"
+	for name, tc := range map[string]struct {
+		edit func(fstest.MapFS)
+		want string
+	}{
+		"no index":        {func(f fstest.MapFS) { delete(f, dashboard.IndexPath) }, dashboard.IndexPath},
+		"malformed index": {func(f fstest.MapFS) { f[dashboard.IndexPath] = &fstest.MapFile{Data: []byte(`{"version":2,`)} }, dashboard.IndexPath},
+		"empty index": {func(f fstest.MapFS) {
+			f[dashboard.IndexPath] = &fstest.MapFile{Data: []byte(`{"version":2,"snapshots":[]}`)}
+		}, "no snapshot"},
+		"missing summary":    {func(f fstest.MapFS) { delete(f, snap+runresult.SummaryFile) }, snap + runresult.SummaryFile},
+		"missing points":     {func(f fstest.MapFS) { delete(f, snap+runresult.PointsFile) }, snap + runresult.PointsFile},
+		"malformed summary":  {func(f fstest.MapFS) { f[snap+runresult.SummaryFile] = &fstest.MapFile{Data: []byte(`{}`)} }, snap + runresult.SummaryFile},
+		"malformed points":   {func(f fstest.MapFS) { f[snap+runresult.PointsFile] = &fstest.MapFile{Data: []byte(`[{}]`)} }, snap + runresult.PointsFile},
+		"points not counted": {func(f fstest.MapFS) { f[snap+runresult.PointsFile] = &fstest.MapFile{Data: []byte(`[]`)} }, snap + runresult.PointsFile + " holds 0 points"},
+		"path in an id": {func(f fstest.MapFS) {
+			f[dashboard.IndexPath] = &fstest.MapFile{Data: []byte(strings.Replace(string(f[dashboard.IndexPath].Data), `"id": "old"`, `"id": "../old"`, 1))}
+		}, `snapshot id "../old"`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			fsys := dashboardtest.Published(t, "new", "old")
+			tc.edit(fsys)
+			_, err := dashboard.Load(fsys)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Load = %v, want an error naming %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// FuzzLoad: no index, however malformed, makes Load panic, and what it
+// accepts holds a snapshot.
+func FuzzLoad(f *testing.F) {
+	base := dashboardtest.Published(f, "a")
+	f.Add(base[dashboard.IndexPath].Data)
+	f.Add([]byte(`{"version":1,"snapshots":[{"id":"a","ttft_mape":1,"tpot_mape":null}]}`))
+	f.Add([]byte(`{"version":3}`))
+	f.Fuzz(func(t *testing.T, index []byte) {
+		fsys := dashboardtest.Published(t, "a")
+		fsys[dashboard.IndexPath] = &fstest.MapFile{Data: index}
+		snaps, err := dashboard.Load(fsys)
+		if err != nil {
+			return
+		}
+		if len(snaps) == 0 {
+			t.Fatal("Load accepted an index of no snapshot")
+		}
+	})
+}
+
+// TestRunDir: a result directory is named by its base name, a snapshot by
+// its id; a snapshot without points.json and an unknown run are errors
+// saying which.
+func TestRunDir(t *testing.T) {
+	t.Parallel()
+	dash := t.TempDir()
+	if err := os.CopyFS(dash, dashboardtest.Published(t, "new", "old")); err != nil {
+		t.Fatal(err)
+	}
+	snap := filepath.Join(dash, filepath.FromSlash(dashboard.SnapshotsDir), "old")
+	dir, name, err := dashboard.RunDir(snap+string(filepath.Separator), "nowhere")
+	if err != nil || name != "old" || dir != snap+string(filepath.Separator) {
+		t.Fatalf("by directory: %s, %s, %v", dir, name, err)
+	}
+	dir, name, err = dashboard.RunDir("old", dash)
+	if err != nil || name != "old" || dir != snap {
+		t.Errorf("by id: %s, %s, %v", dir, name, err)
+	}
+	for _, tc := range []struct{ arg, want string }{
+		{"nope", `run "nope" is neither a result directory (with summary.json) nor a snapshot id in ` + filepath.Join(dash, "data", "snapshots")},
+		{"..", `run ".." is neither`},
+	} {
+		if _, _, err := dashboard.RunDir(tc.arg, dash); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("RunDir(%q) = %v, want %q", tc.arg, err, tc.want)
+		}
+	}
+	os.Remove(filepath.Join(snap, runresult.PointsFile))
+	if _, _, err := dashboard.RunDir("old", dash); err == nil || !strings.Contains(err.Error(), "snapshot old in "+dash+" has no points.json") {
+		t.Errorf("snapshot without points: %v", err)
+	}
+}
