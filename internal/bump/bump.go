@@ -63,17 +63,6 @@ type Pulls interface {
 	ClosePull(ctx context.Context, repo ident.Repo, number int, comment string) error
 }
 
-// Releases reads the harness's releases and history.
-type Releases interface {
-	// ResolveTag returns the commit a tag points at, peeling annotated tags.
-	ResolveTag(ctx context.Context, repo ident.Repo, tag string) (string, error)
-	// GetRelease returns the published release of a tag; ghmodel.ErrNotFound for
-	// none (drafts are not releases).
-	GetRelease(ctx context.Context, repo ident.Repo, tag string) (ghmodel.Release, error)
-	// IsAncestor reports whether commit is reachable from branch.
-	IsAncestor(ctx context.Context, repo ident.Repo, commit, branch string) (bool, error)
-}
-
 // Installations lists where the App is installed.
 type Installations interface {
 	// InstalledRepos lists every repository of every installation of the App.

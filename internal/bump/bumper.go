@@ -21,8 +21,13 @@ type BumpGitHub interface {
 	RepoReader
 	Committer
 	Pulls
-	Releases
 	Installations
+	// GetRelease returns the published release of a tag;
+	// ghmodel.ErrNotFound for none (drafts are not releases).
+	GetRelease(ctx context.Context, repo ident.Repo, tag string) (ghmodel.Release, error)
+	// ResolveTag returns the commit a tag points at, peeling annotated
+	// tags.
+	ResolveTag(ctx context.Context, repo ident.Repo, tag string) (string, error)
 }
 
 // BumpConfig configures Bumper.

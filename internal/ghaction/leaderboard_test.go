@@ -52,7 +52,7 @@ func newLBRepo(t *testing.T) *lbRepo {
 	p := pin.Pin{Harness: pin.Harness{Repository: r.hdir, Tag: harnessTag, Commit: r.hcommit}}
 	h, err := pinned.Prepare(context.Background(), p, r.hdir, r.cache, harness.CleanEnv(os.Environ()), &log, &log)
 	if err == nil {
-		err = h.Run(context.Background(), []string{"leaderboard", "run", "--runs", runs, "--sim-repo", r.standin.Dir, "--sim", r.standin.V020,
+		err = h.RunCommand(context.Background(), []string{"leaderboard", "run", "--runs", runs, "--sim-repo", r.standin.Dir, "--sim", r.standin.V020,
 			"--harness-dir", r.hdir, "--cache-dir", r.cache, "--quiet", "--jobs", "2"})
 	}
 	if err != nil {

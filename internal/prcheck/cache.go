@@ -55,7 +55,7 @@ var resultFiles = []string{runresult.SummaryFile, runresult.PointsFile, runresul
 func (c Cache) entry(key CacheKey) string { return filepath.Join(c.Dir, "results", key.String()) }
 
 // Lookup returns the directory holding the result for key and the result,
-// read with ReadRun, and whether there is one. An entry is used only when
+// read with runresult.Read, and whether there is one. An entry is used only when
 // its files are all present and valid and its summary names the key's
 // harness and simulator commits.
 func (c Cache) Lookup(key CacheKey) (string, runresult.Result, bool) {
@@ -63,7 +63,7 @@ func (c Cache) Lookup(key CacheKey) (string, runresult.Result, bool) {
 	if _, err := os.Stat(filepath.Join(dir, runresult.MarkdownFile)); err != nil {
 		return "", runresult.Result{}, false
 	}
-	r, err := ReadRun(dir)
+	r, err := runresult.Read(dir)
 	if p := r.Summary.Provenance; err != nil || p.Harness.Commit != key.HarnessCommit || p.Simulator.Commit != key.SimCommit {
 		return "", runresult.Result{}, false
 	}
@@ -110,16 +110,3 @@ func readSummary(path string) (runresult.Summary, error) {
 	return s, nil
 }
 
-// ReadRun reads the result in dir with runresult.Read: summary.json and
-// points.json checked against their schemas and decoded strictly (unknown
-// fields are errors), the coverage balanced and the points the ones the
-// summary counts. It is the one way results enter prcheck, whether the
-// harness just wrote them or they come from an untrusted run's artifact.
-func ReadRun(dir string) (runresult.Result, error) {
-	rr, err := runresult.Read(dir)
-	s, pts := rr.Summary, rr.Points
-	if err != nil {
-		return runresult.Result{}, fmt.Errorf("read result: %w", err)
-	}
-	return runresult.Result{Summary: s, Points: pts}, nil
-}

@@ -82,7 +82,7 @@ func TestCacheStoreLookup(t *testing.T) {
 	if d := cmp.Diff(stored, got); d != "" {
 		t.Errorf("cached result (-stored +got):\n%s", d)
 	}
-	if again, err := ReadRun(dir); err != nil || !cmp.Equal(again, got) {
+	if again, err := runresult.Read(dir); err != nil || !cmp.Equal(again, got) {
 		t.Errorf("cached directory does not hold the result Lookup returned: %v", err)
 	}
 	// A result filed under the wrong key is not used.
@@ -105,7 +105,7 @@ func TestCacheStoreLookup(t *testing.T) {
 	}
 }
 
-func TestReadRunRefuses(t *testing.T) {
+func TestResultReadRefuses(t *testing.T) {
 	t.Parallel()
 	r := mkRun(t, headSHA, pt{"a1", "measured", 1, 100, 10, 110, 10}, pt{"a2", "measured", 2, 100, 10, 0, 0})
 	encode := func(v any) []byte {
@@ -148,7 +148,7 @@ func TestReadRunRefuses(t *testing.T) {
 			t.Fatal(err)
 		}
 		f.Close()
-		if _, err := ReadRun(dir); err == nil || !strings.Contains(err.Error(), tt.want) {
+		if _, err := runresult.Read(dir); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: err = %v, want %q", name, err, tt.want)
 		}
 	}
@@ -159,7 +159,7 @@ func TestReadRunRefuses(t *testing.T) {
 	if err := os.Symlink(filepath.Join(dir, "elsewhere.json"), filepath.Join(dir, runresult.PointsFile)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ReadRun(dir); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+	if _, err := runresult.Read(dir); err == nil || !strings.Contains(err.Error(), "symbolic link") {
 		t.Errorf("symlinked points.json: err = %v", err)
 	}
 }

@@ -17,10 +17,10 @@ import (
 
 // Scorer runs the pinned harness.
 type Scorer interface {
-	// Score scores simulator commit sim (a 40-hex commit present in the
-	// simulator repository) into dir, writing summary.json, points.json and
-	// summary.md. shard nil scores the whole corpus.
-	Score(ctx context.Context, sim string, shard *runresult.Shard, dir string) error
+	// ScoreCommit scores simulator commit sim (a 40-hex commit present in
+	// the simulator repository) into dir, writing summary.json, points.json
+	// and summary.md. shard nil scores the whole corpus.
+	ScoreCommit(ctx context.Context, sim string, shard *runresult.Shard, dir string) error
 	// Merge combines the result directories of the shards of one run into
 	// dir, as if the run had not been sharded.
 	Merge(ctx context.Context, dir string, shards []string) error
@@ -215,7 +215,7 @@ func (f *Flow) RunMergeSet(ctx context.Context, pr PR, set ShardSet) (Outcome, e
 // artifact is data, not Markdown to paste: its pr.json must name a pull
 // request and two full commits, the head being headSHA (the commit the
 // untrusted run was for, from the workflow_run event) and the pull
-// request's current head; its results must match their schemas (ReadRun)
+// request's current head; its results must match their schemas (runresult.Read)
 // and be for those commits; and the comment is rendered again here from
 // the validated results.
 func (f *Flow) RunComment(ctx context.Context, reportDir, headSHA string, prs PullRequests) (Outcome, error) {
@@ -296,12 +296,16 @@ func (f *Flow) report(ctx context.Context, out Outcome, head runresult.Result, b
 	return out, nil
 }
 
-// readChecked reads a result with ReadRun and checks it is for sim (when
-// known) and, when a pin is in force, from the pinned harness commit.
+// readChecked reads a result with runresult.Read, the one way results
+// enter prcheck, whether the harness just wrote them or they come from an
+// untrusted run's artifact (summary.json and points.json checked against
+// their schemas and decoded strictly, the coverage balanced, the points the
+// ones the summary counts), and checks it is for sim (when known) and, when
+// a pin is in force, from the pinned harness commit.
 func (f *Flow) readChecked(dir, sim string) (runresult.Result, error) {
-	r, err := ReadRun(dir)
+	r, err := runresult.Read(dir)
 	if err != nil {
-		return r, err
+		return r, fmt.Errorf("read result: %w", err)
 	}
 	p := r.Summary.Provenance
 	if sim != "" && p.Simulator.Commit != sim {
@@ -342,7 +346,7 @@ func (f *Flow) score(ctx context.Context, what, sim string, shard *runresult.Sha
 		title += " (shard " + shard.String() + ")"
 	}
 	f.c.Log.Group(title)
-	err = f.c.Scorer.Score(ctx, sim, shard, dir)
+	err = f.c.Scorer.ScoreCommit(ctx, sim, shard, dir)
 	f.c.Log.EndGroup()
 	if err != nil {
 		return runresult.Result{}, false, fmt.Errorf("score %s %s: %w", what, sim, err)

@@ -27,7 +27,7 @@ type fakeScorer struct {
 	merged [][]string
 }
 
-func (s *fakeScorer) Score(_ context.Context, sim string, shard *runresult.Shard, dir string) error {
+func (s *fakeScorer) ScoreCommit(_ context.Context, sim string, shard *runresult.Shard, dir string) error {
 	s.scored = append(s.scored, sim+shardSuffix(shard))
 	if err := s.fail[sim]; err != nil {
 		return err
@@ -44,7 +44,7 @@ func (s *fakeScorer) Score(_ context.Context, sim string, shard *runresult.Shard
 
 func (s *fakeScorer) Merge(_ context.Context, dir string, shards []string) error {
 	s.merged = append(s.merged, shards)
-	first, err := ReadRun(shards[0])
+	first, err := runresult.Read(shards[0])
 	if err != nil {
 		return err
 	}

@@ -8,8 +8,9 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 )
 
-// Run is a completed workflow run.
-type Run struct {
+// WorkflowRun is a completed workflow run (as a workflow_run event
+// reports it).
+type WorkflowRun struct {
 	Repo ident.Repo
 	ID   int64
 	// WorkflowPath is the workflow file, e.g. ".github/workflows/publish.yml".

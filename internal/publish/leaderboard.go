@@ -226,7 +226,7 @@ var ErrStale = errors.New("a newer run's leaderboard is already published")
 // files are those already published, ErrStale when the published ones came
 // from a newer run, and an error naming the file when the manifest is
 // malformed.
-func PlanLeaderboard(dir string, files map[string][]byte, run Run, manifest []byte) (map[string][]byte, error) {
+func PlanLeaderboard(dir string, files map[string][]byte, run WorkflowRun, manifest []byte) (map[string][]byte, error) {
 	next := LeaderboardManifest{Version: LeaderboardManifestVersion, Run: run.ID, RunURL: run.URL, Commit: run.HeadSHA, Files: map[string]string{}}
 	if !run.UpdatedAt.IsZero() {
 		next.UpdatedAt = run.UpdatedAt.UTC().Format(time.RFC3339)
@@ -309,7 +309,7 @@ func (f *repoFS) Open(name string) (fs.File, error) {
 
 // SkipLeaderboardRun says why a run is not the leaderboard workflow's to
 // publish ("" when it is): RunDecision against the leaderboard workflow.
-func (p *Publisher) skipLeaderboardRun(run Run) string {
+func (p *Publisher) skipLeaderboardRun(run WorkflowRun) string {
 	lb := p.Cfg.Leaderboard
 	if lb == nil {
 		return "leaderboard publishing is not configured"
@@ -320,7 +320,7 @@ func (p *Publisher) skipLeaderboardRun(run Run) string {
 // publishLeaderboard publishes the results artifact of a leaderboard run:
 // CheckLeaderboard over the artifact and the declaration and pin file of
 // the run's head commit, then one commit through commitDashboard.
-func (p *Publisher) publishLeaderboard(ctx context.Context, run Run, log *slog.Logger) (PublishResult, error) {
+func (p *Publisher) publishLeaderboard(ctx context.Context, run WorkflowRun, log *slog.Logger) (PublishResult, error) {
 	lb := p.Cfg.Leaderboard
 	zipped, reason, err := p.downloadArtifact(ctx, run, lb.Artifact)
 	if errors.Is(err, ghmodel.ErrNotFound) {
@@ -386,7 +386,7 @@ func (p *Publisher) PublishLeaderboard(ctx context.Context, in LeaderboardInput,
 			reasons = append(reasons, fmt.Sprintf("%s differs from %s on the default branch of %s: publish the results of the declaration there", in.RunsName, lb.Runs, lb.WorkflowRepo))
 		}
 	}
-	return p.commitLeaderboard(ctx, checked, reasons, in.Runs, Run{UpdatedAt: publishedAt}, p.logger())
+	return p.commitLeaderboard(ctx, checked, reasons, in.Runs, WorkflowRun{UpdatedAt: publishedAt}, p.logger())
 }
 
 // ownsRuns reports whether the dashboard's leaderboard directory is the
@@ -399,7 +399,7 @@ func (p *Publisher) ownsRuns() bool {
 
 // commitLeaderboard commits a checked leaderboard (or refuses it with its
 // reasons) to the dashboard through commitDashboard.
-func (p *Publisher) commitLeaderboard(ctx context.Context, checked CheckedLeaderboard, reasons []string, runs []byte, run Run, log *slog.Logger) (PublishResult, error) {
+func (p *Publisher) commitLeaderboard(ctx context.Context, checked CheckedLeaderboard, reasons []string, runs []byte, run WorkflowRun, log *slog.Logger) (PublishResult, error) {
 	lb := p.Cfg.Leaderboard
 	if len(reasons) > 0 {
 		return refused(reasons...), nil
@@ -444,7 +444,7 @@ func (p *Publisher) commitLeaderboard(ctx context.Context, checked CheckedLeader
 	return res, err
 }
 
-func leaderboardMessage(c CheckedLeaderboard, run Run) string {
+func leaderboardMessage(c CheckedLeaderboard, run WorkflowRun) string {
 	msg := fmt.Sprintf("Publish leaderboard: %d results in %d groups\n\nSimulator %s (%s)", c.Results, c.Groups, c.Simulator.Tag, ident.Short(c.Simulator.Commit))
 	if run.ID != 0 {
 		msg += fmt.Sprintf(", run %d of %s at %s", run.ID, run.Repo, ident.Short(run.HeadSHA))

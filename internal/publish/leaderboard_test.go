@@ -72,7 +72,7 @@ func lbExampleRuns(t *testing.T) string {
 type lbWorld struct {
 	*publishWorld
 	lbRepo ident.Repo
-	run    Run
+	run    WorkflowRun
 }
 
 func newLBWorld(t *testing.T) *lbWorld {
@@ -83,13 +83,13 @@ func newLBWorld(t *testing.T) *lbWorld {
 	}, false)
 	w.pub.Cfg.Leaderboard = &LeaderboardConfig{WorkflowRepo: w.lbRepo, WorkflowPath: lbWorkflow, Artifact: lbArtifact,
 		Runs: lbRuns, PinFile: ".github/accuracy-harness.yaml", Dir: lbDashboard}
-	w.run = Run{Repo: w.lbRepo, ID: lbRunID, WorkflowPath: lbWorkflow, Event: "push", Status: "completed",
+	w.run = WorkflowRun{Repo: w.lbRepo, ID: lbRunID, WorkflowPath: lbWorkflow, Event: "push", Status: "completed",
 		Conclusion: "success", HeadSHA: w.gh.TipSHA(w.lbRepo, "main"), HeadBranch: "main", DefaultBranch: "main", HeadRepo: w.lbRepo,
 		URL: "https://github.com/" + lbRepoName + "/actions/runs/5151", UpdatedAt: t0}
 	return w
 }
 
-func (w *lbWorld) artifact(t *testing.T, run Run, results map[string][]byte) {
+func (w *lbWorld) artifact(t *testing.T, run WorkflowRun, results map[string][]byte) {
 	w.gh.Mu.Lock()
 	defer w.gh.Mu.Unlock()
 	w.gh.Artifacts[lbRepoName+"#"+strconv.FormatInt(run.ID, 10)+"/"+lbArtifact] = testkit.Zip(t, results)

@@ -117,7 +117,7 @@ type PublishResult struct {
 // repository's default branch (a run on any other branch, or whose default
 // branch is unknown, is not published: its harness checkout is not the
 // harness's main line).
-func RunDecision(run Run, repo ident.Repo, workflow string) string {
+func RunDecision(run WorkflowRun, repo ident.Repo, workflow string) string {
 	wf, _, _ := strings.Cut(run.WorkflowPath, "@")
 	switch {
 	case !run.Repo.Same(repo):
@@ -145,7 +145,7 @@ func RunDecision(run Run, repo ident.Repo, workflow string) string {
 // SkipRun says why run is not published under p's configuration ("" when
 // it is): RunDecision, without calling GitHub. The webhook server asks it
 // before queueing a run.
-func (p *Publisher) SkipRun(run Run) string {
+func (p *Publisher) SkipRun(run WorkflowRun) string {
 	reason := RunDecision(run, p.Cfg.WorkflowRepo, p.Cfg.WorkflowPath)
 	if reason == "" || p.Cfg.Leaderboard == nil {
 		return reason
@@ -169,7 +169,7 @@ func (p *Publisher) logger() *slog.Logger {
 // reported on the run's head commit (best effort: a failure to report is
 // logged); a refusal is an outcome, not an error. log (nil: Log) receives
 // the outcome; a webhook handler passes its delivery's logger.
-func (p *Publisher) PublishRun(ctx context.Context, run Run, log *slog.Logger) (PublishResult, error) {
+func (p *Publisher) PublishRun(ctx context.Context, run WorkflowRun, log *slog.Logger) (PublishResult, error) {
 	if log == nil {
 		log = p.logger()
 	}
@@ -206,7 +206,7 @@ func (p *Publisher) PublishRun(ctx context.Context, run Run, log *slog.Logger) (
 
 // publishSafely runs publish with a panic turned into an error: no
 // artifact may crash the bot.
-func publishSafely(ctx context.Context, run Run, log *slog.Logger, publish func(context.Context, Run, *slog.Logger) (PublishResult, error)) (res PublishResult, err error) {
+func publishSafely(ctx context.Context, run WorkflowRun, log *slog.Logger, publish func(context.Context, WorkflowRun, *slog.Logger) (PublishResult, error)) (res PublishResult, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			res, err = PublishResult{}, fmt.Errorf("publish run %d: panic: %v\n%s", run.ID, r, debug.Stack())
@@ -218,7 +218,7 @@ func publishSafely(ctx context.Context, run Run, log *slog.Logger, publish func(
 // downloadArtifact downloads the run's artifact called name. An oversized
 // artifact is a refusal reason, not an error; a missing or expired one is
 // an error wrapping ghmodel.ErrNotFound, whose meaning each caller decides.
-func (p *Publisher) downloadArtifact(ctx context.Context, run Run, name string) (zipped []byte, reason string, err error) {
+func (p *Publisher) downloadArtifact(ctx context.Context, run WorkflowRun, name string) (zipped []byte, reason string, err error) {
 	zipped, err = p.GH.RunArtifact(ctx, run.Repo, run.ID, name)
 	switch {
 	case errors.Is(err, ghmodel.ErrTooLarge):
@@ -229,7 +229,7 @@ func (p *Publisher) downloadArtifact(ctx context.Context, run Run, name string) 
 	return zipped, "", nil
 }
 
-func (p *Publisher) publishRun(ctx context.Context, run Run, log *slog.Logger) (PublishResult, error) {
+func (p *Publisher) publishRun(ctx context.Context, run WorkflowRun, log *slog.Logger) (PublishResult, error) {
 	zipped, reason, err := p.downloadArtifact(ctx, run, p.Cfg.Artifact)
 	if errors.Is(err, ghmodel.ErrNotFound) {
 		// The shipped nightly ends a run whose plan found nothing changed

@@ -26,7 +26,7 @@ type publishWorld struct {
 	dashboard ident.Repo
 	harness   ident.Repo
 	pub       *Publisher
-	run       Run
+	run       WorkflowRun
 }
 
 // harnessName is the harness repository of the tests.
@@ -41,7 +41,7 @@ func newPublishWorld(t *testing.T) *publishWorld {
 		Dashboard: w.dashboard, Harness: w.harness, WorkflowRepo: w.harness,
 		WorkflowPath: ".github/workflows/publish.yml", Artifact: "accuracy-report",
 	}, Now: func() time.Time { return t0 }}
-	w.run = Run{Repo: w.harness, ID: runID, WorkflowPath: ".github/workflows/publish.yml", Event: "schedule", Status: "completed",
+	w.run = WorkflowRun{Repo: w.harness, ID: runID, WorkflowPath: ".github/workflows/publish.yml", Event: "schedule", Status: "completed",
 		Conclusion: "success", HeadSHA: strings.Repeat("d", 40), HeadBranch: "main", DefaultBranch: "main", HeadRepo: w.harness,
 		URL: "https://github.com/" + harnessName + "/actions/runs/4242", UpdatedAt: t0}
 	return w
@@ -323,19 +323,19 @@ func TestRunDecision(t *testing.T) {
 	w := newPublishWorld(t)
 	base := w.run
 	for _, tc := range []struct {
-		edit func(*Run)
+		edit func(*WorkflowRun)
 		want string
 	}{
-		{func(*Run) {}, ""},
-		{func(r *Run) { r.WorkflowPath += "@refs/heads/main" }, ""},
-		{func(r *Run) { r.Conclusion = "failure" }, `concluded "failure"`},
-		{func(r *Run) { r.WorkflowPath = ".github/workflows/ci.yml" }, "not the publishing workflow"},
-		{func(r *Run) { r.Event = "pull_request" }, "triggered by pull_request"},
-		{func(r *Run) { r.HeadRepo = ident.Repo{Owner: "fork", Name: "x"} }, "from fork/x"},
-		{func(r *Run) { r.HeadRepo = ident.Repo{} }, "head repository is unknown"},
-		{func(r *Run) { r.Repo = ident.Repo{Owner: "o", Name: "r"} }, "run of o/r"},
-		{func(r *Run) { r.HeadBranch = "experiment" }, `run on branch "experiment", not the default branch "main"`},
-		{func(r *Run) { r.DefaultBranch = "" }, "default branch is unknown"},
+		{func(*WorkflowRun) {}, ""},
+		{func(r *WorkflowRun) { r.WorkflowPath += "@refs/heads/main" }, ""},
+		{func(r *WorkflowRun) { r.Conclusion = "failure" }, `concluded "failure"`},
+		{func(r *WorkflowRun) { r.WorkflowPath = ".github/workflows/ci.yml" }, "not the publishing workflow"},
+		{func(r *WorkflowRun) { r.Event = "pull_request" }, "triggered by pull_request"},
+		{func(r *WorkflowRun) { r.HeadRepo = ident.Repo{Owner: "fork", Name: "x"} }, "from fork/x"},
+		{func(r *WorkflowRun) { r.HeadRepo = ident.Repo{} }, "head repository is unknown"},
+		{func(r *WorkflowRun) { r.Repo = ident.Repo{Owner: "o", Name: "r"} }, "run of o/r"},
+		{func(r *WorkflowRun) { r.HeadBranch = "experiment" }, `run on branch "experiment", not the default branch "main"`},
+		{func(r *WorkflowRun) { r.DefaultBranch = "" }, "default branch is unknown"},
 	} {
 		r := base
 		tc.edit(&r)

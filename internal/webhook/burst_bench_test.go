@@ -47,7 +47,7 @@ func (c *countingCore) BumpRelease(_ context.Context, rel ghmodel.Release, _ *sl
 	return nil, nil
 }
 
-func (c *countingCore) PublishRun(_ context.Context, run publish.Run, _ *slog.Logger) (publish.PublishResult, error) {
+func (c *countingCore) PublishRun(_ context.Context, run publish.WorkflowRun, _ *slog.Logger) (publish.PublishResult, error) {
 	c.act(fmt.Sprint("run ", run.ID))
 	return publish.PublishResult{Outcome: publish.PublishPublished}, nil
 }

@@ -26,8 +26,8 @@ type Bumper interface {
 // it) and logs the outcome to log. SkipRun says why a run is not published
 // ("" when it is), from the run alone, without calling GitHub.
 type Publisher interface {
-	SkipRun(run publish.Run) string
-	PublishRun(ctx context.Context, run publish.Run, log *slog.Logger) (publish.PublishResult, error)
+	SkipRun(run publish.WorkflowRun) string
+	PublishRun(ctx context.Context, run publish.WorkflowRun, log *slog.Logger) (publish.PublishResult, error)
 }
 
 // BumpSerial is the Serial key of bump jobs: releases are bumped one at a
@@ -155,7 +155,7 @@ func (h workflowRunHandler) Accept(d Delivery) (*Job, string, error) {
 		return nil, "", fmt.Errorf("workflow_run payload: %w", err)
 	}
 	r := p.WorkflowRun
-	run := publish.Run{Repo: repo, ID: r.ID, WorkflowPath: r.Path, Event: r.Event, Status: r.Status, HeadSHA: r.HeadSHA,
+	run := publish.WorkflowRun{Repo: repo, ID: r.ID, WorkflowPath: r.Path, Event: r.Event, Status: r.Status, HeadSHA: r.HeadSHA,
 		HeadBranch: r.HeadBranch, DefaultBranch: p.Repository.DefaultBranch, URL: r.HTMLURL, UpdatedAt: r.UpdatedAt}
 	if r.Conclusion != nil {
 		run.Conclusion = *r.Conclusion

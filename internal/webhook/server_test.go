@@ -71,7 +71,7 @@ type recorder struct {
 	mu       sync.Mutex
 	allow    bool
 	releases []ghmodel.Release
-	runs     []publish.Run
+	runs     []publish.WorkflowRun
 	err      error
 	hold     chan struct{}
 	bumping  sync.Mutex
@@ -83,7 +83,7 @@ func (r *recorder) SkipRelease(rel ghmodel.Release) string {
 	return bump.ReleaseDecision(rel, testHarness, false)
 }
 
-func (r *recorder) SkipRun(run publish.Run) string {
+func (r *recorder) SkipRun(run publish.WorkflowRun) string {
 	return publish.RunDecision(run, testPublishRepo, testPublishWorkflow)
 }
 
@@ -109,7 +109,7 @@ func (r *recorder) BumpRelease(ctx context.Context, rel ghmodel.Release, _ *slog
 	return nil, r.err
 }
 
-func (r *recorder) PublishRun(_ context.Context, run publish.Run, _ *slog.Logger) (publish.PublishResult, error) {
+func (r *recorder) PublishRun(_ context.Context, run publish.WorkflowRun, _ *slog.Logger) (publish.PublishResult, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if !r.allow {

@@ -113,26 +113,26 @@ func (h *Harness) Verify(ctx context.Context, p pin.Pin) error {
 	return nil
 }
 
-// Score implements prcheck.Scorer by running the pinned harness's score
-// command on SimRepo with Args. Its progress lines (stderr) pass through
-// to the log.
-func (h *Harness) Score(ctx context.Context, sim string, shard *runresult.Shard, dir string) error {
+// ScoreCommit implements prcheck.Scorer by running the pinned harness's
+// score command on SimRepo with Args. Its progress lines (stderr) pass
+// through to the log.
+func (h *Harness) ScoreCommit(ctx context.Context, sim string, shard *runresult.Shard, dir string) error {
 	args := []string{"score", "--sim-repo", h.SimRepo, "--sim", sim, "--out", dir}
 	if shard != nil {
 		args = append(args, "--shard", shard.String())
 	}
-	return h.Run(ctx, append(args, h.Args...))
+	return h.RunCommand(ctx, append(args, h.Args...))
 }
 
 // Merge implements prcheck.Scorer by running the pinned harness's merge
 // command.
 func (h *Harness) Merge(ctx context.Context, dir string, shards []string) error {
-	return h.Run(ctx, append([]string{"merge", "--out", dir}, shards...))
+	return h.RunCommand(ctx, append([]string{"merge", "--out", dir}, shards...))
 }
 
-// Run runs the pinned harness's command line args in its clone, its
-// output passed through to Stdout and Stderr.
-func (h *Harness) Run(ctx context.Context, args []string) error {
+// RunCommand runs the pinned harness's command line args in its clone,
+// its output passed through to Stdout and Stderr.
+func (h *Harness) RunCommand(ctx context.Context, args []string) error {
 	cmd := exec.CommandContext(ctx, h.Bin, args...)
 	cmd.Dir, cmd.Env = h.Dir, h.Env
 	cmd.Stdout, cmd.Stderr = h.Stdout, h.Stderr
@@ -142,7 +142,7 @@ func (h *Harness) Run(ctx context.Context, args []string) error {
 	return nil
 }
 
-// Output runs args like Run and returns its combined output instead.
+// Output runs args like RunCommand and returns its combined output instead.
 func (h *Harness) Output(ctx context.Context, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, h.Bin, args...)
 	cmd.Dir, cmd.Env = h.Dir, h.Env

@@ -57,7 +57,7 @@ type Git interface {
 
 // Harness runs the pinned harness's `leaderboard run` with args.
 type Harness interface {
-	Run(ctx context.Context, args []string) error
+	RunCommand(ctx context.Context, args []string) error
 }
 
 // Reporter is where the flow reports: the runner's log (notices, groups,
@@ -350,7 +350,7 @@ func (f *Flow) runOne(ctx context.Context, h Harness, pair pin.LeaderboardPair, 
 		args = append(args, "--jobs", strconv.Itoa(f.Jobs))
 	}
 	f.Report.Group("Run the leaderboard " + rel)
-	err := h.Run(ctx, args)
+	err := h.RunCommand(ctx, args)
 	f.Report.EndGroup()
 	if err != nil {
 		if ctx.Err() != nil {
