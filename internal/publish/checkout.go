@@ -11,6 +11,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
+	"github.com/inference-sim/accuracy-dashboard/internal/whatif"
 )
 
 // Checkout is a publish of a result directory into a dashboard checkout on
@@ -66,6 +67,13 @@ func PublishCheckout(c Checkout) (PublishResult, error) {
 		return PublishResult{}, err
 	}
 	if len(reasons) > 0 {
+		return refused(reasons...), nil
+	}
+	whatIfs, err := whatif.ReadRuns(c.Result)
+	if err != nil {
+		return PublishResult{}, err
+	}
+	if reasons := snap.AttachWhatIfs(whatIfs); len(reasons) > 0 {
 		return refused(reasons...), nil
 	}
 	res := PublishResult{ID: SnapshotID(snap.Summary, rep.RunID)}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"sort"
@@ -21,6 +22,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
+	"github.com/inference-sim/accuracy-dashboard/internal/whatif"
 )
 
 // Snapshot is one run's report to publish.
@@ -40,6 +42,9 @@ type Snapshot struct {
 	PublishedAt time.Time
 	// Source links to what produced it (a workflow run), may be empty.
 	Source string
+	// WhatIfs are the what-if runs measured against this run, published
+	// beside it in its whatif/<name>/ directory (AttachWhatIfs).
+	WhatIfs []runresult.Result
 	// pointsJSON is Points' canonical encoding when Admit made it (to
 	// check its cap); PlanSnapshot encodes Points when it is nil.
 	pointsJSON []byte
@@ -222,6 +227,11 @@ func PlanSnapshot(snap Snapshot, dash Dashboard) (map[string][]byte, error) {
 		}
 		files[dashboard.SnapshotsDir+"/"+id+"/"+runresult.PointsFile] = pointsJSON
 	}
+	wf, err := snap.whatIfFiles(id)
+	if err != nil {
+		return nil, err
+	}
+	maps.Copy(files, wf)
 	if prev := dash.Previous; prev != nil && at+1 < len(kept) && prev.ID == kept[at+1].ID && snap.Points != nil {
 		if md, ok := comparePage(*prev, kept[at+1].PublishedAt, runresult.Result{Summary: s, Points: snap.Points}, kept[at]); ok {
 			path := comparePath(prev.ID, id)
@@ -386,4 +396,61 @@ func dataText(refs []dashboard.DataRef) string {
 		data = append(data, d.Name+" "+d.Version)
 	}
 	return strings.Join(data, ", ")
+}
+
+// AttachWhatIfs sets the what-if runs measured against the snapshot's run
+// (whatif.ReadRuns of its result directory), to be published beside it in
+// its whatif/<name>/ directory as its diagnosis, and renders the
+// snapshot's summary.md with their Why section. It returns the reasons
+// they may not be (every one): a run that is no what-if, or was not
+// measured against this run (another harness commit, simulator commit or
+// ledger, or a point the run lacks).
+func (s *Snapshot) AttachWhatIfs(runs []runresult.Result) []string {
+	var reasons []string
+	var attrs []whatif.Attribution
+	p := s.Summary.Provenance
+	for _, r := range runs {
+		q := r.Summary.Provenance
+		name := r.Summary.Label
+		if q.WhatIf != nil {
+			name = q.WhatIf.Name
+		}
+		if q.Harness.Commit != p.Harness.Commit || q.Simulator.Commit != p.Simulator.Commit || q.Ledger.Digest != p.Ledger.Digest {
+			reasons = append(reasons, fmt.Sprintf("what-if %s was not measured against this run (another harness commit, simulator commit or ledger)", name))
+			continue
+		}
+		a, err := whatif.Attribute(s.Points, r)
+		if err != nil {
+			reasons = append(reasons, err.Error())
+			continue
+		}
+		attrs = append(attrs, a)
+	}
+	if len(reasons) > 0 {
+		return reasons
+	}
+	s.WhatIfs = runs
+	if len(runs) > 0 {
+		s.Markdown = []byte(render.SummaryWhy(s.Summary, attrs))
+	}
+	return nil
+}
+
+// whatIfFiles are the files of the what-ifs published beside snapshot id.
+func (s Snapshot) whatIfFiles(id string) (map[string][]byte, error) {
+	files := map[string][]byte{}
+	for _, r := range s.WhatIfs {
+		dir := dashboard.SnapshotsDir + "/" + id + "/" + whatif.Dir + "/" + r.Summary.Provenance.WhatIf.Name + "/"
+		sum, err := jsoncodec.Encode(r.Summary)
+		if err != nil {
+			return nil, fmt.Errorf("encode what-if summary: %w", err)
+		}
+		pts, err := jsoncodec.Encode(runresult.SortPoints(r.Points))
+		if err != nil {
+			return nil, fmt.Errorf("encode what-if points: %w", err)
+		}
+		files[dir+runresult.SummaryFile], files[dir+runresult.PointsFile] = sum, pts
+		files[dir+runresult.MarkdownFile] = []byte(render.Summary(r.Summary))
+	}
+	return files, nil
 }
