@@ -327,6 +327,9 @@ type overviewView struct {
 	// a release, so the Overview headlines the newest, experimental one.
 	Newer     []snapshotLink
 	NoRelease bool
+	// Worst is the "Where is it worst" table (worstRows), on the
+	// published snapshot's Overview only: its sweeps are the ones drawn.
+	Worst []worstRow
 }
 
 func overview(s SiteSnapshot, label string, latest bool) overviewView {
@@ -348,6 +351,7 @@ func overview(s SiteSnapshot, label string, latest bool) overviewView {
 		linkWorst(v.Headline, scores, metric.Headline(), unitOf)
 		linkWorst(v.AllTier, sum.Tiers.All, metric.Headline(), unitOf)
 		linkWorst(v.Secondary, scores, metric.Secondary(), unitOf)
+		v.Worst = worstRows(s.Points)
 	}
 	v.HeadlineSaturated = siteSaturatedNote(scores)
 	if !fellBack {
@@ -382,6 +386,11 @@ func overview(s SiteSnapshot, label string, latest bool) overviewView {
 func (v *overviewView) underRoot(root string) {
 	for i := range v.Sweeps {
 		v.Sweeps[i].Href = root + v.Sweeps[i].Href
+	}
+	for _, r := range v.Worst {
+		for i := range r.Sweeps {
+			r.Sweeps[i].Href = root + r.Sweeps[i].Href
+		}
 	}
 	for _, rows := range [][]metricRow{v.Headline, v.AllTier, v.Secondary} {
 		for i := range rows {

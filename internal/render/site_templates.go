@@ -78,6 +78,16 @@ var siteTemplates = template.Must(template.Must(template.New("site").Funcs(templ
 {{if .SameTiers}}<p>Every scored point is measured or resolved: the two tiers hold the same points, and this table equals the headline's.</p>{{end}}
 {{template "metrictable" (dict "id" "all-table" "caption" "Headline metrics, tier all" "rows" .AllTier)}}{{with .AllSaturated}}<p class="banner saturated" id="all-saturated"><strong>{{.Lead}}</strong> {{.Rest}}</p>
 {{end}}
+{{if .Worst}}<h2 id="worst">Where is it worst</h2>
+<p>Each model × hardware × data source, worst first (its largest headline MAPE in either tier), with its sweeps. An n/a says why where it stands.</p>
+<div class="scroll"><table id="worst-table" class="sortable">
+<caption>Headline MAPE by model, hardware and source, in both tiers (click a column to sort)</caption>
+<thead><tr><th scope="col"><button type="button">Model</button></th><th scope="col"><button type="button">Hardware</button></th><th scope="col"><button type="button">Source</button></th>{{range .HeadlineNames}}<th scope="col" class="num"><button type="button">{{.}} MAPE, measured + resolved</button></th><th scope="col" class="num"><button type="button">{{.}} MAPE, all</button></th>{{end}}<th scope="col" class="num"><button type="button">Scored</button></th><th scope="col">Sweeps</th></tr></thead>
+<tbody>
+{{range .Worst}}<tr><td class="id">{{.Model}}</td><td>{{.Hardware}}</td><td>{{.Source}}</td>{{range .Cells}}<td class="num{{if .Why}} why{{end}}"{{if .Sort}} data-sort="{{.Sort}}"{{end}}>{{.Text}}{{with .Why}}<br><small>{{.}}</small>{{end}}</td>{{end}}<td class="num" data-sort="{{.Scored}}">{{.Scored}} of {{.Total}}</td><td class="sweeps">{{range $i, $s := .Sweeps}}{{if $i}}, {{end}}<a href="{{$s.Href}}">{{$s.Name}}</a>{{end}}</td></tr>
+{{end}}</tbody>
+</table></div>
+{{end}}
 {{if .Secondary}}<h2 id="secondary">Secondary metrics (tier {{.Tier}})</h2>
 <p>Not part of the headline. Each is scored over the points whose measurement has it.</p>
 {{template "metrictable" (dict "id" "secondary-table" "caption" (printf "Secondary metrics, tier %s" .Tier) "rows" .Secondary)}}{{end}}

@@ -398,3 +398,35 @@ func TestSiteSweepFiguresAndSaturated(t *testing.T) {
 		t.Error("the release's page does not link its worst point's sweep from under snapshots/")
 	}
 }
+
+// "Where is it worst": one row per model × hardware × source with both
+// tiers' MAPE, worst first, each n/a saying why (nothing scored, or only
+// assumed points), each row linking its sweeps.
+func TestSiteWorstTable(t *testing.T) {
+	t.Parallel()
+	files, err := Site(siteFixture(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := siteTable(t, string(files["index.html"]), "worst-table")
+	want := [][]string{
+		{"Model", "Hardware", "Source", "TTFT MAPE, measured + resolved", "TTFT MAPE, all", "TPOT MAPE, measured + resolved", "TPOT MAPE, all", "Scored", "Sweeps"},
+		{"m", "A100", "inference-perf", "n/aevery scored point has an assumed setting", "20.0%", "n/aevery scored point has an assumed setting", "0.0%", "1 of 1", "ip/m/a100"},
+		{"org/<script>m", "H100", "InferenceX", "10.0%", "10.0%", "8.2%", "8.2%", "3 of 4", "ix/<m>/h100"},
+	}
+	if !slices.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("worst table:\n%q\nwant\n%q", got, want)
+	}
+	if !strings.Contains(string(files["index.html"]), `<a href="sweeps/ix-m-h100.html">ix/&lt;m&gt;/h100</a>`) {
+		t.Error("a row does not link its sweep")
+	}
+	// A group with nothing scored says why, and comes last.
+	rows := worstRows([]runresult.Point{
+		{ID: "a@c=1", Unit: "ix/big/h100/tp1", Model: "big", Hardware: "H100", Source: runresult.SourceInferenceX, Reason: "model-does-not-fit-gpus"},
+		{ID: "b@c=1", Unit: "ix/small/h100/tp1", Model: "small", Hardware: "H100", Source: runresult.SourceInferenceX, Tier: "measured", Scored: true,
+			Measured: metric.Values{"ttft_ms": 10, "tpot_ms": 1}, Predicted: metric.Values{"ttft_ms": 11, "tpot_ms": 1}},
+	})
+	if len(rows) != 2 || rows[0].Model != "small" || rows[1].Cells[0].Why != "nothing scored: model-does-not-fit-gpus × 1" || rows[1].Sweeps[0].Name != "tp1" {
+		t.Errorf("rows %+v", rows)
+	}
+}
