@@ -29,9 +29,12 @@ type Sample struct {
 // Result is the accuracy of one metric over a population, in percent. The
 // pointer fields are nil when there is no data for them.
 type Result struct {
-	N          int
-	MAPE       *float64
-	Bias       *float64
+	N    int
+	MAPE *float64
+	Bias *float64
+	// Over is how many of the N points the prediction exceeds the
+	// measurement on: the bias's sign, point by point.
+	Over       int
 	MedianAPE  *float64
 	WorstPoint string
 	WorstAPE   *float64
@@ -79,6 +82,9 @@ func Compute(samples []Sample) Result {
 		apes = append(apes, a)
 		sumAPE += a
 		sumErr += Error(x.Predicted, x.Measured)
+		if x.Predicted > x.Measured {
+			r.Over++
+		}
 		if a > worst {
 			worst = a
 			r.WorstPoint = x.Point

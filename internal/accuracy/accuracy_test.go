@@ -18,6 +18,7 @@ func near(t *testing.T, name string, got *float64, want float64) {
 // Hand-computed: sweep A (loads 1,2,4): m 10,20,40, p 11,20,48 → APE 10,0,20.
 // Shape anchor (11,10): load 2 → |(20/11)/(20/10)−1| = 1/11; load 4 → |(48/11)/4−1| = 1/11.
 // Sweep B (loads 1,2): m 5,5, p 4,6 → APE 20,20, errors −20,+20; too short for shape.
+// Over-predicted: 3 of 5 (a@1, a@4, b@2).
 func TestComputeHandWorked(t *testing.T) {
 	t.Parallel()
 	s := []Sample{
@@ -35,6 +36,11 @@ func TestComputeHandWorked(t *testing.T) {
 	near(t, "Bias", r.Bias, 6)
 	near(t, "MedianAPE", r.MedianAPE, 20)
 	near(t, "WorstAPE", r.WorstAPE, 20)
+	// Over-predicted: a@1 (11 > 10), a@4 (48 > 40), b@2 (6 > 5); a@2 is
+	// exact, b@1 under.
+	if r.Over != 3 {
+		t.Errorf("Over = %d, want 3", r.Over)
+	}
 	if r.WorstPoint != "a@4" {
 		t.Errorf("WorstPoint = %q, want a@4 (first of the ties in sweep, load order)", r.WorstPoint)
 	}

@@ -387,6 +387,7 @@ func Verdict(c runresult.Comparison) []string {
 			s += " (tier all: the runs share no measured or resolved point)"
 		}
 		s += fmt.Sprintf("; predictions %s (median); %s better, %d worse, %d unchanged.", Ratio(r.PredictionRatio), Count(r.Better, "point"), r.Worse, r.Unchanged)
+		s += unsaturatedDelta(r)
 		out = append(out, s)
 	}
 	return out

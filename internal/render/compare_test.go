@@ -35,7 +35,18 @@ func compareSummary(commit string) runresult.Summary {
 	}
 }
 
+// compareFixture's rows have no saturated common point: their figures
+// over the unsaturated common points are theirs (unsaturatedRows).
 func compareFixture() Comparison {
+	c := compareRows()
+	for i := range c.Rows {
+		r := &c.Rows[i]
+		r.UnsatCommon, r.HeadUnsatMAPE, r.BaseUnsatMAPE, r.UnsatDelta = r.Common, r.HeadMAPE, r.BaseMAPE, r.Delta
+	}
+	return c
+}
+
+func compareRows() Comparison {
 	head := compareSummary("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")
 	base := compareSummary("bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb")
 	base.Coverage = runresult.Coverage{CorpusPoints: 12, Scored: 12, NotScoredByReason: map[string]int{}}
@@ -98,7 +109,7 @@ func TestCompareMarkdownGolden(t *testing.T) {
 	for _, r := range compareFixture().Rows {
 		r.Head.N = 10
 		if d, _ := metric.ByKey(r.Metric); d.Headline {
-			r.Common, r.Better, r.Worse, r.Unchanged = 1, 1, 0, 0
+			r.Common, r.UnsatCommon, r.Better, r.Worse, r.Unchanged = 1, 1, 1, 0, 0
 		}
 		same.Rows = append(same.Rows, r)
 	}
@@ -204,8 +215,12 @@ func TestCompareMarksSaturated(t *testing.T) {
 	c.Head.Tiers.MeasuredResolved["ttft"] = m
 	c.Head.SaturatedPoints = []runresult.SaturatedPoint{{Point: "unit-a@c=2", Offered: 20, CompletionRate: 16}}
 	c.OnlyHead = []runresult.OneSided{{ID: "unit-a@c=2", Reason: "timeout"}}
+	// One of the 3 common measured + resolved TTFT points is saturated:
+	// the verdict gives the Δ over the other 2 too.
+	c.Rows[0].UnsatCommon, c.Rows[0].HeadUnsatMAPE, c.Rows[0].BaseUnsatMAPE, c.Rows[0].UnsatDelta = 2, fp(8), fp(9.5), fp(-1.5)
 	md := CompareMarkdown(c)
 	for _, want := range []string{
+		"over 3 common points; predictions -6 % (median); 1 point better, 1 worse, 1 unchanged. Unsaturated points only: MAPE 9.5 % → 8.0 % (-1.5 pp) over 2 common points.\n",
 		"Head, tier measured + resolved: **1 saturated point** (the simulator fell more than 5 % behind the offered rate) contributes 12.5 pp of the TTFT MAPE (20.0% over 8 points).",
 		"| unit-a@c=2 **saturated** (Head) | TTFT |",
 		"| unit-a@c=2 **saturated** (Head) | timeout |",

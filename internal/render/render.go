@@ -51,6 +51,7 @@ func summary(s runresult.Summary, why string) string {
 	if note := SaturatedNote(tier); note != "" {
 		fmt.Fprintf(&b, "\n%s\n", note)
 	}
+	writeHeadlineReading(&b, tier)
 	if !fellBack {
 		var parts []string
 		for _, d := range metric.Headline() {

@@ -330,6 +330,9 @@ type overviewView struct {
 	// Worst is the "Where is it worst" table (worstRows), on the
 	// published snapshot's Overview only: its sweeps are the ones drawn.
 	Worst []worstRow
+	// HeadlineReading and AllReading are summary.md's reading of each
+	// tier's headline: the bias as points, the unsaturated figures.
+	HeadlineReading, AllReading []siteNote
 }
 
 func overview(s SiteSnapshot, label string, latest bool) overviewView {
@@ -365,6 +368,7 @@ func overview(s SiteSnapshot, label string, latest bool) overviewView {
 	}
 	v.Provenance = provenanceItems(sum)
 	v.Warnings = siteWarningsOf(sum.Warnings, latest)
+	v.HeadlineReading, v.AllReading = headlineReading(scores), headlineReading(sum.Tiers.All)
 	if latest {
 		for _, sw := range unitsOf(s.Points) {
 			l := sweepLink{Unit: sw.unit, Href: SiteSweepPath(sw.unit)}

@@ -6,7 +6,8 @@ import (
 )
 
 // siteTemplates are the site's pages (the Overview's section on the
-// simulator's warnings is siteWarningsTemplate). html/template escapes every value
+// simulator's warnings is siteWarningsTemplate, the reading of its headline
+// siteReadingTemplate). html/template escapes every value
 // for its context (text, attribute, URL): model names, unit ids, reasons
 // and provenance come from result files.
 var siteTemplates = template.Must(template.Must(template.New("site").Funcs(template.FuncMap{
@@ -72,12 +73,12 @@ var siteTemplates = template.Must(template.Must(template.New("site").Funcs(templ
 <h2 id="headline">Headline (tier {{.Tier}})</h2>
 {{if .FellBack}}<div class="banner info" role="note">Tier measured + resolved has no scored point, so this table falls back to tier all, which includes points whose engine settings had to be assumed.</div>{{end}}
 {{template "metrictable" (dict "id" "headline-table" "caption" (printf "Headline metrics, tier %s" .Tier) "rows" .Headline)}}{{with .HeadlineSaturated}}<p class="banner saturated" id="headline-saturated"><strong>{{.Lead}}</strong> {{.Rest}}</p>
-{{end}}<p class="note" id="points-note">Tier measured + resolved: the points whose settings were all measured on the server or resolved from the engine's documented defaults and the benchmark's recipe; tier all adds those with an assumed setting (a GPU from the harness's hardware registry, H200 and B200, counts as assumed). Points (shape): the points each metric is scored over, and in brackets those its shape error is computed over (every point of a sweep of at least 3 scored points but the lowest load, the anchor its curve is compared from).</p>
+{{end}}{{template "reading" .HeadlineReading}}<p class="note" id="points-note">Tier measured + resolved: the points whose settings were all measured on the server or resolved from the engine's documented defaults and the benchmark's recipe; tier all adds those with an assumed setting (a GPU from the harness's hardware registry, H200 and B200, counts as assumed). Points (shape): the points each metric is scored over, and in brackets those its shape error is computed over (every point of a sweep of at least 3 scored points but the lowest load, the anchor its curve is compared from).</p>
 
 <h2 id="all-tier">Tier all (every scored point)</h2>
 {{if .SameTiers}}<p>Every scored point is measured or resolved: the two tiers hold the same points, and this table equals the headline's.</p>{{end}}
 {{template "metrictable" (dict "id" "all-table" "caption" "Headline metrics, tier all" "rows" .AllTier)}}{{with .AllSaturated}}<p class="banner saturated" id="all-saturated"><strong>{{.Lead}}</strong> {{.Rest}}</p>
-{{end}}
+{{end}}{{template "reading" .AllReading}}
 {{if .Worst}}<h2 id="worst">Where is it worst</h2>
 <p>Each model × hardware × data source, worst first (its largest headline MAPE in either tier), with its sweeps. An n/a says why where it stands.</p>
 <div class="scroll"><table id="worst-table" class="sortable">
@@ -195,4 +196,4 @@ var siteTemplates = template.Must(template.Must(template.New("site").Funcs(templ
 {{range .Body.NotScored}}<li>Load {{.Load}}: {{.Reason}}{{if .Detail}} ({{.Detail}}){{end}}</li>
 {{end}}</ul>{{end}}
 {{template "foot" .}}{{end}}
-`)).Parse(siteWarningsTemplate))
+`)).Parse(siteWarningsTemplate + siteReadingTemplate))

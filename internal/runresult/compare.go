@@ -69,6 +69,14 @@ type DeltaRow struct {
 	// prediction divided by base's (1.2: head predicts 20 % higher), nil
 	// without common points.
 	PredictionRatio *float64
+	// UnsatCommon is how many of the common points neither run saturated
+	// (Point.Saturated); HeadUnsatMAPE and BaseUnsatMAPE are each run's
+	// MAPE over them and UnsatDelta their difference (nil without such
+	// points). Equal to the figures above when no common point is
+	// saturated.
+	UnsatCommon                  int
+	HeadUnsatMAPE, BaseUnsatMAPE *float64
+	UnsatDelta                   *float64
 }
 
 // GroupDelta is one model × hardware group and metric: each run's MAPE
@@ -283,7 +291,7 @@ func diff(head, base *float64) *float64 {
 // compareRow fills in row's base and head figures of metric d over the
 // points of its tier (in) both runs scored.
 func compareRow(row *DeltaRow, d metric.Def, in func(pointTier string) bool, head []Point, baseByID map[string]Point) {
-	var hs, bs []accuracy.Sample
+	var hs, bs, hu, bu []accuracy.Sample
 	var ratios []float64
 	for _, hp := range head {
 		if !in(hp.Tier) {
@@ -291,6 +299,12 @@ func compareRow(row *DeltaRow, d metric.Def, in func(pointTier string) bool, hea
 		}
 		bp, ok := baseByID[hp.ID]
 		both := ok && scoredValid(hp, d) && scoredValid(bp, d)
+		unsat := both && !hp.Saturated && !bp.Saturated
+		hu = append(hu, Sample(hp, d, unsat))
+		bu = append(bu, Sample(bp, d, unsat))
+		if unsat {
+			row.UnsatCommon++
+		}
 		if both {
 			row.Common++
 			h := accuracy.APE(hp.Predicted[d.Field()], hp.Measured[d.Field()])
@@ -315,6 +329,8 @@ func compareRow(row *DeltaRow, d metric.Def, in func(pointTier string) bool, hea
 	row.Delta = diff(hr.MAPE, br.MAPE)
 	row.ShapeDelta = diff(hr.Shape, br.Shape)
 	row.PredictionRatio = medianOf(ratios)
+	row.HeadUnsatMAPE, row.BaseUnsatMAPE = accuracy.Compute(hu).MAPE, accuracy.Compute(bu).MAPE
+	row.UnsatDelta = diff(row.HeadUnsatMAPE, row.BaseUnsatMAPE)
 }
 
 // medianOf is the median of xs, nil for none.

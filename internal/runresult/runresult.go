@@ -325,6 +325,38 @@ type Metric struct {
 	// the sum of their APEs over N (nil when SaturatedN is 0).
 	SaturatedN  int      `json:"saturated_n,omitempty"`
 	SaturatedPP *float64 `json:"saturated_pp,omitempty"`
+	// OverPredicted is how many of the N points are over-predicted (the
+	// prediction exceeds the measurement): what the bias's sign means
+	// point by point. Nil in summaries written before it was recorded.
+	OverPredicted *int `json:"over_predicted,omitempty"`
+	// Unsaturated is MAPE, bias and over-predicted points over the N −
+	// SaturatedN points that are not saturated; nil when none is (the
+	// figures above are then those) or the summary predates it. The
+	// headline stays over every scored point.
+	Unsaturated *Unsaturated `json:"unsaturated,omitempty"`
+}
+
+// Unsaturated is one metric's figures over the scored points that are not
+// saturated.
+type Unsaturated struct {
+	MAPE          *float64 `json:"mape"`
+	Bias          *float64 `json:"bias"`
+	N             int      `json:"n"`
+	OverPredicted int      `json:"over_predicted"`
+}
+
+// UnsaturatedOf is m's figures over its points that are not saturated: its
+// Unsaturated, or m's own figures when none of its points is saturated;
+// false when m has saturated points but its summary predates Unsaturated
+// (or OverPredicted).
+func (m Metric) UnsaturatedOf() (Unsaturated, bool) {
+	switch {
+	case m.Unsaturated != nil:
+		return *m.Unsaturated, true
+	case m.SaturatedN == 0 && m.OverPredicted != nil:
+		return Unsaturated{MAPE: m.MAPE, Bias: m.Bias, N: m.N, OverPredicted: *m.OverPredicted}, true
+	}
+	return Unsaturated{}, false
 }
 
 // Worst names the worst point of a population.

@@ -293,6 +293,10 @@ func TestParseReadsVersion1(t *testing.T) {
 		for _, d := range metric.Secondary() {
 			delete(ts, d.Key)
 		}
+		for k, m := range ts {
+			m.OverPredicted, m.Unsaturated = nil, nil
+			ts[k] = m
+		}
 	}
 	raw, err := jsoncodec.Encode(s)
 	if err != nil {

@@ -196,19 +196,25 @@ func tierScores(ps []Point) TierScores {
 	t := TierScores{}
 	for _, d := range metric.All {
 		samples := make([]accuracy.Sample, 0, len(ps))
+		unsat := make([]accuracy.Sample, 0, len(ps))
 		satAPE, satN := 0.0, 0
 		for _, p := range ps {
 			sm := Sample(p, d, p.Scored)
 			samples = append(samples, sm)
+			unsat = append(unsat, Sample(p, d, p.Scored && !p.Saturated))
 			if sm.Scored && p.Saturated {
 				satAPE += accuracy.APE(sm.Predicted, sm.Measured)
 				satN++
 			}
 		}
-		m := scores(accuracy.Compute(samples))
+		r := accuracy.Compute(samples)
+		m := scores(r)
+		m.OverPredicted = &r.Over
 		if satN > 0 && m.N > 0 {
 			pp := satAPE / float64(m.N)
 			m.SaturatedN, m.SaturatedPP = satN, round(&pp)
+			u := accuracy.Compute(unsat)
+			m.Unsaturated = &Unsaturated{MAPE: round(u.MAPE), Bias: round(u.Bias), N: u.N, OverPredicted: u.Over}
 		}
 		t[d.Key] = m
 	}
