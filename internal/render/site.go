@@ -656,8 +656,45 @@ func history(snaps []SiteSnapshot, labels []string) historyView {
 	mape.Desc = fmt.Sprintf("%d snapshots, oldest to the left; each mark links to its snapshot. The table below holds the same figures.", n)
 	shape.Title = "Headline shape error of every snapshot"
 	shape.Desc = mape.Desc
-	v.Charts = []siteChart{{Title: mape.Title, SVG: mape.svg()}, {Title: shape.Title, SVG: shape.svg()}}
+	var notes [2]string
+	for k, c := range []*chart{&mape, &shape} {
+		c.ClipY = outlierClip(c.Series)
+		if c.ClipY > 0 {
+			notes[k] = clippedNote
+		}
+	}
+	v.Charts = []siteChart{{Title: mape.Title, Note: notes[0], SVG: mape.svg()}, {Title: shape.Title, Note: notes[1], SVG: shape.svg()}}
 	return v
+}
+
+// clippedNote is the caption's note on a chart whose axis outlierClip cut.
+const clippedNote = "One snapshot is far off the others: the axis stops above the rest, and a mark off the scale is a triangle at the top edge with its figure beside it."
+
+// outlierClip is where a History chart's y axis stops so that one far-off
+// snapshot does not flatten every other line: 3 × the median of the
+// chart's values when the largest is over 10 × the median, else 0 (no
+// clip). The table under the chart holds every figure.
+func outlierClip(series []chartSeries) float64 {
+	var ys []float64
+	for _, s := range series {
+		for _, p := range s.Points {
+			if p.Y != nil {
+				ys = append(ys, *p.Y)
+			}
+		}
+	}
+	if len(ys) < 2 {
+		return 0
+	}
+	slices.Sort(ys)
+	med := ys[len(ys)/2]
+	if len(ys)%2 == 0 {
+		med = (ys[len(ys)/2-1] + ys[len(ys)/2]) / 2
+	}
+	if med > 0 && ys[len(ys)-1] > 10*med {
+		return 3 * med
+	}
+	return 0
 }
 
 // sweepView is one sweep's page.

@@ -73,9 +73,19 @@ func TestSiteComparisonSaturatedInChromium(t *testing.T) {
 			t.Fatalf("%s → %s: action compare marks no saturated point or has no note:\n%s", pair[0], pair[1], md)
 		}
 		got, err := browsertest.Eval[[][]string](tab, `[Array.from(document.querySelectorAll("#comparison p.saturated")).map(p => p.textContent),
-			Array.from(document.querySelectorAll("#movers-table tbody tr, #only-b-table tbody tr, #only-a-table tbody tr")).map(r => r.cells[0].textContent)]`)
+			Array.from(document.querySelectorAll("#movers-table tbody tr, #only-b-table tbody tr, #only-a-table tbody tr")).map(r => r.cells[0].textContent),
+			Array.from(document.querySelectorAll("#verdict li")).map(li => li.textContent)]`)
 		if err != nil {
 			t.Fatal(err)
+		}
+		// The verdict gives the Δ over the unsaturated common points as
+		// action compare does.
+		var verdict []string
+		for _, v := range Verdict(runresult.CompareRuns(runs[pair[0]], runs[pair[1]], "A", "B")) {
+			verdict = append(verdict, strings.ReplaceAll(v, "**", ""))
+		}
+		if !slices.Equal(got[2], verdict) || !strings.Contains(strings.Join(verdict, " "), "Unsaturated points only") {
+			t.Errorf("%s → %s: the page's verdict reads\n%q\naction compare's\n%q", pair[0], pair[1], got[2], verdict)
 		}
 		if !slices.Equal(got[0], notes) {
 			t.Errorf("%s → %s: the page's saturated notes read %q, action compare's %q", pair[0], pair[1], got[0], notes)

@@ -23,6 +23,11 @@ type chart struct {
 	// Groups, when set, are the chart's marks: one link per x position (a
 	// snapshot), holding that position's mark of every series.
 	Groups []chartGroup
+	// ClipY, when positive and below the largest value, is where the y
+	// axis stops (rounded up to a tick): a value above it is drawn at the
+	// top edge as a triangle with its figure beside it (clipped), so one
+	// far-off value does not flatten every other line.
+	ClipY float64
 }
 
 type chartTick struct {
@@ -124,6 +129,9 @@ func (c chart) svg() template.HTML {
 	if maxX == minX {
 		minX, maxX = minX-1, maxX+1
 	}
+	if c.ClipY > 0 && maxY > c.ClipY {
+		maxY = c.ClipY
+	}
 	step := niceStep(maxY, yTicks)
 	top := math.Ceil(maxY/step) * step
 	if top == 0 {
@@ -140,7 +148,7 @@ func (c chart) svg() template.HTML {
 	padLeft := minPadLeft + widest + tickLabelGap
 	plotW := chartW - padLeft - padRight
 	sx := func(x float64) float64 { return padLeft + (x-minX)/(maxX-minX)*plotW }
-	sy := func(y float64) float64 { return padTop + plotH - y/top*plotH }
+	sy := func(y float64) float64 { return padTop + plotH - math.Min(y, top)/top*plotH }
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
 	var b strings.Builder
 	e := html.EscapeString
@@ -213,10 +221,19 @@ func (c chart) svg() template.HTML {
 		if p.Y == nil {
 			return
 		}
-		if p.Saturated {
-			fmt.Fprintf(&b, `<circle class="saturated" cx="%s" cy="%s" r="%s"/>`, f(sx(p.X)), f(sy(*p.Y)), f(2*markRadius))
+		x, y := sx(p.X), sy(*p.Y)
+		if *p.Y > top {
+			// Off the scale: a triangle pointing up at the top edge, and
+			// the figure beside it.
+			fmt.Fprintf(&b, `<polygon class="%s clipped" points="%s,%s %s,%s %s,%s"><title>%s</title></polygon>`, s.Class,
+				f(x-markRadius-1), f(y+markRadius), f(x+markRadius+1), f(y+markRadius), f(x), f(y-markRadius-1), e(p.Title+" (off the scale)"))
+			fmt.Fprintf(&b, `<text class="clip-label" x="%s" y="%s" text-anchor="start">%s</text>`, f(x+markRadius+4), f(y+markRadius), e(tickText(math.Round(*p.Y*10)/10)))
+			return
 		}
-		fmt.Fprintf(&b, `<circle class="%s" cx="%s" cy="%s" r="%s"><title>%s</title></circle>`, s.Class, f(sx(p.X)), f(sy(*p.Y)), f(markRadius), e(p.Title))
+		if p.Saturated {
+			fmt.Fprintf(&b, `<circle class="saturated" cx="%s" cy="%s" r="%s"/>`, f(x), f(y), f(2*markRadius))
+		}
+		fmt.Fprintf(&b, `<circle class="%s" cx="%s" cy="%s" r="%s"><title>%s</title></circle>`, s.Class, f(x), f(y), f(markRadius), e(p.Title))
 	}
 	if c.Groups == nil {
 		for _, s := range c.Series {

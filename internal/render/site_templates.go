@@ -163,7 +163,7 @@ var siteTemplates = template.Must(template.Must(template.New("site").Funcs(templ
 {{range .Body.Series}}<li><span class="key {{.Class}}"></span>{{.Name}}</li>
 {{end}}<li><span class="hollow"></span>an experimental snapshot (not a release)</li>
 </ul>
-{{range .Body.Charts}}<figure class="chart"><figcaption><strong>{{.Title}}.</strong> The table below holds the same figures.</figcaption>{{.SVG}}</figure>
+{{range .Body.Charts}}<figure class="chart"><figcaption><strong>{{.Title}}.</strong> {{with .Note}}{{.}} {{end}}The table below holds the same figures.</figcaption>{{.SVG}}</figure>
 {{end}}
 <div class="scroll"><table id="history-table" class="sortable">
 <caption>Every snapshot, newest first</caption>

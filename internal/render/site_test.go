@@ -430,3 +430,50 @@ func TestSiteWorstTable(t *testing.T) {
 		t.Errorf("rows %+v", rows)
 	}
 }
+
+// The History chart stays readable when one snapshot is far off: its axis
+// stops at 3 × the median of the chart's figures when one is over 10 × it,
+// and the far-off mark is a
+// triangle at the top edge with its figure; charts without such a snapshot
+// are not clipped.
+func TestHistoryClipsFarOffSnapshot(t *testing.T) {
+	t.Parallel()
+	ys := func(v ...float64) []chartSeries {
+		var s chartSeries
+		for i, y := range v {
+			s.Points = append(s.Points, chartPoint{X: float64(i), Y: fp(y)})
+		}
+		return []chartSeries{s}
+	}
+	for _, tc := range []struct {
+		ys   []chartSeries
+		want float64
+	}{
+		{ys(3463.5, 40, 100, 80), 270},
+		{ys(40, 50, 60, 45), 0},
+		{ys(100, 300), 0},
+		{ys(10, 32, 8, 10), 0},
+		{ys(3463.5), 0},
+	} {
+		if got := outlierClip(tc.ys); got != tc.want {
+			t.Errorf("outlierClip(%v) = %v, want %v", tc.ys[0].Points, got, tc.want)
+		}
+	}
+	snaps := siteFixture(t)
+	far := snaps[0]
+	far.Result = siteRun(t, strings.Repeat("c", 40), "", 60)
+	far.ID, far.PublishedAt = "cccccccccccc_far", "2026-11-03T00:00:00Z"
+	v := history(append([]SiteSnapshot{far}, snaps...), []string{"far", "b", "a"})
+	mape := string(v.Charts[0].SVG)
+	if v.Charts[0].Note != clippedNote || !strings.Contains(mape, `class="s1 clipped"`) || !strings.Contains(mape, `class="clip-label"`) {
+		t.Errorf("the far-off snapshot is not drawn clipped (note %q):\n%s", v.Charts[0].Note, mape)
+	}
+	// Every other mark is on the scale, its figure in its title; the axis
+	// does not run to the far-off figure.
+	if n := strings.Count(mape, "<circle"); n != 4 {
+		t.Errorf("%d marks on the scale, want 4 (2 snapshots × 2 metrics)", n)
+	}
+	if v := history(snaps, []string{"b", "a"}); v.Charts[0].Note != "" || strings.Contains(string(v.Charts[0].SVG), "clipped") {
+		t.Error("a History without a far-off snapshot is clipped")
+	}
+}
