@@ -311,7 +311,7 @@ func TestSimulatorFaultsAreNotScored(t *testing.T) {
 		"fault/hang@c=2":       {ReasonTimeout, "killed"},
 		"fault/garbage@c=2":    {ReasonBadOutput, "not the expected JSON"},
 		"fault/incomplete@c=2": {ReasonIncomplete, "completed"},
-		"fault/too-big@c=2":    {ReasonDoesNotFit, "model overhead (226.27 GiB = 217.07 weights + 9.00 activation + 0.20 non-torch + 0.00 lora-adapter-reservation) exceeds available GPU memory (72.00 GiB = 80.0 GiB × 90% util × 1 GPUs)"},
+		"fault/too-big@c=2":    {ReasonDoesNotFit, "model overhead (226.27 GiB = 217.07 weights + 8.00 activation + 1.20 non-torch + 0.00 lora-adapter-reservation) exceeds available GPU memory (72.00 GiB = 80.0 GiB × 90% util × 1 GPUs)"},
 		"fault/zero@c=2":       {ReasonBadPrediction, "mean TTFT 0 ms"},
 		"fault/env@c=2":        {ReasonRunError, "environment: "},
 	}

@@ -193,7 +193,7 @@ func (s *sim) load(out string) bool {
 	switch s.short {
 	case "fault-too-big":
 		// BLIS's message when the weights do not fit (sim/latency/kv_capacity.go).
-		fatal("--latency-model: KV capacity auto-calculation failed: CalculateKVBlocks: model overhead (226.27 GiB = 217.07 weights + 9.00 activation + 0.20 non-torch + 0.00 lora-adapter-reservation) " +
+		fatal("--latency-model: KV capacity auto-calculation failed: CalculateKVBlocks: model overhead (226.27 GiB = 217.07 weights + 8.00 activation + 1.20 non-torch + 0.00 lora-adapter-reservation) " +
 			"exceeds available GPU memory (72.00 GiB = 80.0 GiB × 90%% util × 1 GPUs). Minimum GPUs required per instance: 4")
 	case "fault-crash":
 		// As a Go panic prints it: the crash, its goroutine and frames;
