@@ -4,29 +4,24 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnessflags"
 	"io"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/bisect"
 	"github.com/inference-sim/accuracy-dashboard/internal/cli"
-	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
-	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/simhistory"
 )
 
 const bisectUsage = `Usage: action bisect --good REF --bad REF [flags]
 
-Finds the simulator commit that changed the predictions. REF is a release
-tag or a 40-hex commit of --sim-repo (a branch is refused), GOOD older than
-BAD on its first-parent line. Both ends are scored on the selection
-(--units), then only the points whose predictions differ are scored at the
-first-parent commits between them, halving the range, until each change is
-pinned to one commit. With --metric and --threshold only commits that moved
-that figure by at least that much count (several such commits are each
-found, within --max-builds). A commit that does not build, or cannot run
-the points, is skipped and named. Prints the commits (hash, subject, date),
-the points each moved and by how much, and the builds it needed; --out
-also writes it as JSON.
+Finds the simulator commits that changed the predictions between two refs
+(a tag or a 40-hex commit of --sim-repo; a branch is refused), --good on
+--bad's first-parent line: both ends are scored, then only the points whose
+predictions differ, halving the commits between until each change is pinned
+to one; a commit that does not build or cannot run the points is skipped.
+Prints each commit with the points it moved and the builds it needed
+(docs/BISECT.md); --out also writes it as JSON.
 
 Examples:
   action bisect --sim-repo ~/src/inference-sim --good v0.7.13 --bad v0.7.14 --units 'inferencex/gpt-oss-120b/h100'
@@ -57,14 +52,14 @@ var bisectCommand = cli.Spec[bisectOptions]{
 		fs.IntVar(&o.maxBuilds, "max-builds", bisect.DefaultMaxBuilds, "the most commits scored, both ends and skipped ones included (e.g. --max-builds 12)")
 		fs.StringVar(&o.out, "out", "", "also write the answer as JSON to this `file` (e.g. --out bisect.json)")
 		fs.StringVar(&o.reuse, "reuse", "", "comma-separated earlier result `directories` (an end's --out, a published snapshot) whose predictions are taken by replay digest (e.g. --reuse out-v0.7.13,out-v0.7.14)")
-		harnessFlags(fs, &o.scoreOptions, getenv)
+		o.Flags.Register(fs, getenv)
 	},
 	Required: []string{"good", "bad"},
 	Check: func(o *bisectOptions, args []string) error {
 		if err := cli.NoArgs(args); err != nil {
 			return err
 		}
-		if err := checkHarness(&o.scoreOptions); err != nil {
+		if err := o.Flags.Check(); err != nil {
 			return err
 		}
 		return bisect.Config{Metric: o.metric, Point: o.point, Threshold: o.threshold, MaxBuilds: o.maxBuilds}.CheckFlags()
@@ -73,11 +68,11 @@ var bisectCommand = cli.Spec[bisectOptions]{
 }
 
 func runBisect(ctx context.Context, o bisectOptions, env cli.Env) error {
-	opts, _, err := harnessOptions(ctx, o.scoreOptions, env.Stderr)
+	opts, _, err := o.Flags.Options(ctx, env.Stderr)
 	if err != nil {
 		return fmt.Errorf("bisect: %w", err)
 	}
-	if opts.Reuse, err = simhistory.ReadReuse(splitList(o.reuse)); err != nil {
+	if opts.Reuse, err = simhistory.ReadReuse(harnessflags.SplitList(o.reuse)); err != nil {
 		return fmt.Errorf("bisect: --reuse: %w", err)
 	}
 	cfg := bisect.Config{Metric: o.metric, Point: o.point, Threshold: o.threshold, MaxBuilds: o.maxBuilds}
@@ -86,12 +81,8 @@ func runBisect(ctx context.Context, o bisectOptions, env cli.Env) error {
 		return fmt.Errorf("bisect: %w", err)
 	}
 	if o.out != "" {
-		raw, err := jsoncodec.Encode(res)
-		if err != nil {
-			return err
-		}
-		if err := diskio.WriteAtomic(o.out, raw); err != nil {
-			return fmt.Errorf("bisect: write %s: %w", o.out, err)
+		if err := simhistory.WriteJSON(o.out, res); err != nil {
+			return fmt.Errorf("bisect: %w", err)
 		}
 	}
 	_, err = io.WriteString(env.Stdout, render.Bisect(res))

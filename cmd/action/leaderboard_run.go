@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnessflags"
 	"io"
 	"log/slog"
 	"runtime"
@@ -128,7 +129,7 @@ var leaderboardRunCommand = cli.Spec[leaderboardRunOptions]{
 func runLeaderboardRun(ctx context.Context, o leaderboardRunOptions, env cli.Env) error {
 	stdout := env.Stdout
 	log, progress := o.logger(env.Stderr)
-	rep, err := lbrun.RunDeclaration(ctx, lbrun.RunConfig{Runs: o.runs, Out: o.out, Only: splitList(o.only), Reuse: o.reuse,
+	rep, err := lbrun.RunDeclaration(ctx, lbrun.RunConfig{Runs: o.runs, Out: o.out, Only: harnessflags.SplitList(o.only), Reuse: o.reuse,
 		Ref: o.sim, HarnessDir: o.harnessDir, Jobs: o.jobs, Builds: o.builds(log),
 		Progress: func(done, total int, r *leaderboard.Result) {
 			fmt.Fprintf(progress, "progress: %d/%d runs (%s/%s: %s)\n", done, total, r.Group, r.Run, r.Status)
@@ -204,7 +205,7 @@ var leaderboardVerifyCommand = cli.Spec[leaderboardVerifyOptions]{
 
 func runLeaderboardVerify(ctx context.Context, o leaderboardVerifyOptions, env cli.Env) error {
 	log, _ := o.logger(env.Stderr)
-	v, err := lbrun.VerifyDeclaration(ctx, lbrun.VerifyConfig{Runs: o.runs, Results: o.resultsDir(), Only: splitList(o.only), Jobs: o.jobs, Builds: o.builds(log)})
+	v, err := lbrun.VerifyDeclaration(ctx, lbrun.VerifyConfig{Runs: o.runs, Results: o.resultsDir(), Only: harnessflags.SplitList(o.only), Jobs: o.jobs, Builds: o.builds(log)})
 	if err != nil {
 		return lbrun.CommandError("leaderboard verify", err)
 	}

@@ -4,6 +4,7 @@
 //	score          score a simulator build against the ledger and print the table
 //	merge          combine the outputs of sharded score runs into one
 //	bisect         find the simulator commit that moved the predictions
+//	backfill       score past simulator releases into a dashboard
 //	compare        compare two runs (result directories or published snapshots)
 //	publish        publish a result directory into a dashboard checkout, as the bot does
 //	site           build the dashboard's static site from its data/
@@ -46,6 +47,7 @@ func program() cli.Program {
 			scoreCommand.Command(),
 			mergeCommand.Command(),
 			bisectCommand.Command(),
+			backfillCommand.Command(),
 			compareCommand.Command(),
 			publishCommand.Command(),
 			siteCommand.Command(),

@@ -6,17 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
-	"os"
 	"path/filepath"
-	"runtime"
-	"strings"
-	"time"
 
-	"github.com/inference-sim/accuracy-dashboard/corpus"
-	"github.com/inference-sim/accuracy-dashboard/internal/cachedir"
 	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
+	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnessflags"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 	"github.com/inference-sim/accuracy-dashboard/internal/whatif"
@@ -24,20 +18,14 @@ import (
 
 // scoreOptions are the flags of `action score`.
 type scoreOptions struct {
-	sim, simRepo, simBin, simDataDir string
-	ledgerDir, units                 string
-	catalog, registry                string
-	hardwareRegistry                 string
-	closedLoopDriver                 string
-	jobs                             int
-	shard                            string
-	parsedShard                      *runresult.Shard
-	out                              string
-	pointTimeout                     time.Duration
-	cacheDir, harnessDir             string
-	keepRuns, quiet                  bool
-	reuse                            string
-	whatIf                           string
+	harnessflags.Flags
+	sim, simBin, simDataDir string
+	shard                   string
+	parsedShard             *runresult.Shard
+	out                     string
+	keepRuns                bool
+	reuse                   string
+	whatIf                  string
 }
 
 const scoreUsage = `Usage: action score [flags]
@@ -70,30 +58,12 @@ func scoreFlags(fs *flag.FlagSet, o *scoreOptions, getenv func(string) string) {
 	fs.StringVar(&o.sim, "sim", "", "simulator `ref`: a release tag or a full 40-hex commit; default: the newest vX.Y.Z tag of --sim-repo (e.g. --sim v0.7.15)")
 	fs.StringVar(&o.simBin, "sim-bin", "", "an already built simulator `binary` to run instead of building one (e.g. --sim-bin ./blis); figures are experimental")
 	fs.StringVar(&o.simDataDir, "sim-data-dir", "", "working `directory` for --sim-bin runs, holding defaults.yaml and model_configs/; default: the binary's directory (e.g. --sim-data-dir ~/src/inference-sim)")
-	harnessFlags(fs, o, getenv)
+	o.Flags.Register(fs, getenv)
 	fs.StringVar(&o.shard, "shard", "", "score only slice `k/n` of the points; combine slices with 'action merge' (e.g. --shard 2/4)")
 	fs.StringVar(&o.out, "out", "", "also write summary.json, points.json and summary.md into this `directory` (e.g. --out out/)")
 	fs.StringVar(&o.reuse, "reuse", "", "take the prediction of every point whose replay digest this earlier result `directory` (a run's --out or a published snapshot) has, and simulate only the rest (e.g. --reuse data/snapshots/<id>)")
 	fs.StringVar(&o.whatIf, "what-if", "", "also score what-if `experiments` declared in corpus/whatif/ (names, comma-separated, or all): each scores the units it applies to with its one change, is written to --out's whatif/<name>/ labelled 'what-if: NAME', and the table gains a Why section comparing the same points without and with it (e.g. --what-if gpt-oss-120b-mxfp4)")
 	fs.BoolVar(&o.keepRuns, "keep-runs", false, "keep each point's trace and simulator output in a temporary directory for inspection (e.g. --keep-runs)")
-}
-
-// harnessFlags are the flags of every command that scores through the
-// harness (score, bisect, backfill): the simulator's repository, the data,
-// the selection and how the points run.
-func harnessFlags(fs *flag.FlagSet, o *scoreOptions, getenv func(string) string) {
-	fs.StringVar(&o.simRepo, "sim-repo", harness.DefaultSimRepo, "simulator git `repository`: a URL or a local path (e.g. --sim-repo ~/src/inference-sim)")
-	fs.StringVar(&o.ledgerDir, "ledger", "", "ledger `directory` to score against (default: the bundled corpus; e.g. --ledger out/ledger)")
-	fs.StringVar(&o.units, "units", "", "comma-separated unit `selectors`: ids, globs or id prefixes (e.g. --units 'inferencex/gpt-oss-120b/h100/*')")
-	fs.StringVar(&o.catalog, "catalog", "bundled", "model catalog `directory` handed to the simulator (models/<name>/config.json), \"bundled\" or \"none\" (e.g. --catalog ~/src/blis-catalog)")
-	fs.StringVar(&o.registry, "registry", "none", "coefficient registry `directory` handed to builds that take --registry, or \"none\" (e.g. --registry ~/src/blis-registry)")
-	fs.StringVar(&o.hardwareRegistry, "hardware-registry", "bundled", "hardware registry (a registry.json or the `directory` holding one) whose GPUs the build does not know are handed, with the build's own hardware_config.json, to builds that take --hardware-config; \"bundled\" or \"none\" (e.g. --hardware-registry ~/src/blis-hardware)")
-	fs.StringVar(&o.closedLoopDriver, "closed-loop-driver", harness.ClosedLoopAuto, "`driver` of closed-loop points: auto (replay-metrics where the build's replay can do closed loop, else run-closed-loop), replay-metrics or run-closed-loop (e.g. --closed-loop-driver run-closed-loop)")
-	fs.IntVar(&o.jobs, "jobs", runtime.NumCPU(), "number of simulations run in parallel (e.g. --jobs 2)")
-	fs.DurationVar(&o.pointTimeout, "point-timeout", harness.DefaultPointTimeout, "kill a simulation that runs longer than this (e.g. --point-timeout 5m)")
-	fs.StringVar(&o.cacheDir, "cache-dir", cachedir.Default(getenv), "`directory` caching simulator clones and builds between runs; env ACCURACY_DASHBOARD_CACHE (e.g. --cache-dir /tmp/blis-cache)")
-	fs.StringVar(&o.harnessDir, "harness-dir", "", "the harness's own `directory`, whose commit the figures record (default: found from the working directory; e.g. --harness-dir ~/src/accuracy-dashboard)")
-	fs.BoolVar(&o.quiet, "quiet", false, "print no progress or log lines on stderr (e.g. --quiet)")
 }
 
 func checkScore(o *scoreOptions, args []string) error {
@@ -106,7 +76,7 @@ func checkScore(o *scoreOptions, args []string) error {
 	if o.reuse != "" && o.simBin != "" {
 		return errors.New("--reuse needs a build the harness makes from a commit, not --sim-bin (a prebuilt binary's points have no replay digest)")
 	}
-	if err := checkHarness(o); err != nil {
+	if err := o.Flags.Check(); err != nil {
 		return err
 	}
 	shard, err := runresult.ParseShard(o.shard)
@@ -123,21 +93,8 @@ func checkScore(o *scoreOptions, args []string) error {
 	return err
 }
 
-// checkHarness checks the values of the harness flags.
-func checkHarness(o *scoreOptions) error {
-	switch o.closedLoopDriver {
-	case harness.ClosedLoopAuto, harness.DriverReplayMetrics, harness.DriverRunClosedLoop:
-	default:
-		return fmt.Errorf("--closed-loop-driver %q: want %s, %s or %s", o.closedLoopDriver, harness.ClosedLoopAuto, harness.DriverReplayMetrics, harness.DriverRunClosedLoop)
-	}
-	if o.jobs < 1 {
-		return fmt.Errorf("--jobs %d: must be at least 1", o.jobs)
-	}
-	return nil
-}
-
 func runScore(ctx context.Context, o scoreOptions, env cli.Env) error {
-	opts, log, err := harnessOptions(ctx, o, env.Stderr)
+	opts, log, err := o.Flags.Options(ctx, env.Stderr)
 	if err != nil {
 		return fmt.Errorf("score: %w", err)
 	}
@@ -173,54 +130,6 @@ func runScore(ctx context.Context, o scoreOptions, env cli.Env) error {
 	}
 	_, err = io.WriteString(env.Stdout, md)
 	return err
-}
-
-// harnessOptions are the harness's options of the harness flags (o's
-// simulator ref and run-specific fields are the caller's), with the data
-// loaded, and the log the command writes on stderr (nothing with --quiet).
-func harnessOptions(ctx context.Context, o scoreOptions, stderr io.Writer) (harness.Options, *slog.Logger, error) {
-	logOut := stderr
-	if o.quiet {
-		logOut = io.Discard
-	}
-	log := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	harnessDir := o.harnessDir
-	if harnessDir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return harness.Options{}, nil, err
-		}
-		if harnessDir, err = harness.FindHarnessDir(wd); err != nil {
-			return harness.Options{}, nil, err
-		}
-	}
-	opts := harness.Options{
-		HarnessDir: harnessDir, Embedded: corpus.Embedded(), EmbeddedRoot: "corpus", SimRepo: o.simRepo,
-		Units: splitList(o.units), Jobs: o.jobs, PointTimeout: o.pointTimeout,
-		ClosedLoopDriver: o.closedLoopDriver,
-		CacheDir:         o.cacheDir, Log: log, Progress: logOut,
-	}
-	data := harness.Data{Ledger: o.ledgerDir, Catalog: o.catalog, Registry: o.registry,
-		HardwareRegistry: o.hardwareRegistry, CacheDir: o.cacheDir, Bundled: bundledData()}
-	if err := harness.LoadData(ctx, data, &opts); err != nil {
-		return harness.Options{}, nil, err
-	}
-	return opts, log, nil
-}
-
-// bundledData is the data embedded in this binary (package corpus).
-func bundledData() harness.Bundled {
-	return harness.Bundled{Ledger: corpus.Ledger(), Catalog: corpus.Catalog(), Hardware: corpus.Hardware()}
-}
-
-func splitList(s string) []string {
-	var out []string
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			out = append(out, f)
-		}
-	}
-	return out
 }
 
 const mergeUsage = `Usage: action merge --out DIR SHARD_DIR...

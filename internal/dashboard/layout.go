@@ -63,11 +63,17 @@ type DataRef struct {
 
 // IndexEntry describes one published snapshot in data/index.json.
 type IndexEntry struct {
-	ID          string    `json:"id"`
-	PublishedAt string    `json:"published_at"`
-	Simulator   string    `json:"simulator"`
-	Harness     string    `json:"harness"`
-	Data        []DataRef `json:"data"`
+	ID string `json:"id"`
+	// PublishedAt orders the index: when the snapshot was published, or,
+	// for a backfilled one, when its simulator release was made.
+	PublishedAt string `json:"published_at"`
+	// BackfilledAt, on a snapshot of a past release scored by action
+	// backfill, is when it was scored and published (RFC 3339); absent
+	// otherwise.
+	BackfilledAt string    `json:"backfilled_at,omitempty"`
+	Simulator    string    `json:"simulator"`
+	Harness      string    `json:"harness"`
+	Data         []DataRef `json:"data"`
 	// Label is the snapshot's label ("release" or "experimental", the
 	// summary's); "" in entries written before the index recorded it,
 	// which count as not known to be a release.

@@ -20,7 +20,10 @@ const MaxIndexBytes = 16 << 20
 type Snapshot struct {
 	ID          string
 	PublishedAt string
-	Result      runresult.Result
+	// BackfilledAt is the index's backfilled_at ("" for a snapshot not
+	// backfilled).
+	BackfilledAt string
+	Result       runresult.Result
 }
 
 // Load reads dash (a dashboard checkout's root) into its published
@@ -54,7 +57,7 @@ func Load(dash fs.FS) ([]Snapshot, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Snapshot{ID: e.ID, PublishedAt: e.PublishedAt, Result: run})
+		out = append(out, Snapshot{ID: e.ID, PublishedAt: e.PublishedAt, BackfilledAt: e.BackfilledAt, Result: run})
 	}
 	return out, nil
 }

@@ -28,6 +28,10 @@ type Checkout struct {
 	PublishedAt time.Time
 	// Source is a URL of what produced the run, recorded in the index.
 	Source string
+	// BackfilledAt, when set, publishes a past release's run as
+	// backfilled (Snapshot.BackfilledAt): PublishedAt is the release's
+	// date, BackfilledAt when it was scored.
+	BackfilledAt time.Time
 	// DryRun plans the files and writes nothing.
 	DryRun bool
 }
@@ -76,6 +80,7 @@ func PublishCheckout(c Checkout) (PublishResult, error) {
 	if reasons := snap.AttachWhatIfs(whatIfs); len(reasons) > 0 {
 		return refused(reasons...), nil
 	}
+	snap.BackfilledAt = c.BackfilledAt
 	res := PublishResult{ID: SnapshotID(snap.Summary, rep.RunID)}
 	tree, err := diskio.OpenTree(c.Dashboard)
 	if err != nil {

@@ -40,6 +40,10 @@ type Snapshot struct {
 	Markdown []byte
 	// PublishedAt orders the index.
 	PublishedAt time.Time
+	// BackfilledAt, when set, marks a snapshot of a past release scored
+	// by action backfill (PublishedAt is then the release's date): when it
+	// was scored and published.
+	BackfilledAt time.Time
 	// Source links to what produced it (a workflow run), may be empty.
 	Source string
 	// WhatIfs are the what-if runs measured against this run, published
@@ -291,6 +295,9 @@ func (snap Snapshot) entry(id string) dashboard.IndexEntry {
 	e := indexEntry(snap.Summary, id, snap.PublishedAt.UTC().Format(time.RFC3339), snap.Source)
 	inputs := snap.Inputs.Normalize()
 	e.Run, e.Inputs = snap.RunID, &inputs
+	if !snap.BackfilledAt.IsZero() {
+		e.BackfilledAt = snap.BackfilledAt.UTC().Format(time.RFC3339)
+	}
 	return e
 }
 

@@ -21,6 +21,10 @@ type SiteSnapshot struct {
 	ID string
 	// PublishedAt is the index's RFC 3339 time.
 	PublishedAt string
+	// BackfilledAt is when a backfilled snapshot of a past release was
+	// scored (RFC 3339; PublishedAt is then the release's date), "" for
+	// any other snapshot.
+	BackfilledAt string
 	runresult.Result
 }
 
@@ -33,6 +37,12 @@ func (s SiteSnapshot) Label() string {
 
 func (s SiteSnapshot) date() string {
 	d, _, _ := strings.Cut(s.PublishedAt, "T")
+	return d
+}
+
+// backfilled is the date a backfilled snapshot was scored, "" for another.
+func (s SiteSnapshot) backfilled() string {
+	d, _, _ := strings.Cut(s.BackfilledAt, "T")
 	return d
 }
 
@@ -289,7 +299,10 @@ type sweepLink struct {
 
 // overviewView is one snapshot's Overview.
 type overviewView struct {
-	ID, Label, Date   string
+	ID, Label, Date string
+	// Backfilled is the date a backfilled snapshot was scored ("" for
+	// none): Date is then its release's.
+	Backfilled        string
 	Release           bool
 	LabelReasons      []string
 	Tier              string
@@ -338,7 +351,7 @@ type overviewView struct {
 func overview(s SiteSnapshot, label string, latest bool) overviewView {
 	sum := s.Summary
 	tier, scores, fellBack := runresult.Headline(sum.Tiers)
-	v := overviewView{ID: s.ID, Label: label, Date: s.date(), Release: sum.Label == runresult.LabelRelease, LabelReasons: sum.LabelReasons,
+	v := overviewView{ID: s.ID, Label: label, Date: s.date(), Backfilled: s.backfilled(), Release: sum.Label == runresult.LabelRelease, LabelReasons: sum.LabelReasons,
 		Tier: tierName(tier), FellBack: fellBack, Headline: metricRows(scores, metric.Headline()), AllTier: metricRows(sum.Tiers.All, metric.Headline()),
 		Secondary: metricRows(scores, metric.Secondary()), Scored: sum.Coverage.Scored, Corpus: sum.Coverage.CorpusPoints,
 		NotSc: sum.Coverage.NotScored, ShapeDefinition: sum.ShapeDefinition, Saturated: sum.Coverage.Saturated}
@@ -601,9 +614,11 @@ type historyView struct {
 type historyRow struct {
 	Label, Href string
 	Release     bool
-	Tier        string
-	Cells       []string
-	Scored, N   int
+	// Backfilled is the date a backfilled snapshot was scored ("" for none).
+	Backfilled string
+	Tier       string
+	Cells      []string
+	Scored, N  int
 }
 
 type legendItem struct {
@@ -631,7 +646,7 @@ func history(snaps []SiteSnapshot, labels []string) historyView {
 		x := float64(n - 1 - i)
 		ticks = append(ticks, chartTick{X: x, Label: labels[i]})
 		tier, scores, _ := runresult.Headline(s.Summary.Tiers)
-		row := historyRow{Label: labels[i], Href: SiteSnapshotPath(s.ID), Release: s.Summary.Label == runresult.LabelRelease, Tier: tierName(tier),
+		row := historyRow{Label: labels[i], Href: SiteSnapshotPath(s.ID), Release: s.Summary.Label == runresult.LabelRelease, Backfilled: s.backfilled(), Tier: tierName(tier),
 			Scored: s.Summary.Coverage.Scored, N: s.Summary.Coverage.CorpusPoints}
 		var mt, st []string
 		for k, d := range metric.Headline() {

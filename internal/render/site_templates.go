@@ -67,7 +67,7 @@ var siteTemplates = template.Must(template.Must(template.New("site").Funcs(templ
 
 {{define "overview"}}
 <h1>BLIS simulator accuracy: {{.Label}} {{if .Release}}<span class="badge release">release</span>{{else}}<span class="badge experimental">experimental</span>{{end}}</h1>
-<p class="sub">Snapshot <code>{{.ID}}</code>, published {{.Date}}.</p>
+<p class="sub">Snapshot <code>{{.ID}}</code>, {{if .Backfilled}}of a release made {{.Date}}, scored {{.Backfilled}} (backfilled){{else}}published {{.Date}}{{end}}.</p>
 {{if not .Release}}<div class="banner" role="note"><strong>Experimental figures.</strong> {{range $i, $r := .LabelReasons}}{{if $i}}; {{end}}{{$r}}{{end}}.{{if .NoRelease}} No release snapshot is published yet, so the Overview shows the newest snapshot.{{end}}</div>{{end}}
 {{if .Newer}}<p class="newer" id="newer">Newer experimental {{if eq (len .Newer) 1}}snapshot{{else}}snapshots{{end}}, not the published accuracy: {{range $i, $n := .Newer}}{{if $i}}, {{end}}<a href="{{$n.Href}}">{{$n.Label}}</a>{{end}} (<a href="history.html">all snapshots</a>).</p>{{end}}
 <h2 id="headline">Headline (tier {{.Tier}})</h2>
@@ -169,7 +169,7 @@ var siteTemplates = template.Must(template.Must(template.New("site").Funcs(templ
 <caption>Every snapshot, newest first</caption>
 <thead><tr><th scope="col"><button type="button">Snapshot</button></th><th scope="col"><button type="button">Label</button></th><th scope="col"><button type="button">Tier</button></th>{{range .Body.Series}}<th scope="col" class="num"><button type="button">{{.Name}} MAPE</button></th><th scope="col" class="num"><button type="button">{{.Name}} shape</button></th>{{end}}<th scope="col" class="num"><button type="button">Scored</button></th></tr></thead>
 <tbody>
-{{range .Body.Rows}}<tr><th scope="row"><a href="{{.Href}}">{{.Label}}</a></th><td>{{if .Release}}release{{else}}experimental{{end}}</td><td>{{.Tier}}</td>{{range .Cells}}<td class="num">{{.}}</td>{{end}}<td class="num">{{.Scored}} of {{.N}}</td></tr>
+{{range .Body.Rows}}<tr><th scope="row"><a href="{{.Href}}">{{.Label}}</a></th><td>{{if .Release}}release{{else}}experimental{{end}}{{with .Backfilled}}, backfilled: scored {{.}}{{end}}</td><td>{{.Tier}}</td>{{range .Cells}}<td class="num">{{.}}</td>{{end}}<td class="num">{{.Scored}} of {{.N}}</td></tr>
 {{end}}</tbody>
 </table></div>
 {{template "foot" .}}{{end}}

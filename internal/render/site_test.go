@@ -477,3 +477,25 @@ func TestHistoryClipsFarOffSnapshot(t *testing.T) {
 		t.Error("a History without a far-off snapshot is clipped")
 	}
 }
+
+// A backfilled snapshot says on its page and in the History when its
+// release was made and when it was scored; another says when it was
+// published.
+func TestSiteBackfilledSnapshot(t *testing.T) {
+	t.Parallel()
+	run := siteRun2(t)
+	files, err := Site([]SiteSnapshot{{ID: "new", PublishedAt: "2026-12-01T00:00:00Z", Result: run},
+		{ID: "old", PublishedAt: "2026-05-11T12:37:42Z", BackfilledAt: "2026-12-04T00:30:00Z", Result: run}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(files[SiteSnapshotPath("old")]); !strings.Contains(got, "of a release made 2026-05-11, scored 2026-12-04 (backfilled).") {
+		t.Errorf("the backfilled snapshot's page does not say so")
+	}
+	if got := string(files[SiteSnapshotPath("new")]); !strings.Contains(got, "published 2026-12-01.") || strings.Contains(got, "backfilled") {
+		t.Errorf("the published snapshot's page is not as before")
+	}
+	if got := string(files[siteHistory]); strings.Count(got, ", backfilled: scored 2026-12-04</td>") != 1 {
+		t.Errorf("the History does not mark the one backfilled snapshot")
+	}
+}

@@ -12,7 +12,9 @@ import (
 	"strings"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/bisect"
+	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
+	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
@@ -47,6 +49,18 @@ func (h harnessScorer) Score(ctx context.Context, c bisect.Commit, ids []string)
 		return nil, err
 	}
 	return res.Points, nil
+}
+
+// WriteJSON writes a bisect's answer as JSON to path, atomically.
+func WriteJSON(path string, res *bisect.Result) error {
+	raw, err := jsoncodec.Encode(res)
+	if err != nil {
+		return err
+	}
+	if err := diskio.WriteAtomic(path, raw); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
 }
 
 // ReadReuse indexes the scored points of earlier result directories by

@@ -24,7 +24,7 @@ func Build(dash fs.FS) (map[string][]byte, error) {
 	}
 	pages := make([]render.SiteSnapshot, len(snaps))
 	for i, s := range snaps {
-		pages[i] = render.SiteSnapshot{ID: s.ID, PublishedAt: s.PublishedAt, Result: s.Result}
+		pages[i] = render.SiteSnapshot{ID: s.ID, PublishedAt: s.PublishedAt, BackfilledAt: s.BackfilledAt, Result: s.Result}
 	}
 	return render.Site(pages)
 }
