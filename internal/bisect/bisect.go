@@ -19,6 +19,8 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
@@ -511,4 +513,54 @@ func movedPoints(a, b map[string]runresult.Point) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// Hint is a headline MAPE that moved between two consecutive snapshots by
+// more than a threshold, and the action bisect command that finds the
+// commits that moved it.
+type Hint struct {
+	// Metric is the metric's key; Tier the headline tier compared.
+	Metric, Tier  string
+	Before, After float64
+	Threshold     float64
+	// Args are action bisect's arguments (after "action bisect").
+	Args []string
+}
+
+// Hints compares the headline MAPE of each headline metric of cur with
+// prev's in the same tier (cur's headline tier) and returns one Hint per
+// metric whose MAPE moved by more than threshold percentage points, with
+// the bisect from prev's simulator build to cur's. None when the two runs
+// score the same simulator commit (the move is the data's or the
+// harness's, not a commit's) or either lacks the figure.
+func Hints(prev, cur runresult.Summary, threshold float64) []Hint {
+	ps, cs := prev.Provenance.Simulator, cur.Provenance.Simulator
+	if ps.Commit == "" || cs.Commit == "" || ps.Commit == cs.Commit {
+		return nil
+	}
+	tier, scores, _ := runresult.Headline(cur.Tiers)
+	before := prev.Tiers.Of(tier)
+	var hints []Hint
+	for _, d := range metric.Headline() {
+		a, okA := before.Of(d)
+		b, okB := scores.Of(d)
+		if !okA || !okB || a.MAPE == nil || b.MAPE == nil || math.Abs(*b.MAPE-*a.MAPE) <= threshold {
+			continue
+		}
+		args := []string{"--sim-repo", cs.Repo, "--good", refOf(ps), "--bad", refOf(cs), "--metric", d.Key, "--threshold", strconv.FormatFloat(threshold, 'g', -1, 64)}
+		if sel := cur.Provenance.Selection; sel != nil && !sel.All && len(sel.Units) > 0 {
+			args = append(args, "--units", strings.Join(sel.Units, ","))
+		}
+		hints = append(hints, Hint{Metric: d.Key, Tier: tier, Before: *a.MAPE, After: *b.MAPE, Threshold: threshold, Args: args})
+	}
+	return hints
+}
+
+// refOf is how action bisect names a build: its release tag, else its
+// commit.
+func refOf(s runresult.Simulator) string {
+	if s.Tag != "" {
+		return s.Tag
+	}
+	return s.Commit
 }

@@ -65,7 +65,7 @@ type modeEnv struct {
 func actionModes() []actionMode {
 	return []actionMode{
 		{modePR, []string{inBaseline, inShard}, readPRMode},
-		{modeMerge, []string{inShardsDir, inPlan}, readMergeMode},
+		{modeMerge, []string{inShardsDir, inPlan, inReuse}, readMergeMode},
 		{modeComment, []string{inReportDir}, readCommentMode},
 		{modeNightlyPlan, []string{inSimulatorRepo, inInferenceXRepo}, readNightlyPlanMode},
 		{modeNightly, []string{inPlan, inShard, inLedgerDir, inReuse}, readNightlyMode},
@@ -133,10 +133,13 @@ type mergeModeOptions struct {
 	actionInputs
 	shardsDir string
 	plan      string
+	// reuseDir is, with a plan, the last published snapshot's directory,
+	// which the merged run is compared with for the bisect hint ("": none).
+	reuseDir string
 }
 
 func readMergeMode(r runner, in actionInputs) (mode, error) {
-	o := mergeModeOptions{actionInputs: in, shardsDir: in.absInput(r, inShardsDir), plan: r.input(inPlan)}
+	o := mergeModeOptions{actionInputs: in, shardsDir: in.absInput(r, inShardsDir), plan: r.input(inPlan), reuseDir: in.absInput(r, inReuse)}
 	if o.shardsDir == "" {
 		return nil, inputError(inShardsDir, "required with mode: merge (the directory the shard artifacts were downloaded to)")
 	}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/bisect"
 	"github.com/inference-sim/accuracy-dashboard/internal/dashboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/github"
@@ -171,7 +172,34 @@ func runNightlyMerge(ctx context.Context, in mergeModeOptions, env modeEnv) (prc
 	if err != nil {
 		return out, err
 	}
-	return out, finishNightly(plan, out)
+	if err := finishNightly(plan, out); err != nil {
+		return out, err
+	}
+	return out, bisectHint(in, out.Head, env.gha)
+}
+
+// bisectHint compares the merged run's headline MAPE with the last
+// snapshot's (input reuse) and, where one moved by more than the
+// alert-threshold, says so in a notice and the job summary with the exact
+// action bisect command (bisect.Hints, render.BisectHints). Nothing
+// without both inputs; a last snapshot that cannot be read is a notice.
+func bisectHint(in mergeModeOptions, head runresult.Summary, gha runner) error {
+	if in.reuseDir == "" || in.thresholds.Alert == nil {
+		return nil
+	}
+	prev, err := runresult.Read(in.reuseDir)
+	if err != nil {
+		gha.Notice(fmt.Sprintf("bisect hint: the last snapshot cannot be read, no comparison: %v", err))
+		return nil
+	}
+	hints := bisect.Hints(prev.Summary, head, *in.thresholds.Alert)
+	for _, h := range hints {
+		gha.Notice(fmt.Sprintf("headline %s MAPE %.2f%% → %.2f%% since the last snapshot: action bisect %s", h.Metric, h.Before, h.After, strings.Join(h.Args, " ")))
+	}
+	if len(hints) == 0 || in.summaryPath == "" {
+		return nil
+	}
+	return gha.addStepSummary(render.BisectHints(hints))
 }
 
 // checkShardPlans checks that every shard's result directory holds the

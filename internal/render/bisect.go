@@ -162,3 +162,37 @@ func bisectRangeWhy(why string) string {
 	}
 	return Cell(why)
 }
+
+// BisectHints is what the nightly's job summary says when a headline MAPE
+// moved by more than the configured threshold since the last snapshot:
+// each move, and the exact action bisect command that finds the commits
+// that made it ("" for no hint).
+func BisectHints(hints []bisect.Hint) string {
+	if len(hints) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("### A headline MAPE moved since the last snapshot\n\n")
+	for _, h := range hints {
+		d, _ := metric.ByKey(h.Metric)
+		fmt.Fprintf(&b, "- %s MAPE (tier %s): %.2f%% → %.2f%% (%+.2f pp), more than the threshold of %g pp. To find the commits that moved it:\n\n",
+			d.Name, Cell(h.Tier), h.Before, h.After, h.After-h.Before, h.Threshold)
+		quoted := make([]string, len(h.Args))
+		for i, a := range h.Args {
+			quoted[i] = shellQuote(a)
+		}
+		fmt.Fprintf(&b, "  ```sh\n  action bisect %s\n  ```\n\n", strings.Join(quoted, " "))
+	}
+	return b.String()
+}
+
+// shellQuote is s as one POSIX shell word, on one line, safe inside a
+// fenced code block: single-quoted unless it is a plain word; a line break
+// or a backtick, which could end the block, becomes a space.
+func shellQuote(s string) string {
+	s = strings.NewReplacer("\r", " ", "\n", " ", "`", " ").Replace(s)
+	if s != "" && codeToken.MatchString(strings.NewReplacer("/", "", ",", "", "=", "", "@", "").Replace(s)) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

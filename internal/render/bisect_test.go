@@ -67,3 +67,21 @@ func TestBisectRendersUntrustedTextInert(t *testing.T) {
 		t.Errorf("bisect Markdown holds active text: %q\n%s", found, md)
 	}
 }
+
+func TestBisectHintsGolden(t *testing.T) {
+	t.Parallel()
+	hints := []bisect.Hint{{Metric: "ttft", Tier: "measured_resolved", Before: 30, After: 35.25, Threshold: 2,
+		Args: []string{"--sim-repo", "https://github.com/inference-sim/inference-sim", "--good", "v0.7.14", "--bad", "v0.7.15", "--metric", "ttft", "--threshold", "2"}},
+		{Metric: "tpot", Tier: "measured_resolved", Before: 20, After: 12, Threshold: 2,
+			Args: []string{"--sim-repo", "/src/my sim's repo", "--good", "v0.7.14", "--bad", "v0.7.15", "--metric", "tpot", "--threshold", "2"}}}
+	golden.Assert(t, filepath.Join("testdata", "bisect-hints.golden"), []byte(BisectHints(hints)))
+	if BisectHints(nil) != "" {
+		t.Error("no hint, yet some text")
+	}
+	// A repository from a summary cannot end the code block or run a command.
+	hints[0].Args[1] = "x\n```\n$(rm -rf /) `id`"
+	md := BisectHints(hints[:1])
+	if strings.Count(md, "```") != 2 || !strings.Contains(md, "'x     $(rm -rf /)  id '") {
+		t.Errorf("hostile repository:\n%s", md)
+	}
+}
