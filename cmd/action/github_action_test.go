@@ -11,10 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
+	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbview"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
-	"gopkg.in/yaml.v3"
 )
 
 // Pinned third-party actions the end-to-end workflow names; act replaces
@@ -138,7 +140,7 @@ func TestActEndToEnd(t *testing.T) {
 	log1 := runAct("opened")
 	comments := fake.Comments("octo/sim", number)
 	if len(comments) != 2 || comments[0].User != "github-actions[bot]" || !strings.HasPrefix(comments[0].Body, render.PRMarker) || !strings.Contains(comments[0].Body, "Δ MAPE") ||
-		comments[1].User != "github-actions[bot]" || !strings.HasPrefix(comments[1].Body, render.LeaderboardMarker) || !strings.Contains(comments[1].Body, "#### leaderboard/runs.yaml") {
+		comments[1].User != "github-actions[bot]" || !strings.HasPrefix(comments[1].Body, lbview.Marker) || !strings.Contains(comments[1].Body, "#### leaderboard/runs.yaml") {
 		t.Fatalf("comments after the first act run: %+v\n%s", comments, log1)
 	}
 	if !strings.Contains(log1, "e2e-outputs label=experimental") || !strings.Contains(log1, "comment=http") {

@@ -14,6 +14,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/pinned"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
+	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbview"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/leaderboardtest"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
@@ -100,7 +101,7 @@ func TestGitHubActionLeaderboard(t *testing.T) {
 	// of the leaderboard marker: neither is the leaderboard's to edit.
 	accuracy := render.PRMarker + "\n### Simulator accuracy of this pull request\n"
 	fake.AddComment("octo/boards", number, "github-actions[bot]", accuracy)
-	fake.AddComment("octo/boards", number, "mallory", render.LeaderboardMarker+" pasted")
+	fake.AddComment("octo/boards", number, "mallory", lbview.Marker+" pasted")
 
 	e := r.env(t, fake, number, head)
 	stdout, err := e.run(t)
@@ -138,7 +139,7 @@ func TestGitHubActionLeaderboard(t *testing.T) {
 		t.Fatalf("comments: %+v", comments)
 	}
 	board := comments[2]
-	if board.User != "github-actions[bot]" || !strings.HasPrefix(board.Body, render.LeaderboardMarker+"\n") {
+	if board.User != "github-actions[bot]" || !strings.HasPrefix(board.Body, lbview.Marker+"\n") {
 		t.Fatalf("leaderboard comment: %+v", board)
 	}
 	for _, want := range []string{"#### leaderboard/runs.yaml", "9 results in 2 groups: ", ", 1 disqualified, 3 failed. 7 as committed, 2 new or changed.",
@@ -229,13 +230,13 @@ func TestGitHubActionLeaderboardNoOpAndRefusal(t *testing.T) {
 	// A later push that reverted the pull request's leaderboard changes:
 	// the earlier tables must not stand; the comment says nothing runs now.
 	fake, number = newLBFake(t, head)
-	fake.AddComment("octo/boards", number, "github-actions[bot]", render.LeaderboardMarker+"\n### Leaderboard of this pull request\n\nold tables\n")
+	fake.AddComment("octo/boards", number, "github-actions[bot]", lbview.Marker+"\n### Leaderboard of this pull request\n\nold tables\n")
 	e = r.env(t, fake, number, head)
 	if stdout, err = e.run(t); err != nil {
 		t.Fatalf("no-op run after tables: %v\n%s", err, stdout)
 	}
 	if c := fake.Comments("octo/boards", number); len(c) != 1 || strings.Contains(c[0].Body, "old tables") ||
-		!strings.HasPrefix(c[0].Body, render.LeaderboardMarker+"\n") || !strings.Contains(c[0].Body, "nothing to run") {
+		!strings.HasPrefix(c[0].Body, lbview.Marker+"\n") || !strings.Contains(c[0].Body, "nothing to run") {
 		t.Errorf("the earlier leaderboard comment was not refreshed: %+v", c)
 	}
 	if out := readOutputs(t, e.output); out["comment-url"] == "" {

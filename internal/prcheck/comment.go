@@ -15,7 +15,7 @@ import (
 // Sticky is one pull request's comment of one kind, found by its marker
 // and the token's login, created once and edited in place after: one per
 // kind of report (render.PRMarker for the accuracy report,
-// render.LeaderboardMarker for the leaderboard's tables), each edited by
+// lbview.Marker for the leaderboard's tables), each edited by
 // its own mode only.
 type Sticky struct {
 	Comments Commenter

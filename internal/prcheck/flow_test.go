@@ -11,7 +11,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
+	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbview"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 	"github.com/inference-sim/accuracy-dashboard/internal/textcut"
@@ -496,14 +498,14 @@ func TestRefreshCreatesNoComment(t *testing.T) {
 	cm := expectComments(t, "self", "list", "self", "list", "update")
 	f, _, _ := newFlow(t, &fakeScorer{t: t}, cm)
 	ctx := context.Background()
-	if url, _, err := f.Sticky(render.LeaderboardMarker).Refresh(ctx, 7, render.LeaderboardMarker+"\nnothing"); err != nil || url != "" || len(cm.comments) != 0 {
+	if url, _, err := f.Sticky(lbview.Marker).Refresh(ctx, 7, lbview.Marker+"\nnothing"); err != nil || url != "" || len(cm.comments) != 0 {
 		t.Fatalf("refresh without a comment: url %q, err %v, comments %+v", url, err, cm.comments)
 	}
-	cm.comments, cm.nextID = []ghmodel.Comment{{ID: 1, Author: "github-actions[bot]", Body: render.LeaderboardMarker + "\ntables"}}, 1
-	if _, _, err := f.Sticky(render.LeaderboardMarker).Refresh(ctx, 7, render.LeaderboardMarker+"\nnothing"); err != nil {
+	cm.comments, cm.nextID = []ghmodel.Comment{{ID: 1, Author: "github-actions[bot]", Body: lbview.Marker + "\ntables"}}, 1
+	if _, _, err := f.Sticky(lbview.Marker).Refresh(ctx, 7, lbview.Marker+"\nnothing"); err != nil {
 		t.Fatal(err)
 	}
-	if len(cm.comments) != 1 || cm.comments[0].Body != render.LeaderboardMarker+"\nnothing" {
+	if len(cm.comments) != 1 || cm.comments[0].Body != lbview.Marker+"\nnothing" {
 		t.Errorf("refresh: %+v", cm.comments)
 	}
 }
@@ -512,32 +514,32 @@ func TestPostEditsOnlyItsOwnMarker(t *testing.T) {
 	t.Parallel()
 	cm := expectComments(t, "self", "list", "update")
 	accuracy := ghmodel.Comment{ID: 1, Author: "github-actions[bot]", Body: render.PRMarker + "\naccuracy v1"}
-	board := ghmodel.Comment{ID: 2, Author: "github-actions[bot]", Body: render.LeaderboardMarker + "\ntables v1"}
+	board := ghmodel.Comment{ID: 2, Author: "github-actions[bot]", Body: lbview.Marker + "\ntables v1"}
 	cm.comments, cm.nextID = []ghmodel.Comment{accuracy, board}, 2
 	f, _, _ := newFlow(t, &fakeScorer{t: t}, cm)
 	ctx := context.Background()
 
-	if _, _, err := f.Sticky(render.LeaderboardMarker).Post(ctx, 7, render.LeaderboardMarker+"\ntables v2"); err != nil {
+	if _, _, err := f.Sticky(lbview.Marker).Post(ctx, 7, lbview.Marker+"\ntables v2"); err != nil {
 		t.Fatal(err)
 	}
-	if cm.comments[0] != accuracy || cm.comments[1].Body != render.LeaderboardMarker+"\ntables v2" {
+	if cm.comments[0] != accuracy || cm.comments[1].Body != lbview.Marker+"\ntables v2" {
 		t.Errorf("leaderboard post: %+v", cm.comments)
 	}
 	if _, _, err := f.Sticky(render.PRMarker).Post(ctx, 7, render.PRMarker+"\naccuracy v2"); err != nil {
 		t.Fatal(err)
 	}
-	if cm.comments[0].Body != render.PRMarker+"\naccuracy v2" || cm.comments[1].Body != render.LeaderboardMarker+"\ntables v2" {
+	if cm.comments[0].Body != render.PRMarker+"\naccuracy v2" || cm.comments[1].Body != lbview.Marker+"\ntables v2" {
 		t.Errorf("accuracy post: %+v", cm.comments)
 	}
 	// A report past a comment's limit is cut, its marker kept.
-	long := render.LeaderboardMarker + "\n" + strings.Repeat("| a | b |\n", textcut.MaxGitHubBody/8)
-	if _, _, err := f.Sticky(render.LeaderboardMarker).Post(ctx, 7, long); err != nil {
+	long := lbview.Marker + "\n" + strings.Repeat("| a | b |\n", textcut.MaxGitHubBody/8)
+	if _, _, err := f.Sticky(lbview.Marker).Post(ctx, 7, long); err != nil {
 		t.Fatal(err)
 	}
-	if b := cm.comments[1].Body; len(b) > textcut.MaxGitHubBody || !strings.HasPrefix(b, render.LeaderboardMarker+"\n") || !strings.Contains(b, "**Truncated:**") || cm.comments[0].Body != render.PRMarker+"\naccuracy v2" {
-		t.Errorf("long leaderboard report: %d bytes, marker kept %v", len(b), strings.HasPrefix(b, render.LeaderboardMarker))
+	if b := cm.comments[1].Body; len(b) > textcut.MaxGitHubBody || !strings.HasPrefix(b, lbview.Marker+"\n") || !strings.Contains(b, "**Truncated:**") || cm.comments[0].Body != render.PRMarker+"\naccuracy v2" {
+		t.Errorf("long leaderboard report: %d bytes, marker kept %v", len(b), strings.HasPrefix(b, lbview.Marker))
 	}
-	if strings.Contains(render.PRMarker, render.LeaderboardMarker) || strings.Contains(render.LeaderboardMarker, render.PRMarker) {
+	if strings.Contains(render.PRMarker, lbview.Marker) || strings.Contains(lbview.Marker, render.PRMarker) {
 		t.Error("one marker contains the other: a comment would be taken for the other kind")
 	}
 	if want := "self list 7 update 2 self list 7 update 1 self list 7 update 2"; strings.Join(cm.calls, " ") != want {

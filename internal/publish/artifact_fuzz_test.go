@@ -10,7 +10,7 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/inference-sim/accuracy-dashboard/internal/render"
+	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbview"
 	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
 
@@ -107,7 +107,7 @@ func FuzzResultsFromArtifact(f *testing.F) {
 		if len(reasons) > 0 && checked.Files != nil {
 			t.Errorf("refused (%v) yet files to publish", reasons)
 		}
-		if len(reasons) == 0 && checked.Files[render.LeaderboardMarkdownFile] == nil {
+		if len(reasons) == 0 && checked.Files[lbview.MarkdownFile] == nil {
 			t.Error("accepted without tables")
 		}
 	})

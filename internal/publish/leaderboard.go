@@ -19,8 +19,8 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbplan"
+	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbview"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
-	"github.com/inference-sim/accuracy-dashboard/internal/render"
 )
 
 // LeaderboardConfig configures publishing the leaderboard: the runs of the
@@ -45,7 +45,7 @@ type LeaderboardConfig struct {
 }
 
 // Files of a published leaderboard directory besides the rendered ones
-// (render.LeaderboardMarkdownFile, render.LeaderboardHTMLFile).
+// (lbview.MarkdownFile, lbview.HTMLFile).
 const (
 	LeaderboardResultsDir = "results"
 	LeaderboardRunsFile   = "runs.yaml"
@@ -170,7 +170,7 @@ func CheckLeaderboard(in LeaderboardInput) (CheckedLeaderboard, []string) {
 		}
 	}
 	out.Groups = len(groups)
-	rendered, err := render.LeaderboardFiles(leaderboard.BuildBoard(d, results))
+	rendered, err := lbview.Files(leaderboard.BuildBoard(d, results))
 	if err != nil {
 		return CheckedLeaderboard{}, []string{fmt.Sprintf("render: %v", err)}
 	}

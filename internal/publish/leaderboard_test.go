@@ -20,6 +20,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
+	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbview"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/leaderboardtest"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
@@ -128,11 +129,11 @@ func TestLeaderboardPublishOneCommit(t *testing.T) {
 		}
 		parsed[r.Group+"/"+r.Run] = r
 	}
-	want, err := render.LeaderboardFiles(leaderboard.BuildBoard(d, parsed))
+	want, err := lbview.Files(leaderboard.BuildBoard(d, parsed))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{render.LeaderboardMarkdownFile, render.LeaderboardHTMLFile} {
+	for _, name := range []string{lbview.MarkdownFile, lbview.HTMLFile} {
 		if !bytes.Equal(tip[lbDashboard+"/"+name], want[name]) {
 			t.Errorf("%s differs from the rendering of the results", name)
 		}

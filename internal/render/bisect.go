@@ -58,12 +58,12 @@ func Bisect(r *bisect.Result) string {
 		b.WriteString("\n")
 	}
 	fmt.Fprintf(&b, "### Cost\n\n%s (%d scored, %d skipped), %s simulated.\n\n", Count(r.Builds, "build"), len(r.Steps), len(r.Skipped), Count(r.Simulated, "point"))
-	cols := textColumns("Step", "Commit", "Subject")
-	cols = append(cols, column{name: "Points", figures: true}, column{name: "Simulated", figures: true})
+	cols := TextColumns("Step", "Commit", "Subject")
+	cols = append(cols, Column{Name: "Points", Figures: true}, Column{Name: "Simulated", Figures: true})
 	if r.Metric != "" {
-		cols = append(cols, column{name: "Figure", figures: true})
+		cols = append(cols, Column{Name: "Figure", Figures: true})
 	}
-	b.WriteString(tableHead(cols))
+	b.WriteString(TableHead(cols))
 	for i, s := range r.Steps {
 		fmt.Fprintf(&b, "| %d | %s | %s | %d | %d |", i+1, code(ident.Short(s.Commit.Hash)), Cell(s.Commit.Subject), s.Points, s.Simulated)
 		if r.Metric != "" {
@@ -82,11 +82,11 @@ func writeBisectMoves(b *strings.Builder, r *bisect.Result, moves []bisect.Move)
 	if d, ok := metric.ByKey(r.Metric); ok {
 		defs = []metric.Def{d}
 	}
-	cols := textColumns("Point")
+	cols := TextColumns("Point")
 	for _, d := range defs {
-		cols = append(cols, column{name: d.Short + " before", figures: true}, column{name: d.Short + " after", figures: true}, column{name: "Δ", figures: true})
+		cols = append(cols, Column{Name: d.Short + " before", Figures: true}, Column{Name: d.Short + " after", Figures: true}, Column{Name: "Δ", Figures: true})
 	}
-	b.WriteString(tableHead(cols))
+	b.WriteString(TableHead(cols))
 	for _, m := range moves {
 		fmt.Fprintf(b, "| %s |", Cell(m.Point))
 		for _, d := range defs {

@@ -51,8 +51,8 @@ type SnapshotRow struct {
 // snapshots index (a path) lists.
 func SnapshotTable(rows []SnapshotRow, index string) string {
 	var b strings.Builder
-	b.WriteString(tableHead(slices.Concat(textColumns("Published", "Simulator", "Label", "Data", "Harness"), headlineColumns("%s MAPE"),
-		textColumns("Tier"), []column{{name: "Scored", figures: true}}, textColumns("Snapshot", "Change"))))
+	b.WriteString(TableHead(slices.Concat(TextColumns("Published", "Simulator", "Label", "Data", "Harness"), headlineColumns("%s MAPE"),
+		TextColumns("Tier"), []Column{{Name: "Scored", Figures: true}}, TextColumns("Snapshot", "Change"))))
 	for i, r := range rows {
 		if i == SnapshotTableRows {
 			break

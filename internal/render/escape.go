@@ -74,42 +74,42 @@ func codeSpan(s string) string {
 	return "`" + s + "`"
 }
 
-// column is a table column: its header (trusted text) and whether its cells
-// are figures, right-aligned.
-type column struct {
-	name    string
-	figures bool
+// Column is a Markdown table's column (TableHead): its header (trusted
+// text) and whether its cells are figures, right-aligned.
+type Column struct {
+	Name    string
+	Figures bool
 }
 
-// textColumns are left-aligned columns.
-func textColumns(names ...string) []column {
-	cols := make([]column, len(names))
+// TextColumns are left-aligned columns.
+func TextColumns(names ...string) []Column {
+	cols := make([]Column, len(names))
 	for i, n := range names {
-		cols[i] = column{name: n}
+		cols[i] = Column{Name: n}
 	}
 	return cols
 }
 
 // headlineColumns are, for each headline metric, one figures column per
 // format, where %[1]s is the metric's short name ("%[1]s MAPE").
-func headlineColumns(formats ...string) []column {
-	var cols []column
+func headlineColumns(formats ...string) []Column {
+	var cols []Column
 	for _, d := range metric.Headline() {
 		for _, f := range formats {
-			cols = append(cols, column{name: fmt.Sprintf(f, d.Short), figures: true})
+			cols = append(cols, Column{Name: fmt.Sprintf(f, d.Short), Figures: true})
 		}
 	}
 	return cols
 }
 
-// tableHead is a Markdown table's header row and alignment row.
-func tableHead(cols []column) string {
+// TableHead is a Markdown table's header row and alignment row.
+func TableHead(cols []Column) string {
 	var head, align strings.Builder
 	head.WriteString("|")
 	align.WriteString("|")
 	for _, c := range cols {
-		head.WriteString(" " + c.name + " |")
-		if c.figures {
+		head.WriteString(" " + c.Name + " |")
+		if c.Figures {
 			align.WriteString("---:|")
 		} else {
 			align.WriteString("---|")

@@ -1,6 +1,7 @@
-// Package render builds every Markdown the project writes: a run's summary,
-// the pull-request comparison, the leaderboard's tables (and its one HTML
-// page), the dashboard README's snapshot table, the bump pull request, the
+// Package render builds every Markdown the project writes but the
+// leaderboard's (internal/leaderboard/lbview draws those with its
+// helpers: Cell, TableHead): a run's summary, the pull-request comparison,
+// the dashboard README's snapshot table, the bump pull request, the
 // refusal comment and the job summaries; and the bot's markers. It is pure:
 // the same plain values give the same bytes, tested against golden files
 // (go test ./internal/render -update rewrites them). Untrusted text (model
@@ -67,11 +68,11 @@ func summary(s runresult.Summary, why string) string {
 
 	if len(s.Sources) > 0 {
 		fmt.Fprintf(&b, "\n### By source (tier `%s`)\n\n", tierName)
-		writeGroupTable(&b, textColumns("Source"), sourceRows(s, Cell), tierName, twoRateSources(s, Cell))
+		writeGroupTable(&b, TextColumns("Source"), sourceRows(s, Cell), tierName, twoRateSources(s, Cell))
 	}
 	if len(s.Groups) > 0 {
 		fmt.Fprintf(&b, "\n### By model × hardware (tier `%s`)\n\n", tierName)
-		writeGroupTable(&b, textColumns("Model", "Hardware"), modelHardwareRows(s, Cell), tierName, twoRateSources(s, Cell))
+		writeGroupTable(&b, TextColumns("Model", "Hardware"), modelHardwareRows(s, Cell), tierName, twoRateSources(s, Cell))
 	}
 	writeSaturatedPoints(&b, s.SaturatedPoints)
 	writeWarnings(&b, s.Warnings)
@@ -211,9 +212,9 @@ func shapeNote(fewLoads int, why string) string {
 
 // writeGroupTable writes the headline figures of tier tierName for each row,
 // with the note on shapes that cannot exist when a row has one.
-func writeGroupTable(b *strings.Builder, first []column, rows []groupRow, tierName, why string) {
-	b.WriteString(tableHead(slices.Concat(first, headlineColumns("%[1]s MAPE", "%[1]s shape", "%[1]s bias"),
-		[]column{{name: "Points", figures: true}, {name: "Saturated", figures: true}})))
+func writeGroupTable(b *strings.Builder, first []Column, rows []groupRow, tierName, why string) {
+	b.WriteString(TableHead(slices.Concat(first, headlineColumns("%[1]s MAPE", "%[1]s shape", "%[1]s bias"),
+		[]Column{{Name: "Points", Figures: true}, {Name: "Saturated", Figures: true}})))
 	fewLoads := 0
 	for _, g := range rows {
 		f := figuresOf(g.tiers.Of(tierName), g.maxLoads)
@@ -252,9 +253,9 @@ func writeSaturatedPoints(b *strings.Builder, ps []runresult.SaturatedPoint) {
 		return
 	}
 	fmt.Fprintf(b, "\n### Saturated points (every tier)\n\nA rate point is saturated when the simulator's requests completed more than %.0f %% slower than they were offered: its server fell behind and its queue grew for the whole stage. The measured server kept up, so the error is the simulator's and stays in the figures.\n\n", runresult.SaturationShortfall*100)
-	cols := slices.Concat(textColumns("Point"), []column{{name: "Offered (req/s)", figures: true}, {name: "Predicted completions (req/s)", figures: true}},
+	cols := slices.Concat(TextColumns("Point"), []Column{{Name: "Offered (req/s)", Figures: true}, {Name: "Predicted completions (req/s)", Figures: true}},
 		headlineColumns("%[1]s APE"))
-	b.WriteString(tableHead(cols))
+	b.WriteString(TableHead(cols))
 	for _, p := range ps {
 		fmt.Fprintf(b, "| %s %s | %g | %.2f |", Cell(p.Point), saturatedMark, p.Offered, p.CompletionRate)
 		for _, d := range metric.Headline() {

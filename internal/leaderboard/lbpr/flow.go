@@ -23,8 +23,8 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbrun"
+	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbview"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
-	"github.com/inference-sim/accuracy-dashboard/internal/render"
 )
 
 // MarkdownFile is the file of the output directory holding the whole
@@ -112,7 +112,7 @@ type Flow struct {
 // results directory ("" when refused), the report's file and the
 // comment's URL.
 type Outcome struct {
-	Reports      []render.LeaderboardReport
+	Reports      []lbview.Report
 	ResultDirs   []string
 	MarkdownPath string
 	CommentURL   string
@@ -129,7 +129,7 @@ func (f *Flow) Run(ctx context.Context, pr PR, isPR bool) (Outcome, error) {
 	}
 	if len(files) == 0 {
 		f.Report.Notice(why)
-		if err := f.Report.WriteSummary(render.LeaderboardNothingToRun(why), MarkdownFile); err != nil {
+		if err := f.Report.WriteSummary(lbview.NothingToRun(why), MarkdownFile); err != nil {
 			return Outcome{}, err
 		}
 		// A pull request whose later push reverted its leaderboard changes
@@ -137,7 +137,7 @@ func (f *Flow) Run(ctx context.Context, pr PR, isPR bool) (Outcome, error) {
 		// comment says there is nothing to run now; none is opened.
 		url := ""
 		if isPR {
-			if url, err = f.Report.Refresh(ctx, pr.Number, render.LeaderboardMarker, render.LeaderboardNothingToRunComment(why)); err != nil {
+			if url, err = f.Report.Refresh(ctx, pr.Number, lbview.Marker, lbview.NothingToRunComment(why)); err != nil {
 				return Outcome{}, err
 			}
 		}
@@ -169,10 +169,10 @@ func (f *Flow) Run(ctx context.Context, pr PR, isPR bool) (Outcome, error) {
 		committedRoot = tmp
 	}
 	var h Harness
-	out := Outcome{Reports: make([]render.LeaderboardReport, len(files)), ResultDirs: make([]string, len(files))}
+	out := Outcome{Reports: make([]lbview.Report, len(files)), ResultDirs: make([]string, len(files))}
 	for i, rel := range files {
 		rep := &out.Reports[i]
-		*rep = render.LeaderboardReport{Path: rel}
+		*rep = lbview.Report{Path: rel}
 		committed := filepath.Join(committedRoot, filepath.FromSlash(path.Dir(rel)), "results")
 		if isPR {
 			if err := f.Git.Export(ctx, pr.BaseSHA, path.Join(path.Dir(rel), "results"), committed); err != nil {
@@ -203,7 +203,7 @@ func (f *Flow) Run(ctx context.Context, pr PR, isPR bool) (Outcome, error) {
 		rep.Unchanged = unchangedResults(res, committed, out.ResultDirs[i])
 	}
 
-	md := render.LeaderboardComment(out.Reports)
+	md := lbview.Comment(out.Reports)
 	out.MarkdownPath = filepath.Join(f.OutDir, MarkdownFile)
 	if err := os.MkdirAll(f.OutDir, 0o755); err != nil {
 		return Outcome{}, fmt.Errorf("output directory: %w", err)
@@ -215,7 +215,7 @@ func (f *Flow) Run(ctx context.Context, pr PR, isPR bool) (Outcome, error) {
 		return Outcome{}, err
 	}
 	if isPR {
-		if out.CommentURL, err = f.Report.Post(ctx, pr.Number, render.LeaderboardMarker, md); err != nil {
+		if out.CommentURL, err = f.Report.Post(ctx, pr.Number, lbview.Marker, md); err != nil {
 			return Outcome{}, err
 		}
 	}
@@ -374,7 +374,7 @@ func (f *Flow) runOne(ctx context.Context, h Harness, pair pin.LeaderboardPair, 
 		return leaderboard.Board{}, res, lines, nil
 	}
 	board := leaderboard.BuildBoard(d, res)
-	files, err := render.LeaderboardFiles(board)
+	files, err := lbview.Files(board)
 	if err != nil {
 		return leaderboard.Board{}, nil, nil, err
 	}
@@ -402,7 +402,7 @@ func unchangedResults(res map[string]*leaderboard.Result, committed, dir string)
 // results directories one per line.
 func (o Outcome) Outputs() [][2]string {
 	var runs, dirs []string
-	var total render.LeaderboardCounts
+	var total lbview.Counts
 	for i, r := range o.Reports {
 		runs = append(runs, r.Path)
 		if len(r.Refused) > 0 {

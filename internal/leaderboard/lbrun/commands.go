@@ -6,8 +6,8 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
+	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbview"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
-	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
@@ -276,7 +276,7 @@ func Validate(ctx context.Context, c ValidateConfig) (map[string]*leaderboard.Re
 
 // Render reads the runs.yaml at runs and the results of results, checks
 // them as Validate does without drift, and renders the board
-// (leaderboard.BuildBoard, render.LeaderboardFiles); with out set, it
+// (leaderboard.BuildBoard, lbview.Files); with out set, it
 // writes README.md and index.html there (WriteBoardFiles). A declared run
 // without a result is shown as such; any other problem is a
 // *leaderboard.ProblemsError (leaderboard.Blocking). It returns the
@@ -293,7 +293,7 @@ func Render(runs, results, out string) ([]byte, error) {
 	if bad := leaderboard.Blocking(probs); len(bad) > 0 {
 		return nil, &leaderboard.ProblemsError{Dir: results, Problems: bad}
 	}
-	files, err := render.LeaderboardFiles(leaderboard.BuildBoard(d, res))
+	files, err := lbview.Files(leaderboard.BuildBoard(d, res))
 	if err != nil {
 		return nil, err
 	}
@@ -302,15 +302,15 @@ func Render(runs, results, out string) ([]byte, error) {
 			return nil, err
 		}
 	}
-	return files[render.LeaderboardMarkdownFile], nil
+	return files[lbview.MarkdownFile], nil
 }
 
 // WriteBoardFiles writes the rendered README.md and index.html
-// (render.LeaderboardFiles) into dir, made when missing, both or neither
+// (lbview.Files) into dir, made when missing, both or neither
 // (diskio.WriteFiles).
 func WriteBoardFiles(dir string, files map[string][]byte) error {
 	return diskio.WriteFiles(dir, map[string][]byte{
-		render.LeaderboardMarkdownFile: files[render.LeaderboardMarkdownFile],
-		render.LeaderboardHTMLFile:     files[render.LeaderboardHTMLFile],
+		lbview.MarkdownFile: files[lbview.MarkdownFile],
+		lbview.HTMLFile:     files[lbview.HTMLFile],
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
+	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbview"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 )
 
@@ -77,7 +78,7 @@ func (s *Server) cachedPage() ([]byte, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	page, err := render.LeaderboardServePage(b)
+	page, err := lbview.ServePage(b)
 	if err != nil {
 		return nil, "", err
 	}

@@ -1,4 +1,4 @@
-package render
+package lbview
 
 import (
 	"os"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/golden"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
+	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
@@ -16,7 +17,7 @@ import (
 // up at C=1 and C=4, fails at C=16 with a hostile simulator message.
 func sampleBoard(t testing.TB) leaderboard.Board {
 	t.Helper()
-	src, err := os.ReadFile("../leaderboard/testdata/runs.yaml")
+	src, err := os.ReadFile("../testdata/runs.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +56,7 @@ func sampleBoard(t testing.TB) leaderboard.Board {
 
 func TestLeaderboardMarkdownGolden(t *testing.T) {
 	t.Parallel()
-	md := LeaderboardMarkdown(sampleBoard(t))
+	md := Markdown(sampleBoard(t))
 	golden.Assert(t, filepath.Join("testdata", "leaderboard.md.golden"), []byte(md))
 	for _, want := range []string{
 		"| h100-tp1 | test/test-model-7b | H100 | 1 | default | 1 | 30.0 (#2) |", // value and rank
@@ -77,7 +78,7 @@ func TestLeaderboardMarkdownGolden(t *testing.T) {
 
 func TestLeaderboardHTMLGolden(t *testing.T) {
 	t.Parallel()
-	page, err := LeaderboardHTML(sampleBoard(t))
+	page, err := HTML(sampleBoard(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,15 +101,15 @@ func TestLeaderboardHTMLGolden(t *testing.T) {
 
 func TestLeaderboardCommentGolden(t *testing.T) {
 	t.Parallel()
-	ok := LeaderboardReport{Path: "leaderboard/runs.yaml", Board: sampleBoard(t), Results: 6, Unchanged: 4,
+	ok := Report{Path: "leaderboard/runs.yaml", Board: sampleBoard(t), Results: 6, Unchanged: 4,
 		Notes: []string{"This pull request edits committed results beside leaderboard/runs.yaml. They are not used."}}
-	refused := LeaderboardReport{Path: "other/runs.yaml", Refused: []string{
+	refused := Report{Path: "other/runs.yaml", Refused: []string{
 		"other/runs.yaml:7: groups[0].candidates[0]: missing properties 'hardware', 'tp'",
 		"other/runs.yaml:9: groups[0].candidates[1].colour: unknown field | <b>@someone</b> #3",
 	}}
-	md := LeaderboardComment([]LeaderboardReport{ok, refused})
+	md := Comment([]Report{ok, refused})
 	golden.Assert(t, filepath.Join("testdata", "leaderboard-comment.golden"), []byte(md))
-	if !strings.HasPrefix(md, LeaderboardMarker+"\n") || strings.Contains(md, PRMarker) {
+	if !strings.HasPrefix(md, Marker+"\n") || strings.Contains(md, render.PRMarker) {
 		t.Error("the comment does not start with its own marker alone")
 	}
 	for _, want := range []string{
@@ -125,14 +126,14 @@ func TestLeaderboardCommentGolden(t *testing.T) {
 			t.Errorf("untrusted text %q is live in the comment", bad)
 		}
 	}
-	if c := ok.Counts(); c != (LeaderboardCounts{Groups: 2, Qualified: 4, Disqualified: 1, Failed: 1}) {
+	if c := ok.Counts(); c != (Counts{Groups: 2, Qualified: 4, Disqualified: 1, Failed: 1}) {
 		t.Errorf("counts %+v", c)
 	}
 }
 
 func TestLeaderboardNothingToRun(t *testing.T) {
 	t.Parallel()
-	if got := LeaderboardNothingToRun("No `runs.yaml` changed: nothing to run."); got != "### Leaderboard\n\nNo `runs.yaml` changed: nothing to run.\n" {
-		t.Errorf("LeaderboardNothingToRun = %q", got)
+	if got := NothingToRun("No `runs.yaml` changed: nothing to run."); got != "### Leaderboard\n\nNo `runs.yaml` changed: nothing to run.\n" {
+		t.Errorf("NothingToRun = %q", got)
 	}
 }

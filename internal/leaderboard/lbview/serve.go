@@ -1,4 +1,4 @@
-package render
+package lbview
 
 import (
 	"bytes"
@@ -9,8 +9,8 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
 )
 
-// LeaderboardServePage is the page `action leaderboard serve` answers GET /
-// with: LeaderboardHTML's page (the same tables, sorting and legend) with a
+// ServePage is the page `action leaderboard serve` answers GET /
+// with: HTML's page (the same tables, sorting and legend) with a
 // "Declare a run" form added at its end. The form picks a group, whose
 // offered work is shown read-only (it is the group's, never the
 // candidate's), takes a candidate's deployment (id, model, hardware, TP,
@@ -19,8 +19,8 @@ import (
 // page, on which the new row appears; a failed job's message (with how to
 // declare it again or remove it) stays shown after the reload. The token
 // stays in the page (a password field), never in a URL or a cookie.
-func LeaderboardServePage(b leaderboard.Board) (string, error) {
-	page, err := LeaderboardHTML(b)
+func ServePage(b leaderboard.Board) (string, error) {
+	page, err := HTML(b)
 	if err != nil {
 		return "", err
 	}
@@ -34,7 +34,7 @@ func LeaderboardServePage(b leaderboard.Board) (string, error) {
 		if title == "" {
 			title = g.ID
 		}
-		groups = append(groups, declareGroup{ID: g.ID, Title: title, Workload: WorkloadWords(g.Workload), Loads: strings.Join(loads, "; ")})
+		groups = append(groups, declareGroup{ID: g.ID, Title: title, Workload: workloadWords(g.Workload), Loads: strings.Join(loads, "; ")})
 	}
 	var form bytes.Buffer
 	if err := declareTemplate.Execute(&form, groups); err != nil {

@@ -1,20 +1,21 @@
-package render
+package lbview
 
 import (
 	"fmt"
 	"strings"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
+	"github.com/inference-sim/accuracy-dashboard/internal/render"
 )
 
-// LeaderboardMarker is the hidden marker that identifies the Action's
+// Marker is the hidden marker that identifies the Action's
 // leaderboard comment on a pull request, distinct from the accuracy
 // comment's PRMarker: each mode finds and edits only its own comment.
-const LeaderboardMarker = "<!-- accuracy-dashboard:leaderboard -->"
+const Marker = "<!-- accuracy-dashboard:leaderboard -->"
 
-// LeaderboardReport is what the Action's leaderboard mode found for one
+// Report is what the Action's leaderboard mode found for one
 // runs.yaml of a pull request.
-type LeaderboardReport struct {
+type Report struct {
 	// Path is the runs.yaml's path in the repository.
 	Path string
 	// Refused says why no tables are shown: the declaration does not
@@ -29,17 +30,17 @@ type LeaderboardReport struct {
 	Results, Unchanged int
 }
 
-// LeaderboardCounts are the counts the comment, the job summary and the
+// Counts are the counts the comment, the job summary and the
 // step outputs give for a report.
-type LeaderboardCounts struct {
+type Counts struct {
 	Groups, Qualified, Disqualified, Failed int
 	// Pending are declared runs without a result yet.
 	Pending int
 }
 
 // Counts counts the board's groups and its runs by standing.
-func (r LeaderboardReport) Counts() LeaderboardCounts {
-	c := LeaderboardCounts{Groups: len(r.Board.Groups)}
+func (r Report) Counts() Counts {
+	c := Counts{Groups: len(r.Board.Groups)}
 	for _, g := range r.Board.Groups {
 		for _, t := range g.Tables {
 			c.Qualified += len(t.Rows)
@@ -51,27 +52,27 @@ func (r LeaderboardReport) Counts() LeaderboardCounts {
 	return c
 }
 
-// LeaderboardComment renders the leaderboard mode's pull-request comment
-// (and job summary): LeaderboardMarker, then for each changed runs.yaml the
-// group tables as LeaderboardMarkdown draws them (ranks, disqualified runs
+// Comment renders the leaderboard mode's pull-request comment
+// (and job summary): Marker, then for each changed runs.yaml the
+// group tables as Markdown draws them (ranks, disqualified runs
 // with their would-be ranks, failed runs, capacity) or why it was refused,
 // and the legend of the computed values. Every string from a declaration or
 // a result is inert text (Cell).
-func LeaderboardComment(reports []LeaderboardReport) string {
+func Comment(reports []Report) string {
 	var w strings.Builder
-	w.WriteString(LeaderboardMarker + "\n### Leaderboard of this pull request\n\n")
+	w.WriteString(Marker + "\n### Leaderboard of this pull request\n\n")
 	w.WriteString("Simulated deployments compared on the same offered work, one table per comparability group, as the changed `runs.yaml` declares them, run on the pinned simulator. ")
 	w.WriteString("Each metric cell is `value (#rank)` among the group's qualified runs; there is no composite score.\n")
 	tables := false
 	for _, r := range reports {
-		fmt.Fprintf(&w, "\n---\n\n#### %s\n\n", Cell(r.Path))
+		fmt.Fprintf(&w, "\n---\n\n#### %s\n\n", render.Cell(r.Path))
 		for _, n := range r.Notes {
-			fmt.Fprintf(&w, "**Note:** %s\n\n", Cell(n))
+			fmt.Fprintf(&w, "**Note:** %s\n\n", render.Cell(n))
 		}
 		if len(r.Refused) > 0 {
 			w.WriteString("**Refused**, no tables:\n\n")
 			for _, line := range r.Refused {
-				fmt.Fprintf(&w, "- %s\n", Cell(line))
+				fmt.Fprintf(&w, "- %s\n", render.Cell(line))
 			}
 			continue
 		}
@@ -83,7 +84,7 @@ func LeaderboardComment(reports []LeaderboardReport) string {
 		}
 		fmt.Fprintf(&w, "%d results in %d groups: %d ranked, %d disqualified, %d failed%s. %d as committed, %d new or changed.\n\n",
 			r.Results, c.Groups, c.Qualified, c.Disqualified, c.Failed, pending, r.Unchanged, r.Results-r.Unchanged)
-		w.WriteString(provenanceLine(r.Board, Cell))
+		w.WriteString(provenanceLine(r.Board, render.Cell))
 		writeLeaderboardGroups(&w, r.Board, 5)
 	}
 	if tables {
@@ -92,16 +93,16 @@ func LeaderboardComment(reports []LeaderboardReport) string {
 	return w.String()
 }
 
-// LeaderboardNothingToRunComment replaces an earlier leaderboard comment of
+// NothingToRunComment replaces an earlier leaderboard comment of
 // a pull request that no longer changes a leaderboard: its marker, then the
 // same words as the job summary.
-func LeaderboardNothingToRunComment(why string) string {
-	return LeaderboardMarker + "\n" + LeaderboardNothingToRun(why)
+func NothingToRunComment(why string) string {
+	return Marker + "\n" + NothingToRun(why)
 }
 
-// LeaderboardNothingToRun is the leaderboard mode's job summary when a pull
+// NothingToRun is the leaderboard mode's job summary when a pull
 // request gives it nothing to run; why is the mode's own sentence (trusted
 // Markdown), e.g. that no runs.yaml changed.
-func LeaderboardNothingToRun(why string) string {
+func NothingToRun(why string) string {
 	return "### Leaderboard\n\n" + why + "\n"
 }

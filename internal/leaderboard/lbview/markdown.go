@@ -1,4 +1,4 @@
-package render
+package lbview
 
 import (
 	"fmt"
@@ -9,20 +9,21 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
+	"github.com/inference-sim/accuracy-dashboard/internal/render"
 )
 
-// LeaderboardMarkdown renders the leaderboard's README.md: one table per
+// Markdown renders the leaderboard's README.md: one table per
 // group (per offered load in a sweep), rows in declaration order, each
 // metric cell with its value and rank among the group's qualified runs;
 // disqualified runs beneath with the rank each would have taken; failed
 // runs with their reason; the capacity table of a load sweep; the values
 // this project computes marked † with their formulas in a legend.
-func LeaderboardMarkdown(b leaderboard.Board) string {
+func Markdown(b leaderboard.Board) string {
 	var w strings.Builder
 	w.WriteString("# BLIS leaderboard\n\n")
 	w.WriteString("Simulated deployments compared on the same offered work, one table per comparability group. ")
 	w.WriteString("Rows are in declaration order; each metric cell is `value (#rank)` among the group's qualified runs, so any column reads as a ranking. There is no composite score.\n\n")
-	w.WriteString(provenanceLine(b, Cell))
+	w.WriteString(provenanceLine(b, render.Cell))
 	writeLeaderboardGroups(&w, b, 2)
 	writeComputedLegend(&w)
 	return w.String()
@@ -37,17 +38,17 @@ func writeLeaderboardGroups(w *strings.Builder, b leaderboard.Board, h int) {
 		if g.Title != "" {
 			title = g.Title
 		}
-		fmt.Fprintf(w, "\n%s %s (`%s`)\n\n", group, Cell(title), g.ID)
-		fmt.Fprintf(w, "Offered work: %s.\n", Cell(WorkloadWords(g.Workload)))
+		fmt.Fprintf(w, "\n%s %s (`%s`)\n\n", group, render.Cell(title), g.ID)
+		fmt.Fprintf(w, "Offered work: %s.\n", render.Cell(workloadWords(g.Workload)))
 		for _, t := range g.Tables {
 			if g.Sweep {
-				fmt.Fprintf(w, "\n%s At %s\n", sub, Cell(t.Load.Short()))
+				fmt.Fprintf(w, "\n%s At %s\n", sub, render.Cell(t.Load.Short()))
 			}
-			fmt.Fprintf(w, "\nLoad: %s†. Comparability key `%s`.\n\n", Cell(t.Load.String()), shortKey(t.Key))
+			fmt.Fprintf(w, "\nLoad: %s†. Comparability key `%s`.\n\n", render.Cell(t.Load.String()), shortKey(t.Key))
 			writeMarkdownTable(w, t)
 		}
 		if g.Sweep && g.KeepUp != nil {
-			fmt.Fprintf(w, "\n%s Capacity\n\n%s\n\n", sub, Cell(CapacityRule(g.KeepUp)))
+			fmt.Fprintf(w, "\n%s Capacity\n\n%s\n\n", sub, render.Cell(capacityRule(g.KeepUp)))
 			w.WriteString("| Candidate | Model | Hardware | Config | Highest load kept up with | output tok/s there | responses/s there | Stopped keeping up |\n|---|---|---|---|---|---:|---:|---|\n")
 			for _, c := range g.Capacity {
 				kept, tps, rps := "none", "–", "–"
@@ -58,7 +59,7 @@ func writeLeaderboardGroups(w *strings.Builder, b leaderboard.Board, h int) {
 				if note == "" {
 					note = "kept up at every load"
 				}
-				fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", Cell(c.Candidate.ID), Cell(c.Candidate.Model), Cell(c.Candidate.Hardware), Cell(ConfigWords(c.Candidate)), Cell(kept), tps, rps, Cell(note))
+				fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", render.Cell(c.Candidate.ID), render.Cell(c.Candidate.Model), render.Cell(c.Candidate.Hardware), render.Cell(configWords(c.Candidate)), render.Cell(kept), tps, rps, render.Cell(note))
 			}
 		}
 	}
@@ -81,15 +82,15 @@ var computedLegend = [][2]string{
 }
 
 func writeMarkdownTable(w *strings.Builder, t leaderboard.Table) {
-	cols := slices.Concat(textColumns("Candidate", "Model", "Hardware"), []column{{name: "TP", figures: true}}, textColumns("Config"), []column{{name: "GPUs†", figures: true}})
+	cols := slices.Concat(render.TextColumns("Candidate", "Model", "Hardware"), []render.Column{{Name: "TP", Figures: true}}, render.TextColumns("Config"), []render.Column{{Name: "GPUs†", Figures: true}})
 	for _, m := range leaderboard.Metrics {
-		cols = append(cols, column{name: metricHeader(m), figures: true})
+		cols = append(cols, render.Column{Name: metricHeader(m), Figures: true})
 	}
-	cols = append(cols, column{name: "served†", figures: true}, column{name: "out tok/req†", figures: true})
+	cols = append(cols, render.Column{Name: "served†", Figures: true}, render.Column{Name: "out tok/req†", Figures: true})
 	if len(t.Rows) == 0 {
 		w.WriteString("No qualified run.\n")
 	} else {
-		w.WriteString(tableHead(cols))
+		w.WriteString(render.TableHead(cols))
 		for _, r := range t.Rows {
 			w.WriteString(markdownRow(r, false) + "\n")
 		}
@@ -97,15 +98,15 @@ func writeMarkdownTable(w *strings.Builder, t leaderboard.Table) {
 	fmt.Fprintf(w, "\n%s\n", leaderboard.LoadNote)
 	if len(t.Disqualified) > 0 {
 		w.WriteString("\n**Disqualified** (did not serve every offered request, so its percentiles describe a smaller, easier job; not ranked, the rank it would have taken in brackets):\n\n")
-		w.WriteString(tableHead(append(cols, textColumns("Reason")...)))
+		w.WriteString(render.TableHead(append(cols, render.TextColumns("Reason")...)))
 		for _, r := range t.Disqualified {
-			fmt.Fprintf(w, "%s %s |\n", markdownRow(r, true), Cell(r.Reason))
+			fmt.Fprintf(w, "%s %s |\n", markdownRow(r, true), render.Cell(r.Reason))
 		}
 	}
 	for _, l := range noFigureLists(t) {
 		fmt.Fprintf(w, "\n**%s** %s:\n\n| Candidate | Model | Hardware | TP | Config | %s |\n|---|---|---|---:|---|---|\n", l.Label, l.Note, l.Column)
 		for _, r := range l.Rows {
-			fmt.Fprintf(w, "| %s | %s | %s | %d | %s | %s |\n", Cell(r.Candidate.ID), Cell(r.Candidate.Model), Cell(r.Candidate.Hardware), r.Candidate.TP, Cell(ConfigWords(r.Candidate)), Cell(r.Reason))
+			fmt.Fprintf(w, "| %s | %s | %s | %d | %s | %s |\n", render.Cell(r.Candidate.ID), render.Cell(r.Candidate.Model), render.Cell(r.Candidate.Hardware), r.Candidate.TP, render.Cell(configWords(r.Candidate)), render.Cell(r.Reason))
 		}
 	}
 }
@@ -137,7 +138,7 @@ func metricHeader(m leaderboard.Metric) string {
 
 func markdownRow(r leaderboard.Row, wouldBe bool) string {
 	c := r.Candidate
-	s := fmt.Sprintf("| %s | %s | %s | %d | %s | %s |", Cell(c.ID), Cell(c.Model), Cell(c.Hardware), c.TP, Cell(ConfigWords(c)), fixed(r.Result.Computed.GPUs.Value, 0))
+	s := fmt.Sprintf("| %s | %s | %s | %d | %s | %s |", render.Cell(c.ID), render.Cell(c.Model), render.Cell(c.Hardware), c.TP, render.Cell(configWords(c)), fixed(r.Result.Computed.GPUs.Value, 0))
 	for i, m := range leaderboard.Metrics {
 		cell := r.Cells[i]
 		rank := "#" + strconv.Itoa(cell.Rank)
@@ -159,11 +160,11 @@ func servedWords(res *leaderboard.Result) string {
 	return strconv.Itoa(f.Completed) + "/" + strconv.Itoa(res.Declaration.Offered(*f)) + " (" + percent(res.Computed.ServedFraction.Value) + ")"
 }
 
-// ConfigWords says what distinguishes a candidate besides model, hardware
+// configWords says what distinguishes a candidate besides model, hardware
 // and TP: DP and replicas above 1 and every engine setting declared, in
 // runs.yaml's names ("DP 2, 2 replicas, max_num_seqs 64"); "default" when
 // there is none.
-func ConfigWords(c leaderboard.Candidate) string {
+func configWords(c leaderboard.Candidate) string {
 	c = c.Normalized()
 	var parts []string
 	if c.DP > 1 {
@@ -202,8 +203,8 @@ func shortKey(k string) string {
 	return k
 }
 
-// WorkloadWords describes a workload in words.
-func WorkloadWords(w leaderboard.Workload) string {
+// workloadWords describes a workload in words.
+func workloadWords(w leaderboard.Workload) string {
 	if w.Trace != nil {
 		s := "recorded trace (" + w.Trace.Format
 		if w.Trace.SHA256 != "" {
@@ -268,10 +269,10 @@ func provenanceLine(b leaderboard.Board, esc func(string) string) string {
 	return fmt.Sprintf("Simulator: BLIS %s. Model data: %s. Run by accuracy-dashboard %s.\n", list(sims), list(cats), list(tools))
 }
 
-// CapacityRule says what keeping up with a load means for a sweep group's
+// capacityRule says what keeping up with a load means for a sweep group's
 // keep_up bound (leaderboard.KeptUp). Every sweep declares one: Decode
 // refuses a sweep without it.
-func CapacityRule(k *leaderboard.KeepUp) string {
+func capacityRule(k *leaderboard.KeepUp) string {
 	var bounds []string
 	if k.TTFTP99Ms != nil {
 		bounds = append(bounds, "TTFT p99 ≤ "+leaderboard.FormatNumber(*k.TTFTP99Ms)+" ms")

@@ -1,4 +1,4 @@
-package render
+package lbview
 
 import (
 	"context"
@@ -52,7 +52,7 @@ func rowOrder(t *testing.T, bin, page, table, query string) (order []string, th 
 // page in a real headless browser and reads the rows' order back.
 func TestLeaderboardHTMLSortsInChromium(t *testing.T) {
 	bin := browsertest.Chromium(t)
-	page, err := LeaderboardHTML(sampleBoard(t))
+	page, err := HTML(sampleBoard(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package render
+package lbview
 
 import (
 	"bytes"
@@ -8,9 +8,9 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
 )
 
-// LeaderboardHTML renders the leaderboard as one self-contained static page
+// HTML renders the leaderboard as one self-contained static page
 // (no external asset, no build step): the same tables as
-// LeaderboardMarkdown, where a click on any column header sorts that table
+// Markdown, where a click on any column header sorts that table
 // by the column (again: the other way), disqualified and failed runs stay
 // beneath, and computed values are underlined dotted with their formula on
 // hover. The first click on a header sorts best first (lower latency,
@@ -19,7 +19,7 @@ import (
 // ?sort=TABLE:COLUMN[:asc|:desc] clicks a header on load, twice when the
 // first click gives the other direction (for links and for the
 // headless-browser test).
-func LeaderboardHTML(b leaderboard.Board) (string, error) {
+func HTML(b leaderboard.Board) (string, error) {
 	var out bytes.Buffer
 	if err := pageTemplate.Execute(&out, pageData(b)); err != nil {
 		return "", err
@@ -76,7 +76,7 @@ type htmlPage struct {
 func pageData(b leaderboard.Board) htmlPage {
 	p := htmlPage{Provenance: provenanceLine(b, func(s string) string { return s }), Legend: computedLegend}
 	for _, g := range b.Groups {
-		hg := htmlGroup{ID: g.ID, Title: g.Title, Workload: WorkloadWords(g.Workload)}
+		hg := htmlGroup{ID: g.ID, Title: g.Title, Workload: workloadWords(g.Workload)}
 		if hg.Title == "" {
 			hg.Title = g.ID
 		}
@@ -99,14 +99,14 @@ func pageData(b leaderboard.Board) htmlPage {
 				hl := htmlNoFigures{ID: ht.ID + "-" + l.Kind, Kind: l.Kind, Label: l.Label, Note: l.Note, Column: l.Column}
 				for _, r := range l.Rows {
 					hl.Rows = append(hl.Rows, htmlRow{Run: r.Run, Reason: r.Reason, Cells: []htmlCell{
-						{Text: r.Candidate.ID}, {Text: r.Candidate.Model}, {Text: r.Candidate.Hardware}, {Text: strconv.Itoa(r.Candidate.TP)}, {Text: ConfigWords(r.Candidate)}}})
+						{Text: r.Candidate.ID}, {Text: r.Candidate.Model}, {Text: r.Candidate.Hardware}, {Text: strconv.Itoa(r.Candidate.TP)}, {Text: configWords(r.Candidate)}}})
 				}
 				ht.NoFigures = append(ht.NoFigures, hl)
 			}
 			hg.Tables = append(hg.Tables, ht)
 		}
 		if g.Sweep && g.KeepUp != nil {
-			hg.CapacityRule = CapacityRule(g.KeepUp)
+			hg.CapacityRule = capacityRule(g.KeepUp)
 			hg.CapacityHeaders = []htmlCell{{Text: "Candidate"}, {Text: "Model"}, {Text: "Hardware"}, {Text: "Config"}, {Text: "Highest load kept up with", Num: true, First: "descending"},
 				{Text: "output tok/s there", Num: true, First: "descending"}, {Text: "responses/s there", Num: true, First: "descending"}, {Text: "Stopped keeping up"}}
 			for _, c := range g.Capacity {
@@ -122,7 +122,7 @@ func pageData(b leaderboard.Board) htmlPage {
 					note = "kept up at every load"
 				}
 				hg.Capacity = append(hg.Capacity, htmlRow{Run: c.Candidate.ID, Cells: []htmlCell{
-					{Text: c.Candidate.ID}, {Text: c.Candidate.Model}, {Text: c.Candidate.Hardware}, {Text: ConfigWords(c.Candidate)}, kept, tps, rps, {Text: note, Wrap: true}}})
+					{Text: c.Candidate.ID}, {Text: c.Candidate.Model}, {Text: c.Candidate.Hardware}, {Text: configWords(c.Candidate)}, kept, tps, rps, {Text: note, Wrap: true}}})
 			}
 		}
 		p.Groups = append(p.Groups, hg)
@@ -150,7 +150,7 @@ func htmlRowOf(r leaderboard.Row, wouldBe bool) htmlRow {
 	hr := htmlRow{Run: r.Run, Cells: []htmlCell{
 		{Text: c.ID, Sort: c.ID}, {Text: c.Model, Sort: c.Model}, {Text: c.Hardware, Sort: c.Hardware},
 		{Text: strconv.Itoa(c.TP), Sort: strconv.Itoa(c.TP), Num: true},
-		{Text: ConfigWords(c), Sort: ConfigWords(c)},
+		{Text: configWords(c), Sort: configWords(c)},
 		{Text: fixed(comp.GPUs.Value, 0), Sort: num(comp.GPUs.Value), Num: true, Formula: comp.GPUs.Formula},
 	}}
 	for i, m := range leaderboard.Metrics {
@@ -276,17 +276,17 @@ table.dq td, table.failed td, table.pending td { color: #57606a; }
 </html>
 `))
 
-// Leaderboard file names written by LeaderboardFiles.
+// Leaderboard file names written by Files.
 const (
-	LeaderboardMarkdownFile = "README.md"
-	LeaderboardHTMLFile     = "index.html"
+	MarkdownFile = "README.md"
+	HTMLFile     = "index.html"
 )
 
-// LeaderboardFiles renders both outputs, by file name.
-func LeaderboardFiles(b leaderboard.Board) (map[string][]byte, error) {
-	page, err := LeaderboardHTML(b)
+// Files renders both outputs, by file name.
+func Files(b leaderboard.Board) (map[string][]byte, error) {
+	page, err := HTML(b)
 	if err != nil {
 		return nil, err
 	}
-	return map[string][]byte{LeaderboardMarkdownFile: []byte(LeaderboardMarkdown(b)), LeaderboardHTMLFile: []byte(page)}, nil
+	return map[string][]byte{MarkdownFile: []byte(Markdown(b)), HTMLFile: []byte(page)}, nil
 }
