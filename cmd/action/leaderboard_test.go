@@ -12,7 +12,6 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
-	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbplan"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/leaderboardtest"
 	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
@@ -64,7 +63,7 @@ func TestLeaderboardRunRenderValidateVerify(t *testing.T) {
 	if ok.Status != leaderboard.StatusOK || ok.BLIS.Completed != 40 || ok.Provenance.Simulator.Commit != e.repo.V020 || ok.Provenance.Simulator.Tag != "v0.2.0" {
 		t.Errorf("chat/h100: %+v", ok)
 	}
-	if got := strings.Join(ok.Command, " "); !strings.Contains(got, "--workload-spec {run}/workload-spec.yaml") || !strings.Contains(ok.Inputs[lbplan.WorkloadSpecFile], `"process": "poisson"`) {
+	if got := strings.Join(ok.Command, " "); !strings.Contains(got, "--workload-spec {run}/workload-spec.yaml") || !strings.Contains(ok.Inputs[leaderboard.WorkloadSpecFile], `"process": "poisson"`) {
 		t.Errorf("Poisson run command %q, inputs %v", got, ok.Inputs)
 	}
 	if c := strings.Join(read("chat/a100-tp2.json").Command, " "); !strings.Contains(c, "--tp 2") || !strings.Contains(c, "--max-num-seqs 128") {

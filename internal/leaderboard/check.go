@@ -26,7 +26,7 @@ const (
 	ProblemUnexpected = "unexpected-file"     // a file that is not a result
 	ProblemTrace      = "trace"               // a result's trace is not stored (or not as hashed)
 	// ProblemUnplanned: the recorded command, conversion or input files
-	// are not what the result's declaration plans (lbplan.CheckPlans).
+	// are not what the result's declaration plans (leaderboard.CheckPlans).
 	ProblemUnplanned = "unplanned-command"
 )
 

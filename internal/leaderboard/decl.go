@@ -3,11 +3,13 @@
 // comparability key that says which runs were offered the same work, the
 // result files (results/<group>/<run>.json, format v1), the values this
 // project computes beside BLIS's own, ranks, disqualification and capacity,
-// and the checks behind `action leaderboard validate` and `verify`.
+// the checks behind `action leaderboard validate` and `verify`, and the
+// planning of a declared run's simulator command on the flags a build lists
+// (Planner, CheckPlans: plan.go), shared by the runner and the bot's check.
 //
-// It does no rendering (internal/render does) and drives no simulator: the
-// caller hands it a simulator's output and gets a result back, or hands it
-// results and gets tables or problems back.
+// It does no rendering (internal/leaderboard/lbview does) and drives no
+// simulator: the caller hands it a simulator's output and gets a result
+// back, or hands it results and gets tables or problems back.
 package leaderboard
 
 import (

@@ -18,7 +18,6 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
-	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbplan"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbview"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 )
@@ -89,7 +88,7 @@ type CheckedLeaderboard struct {
 // declaration decodes strictly and its traces resolve; every result
 // validates against its schema and digest, is filed under its ids, ran the
 // declaration as it is now, was offered its group's work, and records the
-// command its declaration plans (lbplan.CheckPlans); every declared run has a
+// command its declaration plans (leaderboard.CheckPlans); every declared run has a
 // result and every result a declaration; every stored trace hashes to its
 // name; every result ran on the pin file's
 // simulator/catalog pair (drift, half-moved pin), and that simulator is a
@@ -121,7 +120,7 @@ func CheckLeaderboard(in LeaderboardInput) (CheckedLeaderboard, []string) {
 	if err != nil {
 		return CheckedLeaderboard{}, append(reasons, fmt.Sprintf("results: %v", err))
 	}
-	probs = append(probs, lbplan.CheckPlans(results)...)
+	probs = append(probs, leaderboard.CheckPlans(results)...)
 	slices.SortStableFunc(probs, func(a, b leaderboard.Problem) int { return strings.Compare(a.File, b.File) })
 	for _, p := range probs {
 		reasons = append(reasons, p.String())

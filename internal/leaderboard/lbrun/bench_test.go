@@ -13,7 +13,6 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
-	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbplan"
 	"github.com/inference-sim/accuracy-dashboard/internal/pool"
 	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
@@ -112,7 +111,7 @@ func runDirect(b *testing.B, s *Sim, runs []leaderboard.Run, jobs int) time.Dura
 		}
 		args := make([]string, len(inv.Args))
 		for i, a := range inv.Args {
-			args[i] = strings.ReplaceAll(a, lbplan.RunDirPlaceholder, dir)
+			args[i] = strings.ReplaceAll(a, leaderboard.RunDirPlaceholder, dir)
 		}
 		cmds = append(cmds, args)
 	}

@@ -7,15 +7,14 @@ import (
 	"strings"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
-	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbplan"
 )
 
-// Plan writes the simulator command for run r on s's build (lbplan's
+// Plan writes the simulator command for run r on s's build (leaderboard.Planner's
 // planning, on the flags s probed, the model configs of its catalog and
 // source tree, and the node check of its stored traces). What the build
-// cannot do is a *lbplan.Failure (a failed result, never a number).
-func (s *Sim) Plan(r leaderboard.Run) (lbplan.Invocation, error) {
-	p := lbplan.Planner{RunFlags: s.RunFlags, ReplayFlags: s.ReplayFlags, Converters: s.Converters,
+// cannot do is a *leaderboard.PlanError (a failed result, never a number).
+func (s *Sim) Plan(r leaderboard.Run) (leaderboard.Invocation, error) {
+	p := leaderboard.Planner{RunFlags: s.RunFlags, ReplayFlags: s.ReplayFlags, Converters: s.Converters,
 		ModelConfig: s.modelConfig, Catalog: s.Catalog != "", CheckNodes: s.checkNodes}
 	return p.Plan(r)
 }
@@ -37,7 +36,7 @@ func fileExists(p string) bool {
 
 // Check reads the results directory dir (through OpenDir) and checks it
 // against d as leaderboard.Check does, and every result's recorded command
-// against the plan of its declaration (lbplan.CheckPlans): every problem, sorted
+// against the plan of its declaration (leaderboard.CheckPlans): every problem, sorted
 // by file.
 func Check(d *leaderboard.Declaration, dir string, pinned string) (map[string]*leaderboard.Result, []leaderboard.Problem, error) {
 	fsys, done, err := OpenDir(dir)
@@ -49,7 +48,7 @@ func Check(d *leaderboard.Declaration, dir string, pinned string) (map[string]*l
 	if err != nil {
 		return nil, nil, err
 	}
-	probs = append(probs, lbplan.CheckPlans(res)...)
+	probs = append(probs, leaderboard.CheckPlans(res)...)
 	slices.SortStableFunc(probs, func(a, b leaderboard.Problem) int { return strings.Compare(a.File, b.File) })
 	return res, probs, nil
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
-	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbplan"
 	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 	"github.com/inference-sim/accuracy-dashboard/internal/simcli"
 )
@@ -21,7 +20,7 @@ func reuseSim(commit string, flags simcli.Flags) *Sim {
 
 func runFlags(extra ...string) simcli.Flags {
 	f := simcli.Flags{}
-	for _, n := range append(append([]string{}, lbplan.RunNeeds...), extra...) {
+	for _, n := range append(append([]string{}, leaderboard.RunNeeds...), extra...) {
 		f[n] = true
 	}
 	return f

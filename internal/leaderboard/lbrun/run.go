@@ -22,7 +22,6 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
-	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbplan"
 	"github.com/inference-sim/accuracy-dashboard/internal/pool"
 	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 	"github.com/inference-sim/accuracy-dashboard/internal/simcli"
@@ -60,24 +59,24 @@ type Sim struct {
 func (s *Sim) Run(ctx context.Context, r leaderboard.Run) *leaderboard.Result {
 	inv, err := s.Plan(r)
 	if err != nil {
-		return s.failed(r, lbplan.Bare(r), err)
+		return s.failed(r, leaderboard.Bare(r), err)
 	}
 	return s.Execute(ctx, r, inv)
 }
 
 // Execute runs inv (planned, or recorded in a result) for run r.
-func (s *Sim) Execute(ctx context.Context, r leaderboard.Run, inv lbplan.Invocation) *leaderboard.Result {
+func (s *Sim) Execute(ctx context.Context, r leaderboard.Run, inv leaderboard.Invocation) *leaderboard.Result {
 	dir, err := os.MkdirTemp(s.WorkDir, "run-")
 	if err != nil {
-		return s.failed(r, inv, &lbplan.Failure{Reason: harness.ReasonRunError, Msg: "leaderboard: " + err.Error()})
+		return s.failed(r, inv, &leaderboard.PlanError{Reason: harness.ReasonRunError, Msg: "leaderboard: " + err.Error()})
 	}
 	defer os.RemoveAll(dir)
 	for name, content := range inv.Inputs {
 		if strings.ContainsAny(name, `/\`) || name == leaderboard.Output {
-			return s.failed(r, inv, &lbplan.Failure{Reason: harness.ReasonRunError, Msg: "leaderboard: input name " + strconv.Quote(name) + " is not a plain file name"})
+			return s.failed(r, inv, &leaderboard.PlanError{Reason: harness.ReasonRunError, Msg: "leaderboard: input name " + strconv.Quote(name) + " is not a plain file name"})
 		}
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
-			return s.failed(r, inv, &lbplan.Failure{Reason: harness.ReasonRunError, Msg: "leaderboard: " + err.Error()})
+			return s.failed(r, inv, &leaderboard.PlanError{Reason: harness.ReasonRunError, Msg: "leaderboard: " + err.Error()})
 		}
 	}
 	if len(inv.Convert) > 0 {
@@ -98,11 +97,11 @@ func (s *Sim) Execute(ctx context.Context, r leaderboard.Run, inv lbplan.Invocat
 	}
 	raw, err := os.ReadFile(filepath.Join(dir, leaderboard.Output))
 	if err != nil {
-		return s.failed(r, inv, &lbplan.Failure{Reason: harness.ReasonBadOutput, Msg: "the simulator exited 0 but wrote no metrics file"})
+		return s.failed(r, inv, &leaderboard.PlanError{Reason: harness.ReasonBadOutput, Msg: "the simulator exited 0 but wrote no metrics file"})
 	}
 	fig, err := leaderboard.ParseMetrics(raw)
 	if err != nil {
-		return s.failed(r, inv, &lbplan.Failure{Reason: harness.ReasonBadOutput, Msg: err.Error()})
+		return s.failed(r, inv, &leaderboard.PlanError{Reason: harness.ReasonBadOutput, Msg: err.Error()})
 	}
 	comp := leaderboard.Compute(r, fig)
 	res := s.result(r, inv)
@@ -115,18 +114,18 @@ func (s *Sim) Execute(ctx context.Context, r leaderboard.Run, inv lbplan.Invocat
 func (s *Sim) expand(args []string, dir string) ([]string, error) {
 	out := make([]string, len(args))
 	for i, a := range args {
-		a = strings.ReplaceAll(a, lbplan.RunDirPlaceholder, dir)
-		if strings.Contains(a, lbplan.TracesDirPlaceholder) {
+		a = strings.ReplaceAll(a, leaderboard.RunDirPlaceholder, dir)
+		if strings.Contains(a, leaderboard.TracesDirPlaceholder) {
 			if s.TracesDir == "" {
-				return nil, &lbplan.Failure{Reason: harness.ReasonRunError, Msg: "the command replays a stored trace, but no traces directory is set"}
+				return nil, &leaderboard.PlanError{Reason: harness.ReasonRunError, Msg: "the command replays a stored trace, but no traces directory is set"}
 			}
-			a = strings.ReplaceAll(a, lbplan.TracesDirPlaceholder, s.TracesDir)
+			a = strings.ReplaceAll(a, leaderboard.TracesDirPlaceholder, s.TracesDir)
 		}
-		if strings.Contains(a, lbplan.CatalogDirPlaceholder) {
+		if strings.Contains(a, leaderboard.CatalogDirPlaceholder) {
 			if s.Catalog == "" {
-				return nil, &lbplan.Failure{Reason: harness.ReasonRunError, Msg: "the command needs a catalog (--catalog)"}
+				return nil, &leaderboard.PlanError{Reason: harness.ReasonRunError, Msg: "the command needs a catalog (--catalog)"}
 			}
-			a = strings.ReplaceAll(a, lbplan.CatalogDirPlaceholder, s.Catalog)
+			a = strings.ReplaceAll(a, leaderboard.CatalogDirPlaceholder, s.Catalog)
 		}
 		out[i] = a
 	}
@@ -143,7 +142,7 @@ func convertFailure(err error) error {
 	return fmt.Errorf("`blis convert` failed: %w", err)
 }
 
-func (s *Sim) result(r leaderboard.Run, inv lbplan.Invocation) *leaderboard.Result {
+func (s *Sim) result(r leaderboard.Run, inv leaderboard.Invocation) *leaderboard.Result {
 	prov := leaderboard.Provenance{Simulator: leaderboard.Simulator{Commit: s.Build.Commit, Tag: s.Build.Tag}, Catalog: s.CatalogVersion, Harness: s.Harness}
 	res := &leaderboard.Result{Group: r.Group, Run: r.ID, Declaration: r, Command: append([]string{"blis"}, inv.Args...), Inputs: inv.Inputs, Provenance: prov}
 	if len(inv.Convert) > 0 {
@@ -152,10 +151,10 @@ func (s *Sim) result(r leaderboard.Run, inv lbplan.Invocation) *leaderboard.Resu
 	return res
 }
 
-func (s *Sim) failed(r leaderboard.Run, inv lbplan.Invocation, err error) *leaderboard.Result {
+func (s *Sim) failed(r leaderboard.Run, inv leaderboard.Invocation, err error) *leaderboard.Result {
 	res := s.result(r, inv)
 	res.Status = leaderboard.StatusFailed
-	var f *lbplan.Failure
+	var f *leaderboard.PlanError
 	var se *harness.SimError
 	switch {
 	case errors.As(err, &f):

@@ -3,7 +3,6 @@ package lbrun
 import (
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
-	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbplan"
 )
 
 // checkNodes refuses a stored trace whose source spanned more than one
@@ -17,11 +16,11 @@ func (s *Sim) checkNodes(t *leaderboard.Trace) error {
 	}
 	var refusal error
 	if s.TracesDir == "" {
-		refusal = &lbplan.Failure{Reason: leaderboard.ReasonTraceRefused, Msg: "no traces directory is set to read the trace from"}
+		refusal = &leaderboard.PlanError{Reason: leaderboard.ReasonTraceRefused, Msg: "no traces directory is set to read the trace from"}
 	} else if raw, err := readStored(s.TracesDir, t.SHA256+"/"+leaderboard.TraceSourceFile(t.Format)); err != nil {
-		refusal = &lbplan.Failure{Reason: leaderboard.ReasonTraceRefused, Msg: "the stored trace cannot be read: " + err.Error()}
+		refusal = &leaderboard.PlanError{Reason: leaderboard.ReasonTraceRefused, Msg: "the stored trace cannot be read: " + err.Error()}
 	} else if err := leaderboard.CheckSingleNode(t.Format, raw); err != nil {
-		refusal = &lbplan.Failure{Reason: leaderboard.ReasonTraceRefused, Msg: err.Error()}
+		refusal = &leaderboard.PlanError{Reason: leaderboard.ReasonTraceRefused, Msg: err.Error()}
 	}
 	if refusal == nil {
 		s.nodeChecks.Store(t.SHA256, nil)

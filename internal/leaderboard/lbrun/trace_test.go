@@ -9,7 +9,6 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/harness"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
-	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbplan"
 	"github.com/inference-sim/accuracy-dashboard/internal/simcli"
 )
 
@@ -77,7 +76,7 @@ func TestPlanConvertedTraces(t *testing.T) {
 			}
 			continue
 		}
-		var f *lbplan.Failure
+		var f *leaderboard.PlanError
 		if !errors.As(err, &f) || f.Reason != tt.reason || !strings.Contains(f.Msg, tt.msg) {
 			t.Errorf("%s: %v, want %s: …%s…", tt.name, err, tt.reason, tt.msg)
 		}

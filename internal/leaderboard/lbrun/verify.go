@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
-	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbplan"
 	"github.com/inference-sim/accuracy-dashboard/internal/pool"
 	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
@@ -42,7 +41,7 @@ func Verify(ctx context.Context, recs []Recorded, sim func(commit string, harnes
 	type job struct {
 		i   int
 		s   *Sim
-		inv lbplan.Invocation
+		inv leaderboard.Invocation
 	}
 	var queued []job
 	for i, rc := range recs {
@@ -62,13 +61,13 @@ func Verify(ctx context.Context, recs []Recorded, sim func(commit string, harnes
 			return nil, fmt.Errorf("%s ran with catalog %s; give that catalog with --catalog (now: %s)", file, catalogName(rec.Provenance.Catalog), catalogName(s.CatalogVersion))
 		}
 		inv, err := s.Plan(decl)
-		if why := lbplan.Unplanned(rec, inv, err); why != "" {
+		if why := leaderboard.Unplanned(rec, inv, err); why != "" {
 			out[i].Problem = leaderboard.Problem{Kind: leaderboard.ProblemUnplanned, File: file, Msg: why + "; it was not run"}
 			continue
 		}
 		if err != nil {
 			// Planning fails on this build as it did: nothing to run.
-			out[i].Diffs = diffRerun(rec, s.failed(decl, lbplan.Bare(decl), err))
+			out[i].Diffs = diffRerun(rec, s.failed(decl, leaderboard.Bare(decl), err))
 			continue
 		}
 		queued = append(queued, job{i, s, inv})

@@ -1,10 +1,4 @@
-// Package lbplan is the leaderboard's planning: the simulator command a
-// declared run plans (`blis run`, `blis replay`, a conversion first for
-// otel and weka traces, the input files) given the flags a build's
-// commands list, and the check that a result records the plan of its
-// declaration (CheckPlans). It runs nothing and imports no harness, so the
-// runner (lbrun) and the bot's publish check (internal/publish) plan alike.
-package lbplan
+package leaderboard
 
 import (
 	"fmt"
@@ -13,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 	"github.com/inference-sim/accuracy-dashboard/internal/simcli"
 	"github.com/inference-sim/accuracy-dashboard/internal/workloadspec"
@@ -41,11 +34,11 @@ type Invocation struct {
 	Convert []string
 }
 
-// Failure is a planning failure: the run gets a failed result with Reason
+// PlanError is a planning failure: the run gets a failed result with Reason
 // and Msg.
-type Failure struct{ Reason, Msg string }
+type PlanError struct{ Reason, Msg string }
 
-func (f *Failure) Error() string { return f.Reason + ": " + f.Msg }
+func (f *PlanError) Error() string { return f.Reason + ": " + f.Msg }
 
 // Planner plans declared runs for one simulator build, known by the flags
 // its commands list.
@@ -66,7 +59,7 @@ type Planner struct {
 	Catalog bool
 	// CheckNodes refuses a stored otel or weka trace whose source spanned
 	// more than one node (nil: not checked, as for a recorded build).
-	CheckNodes func(*leaderboard.Trace) error
+	CheckNodes func(*Trace) error
 }
 
 // RunNeeds are the `blis run` flags every distribution run uses;
@@ -81,25 +74,25 @@ var (
 // Plan writes the simulator command for run r on s's build: `blis run` for
 // a distribution workload, `blis replay` for a trace, with the model data of
 // the catalog or of the build's source tree. What the build cannot do, or a
-// model with no config in either place, is a *Failure (a failed result,
+// model with no config in either place, is a *PlanError (a failed result,
 // never a number).
-func (s *Planner) Plan(r leaderboard.Run) (Invocation, error) {
+func (s *Planner) Plan(r Run) (Invocation, error) {
 	command, flags, needs := "run", s.RunFlags, RunNeeds
 	if t := r.Workload.Trace; t != nil {
 		command, flags, needs = "replay", s.ReplayFlags, ReplayNeeds
 		if t.SHA256 == "" {
-			return Invocation{}, &Failure{leaderboard.ReasonTraceRefused, "the trace was not resolved to its content hash"}
+			return Invocation{}, &PlanError{ReasonTraceRefused, "the trace was not resolved to its content hash"}
 		}
 		// A trace recorded on several nodes is refused whatever the build
 		// can do: the reason is the trace's, not the build's.
-		if leaderboard.TraceSourceFile(t.Format) != "" && s.CheckNodes != nil {
+		if TraceSourceFile(t.Format) != "" && s.CheckNodes != nil {
 			if err := s.CheckNodes(t); err != nil {
 				return Invocation{}, err
 			}
 		}
 	}
 	if len(flags) == 0 {
-		return Invocation{}, &Failure{simcli.ReasonUnsupportedBuild, "this simulator build has no `blis " + command + "` command"}
+		return Invocation{}, &PlanError{simcli.ReasonUnsupportedBuild, "this simulator build has no `blis " + command + "` command"}
 	}
 	var missing []string
 	for _, f := range needs {
@@ -108,7 +101,7 @@ func (s *Planner) Plan(r leaderboard.Run) (Invocation, error) {
 		}
 	}
 	if len(missing) > 0 {
-		return Invocation{}, &Failure{simcli.ReasonUnsupportedBuild, "this build's `blis " + command + "` lacks " + strings.Join(missing, ", ")}
+		return Invocation{}, &PlanError{simcli.ReasonUnsupportedBuild, "this build's `blis " + command + "` lacks " + strings.Join(missing, ", ")}
 	}
 	dep, err := s.deploymentArgs(r, flags)
 	if err != nil {
@@ -123,7 +116,7 @@ func (s *Planner) Plan(r leaderboard.Run) (Invocation, error) {
 
 // deploymentArgs checks that the model has a config (in the catalog or the
 // build's model_configs/) and returns the deployment's flags.
-func (s *Planner) deploymentArgs(r leaderboard.Run, flags simcli.Flags) ([]string, error) {
+func (s *Planner) deploymentArgs(r Run, flags simcli.Flags) ([]string, error) {
 	c := r.Candidate.Normalized()
 	short := simcli.ModelShortName(c.Model)
 	inCatalog, known := false, true
@@ -135,7 +128,7 @@ func (s *Planner) deploymentArgs(r leaderboard.Run, flags simcli.Flags) ([]strin
 		if s.Catalog {
 			where = "the catalog (models/" + short + "/config.json) or " + where
 		}
-		return nil, &Failure{simcli.ReasonUnknownModel, fmt.Sprintf("no model config for %s in %s; the simulator would try to download one", c.Model, where)}
+		return nil, &PlanError{simcli.ReasonUnknownModel, fmt.Sprintf("no model config for %s in %s; the simulator would try to download one", c.Model, where)}
 	}
 	dep := simcli.SimDeployment{Model: c.Model, Hardware: c.Hardware, TP: c.TP, DP: c.DP}
 	if e := c.Engine; e != nil {
@@ -149,12 +142,12 @@ func (s *Planner) deploymentArgs(r leaderboard.Run, flags simcli.Flags) ([]strin
 		add("block_size", e.BlockSize)
 		add("max_model_len", e.MaxModelLen)
 		if e.GPUMemoryUtilization != nil {
-			dep.Settings = append(dep.Settings, simcli.EngineSetting{Name: "gpu_memory_utilization", Value: leaderboard.FormatNumber(*e.GPUMemoryUtilization), Required: true})
+			dep.Settings = append(dep.Settings, simcli.EngineSetting{Name: "gpu_memory_utilization", Value: FormatNumber(*e.GPUMemoryUtilization), Required: true})
 		}
 	}
 	args, err := simcli.DeploymentArgs(flags, dep)
 	if err != nil {
-		return nil, &Failure{simcli.ReasonUnsupportedBuild, err.Error()}
+		return nil, &PlanError{simcli.ReasonUnsupportedBuild, err.Error()}
 	}
 	// The catalog's flag, as simcli.DeploymentArgs would add it for a
 	// catalog that has the model, with the placeholder in place of the
@@ -169,7 +162,7 @@ func (s *Planner) deploymentArgs(r leaderboard.Run, flags simcli.Flags) ([]strin
 	}
 	if c.Replicas > 1 {
 		if !flags.Has("num-instances") {
-			return nil, &Failure{simcli.ReasonUnsupportedBuild, fmt.Sprintf("%d replicas: this build has no --num-instances", c.Replicas)}
+			return nil, &PlanError{simcli.ReasonUnsupportedBuild, fmt.Sprintf("%d replicas: this build has no --num-instances", c.Replicas)}
 		}
 		args = append(args, "--num-instances", strconv.Itoa(c.Replicas))
 	}
@@ -177,25 +170,25 @@ func (s *Planner) deploymentArgs(r leaderboard.Run, flags simcli.Flags) ([]strin
 }
 
 // planRun completes a `blis run` command for a distribution workload.
-func planRun(r leaderboard.Run, flags simcli.Flags, args []string) (Invocation, error) {
+func planRun(r Run, flags simcli.Flags, args []string) (Invocation, error) {
 	w := r.Workload
 	inv := Invocation{}
 	switch r.Load.Arrival {
-	case leaderboard.ArrivalClosedLoop:
+	case ArrivalClosedLoop:
 		if !flags.Has("concurrency") {
-			return Invocation{}, &Failure{simcli.ReasonUnsupportedBuild, "a concurrency load: this build's `blis run` has no --concurrency"}
+			return Invocation{}, &PlanError{simcli.ReasonUnsupportedBuild, "a concurrency load: this build's `blis run` has no --concurrency"}
 		}
 		args = append(args, "--concurrency", strconv.Itoa(r.Load.Concurrency))
-	case leaderboard.ArrivalConstant:
+	case ArrivalConstant:
 		if !flags.Has("rate") {
-			return Invocation{}, &Failure{simcli.ReasonUnsupportedBuild, "a rate load: this build's `blis run` has no --rate"}
+			return Invocation{}, &PlanError{simcli.ReasonUnsupportedBuild, "a rate load: this build's `blis run` has no --rate"}
 		}
-		args = append(args, "--rate", leaderboard.FormatNumber(r.Load.Rate))
-	case leaderboard.ArrivalPoisson:
+		args = append(args, "--rate", FormatNumber(r.Load.Rate))
+	case ArrivalPoisson:
 		// `blis run --rate` draws constant arrivals; Poisson arrivals
 		// need a workload specification with the same distributions.
 		if !flags.Has("workload-spec") {
-			return Invocation{}, &Failure{simcli.ReasonUnsupportedBuild, "Poisson arrivals: this build's `blis run` has no --workload-spec"}
+			return Invocation{}, &PlanError{simcli.ReasonUnsupportedBuild, "Poisson arrivals: this build's `blis run` has no --workload-spec"}
 		}
 		spec, err := poissonSpec(w, r.Load.Rate)
 		if err != nil {
@@ -204,23 +197,23 @@ func planRun(r leaderboard.Run, flags simcli.Flags, args []string) (Invocation, 
 		inv.Inputs = map[string]string{WorkloadSpecFile: spec}
 		args = append(args, "--workload-spec", RunDirPlaceholder+"/"+WorkloadSpecFile)
 	default:
-		return Invocation{}, &Failure{simcli.ReasonUnsupportedBuild, "load " + r.Load.Arrival + " needs a trace workload"}
+		return Invocation{}, &PlanError{simcli.ReasonUnsupportedBuild, "load " + r.Load.Arrival + " needs a trace workload"}
 	}
 	args = append(args, "--num-requests", strconv.Itoa(w.Requests), "--seed", strconv.FormatInt(*w.Seed, 10))
 	for _, t := range []struct {
 		name string
-		tok  *leaderboard.Tokens
+		tok  *Tokens
 	}{{"prompt-tokens", w.PromptTokens}, {"output-tokens", w.OutputTokens}} {
 		args = append(args, "--"+t.name, strconv.Itoa(t.tok.Mean), "--"+t.name+"-stdev", strconv.Itoa(t.tok.Stdev),
 			"--"+t.name+"-min", strconv.Itoa(t.tok.Min), "--"+t.name+"-max", strconv.Itoa(t.tok.Max))
 	}
 	if w.PrefixTokens > 0 {
 		if !flags.Has("prefix-tokens") {
-			return Invocation{}, &Failure{simcli.ReasonUnsupportedBuild, "a shared prefix: this build's `blis run` has no --prefix-tokens"}
+			return Invocation{}, &PlanError{simcli.ReasonUnsupportedBuild, "a shared prefix: this build's `blis run` has no --prefix-tokens"}
 		}
 		args = append(args, "--prefix-tokens", strconv.Itoa(w.PrefixTokens))
 	}
-	inv.Args = append(args, "--metrics-path", RunDirPlaceholder+"/"+leaderboard.Output)
+	inv.Args = append(args, "--metrics-path", RunDirPlaceholder+"/"+Output)
 	return inv, nil
 }
 
@@ -230,8 +223,8 @@ func planRun(r leaderboard.Run, flags simcli.Flags, args []string) (Invocation, 
 // [min, max]), with the arrival process changed from constant to Poisson.
 // BLIS ignores the token flags when a spec is given; they are passed
 // anyway, so the command line states the whole workload.
-func poissonSpec(w leaderboard.Workload, rate float64) (string, error) {
-	gauss := func(t *leaderboard.Tokens) workloadspec.Dist {
+func poissonSpec(w Workload, rate float64) (string, error) {
+	gauss := func(t *Tokens) workloadspec.Dist {
 		return workloadspec.Gaussian(t.Mean, t.Stdev, t.Min, t.Max)
 	}
 	client := workloadspec.Client{
@@ -251,7 +244,7 @@ func poissonSpec(w leaderboard.Workload, rate float64) (string, error) {
 
 // Bare is the invocation a run that fails before the simulator starts
 // records: the bare `blis run` or `blis replay`.
-func Bare(r leaderboard.Run) Invocation {
+func Bare(r Run) Invocation {
 	if r.Workload.Trace != nil {
 		return Invocation{Args: []string{"replay"}}
 	}
@@ -279,9 +272,9 @@ func plannedOf(inv Invocation) planned {
 // (planErr), from the bare command a run that fails before simulating
 // records ("" when they are the same). A result with figures whose
 // declaration cannot be planned is refused too.
-func Unplanned(res *leaderboard.Result, inv Invocation, planErr error) string {
+func Unplanned(res *Result, inv Invocation, planErr error) string {
 	if planErr != nil {
-		if res.Status == leaderboard.StatusOK {
+		if res.Status == StatusOK {
 			return "it records figures, but its declaration cannot be planned (" + planErr.Error() + ")"
 		}
 		inv = Bare(res.Declaration)
@@ -326,7 +319,7 @@ func argAt(args []string, i int) string {
 // recorded conversion, and the model's config is in the catalog when the
 // command names the catalog. No build is at hand, so a trace's nodes are
 // not read again.
-func Recorded(res *leaderboard.Result) *Planner {
+func Recorded(res *Result) *Planner {
 	catalog := false
 	s := &Planner{ModelConfig: func(string) (bool, bool) { return catalog, true }}
 	flagsOf := func(args []string) simcli.Flags {
@@ -361,21 +354,21 @@ func Recorded(res *leaderboard.Result) *Planner {
 // CheckPlans plans every result again from the declaration it records
 // (the planning `run` does, on the flags its recorded command uses:
 // Recorded) and names each whose recorded command, conversion or
-// input files are not that plan (leaderboard.ProblemUnplanned): a result
+// input files are not that plan (ProblemUnplanned): a result
 // copied from another candidate with its ids and TP edited, or a command
 // pointing --metrics-path elsewhere, is caught here without a build.
 // verify does the same on the recorded build itself. Problems are sorted
 // by file.
-func CheckPlans(results map[string]*leaderboard.Result) []leaderboard.Problem {
-	var probs []leaderboard.Problem
+func CheckPlans(results map[string]*Result) []Problem {
+	var probs []Problem
 	for key, res := range results {
 		s := Recorded(res)
 		inv, err := s.Plan(res.Declaration)
 		if why := Unplanned(res, inv, err); why != "" {
-			probs = append(probs, leaderboard.Problem{Kind: leaderboard.ProblemUnplanned, File: key + ".json", Msg: why})
+			probs = append(probs, Problem{Kind: ProblemUnplanned, File: key + ".json", Msg: why})
 		}
 	}
-	slices.SortFunc(probs, func(a, b leaderboard.Problem) int { return strings.Compare(a.File, b.File) })
+	slices.SortFunc(probs, func(a, b Problem) int { return strings.Compare(a.File, b.File) })
 	return probs
 }
 
@@ -393,14 +386,14 @@ var convertNeeds = []string{"input", "trace-output"}
 // pool of N concurrent sessions where the build can
 // (--concurrent-sessions). A build that cannot, and a trace whose source
 // spanned more than one node, are failed results with the reason.
-func (s *Planner) planTrace(r leaderboard.Run, flags simcli.Flags, args []string) (Invocation, error) {
+func (s *Planner) planTrace(r Run, flags simcli.Flags, args []string) (Invocation, error) {
 	t := r.Workload.Trace
 	stored := TracesDirPlaceholder + "/" + t.SHA256 + "/"
 	var inv Invocation
-	header, data := stored+leaderboard.TraceHeaderFile, stored+leaderboard.TraceDataFile
+	header, data := stored+TraceHeaderFile, stored+TraceDataFile
 	switch t.Format {
-	case leaderboard.TraceFormatV2:
-	case leaderboard.TraceFormatOTel, leaderboard.TraceFormatWeka:
+	case TraceFormatV2:
+	case TraceFormatOTel, TraceFormatWeka:
 		conv, err := s.planConvert(t)
 		if err != nil {
 			return Invocation{}, err
@@ -409,29 +402,29 @@ func (s *Planner) planTrace(r leaderboard.Run, flags simcli.Flags, args []string
 		out := RunDirPlaceholder + "/" + ConvertedTrace
 		header, data = out+".yaml", out+".csv"
 	default:
-		return Invocation{}, &Failure{leaderboard.ReasonTraceRefused, fmt.Sprintf("trace format %q is not one the leaderboard replays", t.Format)}
+		return Invocation{}, &PlanError{ReasonTraceRefused, fmt.Sprintf("trace format %q is not one the leaderboard replays", t.Format)}
 	}
 	switch r.Load.Arrival {
-	case leaderboard.ArrivalRecorded:
-	case leaderboard.ArrivalClosedLoop:
+	case ArrivalRecorded:
+	case ArrivalClosedLoop:
 		if !flags.Has("concurrent-sessions") {
-			return Invocation{}, &Failure{simcli.ReasonUnsupportedBuild, fmt.Sprintf("a pool of %d concurrent sessions: this build's `blis replay` has no --concurrent-sessions", r.Load.Concurrency)}
+			return Invocation{}, &PlanError{simcli.ReasonUnsupportedBuild, fmt.Sprintf("a pool of %d concurrent sessions: this build's `blis replay` has no --concurrent-sessions", r.Load.Concurrency)}
 		}
 		args = append(args, "--concurrent-sessions", strconv.Itoa(r.Load.Concurrency))
 	default:
-		return Invocation{}, &Failure{leaderboard.ReasonTraceRefused, "a trace is offered at its recorded arrivals or as concurrent sessions"}
+		return Invocation{}, &PlanError{ReasonTraceRefused, "a trace is offered at its recorded arrivals or as concurrent sessions"}
 	}
 	// An explicit horizon: BLIS's default (twice the last arrival) can end
 	// a run before its requests complete. Runs are bounded by --timeout.
 	inv.Args = append(args, "--trace-header", header, "--trace-data", data,
-		"--horizon", "9223372036854775807", "--metrics-path", RunDirPlaceholder+"/"+leaderboard.Output)
+		"--horizon", "9223372036854775807", "--metrics-path", RunDirPlaceholder+"/"+Output)
 	return inv, nil
 }
 
 // planConvert writes the `blis convert <format>` command of an otel or
 // weka trace, after checking that the build offers the converter (Plan has
 // checked that the trace's source ran on one node).
-func (s *Planner) planConvert(t *leaderboard.Trace) ([]string, error) {
+func (s *Planner) planConvert(t *Trace) ([]string, error) {
 	flags, ok := s.Converters[t.Format]
 	if !ok {
 		offered := "it has no `blis convert`"
@@ -439,7 +432,7 @@ func (s *Planner) planConvert(t *leaderboard.Trace) ([]string, error) {
 			names := slices.Sorted(maps.Keys(s.Converters))
 			offered = "its `blis convert` offers " + strings.Join(names, ", ")
 		}
-		return nil, &Failure{simcli.ReasonUnsupportedBuild, fmt.Sprintf("the %s trace must be converted by `blis convert %s` before replay; this build cannot: %s", t.Format, t.Format, offered)}
+		return nil, &PlanError{simcli.ReasonUnsupportedBuild, fmt.Sprintf("the %s trace must be converted by `blis convert %s` before replay; this build cannot: %s", t.Format, t.Format, offered)}
 	}
 	var missing []string
 	for _, f := range convertNeeds {
@@ -448,9 +441,9 @@ func (s *Planner) planConvert(t *leaderboard.Trace) ([]string, error) {
 		}
 	}
 	if len(missing) > 0 {
-		return nil, &Failure{simcli.ReasonUnsupportedBuild, "this build's `blis convert " + t.Format + "` lacks " + strings.Join(missing, ", ")}
+		return nil, &PlanError{simcli.ReasonUnsupportedBuild, "this build's `blis convert " + t.Format + "` lacks " + strings.Join(missing, ", ")}
 	}
-	source := leaderboard.TraceSourceFile(t.Format)
+	source := TraceSourceFile(t.Format)
 	conv := []string{"convert", t.Format, "--input", TracesDirPlaceholder + "/" + t.SHA256 + "/" + source,
 		"--trace-output", RunDirPlaceholder + "/" + ConvertedTrace}
 	// The converters store each round's new input tokens; the accumulate

@@ -1,17 +1,15 @@
-package lbplan
+package leaderboard
 
 import (
 	"os"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
 )
 
-func exampleResults(t *testing.T) map[string]*leaderboard.Result {
+func exampleResults(t *testing.T) map[string]*Result {
 	t.Helper()
-	results, probs, err := leaderboard.ReadResults(os.DirFS("../../../docs/examples/leaderboard/results"))
+	results, probs, err := ReadResults(os.DirFS("../../docs/examples/leaderboard/results"))
 	if err != nil || len(probs) > 0 {
 		t.Fatalf("example results: %v %v", err, probs)
 	}
@@ -20,19 +18,19 @@ func exampleResults(t *testing.T) map[string]*leaderboard.Result {
 
 // reseal copies r, lets edit change it, and seals it again, as someone
 // who can write the file but not run the simulator would.
-func reseal(t *testing.T, r *leaderboard.Result, edit func(*leaderboard.Result)) *leaderboard.Result {
+func reseal(t *testing.T, r *Result, edit func(*Result)) *Result {
 	t.Helper()
 	raw, err := r.Encode()
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := leaderboard.ParseResult(raw, "copy")
+	c, err := ParseResult(raw, "copy")
 	if err != nil {
 		t.Fatal(err)
 	}
 	edit(c)
 	if c.BLIS != nil {
-		comp := leaderboard.Compute(c.Declaration, *c.BLIS)
+		comp := Compute(c.Declaration, *c.BLIS)
 		c.Computed = &comp
 	}
 	if err := c.Seal(); err != nil {
@@ -52,54 +50,54 @@ func TestCheckPlans(t *testing.T) {
 	}
 	tp1, tp2 := ex["qwen3-14b-chat-8rps/h100-tp1"], ex["qwen3-14b-chat-8rps/h100-tp2"]
 	failed := ex["qwen3-14b-chat-8rps/h200-tp1"]
-	if tp1 == nil || tp2 == nil || failed == nil || failed.Status != leaderboard.StatusFailed {
+	if tp1 == nil || tp2 == nil || failed == nil || failed.Status != StatusFailed {
 		t.Fatal("the example lost the results this test edits")
 	}
-	setArg := func(flag, value string) func(*leaderboard.Result) {
-		return func(r *leaderboard.Result) {
+	setArg := func(flag, value string) func(*Result) {
+		return func(r *Result) {
 			i := slices.Index(r.Command, flag)
 			r.Command = slices.Clone(r.Command)
 			r.Command[i+1] = value
 		}
 	}
 	for name, tt := range map[string]struct {
-		res  *leaderboard.Result
+		res  *Result
 		want string // "" for no problem
 	}{
 		// The TP 2 result copied as the TP 1 candidate's: ids, declaration
 		// and computed values edited, the command left at --tp 2.
-		"copied from another candidate": {reseal(t, tp2, func(r *leaderboard.Result) {
+		"copied from another candidate": {reseal(t, tp2, func(r *Result) {
 			r.Group, r.Run, r.Declaration = tp1.Group, tp1.Run, tp1.Declaration
 		}), "command[7]: planned \"1\", recorded \"2\""},
 		"metrics written elsewhere": {reseal(t, tp1, setArg("--metrics-path", "/somewhere/else")), "planned \"{run}/metrics.json\", recorded \"/somewhere/else\""},
-		"workload spec edited":      {reseal(t, tp1, func(r *leaderboard.Result) { r.Inputs = map[string]string{WorkloadSpecFile: "version: 2\n"} }), "inputs.workload-spec.yaml: planned"},
-		"spec dropped":              {reseal(t, tp1, func(r *leaderboard.Result) { r.Inputs = nil }), "inputs"},
-		"a flag added": {reseal(t, tp1, func(r *leaderboard.Result) {
+		"workload spec edited":      {reseal(t, tp1, func(r *Result) { r.Inputs = map[string]string{WorkloadSpecFile: "version: 2\n"} }), "inputs.workload-spec.yaml: planned"},
+		"spec dropped":              {reseal(t, tp1, func(r *Result) { r.Inputs = nil }), "inputs"},
+		"a flag added": {reseal(t, tp1, func(r *Result) {
 			r.Command = append(slices.Clone(r.Command), "--seed", "1")
 		}), "command[32]: planned (absent), recorded \"--seed\""},
-		"a flag removed": {reseal(t, tp1, func(r *leaderboard.Result) {
+		"a flag removed": {reseal(t, tp1, func(r *Result) {
 			i := slices.Index(r.Command, "--seed")
 			r.Command = slices.Delete(slices.Clone(r.Command), i, i+2)
 		}), "it records figures, but its declaration cannot be planned (simulator-build-unsupported: this build's `blis run` lacks --seed)"},
-		"figures with a bare command":    {reseal(t, tp1, func(r *leaderboard.Result) { r.Command, r.Inputs = []string{"blis", "run"}, nil }), "it records figures, but its declaration cannot be planned"},
-		"a conversion added":             {reseal(t, tp1, func(r *leaderboard.Result) { r.Convert = []string{"blis", "convert", "otel"} }), "convert[0]: planned (absent), recorded \"blis\""},
+		"figures with a bare command":    {reseal(t, tp1, func(r *Result) { r.Command, r.Inputs = []string{"blis", "run"}, nil }), "it records figures, but its declaration cannot be planned"},
+		"a conversion added":             {reseal(t, tp1, func(r *Result) { r.Convert = []string{"blis", "convert", "otel"} }), "convert[0]: planned (absent), recorded \"blis\""},
 		"a failed run's hardware edited": {reseal(t, failed, setArg("--hardware", "H100")), "planned \"H200\", recorded \"H100\""},
 		"a failed run as recorded":       {failed, ""},
-		"a catalog's model config": {reseal(t, tp1, func(r *leaderboard.Result) {
+		"a catalog's model config": {reseal(t, tp1, func(r *Result) {
 			i := slices.Index(r.Command, "--workload-spec")
 			r.Command = slices.Insert(slices.Clone(r.Command), i, "--model-config-folder", CatalogDirPlaceholder+"/models/qwen3-14b")
 		}), ""},
-		"a catalog's config of another model": {reseal(t, tp1, func(r *leaderboard.Result) {
+		"a catalog's config of another model": {reseal(t, tp1, func(r *Result) {
 			i := slices.Index(r.Command, "--workload-spec")
 			r.Command = slices.Insert(slices.Clone(r.Command), i, "--model-config-folder", CatalogDirPlaceholder+"/models/other")
 		}), "planned \"{catalog}/models/qwen3-14b\", recorded \"{catalog}/models/other\""},
 	} {
-		probs := CheckPlans(map[string]*leaderboard.Result{"g/r": tt.res})
+		probs := CheckPlans(map[string]*Result{"g/r": tt.res})
 		switch {
 		case tt.want == "" && len(probs) > 0:
 			t.Errorf("%s: %v, want no problem", name, probs)
-		case tt.want != "" && (len(probs) != 1 || probs[0].Kind != leaderboard.ProblemUnplanned || probs[0].File != "g/r.json" || !strings.Contains(probs[0].Msg, tt.want)):
-			t.Errorf("%s: %v, want one %s problem of g/r.json saying %q", name, probs, leaderboard.ProblemUnplanned, tt.want)
+		case tt.want != "" && (len(probs) != 1 || probs[0].Kind != ProblemUnplanned || probs[0].File != "g/r.json" || !strings.Contains(probs[0].Msg, tt.want)):
+			t.Errorf("%s: %v, want one %s problem of g/r.json saying %q", name, probs, ProblemUnplanned, tt.want)
 		}
 	}
 }
