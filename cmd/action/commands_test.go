@@ -46,7 +46,14 @@ func TestEveryCommandHasTheShape(t *testing.T) {
 			t.Errorf("%s --no-such-flag: exit %d (%v), stderr %q; want exit 2 naming the flag, with the usage", c.Name, cli.ExitCode(err), err, stderr)
 		}
 		for _, req := range c.Required {
-			_, stderr, err := call(name...)
+			// Every other required flag given: the error must name this one.
+			args := append([]string(nil), name...)
+			for _, other := range c.Required {
+				if other != req {
+					args = append(args, "--"+other, "x")
+				}
+			}
+			_, stderr, err := call(args...)
 			want := "--" + req + " is required"
 			if cli.ExitCode(err) != 2 || !strings.Contains(err.Error(), want) || !strings.Contains(stderr, want) || !strings.Contains(stderr, usage) {
 				t.Errorf("%s without --%s: exit %d (%v), stderr %q; want exit 2 naming the flag, with the usage", c.Name, req, cli.ExitCode(err), err, stderr)
@@ -66,7 +73,8 @@ func TestEveryCommandHasTheShape(t *testing.T) {
 // fails here.
 func TestRequiredFlags(t *testing.T) {
 	t.Parallel()
-	want := map[string]string{"merge": "out", "ledger import": "out", "publish": "dashboard", "site": "out"}
+	want := map[string]string{"merge": "out", "ledger import": "out", "publish": "dashboard", "site": "out",
+		"bisect": "good,bad", "backfill": "dashboard,from,to"}
 	for _, c := range program().Commands {
 		if got := strings.Join(c.Required, ","); got != want[c.Name] {
 			t.Errorf("%s: required %q, want %q", c.Name, got, want[c.Name])

@@ -34,8 +34,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/inference-sim/accuracy-dashboard/internal/bump"
 	"github.com/inference-sim/accuracy-dashboard/internal/botconfig"
+	"github.com/inference-sim/accuracy-dashboard/internal/bump"
 	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/github"
@@ -560,6 +560,6 @@ func runPublishLeaderboard(ctx context.Context, o publishLeaderboardOptions, e e
 
 // The App client is the bot's GitHub.
 var (
-	_ bump.BumpGitHub        = (*github.AppClient)(nil)
+	_ bump.BumpGitHub       = (*github.AppClient)(nil)
 	_ publish.PublishGitHub = (*github.AppClient)(nil)
 )

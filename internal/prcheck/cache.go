@@ -109,4 +109,3 @@ func readSummary(path string) (runresult.Summary, error) {
 	}
 	return s, nil
 }
-

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 	"github.com/inference-sim/accuracy-dashboard/internal/accuracy"
+	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 )
 
 // Comparison is one comparison of two runs, base (A) and head (B): the head

@@ -9,9 +9,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/accuracy"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
-	"github.com/inference-sim/accuracy-dashboard/internal/accuracy"
 )
 
 // Summarize computes the summary of a run from its points and provenance. It
