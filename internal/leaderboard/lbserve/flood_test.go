@@ -37,8 +37,11 @@ var children = map[string]func() int{"serve": serveChild}
 
 // serveChild serves a Server with no simulator build (GET /api/version,
 // the page) on 127.0.0.1 through serve, printing the address it listens
-// on, until its standard input closes. LBSERVE_TEST_MAX_CONNS, when set,
-// lifts the bounds to that number (MaxConns and MaxConnsPerAddr).
+// on, until its standard input closes. Each line "judged" on its standard
+// input is answered with the number of connections the server has judged
+// (admitted or refused, an older one closed to make room: countingListener).
+// LBSERVE_TEST_MAX_CONNS, when set, lifts the bounds to that number
+// (MaxConns and MaxConnsPerAddr).
 func serveChild() int {
 	cfg := Config{Token: strings.Repeat("t", MinTokenLength), Workers: 1, Queue: 1,
 		Version: Version{Simulator: SimulatorVersion{Repository: "inference-sim/inference-sim", Tag: "v0.7.1", Commit: strings.Repeat("c", 40)}}}
@@ -61,14 +64,41 @@ func serveChild() int {
 		return 2
 	}
 	fmt.Println(ln.Addr().String())
+	counted := &countingListener{Listener: ln}
 	ctx, cancel := context.WithCancel(context.Background())
-	go func() { io.Copy(io.Discard, os.Stdin); cancel() }()
-	if err := s.serve(ctx, ln); err != nil {
+	go func() {
+		in := bufio.NewScanner(os.Stdin)
+		for in.Scan() {
+			if in.Text() == "judged" {
+				fmt.Println(counted.judged())
+			}
+		}
+		cancel()
+	}()
+	if err := s.serve(ctx, counted); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	return 0
 }
+
+// countingListener counts the calls of Accept. The server's connection
+// bound (connlimit.Listener) wraps it and calls Accept again only once it
+// has judged the connection the last call returned: admitted it (closing
+// an older one to make room) or refused it (closing it). So every
+// connection but the one of a pending call has been judged.
+type countingListener struct {
+	net.Listener
+	calls atomic.Int64
+}
+
+func (l *countingListener) Accept() (net.Conn, error) {
+	l.calls.Add(1)
+	return l.Listener.Accept()
+}
+
+// judged is the number of connections the server has judged.
+func (l *countingListener) judged() int64 { return max(l.calls.Load()-1, 0) }
 
 // child is a running child process of the test binary.
 type child struct {
@@ -117,6 +147,45 @@ func (c *child) line(t testing.TB) string {
 		t.Fatalf("the child's output: %v", err)
 	}
 	return strings.TrimSpace(l)
+}
+
+// judged asks the child how many connections its server has judged
+// (serveChild).
+func (c *child) judged(t testing.TB) int {
+	t.Helper()
+	if _, err := io.WriteString(c.stdin, "judged\n"); err != nil {
+		t.Fatalf("ask the child: %v", err)
+	}
+	n, err := strconv.Atoi(c.line(t))
+	if err != nil {
+		t.Fatalf("the child's count of judged connections: %v", err)
+	}
+	return n
+}
+
+// awaitJudged waits until the child's server has judged n connections (it
+// has accepted every connection a flood dialed, none is left in the
+// kernel's accept queue, where a client sees it open), at most a minute.
+func (c *child) awaitJudged(t testing.TB, n int) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for got := c.judged(t); got < n; got = c.judged(t) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the server judged %d connections in a minute, want %d (every one dialed)", got, n)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// dialed counts the connections of held that were opened.
+func dialed(held []net.Conn) int {
+	n := 0
+	for _, c := range held {
+		if c != nil {
+			n++
+		}
+	}
+	return n
 }
 
 // memMiB is the child's resident set (VmRSS) or its peak (VmHWM), in MiB.
@@ -184,7 +253,9 @@ func versionFrom(addr, ip string) int {
 }
 
 // stillOpen counts the connections of held the server has not closed: a
-// closed one reads EOF (or a reset) at once, an open one times out.
+// closed one reads EOF (or a reset) at once, an open one times out. A
+// connection still in the server's accept queue counts as open: call it
+// once the server has judged every one (child.awaitJudged).
 func stillOpen(held []net.Conn) int {
 	n := 0
 	for _, c := range held {
@@ -219,6 +290,9 @@ func needFiles(t testing.TB, n uint64) {
 // 512 open, the server's peak memory grows by less than 40 MiB over what
 // it used before (4 000 unbounded connections take about 80 MiB), and
 // GET /api/version from another address answers 200 after each flood.
+// The open connections are counted once the server has accepted every one
+// the flood dialed: one still in the kernel's accept queue looks open to
+// its client (it counted 33 of 32 on a loaded machine).
 func TestServeConnectionFloodIsBounded(t *testing.T) {
 	const conns = 4000
 	needFiles(t, 2*conns+200)
@@ -229,10 +303,12 @@ func TestServeConnectionFloodIsBounded(t *testing.T) {
 	}
 	before := c.memMiB(t, "VmRSS")
 	for _, f := range []struct{ spread, bound int }{{1, 32}, {200, 512}} {
+		start := c.judged(t)
 		held, answered := flood(t, addr, conns, f.spread)
 		if answered < conns/2 {
 			t.Errorf("%d addresses: %d of %d flood connections were served, want most (each new one is served, closing an older idle one)", f.spread, answered, conns)
 		}
+		c.awaitJudged(t, start+dialed(held))
 		if n := stillOpen(held); n > f.bound {
 			t.Errorf("%d addresses: %d of %d idle connections still open, want at most %d", f.spread, n, conns, f.bound)
 		}
