@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
@@ -24,7 +25,8 @@ var warningRe = regexp.MustCompile(`(?:\blevel=(?:warning|error) msg=(?:"((?:[^"
 // warnings of one point: each warning or error line of its logger (BLIS
 // writes every diagnostic through logrus; the fatal message that ends a
 // failed run is the point's detail, not a warning), one line each
-// (oneLine: white space collapsed, at most 500 characters), deduplicated
+// (oneLine: white space collapsed, at most 500 characters; each run of
+// bytes that are not UTF-8 one U+FFFD, as JSON would write it), deduplicated
 // by cause (runresult.WarningCause: the first message of a cause is kept with
 // how many times the cause was printed), at most
 // runresult.MaxPointWarnings causes; the lines of further causes are counted
@@ -75,7 +77,9 @@ func (w *warningLog) endLine() {
 			msg = u
 		}
 	}
-	msg = oneLine(msg)
+	// points.json is JSON, whose encoding replaces each invalid byte: two
+	// messages differing there are one cause once written.
+	msg = oneLine(strings.ToValidUTF8(msg, "\uFFFD"))
 	if msg == "" {
 		return
 	}

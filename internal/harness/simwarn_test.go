@@ -67,10 +67,16 @@ func TestWarningLogBounds(t *testing.T) {
 	}
 }
 
+// FuzzWarningLog: whatever the simulator writes on stderr, and however the
+// pipe cuts it into writes, the warning log keeps at most MaxPointWarnings
+// causes, each once, with a count, as one line of valid UTF-8 (points.json
+// is JSON: two messages differing in invalid bytes would be one after
+// encoding), and the same ones as one write of the whole.
 func FuzzWarningLog(f *testing.F) {
-	f.Add([]byte("time=\"x\" level=warning msg=\"a \\\"b\\\" 12\"\nWARN[0000] c\nlevel=error msg=d"))
-	f.Add([]byte("level=warning msg=\"\\xff\\u00e9\"\n\n\n"))
-	f.Fuzz(func(t *testing.T, raw []byte) {
+	f.Add([]byte("time=\"x\" level=warning msg=\"a \\\"b\\\" 12\"\nWARN[0000] c\nlevel=error msg=d"), uint16(7))
+	f.Add([]byte("level=warning msg=\"\\xff\\u00e9\"\n\n\n"), uint16(0))
+	f.Add([]byte("level=warning msg=\"\xff a\"\nlevel=warning msg=\"\xfe a\"\n"), uint16(20))
+	f.Fuzz(func(t *testing.T, raw []byte, cut uint16) {
 		var w warningLog
 		w.Write(raw)
 		got, omitted := w.Result()
@@ -80,10 +86,18 @@ func FuzzWarningLog(f *testing.F) {
 		seen := map[string]bool{}
 		for _, g := range got {
 			cause := runresult.WarningCause(g.Message)
-			if g.Message == "" || g.Count < 1 || strings.ContainsAny(g.Message, "\r\n") || len(g.Message) > 2048 || seen[cause] {
+			if g.Message == "" || g.Count < 1 || strings.ContainsAny(g.Message, "\r\n") || len(g.Message) > 2048 || seen[cause] || !utf8.ValidString(g.Message) {
 				t.Fatalf("warning %+v", g)
 			}
 			seen[cause] = true
+		}
+		var parts warningLog
+		k := int(cut) % (len(raw) + 1)
+		parts.Write(raw[:k])
+		parts.Write(raw[k:])
+		got2, omitted2 := parts.Result()
+		if !cmp.Equal(got, got2) || omitted != omitted2 {
+			t.Fatalf("written in two parts at %d: %+v (%d omitted), in one: %+v (%d omitted)", k, got2, omitted2, got, omitted)
 		}
 	})
 }
