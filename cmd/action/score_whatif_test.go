@@ -1,9 +1,11 @@
 package main
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -90,6 +92,50 @@ func TestScoreCommandWhatIf(t *testing.T) {
 	wruns, _ := whatif.ReadRuns(again)
 	if s.Coverage.Reused != 5 || len(wruns) != 1 || wruns[0].Summary.Coverage.Reused != 5 {
 		t.Errorf("reuse: plain %d reused, what-if runs %d", s.Coverage.Reused, len(wruns))
+	}
+
+	// Published, the what-if goes beside the snapshot and the site's
+	// Overview draws its Why section: TTFT unchanged, TPOT MAPE over the
+	// same 5 points from the plain predictions to their quarters (computed
+	// here from the points), 5 of 5 scored.
+	// (The gate publishes whole corpora: a ledger of that one sweep.)
+	ledger := t.TempDir()
+	testkit.WriteFile(t, filepath.Join(ledger, "ledger.json"), `{"schema_version": 1, "name": "gpt-oss-sweep", "version": "0.0.1", "release": true, "sources": ["the bundled corpus's H100 TP4 1k/1k sweep"]}`)
+	unit := filepath.Join("units", "inferencex", "gpt-oss-120b", "h100", "tp4", "isl1024-osl1024.json")
+	raw, err := os.ReadFile(filepath.Join("..", "..", "corpus", "ledger", unit))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testkit.WriteFile(t, filepath.Join(ledger, unit), string(raw))
+	whole := t.TempDir()
+	i := slices.Index(args, "--units")
+	wholeArgs := slices.Delete(slices.Clone(args), i, i+2)
+	if _, _, err := runScoreCmd(t, append(wholeArgs, "--ledger", ledger, "--out", whole)...); err != nil {
+		t.Fatal(err)
+	}
+	wholeRun, err := runresult.Read(whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	site := t.TempDir()
+	if msg, err := runAction(t, "publish", "--dashboard", site, "--experimental", whole); err != nil {
+		t.Fatalf("publish: %v\n%s", err, msg)
+	}
+	if msg, err := runAction(t, "site", "--dashboard", site, "--out", filepath.Join(site, "site")); err != nil {
+		t.Fatalf("site: %v\n%s", err, msg)
+	}
+	page, _ := os.ReadFile(filepath.Join(site, "site", "index.html"))
+	mape := func(metric string, scale float64) string {
+		sum := 0.0
+		for _, p := range wholeRun.Points {
+			sum += math.Abs(p.Predicted[metric]*scale-p.Measured[metric]) / p.Measured[metric]
+		}
+		return fmt.Sprintf("%.1f%%", 100*sum/float64(len(wholeRun.Points)))
+	}
+	row := fmt.Sprintf("<tr><td class=\"id\">openai/gpt-oss-120b</td><td>H100</td><td class=\"num\">5</td><td class=\"num\">5 → 5</td><td class=\"num\">%s → %s</td><td class=\"num\">%s → %s</td><td class=\"num\">5</td></tr>",
+		mape("ttft_ms", 1), mape("ttft_ms", 1), mape("tpot_ms", 1), mape("tpot_ms", 0.25))
+	if !strings.Contains(string(page), `<h2 id="why">Why: what-if experiments</h2>`) || !strings.Contains(string(page), row) {
+		t.Errorf("the site's Overview lacks the Why section's row %s:\n%s", row, page)
 	}
 
 	// The gate refuses a what-if run as a snapshot, even --experimental.

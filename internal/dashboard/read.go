@@ -10,6 +10,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
+	"github.com/inference-sim/accuracy-dashboard/internal/whatif"
 )
 
 // MaxIndexBytes bounds data/index.json; each snapshot's summary and points
@@ -24,6 +25,10 @@ type Snapshot struct {
 	// backfilled).
 	BackfilledAt string
 	Result       runresult.Result
+	// WhatIfs are the what-if runs published beside the snapshot as its
+	// diagnosis (data/snapshots/<id>/whatif/<name>/, whatif.ReadRunsFS),
+	// sorted by name; nil for none.
+	WhatIfs []runresult.Result
 }
 
 // Load reads dash (a dashboard checkout's root) into its published
@@ -57,7 +62,13 @@ func Load(dash fs.FS) ([]Snapshot, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Snapshot{ID: e.ID, PublishedAt: e.PublishedAt, BackfilledAt: e.BackfilledAt, Result: run})
+		whatIfs, err := whatif.ReadRunsFS(dash, SnapshotsDir+"/"+e.ID, func(dir string) (runresult.Result, error) {
+			return readRun(dash, dir+"/")
+		})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Snapshot{ID: e.ID, PublishedAt: e.PublishedAt, BackfilledAt: e.BackfilledAt, Result: run, WhatIfs: whatIfs})
 	}
 	return out, nil
 }
@@ -78,6 +89,22 @@ func ReadIndex(dash fs.FS) (Index, error) {
 
 func loadSnapshot(dash fs.FS, e IndexEntry) (runresult.Result, error) {
 	dir := SnapshotsDir + "/" + e.ID + "/"
+	run, err := readRun(dash, dir)
+	if err != nil {
+		return runresult.Result{}, err
+	}
+	s := run.Summary
+	if e.Scored != s.Coverage.Scored || e.CorpusPoints != s.Coverage.CorpusPoints {
+		return runresult.Result{}, fmt.Errorf("%s%s counts %d of %d points scored, %s says %d of %d", dir, runresult.SummaryFile,
+			s.Coverage.Scored, s.Coverage.CorpusPoints, IndexPath, e.Scored, e.CorpusPoints)
+	}
+	return run, nil
+}
+
+// readRun reads the summary.json and points.json of the result directory
+// dir (a slash path ending in /) in dash, each within its cap, through
+// runresult.Parse; an error names the file.
+func readRun(dash fs.FS, dir string) (runresult.Result, error) {
 	rawS, err := diskio.ReadFileMax(dash, dir+runresult.SummaryFile, runresult.MaxSummaryBytes)
 	if err != nil {
 		return runresult.Result{}, err
@@ -89,11 +116,6 @@ func loadSnapshot(dash fs.FS, e IndexEntry) (runresult.Result, error) {
 	run, err := runresult.Parse(rawS, rawP)
 	if err != nil {
 		return runresult.Result{}, fmt.Errorf("%s%w", dir, err)
-	}
-	s := run.Summary
-	if e.Scored != s.Coverage.Scored || e.CorpusPoints != s.Coverage.CorpusPoints {
-		return runresult.Result{}, fmt.Errorf("%s%s counts %d of %d points scored, %s says %d of %d", dir, runresult.SummaryFile,
-			s.Coverage.Scored, s.Coverage.CorpusPoints, IndexPath, e.Scored, e.CorpusPoints)
 	}
 	return run, nil
 }

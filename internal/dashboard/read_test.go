@@ -30,6 +30,17 @@ func TestLoadRefuses(t *testing.T) {
 		"malformed summary":  {func(f fstest.MapFS) { f[snap+runresult.SummaryFile] = &fstest.MapFile{Data: []byte(`{}`)} }, snap + runresult.SummaryFile},
 		"malformed points":   {func(f fstest.MapFS) { f[snap+runresult.PointsFile] = &fstest.MapFile{Data: []byte(`[{}]`)} }, snap + runresult.PointsFile},
 		"points not counted": {func(f fstest.MapFS) { f[snap+runresult.PointsFile] = &fstest.MapFile{Data: []byte(`[]`)} }, snap + runresult.PointsFile + " holds 0 points"},
+		// A snapshot's whatif/ holds only what-if runs, each in the
+		// folder of its name.
+		"a run in whatif/ that is no what-if": {func(f fstest.MapFS) {
+			f[snap+"whatif/x/"+runresult.SummaryFile] = f[snap+runresult.SummaryFile]
+			f[snap+"whatif/x/"+runresult.PointsFile] = f[snap+runresult.PointsFile]
+		}, snap + `whatif/x: its summary is not the what-if x`},
+		"a malformed what-if": {func(f fstest.MapFS) {
+			f[snap+"whatif/x/"+runresult.SummaryFile] = &fstest.MapFile{Data: []byte(`{}`)}
+			f[snap+"whatif/x/"+runresult.PointsFile] = f[snap+runresult.PointsFile]
+		}, snap + "whatif/x/" + runresult.SummaryFile},
+		"a file in whatif/": {func(f fstest.MapFS) { f[snap+"whatif/x"] = &fstest.MapFile{Data: []byte(`{}`)} }, snap + "whatif/x: not a what-if run's directory"},
 		"path in an id": {func(f fstest.MapFS) {
 			f[dashboard.IndexPath] = &fstest.MapFile{Data: []byte(strings.Replace(string(f[dashboard.IndexPath].Data), `"id": "old"`, `"id": "../old"`, 1))}
 		}, `snapshot id "../old"`},

@@ -13,6 +13,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
+	"github.com/inference-sim/accuracy-dashboard/internal/whatif"
 )
 
 // SiteSnapshot is one published snapshot of a dashboard, as its site shows
@@ -26,6 +27,10 @@ type SiteSnapshot struct {
 	// any other snapshot.
 	BackfilledAt string
 	runresult.Result
+	// WhatIfs are the attributions of the what-ifs published beside the
+	// snapshot (whatif.Attribute against its points), drawn as the
+	// Overview's Why section; nil for none.
+	WhatIfs []whatif.Attribution
 }
 
 // Label is how the site names a snapshot to a person: the simulator's
@@ -346,6 +351,9 @@ type overviewView struct {
 	// HeadlineReading and AllReading are summary.md's reading of each
 	// tier's headline: the bias as points, the unsaturated figures.
 	HeadlineReading, AllReading []siteNote
+	// Why is the section on the what-ifs published beside the snapshot
+	// (nil: none).
+	Why *siteWhy
 }
 
 func overview(s SiteSnapshot, label string, latest bool) overviewView {
@@ -382,6 +390,7 @@ func overview(s SiteSnapshot, label string, latest bool) overviewView {
 	v.Provenance = provenanceItems(sum)
 	v.Warnings = siteWarningsOf(sum.Warnings, latest)
 	v.HeadlineReading, v.AllReading = headlineReading(scores), headlineReading(sum.Tiers.All)
+	v.Why = siteWhyOf(s.WhatIfs, v.Tier, scores)
 	if latest {
 		for _, sw := range unitsOf(s.Points) {
 			l := sweepLink{Unit: sw.unit, Href: SiteSweepPath(sw.unit)}

@@ -7,7 +7,7 @@ import (
 
 // siteTemplates are the site's pages (the Overview's section on the
 // simulator's warnings is siteWarningsTemplate, the reading of its headline
-// siteReadingTemplate). html/template escapes every value
+// siteReadingTemplate, its Why section siteWhyTemplate). html/template escapes every value
 // for its context (text, attribute, URL): model names, unit ids, reasons
 // and provenance come from result files.
 var siteTemplates = template.Must(template.Must(template.New("site").Funcs(template.FuncMap{
@@ -119,7 +119,7 @@ var siteTemplates = template.Must(template.Must(template.New("site").Funcs(templ
 {{range .Reasons}}<tr><td>{{.Reason}}</td><td class="num">{{.N}}</td></tr>
 {{end}}</tbody>
 </table></div>{{end}}
-{{template "warnings" .Warnings}}
+{{template "warnings" .Warnings}}{{template "why" .Why}}
 {{if .Sweeps}}<h2 id="sweeps">Sweeps</h2>
 <p>Measured and predicted latency over load, point by point, for each sweep of this snapshot.</p>
 <ul class="sweeps">
@@ -196,4 +196,4 @@ var siteTemplates = template.Must(template.Must(template.New("site").Funcs(templ
 {{range .Body.NotScored}}<li>Load {{.Load}}: {{.Reason}}{{if .Detail}} ({{.Detail}}){{end}}</li>
 {{end}}</ul>{{end}}
 {{template "foot" .}}{{end}}
-`)).Parse(siteWarningsTemplate + siteReadingTemplate))
+`)).Parse(siteWarningsTemplate + siteReadingTemplate + siteWhyTemplate))

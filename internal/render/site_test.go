@@ -13,6 +13,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/golden"
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
 	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
+	"github.com/inference-sim/accuracy-dashboard/internal/whatif"
 )
 
 // siteRun is a run of one sweep (loads 1, 2, 4, 8; the last not scored)
@@ -49,10 +50,41 @@ func siteRun(t *testing.T, sim, tag string, factor float64) runresult.Result {
 }
 
 func siteFixture(t *testing.T) []SiteSnapshot {
+	release, newer := siteRun(t, strings.Repeat("a", 40), "v0.7.15", 1), siteRun(t, strings.Repeat("b", 40), "", 1.2)
 	return []SiteSnapshot{
-		{ID: "bbbbbbbbbbbb_ledger-v1_harness-v1.2.0", PublishedAt: "2026-11-02T03:17:00Z", Result: siteRun(t, strings.Repeat("b", 40), "", 1.2)},
-		{ID: "v0.7.15_ledger-v1_harness-v1.2.0_run-7", PublishedAt: "2026-11-01T03:17:00Z", Result: siteRun(t, strings.Repeat("a", 40), "v0.7.15", 1)},
+		{ID: "bbbbbbbbbbbb_ledger-v1_harness-v1.2.0", PublishedAt: "2026-11-02T03:17:00Z", Result: newer, WhatIfs: []whatif.Attribution{whatIfOfSite(t, newer)}},
+		{ID: "v0.7.15_ledger-v1_harness-v1.2.0_run-7", PublishedAt: "2026-11-01T03:17:00Z", Result: release, WhatIfs: []whatif.Attribution{whatIfOfSite(t, release)}},
 	}
+}
+
+// whatIfOfSite is the attribution of a what-if of plain's sweep ix/<m>/h100
+// that quarters its TPOT predictions and scores its point at c=8 too.
+func whatIfOfSite(t *testing.T, plain runresult.Result) whatif.Attribution {
+	t.Helper()
+	var pts []runresult.Point
+	for _, p := range plain.Points {
+		if p.Unit != "ix/<m>/h100" {
+			continue
+		}
+		if p.Scored {
+			p.Predicted = metric.Values{"ttft_ms": p.Predicted["ttft_ms"], "tpot_ms": p.Predicted["tpot_ms"] / 4}
+		} else {
+			p.Scored, p.Reason, p.Detail, p.Predicted = true, "", "", metric.Values{"ttft_ms": 800, "tpot_ms": 18}
+		}
+		pts = append(pts, p)
+	}
+	prov := plain.Summary.Provenance
+	prov.WhatIf = sampleWhatIf("<m> at 4-bit weights")
+	prov.WhatIf.Units = []string{"ix/<m>/h100"}
+	s, err := runresult.Summarize(pts, prov, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := whatif.Attribute(plain.Points, runresult.Result{Summary: s, Points: pts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }
 
 // The site's pages are golden files: the Overview and comparison page,
@@ -497,5 +529,68 @@ func TestSiteBackfilledSnapshot(t *testing.T) {
 	}
 	if got := string(files[siteHistory]); strings.Count(got, ", backfilled: scored 2026-12-04</td>") != 1 {
 		t.Errorf("the History does not mark the one backfilled snapshot")
+	}
+}
+
+// The Overview's Why section: per what-if its sentence and its table (per
+// model × hardware: points, scored without → with, each headline MAPE
+// without → with over the same points), then the saturated points' share
+// of the headline MAPE; none for a snapshot without what-ifs.
+func TestSiteWhy(t *testing.T) {
+	t.Parallel()
+	files, err := Site(siteFixture(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := []string{"Model", "Hardware", "Points", "Scored without → with", "TTFT MAPE without → with", "TPOT MAPE without → with", "Same points"}
+	for page, tc := range map[string]struct {
+		row       []string
+		saturated bool
+	}{
+		// The release predicts TPOT (9+c)/(10+c) of the measurement; the
+		// what-if a quarter of it: 8.2 % → 77.0 % over c = 1, 2, 4.
+		"index.html": {[]string{"org/<script>m", "H100", "4", "3 → 4", "10.0% → 10.0%", "8.2% → 77.0%", "3"}, false},
+		// The newer snapshot predicts 1.2 × as much: 10.2 % → 72.5 %. Its
+		// saturated A100 point is of tier assumed, not the headline's.
+		SiteSnapshotPath("bbbbbbbbbbbb_ledger-v1_harness-v1.2.0"): {[]string{"org/<script>m", "H100", "4", "3 → 4", "32.0% → 32.0%", "10.2% → 72.5%", "3"}, false},
+	} {
+		got := string(files[page])
+		rows := siteTable(t, got, "whatif-gpt-oss-120b-mxfp4-table")
+		if want := [][]string{head, tc.row}; !slices.EqualFunc(rows, want, slices.Equal) {
+			t.Errorf("%s: Why table %q, want %q", page, rows, want)
+		}
+		if !strings.Contains(textOf(got), "<m> at 4-bit weights: 4 of 4 points scored instead of 3; over the same 3 points TTFT MAPE") {
+			t.Errorf("%s: no Why sentence", page)
+		}
+		if sat := strings.Contains(got, `id="why-saturated"`); sat != tc.saturated {
+			t.Errorf("%s: saturated share in the Why section %v, want %v", page, sat, tc.saturated)
+		}
+	}
+
+	// With the saturated point measured, the headline tier's saturated
+	// share closes the section; without what-ifs there is no section.
+	snaps := siteFixture(t)
+	pts := slices.Clone(snaps[0].Points)
+	for i := range pts {
+		if pts[i].Saturated {
+			pts[i].Tier = "measured"
+		}
+	}
+	sum, err := runresult.Summarize(pts, snaps[0].Summary.Provenance, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snaps[0].Result = runresult.Result{Summary: sum, Points: pts}
+	snaps[1].WhatIfs = nil
+	files, err = Site(snaps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := textOf(string(files[SiteSnapshotPath(snaps[0].ID)]))
+	if want := "Saturated points, the other cause a what-if cannot change: in tier measured + resolved, 1 saturated point (the simulator fell more than 5 % behind the offered rate) contributes"; !strings.Contains(got, want) {
+		t.Errorf("the Why section lacks %q", want)
+	}
+	if strings.Contains(string(files["index.html"]), `id="why"`) {
+		t.Error("the Overview of a snapshot without what-ifs has a Why section")
 	}
 }

@@ -9,14 +9,19 @@
 package site
 
 import (
+	"fmt"
 	"io/fs"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/dashboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
+	"github.com/inference-sim/accuracy-dashboard/internal/whatif"
 )
 
 // Build loads dash (dashboard.Load) and renders its site: the files by
-// slash path (render.Site).
+// slash path (render.Site), each snapshot's Overview with the Why section
+// of the what-ifs published beside it (whatif.Attribute against its
+// points: a what-if with a point the snapshot lacks is an error naming
+// it).
 func Build(dash fs.FS) (map[string][]byte, error) {
 	snaps, err := dashboard.Load(dash)
 	if err != nil {
@@ -25,6 +30,13 @@ func Build(dash fs.FS) (map[string][]byte, error) {
 	pages := make([]render.SiteSnapshot, len(snaps))
 	for i, s := range snaps {
 		pages[i] = render.SiteSnapshot{ID: s.ID, PublishedAt: s.PublishedAt, BackfilledAt: s.BackfilledAt, Result: s.Result}
+		for _, w := range s.WhatIfs {
+			a, err := whatif.Attribute(s.Result.Points, w)
+			if err != nil {
+				return nil, fmt.Errorf("%s/%s/%s/%s: %w", dashboard.SnapshotsDir, s.ID, whatif.Dir, w.Summary.Provenance.WhatIf.Name, err)
+			}
+			pages[i].WhatIfs = append(pages[i].WhatIfs, a)
+		}
 	}
 	return render.Site(pages)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 
@@ -133,8 +134,24 @@ const Dir = "whatif"
 // A run there that is not a what-if, or not the what-if its folder names,
 // is an error naming it.
 func ReadRuns(dir string) ([]runresult.Result, error) {
-	root := filepath.Join(dir, Dir)
-	entries, err := os.ReadDir(root)
+	// Read from dir's parent, so that an error names dir by its base name.
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	parent := filepath.Dir(dir)
+	return ReadRunsFS(os.DirFS(parent), filepath.Base(dir), func(sub string) (runresult.Result, error) {
+		return runresult.Read(filepath.Join(parent, filepath.FromSlash(sub)))
+	})
+}
+
+// ReadRunsFS is ReadRuns over fsys, the run at slash path dir: read reads
+// one what-if run's directory (a slash path in fsys, dir/Dir/<name>), as
+// the caller reads runs (a dashboard checkout, a result directory). An
+// error names the directory.
+func ReadRunsFS(fsys fs.FS, dir string, read func(sub string) (runresult.Result, error)) ([]runresult.Result, error) {
+	root := path.Join(dir, Dir)
+	entries, err := fs.ReadDir(fsys, root)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -143,11 +160,11 @@ func ReadRuns(dir string) ([]runresult.Result, error) {
 	}
 	var out []runresult.Result
 	for _, e := range entries {
-		sub := filepath.Join(root, e.Name())
+		sub := path.Join(root, e.Name())
 		if !e.IsDir() {
 			return nil, fmt.Errorf("%s: not a what-if run's directory", sub)
 		}
-		r, err := runresult.Read(sub)
+		r, err := read(sub)
 		if err != nil {
 			return nil, err
 		}
