@@ -38,7 +38,7 @@ func TestCompareCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"### Simulator accuracy: v0.1.0_run-1 → v0.2.0_run-1", "| Δ MAPE |", "By model × hardware", "Scored by both:"} {
+	for _, want := range []string{"### Simulator accuracy: v0.1.0_run-1 → v0.2.0_run-1", "| Δ MAPE |", "model × hardware rows whose MAPE moved", "Scored by both:"} {
 		if !strings.Contains(byDir, want) {
 			t.Errorf("comparison lacks %q:\n%s", want, byDir)
 		}

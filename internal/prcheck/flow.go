@@ -268,7 +268,7 @@ func (f *Flow) report(ctx context.Context, out Outcome, head runresult.Result, b
 	out.Head = head.Summary
 	out.Comparison = runresult.Compare(head, base)
 	out.Verdict = Evaluate(out.Comparison, f.c.Thresholds)
-	out.Markdown = render.CompareMarkdown(render.Comparison{Comparison: out.Comparison,
+	out.Markdown = render.CompareMarkdown(render.Comparison{Comparison: out.Comparison, Threshold: f.c.Thresholds.Verdict(),
 		Alerts: append(append([]string{}, out.Verdict.Failures...), out.Verdict.Alerts...), Notes: notes, DetailsURL: f.c.DetailsURL})
 	out.MarkdownPath = filepath.Join(f.c.OutDir, comparisonFile)
 	if err := os.MkdirAll(f.c.OutDir, 0o755); err != nil {

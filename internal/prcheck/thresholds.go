@@ -16,6 +16,18 @@ type Thresholds struct {
 	Fail  *float64
 }
 
+// Verdict is the threshold the comment's verdict line reads
+// (render.Comparison.Threshold): Alert, else Fail, else 0 (any move).
+func (th Thresholds) Verdict() float64 {
+	switch {
+	case th.Alert != nil:
+		return *th.Alert
+	case th.Fail != nil:
+		return *th.Fail
+	}
+	return 0
+}
+
 // Verdict is what the thresholds say about a comparison.
 type Verdict struct {
 	// Alerts are the metrics whose Δ exceeds Alert, as sentences.

@@ -36,6 +36,11 @@ type Comparison struct {
 	// BaseName and HeadName stand for, given in a footnote
 	// (SnapshotsComparison).
 	BaseID, HeadID string
+	// Threshold, in percentage points (≥ 0), is how far a headline MAPE
+	// must move for the verdict line to call it better or worse (the
+	// Action's alert-threshold, else its fail-threshold); a Δ is bold when
+	// it is worse by more. 0: any move of at least runresult.MinDelta.
+	Threshold float64
 }
 
 // RunsComparison is the view of two named runs' comparison (c.BaseName →
@@ -79,15 +84,22 @@ func SnapshotsComparison(c runresult.Comparison, baseLabel, baseID, headLabel, h
 const MaxOneSided = 30
 
 // CompareMarkdown renders a Comparison as the Markdown of the pull-request
-// comment and job summary. The first line is PRMarker. With a baseline the
-// verdict comes first (Verdict: one sentence per headline metric, and that
-// the Δ is exact), then the threshold alerts, the label and the tables;
-// the secondary metrics and the details are collapsed below. Untrusted text (point
-// ids, label reasons, not-scored reasons, data names, and the commits and
-// digests of the results, which may come from an untrusted run) is escaped
-// and its mentions defused. Percentages are formatted as in Summary (Pct,
-// SignedPct); differences in percentage points keep two decimals, as
-// thresholds compare against them. The output depends only on c.
+// comment and job summary, as a reader scans it: the first line is
+// PRMarker, then the verdict line (VerdictLine: better, worse or unchanged
+// by c.Threshold), the main table of the headline metrics in the tier the
+// verdict reads (at most five columns) and what it is over, the saturated
+// notes, the threshold alerts and the label; then where it moved (the model
+// × hardware groups whose MAPE moved, the points whose error moved most,
+// the points one run scored alone), each shown open when it has at most
+// MaxOpenRows rows and collapsed when longer; then, collapsed, every figure
+// of both tiers and the secondary metrics; coverage, the warnings, the
+// notes and the provenance footer. A Δ is bold only when it is worse (past
+// c.Threshold). Untrusted text (point ids, label reasons, not-scored
+// reasons, data names, and the commits and digests of the results, which
+// may come from an untrusted run) is escaped and its mentions defused.
+// Percentages are formatted as in Summary (Pct, SignedPct); differences in
+// percentage points keep two decimals, as thresholds compare against them.
+// The output depends only on c.
 func CompareMarkdown(c Comparison) string {
 	var b strings.Builder
 	switch {
@@ -98,8 +110,11 @@ func CompareMarkdown(c Comparison) string {
 	default:
 		b.WriteString(PRMarker + "\n### Simulator accuracy of this pull request\n\n")
 	}
+	b.WriteString(VerdictLine(c) + "\n\n")
 	if c.Base != nil {
-		writeVerdict(&b, c.Comparison)
+		writeMainDelta(&b, c)
+	} else {
+		writeMainHead(&b, c)
 	}
 	base, head := c.names()
 	writeSaturated(&b, c, base, head)
@@ -107,6 +122,7 @@ func CompareMarkdown(c Comparison) string {
 		fmt.Fprintf(&b, "> [!CAUTION]\n> %s\n\n", Cell(a))
 	}
 	writeLabel(&b, c)
+	writeWhere(&b, c)
 	if c.Base != nil {
 		writeDeltaTable(&b, c)
 	} else {
@@ -114,26 +130,6 @@ func CompareMarkdown(c Comparison) string {
 	}
 	writeCoverage(&b, c)
 	writeWarningsDiff(&b, c)
-	if len(c.Groups) > 0 {
-		fmt.Fprintf(&b, "<details><summary>By model × hardware (common points)</summary>\n\n")
-		fmt.Fprintf(&b, "| Model | Hardware | Metric | %s MAPE | %s MAPE | Δ MAPE | Common points |\n|---|---|---|---:|---:|---:|---:|\n", base, head)
-		for _, g := range c.Groups {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %d |\n", Cell(g.Model), Cell(g.Hardware), metricShort(g.Metric),
-				Pct(g.BaseMAPE), Pct(g.HeadMAPE), pp(g.Delta), g.Common)
-		}
-		b.WriteString("\n</details>\n\n")
-	}
-	if len(c.Movers) > 0 {
-		b.WriteString("<details><summary>Points whose error moved most</summary>\n\n")
-		fmt.Fprintf(&b, "| Point | Metric | %s APE | %s APE | Δ |\n|---|---|---:|---:|---:|\n", base, head)
-		for _, m := range c.Movers {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", Cell(m.ID)+c.saturatedIn(m.ID, base, head), metricShort(m.Metric),
-				Pct(&m.BaseAPE), Pct(&m.HeadAPE), pp(ptr(m.HeadAPE-m.BaseAPE)))
-		}
-		b.WriteString("\n</details>\n\n")
-	}
-	writeOneSided(&b, c.OnlyHead, head, base, c)
-	writeOneSided(&b, c.OnlyBase, base, head, c)
 	for _, n := range c.Notes {
 		fmt.Fprintf(&b, "%s\n\n", Cell(n))
 	}
@@ -219,21 +215,22 @@ func (c Comparison) names() (base, head string) {
 }
 
 // writeOneSided lists the points scoredBy scored and other did not, at most
-// MaxOneSided, with other's reason.
+// MaxOneSided, with other's reason: open when short (section).
 func writeOneSided(b *strings.Builder, points []runresult.OneSided, scoredBy, other string, c Comparison) {
 	base, head := c.names()
 	if len(points) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "<details><summary>%s scored by %s only</summary>\n\n| Point | Why %s did not score it |\n|---|---|\n", Count(len(points), "point"), scoredBy, other)
-	for i, p := range points {
-		if i == MaxOneSided {
-			fmt.Fprintf(b, "| … %d more | |\n", len(points)-MaxOneSided)
-			break
+	section(b, fmt.Sprintf("%s scored by %s only", Count(len(points), "point"), scoredBy), len(points), func() {
+		fmt.Fprintf(b, "| Point | Why %s did not score it |\n|---|---|\n", other)
+		for i, p := range points {
+			if i == MaxOneSided {
+				fmt.Fprintf(b, "| … %d more | |\n", len(points)-MaxOneSided)
+				break
+			}
+			fmt.Fprintf(b, "| %s | %s |\n", Cell(p.ID)+c.saturatedIn(p.ID, base, head), Cell(p.Reason))
 		}
-		fmt.Fprintf(b, "| %s | %s |\n", Cell(p.ID)+c.saturatedIn(p.ID, base, head), Cell(p.Reason))
-	}
-	b.WriteString("\n</details>\n\n")
+	})
 }
 
 // writeLabel says whether head's figures are a release's. A pull
@@ -289,6 +286,10 @@ func metricShort(key string) string {
 	return Cell(key)
 }
 
+// writeDeltaTable writes, collapsed, every figure of the comparison: base
+// and head MAPE, shape and bias per tier and metric with the change of the
+// predictions and the points better, worse and the same, the head's own
+// figures over all the points it scored, and the secondary metrics.
 func writeDeltaTable(b *strings.Builder, c Comparison) {
 	base, head := c.names()
 	rows := c.Rows
@@ -302,7 +303,8 @@ func writeDeltaTable(b *strings.Builder, c Comparison) {
 		}
 	}
 	headline, secondary := splitRows(rows)
-	writeDeltaRows(b, base, head, headline, same)
+	b.WriteString("<details><summary>Every figure: both tiers, shape and bias</summary>\n\n")
+	writeDeltaRows(b, c, headline, same)
 	if c.Title == "" {
 		b.WriteString("\nBase and head figures are over the points both runs scored; Δ = head − base in percentage points (negative: the pull request predicts better). Bias > 0: over-prediction.\n\n")
 	} else {
@@ -320,8 +322,8 @@ func writeDeltaTable(b *strings.Builder, c Comparison) {
 		}
 		parts = append(parts, fmt.Sprintf("%s%s MAPE %s (n=%d)", tier, metricShort(r.Metric), Pct(r.Head.MAPE), r.Head.N))
 	}
-	b.WriteString(strings.Join(parts, ", ") + ".\n\n")
-	writeSecondary(b, func() { writeDeltaRows(b, base, head, secondary, same) }, len(secondary),
+	b.WriteString(strings.Join(parts, ", ") + ".\n\n</details>\n\n")
+	writeSecondary(b, func() { writeDeltaRows(b, c, secondary, same) }, len(secondary),
 		"Each over the common points whose measurement has the metric.")
 }
 
@@ -338,7 +340,8 @@ func writeSecondary(b *strings.Builder, table func(), n int, note string) {
 
 // writeDeltaRows writes the comparison table of rows; same: the tiers hold
 // the same points, and each row stands for both.
-func writeDeltaRows(b *strings.Builder, base, head string, rows []runresult.DeltaRow, same bool) {
+func writeDeltaRows(b *strings.Builder, c Comparison, rows []runresult.DeltaRow, same bool) {
+	base, head := c.names()
 	fmt.Fprintf(b, "| Tier | Metric | %[1]s MAPE | %[2]s MAPE | Δ MAPE | %[1]s shape | %[2]s shape | Δ shape | %[1]s bias | %[2]s bias | Predictions | Better / worse / same | Common points |\n", base, head)
 	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range rows {
@@ -347,18 +350,9 @@ func writeDeltaRows(b *strings.Builder, base, head string, rows []runresult.Delt
 			tier = "both (the same points)"
 		}
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d / %d / %d | %d |\n", tier, metricShort(r.Metric),
-			Pct(r.BaseMAPE), Pct(r.HeadMAPE), pp(r.Delta), Pct(r.BaseShape), Pct(r.HeadShape), pp(r.ShapeDelta),
+			Pct(r.BaseMAPE), Pct(r.HeadMAPE), c.delta(r.Delta), Pct(r.BaseShape), Pct(r.HeadShape), c.delta(r.ShapeDelta),
 			SignedPct(r.BaseBias), SignedPct(r.HeadBias), Ratio(r.PredictionRatio), r.Better, r.Worse, r.Unchanged, r.Common)
 	}
-}
-
-// writeVerdict writes the comparison's verdict: Verdict's sentences as a
-// list, then that the Δ is exact.
-func writeVerdict(b *strings.Builder, c runresult.Comparison) {
-	for _, s := range Verdict(c) {
-		b.WriteString("- " + s + "\n")
-	}
-	b.WriteString("\nThe Δ is exact, not noise: the simulator is deterministic, so a rerun of either build gives byte-identical predictions.\n\n")
 }
 
 // Verdict is a comparison's verdict at a glance, one sentence per headline
@@ -423,10 +417,13 @@ func Count(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
+// writeHeadTable writes, collapsed, every figure of a run without a
+// baseline: both tiers with the median APE, and the secondary metrics.
 func writeHeadTable(b *strings.Builder, c Comparison) {
 	headline, secondary := splitRows(c.Rows)
+	b.WriteString("<details><summary>Every figure: both tiers, median APE</summary>\n\n")
 	writeHeadRows(b, headline)
-	b.WriteString("\nNo baseline: the base commit was not scored.\n\n")
+	b.WriteString("\n</details>\n\n")
 	writeSecondary(b, func() { writeHeadRows(b, secondary) }, len(secondary),
 		"Each over the points whose measurement has the metric.")
 }
@@ -572,16 +569,3 @@ func urlEscape(u string) string {
 }
 
 func ptr(f float64) *float64 { return &f }
-
-// pp formats a difference in percentage points, with two decimals (alert and
-// fail thresholds compare against it), bold when it is at least one point.
-func pp(v *float64) string {
-	if v == nil {
-		return "n/a"
-	}
-	s := fmt.Sprintf("%+.2f pp", *v)
-	if *v >= 1 || *v <= -1 {
-		return "**" + s + "**"
-	}
-	return s
-}

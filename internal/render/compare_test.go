@@ -1,7 +1,10 @@
 package render
 
 import (
+	"fmt"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -75,7 +78,9 @@ func compareRows() Comparison {
 
 func TestCompareMarkdownGolden(t *testing.T) {
 	t.Parallel()
+	// A regression: TPOT's MAPE rose past the 1 pp alert threshold.
 	withBase := compareFixture()
+	withBase.Threshold = 1
 	noBase := compareFixture()
 	noBase.Base, noBase.Movers, noBase.Alerts, noBase.Notes, noBase.DetailsURL = nil, nil, nil, nil, ""
 	for i := range noBase.Rows {
@@ -124,7 +129,8 @@ func TestCompareMarkdownGolden(t *testing.T) {
 	// in a footnote, an experimental head labelled, not "not published".
 	snapshots := SnapshotsComparison(withBase.Comparison, "v0.7.14 · 2026-08-01", "v0.7.14_ledger-2026.08_catalog-local_harness-v1.2.0_run-1",
 		"aaaaaaaaaaaa · 2026-08-02", "aaaaaaaaaaaa_ledger-2026.08_catalog-local_harness-v1.2.0_run-2")
-	for name, c := range map[string]Comparison{"base": withBase, "nobase": noBase, "release": release, "runs": runs, "same-tiers": same, "snapshots": snapshots} {
+	for name, c := range map[string]Comparison{"worse": withBase, "better": compareBetter(), "unchanged": compareUnchanged(), "saturated": compareSaturated(),
+		"nobase": noBase, "release": release, "runs": runs, "same-tiers": same, "snapshots": snapshots} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			got := CompareMarkdown(c)
@@ -133,6 +139,120 @@ func TestCompareMarkdownGolden(t *testing.T) {
 			}
 			golden.Assert(t, filepath.Join("testdata", "compare-"+name+".golden"), []byte(got))
 		})
+	}
+}
+
+// compareBetter is an improvement past the 1 pp threshold: TTFT's MAPE
+// fell by 1.67 pp, TPOT's by 3.33 pp; one point scored by head alone.
+func compareBetter() Comparison {
+	c := compareFixture()
+	c.Threshold = 1
+	c.Alerts, c.Notes = nil, nil
+	c.Rows[1].BaseMAPE, c.Rows[1].HeadMAPE, c.Rows[1].Delta, c.Rows[1].Better, c.Rows[1].Worse = fp(10.0/3), fp(0), fp(-10.0/3), 1, 0
+	c.Rows[1].BaseUnsatMAPE, c.Rows[1].HeadUnsatMAPE, c.Rows[1].UnsatDelta = c.Rows[1].BaseMAPE, c.Rows[1].HeadMAPE, c.Rows[1].Delta
+	c.Groups = []runresult.GroupDelta{{Model: "openai/gpt-oss-120b", Hardware: "H100", Metric: "TTFT", Common: 3, BaseMAPE: fp(20), HeadMAPE: fp(12.5), Delta: fp(-7.5)}}
+	c.OnlyHead = []runresult.OneSided{{ID: "unit-c@c=4", Reason: "timeout"}}
+	return c
+}
+
+// compareUnchanged moved neither headline MAPE past the 1 pp threshold
+// (TTFT +0.40 pp, TPOT not at all); a group's +0.40 pp is listed, not
+// bold, and the groups that did not move are left out.
+func compareUnchanged() Comparison {
+	c := compareFixture()
+	c.Threshold = 1
+	c.Alerts, c.Notes = nil, nil
+	c.Rows[0].BaseMAPE, c.Rows[0].Delta, c.Rows[0].Better, c.Rows[0].Worse, c.Rows[0].Unchanged = fp(9.6), fp(0.4), 0, 1, 2
+	c.Rows[1].BaseMAPE, c.Rows[1].Delta, c.Rows[1].Worse, c.Rows[1].Unchanged = c.Rows[1].HeadMAPE, fp(0), 0, 3
+	for i := range c.Rows[:2] {
+		c.Rows[i].BaseUnsatMAPE, c.Rows[i].UnsatDelta = c.Rows[i].BaseMAPE, c.Rows[i].Delta
+	}
+	c.Groups = []runresult.GroupDelta{
+		{Model: "openai/gpt-oss-120b", Hardware: "H100", Metric: "TTFT", Common: 3, BaseMAPE: fp(9.6), HeadMAPE: fp(10), Delta: fp(0.4)},
+		{Model: "openai/gpt-oss-120b", Hardware: "H100", Metric: "TPOT", Common: 3, BaseMAPE: fp(10.0 / 3), HeadMAPE: fp(10.0 / 3), Delta: fp(0)},
+	}
+	c.Movers = []runresult.PointDelta{{ID: "unit-a@c=2", Metric: "ttft", BaseAPE: 18.8, HeadAPE: 20}}
+	return c
+}
+
+// compareSaturated's head saturated one point (unit-a@c=2, one of the 3
+// common measured + resolved TTFT points): the note on its share of the
+// MAPE, the Δ without it, and the point marked where it is listed.
+func compareSaturated() Comparison {
+	c := compareFixture()
+	c.Threshold = 1
+	c.Notes = nil
+	m := c.Head.Tiers.MeasuredResolved["ttft"]
+	m.SaturatedN, m.SaturatedPP = 1, fp(12.5)
+	c.Head.Tiers.MeasuredResolved["ttft"] = m
+	c.Head.SaturatedPoints = []runresult.SaturatedPoint{{Point: "unit-a@c=2", Offered: 20, CompletionRate: 16}}
+	c.Rows[0].UnsatCommon, c.Rows[0].HeadUnsatMAPE, c.Rows[0].BaseUnsatMAPE, c.Rows[0].UnsatDelta = 2, fp(8), fp(9.5), fp(-1.5)
+	return c
+}
+
+// The verdict line says better, worse or unchanged by the threshold, the
+// first line after the title, with its symbol; a Δ is bold only when it is
+// worse past the threshold.
+func TestCompareVerdictLine(t *testing.T) {
+	t.Parallel()
+	worse := compareFixture()
+	worse.Threshold = 1
+	loose := compareFixture()
+	loose.Threshold = 5 // TPOT's +3.33 pp is within it: TTFT's -1.67 pp is within too
+	strict := compareFixture()
+	strict.Threshold = 0 // any move: TPOT rose
+	noBase := compareFixture()
+	noBase.Base = nil
+	for _, tc := range []struct {
+		name string
+		c    Comparison
+		line string
+		bold bool
+	}{
+		{"worse", worse, "❌ **Worse**: TTFT MAPE 11.7 % → 10.0 % (-1.67 pp, better); TPOT MAPE 0.0 % → 3.3 % (**+3.33 pp**). Tier measured + resolved; a move of at most 1.00 pp counts as unchanged.", true},
+		{"better", compareBetter(), "✅ **Better**: TTFT MAPE 11.7 % → 10.0 % (-1.67 pp, better); TPOT MAPE 3.3 % → 0.0 % (-3.33 pp, better). Tier measured + resolved; a move of at most 1.00 pp counts as unchanged.", false},
+		{"unchanged", compareUnchanged(), "➖ **Unchanged**: TTFT MAPE 9.6 % → 10.0 % (+0.40 pp, within the threshold); TPOT MAPE 3.3 % → 3.3 % (+0.00 pp). Tier measured + resolved; a move of at most 1.00 pp counts as unchanged.", false},
+		{"within a loose threshold", loose, "➖ **Unchanged**: TTFT MAPE 11.7 % → 10.0 % (-1.67 pp, within the threshold); TPOT MAPE 0.0 % → 3.3 % (+3.33 pp, within the threshold). Tier measured + resolved; a move of at most 5.00 pp counts as unchanged.", false},
+		{"no threshold", strict, "❌ **Worse**: TTFT MAPE 11.7 % → 10.0 % (-1.67 pp, better); TPOT MAPE 0.0 % → 3.3 % (**+3.33 pp**). Tier measured + resolved.", true},
+		{"no baseline", noBase, "❔ **No baseline**: the base was not scored, so nothing is compared; the figures below are the head's own.", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			md := CompareMarkdown(tc.c)
+			lines := strings.Split(md, "\n")
+			if len(lines) < 4 || lines[3] != tc.line {
+				t.Errorf("the verdict line reads\n%q\nwant\n%q", lines[3], tc.line)
+			}
+			if bold := strings.Contains(lines[3], " pp**"); bold != tc.bold {
+				t.Errorf("a Δ in bold in the verdict line: %v, want %v (only when worse)", bold, tc.bold)
+			}
+			for _, m := range boldDelta.FindAllStringSubmatch(md, -1) {
+				if d, _ := strconv.ParseFloat(m[1], 64); d <= tc.c.Threshold {
+					t.Errorf("a Δ of %s pp is bold, not worse past the %.2f pp threshold", m[1], tc.c.Threshold)
+				}
+			}
+		})
+	}
+}
+
+var boldDelta = regexp.MustCompile(`\*\*([+-][0-9.]+) pp\*\*`)
+
+// A "where" table is open when it has at most MaxOpenRows rows, collapsed
+// under its summary when longer.
+func TestCompareWhereOpenWhenShort(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{MaxOpenRows, MaxOpenRows + 1} {
+		c := compareFixture()
+		c.OnlyHead = nil
+		for i := range n {
+			c.OnlyHead = append(c.OnlyHead, runresult.OneSided{ID: fmt.Sprintf("unit-%d@c=1", i), Reason: "timeout"})
+		}
+		md := CompareMarkdown(c)
+		open := strings.Contains(md, fmt.Sprintf("**%d points scored by Head only**\n", n))
+		collapsed := strings.Contains(md, fmt.Sprintf("<details><summary>%d points scored by Head only</summary>", n))
+		if open != (n <= MaxOpenRows) || collapsed == open {
+			t.Errorf("%d one-sided points: open %v, collapsed %v", n, open, collapsed)
+		}
 	}
 }
 
@@ -220,7 +340,7 @@ func TestCompareMarksSaturated(t *testing.T) {
 	c.Rows[0].UnsatCommon, c.Rows[0].HeadUnsatMAPE, c.Rows[0].BaseUnsatMAPE, c.Rows[0].UnsatDelta = 2, fp(8), fp(9.5), fp(-1.5)
 	md := CompareMarkdown(c)
 	for _, want := range []string{
-		"over 3 common points; predictions -6 % (median); 1 point better, 1 worse, 1 unchanged. Unsaturated points only: MAPE 9.5 % → 8.0 % (-1.5 pp) over 2 common points.\n",
+		"\nTTFT, unsaturated points only: MAPE 9.5 % → 8.0 % (-1.5 pp) over 2 common points.\n",
 		"Head, tier measured + resolved: **1 saturated point** (the simulator fell more than 5 % behind the offered rate) contributes 12.5 pp of the TTFT MAPE (20.0% over 8 points).",
 		"| unit-a@c=2 **saturated** (Head) | TTFT |",
 		"| unit-a@c=2 **saturated** (Head) | timeout |",

@@ -104,7 +104,7 @@ func TestSiteComparisonSaturatedInChromium(t *testing.T) {
 
 // saturatedOfMarkdown is what a comparison's Markdown says of saturated
 // points, as text without emphasis: the runs' notes ("B, tier …") and the
-// first cell of every row of the tables of points (movers, then the points
+// first cell of every row of the tables of points, open or collapsed (movers, then the points
 // scored by B only, then by A only; a table's "… N more" row included).
 func saturatedOfMarkdown(md string) (notes, cells []string) {
 	section := ""
@@ -113,8 +113,8 @@ func saturatedOfMarkdown(md string) (notes, cells []string) {
 		switch {
 		case strings.HasPrefix(l, "A, tier ") || strings.HasPrefix(l, "B, tier "):
 			notes = append(notes, strings.ReplaceAll(l, "**", ""))
-		case strings.HasPrefix(l, "<details><summary>"):
-			section = l
+		case strings.HasPrefix(l, "<details><summary>"), strings.HasPrefix(l, "**") && strings.HasSuffix(l, "**"):
+			section = l // a table's title, collapsed or open (section)
 		case l == "</details>":
 			section = ""
 		case strings.HasPrefix(l, "| ") && !strings.HasPrefix(l, "| Point |"):

@@ -126,6 +126,75 @@ func (c Comparison) HeadlineTier() string {
 	return TierMeasuredResolved
 }
 
+// MinDelta is the smallest change of a MAPE or an error, in percentage
+// points, that counts as a move: a smaller one prints as ±0.00 pp, and a
+// reader could not tell it from none.
+const MinDelta = 0.005
+
+// Move is which way a figure of error moved from base to head.
+type Move int
+
+const (
+	// Unchanged: the error moved by no more than the threshold (or not at
+	// all, or it has no Δ).
+	Unchanged Move = iota
+	// Better: the error fell by more than the threshold.
+	Better
+	// Worse: the error rose by more than the threshold.
+	Worse
+)
+
+// MoveOf classifies delta, a change of an error in percentage points, by
+// threshold (≥ 0, in percentage points): Worse when it is greater than
+// threshold, Better when it is less than −threshold, Unchanged otherwise;
+// a change under MinDelta, or nil, is Unchanged whatever the threshold.
+func MoveOf(delta *float64, threshold float64) Move {
+	if delta == nil || math.Abs(*delta) < MinDelta {
+		return Unchanged
+	}
+	switch {
+	case *delta > threshold:
+		return Worse
+	case *delta < -threshold:
+		return Better
+	}
+	return Unchanged
+}
+
+// VerdictRows are the rows a comparison's verdict reads: one per headline
+// metric, in the tier HeadlineTier picks, in display order; none without
+// a baseline.
+func (c Comparison) VerdictRows() []DeltaRow {
+	if c.Base == nil {
+		return nil
+	}
+	tier := c.HeadlineTier()
+	var out []DeltaRow
+	for _, r := range c.Rows {
+		if d, ok := metric.ByKey(r.Metric); ok && d.Headline && r.Tier == tier {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Direction is the comparison's verdict by threshold (percentage points,
+// the Action's alert-threshold; 0: any move of at least MinDelta): Worse
+// when some headline MAPE of VerdictRows moved Worse, else Better when some
+// moved Better, else Unchanged (so too without a baseline).
+func (c Comparison) Direction(threshold float64) Move {
+	dir := Unchanged
+	for _, r := range c.VerdictRows() {
+		switch MoveOf(r.Delta, threshold) {
+		case Worse:
+			return Worse
+		case Better:
+			dir = Better
+		}
+	}
+	return dir
+}
+
 // SameTiers reports whether the two tiers hold the same points in every
 // metric, for the head run and for the common points (every point is
 // measured or resolved): their rows are then equal, and one row per metric

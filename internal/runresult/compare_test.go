@@ -64,3 +64,38 @@ func TestMedianOf(t *testing.T) {
 		t.Error("medianOf(nil) is not nil")
 	}
 }
+
+// A move counts by the threshold, strictly past it; under MinDelta it is
+// none whatever the threshold; the comparison is worse when one headline
+// metric is, though another is better.
+func TestMoveAndDirection(t *testing.T) {
+	t.Parallel()
+	f := func(v float64) *float64 { return &v }
+	for _, tc := range []struct {
+		delta     *float64
+		threshold float64
+		want      Move
+	}{
+		{nil, 0, Unchanged}, {f(0), 0, Unchanged}, {f(0.004), 0, Unchanged}, {f(-0.004), 0, Unchanged},
+		{f(0.005), 0, Worse}, {f(-0.005), 0, Better}, {f(1), 1, Unchanged}, {f(1.01), 1, Worse}, {f(-1.01), 1, Better}, {f(-0.5), 1, Unchanged},
+	} {
+		if got := MoveOf(tc.delta, tc.threshold); got != tc.want {
+			t.Errorf("MoveOf(%v, %v) = %v, want %v", tc.delta, tc.threshold, got, tc.want)
+		}
+	}
+	row := func(tier, key string, delta float64) DeltaRow {
+		return DeltaRow{Tier: tier, Metric: key, Common: 3, Delta: f(delta)}
+	}
+	base := Summary{}
+	c := Comparison{Base: &base, Rows: []DeltaRow{row(TierMeasuredResolved, "ttft", -2), row(TierMeasuredResolved, "tpot", 0.5),
+		row(TierAll, "ttft", 5), row(TierAll, "tpot", 5), row(TierMeasuredResolved, "e2e", 9)}}
+	for threshold, want := range map[float64]Move{0: Worse, 0.5: Better, 2: Unchanged} {
+		if got := c.Direction(threshold); got != want {
+			t.Errorf("Direction(%v) = %v, want %v (tier all and the secondary metrics are not read)", threshold, got, want)
+		}
+	}
+	c.Base = nil
+	if got := c.Direction(0); got != Unchanged || len(c.VerdictRows()) != 0 {
+		t.Errorf("without a baseline: Direction %v, %d verdict rows", got, len(c.VerdictRows()))
+	}
+}

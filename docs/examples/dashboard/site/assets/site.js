@@ -150,11 +150,17 @@
         SITE.metrics.forEach(function (d) {
           if (d.headline !== isHeadline) { return; }
           var row = { tier: t.name, metric: d, common: 0, better: 0, worse: 0, same: 0 };
-          var hs = [], bs = [], ratios = [];
+          var hs = [], bs = [], hu = [], bu = [], ratios = [];
+          row.unsatCommon = 0;
           b.forEach(function (hp) {
             if (!t.inTier(hp.t)) { return; }
             var bp = baseByID[hp.i];
             var both = !!bp && scoredValid(hp, d) && scoredValid(bp, d);
+            // the common points neither snapshot saturated
+            var unsat = both && !hp.x && !bp.x;
+            if (unsat) { row.unsatCommon++; }
+            hu.push(sample(hp, d, unsat));
+            bu.push(sample(bp || {}, d, unsat));
             if (both) {
               row.common++;
               var h = ape(hp.P[d.field], hp.M[d.field]), x = ape(bp.P[d.field], bp.M[d.field]);
@@ -171,6 +177,9 @@
           row.delta = hr.mape !== null && br.mape !== null ? hr.mape - br.mape : null;
           row.shapeDelta = hr.shape !== null && br.shape !== null ? hr.shape - br.shape : null;
           row.ratio = median(ratios);
+          var hur = compute(hu), bur = compute(bu);
+          row.headUnsatMAPE = hur.mape; row.baseUnsatMAPE = bur.mape;
+          row.unsatDelta = hur.mape !== null && bur.mape !== null ? hur.mape - bur.mape : null;
           rows.push(row);
         });
       });
@@ -249,6 +258,25 @@
     if (col) { a["data-col"] = col; }
     return el("td", a, [text]);
   }
+  // render.unsaturatedDelta: the Δ over the common points neither
+  // snapshot saturated, when some common point is saturated.
+  function unsaturatedDelta(r) {
+    if (r.unsatCommon === r.common) { return ""; }
+    if (r.unsatDelta === null) { return " Unsaturated points only: none in common."; }
+    return " Unsaturated points only: MAPE " + fixed1(r.baseUnsatMAPE) + " % → " + fixed1(r.headUnsatMAPE) + " % (" +
+      (r.unsatDelta >= 0 ? "+" : "") + fixed1(r.unsatDelta) + " pp) over " + count(r.unsatCommon, "common point") + ".";
+  }
+  // fixed1 is x with one decimal as Go's %.1f writes it: an exact tie
+  // (61.25) rounds to even (61.2), where toFixed rounds it up.
+  function fixed1(x) {
+    var y = Math.abs(x) * 10;
+    if (y % 1 === 0.5) {
+      var n = Math.floor(y);
+      if (n % 2 === 1) { n++; }
+      return (x < 0 ? "-" : "") + (n / 10).toFixed(1);
+    }
+    return x.toFixed(1);
+  }
   function verdict(c, ta, tb) {
     var tier = headlineTier(c.rows);
     var items = c.rows.filter(function (r) { return r.metric.headline && r.tier === tier; }).map(function (r) {
@@ -257,6 +285,7 @@
         " pp) over " + count(r.common, "common point");
       if (tier === "all") { s += " (tier all: the runs share no measured or resolved point)"; }
       s += "; predictions " + ratio(r.ratio) + " (median); " + count(r.better, "point") + " better, " + r.worse + " worse, " + r.same + " unchanged.";
+      s += unsaturatedDelta(r);
       return el("li", {}, [el("strong", {}, [r.metric.short]), s]);
     });
     return [el("ul", { "class": "verdict", id: "verdict" }, items),
