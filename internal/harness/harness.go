@@ -80,6 +80,11 @@ type Options struct {
 	Points []string
 	// Shard, when set, keeps only the points of slice Index of Count.
 	Shard *runresult.Shard
+	// PointsCap is the largest points.json the run may write, checked
+	// over the whole selection (every shard) before anything is built or
+	// simulated (runresult.CheckPointsCap); 0 is runresult.MaxPointsBytes,
+	// which every reader takes. Tests set a smaller one.
+	PointsCap int
 	// Jobs is the number of simulations run at once (default: CPU count).
 	Jobs int
 	// PointTimeout bounds one simulation (default DefaultPointTimeout).
@@ -150,6 +155,9 @@ func Score(ctx context.Context, o Options) (*Result, error) {
 		if units, err = SelectUnits(units, o.WhatIf.Units); err != nil {
 			return nil, fmt.Errorf("score: what-if %s: %w", o.WhatIf.Name, err)
 		}
+	}
+	if err := checkPointsCap(units, o.Points, o.PointsCap); err != nil {
+		return nil, fmt.Errorf("score: %w", err)
 	}
 
 	var bld *Build
@@ -418,18 +426,44 @@ func pointEvidence(u *ledger.Unit, i int, oc Outcome) ledger.Evidence {
 	return e
 }
 
-func toPoint(u *ledger.Unit, i int, oc Outcome) runresult.Point {
+// corpusPoint is point i of u as the corpus gives it, before it is run:
+// id, unit, model, hardware, load, source and measured values.
+func corpusPoint(u *ledger.Unit, i int) runresult.Point {
 	p := u.Points[i]
-	rp := runresult.Point{
+	return runresult.Point{
 		ID: u.PointID(i), Unit: u.ID, Model: u.Deployment.Model, Hardware: u.Deployment.Hardware,
 		Load:     runresult.Load{Concurrency: p.Load.Concurrency, Rate: p.Load.Rate},
-		Tier:     string(pointEvidence(u, i, oc)),
 		Measured: metric.Measured(p.Measured),
+		Source:   Source(u),
 	}
+}
+
+// checkPointsCap refuses a run whose points.json would be over its cap
+// (runresult.CheckPointsCap, limit 0: runresult.MaxPointsBytes) before
+// anything is built or simulated: over the points of the whole run jobs
+// are a shard of (shard's whole selection), as the merge writes them.
+func checkPointsCap(units []ledger.Unit, points []string, limit int) error {
+	jobs := planJobs(units, nil)
+	if points != nil {
+		var err error
+		if jobs, err = keepPoints(jobs, points); err != nil {
+			return err
+		}
+	}
+	skeleton := make([]runresult.Point, len(jobs))
+	for k, j := range jobs {
+		skeleton[k] = corpusPoint(j.unit, j.index)
+	}
+	return runresult.CheckPointsCap(skeleton, limit)
+}
+
+func toPoint(u *ledger.Unit, i int, oc Outcome) runresult.Point {
+	rp := corpusPoint(u, i)
+	p := u.Points[i]
+	rp.Tier = string(pointEvidence(u, i, oc))
 	rp.Driver = oc.Driver
 	rp.NotPassed = oc.NotPassed
 	rp.ReplayDigest, rp.ReusedFrom = oc.ReplayDigest, oc.ReusedFrom
-	rp.Source = Source(u)
 	rp.Warnings, rp.WarningsOmitted = oc.Warnings, oc.WarningsOmitted
 	if oc.Predicted != nil {
 		rp.Scored, rp.Predicted = true, oc.Predicted

@@ -17,6 +17,9 @@ type Part struct {
 // directory, in order, for Merge. The first directory that does not read is
 // the error, Read's (naming the directory).
 func ReadParts(dirs []string) ([]Part, error) {
+	if err := CheckPartsCap(dirs, 0); err != nil {
+		return nil, fmt.Errorf("merge: %w", err)
+	}
 	parts := make([]Part, 0, len(dirs))
 	for _, dir := range dirs {
 		r, err := Read(dir)
