@@ -36,7 +36,7 @@ func TestDashboardExample(t *testing.T) {
 		}
 	}
 
-	snaps, err := dashboard.Load(os.DirFS(exampleDashboard))
+	snaps, _, err := dashboard.Load(os.DirFS(exampleDashboard))
 	if err != nil {
 		t.Fatal(err)
 	}

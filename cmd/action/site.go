@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/cli"
@@ -56,7 +57,7 @@ var siteCommand = cli.Spec[siteOptions]{
 }
 
 func runSite(_ context.Context, o siteOptions, env cli.Env) error {
-	n, err := site.BuildDir(o.dashboard, o.out)
+	n, err := site.BuildDir(o.dashboard, o.out, slog.New(slog.NewTextHandler(env.Stderr, nil)))
 	if err != nil {
 		return fmt.Errorf("site: %w", err)
 	}

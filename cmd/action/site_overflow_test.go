@@ -57,7 +57,7 @@ func TestExampleSiteFitsTheViewport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	snaps, err := dashboard.Load(os.DirFS(exampleDashboard))
+	snaps, _, err := dashboard.Load(os.DirFS(exampleDashboard))
 	if err != nil {
 		t.Fatal(err)
 	}

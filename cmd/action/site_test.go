@@ -38,8 +38,9 @@ func standinDashboard(t *testing.T) (runs standinResults, dash, site string) {
 
 // TestSiteCommand: the site of a two-snapshot dashboard has its pages;
 // building it again gives the same bytes and removes what it no longer
-// holds; a dashboard with a malformed or missing snapshot is an error
-// naming the file, and nothing is written.
+// holds; a malformed or missing snapshot file leaves that snapshot out,
+// said on the Overview and in a warning naming the file; a malformed index
+// is an error naming it, and nothing is written.
 func TestSiteCommand(t *testing.T) {
 	runs, dash, site := standinDashboard(t)
 	first, second := publish.SnapshotID(runs.releaseRun.Summary, 0), publish.SnapshotID(runs.slowRun.Summary, 0)
@@ -87,10 +88,13 @@ func TestSiteCommand(t *testing.T) {
 		t.Errorf("a rebuild holds %v, want %v (a stale page gone)", again, files)
 	}
 
-	for name, spoil := range map[string]struct{ file, content string }{
-		"malformed points": {dashboard.SnapshotsDir + "/" + first + "/points.json", "[{"},
-		"missing summary":  {dashboard.SnapshotsDir + "/" + second + "/summary.json", ""},
-		"malformed index":  {dashboard.IndexPath, `{"version":2,"snapshots":[{"id":"x"}],"extra":1}`},
+	for name, spoil := range map[string]struct {
+		file, content string
+		skip          bool
+	}{
+		"malformed points": {dashboard.SnapshotsDir + "/" + first + "/points.json", "[{", true},
+		"missing summary":  {dashboard.SnapshotsDir + "/" + second + "/summary.json", "", true},
+		"malformed index":  {dashboard.IndexPath, `{"version":2,"snapshots":[{"id":"x"}],"extra":1}`, false},
 	} {
 		t.Run(name, func(t *testing.T) {
 			bad := t.TempDir()
@@ -108,7 +112,14 @@ func TestSiteCommand(t *testing.T) {
 				t.Fatal(err)
 			}
 			out := filepath.Join(t.TempDir(), "site")
-			_, err = runAction(t, "site", "--dashboard", bad, "--out", out)
+			log, err := runAction(t, "site", "--dashboard", bad, "--out", out)
+			if spoil.skip {
+				index, _ := os.ReadFile(filepath.Join(out, "index.html"))
+				if err != nil || !strings.Contains(log, "level=WARN") || !strings.Contains(log, spoil.file) || !strings.Contains(string(index), `id="skipped"`) {
+					t.Errorf("error %v, log %q: want the snapshot left out, said on the Overview and in a warning naming %s", err, log, spoil.file)
+				}
+				return
+			}
 			if err == nil || !strings.Contains(err.Error(), spoil.file) {
 				t.Errorf("error %v, want one naming %s", err, spoil.file)
 			}

@@ -31,46 +31,76 @@ type Snapshot struct {
 	WhatIfs []runresult.Result
 }
 
+// Skipped is a snapshot the index lists that Load could not read: its
+// id, publication time and why (the error, naming the file).
+type Skipped struct {
+	ID, PublishedAt string
+	Reason          string
+}
+
 // Load reads dash (a dashboard checkout's root) into its published
 // snapshots, newest first as the index lists them. Each index entry's
 // data/snapshots/<id>/summary.json and points.json must be regular files
-// that validate against their schemas, the points must be those the
-// summary counts (runresult.Parse), and the summary the entry's (its
-// scored and corpus points); an error names the file and what is wrong.
-func Load(dash fs.FS) ([]Snapshot, error) {
+// within runresult's caps that validate against their schemas, the points
+// must be those the summary counts (runresult.Parse), the summary the
+// entry's (its scored and corpus points) and its what-ifs readable: a
+// snapshot that is not is skipped, listed with why (the error names the
+// file), so that one unreadable or oversized snapshot in the history does
+// not stop every later site. The index itself must be well-formed (its
+// ids directory names within MaxSnapshotIDBytes, each listed once) and
+// some snapshot readable, or Load fails naming what is wrong.
+func Load(dash fs.FS) ([]Snapshot, []Skipped, error) {
 	idx, err := ReadIndex(dash)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(idx.Snapshots) == 0 {
-		return nil, fmt.Errorf("%s: no snapshot is published", IndexPath)
+		return nil, nil, fmt.Errorf("%s: no snapshot is published", IndexPath)
 	}
 	seen := map[string]bool{}
-	var out []Snapshot
 	for _, e := range idx.Snapshots {
 		if e.ID == "" || e.ID != path.Base(e.ID) || e.ID == "." || e.ID == ".." {
-			return nil, fmt.Errorf("%s: snapshot id %q is not a directory name", IndexPath, e.ID)
+			return nil, nil, fmt.Errorf("%s: snapshot id %q is not a directory name", IndexPath, e.ID)
 		}
 		if len(e.ID) > MaxSnapshotIDBytes {
-			return nil, fmt.Errorf("%s: snapshot id %q is %d bytes, over %d (dashboard.MaxSnapshotIDBytes): its pages' file names would be too long", IndexPath, e.ID, len(e.ID), MaxSnapshotIDBytes)
+			return nil, nil, fmt.Errorf("%s: snapshot id %q is %d bytes, over %d (dashboard.MaxSnapshotIDBytes): its pages' file names would be too long", IndexPath, e.ID, len(e.ID), MaxSnapshotIDBytes)
 		}
 		if seen[e.ID] {
-			return nil, fmt.Errorf("%s: snapshot %s is listed twice", IndexPath, e.ID)
+			return nil, nil, fmt.Errorf("%s: snapshot %s is listed twice", IndexPath, e.ID)
 		}
 		seen[e.ID] = true
-		run, err := loadSnapshot(dash, e)
-		if err != nil {
-			return nil, err
-		}
-		whatIfs, err := whatif.ReadRunsFS(dash, SnapshotsDir+"/"+e.ID, func(dir string) (runresult.Result, error) {
-			return readRun(dash, dir+"/")
-		})
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, Snapshot{ID: e.ID, PublishedAt: e.PublishedAt, BackfilledAt: e.BackfilledAt, Result: run, WhatIfs: whatIfs})
 	}
-	return out, nil
+	var out []Snapshot
+	var skipped []Skipped
+	var errs []error
+	for _, e := range idx.Snapshots {
+		s, err := loadEntry(dash, e)
+		if err != nil {
+			skipped = append(skipped, Skipped{ID: e.ID, PublishedAt: e.PublishedAt, Reason: err.Error()})
+			errs = append(errs, err)
+			continue
+		}
+		out = append(out, s)
+	}
+	if len(out) == 0 {
+		return nil, nil, fmt.Errorf("%s: no snapshot it lists could be read: %w", IndexPath, errors.Join(errs...))
+	}
+	return out, skipped, nil
+}
+
+// loadEntry reads the snapshot of index entry e with its what-ifs.
+func loadEntry(dash fs.FS, e IndexEntry) (Snapshot, error) {
+	run, err := loadSnapshot(dash, e)
+	if err != nil {
+		return Snapshot{}, err
+	}
+	whatIfs, err := whatif.ReadRunsFS(dash, SnapshotsDir+"/"+e.ID, func(dir string) (runresult.Result, error) {
+		return readRun(dash, dir+"/")
+	})
+	if err != nil {
+		return Snapshot{}, err
+	}
+	return Snapshot{ID: e.ID, PublishedAt: e.PublishedAt, BackfilledAt: e.BackfilledAt, Result: run, WhatIfs: whatIfs}, nil
 }
 
 // ReadIndex reads dash's data/index.json (a regular file of at most

@@ -12,46 +12,64 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
-// Every defect of data/ is an error naming the file.
+// A defect of the index is an error naming it; a defect of one snapshot's
+// files skips that snapshot, saying why (naming the file), and the others
+// load; when no snapshot loads, the error names every file.
 func TestLoadRefuses(t *testing.T) {
 	t.Parallel()
 	snap := dashboard.SnapshotsDir + "/old/"
 	for name, tc := range map[string]struct {
 		edit func(fstest.MapFS)
 		want string
+		// skip: the defect is the snapshot's: "old" is skipped, "new" loads.
+		skip bool
 	}{
-		"no index":        {func(f fstest.MapFS) { delete(f, dashboard.IndexPath) }, dashboard.IndexPath},
-		"malformed index": {func(f fstest.MapFS) { f[dashboard.IndexPath] = &fstest.MapFile{Data: []byte(`{"version":2,`)} }, dashboard.IndexPath},
+		"no index":        {func(f fstest.MapFS) { delete(f, dashboard.IndexPath) }, dashboard.IndexPath, false},
+		"malformed index": {func(f fstest.MapFS) { f[dashboard.IndexPath] = &fstest.MapFile{Data: []byte(`{"version":2,`)} }, dashboard.IndexPath, false},
 		"empty index": {func(f fstest.MapFS) {
 			f[dashboard.IndexPath] = &fstest.MapFile{Data: []byte(`{"version":2,"snapshots":[]}`)}
-		}, "no snapshot"},
-		"missing summary":    {func(f fstest.MapFS) { delete(f, snap+runresult.SummaryFile) }, snap + runresult.SummaryFile},
-		"missing points":     {func(f fstest.MapFS) { delete(f, snap+runresult.PointsFile) }, snap + runresult.PointsFile},
-		"malformed summary":  {func(f fstest.MapFS) { f[snap+runresult.SummaryFile] = &fstest.MapFile{Data: []byte(`{}`)} }, snap + runresult.SummaryFile},
-		"malformed points":   {func(f fstest.MapFS) { f[snap+runresult.PointsFile] = &fstest.MapFile{Data: []byte(`[{}]`)} }, snap + runresult.PointsFile},
-		"points not counted": {func(f fstest.MapFS) { f[snap+runresult.PointsFile] = &fstest.MapFile{Data: []byte(`[]`)} }, snap + runresult.PointsFile + " holds 0 points"},
+		}, "no snapshot", false},
+		"missing summary":    {func(f fstest.MapFS) { delete(f, snap+runresult.SummaryFile) }, snap + runresult.SummaryFile, true},
+		"missing points":     {func(f fstest.MapFS) { delete(f, snap+runresult.PointsFile) }, snap + runresult.PointsFile, true},
+		"malformed summary":  {func(f fstest.MapFS) { f[snap+runresult.SummaryFile] = &fstest.MapFile{Data: []byte(`{}`)} }, snap + runresult.SummaryFile, true},
+		"malformed points":   {func(f fstest.MapFS) { f[snap+runresult.PointsFile] = &fstest.MapFile{Data: []byte(`[{}]`)} }, snap + runresult.PointsFile, true},
+		"points not counted": {func(f fstest.MapFS) { f[snap+runresult.PointsFile] = &fstest.MapFile{Data: []byte(`[]`)} }, snap + runresult.PointsFile + " holds 0 points", true},
+		"oversized points": {func(f fstest.MapFS) {
+			f[snap+runresult.PointsFile] = &fstest.MapFile{Data: make([]byte, runresult.MaxPointsBytes+1)}
+		}, snap + runresult.PointsFile, true},
 		// A snapshot's whatif/ holds only what-if runs, each in the
 		// folder of its name.
 		"a run in whatif/ that is no what-if": {func(f fstest.MapFS) {
 			f[snap+"whatif/x/"+runresult.SummaryFile] = f[snap+runresult.SummaryFile]
 			f[snap+"whatif/x/"+runresult.PointsFile] = f[snap+runresult.PointsFile]
-		}, snap + `whatif/x: its summary is not the what-if x`},
+		}, snap + `whatif/x: its summary is not the what-if x`, true},
 		"a malformed what-if": {func(f fstest.MapFS) {
 			f[snap+"whatif/x/"+runresult.SummaryFile] = &fstest.MapFile{Data: []byte(`{}`)}
 			f[snap+"whatif/x/"+runresult.PointsFile] = f[snap+runresult.PointsFile]
-		}, snap + "whatif/x/" + runresult.SummaryFile},
-		"a file in whatif/": {func(f fstest.MapFS) { f[snap+"whatif/x"] = &fstest.MapFile{Data: []byte(`{}`)} }, snap + "whatif/x: not a what-if run's directory"},
+		}, snap + "whatif/x/" + runresult.SummaryFile, true},
+		"a file in whatif/": {func(f fstest.MapFS) { f[snap+"whatif/x"] = &fstest.MapFile{Data: []byte(`{}`)} }, snap + "whatif/x: not a what-if run's directory", true},
 		"path in an id": {func(f fstest.MapFS) {
 			f[dashboard.IndexPath] = &fstest.MapFile{Data: []byte(strings.Replace(string(f[dashboard.IndexPath].Data), `"id": "old"`, `"id": "../old"`, 1))}
-		}, `snapshot id "../old"`},
+		}, `snapshot id "../old"`, false},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			fsys := dashboardtest.Published(t, "new", "old")
 			tc.edit(fsys)
-			_, err := dashboard.Load(fsys)
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("Load = %v, want an error naming %q", err, tc.want)
+			snaps, skipped, err := dashboard.Load(fsys)
+			if !tc.skip {
+				if err == nil || !strings.Contains(err.Error(), tc.want) {
+					t.Errorf("Load = %v, want an error naming %q", err, tc.want)
+				}
+				return
+			}
+			if err != nil || len(snaps) != 1 || snaps[0].ID != "new" || len(skipped) != 1 || skipped[0].ID != "old" || !strings.Contains(skipped[0].Reason, tc.want) {
+				t.Fatalf("Load = %d snapshots, skipped %+v, %v; want new loaded and old skipped naming %q", len(snaps), skipped, err, tc.want)
+			}
+			// With the other snapshot unreadable too, nothing is left.
+			delete(fsys, dashboard.SnapshotsDir+"/new/"+runresult.PointsFile)
+			if _, _, err := dashboard.Load(fsys); err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "new/"+runresult.PointsFile) {
+				t.Errorf("no snapshot readable: Load = %v, want an error naming both files", err)
 			}
 		})
 	}
@@ -67,7 +85,7 @@ func FuzzLoad(f *testing.F) {
 	f.Fuzz(func(t *testing.T, index []byte) {
 		fsys := dashboardtest.Published(t, "a")
 		fsys[dashboard.IndexPath] = &fstest.MapFile{Data: index}
-		snaps, err := dashboard.Load(fsys)
+		snaps, _, err := dashboard.Load(fsys)
 		if err != nil {
 			return
 		}

@@ -84,7 +84,10 @@ func siteDataPath(id string) string {
 // rules of runresult.Compare). Every link is relative: the site works from
 // file:// and under any path. Untrusted text is escaped by html/template;
 // the output depends only on snaps.
-func Site(snaps []SiteSnapshot) (map[string][]byte, error) {
+//
+// skipped are the snapshots the index lists that could not be read: the
+// Overview and the History say each was left out, and why.
+func Site(snaps []SiteSnapshot, skipped ...SkippedSnapshot) (map[string][]byte, error) {
 	if len(snaps) == 0 {
 		return nil, fmt.Errorf("site: no snapshot to show")
 	}
@@ -122,10 +125,10 @@ func Site(snaps []SiteSnapshot) (map[string][]byte, error) {
 	latest := overview(snaps[pub], labels[pub], true)
 	latest.Newer, latest.NoRelease = newerSnapshots(snaps, labels, pub), snaps[pub].Summary.Label != runresult.LabelRelease
 	idx := indexView{Overview: latest, Config: cfg, Options: pickerOptions(snaps, labels)}
-	if err := execPage(files, siteIndex, "index", sitePage{Title: "Overview", Nav: "overview"}, idx); err != nil {
+	if err := execPage(files, siteIndex, "index", sitePage{Title: "Overview", Nav: "overview", Skipped: skipped}, idx); err != nil {
 		return nil, err
 	}
-	if err := execPage(files, siteHistory, "history", sitePage{Title: "History", Nav: "history"}, history(snaps, labels)); err != nil {
+	if err := execPage(files, siteHistory, "history", sitePage{Title: "History", Nav: "history", Skipped: skipped}, history(snaps, labels)); err != nil {
 		return nil, err
 	}
 	for _, sw := range sweeps(snaps[pub], labels[pub]) {
@@ -184,7 +187,21 @@ func uniqueLabels(snaps []SiteSnapshot) []string {
 type sitePage struct {
 	// Root is the way back to the site's root ("" or "../").
 	Root, Title, Nav string
+	// Skipped are the snapshots left out of the site, which the Overview
+	// and the History say (SkippedSnapshot).
+	Skipped []SkippedSnapshot
 }
+
+// SkippedSnapshot is a snapshot the dashboard's index lists that could not
+// be read (dashboard.Skipped): the Overview and the History name it, its
+// date and why, so that a reader knows the site leaves it out.
+type SkippedSnapshot struct {
+	ID, PublishedAt string
+	Reason          string
+}
+
+// Date is the day the snapshot was published.
+func (s SkippedSnapshot) Date() string { return dateOf(s.PublishedAt) }
 
 func execPage(files map[string][]byte, path, name string, page sitePage, body any) error {
 	var b bytes.Buffer

@@ -132,8 +132,13 @@ var siteTemplates = template.Must(template.Must(template.New("site").Funcs(templ
 </dl>
 {{end}}
 
+{{define "skipped"}}{{with .Page.Skipped}}<div class="banner" id="skipped"><p><strong>{{len .}} {{if eq (len .) 1}}snapshot{{else}}snapshots{{end}} of the dashboard's index could not be read and {{if eq (len .) 1}}is{{else}}are{{end}} left out of this site</strong> (its files are missing, malformed or over their size cap):</p>
+<ul>{{range .}}<li><code>{{.ID}}</code>, published {{.Date}}: {{.Reason}}</li>
+{{end}}</ul></div>
+{{end}}{{end}}
+
 {{define "index"}}{{template "head" .}}
-{{template "overview" .Body.Overview}}
+{{template "skipped" .}}{{template "overview" .Body.Overview}}
 <section id="compare" aria-labelledby="compare-h">
 <h2 id="compare-h">Compare two snapshots</h2>
 <p>Δ = B − A per metric over the points both snapshots scored, the points each scored alone, the points whose error moved most, and the change in the predictions themselves (the median of B's prediction over A's). A link to a comparison is <code>index.html?a=&lt;snapshot id&gt;&amp;b=&lt;snapshot id&gt;</code>.</p>
@@ -158,7 +163,7 @@ var siteTemplates = template.Must(template.Must(template.New("site").Funcs(templ
 
 {{define "history"}}{{template "head" .}}
 <h1>History</h1>
-<p class="sub">The headline MAPE and shape error of every snapshot (tier measured + resolved, or all where a snapshot has no measured or resolved point). Each mark links to its snapshot.</p>
+{{template "skipped" .}}<p class="sub">The headline MAPE and shape error of every snapshot (tier measured + resolved, or all where a snapshot has no measured or resolved point). Each mark links to its snapshot.</p>
 <ul class="legend" aria-hidden="true">
 {{range .Body.Series}}<li><span class="key {{.Class}}"></span>{{.Name}}</li>
 {{end}}<li><span class="hollow"></span>an experimental snapshot (not a release)</li>

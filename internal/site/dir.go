@@ -2,6 +2,7 @@ package site
 
 import (
 	"fmt"
+	"log/slog"
 	"os"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
@@ -10,13 +11,17 @@ import (
 // BuildDir builds the site of the dashboard checkout at dashboard (Build)
 // and makes out hold exactly its files (diskio.ReplaceDir: a page of a
 // snapshot no longer listed does not linger). It returns how many files
-// the site has. A build error is prefixed "dashboard <dir>: "; on an error
-// out is left as it was (ReplaceDir's one exception aside: the old
-// directory's removal failing after out was replaced).
-func BuildDir(dashboard, out string) (int, error) {
-	files, err := Build(os.DirFS(dashboard))
+// the site has; a snapshot left out (Build's skipped) is logged to log as
+// a warning naming it and why. A build error is prefixed "dashboard
+// <dir>: "; on an error out is left as it was (ReplaceDir's one exception
+// aside: the old directory's removal failing after out was replaced).
+func BuildDir(dashboard, out string, log *slog.Logger) (int, error) {
+	files, skipped, err := Build(os.DirFS(dashboard))
 	if err != nil {
 		return 0, fmt.Errorf("dashboard %s: %w", dashboard, err)
+	}
+	for _, s := range skipped {
+		log.Warn("snapshot left out of the site: it could not be read", "dashboard", dashboard, "snapshot", s.ID, "reason", s.Reason)
 	}
 	if err := diskio.ReplaceDir(out, files); err != nil {
 		return 0, err

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -27,23 +28,26 @@ func checkout(t *testing.T, ids ...string) string {
 }
 
 // TestBuildDir: out holds exactly the site Build makes (a stale page gone);
-// a checkout Build refuses is an error naming the checkout and the file,
-// and out stays as it was.
+// a snapshot whose points are malformed is left out, with a note on the
+// Overview and the History naming it and the file, and a warning in the
+// log; a checkout with no readable snapshot is an error naming the
+// checkout and the files, and out stays as it was.
 func TestBuildDir(t *testing.T) {
 	t.Parallel()
 	dash := checkout(t, "new", "old")
-	built, err := Build(os.DirFS(dash))
-	if err != nil {
-		t.Fatal(err)
+	built, skipped, err := Build(os.DirFS(dash))
+	if err != nil || len(skipped) != 0 {
+		t.Fatal(skipped, err)
 	}
 	out := filepath.Join(t.TempDir(), "site")
 	if err := os.MkdirAll(filepath.Join(out, "snapshots"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(out, "snapshots", "gone.html"), []byte("x"), 0o644)
-	n, err := BuildDir(dash, out)
-	if err != nil || n != len(built) {
-		t.Fatalf("BuildDir = %d, %v; want %d files", n, err, len(built))
+	var log testkit.SyncBuffer
+	n, err := BuildDir(dash, out, slog.New(slog.NewTextHandler(&log, nil)))
+	if err != nil || n != len(built) || log.String() != "" {
+		t.Fatalf("BuildDir = %d, %v, logged %q; want %d files and nothing logged", n, err, log.String(), len(built))
 	}
 	got := testkit.Paths(t, out)
 	var want []string
@@ -57,8 +61,32 @@ func TestBuildDir(t *testing.T) {
 
 	bad := dashboard.SnapshotsDir + "/old/" + runresult.PointsFile
 	os.WriteFile(filepath.Join(dash, filepath.FromSlash(bad)), []byte("[{"), 0o644)
-	if _, err := BuildDir(dash, out); err == nil || !strings.Contains(err.Error(), "dashboard "+dash+": ") || !strings.Contains(err.Error(), bad) {
-		t.Errorf("malformed points: %v, want an error naming the checkout and %s", err, bad)
+	if _, err := BuildDir(dash, out, slog.New(slog.NewTextHandler(&log, nil))); err != nil {
+		t.Fatalf("one malformed snapshot: %v, want it left out", err)
+	}
+	if l := log.String(); !strings.Contains(l, "level=WARN") || !strings.Contains(l, "snapshot=old") || !strings.Contains(l, bad) {
+		t.Errorf("the log says %q, want a warning naming the snapshot and %s", l, bad)
+	}
+	for _, page := range []string{"index.html", "history.html"} {
+		html, err := os.ReadFile(filepath.Join(out, page))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(html), `<div class="banner" id="skipped"><p><strong>1 snapshot of the dashboard's index could not be read and is left out of this site</strong>`) ||
+			!strings.Contains(string(html), "<li><code>old</code>, published ") || !strings.Contains(string(html), bad) {
+			t.Errorf("%s does not say the snapshot was left out and why", page)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, "snapshots", "old.html")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the snapshot left out has a page (%v)", err)
+	}
+	want = testkit.Paths(t, out)
+
+	other := dashboard.SnapshotsDir + "/new/" + runresult.PointsFile
+	os.WriteFile(filepath.Join(dash, filepath.FromSlash(other)), []byte("[{"), 0o644)
+	if _, err := BuildDir(dash, out, slog.New(slog.NewTextHandler(&log, nil))); err == nil || !strings.Contains(err.Error(), "dashboard "+dash+": ") ||
+		!strings.Contains(err.Error(), bad) || !strings.Contains(err.Error(), other) {
+		t.Errorf("no snapshot readable: %v, want an error naming the checkout, %s and %s", err, bad, other)
 	}
 	if again := testkit.Paths(t, out); !slices.Equal(again, want) {
 		t.Errorf("a failed build changed out: %v", again)
@@ -75,7 +103,7 @@ func TestBuildDirAtTheIDBound(t *testing.T) {
 	t.Parallel()
 	at := strings.Repeat("i", dashboard.MaxSnapshotIDBytes)
 	out := filepath.Join(t.TempDir(), "site")
-	if _, err := BuildDir(checkout(t, at, "old"), out); err != nil {
+	if _, err := BuildDir(checkout(t, at, "old"), out, slog.New(slog.DiscardHandler)); err != nil {
 		t.Fatalf("an id of %d bytes: %v", len(at), err)
 	}
 	for _, p := range []string{"snapshots/" + at + ".html", "data/" + at + ".js"} {
@@ -85,7 +113,7 @@ func TestBuildDirAtTheIDBound(t *testing.T) {
 	}
 	over := at + "i"
 	out = filepath.Join(t.TempDir(), "site")
-	_, err := BuildDir(checkout(t, over, "old"), out)
+	_, err := BuildDir(checkout(t, over, "old"), out, slog.New(slog.DiscardHandler))
 	if err == nil || !strings.Contains(err.Error(), dashboard.IndexPath) || !strings.Contains(err.Error(), fmt.Sprintf("is %d bytes, over %d", len(over), dashboard.MaxSnapshotIDBytes)) {
 		t.Errorf("an id of %d bytes: %v, want a refusal naming %s and the bound", len(over), err, dashboard.IndexPath)
 	}

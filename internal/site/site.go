@@ -3,9 +3,10 @@
 // with internal/render: an Overview, the History, the comparison of any two
 // snapshots and the sweeps of the newest one. Build is pure over an fs.FS;
 // BuildDir reads a checkout and replaces the site's directory with the
-// files. Every snapshot must be there and well-formed (a summary and points
-// that validate and agree with each other and with the index), or Build
-// fails naming the file, so a site is never built from part of its data.
+// files. A snapshot whose files are missing, malformed or over their cap
+// (a summary and points that validate and agree with each other and with
+// the index) is left out, and the Overview and History say so, naming the
+// file: one bad snapshot in the history does not stop every later site.
 package site
 
 import (
@@ -21,11 +22,12 @@ import (
 // slash path (render.Site), each snapshot's Overview with the Why section
 // of the what-ifs published beside it (whatif.Attribute against its
 // points: a what-if with a point the snapshot lacks is an error naming
-// it).
-func Build(dash fs.FS) (map[string][]byte, error) {
-	snaps, err := dashboard.Load(dash)
+// it). skipped are the snapshots the index lists that could not be read,
+// left out of the site, which its Overview and History name with why.
+func Build(dash fs.FS) (files map[string][]byte, skipped []dashboard.Skipped, err error) {
+	snaps, skipped, err := dashboard.Load(dash)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	pages := make([]render.SiteSnapshot, len(snaps))
 	for i, s := range snaps {
@@ -33,10 +35,15 @@ func Build(dash fs.FS) (map[string][]byte, error) {
 		for _, w := range s.WhatIfs {
 			a, err := whatif.Attribute(s.Result.Points, w)
 			if err != nil {
-				return nil, fmt.Errorf("%s/%s/%s/%s: %w", dashboard.SnapshotsDir, s.ID, whatif.Dir, w.Summary.Provenance.WhatIf.Name, err)
+				return nil, nil, fmt.Errorf("%s/%s/%s/%s: %w", dashboard.SnapshotsDir, s.ID, whatif.Dir, w.Summary.Provenance.WhatIf.Name, err)
 			}
 			pages[i].WhatIfs = append(pages[i].WhatIfs, a)
 		}
 	}
-	return render.Site(pages)
+	notes := make([]render.SkippedSnapshot, len(skipped))
+	for i, s := range skipped {
+		notes[i] = render.SkippedSnapshot{ID: s.ID, PublishedAt: s.PublishedAt, Reason: s.Reason}
+	}
+	files, err = render.Site(pages, notes...)
+	return files, skipped, err
 }

@@ -8,7 +8,7 @@ import (
 
 func TestBuild(t *testing.T) {
 	t.Parallel()
-	files, err := Build(dashboardtest.Published(t, "new", "old"))
+	files, _, err := Build(dashboardtest.Published(t, "new", "old"))
 	if err != nil {
 		t.Fatal(err)
 	}
