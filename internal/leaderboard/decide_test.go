@@ -180,6 +180,11 @@ func TestMerge(t *testing.T) {
 	if n, was := len(m.Group(g.ID).Candidates), len(g.Candidates); n != was+1 || len(base.Groups[0].Candidates) != was {
 		t.Errorf("merged %d candidates (runs.yaml %d, now %d): want one more, runs.yaml's unchanged", n, was, len(base.Groups[0].Candidates))
 	}
+	saved := Group{ID: "uploaded", Workload: &Workload{Trace: &Trace{Format: TraceFormatV2, Header: "results/traces/x/header.yaml", Data: "results/traces/x/data.csv"}},
+		Load: &Load{Arrival: ArrivalRecorded}, Candidates: []Candidate{{ID: "a", Model: "test/test-model-7b", Hardware: "H100", TP: 1}}}
+	if m, err := Merge(base, &Declaration{Version: 1, Groups: []Group{saved}}); err != nil || m.Group("uploaded") == nil || len(m.Groups) != len(base.Groups)+1 {
+		t.Errorf("a saved trace workload's group: %v; want it appended", err)
+	}
 	other := 99.0
 	for _, tt := range []struct {
 		name string

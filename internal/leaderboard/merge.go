@@ -16,9 +16,11 @@ import (
 const DeclarationsFile = "declarations.yaml"
 
 // Merge returns base with the candidates of extra appended to the groups
-// of the same id. Each group of extra must be one of base's with the same
-// offered work and keep_up (a trace compared by its files as written), and
-// each of its candidate ids new to the group. base is not changed.
+// of the same id. A group of extra that is one of base's must have the
+// same offered work and keep_up (a trace compared by its files as
+// written), and each of its candidate ids must be new to the group; a group
+// base does not have is appended as it is when its workload is a trace (a
+// workload saved through the server), refused otherwise. base is not changed.
 func Merge(base, extra *Declaration) (*Declaration, error) {
 	out := *base
 	out.Groups = slices.Clone(base.Groups)
@@ -27,8 +29,13 @@ func Merge(base, extra *Declaration) (*Declaration, error) {
 	}
 	for gi, eg := range extra.Groups {
 		i := slices.IndexFunc(out.Groups, func(g Group) bool { return g.ID == eg.ID })
+		if i < 0 && (eg.Workload == nil || eg.Workload.Trace == nil) {
+			return nil, extra.errorAt(fmt.Sprintf("groups[%d].id", gi), "group %s is not declared in runs.yaml (only a trace workload saved through the server is a group of its own)", eg.ID)
+		}
 		if i < 0 {
-			return nil, extra.errorAt(fmt.Sprintf("groups[%d].id", gi), "group %s is not declared in runs.yaml", eg.ID)
+			eg.Candidates = slices.Clone(eg.Candidates)
+			out.Groups = append(out.Groups, eg)
+			continue
 		}
 		g := &out.Groups[i]
 		for _, part := range []struct {

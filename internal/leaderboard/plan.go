@@ -60,6 +60,10 @@ type Planner struct {
 	// CheckNodes refuses a stored otel or weka trace whose source spanned
 	// more than one node (nil: not checked, as for a recorded build).
 	CheckNodes func(*Trace) error
+	// UserModel is the config.json of a model neither the catalog nor the
+	// build has, from the user-model store (nil or !ok: none): the run
+	// gets it as an input file and `--model-config-folder {run}`.
+	UserModel func(short string) (config string, ok bool)
 }
 
 // RunNeeds are the `blis run` flags every distribution run uses;
@@ -91,8 +95,36 @@ func (s *Planner) Plan(r Run) (Invocation, error) {
 			}
 		}
 	}
+	if err := hasFlags(command, flags, needs); err != nil {
+		return Invocation{}, err
+	}
+	dep, userConfig, err := s.deploymentArgs(r, flags)
+	if err != nil {
+		return Invocation{}, err
+	}
+	args := append([]string{command}, dep...)
+	var inv Invocation
+	if r.Workload.Trace != nil {
+		inv, err = s.planTrace(r, flags, args)
+	} else {
+		inv, err = planRun(r, flags, args)
+	}
+	if err != nil || userConfig == "" {
+		return inv, err
+	}
+	inputs := maps.Clone(inv.Inputs)
+	if inputs == nil {
+		inputs = map[string]string{}
+	}
+	inputs[UserModelConfigFile] = userConfig
+	inv.Inputs = inputs
+	return inv, nil
+}
+
+// hasFlags refuses a build whose `blis command` lacks a flag of needs.
+func hasFlags(command string, flags simcli.Flags, needs []string) error {
 	if len(flags) == 0 {
-		return Invocation{}, &PlanError{simcli.ReasonUnsupportedBuild, "this simulator build has no `blis " + command + "` command"}
+		return &PlanError{simcli.ReasonUnsupportedBuild, "this simulator build has no `blis " + command + "` command"}
 	}
 	var missing []string
 	for _, f := range needs {
@@ -101,34 +133,58 @@ func (s *Planner) Plan(r Run) (Invocation, error) {
 		}
 	}
 	if len(missing) > 0 {
-		return Invocation{}, &PlanError{simcli.ReasonUnsupportedBuild, "this build's `blis " + command + "` lacks " + strings.Join(missing, ", ")}
+		return &PlanError{simcli.ReasonUnsupportedBuild, "this build's `blis " + command + "` lacks " + strings.Join(missing, ", ")}
 	}
-	dep, err := s.deploymentArgs(r, flags)
-	if err != nil {
-		return Invocation{}, err
-	}
-	args := append([]string{command}, dep...)
-	if r.Workload.Trace != nil {
-		return s.planTrace(r, flags, args)
-	}
-	return planRun(r, flags, args)
+	return nil
 }
 
-// deploymentArgs checks that the model has a config (in the catalog or the
-// build's model_configs/) and returns the deployment's flags.
-func (s *Planner) deploymentArgs(r Run, flags simcli.Flags) ([]string, error) {
+// Replays says whether the build can replay r's trace workload at r's load
+// (the checks of Plan that depend on the offered work, not on the
+// candidate): nil, or the *PlanError every run of it would fail with. A
+// server asks it when a trace is uploaded.
+func (s *Planner) Replays(r Run) error {
+	if r.Workload.Trace == nil {
+		return nil
+	}
+	if err := hasFlags("replay", s.ReplayFlags, ReplayNeeds); err != nil {
+		return err
+	}
+	_, err := s.planTrace(r, s.ReplayFlags, nil)
+	return err
+}
+
+// deploymentArgs checks that the model has a config (in the catalog, the
+// build's model_configs/ or the user-model store) and returns the
+// deployment's flags, with the config of a user model, which the run
+// gets as an input file ("" for another).
+func (s *Planner) deploymentArgs(r Run, flags simcli.Flags) ([]string, string, error) {
+	args, user, err := s.deployment(r, flags)
+	if err != nil || user == "" {
+		return args, "", err
+	}
+	if !flags.Has("model-config-folder") {
+		return nil, "", &PlanError{simcli.ReasonUnsupportedBuild, "a user-added model: this build has no --model-config-folder"}
+	}
+	return append(args, "--model-config-folder", RunDirPlaceholder), user, nil
+}
+
+func (s *Planner) deployment(r Run, flags simcli.Flags) ([]string, string, error) {
 	c := r.Candidate.Normalized()
 	short := simcli.ModelShortName(c.Model)
 	inCatalog, known := false, true
 	if s.ModelConfig != nil {
 		inCatalog, known = s.ModelConfig(short)
 	}
+	var user string
+	if !known && s.UserModel != nil {
+		user, known = s.UserModel(short)
+	}
 	if !known {
 		where := "the simulator's model_configs/"
 		if s.Catalog {
 			where = "the catalog (models/" + short + "/config.json) or " + where
 		}
-		return nil, &PlanError{simcli.ReasonUnknownModel, fmt.Sprintf("no model config for %s in %s; the simulator would try to download one", c.Model, where)}
+		return nil, "", &PlanError{simcli.ReasonUnknownModel, fmt.Sprintf("no model config for %s in %s; the simulator would try to download one", c.Model, where)}
 	}
 	dep := simcli.SimDeployment{Model: c.Model, Hardware: c.Hardware, TP: c.TP, DP: c.DP}
 	if e := c.Engine; e != nil {
@@ -147,7 +203,7 @@ func (s *Planner) deploymentArgs(r Run, flags simcli.Flags) ([]string, error) {
 	}
 	args, err := simcli.DeploymentArgs(flags, dep)
 	if err != nil {
-		return nil, &PlanError{simcli.ReasonUnsupportedBuild, err.Error()}
+		return nil, "", &PlanError{simcli.ReasonUnsupportedBuild, err.Error()}
 	}
 	// The catalog's flag, as simcli.DeploymentArgs would add it for a
 	// catalog that has the model, with the placeholder in place of the
@@ -162,11 +218,11 @@ func (s *Planner) deploymentArgs(r Run, flags simcli.Flags) ([]string, error) {
 	}
 	if c.Replicas > 1 {
 		if !flags.Has("num-instances") {
-			return nil, &PlanError{simcli.ReasonUnsupportedBuild, fmt.Sprintf("%d replicas: this build has no --num-instances", c.Replicas)}
+			return nil, "", &PlanError{simcli.ReasonUnsupportedBuild, fmt.Sprintf("%d replicas: this build has no --num-instances", c.Replicas)}
 		}
 		args = append(args, "--num-instances", strconv.Itoa(c.Replicas))
 	}
-	return args, nil
+	return args, user, nil
 }
 
 // planRun completes a `blis run` command for a distribution workload.
@@ -317,8 +373,9 @@ func argAt(args []string, i int) string {
 // as far as the result itself tells: its `blis run` or `blis replay` has
 // the flags the recorded command uses, its converter those of the
 // recorded conversion, and the model's config is in the catalog when the
-// command names the catalog. No build is at hand, so a trace's nodes are
-// not read again.
+// command names the catalog, and a user-added model's config is the one
+// the result records (`--model-config-folder {run}`). No build is at
+// hand, so a trace's nodes are not read again.
 func Recorded(res *Result) *Planner {
 	catalog := false
 	s := &Planner{ModelConfig: func(string) (bool, bool) { return catalog, true }}
@@ -343,9 +400,17 @@ func Recorded(res *Result) *Planner {
 	if len(res.Convert) > 3 && res.Convert[1] == "convert" {
 		s.Converters = map[string]simcli.Flags{res.Convert[2]: flagsOf(res.Convert[3:])}
 	}
-	for _, a := range res.Command {
+	for i, a := range res.Command {
 		if strings.HasPrefix(a, CatalogDirPlaceholder) {
 			catalog = true
+		}
+		// A user-added model's config is the one the result records.
+		if a == "--model-config-folder" && i+1 < len(res.Command) && res.Command[i+1] == RunDirPlaceholder {
+			s.ModelConfig = func(string) (bool, bool) { return false, false }
+			s.UserModel = func(string) (string, bool) {
+				cfg, ok := res.Inputs[UserModelConfigFile]
+				return cfg, ok
+			}
 		}
 	}
 	return s

@@ -91,6 +91,11 @@ func TestCheckPlans(t *testing.T) {
 			i := slices.Index(r.Command, "--workload-spec")
 			r.Command = slices.Insert(slices.Clone(r.Command), i, "--model-config-folder", CatalogDirPlaceholder+"/models/other")
 		}), "planned \"{catalog}/models/qwen3-14b\", recorded \"{catalog}/models/other\""},
+		"a user-added model's config": {reseal(t, tp1, userModel(`{"num_hidden_layers": 4}`)), ""},
+		"a user-added model's config dropped": {reseal(t, tp1, func(r *Result) {
+			userModel("{}")(r)
+			delete(r.Inputs, UserModelConfigFile)
+		}), "it records figures, but its declaration cannot be planned (model-unknown-to-simulator"},
 	} {
 		probs := CheckPlans(map[string]*Result{"g/r": tt.res})
 		switch {
@@ -99,5 +104,46 @@ func TestCheckPlans(t *testing.T) {
 		case tt.want != "" && (len(probs) != 1 || probs[0].Kind != ProblemUnplanned || probs[0].File != "g/r.json" || !strings.Contains(probs[0].Msg, tt.want)):
 			t.Errorf("%s: %v, want one %s problem of g/r.json saying %q", name, probs, ProblemUnplanned, tt.want)
 		}
+	}
+}
+
+// userModel makes a result's command hand the simulator a user-added
+// model's config from the run's directory, as Plan does.
+func userModel(config string) func(*Result) {
+	return func(r *Result) {
+		i := slices.Index(r.Command, "--workload-spec")
+		r.Command = slices.Insert(slices.Clone(r.Command), i, "--model-config-folder", RunDirPlaceholder)
+		r.Inputs = map[string]string{WorkloadSpecFile: r.Inputs[WorkloadSpecFile], UserModelConfigFile: config}
+	}
+}
+
+// A model neither the catalog nor the build has runs from the user-model
+// store: its config is an input file of the run, handed over with
+// --model-config-folder {run}; a build without that flag cannot.
+func TestPlanUserModel(t *testing.T) {
+	t.Parallel()
+	r := exampleResults(t)["qwen3-14b-chat-8rps/h100-tp1"].Declaration
+	r.Candidate.Model = "acme/tiny-7b"
+	flags := Recorded(exampleResults(t)["qwen3-14b-chat-8rps/h100-tp1"]).RunFlags
+	flags["model-config-folder"] = true
+	p := Planner{RunFlags: flags, ModelConfig: func(string) (bool, bool) { return false, false },
+		UserModel: func(short string) (string, bool) { return `{"short": "` + short + `"}`, short == "tiny-7b" }}
+	inv, err := p.Plan(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i := slices.Index(inv.Args, "--model-config-folder"); i < 0 || inv.Args[i+1] != RunDirPlaceholder {
+		t.Errorf("args %v: want --model-config-folder %s", inv.Args, RunDirPlaceholder)
+	}
+	if inv.Inputs[UserModelConfigFile] != `{"short": "tiny-7b"}` || inv.Inputs[WorkloadSpecFile] == "" {
+		t.Errorf("inputs %v: want the user model's config beside the workload spec", inv.Inputs)
+	}
+	delete(flags, "model-config-folder")
+	if _, err := p.Plan(r); err == nil || !strings.Contains(err.Error(), "a user-added model: this build has no --model-config-folder") {
+		t.Errorf("a build without --model-config-folder: %v", err)
+	}
+	r.Candidate.Model = "acme/other"
+	if _, err := p.Plan(r); err == nil || !strings.Contains(err.Error(), "model-unknown-to-simulator") {
+		t.Errorf("a model in no store: %v", err)
 	}
 }
