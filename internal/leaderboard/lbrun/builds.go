@@ -26,6 +26,8 @@ type Builds struct {
 	Timeout  time.Duration
 	Log      *slog.Logger
 	Tool     *runresult.Harness
+	// UserModels is the user-model store ("": none; usermodels.go).
+	UserModels string
 }
 
 // Identify is the tool the results record (harness.IdentifyTool): the
@@ -61,5 +63,5 @@ func (b Builds) Open(ctx context.Context, ref string, id runresult.Harness, resu
 	if err != nil {
 		return nil, fmt.Errorf("--catalog: %w", err)
 	}
-	return Prepare(ctx, b.builder(), b.Repo, ref, Setup{Catalog: cat, CatalogVersion: catVersion, Harness: id, Timeout: b.Timeout, ResultsDir: results})
+	return Prepare(ctx, b.builder(), b.Repo, ref, Setup{Catalog: cat, CatalogVersion: catVersion, Harness: id, Timeout: b.Timeout, ResultsDir: results, UserModels: b.UserModels})
 }

@@ -78,7 +78,8 @@ func ReadRuns(path string) (*leaderboard.Declaration, map[string]leaderboard.Tra
 
 // MergeDeclared merges the declarations file beside results
 // (DeclarationsFile) into d (leaderboard.Merge); d itself when there is
-// none. Every error is a *DeclarationError.
+// none. The traces of its groups runs.yaml lacks (saved trace workloads)
+// are resolved relative to its directory. Every error is a *DeclarationError.
 func MergeDeclared(d *leaderboard.Declaration, results string) (*leaderboard.Declaration, error) {
 	file := DeclarationsFile(results)
 	src, err := diskio.ReadPathMax(file, leaderboard.MaxDeclarationBytes)
@@ -90,6 +91,18 @@ func MergeDeclared(d *leaderboard.Declaration, results string) (*leaderboard.Dec
 	}
 	extra, err := leaderboard.Decode(src, file)
 	if err != nil {
+		return nil, &DeclarationError{err}
+	}
+	// A group of its own is a saved trace workload: its trace names the
+	// stored files, relative to the declarations file's directory.
+	saved := *extra
+	saved.Groups = nil
+	for _, g := range extra.Groups {
+		if d.Group(g.ID) == nil {
+			saved.Groups = append(saved.Groups, g)
+		}
+	}
+	if _, err := ResolveTraces(&saved, filepath.Dir(file)); err != nil {
 		return nil, &DeclarationError{err}
 	}
 	merged, err := leaderboard.Merge(d, extra)

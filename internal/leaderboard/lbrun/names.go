@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
 	"github.com/inference-sim/accuracy-dashboard/internal/hardware"
@@ -15,7 +14,8 @@ import (
 
 // Names are the model and hardware names a build runs, each sorted: the
 // models' folder names (simcli.ModelShortName) with a config.json in the
-// catalog's models/ or the build's model_configs/, and the GPUs of the
+// catalog's models/, the build's model_configs/ or the user-model store
+// (one that checks), and the GPUs of the
 // build's hardware_config.json. A candidate naming anything else fails
 // (model-unknown-to-simulator, hardware-unknown-to-simulator).
 type Names struct {
@@ -42,8 +42,9 @@ func (s *Sim) Names() (Names, error) {
 			}
 		}
 	}
-	slices.Sort(n.Models)
-	n.Models = slices.Compact(n.Models)
+	if err := n.withUserModels(s.UserModels); err != nil {
+		return Names{}, err
+	}
 	file := filepath.Join(s.Build.DataDir, harness.BuildHardwareFile)
 	raw, err := diskio.ReadPathMax(file, hardware.MaxBytes)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {

@@ -10,13 +10,23 @@ import (
 )
 
 // Plan writes the simulator command for run r on s's build (leaderboard.Planner's
-// planning, on the flags s probed, the model configs of its catalog and
-// source tree, and the node check of its stored traces). What the build
+// planning, on the flags s probed, the model configs of its catalog,
+// source tree and user-model store, and the node check of its stored traces). What the build
 // cannot do is a *leaderboard.PlanError (a failed result, never a number).
 func (s *Sim) Plan(r leaderboard.Run) (leaderboard.Invocation, error) {
-	p := leaderboard.Planner{RunFlags: s.RunFlags, ReplayFlags: s.ReplayFlags, Converters: s.Converters,
-		ModelConfig: s.modelConfig, Catalog: s.Catalog != "", CheckNodes: s.checkNodes}
-	return p.Plan(r)
+	return s.planner().Plan(r)
+}
+
+// Replays says whether s's build can replay r's trace workload at r's
+// load (leaderboard.Planner.Replays): nil, or why every run of it would
+// fail.
+func (s *Sim) Replays(r leaderboard.Run) error {
+	return s.planner().Replays(r)
+}
+
+func (s *Sim) planner() *leaderboard.Planner {
+	return &leaderboard.Planner{RunFlags: s.RunFlags, ReplayFlags: s.ReplayFlags, Converters: s.Converters,
+		ModelConfig: s.modelConfig, Catalog: s.Catalog != "", CheckNodes: s.checkNodes, UserModel: s.userModel}
 }
 
 // modelConfig says where s finds the config of the model named short: in

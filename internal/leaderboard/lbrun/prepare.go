@@ -12,12 +12,14 @@ import (
 )
 
 // Setup is what Prepare needs besides the build: the model catalog
-// (resolved by the caller; "" for none), the tool's identity, the timeout
+// (resolved by the caller; "" for none), the user-model store ("": none),
+// the tool's identity, the timeout
 // of one simulation and the results directory whose traces/ holds the
 // stored traces.
 type Setup struct {
 	Catalog        string
 	CatalogVersion *runresult.DataVersion
+	UserModels     string
 	Harness        runresult.Harness
 	Timeout        time.Duration
 	ResultsDir     string
@@ -52,7 +54,7 @@ func Prepare(ctx context.Context, b *harness.Builder, repo, ref string, su Setup
 		return nil, err
 	}
 	s := &Sim{Build: bld, RunFlags: flags, ReplayFlags: replay, Converters: converters, TracesDir: traces,
-		Catalog: su.Catalog, CatalogVersion: su.CatalogVersion, Harness: su.Harness, Timeout: su.Timeout, WorkDir: work}
+		Catalog: su.Catalog, CatalogVersion: su.CatalogVersion, UserModels: su.UserModels, Harness: su.Harness, Timeout: su.Timeout, WorkDir: work}
 	return s, nil
 }
 

@@ -42,6 +42,9 @@ type Sim struct {
 	// none, the simulator's own model_configs/), with its version.
 	Catalog        string
 	CatalogVersion *runresult.DataVersion
+	// UserModels is the user-model store ("": none): the configs of
+	// models the build and catalog lack (usermodels.go).
+	UserModels string
 	// Harness is this tool's identity, recorded in every result.
 	Harness runresult.Harness
 	// Timeout bounds one simulation (<= 0: harness.DefaultPointTimeout).

@@ -81,6 +81,11 @@ type Config struct {
 	// total and per client address (connlimit.DefaultMax and
 	// connlimit.DefaultPerAddr if 0).
 	MaxConns, MaxConnsPerAddr int
+	// Workloads is the saved workloads' file beside the results ("": none
+	// saved, POST /api/workload refused); Saved the workloads it holds,
+	// their traces resolved (uploads.go).
+	Workloads string
+	Saved     []leaderboard.Group
 	// RunPending makes Run start by running every declared run without a
 	// result (a fresh volume: runs.yaml's candidates), one job per
 	// candidate, after the jobs declared through the API (pending.go).
@@ -120,6 +125,8 @@ type Server struct {
 	closed  bool
 
 	pages pageCache // GET /, rendered once per change (page.go)
+	// saved are the workloads saved through POST /api/workload.
+	saved []leaderboard.Group
 	// backlog are the jobs of the runs found pending at start (RunPending),
 	// taken when the queue is empty.
 	backlog []*Job
@@ -136,7 +143,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	return &Server{cfg: cfg, queue: make(chan *Job, cfg.Queue), decl: cfg.Declaration, jobs: map[string]*Job{}, pending: map[string]bool{}}, nil
+	return &Server{cfg: cfg, queue: make(chan *Job, cfg.Queue), decl: cfg.Declaration, jobs: map[string]*Job{}, pending: map[string]bool{}, saved: cfg.Saved}, nil
 }
 
 // Run runs the queued jobs on cfg.Workers workers until ctx ends. Then it
@@ -251,6 +258,8 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /api/run", s.declare)
 	mux.HandleFunc("DELETE /api/run/{group}/{id}", s.remove)
 	mux.HandleFunc("GET /api/jobs/{id}", s.job)
+	mux.HandleFunc("POST /api/workload", s.addWorkload)
+	mux.HandleFunc("POST /api/model", s.addModel)
 	return withSecurityHeaders(mux)
 }
 
@@ -395,11 +404,11 @@ func (s *Server) declare(w http.ResponseWriter, r *http.Request) {
 // the HTTP status and message refusing it, with the declaration it makes.
 // s.mu is held.
 func (s *Server) plan(req declareRequest) (cand leaderboard.Candidate, merged *leaderboard.Declaration, runs []leaderboard.Run, status int, msg string) {
-	gi := slices.IndexFunc(s.cfg.Base.Groups, func(g leaderboard.Group) bool { return g.ID == req.Group })
-	if gi < 0 {
-		return leaderboard.Candidate{}, nil, nil, http.StatusBadRequest, fmt.Sprintf("group: %q is not a group of runs.yaml", req.Group)
+	gp := s.offered(req.Group)
+	if gp == nil {
+		return leaderboard.Candidate{}, nil, nil, http.StatusBadRequest, fmt.Sprintf("group: %q is not a group of runs.yaml or a saved workload", req.Group)
 	}
-	g := s.cfg.Base.Groups[gi]
+	g := *gp
 	group := map[string]any{"id": g.ID, "workload": leaderboard.OfferedAsWritten(g.Workload), "load": g.Load, "candidates": []json.RawMessage{req.Candidate}}
 	if g.KeepUp != nil {
 		group["keep_up"] = g.KeepUp
@@ -461,7 +470,7 @@ func (s *Server) file(group string, cand leaderboard.Candidate) error {
 	}
 	gi := slices.IndexFunc(d.Groups, func(g leaderboard.Group) bool { return g.ID == group })
 	if gi < 0 {
-		g := s.cfg.Base.Group(group)
+		g := s.offered(group)
 		d.Groups = append(d.Groups, leaderboard.Group{ID: g.ID, Title: g.Title, Workload: leaderboard.OfferedAsWritten(g.Workload), Load: g.Load, KeepUp: g.KeepUp})
 		gi = len(d.Groups) - 1
 	}

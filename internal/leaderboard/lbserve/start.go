@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"path/filepath"
 	"time"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/connlimit"
@@ -68,6 +69,14 @@ func Prepare(ctx context.Context, o Options) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
+	workloads := filepath.Join(filepath.Dir(filepath.Clean(o.Results)), leaderboard.WorkloadsFile)
+	saved, err := readSaved(workloads)
+	if err != nil {
+		return nil, err
+	}
+	if d, err = withSaved(d, saved, o.Results); err != nil {
+		return nil, err
+	}
 	id, err := o.Builds.Identify(ctx, o.HarnessDir)
 	if err != nil {
 		return nil, err
@@ -99,7 +108,8 @@ func Prepare(ctx context.Context, o Options) (*Prepared, error) {
 	}
 	version := Version{Harness: id, Simulator: SimulatorVersion{Repository: o.Builds.Repo, Tag: s.Build.Tag, Commit: s.Build.Commit}, Catalog: s.CatalogVersion}
 	cfg := Config{Declaration: d, Base: base, Results: o.Results, Declarations: lbrun.DeclarationsFile(o.Results), Sim: s,
-		Version: version, Token: o.Token, Workers: o.Workers, Queue: o.Queue, Log: o.Builds.Log, Names: &names, RunPending: true}
+		Version: version, Token: o.Token, Workers: o.Workers, Queue: o.Queue, Log: o.Builds.Log, Names: &names, RunPending: true,
+		Workloads: workloads, Saved: saved}
 	return &Prepared{Version: version, opts: o, cfg: cfg}, nil
 }
 
