@@ -9,7 +9,8 @@ set -eu
 app=${LEADERBOARD_APP:-/app}
 action=${LEADERBOARD_ACTION:-$app/action}
 repo=${LEADERBOARD_REPO:-$app/repo}         # holds runs.yaml, its traces, the pin file, a pinned catalog
-data=${LEADERBOARD_DATA:-/data}             # the volume: results/ and declarations.yaml
+data=${LEADERBOARD_DATA:-/data}             # the volume: results/, declarations.yaml, workloads.json
+models=${LEADERBOARD_USER_MODELS:-/models}  # the volume of user-added model configs
 runs=${LEADERBOARD_RUNS:-leaderboard/runs.yaml}
 pin=${LEADERBOARD_PIN:-.github/accuracy-harness.yaml}
 case "${1:-}" in
@@ -20,13 +21,13 @@ case "${1:-}" in
 		echo "leaderboard-entry: set LEADERBOARD_TOKEN to a secret of at least 16 bytes" >&2
 		exit 2
 	fi
-	mkdir -p "$data/results"
+	mkdir -p "$data/results" "$models"
 	;;
 esac
 cd "$repo"
 exec "$action" leaderboard serve \
 	--runs "$runs" --results "$data/results" --pin "$pin" \
 	--sim-repo "${LEADERBOARD_SIM_REPO:-$app/sim.git}" \
-	--cache-dir "${LEADERBOARD_CACHE:-$app/cache}" \
+	--cache-dir "${LEADERBOARD_CACHE:-$app/cache}" --user-models "$models" \
 	--harness-dir "${LEADERBOARD_HARNESS:-$app/harness}" \
 	--addr "${LEADERBOARD_ADDR:-:8080}" "$@"

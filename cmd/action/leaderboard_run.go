@@ -22,16 +22,17 @@ import (
 
 // simFlags are the flags `leaderboard run`, `verify` and `serve` share.
 type simFlags struct {
-	simRepo, catalog, cacheDir string
-	jobs                       int
-	timeout                    time.Duration
-	quiet                      bool
+	simRepo, catalog, cacheDir, userModels string
+	jobs                                   int
+	timeout                                time.Duration
+	quiet                                  bool
 }
 
 func (s *simFlags) register(fs *flag.FlagSet, getenv func(string) string) {
 	fs.StringVar(&s.simRepo, "sim-repo", harness.DefaultSimRepo, "simulator git `repository`: a URL or a local path (e.g. --sim-repo ~/src/inference-sim)")
 	fs.StringVar(&s.catalog, "catalog", "none", "model catalog `directory` handed to the simulator (models/<name>/config.json), \"bundled\" or \"none\" for the simulator's own model_configs/ (e.g. --catalog ~/src/blis-catalog)")
 	fs.StringVar(&s.cacheDir, "cache-dir", cachedir.Default(getenv), "`directory` caching simulator clones and builds between runs; env ACCURACY_DASHBOARD_CACHE (e.g. --cache-dir /tmp/blis-cache)")
+	fs.StringVar(&s.userModels, "user-models", getenv("LEADERBOARD_USER_MODELS"), "user-model store `directory` (<model folder>/config.json of models the build and catalog lack; serve stores uploads there); env LEADERBOARD_USER_MODELS")
 	fs.IntVar(&s.jobs, "jobs", runtime.NumCPU(), "number of simulations run in parallel (e.g. --jobs 2)")
 	fs.DurationVar(&s.timeout, "timeout", harness.DefaultPointTimeout, "kill a simulation that runs longer than this; its result fails with simulator-timeout (e.g. --timeout 5m)")
 	fs.BoolVar(&s.quiet, "quiet", false, "print no progress or log lines on stderr (e.g. --quiet)")
@@ -56,7 +57,7 @@ func (s *simFlags) logger(stderr io.Writer) (*slog.Logger, io.Writer) {
 
 // builds are the simulator builds of the flags, logging to log.
 func (s *simFlags) builds(log *slog.Logger) lbrun.Builds {
-	return lbrun.Builds{Repo: s.simRepo, Catalog: s.catalog, CacheDir: s.cacheDir, Timeout: s.timeout, Log: log, Tool: harness.Self(commit, version),
+	return lbrun.Builds{Repo: s.simRepo, Catalog: s.catalog, CacheDir: s.cacheDir, Timeout: s.timeout, Log: log, Tool: harness.Self(commit, version), UserModels: s.userModels,
 		Bundled: harness.BundledCatalog{Catalog: corpus.Catalog(), Ledger: corpus.Ledger()}}
 }
 

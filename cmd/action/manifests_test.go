@@ -98,8 +98,8 @@ func readManifests(t *testing.T, files ...string) manifests {
 func TestLeaderboardManifests(t *testing.T) {
 	t.Parallel()
 	m := readManifests(t, "../../deploy/kubernetes/leaderboard.yaml", "../../deploy/openshift/route.yaml")
-	if len(m.deployments) != 1 || len(m.services) != 1 || len(m.ingresses) != 1 || len(m.routes) != 1 || len(m.pvcs) != 1 {
-		t.Fatalf("want one each of Deployment, Service, Ingress, Route and PersistentVolumeClaim: %+v", m)
+	if len(m.deployments) != 1 || len(m.services) != 1 || len(m.ingresses) != 1 || len(m.routes) != 1 || len(m.pvcs) != 2 {
+		t.Fatalf("want one each of Deployment, Service, Ingress and Route, and two PersistentVolumeClaims (results, user models): %+v", m)
 	}
 	dep, svc := m.deployments[0], m.services[0]
 	_, catalog := envCatalog(t)
@@ -141,6 +141,8 @@ func TestLeaderboardManifests(t *testing.T) {
 	for _, vm := range c.VolumeMounts {
 		mounted[vm.Name] = vm.MountPath
 	}
+	// Each claim is mounted where the catalog's variable puts its files.
+	at := map[string]string{} // mount path → claim
 	for _, v := range pod.Volumes {
 		if v.PersistentVolumeClaim == nil {
 			continue
@@ -148,12 +150,15 @@ func TestLeaderboardManifests(t *testing.T) {
 		if m.pvcs[v.PersistentVolumeClaim.ClaimName] == nil {
 			t.Errorf("volume %s claims %s, which no manifest declares", v.Name, v.PersistentVolumeClaim.ClaimName)
 		}
-		if mounted[v.Name] != catalog["LEADERBOARD_DATA"] {
-			t.Errorf("volume %s is mounted at %q, want the data directory %s", v.Name, mounted[v.Name], catalog["LEADERBOARD_DATA"])
+		at[mounted[v.Name]] = v.PersistentVolumeClaim.ClaimName
+	}
+	for _, dir := range []string{"LEADERBOARD_DATA", "LEADERBOARD_USER_MODELS"} {
+		if at[catalog[dir]] == "" || env[dir].Value != catalog[dir] {
+			t.Errorf("%s=%s: no claim is mounted there (mounts: %v; the Deployment sets %q)", dir, catalog[dir], at, env[dir].Value)
 		}
 	}
-	if len(pod.Volumes) != 1 {
-		t.Errorf("%d volumes, want the results claim", len(pod.Volumes))
+	if len(pod.Volumes) != 2 || at[catalog["LEADERBOARD_DATA"]] == at[catalog["LEADERBOARD_USER_MODELS"]] {
+		t.Errorf("volumes %v: want the results claim and the user models' claim, apart", at)
 	}
 	for k, v := range svc.Spec.Selector {
 		if dep.Spec.Template.Labels[k] != v || dep.Spec.Selector.MatchLabels[k] != v {
