@@ -1,6 +1,7 @@
 package lbserve
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -101,4 +102,88 @@ func TestServeFormFailureStaysShown(t *testing.T) {
 		!strings.HasSuffix(shown, "Declare crash again with the mistake fixed, or remove it: DELETE api/run/chat/crash with the token.") {
 		t.Errorf("status after the failed job's reload = %q", shown)
 	}
+}
+
+// In headless chromium: a TraceV2 pair and a model's config.json are
+// uploaded through the page's forms as a user picks files, each reload
+// keeps its message, the saved workload becomes a group of the declare
+// form, and a candidate declared for it, and one of the uploaded model,
+// run and appear in their groups' tables.
+func TestServeUploadsInChromium(t *testing.T) {
+	bin := browsertest.Chromium(t)
+	ts, _ := newUploadServer(t)
+	header, data := testTraceV2(t, 6)
+	tab := browsertest.Open(t, bin, 1400, 900)
+	if err := tab.Load(ts.url+"/", "#trace-form"); err != nil {
+		t.Fatal(err)
+	}
+	// pick sets a file input as a user's pick does: a File in its list.
+	const pick = `function pick(input, name, content) { var dt = new DataTransfer(); dt.items.add(new File([content], name)); input.files = dt.files; }`
+	upload := `(function () {
+	  ` + pick + `
+	  var f = document.getElementById("trace-form");
+	  f.elements.id.value = "uploaded-chat"; f.elements.format.value = "tracev2"; f.elements.load.value = "recorded";
+	  pick(f.elements.header, "trace.yaml", ` + jsString(t, header) + `); pick(f.elements.data, "trace.csv", ` + jsString(t, data) + `);
+	  f.elements.token.value = "` + token + `";
+	  f.requestSubmit();
+	  return true;
+	})()`
+	if _, err := browsertest.Eval[bool](tab, upload); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, tab, `document.querySelector('#declare-group option[value="uploaded-chat"]') !== null && document.getElementById("trace-status").textContent`, "saved workload uploaded-chat (trace ")
+	model := `(function () {
+	  ` + pick + `
+	  var f = document.getElementById("model-form");
+	  f.elements.model.value = "acme/tiny-7b"; pick(f.elements.config, "config.json", ` + jsString(t, tinyConfig) + `);
+	  f.elements.token.value = "` + token + `";
+	  f.requestSubmit();
+	  return true;
+	})()`
+	if _, err := browsertest.Eval[bool](tab, model); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, tab, `document.getElementById("model-status").textContent`, "model acme/tiny-7b is in the user-model store")
+	for _, c := range []struct{ group, id, model string }{{"uploaded-chat", "h100-trace", "org/test-model-7b"}, {"chat", "tiny", "acme/tiny-7b"}} {
+		declare := `(function () {
+		  var f = document.getElementById("declare-form"), set = function (n, v) { f.elements[n].value = v; };
+		  set("group", "` + c.group + `"); f.elements.group.dispatchEvent(new Event("change"));
+		  set("id", "` + c.id + `"); set("model", "` + c.model + `"); set("hardware", "H100"); set("tp", "1");
+		  set("token", "` + token + `");
+		  f.requestSubmit();
+		  return true;
+		})()`
+		if _, err := browsertest.Eval[bool](tab, declare); err != nil {
+			t.Fatal(err)
+		}
+		// The row is in its group's section, with the candidate's model.
+		waitFor(t, tab, `(function () { var r = document.querySelector('#g-`+c.group+` table.board tr[data-run="`+c.id+`"]'); return r === null ? "" : r.cells[1].textContent; })()`, c.model)
+	}
+	if errs := tab.Errors(); len(errs) > 0 {
+		t.Errorf("the page logged errors:\n%s", strings.Join(errs, "\n"))
+	}
+}
+
+// jsString is s as a JavaScript string literal.
+func jsString(t *testing.T, s string) string {
+	t.Helper()
+	raw, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(raw)
+}
+
+// waitFor evaluates expr (a string) until it begins with want, for up to
+// two minutes (evaluating fails while the page reloads: it is tried again).
+func waitFor(t *testing.T, tab *browsertest.Tab, expr, want string) {
+	t.Helper()
+	var got string
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		if got, _ = browsertest.Eval[string](tab, expr); strings.HasPrefix(got, want) {
+			return
+		}
+	}
+	status, _ := browsertest.Eval[string](tab, `document.getElementById("declare-status").textContent + " | " + document.getElementById("trace-status").textContent + " | " + document.getElementById("model-status").textContent`)
+	t.Fatalf("%s: %q, want it to begin %q (status: %s)", expr, got, want, status)
 }

@@ -40,6 +40,7 @@ func ServePage(b leaderboard.Board) (string, error) {
 	if err := declareTemplate.Execute(&form, groups); err != nil {
 		return "", err
 	}
+	form.WriteString(uploadForms)
 	i := strings.LastIndex(page, "</body>")
 	if i < 0 {
 		return "", fmt.Errorf("leaderboard page has no </body>")
@@ -123,3 +124,74 @@ var declareTemplate = template.Must(template.New("declare").Parse(`<section id="
 })();
 </script>
 `))
+
+// uploadForms upload a trace, saved as a workload (POST /api/workload),
+// and a model's config.json into the user-model store (POST /api/model);
+// the page reloads after a success, so that the saved workload is a group
+// of the declare form, and the status message outlives the reload.
+const uploadForms = `<section id="upload">
+<h2>Upload a trace</h2>
+<p>A recorded trace is saved as a workload of its own, which candidates are then declared for above. It is stored by content hash beside the results; a trace recorded on more than one node, or one the server's simulator build cannot replay as asked, is refused here, naming the build.</p>
+<form id="trace-form">
+<p><label>Workload id <input name="id" required pattern="[a-z0-9][a-z0-9._\-]{0,63}" placeholder="recorded-chat"></label>
+<label>Title <input name="title" placeholder="Recorded chat traffic"></label>
+<label>Format <select name="format"><option value="tracev2">TraceV2 (header + data)</option><option value="otel">OpenTelemetry JSON</option><option value="weka">Weka JSONL</option></select></label></p>
+<p><label>Header (.yaml) <input name="header" type="file" accept=".yaml,.yml"></label>
+<label>Data (.csv) <input name="data" type="file" accept=".csv"></label>
+<label>File (.json, .jsonl) <input name="file" type="file" accept=".json,.jsonl"></label></p>
+<p><label>Offered at <select name="load"><option value="recorded">its recorded arrivals</option><option value="concurrency">a pool of concurrent sessions</option></select></label>
+<label>Sessions <input name="sessions" type="number" min="1"></label></p>
+<p><label>Token <input name="token" type="password" autocomplete="off" required></label>
+<button type="submit">Upload and save</button></p>
+</form>
+<p id="trace-status" role="status"></p>
+<h2>Add a model</h2>
+<p>The HuggingFace <code>config.json</code> of a model the simulator build and its catalog lack; it is checked for what the simulator reads from it and kept in the user-model store, and candidates may then name the model.</p>
+<form id="model-form">
+<p><label>Model <input name="model" required placeholder="acme/tiny-7b"></label>
+<label>config.json <input name="config" type="file" accept=".json" required></label></p>
+<p><label>Token <input name="token" type="password" autocomplete="off" required></label>
+<button type="submit">Upload</button></p>
+</form>
+<p id="model-status" role="status"></p>
+</section>
+<script>
+(function () {
+  function text(input) { return input.files.length ? input.files[0].text() : Promise.resolve(""); }
+  function send(path, form, status, body) {
+    status.textContent = "sending…";
+    return fetch(path, {method: "POST", headers: {"Content-Type": "application/json", "Authorization": "Bearer " + form.elements.token.value},
+      body: JSON.stringify(body)}).then(function (r) {
+      return r.json().then(function (j) {
+        if (r.status !== 200 && r.status !== 201) { status.textContent = "refused (" + r.status + "): " + j.error; return; }
+        status.textContent = path === "api/workload" ? "saved workload " + j.workload + " (trace " + j.sha256.slice(0, 12) + "): declare candidates for it above"
+          : "model " + j.model + " is in the user-model store: declare candidates of it above";
+        try { sessionStorage.setItem(status.id, status.textContent); } catch (e) {}
+        location.reload();
+      });
+    });
+  }
+  ["trace-status", "model-status"].forEach(function (id) {
+    var kept = null;
+    try { kept = sessionStorage.getItem(id); sessionStorage.removeItem(id); } catch (e) {}
+    if (kept) { document.getElementById(id).textContent = kept; }
+  });
+  var tf = document.getElementById("trace-form"), ts = document.getElementById("trace-status");
+  tf.addEventListener("submit", function (e) {
+    e.preventDefault();
+    var el = tf.elements, load = el.load.value === "recorded" ? {arrival: "recorded"} : {concurrency: Number(el.sessions.value)};
+    Promise.all([text(el.header), text(el.data), text(el.file)]).then(function (files) {
+      var body = {id: el.id.value, format: el.format.value, load: load};
+      if (el.title.value !== "") { body.title = el.title.value; }
+      if (el.format.value === "tracev2") { body.header = files[0]; body.data = files[1]; } else { body.file = files[2]; }
+      return send("api/workload", tf, ts, body);
+    });
+  });
+  var mf = document.getElementById("model-form"), ms = document.getElementById("model-status");
+  mf.addEventListener("submit", function (e) {
+    e.preventDefault();
+    text(mf.elements.config).then(function (config) { return send("api/model", mf, ms, {model: mf.elements.model.value, config: config}); });
+  });
+})();
+</script>
+`
