@@ -343,7 +343,9 @@ func TestNightlyEndToEnd(t *testing.T) {
 		t.Fatalf("after v0.3.0: %+v", idx.Snapshots)
 	}
 	page, ok := nw.fake.File(harnessRepo, "refs/heads/main", idx.Snapshots[0].Compare)
-	if !ok || !strings.Contains(page, "→ "+idx.Snapshots[0].ID) || !strings.Contains(page, "| Δ MAPE |") {
+	// The heading names the snapshots by their short labels, the footnote by
+	// their ids.
+	if !ok || !strings.Contains(page, "→ v0.3.0 · ") || !strings.Contains(page, "is `"+idx.Snapshots[0].ID+"`") || !strings.Contains(page, "| Δ MAPE |") {
 		t.Errorf("comparison page %s:\n%s", idx.Snapshots[0].Compare, page)
 	}
 	nw.pull(t)
