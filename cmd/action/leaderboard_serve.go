@@ -23,7 +23,9 @@ runs.yaml is and its model and GPU against the build's (400 naming the field
 and the nearest valid names, 409 for an id already declared), appends it to
 declarations.yaml beside the results and queues its runs (202 {"job": ID};
 a full queue answers 503 with Retry-After); GET /api/jobs/ID its status;
-DELETE /api/run/GROUP/ID (token) removes a failed candidate declared so.
+DELETE /api/run/GROUP/ID (token) removes a failed candidate declared so;
+POST /api/workload (token) saves an uploaded trace as a workload of its own,
+POST /api/model (token) a model's config.json into --user-models.
 Runs go through the simulator build of --sim (or the pin's pair), --jobs
 at once, each filed when it ends; on start every run without a result.
 It refuses another build's results and to start without LEADERBOARD_TOKEN.
