@@ -51,7 +51,10 @@ type publishOptions struct {
 	// publishedAt is when the snapshot is recorded as published (the
 	// index's order); zero: now.
 	publishedAt time.Time
-	source      string
+	// backfilledAt, with publishedAt a release's date, publishes a past
+	// release's run as backfilled (action backfill's record).
+	backfilledAt time.Time
+	source       string
 }
 
 // publishCommand is `action publish`.
@@ -63,14 +66,8 @@ var publishCommand = cli.Spec[publishOptions]{
 		fs.StringVar(&o.dashboard, "dashboard", "", "the dashboard `checkout` to write into (e.g. --dashboard .)")
 		fs.BoolVar(&o.dryRun, "dry-run", false, "list the files a publish would write, write nothing (e.g. --dry-run)")
 		fs.BoolVar(&o.experimental, "experimental", false, "publish a run the gate refuses only for not being a release (e.g. --experimental)")
-		fs.Func("published-at", "the publication `time`, RFC 3339; default now (e.g. --published-at 2026-12-01T12:00:00Z)", func(s string) error {
-			t, err := time.Parse(time.RFC3339, s)
-			if err != nil {
-				return errors.New("want an RFC 3339 time, e.g. 2026-12-01T12:00:00Z")
-			}
-			o.publishedAt = t
-			return nil
-		})
+		fs.Func("published-at", "the publication `time`, RFC 3339; default now (e.g. --published-at 2026-12-01T12:00:00Z)", rfc3339(&o.publishedAt))
+		fs.Func("backfilled-at", "with --published-at the release's date: when a past release's run was scored, as action backfill records it (e.g. --backfilled-at 2026-12-04T06:00:00Z)", rfc3339(&o.backfilledAt))
 		fs.StringVar(&o.source, "source", "", "a `URL` of what produced the run, recorded in the index (e.g. --source https://github.com/o/r/actions/runs/42)")
 	},
 	Required: []string{"dashboard"},
@@ -78,10 +75,25 @@ var publishCommand = cli.Spec[publishOptions]{
 		if len(args) != 1 {
 			return fmt.Errorf("want one result directory, got %d arguments", len(args))
 		}
+		if !o.backfilledAt.IsZero() && o.publishedAt.IsZero() {
+			return errors.New("--backfilled-at needs --published-at (the release's date)")
+		}
 		o.result = args[0]
 		return nil
 	},
 	Run: runPublish,
+}
+
+// rfc3339 parses a time flag into dst.
+func rfc3339(dst *time.Time) func(string) error {
+	return func(s string) error {
+		t, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			return errors.New("want an RFC 3339 time, e.g. 2026-12-01T12:00:00Z")
+		}
+		*dst = t
+		return nil
+	}
 }
 
 // errPublishRefused is a publish the gate refused (exit status 3, as the
@@ -90,7 +102,7 @@ var errPublishRefused = &cli.ExitError{Code: 3, Err: errors.New("refused by the 
 
 func runPublish(_ context.Context, o publishOptions, env cli.Env) error {
 	res, err := publish.PublishCheckout(publish.Checkout{Dashboard: o.dashboard, Result: o.result, Experimental: o.experimental,
-		PublishedAt: o.publishedAt, Source: o.source, DryRun: o.dryRun})
+		PublishedAt: o.publishedAt, BackfilledAt: o.backfilledAt, Source: o.source, DryRun: o.dryRun})
 	if err != nil {
 		return fmt.Errorf("publish: %w", err)
 	}

@@ -93,3 +93,29 @@ func TestPublishCommand(t *testing.T) {
 		t.Errorf("empty result directory: %v, want an error naming %s", err, runresult.SummaryFile)
 	}
 }
+
+// --backfilled-at publishes a past release's run as action backfill does:
+// dated by the release, marked with when it was scored; without
+// --published-at it is a usage error.
+func TestPublishBackfilledAt(t *testing.T) {
+	runs := scoreStandin(t)
+	dash := t.TempDir()
+	if _, err := runAction(t, "publish", "--dashboard", dash, "--backfilled-at", "2026-12-04T06:00:00Z", runs.release); cli.ExitCode(err) != 2 ||
+		!strings.Contains(err.Error(), "--backfilled-at needs --published-at") {
+		t.Errorf("--backfilled-at alone: exit %d (%v), want a usage error", cli.ExitCode(err), err)
+	}
+	if _, err := runAction(t, "publish", "--dashboard", dash, "--backfilled-at", "yesterday", runs.release); cli.ExitCode(err) != 2 ||
+		!strings.Contains(err.Error(), "backfilled-at") {
+		t.Errorf("--backfilled-at yesterday: exit %d (%v), want a usage error naming the flag", cli.ExitCode(err), err)
+	}
+	if out, err := runAction(t, "publish", "--dashboard", dash, "--published-at", "2026-10-01T00:00:00Z", "--backfilled-at", "2026-12-04T06:00:00Z", runs.release); err != nil {
+		t.Fatalf("publish: %v\n%s", err, out)
+	}
+	idx, err := dashboard.ReadIndex(os.DirFS(dash))
+	if err != nil || len(idx.Snapshots) != 1 {
+		t.Fatalf("index: %+v, %v", idx, err)
+	}
+	if e := idx.Snapshots[0]; e.BackfilledAt != "2026-12-04T06:00:00Z" || e.PublishedAt != "2026-10-01T00:00:00Z" {
+		t.Errorf("index entry published_at %v, backfilled_at %q; want the release's date and when it was scored", e.PublishedAt, e.BackfilledAt)
+	}
+}
