@@ -31,7 +31,9 @@ const (
 // the points the summary counts and is required from a workflow run; each
 // within report's caps) and plan.json, which must name what the summary
 // ran, and applies the gate with what harness says about the summary's
-// harness commit (asked only of a summary that decodes). Points whose
+// harness commit (asked only of a summary that decodes); a run the gate
+// admits gets the what-ifs measured against it (rep.WhatIfs,
+// Snapshot.AttachWhatIfs, whose reasons are refusals too). Points whose
 // canonical encoding, the points.json the snapshot writes, is over
 // runresult.MaxPointsBytes are refused too: the site would refuse the
 // snapshot. It returns the snapshot to publish, or the reasons it may not
@@ -83,7 +85,10 @@ func Admit(rep Report, how Admission, publishedAt time.Time, source string, harn
 	if how == AdmitExperimental {
 		gate = GateExperimental
 	}
-	return snap, append(reasons, gate(s, h)...), nil
+	if reasons = append(reasons, gate(s, h)...); len(reasons) == 0 {
+		reasons = snap.AttachWhatIfs(rep.WhatIfs)
+	}
+	return snap, reasons, nil
 }
 
 // pointsOverCap is the reason to refuse points whose canonical encoding,

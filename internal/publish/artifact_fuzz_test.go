@@ -16,7 +16,8 @@ import (
 
 // FuzzReportFromArtifact: the artifact's zip archive comes from a workflow
 // run the bot does not control. Any input yields a report whose parts are
-// within the size cap (summary.json present), or an error; never a panic.
+// within the size cap (summary.json present, and the what-if runs beside
+// it), or an error; never a panic.
 // `go test` runs the seeds; .ci/fuzz fuzzes.
 func FuzzReportFromArtifact(f *testing.F) {
 	for _, files := range []map[string][]byte{
@@ -24,6 +25,7 @@ func FuzzReportFromArtifact(f *testing.F) {
 		{"head/summary.json": []byte("s"), "head/points.json": []byte("p"), "head/plan.json": []byte("n"), "base/summary.json": []byte("x")},
 		{"a/summary.json": []byte("s"), "b/summary.json": []byte("s")},
 		{"a/summary.json": []byte("s"), "b/points.json": []byte("p")},
+		{"summary.json": []byte("s"), "whatif/x/summary.json": []byte("s"), "whatif/x/points.json": []byte("p")},
 	} {
 		f.Add(testkit.Zip(f, files))
 	}
@@ -44,7 +46,13 @@ func FuzzReportFromArtifact(f *testing.F) {
 				t.Errorf("%s of %d bytes returned", name, len(b))
 			}
 		}
-		// The archive held exactly one summary.json, which was read.
+		// The archive held exactly one summary.json beside the what-ifs'
+		// (each a what-if run), and it was read.
+		for _, w := range rep.WhatIfs {
+			if w.Summary.Provenance.WhatIf == nil {
+				t.Errorf("a what-if run %q without its what-if", w.Summary.Label)
+			}
+		}
 		zr, err := zip.NewReader(bytes.NewReader(zipped), int64(len(zipped)))
 		if err != nil {
 			t.Fatalf("accepted an archive zip cannot read: %v", err)
@@ -55,8 +63,8 @@ func FuzzReportFromArtifact(f *testing.F) {
 				n++
 			}
 		}
-		if n != 1 {
-			t.Errorf("accepted an archive with %d summary.json entries", n)
+		if n != 1+len(rep.WhatIfs) {
+			t.Errorf("accepted an archive with %d summary.json entries and %d what-ifs", n, len(rep.WhatIfs))
 		}
 	})
 }

@@ -66,18 +66,14 @@ func PublishCheckout(c Checkout) (PublishResult, error) {
 	if when.IsZero() {
 		when = time.Now()
 	}
+	if rep.WhatIfs, err = whatif.ReadRuns(c.Result); err != nil {
+		return PublishResult{}, err
+	}
 	snap, reasons, err := Admit(rep, how, when, c.Source, func(runresult.Summary) (HarnessCheck, error) { return HarnessCheck{}, nil })
 	if err != nil {
 		return PublishResult{}, err
 	}
 	if len(reasons) > 0 {
-		return refused(reasons...), nil
-	}
-	whatIfs, err := whatif.ReadRuns(c.Result)
-	if err != nil {
-		return PublishResult{}, err
-	}
-	if reasons := snap.AttachWhatIfs(whatIfs); len(reasons) > 0 {
 		return refused(reasons...), nil
 	}
 	snap.BackfilledAt = c.BackfilledAt

@@ -18,6 +18,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
+	"github.com/inference-sim/accuracy-dashboard/internal/whatif"
 )
 
 // PublishGitHub is what Publisher needs from GitHub.
@@ -71,6 +72,11 @@ const (
 // absent).
 type Report struct {
 	Summary, Points, Plan []byte
+	// WhatIfs are the what-if runs measured against the run, kept beside
+	// it in whatif/<name>/ (whatif.ReadRunsFS: each a what-if of its
+	// folder's name, read through runresult.Parse), to publish beside its
+	// snapshot.
+	WhatIfs []runresult.Result
 	// RunID is the workflow run (0: published by hand).
 	RunID int64
 }
@@ -267,16 +273,24 @@ func refused(reasons ...string) PublishResult {
 // ReportFromArtifact reads an artifact's zip archive (readArchive: its
 // limits, and every entry a regular file under a clean path): the one file
 // named summary.json (at any depth, required), and points.json and
-// plan.json next to it (each optional here; at most one of each name).
+// plan.json next to it (each optional here; at most one of each name), and
+// the what-if runs in the whatif/ folder next to it (Report.WhatIfs: each
+// whatif/<name>/ a what-if of that name with its summary.json and
+// points.json). A what-if's file anywhere else is an error.
 func ReportFromArtifact(zipped []byte) (Report, error) {
 	files, err := readArchive(zipped)
 	if err != nil {
 		return Report{}, err
 	}
 	found := map[string]string{}
+	var whatIfFiles []string
 	for _, name := range slices.Sorted(maps.Keys(files)) {
 		base := path.Base(name)
 		if base != runresult.SummaryFile && base != runresult.PointsFile && base != nightly.File {
+			continue
+		}
+		if path.Base(path.Dir(path.Dir(name))) == whatif.Dir {
+			whatIfFiles = append(whatIfFiles, name)
 			continue
 		}
 		if prev, ok := found[base]; ok {
@@ -299,7 +313,25 @@ func ReportFromArtifact(zipped []byte) (Report, error) {
 		}
 		*dst = files[name]
 	}
-	return rep, nil
+	dir := path.Dir(sum)
+	for _, name := range whatIfFiles {
+		if path.Dir(path.Dir(path.Dir(name))) != dir {
+			return Report{}, fmt.Errorf("%s is not in the %s/ folder next to %s", name, whatif.Dir, sum)
+		}
+	}
+	rep.WhatIfs, err = whatif.ReadRunsFS(files, dir, func(sub string) (runresult.Result, error) {
+		s, errS := files.ReadFile(sub + "/" + runresult.SummaryFile)
+		p, errP := files.ReadFile(sub + "/" + runresult.PointsFile)
+		if err := errors.Join(errS, errP); err != nil {
+			return runresult.Result{}, err
+		}
+		r, err := runresult.Parse(s, p)
+		if err != nil {
+			return r, fmt.Errorf("%s: %w", sub, err)
+		}
+		return r, nil
+	})
+	return rep, err
 }
 
 // Publish reads a run's report (Admit: summary.json and points.json through

@@ -514,4 +514,36 @@ func TestReportFromArtifact(t *testing.T) {
 	if _, err := ReportFromArtifact(testkit.Zip(t, map[string][]byte{"a/summary.json": []byte("s"), "b/points.json": []byte("p")})); err == nil || !strings.Contains(err.Error(), "b/points.json is not next to a/summary.json") {
 		t.Errorf("points elsewhere: %v", err)
 	}
+
+	// The what-ifs next to the summary are read (whatif/<name>/, each a
+	// what-if of that name); one anywhere else, or a folder of another
+	// run, is an error naming it.
+	s, points := releaseRun(t, "v0.7.15", "v1.0.0")
+	wi := whatIfOf(t, s, points)
+	sum, _ := jsoncodec.Encode(s)
+	pts, _ := jsoncodec.Encode(points)
+	wsum, _ := jsoncodec.Encode(wi.Summary)
+	wpts, _ := jsoncodec.Encode(wi.Points)
+	rep, err = ReportFromArtifact(testkit.Zip(t, map[string][]byte{"head/summary.json": sum, "head/points.json": pts,
+		"head/whatif/half-weights/summary.json": wsum, "head/whatif/half-weights/points.json": wpts}))
+	if err != nil || len(rep.WhatIfs) != 1 || rep.WhatIfs[0].Summary.Label != "what-if: half-weights" || len(rep.WhatIfs[0].Points) != 4 {
+		t.Errorf("a report with a what-if: %d what-ifs, %v", len(rep.WhatIfs), err)
+	}
+	for name, tc := range map[string]struct {
+		files map[string][]byte
+		want  string
+	}{
+		"elsewhere": {map[string][]byte{"head/summary.json": sum, "head/points.json": pts, "other/whatif/half-weights/summary.json": wsum},
+			"other/whatif/half-weights/summary.json is not in the whatif/ folder next to head/summary.json"},
+		"misnamed": {map[string][]byte{"summary.json": sum, "points.json": pts, "whatif/x/summary.json": wsum, "whatif/x/points.json": wpts},
+			"whatif/x: its summary is not the what-if x"},
+		"not a what-if": {map[string][]byte{"summary.json": sum, "points.json": pts, "whatif/half-weights/summary.json": sum, "whatif/half-weights/points.json": pts},
+			"whatif/half-weights: its summary is not the what-if half-weights"},
+		"no points": {map[string][]byte{"summary.json": sum, "points.json": pts, "whatif/half-weights/summary.json": wsum},
+			"whatif/half-weights/points.json"},
+	} {
+		if _, err := ReportFromArtifact(testkit.Zip(t, tc.files)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error naming %q", name, err, tc.want)
+		}
+	}
 }
