@@ -257,7 +257,7 @@ func (nw *nightlyWorld) index(t *testing.T) dashboard.Index {
 
 // TestNightlyEndToEnd runs the nightly this repository ships, as a new
 // installation would, on the stand-in simulator: the first nightly publishes
-// a snapshot; a second with unchanged inputs is a no-op; a new simulator
+// a snapshot, with the declared what-ifs beside it; a second with unchanged inputs is a no-op; a new simulator
 // release publishes a new snapshot with its comparison page; a failed
 // evaluate publishes nothing. (A new harness release changes the plan the
 // same way: TestResolvePlan in internal/dashboard.)
@@ -312,6 +312,17 @@ func TestNightlyEndToEnd(t *testing.T) {
 				t.Errorf("%s/%s missing", dir, p)
 			}
 		}
+	}
+	// The report job measured the merged run with the declared what-ifs
+	// (what-if: all); the bot published them beside the snapshot, whose
+	// summary.md has their Why section.
+	for _, f := range []string{"summary.json", "points.json", "summary.md"} {
+		if _, ok := nw.fake.File(harnessRepo, "refs/heads/main", dashboard.SnapshotsDir+"/"+id1+"/whatif/gpt-oss-120b-mxfp4/"+f); !ok {
+			t.Errorf("the what-if's %s was not published beside %s", f, id1)
+		}
+	}
+	if md, _ := nw.fake.File(harnessRepo, "refs/heads/main", dashboard.SnapshotsDir+"/"+id1+"/summary.md"); !strings.Contains(md, "gpt-oss-120b at 4-bit weights: ") {
+		t.Errorf("the snapshot's summary.md has no Why section:\n%s", md)
 	}
 	last, _ := nw.fake.File(harnessRepo, "refs/heads/main", dashboard.LastRunPath)
 	readme, _ := nw.fake.File(harnessRepo, "refs/heads/main", dashboard.ReadmePath)

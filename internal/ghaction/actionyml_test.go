@@ -50,7 +50,7 @@ func TestActionYAMLMapsEveryInput(t *testing.T) {
 	known := map[string]bool{}
 	for _, name := range []string{inToken, inPinFile, inMode, inSimulatorPath, inBaseline, inShard, inAlertThreshold,
 		inFailThreshold, inComment, inOutDir, inCacheDir, inReportDir, inShardsDir, inJobs, inSimulatorRepo, inInferenceXRepo, inPlan, inRuns,
-		inLedgerDir, inReuse} {
+		inLedgerDir, inReuse, inWhatIf} {
 		known["INPUT_"+strings.ToUpper(strings.ReplaceAll(name, "-", "_"))] = true
 	}
 	for name := range a.Inputs {
@@ -70,11 +70,18 @@ func TestActionYAMLMapsEveryInput(t *testing.T) {
 		t.Errorf("%s is read but no input maps to it", v)
 	}
 	// Every output the entry point writes (one per headline metric among
-	// them) is declared.
+	// them) is declared; every declared one is the run step's (an input's
+	// block pasted under outputs, with a default and no value, makes act
+	// refuse the file).
 	for _, kv := range append(outputsOf(prcheck.Outcome{}), lbpr.Outcome{}.Outputs()...) {
 		o := kv[0]
 		if a.Outputs[o].Value != "${{ steps.run.outputs."+o+" }}" {
 			t.Errorf("output %s = %q", o, a.Outputs[o].Value)
+		}
+	}
+	for o, v := range a.Outputs {
+		if v.Value != "${{ steps.run.outputs."+o+" }}" {
+			t.Errorf("output %s = %q, want the run step's output %s", o, v.Value, o)
 		}
 	}
 }

@@ -62,6 +62,7 @@ const (
 	inRuns           = "runs"
 	inLedgerDir      = "ledger-dir"
 	inReuse          = "reuse"
+	inWhatIf         = "what-if"
 )
 
 // readInputs reads and checks the inputs every mode shares and the

@@ -65,7 +65,7 @@ type modeEnv struct {
 func actionModes() []actionMode {
 	return []actionMode{
 		{modePR, []string{inBaseline, inShard}, readPRMode},
-		{modeMerge, []string{inShardsDir, inPlan, inReuse}, readMergeMode},
+		{modeMerge, []string{inShardsDir, inPlan, inReuse, inWhatIf, inLedgerDir}, readMergeMode},
 		{modeComment, []string{inReportDir}, readCommentMode},
 		{modeNightlyPlan, []string{inSimulatorRepo, inInferenceXRepo}, readNightlyPlanMode},
 		{modeNightly, []string{inPlan, inShard, inLedgerDir, inReuse}, readNightlyMode},
@@ -136,12 +136,23 @@ type mergeModeOptions struct {
 	// reuseDir is, with a plan, the last published snapshot's directory,
 	// which the merged run is compared with for the bisect hint ("": none).
 	reuseDir string
+	// whatIf, with a plan, names the what-ifs the merged run is measured
+	// with (the pinned harness's score --what-if: names or all; "": none);
+	// ledgerDir is the ledger the plan's InferenceX dump imported, which
+	// they score.
+	whatIf, ledgerDir string
 }
 
 func readMergeMode(r runner, in actionInputs) (mode, error) {
-	o := mergeModeOptions{actionInputs: in, shardsDir: in.absInput(r, inShardsDir), plan: r.input(inPlan), reuseDir: in.absInput(r, inReuse)}
+	o := mergeModeOptions{actionInputs: in, shardsDir: in.absInput(r, inShardsDir), plan: r.input(inPlan), reuseDir: in.absInput(r, inReuse),
+		whatIf: r.input(inWhatIf), ledgerDir: in.absInput(r, inLedgerDir)}
 	if o.shardsDir == "" {
 		return nil, inputError(inShardsDir, "required with mode: merge (the directory the shard artifacts were downloaded to)")
+	}
+	for name, v := range map[string]string{inWhatIf: o.whatIf, inLedgerDir: o.ledgerDir} {
+		if v != "" && o.plan == "" {
+			return nil, inputError(name, "with mode: merge, only with input plan (the nightly's merge)")
+		}
 	}
 	return o, nil
 }
@@ -305,4 +316,4 @@ func startMode(r runner, in actionInputs) (mode, error) {
 
 // modeOnlyInputs are the inputs of some modes that action.yml gives no
 // default, so a value means the workflow set it.
-var modeOnlyInputs = []string{inShard, inReportDir, inShardsDir, inPlan, inLedgerDir, inReuse, inRuns, inInferenceXRepo}
+var modeOnlyInputs = []string{inShard, inReportDir, inShardsDir, inPlan, inLedgerDir, inReuse, inWhatIf, inRuns, inInferenceXRepo}

@@ -20,6 +20,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/prcheck"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
+	"github.com/inference-sim/accuracy-dashboard/internal/whatif"
 )
 
 // runNightlyPlanMode is the Action's mode nightly-plan: it resolves the plan
@@ -59,7 +60,7 @@ func runNightlyPlanMode(ctx context.Context, in nightlyPlanModeOptions, env mode
 // to the head's summary.json for the bot (or the merge of the shards).
 func runNightlyMode(ctx context.Context, in nightlyModeOptions, env modeEnv) (prcheck.Outcome, error) {
 	cfg := env.flow
-	plan, err := prepareNightly(ctx, in, &cfg, env)
+	plan, _, err := prepareNightly(ctx, in, &cfg, env)
 	if err != nil {
 		return prcheck.Outcome{}, err
 	}
@@ -71,31 +72,31 @@ func runNightlyMode(ctx context.Context, in nightlyModeOptions, env modeEnv) (pr
 }
 
 // prepareNightly parses the plan, checks that the pin still names its
-// harness, and makes the pinned harness cfg's scorer of the plan's
-// simulator repository, with the ledger imported from the plan's InferenceX
-// dump (in.ledgerDir) when the plan names one.
-func prepareNightly(ctx context.Context, in nightlyModeOptions, cfg *prcheck.FlowConfig, env modeEnv) (nightly.Plan, error) {
+// harness, and makes the pinned harness (returned) cfg's scorer of the
+// plan's simulator repository, with the ledger imported from the plan's
+// InferenceX dump (in.ledgerDir) when the plan names one.
+func prepareNightly(ctx context.Context, in nightlyModeOptions, cfg *prcheck.FlowConfig, env modeEnv) (nightly.Plan, *pinned.Harness, error) {
 	plan, err := nightly.Parse([]byte(in.plan))
 	if err != nil {
-		return plan, fmt.Errorf("input plan: %w", err)
+		return plan, nil, fmt.Errorf("input plan: %w", err)
 	}
 	p, err := readPin(in.actionInputs)
 	if err != nil {
-		return plan, err
+		return plan, nil, err
 	}
 	if p.Harness.Commit != plan.Harness.Commit || p.Harness.Tag != plan.Harness.Release {
-		return plan, fmt.Errorf("the pin names harness %s (%s) but the plan %s (%s): the pin moved since the plan; the next nightly evaluates it",
+		return plan, nil, fmt.Errorf("the pin names harness %s (%s) but the plan %s (%s): the pin moved since the plan; the next nightly evaluates it",
 			p.Harness.Tag, p.Harness.Commit, plan.Harness.Release, plan.Harness.Commit)
 	}
 	dump := plan.DataVersion(nightly.DataInferenceXDump)
 	switch {
 	case in.merging:
 	case dump != "" && in.ledgerDir == "":
-		return plan, fmt.Errorf("the plan names InferenceX dump %s but no ledger-dir was given: import it first (inferencex-db-ledger.yml) and pass its directory", dump)
+		return plan, nil, fmt.Errorf("the plan names InferenceX dump %s but no ledger-dir was given: import it first (inferencex-db-ledger.yml) and pass its directory", dump)
 	case dump == "" && in.ledgerDir != "":
-		return plan, fmt.Errorf("input ledger-dir %s given but the plan names no InferenceX dump: the nightly scores the pin's ledger", in.ledgerDir)
+		return plan, nil, fmt.Errorf("input ledger-dir %s given but the plan names no InferenceX dump: the nightly scores the pin's ledger", in.ledgerDir)
 	case dump != "" && p.Data.Ledger != pin.Bundled:
-		return plan, fmt.Errorf("the pin names ledger %q and the plan InferenceX dump %s: a nightly scores one ledger; set data.ledger to bundled or leave the dump out", p.Data.Ledger, dump)
+		return plan, nil, fmt.Errorf("the pin names ledger %q and the plan InferenceX dump %s: a nightly scores one ledger; set data.ledger to bundled or leave the dump out", p.Data.Ledger, dump)
 	}
 	cfg.Comments = nil
 	// No result cache: it is keyed by the simulator commit, not the
@@ -105,7 +106,7 @@ func prepareNightly(ctx context.Context, in nightlyModeOptions, cfg *prcheck.Flo
 	cfg.Cache = nil
 	h, err := pinnedScorer(ctx, in.actionInputs, p, cfg, env)
 	if err != nil {
-		return plan, err
+		return plan, nil, err
 	}
 	// The plan names the simulator as owner/name (on this GitHub server)
 	// or as a clone URL or path, taken as written.
@@ -113,7 +114,7 @@ func prepareNightly(ctx context.Context, in nightlyModeOptions, cfg *prcheck.Flo
 	if in.ledgerDir != "" {
 		digest, err := harness.DigestFS(os.DirFS(in.ledgerDir))
 		if err != nil {
-			return plan, fmt.Errorf("input ledger-dir %s: %w", in.ledgerDir, err)
+			return plan, nil, fmt.Errorf("input ledger-dir %s: %w", in.ledgerDir, err)
 		}
 		h.Args = append(h.Args, "--ledger", in.ledgerDir)
 		cfg.Key.Data["ledger"] = digest
@@ -128,7 +129,7 @@ func prepareNightly(ctx context.Context, in nightlyModeOptions, cfg *prcheck.Flo
 			h.Args = append(h.Args, "--reuse", in.reuseDir)
 		}
 	}
-	return plan, nil
+	return plan, h, nil
 }
 
 // finishNightly checks that the build scored is the plan's release and
@@ -165,7 +166,11 @@ func runNightlyMerge(ctx context.Context, in mergeModeOptions, env modeEnv) (prc
 	if len(set.Base) > 0 {
 		return prcheck.Outcome{}, fmt.Errorf("merge: the nightly shards under %s have base results; nightly shards score the release alone", in.shardsDir)
 	}
-	if _, err := prepareNightly(ctx, nightlyModeOptions{actionInputs: in.actionInputs, plan: in.plan, merging: true}, &cfg, env); err != nil {
+	if dump := plan.DataVersion(nightly.DataInferenceXDump); in.whatIf != "" && dump != "" && in.ledgerDir == "" {
+		return prcheck.Outcome{}, inputError(inWhatIf, "the plan names InferenceX dump %s, whose ledger the what-ifs score: give its directory as ledger-dir", dump)
+	}
+	h, err := prepareNightlyMerge(ctx, in, &cfg, env)
+	if err != nil {
 		return prcheck.Outcome{}, err
 	}
 	out, err := prcheck.NewFlow(cfg).RunMergeSet(ctx, prcheck.PR{HeadSHA: plan.Simulator.Commit}, set)
@@ -175,7 +180,67 @@ func runNightlyMerge(ctx context.Context, in mergeModeOptions, env modeEnv) (prc
 	if err := finishNightly(plan, out); err != nil {
 		return out, err
 	}
+	if err := scoreWhatIfs(ctx, h, in, plan, out, env.gha); err != nil {
+		return out, err
+	}
 	return out, bisectHint(in, out.Head, env.gha)
+}
+
+// prepareNightlyMerge prepares the pinned harness of a nightly's merge
+// (prepareNightly: its shards were scored already), with the plan's ledger
+// when given (the what-ifs score it).
+func prepareNightlyMerge(ctx context.Context, in mergeModeOptions, cfg *prcheck.FlowConfig, env modeEnv) (*pinned.Harness, error) {
+	_, h, err := prepareNightly(ctx, nightlyModeOptions{actionInputs: in.actionInputs, plan: in.plan, ledgerDir: in.ledgerDir, merging: true}, cfg, env)
+	return h, err
+}
+
+// scoreWhatIfs measures the merged run with the what-ifs in.whatIf names
+// (none when ""): the pinned harness's score --what-if of the plan's
+// simulator commit, reusing every prediction of the merged run (its replay
+// digests are the same), so that only the what-ifs' points are simulated;
+// their runs go into the merged run's whatif/ (the report artifact, which
+// the bot publishes beside the snapshot), and the job summary gets their
+// Why section. A pinned harness without --what-if fails here, naming it.
+func scoreWhatIfs(ctx context.Context, h *pinned.Harness, in mergeModeOptions, plan nightly.Plan, out prcheck.Outcome, gha runner) error {
+	if in.whatIf == "" {
+		return nil
+	}
+	tmp := out.HeadDir + ".whatif"
+	defer os.RemoveAll(tmp)
+	gha.Group(fmt.Sprintf("What-ifs %s, measured against the merged run", in.whatIf))
+	err := h.RunCommand(ctx, append([]string{"score", "--sim-repo", h.SimRepo, "--sim", plan.Simulator.Commit, "--what-if", in.whatIf,
+		"--reuse", out.HeadDir, "--out", tmp}, h.Args...))
+	gha.EndGroup()
+	if err != nil {
+		return fmt.Errorf("what-ifs (input %s %q) with the pinned harness %s: %w", inWhatIf, in.whatIf, plan.Harness.Release, err)
+	}
+	if err := os.Rename(filepath.Join(tmp, whatif.Dir), filepath.Join(out.HeadDir, whatif.Dir)); errors.Is(err, os.ErrNotExist) {
+		gha.Notice(fmt.Sprintf("what-ifs %s: none applies to the corpus's units", in.whatIf))
+		return nil
+	} else if err != nil {
+		return fmt.Errorf("what-ifs: %w", err)
+	}
+	merged, err := runresult.Read(out.HeadDir)
+	if err != nil {
+		return fmt.Errorf("what-ifs: %w", err)
+	}
+	runs, err := whatif.ReadRuns(out.HeadDir)
+	if err != nil {
+		return fmt.Errorf("what-ifs: %w", err)
+	}
+	var attrs []whatif.Attribution
+	for _, r := range runs {
+		a, err := whatif.Attribute(merged.Points, r)
+		if err != nil {
+			return fmt.Errorf("what-ifs: %w", err)
+		}
+		gha.Notice(render.WhySentence(a))
+		attrs = append(attrs, a)
+	}
+	if in.summaryPath == "" {
+		return nil
+	}
+	return gha.addStepSummary(render.Why(out.Head, attrs))
 }
 
 // bisectHint compares the merged run's headline MAPE with the last
