@@ -27,7 +27,7 @@ import (
 func TestScoreCommandWhatIf(t *testing.T) {
 	repo := harnesstest.StandinRepo(t)
 	hdir, _ := harnesstest.HarnessCheckout(t)
-	args := []string{"--harness-dir", hdir, "--sim-repo", repo.Dir, "--sim", "v0.2.0", "--units", "inferencex/gpt-oss-120b/h100/tp4/isl1024-osl1024",
+	args := []string{"--harness-dir", hdir, "--sim-repo", repo.Dir, "--sim", "v0.2.0", "--units", harnesstest.GPTOSSSweep,
 		"--cache-dir", t.TempDir(), "--jobs", "2", "--quiet", "--what-if", "all"}
 	out := t.TempDir()
 	stdout, _, err := runScoreCmd(t, append(args, "--out", out)...)
@@ -100,13 +100,7 @@ func TestScoreCommandWhatIf(t *testing.T) {
 	// here from the points), 5 of 5 scored.
 	// (The gate publishes whole corpora: a ledger of that one sweep.)
 	ledger := t.TempDir()
-	testkit.WriteFile(t, filepath.Join(ledger, "ledger.json"), `{"schema_version": 1, "name": "gpt-oss-sweep", "version": "0.0.1", "release": true, "sources": ["the bundled corpus's H100 TP4 1k/1k sweep"]}`)
-	unit := filepath.Join("units", "inferencex", "gpt-oss-120b", "h100", "tp4", "isl1024-osl1024.json")
-	raw, err := os.ReadFile(filepath.Join("..", "..", "corpus", "ledger", unit))
-	if err != nil {
-		t.Fatal(err)
-	}
-	testkit.WriteFile(t, filepath.Join(ledger, unit), string(raw))
+	harnesstest.SweepLedger(t, ledger, harnesstest.GPTOSSSweep)
 	whole := t.TempDir()
 	i := slices.Index(args, "--units")
 	wholeArgs := slices.Delete(slices.Clone(args), i, i+2)

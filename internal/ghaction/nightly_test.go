@@ -52,15 +52,11 @@ func runNightlyAction(t *testing.T, fake *githubfake.Server, dash, cache string,
 	return out, log.String(), err
 }
 
-// TestNightlyShardsMerge: a matrix of mode nightly shards merges (mode
-// merge with the plan) into the one whole-corpus report the bot publishes,
-// with plan.json; an incomplete set of shards, a shard of another plan and a
-// shard of another build are refused with errors naming what is wrong.
-func TestNightlyShardsMerge(t *testing.T) {
-	hdir, hcommit := harnessRepo(t)
-	dash, plan := nightlyDashboard(t, hdir, hcommit)
-	cache := t.TempDir()
-	fake := githubfake.New(t, githubfake.Options{Token: "test-token"})
+// nightlyShards runs mode nightly for shards 1/2 and 2/2 of plan and
+// returns the directory their outputs are in, as the report job downloads
+// them (accuracy-shard-<k>/).
+func nightlyShards(t *testing.T, fake *githubfake.Server, dash, cache string, plan nightly.Plan) string {
+	t.Helper()
 	shards := t.TempDir()
 	for _, k := range []string{"1", "2"} {
 		out, stdout, err := runNightlyAction(t, fake, dash, cache, map[string]string{"INPUT_MODE": "nightly", "INPUT_PLAN": string(plan.Encode()), "INPUT_SHARD": k + "/2"})
@@ -71,6 +67,19 @@ func TestNightlyShardsMerge(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	return shards
+}
+
+// TestNightlyShardsMerge: a matrix of mode nightly shards merges (mode
+// merge with the plan) into the one whole-corpus report the bot publishes,
+// with plan.json; an incomplete set of shards, a shard of another plan and a
+// shard of another build are refused with errors naming what is wrong.
+func TestNightlyShardsMerge(t *testing.T) {
+	hdir, hcommit := harnessRepo(t)
+	dash, plan := nightlyDashboard(t, hdir, hcommit)
+	cache := t.TempDir()
+	fake := githubfake.New(t, githubfake.Options{Token: "test-token"})
+	shards := nightlyShards(t, fake, dash, cache, plan)
 	merge := func(dir string) (string, string, error) {
 		return runNightlyAction(t, fake, dash, cache, map[string]string{"INPUT_MODE": "merge", "INPUT_PLAN": string(plan.Encode()), "INPUT_SHARDS_DIR": dir})
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
+	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
 	"github.com/inference-sim/accuracy-dashboard/internal/publish"
 	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
@@ -30,29 +31,14 @@ func TestNightlyMergeMeasuresWhatIfs(t *testing.T) {
 	if err := os.RemoveAll(ledger); err != nil {
 		t.Fatal(err)
 	}
-	testkit.WriteFile(t, filepath.Join(ledger, "ledger.json"), `{"schema_version": 1, "name": "gpt-oss-sweep", "version": "0.0.1", "release": true, "sources": ["the bundled corpus's H100 TP4 1k/1k sweep"]}`)
-	unit := filepath.Join("units", "inferencex", "gpt-oss-120b", "h100", "tp4", "isl1024-osl1024.json")
-	raw, err := os.ReadFile(filepath.Join("..", "..", "corpus", "ledger", unit))
-	if err != nil {
-		t.Fatal(err)
-	}
-	testkit.WriteFile(t, filepath.Join(ledger, unit), string(raw))
+	harnesstest.SweepLedger(t, ledger, harnesstest.GPTOSSSweep)
 	pinFile := filepath.Join(dash, ".github", "accuracy-harness.yaml")
 	pinText, _ := os.ReadFile(pinFile)
 	testkit.WriteFile(t, pinFile, strings.Replace(string(pinText), "catalog: none\n  registry: none\n", "catalog: bundled\n  registry: bundled\n", 1))
 
 	cache := t.TempDir()
 	fake := githubfake.New(t, githubfake.Options{Token: "test-token"})
-	shards := t.TempDir()
-	for _, k := range []string{"1", "2"} {
-		out, log, err := runNightlyAction(t, fake, dash, cache, map[string]string{"INPUT_MODE": "nightly", "INPUT_PLAN": string(plan.Encode()), "INPUT_SHARD": k + "/2"})
-		if err != nil {
-			t.Fatalf("shard %s/2: %v\n%s", k, err, log)
-		}
-		if err := os.Rename(out, filepath.Join(shards, "accuracy-shard-"+k)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	shards := nightlyShards(t, fake, dash, cache, plan)
 	out, log, err := runNightlyAction(t, fake, dash, cache, map[string]string{"INPUT_MODE": "merge", "INPUT_PLAN": string(plan.Encode()),
 		"INPUT_SHARDS_DIR": shards, "INPUT_WHAT_IF": "all"})
 	if err != nil {

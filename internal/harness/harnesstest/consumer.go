@@ -50,3 +50,29 @@ func ConsumerRepo(t testing.TB, harnessDir, harnessCommit string) (dir, head, ba
 	head = CommitAll(t, dir, "pin the accuracy harness")
 	return dir, head, sim.V010
 }
+
+// GPTOSSSweep is the bundled corpus's gpt-oss-120b H100 TP4 1k/1k sweep (5
+// points), the units of the shipped gpt-oss-120b-mxfp4 what-if.
+const GPTOSSSweep = "inferencex/gpt-oss-120b/h100/tp4/isl1024-osl1024"
+
+// SweepLedger writes into dir a ledger of one unit of the bundled corpus
+// (e.g. GPTOSSSweep): its whole corpus, as a publish's gate wants one,
+// without scoring the bundled corpus.
+func SweepLedger(t testing.TB, dir, unit string) {
+	t.Helper()
+	name := filepath.Join("units", filepath.FromSlash(unit)+".json")
+	raw, err := os.ReadFile(filepath.Join(moduleRoot(), "corpus", "ledger", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for file, data := range map[string][]byte{name: raw,
+		"ledger.json": []byte(`{"schema_version": 1, "name": "one-sweep", "version": "0.0.1", "release": true, "sources": ["` + unit + ` of the bundled corpus"]}`)} {
+		path := filepath.Join(dir, file)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
