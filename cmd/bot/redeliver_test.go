@@ -2,12 +2,15 @@ package main
 
 import (
 	"errors"
+	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
+	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
 
 // TestRedeliverAsksOnceForWhatTheBotMissed: `bot redeliver --since`
@@ -81,4 +84,91 @@ func TestRedeliverUsage(t *testing.T) {
 			t.Errorf("%q: err = %v, want a usage error", args, err)
 		}
 	}
+}
+
+// Issue 31, point 2: a delivery the bot refused under load is recovered by
+// `bot redeliver`, end to end. The bot serves with one read slot
+// (max_concurrent_reads: 1), which a slow client holds (a body at 40 KiB
+// a second, over the minimum rate, for the 5 s a body may take); GitHub
+// (the fake, checked against the OpenAPI description) delivers a release
+// signed from another address, which waits its second for the slot and is
+// refused (503). Once the slow client is gone, `bot redeliver --since 1h`
+// lists the delivery as never taken and asks for it again; the fake sends
+// it again to the bot, which takes it (202) and bumps both pinning
+// repositories; a second run asks for nothing.
+func TestRedeliverRecoversADeliveryRefusedUnderLoad(t *testing.T) {
+	w := newWorld(t)
+	w.env.now = time.Now
+	w.vars["BOT_CONFIG"] = writeTemp(t, []byte("max_concurrent_reads: 1\n"))
+	addr, done := w.serve(t)
+	w.fake.SetWebhook("http://"+addr+"/webhook", secret)
+
+	slow := holdReadSlot(t, addr, "127.0.31.2")
+	if code := w.fake.Deliver("release", "published", "refused-under-load", releaseEvent(t)); code != http.StatusServiceUnavailable {
+		t.Fatalf("the release delivered while the read slot was held: %d, want 503", code)
+	}
+	slow()
+	if n := w.fake.Calls("pulls/create"); n != 0 {
+		t.Fatalf("the refused delivery opened %d pull requests", n)
+	}
+
+	if err := w.run(t, "redeliver", "--since", "1h"); err != nil {
+		t.Fatalf("redeliver: %v\n%s", err, w.stderr)
+	}
+	if out := w.stdout.String(); !strings.Contains(out, "1 deliveries in the last 1h0m0s, 1 never taken") ||
+		!strings.Contains(out, "redelivered refused-under-load release/published (last attempt answered 503 at ") {
+		t.Errorf("redeliver printed:\n%s", out)
+	}
+	waitDelivery(t, done)
+	var answers []int
+	for _, d := range w.fake.HookDeliveries() {
+		answers = append(answers, d.StatusCode)
+	}
+	if fmt.Sprint(answers) != "[503 202]" {
+		t.Errorf("the delivery's attempts were answered %v, want [503 202] (refused, then taken when redelivered)", answers)
+	}
+	for _, repo := range []string{"org/app", "org/lib"} {
+		if n := len(openPulls(w.fake, repo)); n != 1 {
+			t.Errorf("%s: %d bump pull requests after the redelivery, want 1", repo, n)
+		}
+	}
+	if err := w.run(t, "redeliver", "--since", "1h"); err != nil {
+		t.Fatal(err)
+	}
+	if out := w.stdout.String(); !strings.Contains(out, ", 0 never taken") {
+		t.Errorf("a second redeliver printed:\n%s", out)
+	}
+}
+
+// holdReadSlot takes a read slot of the webhook server at addr from the
+// loopback address ip: a POST /webhook whose 256 KiB body comes at 40 KiB
+// a second (5 times the minimum rate, so it is never cut off for its
+// pace), holding the slot until the body's 5 s are up. It returns once the
+// first bytes are sent; the function it returns waits for the client to
+// end.
+func holdReadSlot(t *testing.T, addr, ip string) (wait func()) {
+	t.Helper()
+	c, err := testkit.DialerFrom(ip).Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const size = 256 << 10
+	fmt.Fprintf(c, "POST /webhook HTTP/1.1\r\nHost: bot\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", size)
+	chunk := make([]byte, 4<<10)
+	if _, err := c.Write(make([]byte, 16<<10)); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond) // the server has taken the slot
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		defer c.Close()
+		for sent := 16 << 10; sent+len(chunk) < size; sent += len(chunk) {
+			time.Sleep(100 * time.Millisecond)
+			if _, err := c.Write(chunk); err != nil {
+				return // cut off at the body's 5 s
+			}
+		}
+	}()
+	return func() { <-ended }
 }

@@ -159,6 +159,10 @@ type Server struct {
 	// first; redeliveryStatus answers the attempts redeliveries make.
 	hookDeliveries   []HookDelivery
 	redeliveryStatus int
+	// hook is the App's webhook the fake delivers to (SetWebhook).
+	hook *webhookTarget
+
+	holds holds
 }
 
 // identity is who a token authenticates as.
@@ -216,6 +220,7 @@ func New(t testing.TB, opts Options) *Server {
 		tick:   time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC),
 
 		redeliveryStatus: http.StatusAccepted,
+		holds:            holds{next: map[string][]chan struct{}{}, released: make(chan struct{})},
 	}
 	kind := "user"
 	if opts.ActionsToken {
@@ -224,6 +229,7 @@ func New(t testing.TB, opts Options) *Server {
 	s.tokens[opts.Token] = &identity{kind: kind, login: opts.Login, readOnly: opts.ReadOnly}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serveHTTP))
 	t.Cleanup(s.srv.Close)
+	t.Cleanup(s.releaseHolds) // before the close, which waits for held calls
 	return s
 }
 
@@ -362,6 +368,9 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			v = d
 		}
 		vars[k] = v
+	}
+	if s.hold(op, r) {
+		return
 	}
 	c := &call{s: s, op: op, method: r.Method, path: rr.URL.EscapedPath(), vars: vars, query: rr.URL.Query(), body: body}
 	resp := s.dispatch(c, r, h)
