@@ -67,7 +67,7 @@ const configurationHelp = `Configuration: BOT_APP_ID, BOT_PRIVATE_KEY_FILE, BOT_
 BOT_LISTEN_ADDR, BOT_GITHUB_URL, BOT_HARNESS_REPO, BOT_DASHBOARD_REPO,
 BOT_PUBLISH_REPO, BOT_PUBLISH_WORKFLOW, BOT_LEADERBOARD_REPO, BOT_LEADERBOARD_WORKFLOW,
 BOT_ALLOW_PRERELEASES, BOT_REPOSITORIES, BOT_METRICS_ADDR, BOT_TRUSTED_PROXIES,
-and an optional YAML file (--config or BOT_CONFIG). See docs/BOT.md.
+BOT_HOOK_RANGES, BOT_STATE_DIR, and an optional YAML file (--config or BOT_CONFIG). See docs/BOT.md.
 `
 
 // env is what run takes from the process; tests replace the network and clock.
@@ -291,9 +291,17 @@ func runServe(ctx context.Context, o serveOptions, e env) error {
 		MaxConcurrentReads: cfg.MaxConcurrentReads, QueueSize: cfg.QueueSize, Workers: cfg.Workers, Handlers: webhook.Events(s.bumper, pub), Logger: log,
 		MaxConns: cfg.MaxConns, MaxConnsPerAddr: cfg.MaxConnsPerAddr, MaxReadsPerAddr: cfg.MaxReadsPerAddr,
 		TrustedProxies: proxies, HookRanges: hookRanges, Metrics: metrics, Done: e.delivered,
+		JournalDir: journalDir(cfg.StateDir),
 	})
 	if err != nil {
 		return err
+	}
+	if cfg.StateDir == "" {
+		log.Warn("no state_dir (BOT_STATE_DIR): a delivery queued or running when the bot is killed is lost")
+	} else if n, err := hooks.Recover(); err != nil {
+		return err
+	} else if n > 0 {
+		log.Info("journal: deliveries a previous run accepted and did not finish are queued again", "deliveries", n)
 	}
 	ln, err := net.Listen("tcp", cfg.ListenAddr)
 	if err != nil {
@@ -345,6 +353,15 @@ func runServe(ctx context.Context, o serveOptions, e env) error {
 	}
 	log.Info("stopped")
 	return err
+}
+
+// journalDir is the webhook journal's directory in the state directory
+// ("" without one).
+func journalDir(stateDir string) string {
+	if stateDir == "" {
+		return ""
+	}
+	return filepath.Join(stateDir, "journal")
 }
 
 const bumpHelp = `Usage: bot bump --release TAG [--dry-run] [flags]

@@ -25,6 +25,9 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if name := os.Getenv(childEnv); name != "" {
+		os.Exit(children[name]()) // a child process of a test (startBot)
+	}
 	code := m.Run()
 	harnesstest.Cleanup()
 	os.Exit(code)

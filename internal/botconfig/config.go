@@ -89,6 +89,7 @@ const (
 	EnvMetricsAddr     = "BOT_METRICS_ADDR"
 	EnvTrustedProxies  = "BOT_TRUSTED_PROXIES"
 	EnvHookRanges      = "BOT_HOOK_RANGES"
+	EnvStateDir        = "BOT_STATE_DIR"
 )
 
 // Config is everything the bot needs. Field names in YAML are snake_case.
@@ -170,6 +171,12 @@ type Config struct {
 	// MetricsAddr is the address GET /metrics is served on (host:port);
 	// empty (the default) serves no metrics.
 	MetricsAddr string `yaml:"metrics_addr"`
+	// StateDir is the directory `serve` keeps its journal of accepted
+	// deliveries in (StateDir/journal), from before each is acknowledged
+	// until its work ends, so that a bot killed mid-work finishes it when
+	// it starts again. Empty (the default): no journal, and a delivery
+	// queued or running when the bot dies is lost.
+	StateDir string `yaml:"state_dir"`
 }
 
 // Default returns the configuration before any source is applied.
@@ -293,6 +300,7 @@ func applyEnv(getenv func(string) string, cfg *Config) error {
 	set(&cfg.WebhookSecret, getenv(EnvWebhookSecret))
 	set(&cfg.ListenAddr, getenv(EnvListenAddr))
 	set(&cfg.MetricsAddr, getenv(EnvMetricsAddr))
+	set(&cfg.StateDir, getenv(EnvStateDir))
 	set(&cfg.GitHubURL, getenv(EnvGitHubURL))
 	set(&cfg.HarnessRepo, getenv(EnvHarnessRepo))
 	set(&cfg.DashboardRepo, getenv(EnvDashboardRepo))

@@ -89,6 +89,7 @@ const (
 	outcomeBusy         = "busy"
 	outcomeQueueFull    = "queue_full"
 	outcomeShutdown     = "shutting_down"
+	outcomeUnrecorded   = "unrecorded"
 )
 
 func (m *Metrics) delivery(event, outcome string) {

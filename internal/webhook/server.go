@@ -140,6 +140,12 @@ type Options struct {
 	HookRanges []netip.Prefix
 	// Metrics, if set, records the server's metrics.
 	Metrics *Metrics
+	// JournalDir, when set, is the directory where each accepted delivery
+	// is kept from before it is acknowledged until its work ends (a
+	// delivery that cannot be kept there is refused, 503), and from which
+	// Recover queues again what a killed process left. "": none (a
+	// delivery queued or running when the process dies is lost).
+	JournalDir string
 }
 
 // Defaults and limits.
@@ -208,6 +214,9 @@ type Server struct {
 	order    []string // done keys, oldest first, for eviction
 	closed   bool
 	stopped  bool // the workers' context ended
+	// recording counts the deliveries being recorded in the journal,
+	// whose places in the queue are held.
+	recording int
 
 	wg sync.WaitGroup
 }
@@ -428,8 +437,7 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "ignored: "+reason+"\n")
 		return
 	}
-	sum := sha256.Sum256(body)
-	switch s.enqueue(queued{d: d, job: job, digest: hex.EncodeToString(sum[:]),
+	switch s.enqueue(queued{d: d, job: job, digest: sha256Hex(body),
 		deadline: s.opts.Clock.Now().Add(s.opts.HandleTimeout)}) {
 	case enqueued:
 		outcome = outcomeQueued
@@ -447,6 +455,10 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request) {
 	case closing:
 		outcome = outcomeShutdown
 		http.Error(w, "shutting down", http.StatusServiceUnavailable)
+	case unrecorded:
+		outcome = outcomeUnrecorded
+		w.Header().Set("Retry-After", "60")
+		http.Error(w, "cannot record the delivery", http.StatusServiceUnavailable)
 	}
 }
 
@@ -624,10 +636,20 @@ const (
 	duplicate
 	full
 	closing
+	unrecorded // the journal could not keep it
 )
 
 func keys(q queued) [2]string { return [2]string{"id:" + q.d.ID, "body:" + q.digest} }
 
+// sha256Hex is the hex SHA-256 of b (a signed body's dedup key).
+func sha256Hex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// enqueue queues q unless it is a duplicate, the queue is full or the
+// server is closing; with a journal, q is recorded there (outside the
+// lock, its place in the queue held) before it is queued.
 func (s *Server) enqueue(q queued) enqueueResult {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -639,11 +661,23 @@ func (s *Server) enqueue(q queued) enqueueResult {
 			return duplicate
 		}
 	}
-	if len(s.queue) >= s.opts.QueueSize {
+	if len(s.queue)+s.recording >= s.opts.QueueSize {
 		return full
 	}
 	for _, k := range keys(q) {
 		s.inFlight[k] = true
+	}
+	s.recording++
+	s.mu.Unlock()
+	err := s.record(q, 0)
+	s.mu.Lock()
+	s.recording--
+	if err != nil {
+		for _, k := range keys(q) {
+			delete(s.inFlight, k)
+		}
+		q.d.Log.Error("webhook refused", "reason", "the delivery cannot be recorded in the journal", "err", err)
+		return unrecorded
 	}
 	s.queue = append(s.queue, q)
 	s.wake.Broadcast()
@@ -709,6 +743,7 @@ func (s *Server) handle(ctx context.Context, q queued) {
 	}
 	s.wake.Broadcast()
 	s.mu.Unlock()
+	s.forget(q)
 	took := clock.Now().Sub(start)
 	s.opts.Metrics.job(q.d.Event, err, took)
 	if err != nil {
