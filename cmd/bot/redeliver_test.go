@@ -87,9 +87,10 @@ func TestRedeliverUsage(t *testing.T) {
 }
 
 // Issue 31, point 2: a delivery the bot refused under load is recovered by
-// `bot redeliver`, end to end. The bot serves with one read slot
-// (max_concurrent_reads: 1), which a slow client holds (a body at 40 KiB
-// a second, over the minimum rate, for the 5 s a body may take); GitHub
+// `bot redeliver`, end to end. The bot serves with a read budget of one
+// 1 MiB body (max_concurrent_reads: 1), which a slow client holds (a body
+// declaring 1 MiB, sent at 40 KiB a second, over the minimum rate, for the
+// 5 s a body may take); GitHub
 // (the fake, checked against the OpenAPI description) delivers a release
 // signed from another address, which waits its second for the slot and is
 // refused (503). Once the slow client is gone, `bot redeliver --since 1h`
@@ -140,19 +141,19 @@ func TestRedeliverRecoversADeliveryRefusedUnderLoad(t *testing.T) {
 	}
 }
 
-// holdReadSlot takes a read slot of the webhook server at addr from the
-// loopback address ip: a POST /webhook whose 256 KiB body comes at 40 KiB
-// a second (5 times the minimum rate, so it is never cut off for its
-// pace), holding the slot until the body's 5 s are up. It returns once the
-// first bytes are sent; the function it returns waits for the client to
-// end.
+// holdReadSlot takes the whole read budget of the webhook server at addr
+// (max_concurrent_reads: 1) from the loopback address ip: a POST /webhook
+// declaring a body of 1 MiB (the cap), which comes at 40 KiB a second (5
+// times the minimum rate, so it is never cut off for its pace), holding
+// the budget until the body's 5 s are up. It returns once the first bytes
+// are sent; the function it returns waits for the client to end.
 func holdReadSlot(t *testing.T, addr, ip string) (wait func()) {
 	t.Helper()
 	c, err := testkit.DialerFrom(ip).Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	const size = 256 << 10
+	const size = 1 << 20
 	fmt.Fprintf(c, "POST /webhook HTTP/1.1\r\nHost: bot\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", size)
 	chunk := make([]byte, 4<<10)
 	if _, err := c.Write(make([]byte, 16<<10)); err != nil {

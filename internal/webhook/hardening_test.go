@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -226,62 +225,5 @@ func TestLongDeliveryIDRefused(t *testing.T) {
 	}
 	if w := h.post("ping", "72d3162e-cc78-11e3-81ab-4c9367dc0958", body); w.Code != http.StatusOK {
 		t.Errorf("a GUID delivery id: %d", w.Code)
-	}
-}
-
-// Defect 1: bodies are read a bounded number at a time; a caller beyond the
-// bound waits a moment for a slot or is refused, before its body is read
-// (the waiters beyond ReadWaitersPerSlot per slot at once). The moment is
-// kept by an injected clock: until it is moved on, no waiter gives up, so
-// the callers refused first are those beyond the waiters.
-func TestConcurrentBodyReadsAreBounded(t *testing.T) {
-	t.Parallel()
-	clock := newFakeClock()
-	// Every caller comes from 127.0.0.1: no bound per address here (see
-	// TestSlowClientsOfOneAddressLeaveReadsForOthers).
-	h := newHarness(t, func(o *Options) { o.MaxReadsPerAddr, o.Clock = 1000, clock })
-	ts := httptest.NewServer(h.srv)
-	t.Cleanup(ts.Close)
-	addr := ts.Listener.Addr().String()
-	release := make(chan struct{})
-	var once sync.Once
-	t.Cleanup(func() { once.Do(func() { close(release) }) })
-	const waiters = DefaultMaxConcurrentReads * ReadWaitersPerSlot
-	const callers = DefaultMaxConcurrentReads + waiters + 8
-	codes := make(chan int, callers)
-	for i := range callers {
-		go func() { codes <- slowPost(t, "127.0.0.1", addr, fmt.Sprint("slow-", i), release) }()
-	}
-	next := func(what string) int {
-		select {
-		case c := <-codes:
-			return c
-		case <-time.After(10 * time.Second):
-			t.Fatalf("no answer to %s", what)
-			return 0
-		}
-	}
-	for range callers - DefaultMaxConcurrentReads - waiters {
-		if c := next("a caller beyond the waiters"); c != http.StatusServiceUnavailable {
-			t.Fatalf("a caller beyond the waiters got %d, want 503", c)
-		}
-	}
-	clock.waitArmed(t, waiters, "callers waiting for a read slot")
-	select {
-	case c := <-codes:
-		t.Fatalf("a caller got %d while %d bodies are read and %d callers wait", c, DefaultMaxConcurrentReads, waiters)
-	default:
-	}
-	clock.Advance(ReadSlotWait)
-	for range waiters {
-		if c := next("a waiter"); c != http.StatusServiceUnavailable {
-			t.Fatalf("a waiter got %d after the wait, want 503", c)
-		}
-	}
-	once.Do(func() { close(release) })
-	for range DefaultMaxConcurrentReads {
-		if c := next("a reader"); c != http.StatusUnauthorized {
-			t.Errorf("a slow unsigned caller being read finally got %d, want 401", c)
-		}
 	}
 }

@@ -25,7 +25,7 @@ import (
 
 // serveLoopback serves srv as `bot serve` does (HTTPServer on a listener
 // wrapped by Limit) on 127.0.0.1 and returns its address.
-func serveLoopback(t *testing.T, srv *Server) string {
+func serveLoopback(t testing.TB, srv *Server) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -137,7 +137,7 @@ func waitIdle(t *testing.T, l *connlimit.Listener) {
 }
 
 // signedPing posts a signed ping delivery with c and returns the status.
-func signedPing(t *testing.T, c *http.Client, addr, id string) int {
+func signedPing(t testing.TB, c *http.Client, addr, id string) int {
 	t.Helper()
 	body := []byte(`{"zen":"Keep it logically awesome.","hook_id":1}`)
 	req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/webhook", strings.NewReader(string(body)))
@@ -293,9 +293,12 @@ func TestSlowClientsOfOneAddressLeaveReadsForOthers(t *testing.T) {
 		t.Errorf("%d of %d signed deliveries refused while one address's slow clients hold reads", refused, 6*DefaultMaxReadsPerAddr)
 	}
 	free()
+	// Each slow caller within the bound was read: its body ends (401, not
+	// signed) or, when the deliveries took more than BodyGrace (a loaded
+	// machine, the race detector), it was cut off for its rate (400).
 	for range DefaultMaxReadsPerAddr {
-		if c := <-codes; c != http.StatusUnauthorized {
-			t.Errorf("a slow caller within the bound finally got %d, want 401", c)
+		if c := <-codes; c != http.StatusUnauthorized && c != http.StatusBadRequest {
+			t.Errorf("a slow caller within the bound finally got %d, want 401 (read) or 400 (cut off for its rate)", c)
 		}
 	}
 }
@@ -419,49 +422,88 @@ func slowBodies(from, addr string, stop <-chan struct{}, cut *atomic.Int64) {
 	}
 }
 
-// Issue 31, point 2: 40 slow-body clients from 40 addresses (1 byte every
-// 0.5 s, reconnecting) made every one of 100 signed deliveries beside them
-// answer 503. A body is judged by its rate now (BodyGrace, then
-// MinBodyRate: a slow one is cut off, freeing its slot) and GitHub's hook
-// ranges, configured, read in slots of their own: with 100 slow clients
-// from 100 addresses, at least 95 of 100 signed deliveries from a hook
-// range address are accepted, and the server's heap stays bounded.
-func TestSlowClientsOfManyAddressesLeaveDeliveries(t *testing.T) {
-	h := newHarness(t, func(o *Options) { o.HookRanges = []netip.Prefix{netip.MustParsePrefix("127.0.0.2/32")} })
+// slowClientsAmongDeliveries runs 100 slow-body clients from 100
+// loopback addresses (slowBodies) against a server with the default
+// limits and, after a second, 100 signed deliveries from 127.0.0.2 one
+// every 50 ms; hookRanges lists 127.0.0.2 as GitHub's hook ranges. It
+// returns how many deliveries were accepted, how many slow bodies ended
+// (cut off or refused) and the heap in use before and during.
+func slowClientsAmongDeliveries(t testing.TB, hookRanges bool) (accepted int, cut int64, before, during uint64) {
+	h := newHarness(t, func(o *Options) {
+		if hookRanges {
+			o.HookRanges = []netip.Prefix{netip.MustParsePrefix("127.0.0.2/32")}
+		}
+	})
 	addr := serveLoopback(t, h.srv)
 	runtime.GC()
-	var before runtime.MemStats
-	runtime.ReadMemStats(&before)
+	var mem runtime.MemStats
+	runtime.ReadMemStats(&mem)
+	before = mem.HeapInuse
 	stop := make(chan struct{})
-	var cut atomic.Int64
+	var ended atomic.Int64
 	var wg sync.WaitGroup
 	for i := range 100 {
-		wg.Go(func() { slowBodies(fmt.Sprintf("127.1.%d.%d", 1+i/200, 1+i%200), addr, stop, &cut) })
+		wg.Go(func() { slowBodies(fmt.Sprintf("127.1.%d.%d", 1+i/200, 1+i%200), addr, stop, &ended) })
 	}
 	time.Sleep(time.Second) // the slow clients hold every read slot
 	c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DialContext: dialer("127.0.0.2").DialContext, DisableKeepAlives: true}}
-	accepted := 0
 	for i := range 100 {
 		if signedPing(t, c, addr, fmt.Sprintf("among-slow-%d", i)) == http.StatusOK {
 			accepted++
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	var during runtime.MemStats
-	runtime.ReadMemStats(&during)
+	runtime.ReadMemStats(&mem)
 	close(stop)
 	wg.Wait()
-	if accepted < 95 {
-		t.Errorf("%d of 100 signed deliveries accepted among 100 slow clients, want at least 95", accepted)
+	return accepted, ended.Load(), before, mem.HeapInuse
+}
+
+// Issue 31, point 2: 40 slow-body clients from 40 addresses (1 byte every
+// 0.5 s, reconnecting) made every one of 100 signed deliveries beside them
+// answer 503. A body is judged by its rate now (BodyGrace, then
+// MinBodyRate: a slow one is cut off) and reserves the memory it declares
+// rather than one of 8 slots (readBudget: the slow clients' 1 000-byte
+// bodies fit beside the deliveries); GitHub's hook ranges, when
+// configured, read in slots of their own. With 100 slow clients from 100
+// addresses, at least 95 of 100 signed deliveries are accepted, with the
+// hook ranges configured and without (2 of 100 were, with 8 read slots),
+// and the server's heap stays bounded.
+func TestSlowClientsOfManyAddressesLeaveDeliveries(t *testing.T) {
+	for _, hookRanges := range []bool{true, false} {
+		t.Run(fmt.Sprintf("hook_ranges=%t", hookRanges), func(t *testing.T) {
+			accepted, cut, before, during := slowClientsAmongDeliveries(t, hookRanges)
+			if accepted < 95 {
+				t.Errorf("%d of 100 signed deliveries accepted among 100 slow clients, want at least 95", accepted)
+			}
+			if cut < 100 {
+				t.Errorf("%d slow bodies ended, want the slow clients cut off and starting again (at least 100)", cut)
+			}
+			if grew := int64(during) - int64(before); grew > 64<<20 {
+				t.Errorf("the heap grew by %d MiB under the slow clients, want under 64 MiB", grew>>20)
+			}
+			t.Logf("%d of 100 signed deliveries accepted; %d slow bodies cut off; heap in use %d → %d MiB",
+				accepted, cut, before>>20, during>>20)
+		})
 	}
-	if cut.Load() < 100 {
-		t.Errorf("%d slow bodies ended, want the slow clients cut off and starting again (at least 100)", cut.Load())
+}
+
+// BenchmarkSlowClientsOfManyAddresses measures the slow clients of
+// TestSlowClientsOfManyAddressesLeaveDeliveries with and without GitHub's
+// hook ranges configured, reporting the signed deliveries accepted (of
+// 100) and the heap in use while they were sent, in MiB:
+//
+//	go test ./internal/webhook -run '^$' -bench SlowClientsOfManyAddresses -benchtime 1x
+func BenchmarkSlowClientsOfManyAddresses(b *testing.B) {
+	for _, hookRanges := range []bool{true, false} {
+		b.Run(fmt.Sprintf("hook_ranges=%t", hookRanges), func(b *testing.B) {
+			for range b.N {
+				accepted, _, _, during := slowClientsAmongDeliveries(b, hookRanges)
+				b.ReportMetric(float64(accepted), "accepted/100")
+				b.ReportMetric(float64(during)/(1<<20), "heap-MiB")
+			}
+		})
 	}
-	if grew := int64(during.HeapInuse) - int64(before.HeapInuse); grew > 64<<20 {
-		t.Errorf("the heap grew by %d MiB under the slow clients, want under 64 MiB", grew>>20)
-	}
-	t.Logf("%d of 100 signed deliveries accepted; %d slow bodies cut off; heap in use %d → %d MiB",
-		accepted, cut.Load(), before.HeapInuse>>20, during.HeapInuse>>20)
 }
 
 // A body slower than MinBodyRate after BodyGrace is cut off well before

@@ -164,11 +164,9 @@ const (
 	// a slow attacker from a delivery.
 	BodyGrace   = 500 * time.Millisecond
 	MinBodyRate = 8 << 10
-	// ReadSlotWait is how long a caller waits for a read slot, and
-	// ReadWaitersPerSlot how many may wait per slot; beyond them a caller
-	// is refused (503) at once.
-	ReadSlotWait       = time.Second
-	ReadWaitersPerSlot = 4
+	// ReadSlotWait is how long a caller waits for a read slot, or for
+	// room in the read budget (readBudget); then it is refused (503).
+	ReadSlotWait = time.Second
 	// MaxDeliveryIDBytes caps X-GitHub-Delivery; GitHub sends a GUID (36
 	// characters).
 	MaxDeliveryIDBytes = 64
@@ -192,13 +190,13 @@ type queued struct {
 // Server is the webhook HTTP server. Create it with New, start its workers
 // with Start, stop them with Close.
 type Server struct {
-	opts      Options
-	log       *slog.Logger
-	mux       *http.ServeMux
-	reads     chan struct{} // read slots
+	opts Options
+	log  *slog.Logger
+	mux  *http.ServeMux
+	// reads is the memory the bodies being read may take
+	// (MaxConcurrentReads bodies of MaxBodyBytes).
+	reads     *readBudget
 	hookReads chan struct{} // read slots of HookRanges' addresses
-	// waiting counts the callers waiting for a read slot.
-	waiting atomic.Int64
 	// addrReads counts the reads each client address holds or waits for.
 	addrReads addrReads
 	limiter   atomic.Pointer[connlimit.Listener]
@@ -264,7 +262,7 @@ func New(opts Options) (*Server, error) {
 	s := &Server{
 		opts:      opts,
 		log:       log,
-		reads:     make(chan struct{}, opts.MaxConcurrentReads),
+		reads:     newReadBudget(int64(opts.MaxConcurrentReads) * opts.MaxBodyBytes),
 		hookReads: make(chan struct{}, opts.MaxConcurrentReads),
 		serials:   map[string]bool{},
 		inFlight:  map[string]bool{},
@@ -475,20 +473,22 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, client netip.A
 		http.Error(w, "busy", http.StatusServiceUnavailable)
 		return nil, outcomeBusy
 	}
-	slots := s.reads
+	var done func() // releases the read slot or the reservation
 	if s.fromHooks(client) {
-		slots = s.hookReads
 		if !s.hookSlot() {
 			return busy("too many deliveries from GitHub's hook ranges being read")
 		}
+		done = func() { <-s.hookReads }
 	} else {
 		if !s.addrReads.take(client, s.opts.MaxReadsPerAddr) {
 			return busy("too many bodies being read from this address")
 		}
 		defer s.addrReads.release(client)
-		if !s.readSlot() {
+		n := s.reserve(r.ContentLength)
+		if !s.takeReads(n) {
 			return busy("too many bodies being read")
 		}
+		done = func() { s.reads.release(n) }
 	}
 	// A slot is held while the body comes at MinBodyRate after BodyGrace,
 	// and at most BodyReadTimeout, however it comes (the recorder of a
@@ -496,7 +496,7 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, client netip.A
 	paced := &pacedBody{r: r.Body, rc: http.NewResponseController(w), start: time.Now()}
 	paced.pace()
 	body, err := io.ReadAll(http.MaxBytesReader(w, paced, s.opts.MaxBodyBytes))
-	<-slots
+	done()
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
@@ -560,22 +560,36 @@ func (s *Server) hookSlot() bool {
 	}
 }
 
-// readSlot takes a read slot. When none is free, up to
-// ReadWaitersPerSlot callers per slot wait for one, at most ReadSlotWait
-// each (a burst of real deliveries is served, not refused); the rest are
-// refused at once.
-func (s *Server) readSlot() bool {
-	select {
-	case s.reads <- struct{}{}:
-		return true
-	default:
+// reserve is what a body declaring length bytes (-1: unknown) reserves of
+// the read budget: its length, at least MinReadReserve, at most
+// MaxBodyBytes (a longer one is refused as too large before it is read).
+func (s *Server) reserve(length int64) int64 {
+	if length < 0 {
+		return s.opts.MaxBodyBytes
 	}
-	if s.waiting.Add(1) > int64(ReadWaitersPerSlot*cap(s.reads)) {
-		s.waiting.Add(-1)
+	return min(max(length, MinReadReserve), s.opts.MaxBodyBytes)
+}
+
+// takeReads reserves n bytes of the read budget, waiting for them at most
+// ReadSlotWait (a burst of real deliveries is served, not refused); a
+// caller waiting for less is served first.
+func (s *Server) takeReads(n int64) bool {
+	if s.reads.tryTake(n) {
+		return true
+	}
+	w, cancel := s.reads.wait(n)
+	waited := make(chan struct{})
+	stop := s.opts.Clock.AfterFunc(ReadSlotWait, func() { close(waited) })
+	defer stop()
+	select {
+	case <-w.ready:
+		return true
+	case <-waited:
+		if cancel() {
+			s.reads.release(n) // granted as the wait ended
+		}
 		return false
 	}
-	defer s.waiting.Add(-1)
-	return s.waitSlot(s.reads)
 }
 
 // waitSlot takes a slot of slots, waiting at most ReadSlotWait for one.

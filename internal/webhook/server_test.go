@@ -138,7 +138,7 @@ type result struct {
 	err error
 }
 
-func newHarness(t *testing.T, edit func(*Options)) *harness {
+func newHarness(t testing.TB, edit func(*Options)) *harness {
 	t.Helper()
 	h := &harness{rec: &recorder{t: t}, done: make(chan result, 100), logs: &testkit.SyncBuffer{}}
 	opts := Options{
