@@ -39,8 +39,9 @@ func TestNightlyMergeMeasuresWhatIfs(t *testing.T) {
 	cache := t.TempDir()
 	fake := githubfake.New(t, githubfake.Options{Token: "test-token"})
 	shards := nightlyShards(t, fake, dash, cache, plan)
+	summary := filepath.Join(t.TempDir(), "summary.md")
 	out, log, err := runNightlyAction(t, fake, dash, cache, map[string]string{"INPUT_MODE": "merge", "INPUT_PLAN": string(plan.Encode()),
-		"INPUT_SHARDS_DIR": shards, "INPUT_WHAT_IF": "all"})
+		"INPUT_SHARDS_DIR": shards, "INPUT_WHAT_IF": "all", "GITHUB_STEP_SUMMARY": summary})
 	if err != nil {
 		t.Fatalf("merge: %v\n%s", err, log)
 	}
@@ -72,6 +73,9 @@ func TestNightlyMergeMeasuresWhatIfs(t *testing.T) {
 	}
 	if s := "gpt-oss-120b at 4-bit weights: 5 of 5 points scored instead of 5; over the same 5 points TTFT MAPE"; !strings.Contains(log, "::notice::"+s) {
 		t.Errorf("no notice of the Why sentence %q:\n%s", s, log)
+	}
+	if md, _ := os.ReadFile(summary); !strings.Contains(string(md), "### Why: what-if experiments") || !strings.Contains(string(md), "| openai/gpt-oss-120b | H100 | 5 | 5 → 5 |") {
+		t.Errorf("the job summary lacks the Why section:\n%s", md)
 	}
 	if _, err := os.Stat(head + ".whatif"); !os.IsNotExist(err) {
 		t.Errorf("the what-ifs' scratch run is left: %v", err)
