@@ -53,13 +53,7 @@ func TestServeRetryAndRemoveFailed(t *testing.T) {
 		t.Fatalf("the crashing candidate's result: %+v", res)
 	}
 	// Declared again, fixed: it replaces the failed one and runs.
-	status, body, _ = ts.declare("chat", `{"id": "retry", "model": "org/test-model-7b", "hardware": "H100", "tp": 1}`)
-	if status != http.StatusAccepted {
-		t.Fatalf("declaring the failed id again: %d %v", status, body)
-	}
-	if j := ts.wait(body["job"].(string)); j["status"] != JobDone {
-		t.Fatalf("the job of the candidate declared again: %v", j)
-	}
+	ts.runDone("chat", `{"id": "retry", "model": "org/test-model-7b", "hardware": "H100", "tp": 1}`)
 	if res := leaderboardtest.ReadResult(t, ts.results, "chat/retry.json"); res.Status != leaderboard.StatusOK || res.Declaration.Candidate.Model != "org/test-model-7b" {
 		t.Fatalf("the result of the candidate declared again: %+v", res)
 	}

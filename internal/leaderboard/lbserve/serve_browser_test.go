@@ -1,7 +1,6 @@
 package lbserve
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -123,7 +122,7 @@ func TestServeUploadsInChromium(t *testing.T) {
 	  ` + pick + `
 	  var f = document.getElementById("trace-form");
 	  f.elements.id.value = "uploaded-chat"; f.elements.format.value = "tracev2"; f.elements.load.value = "recorded";
-	  pick(f.elements.header, "trace.yaml", ` + jsString(t, header) + `); pick(f.elements.data, "trace.csv", ` + jsString(t, data) + `);
+	  pick(f.elements.header, "trace.yaml", ` + body(t, header) + `); pick(f.elements.data, "trace.csv", ` + body(t, data) + `);
 	  f.elements.token.value = "` + token + `";
 	  f.requestSubmit();
 	  return true;
@@ -135,7 +134,7 @@ func TestServeUploadsInChromium(t *testing.T) {
 	model := `(function () {
 	  ` + pick + `
 	  var f = document.getElementById("model-form");
-	  f.elements.model.value = "acme/tiny-7b"; pick(f.elements.config, "config.json", ` + jsString(t, tinyConfig) + `);
+	  f.elements.model.value = "acme/tiny-7b"; pick(f.elements.config, "config.json", ` + body(t, tinyConfig) + `);
 	  f.elements.token.value = "` + token + `";
 	  f.requestSubmit();
 	  return true;
@@ -162,16 +161,6 @@ func TestServeUploadsInChromium(t *testing.T) {
 	if errs := tab.Errors(); len(errs) > 0 {
 		t.Errorf("the page logged errors:\n%s", strings.Join(errs, "\n"))
 	}
-}
-
-// jsString is s as a JavaScript string literal.
-func jsString(t *testing.T, s string) string {
-	t.Helper()
-	raw, err := json.Marshal(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(raw)
 }
 
 // waitFor evaluates expr (a string) until it begins with want, for up to

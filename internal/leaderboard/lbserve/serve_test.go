@@ -147,6 +147,19 @@ func (ts *testServer) declare(group, candidate string) (int, map[string]any, htt
 	return ts.do("POST", "/api/run", "Bearer "+token, `{"group": "`+group+`", "candidate": `+candidate+`}`)
 }
 
+// runDone declares candidate in group, wants it accepted, waits for its
+// job and wants it done.
+func (ts *testServer) runDone(group, candidate string) {
+	ts.t.Helper()
+	status, body, _ := ts.declare(group, candidate)
+	if status != http.StatusAccepted {
+		ts.t.Fatalf("declare %s in %s: %d %v", candidate, group, status, body)
+	}
+	if j := ts.wait(body["job"].(string)); j["status"] != JobDone {
+		ts.t.Fatalf("the job of %s in %s: %v", candidate, group, j)
+	}
+}
+
 // wait polls a job until it is no longer queued or running.
 func (ts *testServer) wait(job string) map[string]any {
 	ts.t.Helper()

@@ -97,13 +97,7 @@ func TestUploadModelAndRunIt(t *testing.T) {
 		!strings.Contains(b["error"].(string), "holds another config for this model") {
 		t.Errorf("another config for the same folder: %d %v; want 409", status, b)
 	}
-	status, b, _ := ts.declare("chat", `{"id": "tiny", "model": "acme/tiny-7b", "hardware": "H100", "tp": 1}`)
-	if status != http.StatusAccepted {
-		t.Fatalf("declare the uploaded model: %d %v", status, b)
-	}
-	if j := ts.wait(b["job"].(string)); j["status"] != JobDone {
-		t.Fatalf("job: %v", j)
-	}
+	ts.runDone("chat", `{"id": "tiny", "model": "acme/tiny-7b", "hardware": "H100", "tp": 1}`)
 	res := leaderboardtest.ReadResult(t, ts.results, "chat/tiny.json")
 	if i := slices.Index(res.Command, "--model-config-folder"); i < 0 || res.Command[i+1] != leaderboard.RunDirPlaceholder || res.Inputs[leaderboard.UserModelConfigFile] != tinyConfig {
 		t.Errorf("the result's command %v and inputs %v: want the config handed over from the run directory", res.Command, res.Inputs)
@@ -192,13 +186,7 @@ func TestUploadTraceAndRunIt(t *testing.T) {
 	if status, page, _ := ts.do("GET", "/", "", ""); status != http.StatusOK || !strings.Contains(page["body"].(string), `<option value="uploaded-chat">`) {
 		t.Errorf("the form does not offer the saved workload: %d", status)
 	}
-	status, b, _ = ts.declare("uploaded-chat", `{"id": "h100", "model": "org/test-model-7b", "hardware": "H100", "tp": 1}`)
-	if status != http.StatusAccepted {
-		t.Fatalf("declare for the workload: %d %v", status, b)
-	}
-	if j := ts.wait(b["job"].(string)); j["status"] != JobDone {
-		t.Fatalf("job: %v", j)
-	}
+	ts.runDone("uploaded-chat", `{"id": "h100", "model": "org/test-model-7b", "hardware": "H100", "tp": 1}`)
 	res := leaderboardtest.ReadResult(t, ts.results, "uploaded-chat/h100.json")
 	if res.Declaration.Workload.Trace.SHA256 != sum || res.BLIS == nil || res.BLIS.Completed != 6 {
 		t.Errorf("the result: trace %+v, figures %+v", res.Declaration.Workload.Trace, res.BLIS)
