@@ -88,7 +88,9 @@ func Load(dash fs.FS) ([]Snapshot, []Skipped, error) {
 	return out, skipped, nil
 }
 
-// loadEntry reads the snapshot of index entry e with its what-ifs.
+// loadEntry reads the snapshot of index entry e with its what-ifs, each
+// measured against its points (whatif.Attribute: a what-if of a point the
+// snapshot lacks is an error naming it).
 func loadEntry(dash fs.FS, e IndexEntry) (Snapshot, error) {
 	run, err := loadSnapshot(dash, e)
 	if err != nil {
@@ -99,6 +101,12 @@ func loadEntry(dash fs.FS, e IndexEntry) (Snapshot, error) {
 	})
 	if err != nil {
 		return Snapshot{}, err
+	}
+	for _, w := range whatIfs {
+		// The site draws what each changed against the snapshot's points.
+		if _, err := whatif.Attribute(run.Points, w); err != nil {
+			return Snapshot{}, fmt.Errorf("%s/%s/%s/%s: %w", SnapshotsDir, e.ID, whatif.Dir, w.Summary.Provenance.WhatIf.Name, err)
+		}
 	}
 	return Snapshot{ID: e.ID, PublishedAt: e.PublishedAt, BackfilledAt: e.BackfilledAt, Result: run, WhatIfs: whatIfs}, nil
 }

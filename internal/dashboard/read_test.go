@@ -9,6 +9,7 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/dashboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/dashboard/dashboardtest"
+	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
@@ -48,6 +49,9 @@ func TestLoadRefuses(t *testing.T) {
 			f[snap+"whatif/x/"+runresult.PointsFile] = f[snap+runresult.PointsFile]
 		}, snap + "whatif/x/" + runresult.SummaryFile, true},
 		"a file in whatif/": {func(f fstest.MapFS) { f[snap+"whatif/x"] = &fstest.MapFile{Data: []byte(`{}`)} }, snap + "whatif/x: not a what-if run's directory", true},
+		"a what-if of another run's points": {func(f fstest.MapFS) {
+			f[snap+"whatif/x/"+runresult.SummaryFile], f[snap+"whatif/x/"+runresult.PointsFile] = whatIfOfOther(t, f, snap)
+		}, snap + "whatif/x: attribute x: the plain run has no point", true},
 		"path in an id": {func(f fstest.MapFS) {
 			f[dashboard.IndexPath] = &fstest.MapFile{Data: []byte(strings.Replace(string(f[dashboard.IndexPath].Data), `"id": "old"`, `"id": "../old"`, 1))}
 		}, `snapshot id "../old"`, false},
@@ -73,6 +77,35 @@ func TestLoadRefuses(t *testing.T) {
 			}
 		})
 	}
+}
+
+// whatIfOfOther is a what-if x (summary.json, points.json) of the run in
+// snap but for its point ids, which no point of snap has.
+func whatIfOfOther(t *testing.T, f fstest.MapFS, snap string) (*fstest.MapFile, *fstest.MapFile) {
+	t.Helper()
+	r, err := runresult.Parse(f[snap+runresult.SummaryFile].Data, f[snap+runresult.PointsFile].Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prov := r.Summary.Provenance
+	prov.WhatIf = &runresult.WhatIf{Name: "x", Version: 1, Title: "x", Limitation: "l", Units: []string{"u"}, Kind: "model_config",
+		Change: "c", Patch: `{"a":1}`, Digest: "sha256:" + strings.Repeat("a", 64)}
+	for i := range r.Points {
+		r.Points[i].ID += "-other"
+	}
+	s, err := runresult.Summarize(r.Points, prov, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := jsoncodec.Encode(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts, err := jsoncodec.Encode(r.Points)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &fstest.MapFile{Data: sum}, &fstest.MapFile{Data: pts}
 }
 
 // FuzzLoad: no index, however malformed, makes Load panic, and what it

@@ -21,8 +21,8 @@ import (
 // Build loads dash (dashboard.Load) and renders its site: the files by
 // slash path (render.Site), each snapshot's Overview with the Why section
 // of the what-ifs published beside it (whatif.Attribute against its
-// points: a what-if with a point the snapshot lacks is an error naming
-// it). skipped are the snapshots the index lists that could not be read,
+// points; dashboard.Load leaves out a snapshot with a what-if of a point it
+// lacks). skipped are the snapshots the index lists that could not be read,
 // left out of the site, which its Overview and History name with why.
 func Build(dash fs.FS) (files map[string][]byte, skipped []dashboard.Skipped, err error) {
 	snaps, skipped, err := dashboard.Load(dash)
@@ -33,7 +33,7 @@ func Build(dash fs.FS) (files map[string][]byte, skipped []dashboard.Skipped, er
 	for i, s := range snaps {
 		pages[i] = render.SiteSnapshot{ID: s.ID, PublishedAt: s.PublishedAt, BackfilledAt: s.BackfilledAt, Result: s.Result}
 		for _, w := range s.WhatIfs {
-			a, err := whatif.Attribute(s.Result.Points, w)
+			a, err := whatif.Attribute(s.Result.Points, w) // checked by dashboard.Load
 			if err != nil {
 				return nil, nil, fmt.Errorf("%s/%s/%s/%s: %w", dashboard.SnapshotsDir, s.ID, whatif.Dir, w.Summary.Provenance.WhatIf.Name, err)
 			}
