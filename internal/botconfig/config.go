@@ -57,7 +57,8 @@ const (
 	// 125 000 characters), and every body is held in memory before its
 	// signature can be checked.
 	DefaultMaxBodyBytes = 1 << 20
-	// DefaultMaxConcurrentReads bounds the webhook bodies read at once.
+	// DefaultMaxConcurrentReads is the webhook's read budget, in bodies of
+	// max_body_bytes.
 	DefaultMaxConcurrentReads = 8
 	// DefaultMaxConns bounds the webhook server's connections, and
 	// DefaultMaxConnsPerAddr those of one client address; an idle
@@ -65,8 +66,8 @@ const (
 	DefaultMaxConns        = 512
 	DefaultMaxConnsPerAddr = 32
 	// DefaultMaxReadsPerAddr bounds the webhook bodies one client address
-	// is reading, or waiting for a read slot to read, at once: half the
-	// read slots, so that one address never holds them all.
+	// is reading, or waiting to read, at once: half the read budget's
+	// bodies, so that one address never takes it all.
 	DefaultMaxReadsPerAddr = DefaultMaxConcurrentReads / 2
 )
 
@@ -148,13 +149,14 @@ type Config struct {
 	Workers int `yaml:"workers"`
 	// MaxBodyBytes caps a webhook body.
 	MaxBodyBytes int64 `yaml:"max_body_bytes"`
-	// MaxConcurrentReads bounds the webhook bodies read at once (503
-	// beyond); with MaxBodyBytes it bounds what unsigned callers can make
-	// the bot hold in memory.
+	// MaxConcurrentReads is the webhook's read budget in bodies of
+	// MaxBodyBytes: the memory the bodies being read may take, each
+	// reserving the length it declares (503 beyond, after a short wait).
+	// It bounds what unsigned callers can make the bot hold in memory.
 	MaxConcurrentReads int `yaml:"max_concurrent_reads"`
 	// MaxConns and MaxConnsPerAddr bound the webhook server's connections,
 	// in total and per client address; MaxReadsPerAddr the bodies one
-	// client address has read (or waiting for a read slot) at once.
+	// client address is reading (or waiting to read) at once.
 	MaxConns        int `yaml:"max_conns"`
 	MaxConnsPerAddr int `yaml:"max_conns_per_addr"`
 	MaxReadsPerAddr int `yaml:"max_reads_per_addr"`

@@ -11,8 +11,8 @@ import (
 )
 
 // DefaultMaxReadsPerAddr bounds the bodies one client address is reading,
-// or waiting for a read slot to read, at once: half the default read
-// slots, so that one address never holds them all.
+// or waiting to read, at once: half of DefaultMaxConcurrentReads, so that
+// one address never takes the whole read budget with bodies of the cap.
 const DefaultMaxReadsPerAddr = DefaultMaxConcurrentReads / 2
 
 // Limit wraps ln so that the connections HTTPServer serves from it are

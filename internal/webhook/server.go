@@ -5,9 +5,11 @@
 // The connections a listener wrapped by Limit hands over are bounded in
 // total and per client address (the oldest idle one is closed to make
 // room). A delivery is read only while its client address holds fewer
-// than MaxReadsPerAddr reads, and in one of MaxConcurrentReads read slots (a few
-// callers wait up to a second for one; the rest get 503 at once), with its
-// body capped (MaxBodyBytes) and its reading bounded (BodyReadTimeout), and is looked
+// than MaxReadsPerAddr reads, and within a read budget of MaxConcurrentReads
+// bodies of MaxBodyBytes, each reserving the length it declares (a caller
+// waits up to a second for room, the smallest reservation served first, then
+// gets 503), with its body capped (MaxBodyBytes), its reading bounded
+// (BodyReadTimeout) and judged by its rate (BodyGrace, MinBodyRate), and is looked
 // at only after its X-Hub-Signature-256 is verified (HMAC-SHA256,
 // constant-time; SHA-1 signatures are refused). Its event's Handler then
 // decides, still on the request, whether it asks for any work: events,
@@ -96,10 +98,12 @@ type Options struct {
 	Secret []byte
 	// MaxBodyBytes caps a delivery's body (413 beyond it).
 	MaxBodyBytes int64
-	// MaxConcurrentReads bounds the bodies being read at once; a request
-	// beyond it is refused with 503 before its body is read
-	// (DefaultMaxConcurrentReads if 0). With MaxBodyBytes it bounds the
-	// memory unsigned callers can make the server hold.
+	// MaxConcurrentReads sets the read budget, the memory the bodies being
+	// read may take: MaxConcurrentReads bodies of MaxBodyBytes, each body
+	// reserving the length it declares (readBudget); a request that finds
+	// no room within ReadSlotWait is refused with 503 before its body is
+	// read (DefaultMaxConcurrentReads if 0). It bounds the memory unsigned
+	// callers can make the server hold.
 	MaxConcurrentReads int
 	// QueueSize bounds the jobs waiting for a worker (503 beyond it).
 	QueueSize int
@@ -125,7 +129,7 @@ type Options struct {
 	// (connlimit.DefaultMax and connlimit.DefaultPerAddr if 0).
 	MaxConns, MaxConnsPerAddr int
 	// MaxReadsPerAddr bounds the bodies one client address is reading, or
-	// waiting for a read slot to read, at once; beyond it a request is refused
+	// waiting for room in the read budget to read, at once; beyond it a request is refused
 	// (503) before its body is read (DefaultMaxReadsPerAddr if 0).
 	MaxReadsPerAddr int
 	// TrustedProxies are the proxies in front of the server: a connection
