@@ -50,48 +50,72 @@ type Skipped struct {
 // ids directory names within MaxSnapshotIDBytes, each listed once) and
 // some snapshot readable, or Load fails naming what is wrong.
 func Load(dash fs.FS) ([]Snapshot, []Skipped, error) {
-	idx, err := ReadIndex(dash)
+	entries, err := Entries(dash)
 	if err != nil {
 		return nil, nil, err
 	}
+	var out []Snapshot
+	skipped, err := Readable(dash, entries, func(s Snapshot) { out = append(out, s) })
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, skipped, nil
+}
+
+// Entries reads dash's index (ReadIndex) and checks it: some snapshot
+// listed, each id a directory name within MaxSnapshotIDBytes and listed
+// once; an error names the index and what is wrong.
+func Entries(dash fs.FS) ([]IndexEntry, error) {
+	idx, err := ReadIndex(dash)
+	if err != nil {
+		return nil, err
+	}
 	if len(idx.Snapshots) == 0 {
-		return nil, nil, fmt.Errorf("%s: no snapshot is published", IndexPath)
+		return nil, fmt.Errorf("%s: no snapshot is published", IndexPath)
 	}
 	seen := map[string]bool{}
 	for _, e := range idx.Snapshots {
 		if e.ID == "" || e.ID != path.Base(e.ID) || e.ID == "." || e.ID == ".." {
-			return nil, nil, fmt.Errorf("%s: snapshot id %q is not a directory name", IndexPath, e.ID)
+			return nil, fmt.Errorf("%s: snapshot id %q is not a directory name", IndexPath, e.ID)
 		}
 		if len(e.ID) > MaxSnapshotIDBytes {
-			return nil, nil, fmt.Errorf("%s: snapshot id %q is %d bytes, over %d (dashboard.MaxSnapshotIDBytes): its pages' file names would be too long", IndexPath, e.ID, len(e.ID), MaxSnapshotIDBytes)
+			return nil, fmt.Errorf("%s: snapshot id %q is %d bytes, over %d (dashboard.MaxSnapshotIDBytes): its pages' file names would be too long", IndexPath, e.ID, len(e.ID), MaxSnapshotIDBytes)
 		}
 		if seen[e.ID] {
-			return nil, nil, fmt.Errorf("%s: snapshot %s is listed twice", IndexPath, e.ID)
+			return nil, fmt.Errorf("%s: snapshot %s is listed twice", IndexPath, e.ID)
 		}
 		seen[e.ID] = true
 	}
-	var out []Snapshot
+	return idx.Snapshots, nil
+}
+
+// Readable reads the snapshot of each of entries in turn (LoadEntry),
+// hands each that reads to keep and lets it go, and returns those that do
+// not read, with why: Load's rule, one snapshot in memory at a time. It is
+// an error, naming every file, when none reads.
+func Readable(dash fs.FS, entries []IndexEntry, keep func(Snapshot)) ([]Skipped, error) {
 	var skipped []Skipped
 	var errs []error
-	for _, e := range idx.Snapshots {
-		s, err := loadEntry(dash, e)
+	for _, e := range entries {
+		s, err := LoadEntry(dash, e)
 		if err != nil {
 			skipped = append(skipped, Skipped{ID: e.ID, PublishedAt: e.PublishedAt, Reason: err.Error()})
 			errs = append(errs, err)
 			continue
 		}
-		out = append(out, s)
+		keep(s)
 	}
-	if len(out) == 0 {
-		return nil, nil, fmt.Errorf("%s: no snapshot it lists could be read: %w", IndexPath, errors.Join(errs...))
+	if len(skipped) == len(entries) {
+		return nil, fmt.Errorf("%s: no snapshot it lists could be read: %w", IndexPath, errors.Join(errs...))
 	}
-	return out, skipped, nil
+	return skipped, nil
 }
 
-// loadEntry reads the snapshot of index entry e with its what-ifs, each
+// LoadEntry reads the snapshot of index entry e with its what-ifs, each
 // measured against its points (whatif.Attribute: a what-if of a point the
-// snapshot lacks is an error naming it).
-func loadEntry(dash fs.FS, e IndexEntry) (Snapshot, error) {
+// snapshot lacks is an error naming it), as Load does (an error names the
+// file).
+func LoadEntry(dash fs.FS, e IndexEntry) (Snapshot, error) {
 	run, err := loadSnapshot(dash, e)
 	if err != nil {
 		return Snapshot{}, err

@@ -54,6 +54,14 @@ func WriteFiles(root string, files map[string][]byte) error {
 // directory (".<name>.new-<random>") and, between the two renames, the old
 // one beside it (the same name and ".old") with dir absent.
 func ReplaceDir(dir string, files map[string][]byte) error {
+	return ReplaceDirFunc(dir, func(tmp string) error { return WriteFiles(tmp, files) })
+}
+
+// ReplaceDirFunc is ReplaceDir with the files written by fill into the new
+// directory tmp (WriteFiles, as many times as it likes), so that they
+// need not all be in memory at once; an error of fill is ReplaceDir's
+// error of its writes: dir is left as it was.
+func ReplaceDirFunc(dir string, fill func(tmp string) error) error {
 	dir = filepath.Clean(dir)
 	if st, err := os.Lstat(dir); err == nil && st.Mode()&fs.ModeSymlink != 0 {
 		return fmt.Errorf("replace %s: it is a symbolic link; refusing to replace it (name the directory it points to)", dir)
@@ -67,7 +75,7 @@ func ReplaceDir(dir string, files map[string][]byte) error {
 	if err != nil {
 		return err
 	}
-	if err := WriteFiles(tmp, files); err != nil {
+	if err := fill(tmp); err != nil {
 		os.RemoveAll(tmp)
 		return err
 	}

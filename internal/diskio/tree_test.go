@@ -1,6 +1,7 @@
 package diskio
 
 import (
+	"errors"
 	"maps"
 	"os"
 	"path/filepath"
@@ -106,6 +107,39 @@ func TestReplaceDir(t *testing.T) {
 	}
 	if !slices.Equal(names, []string{"site"}) {
 		t.Errorf("beside dir: %v, want only site (no temporary sibling)", names)
+	}
+}
+
+// TestReplaceDirFunc: files written a few at a time replace dir as one
+// set; a fill that fails after some writes leaves dir as it was, its error
+// returned.
+func TestReplaceDirFunc(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "site")
+	if err := ReplaceDir(dir, map[string][]byte{"old.html": []byte("o")}); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"index.html": "1", "data/a.js": "a"}
+	err := ReplaceDirFunc(dir, func(tmp string) error {
+		for p, d := range want {
+			if err := WriteFiles(tmp, map[string][]byte{p: []byte(d)}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if got := testkit.Files(t, os.DirFS(dir)); err != nil || !maps.Equal(got, want) {
+		t.Fatalf("ReplaceDirFunc = %v, dir holds %v, want %v", err, got, want)
+	}
+	stop := errors.New("stop")
+	err = ReplaceDirFunc(dir, func(tmp string) error {
+		if err := WriteFiles(tmp, map[string][]byte{"half.html": []byte("h")}); err != nil {
+			return err
+		}
+		return stop
+	})
+	if got := testkit.Files(t, os.DirFS(dir)); !errors.Is(err, stop) || !maps.Equal(got, want) {
+		t.Errorf("a failed fill: %v, dir holds %v, want %v as it was", err, got, want)
 	}
 }
 

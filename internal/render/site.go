@@ -88,55 +88,123 @@ func siteDataPath(id string) string {
 // skipped are the snapshots the index lists that could not be read: the
 // Overview and the History say each was left out, and why.
 func Site(snaps []SiteSnapshot, skipped ...SkippedSnapshot) (map[string][]byte, error) {
-	if len(snaps) == 0 {
-		return nil, fmt.Errorf("site: no snapshot to show")
-	}
 	files := map[string][]byte{}
-	for _, name := range []string{"site.css", "site.js"} {
-		b, err := siteAssets.ReadFile("siteassets/" + name)
-		if err != nil {
-			return nil, err
-		}
-		files["assets/"+name] = b
-	}
-	labels := uniqueLabels(snaps)
-	pub := publishedIndex(snaps)
-	for i, s := range snaps {
-		data, err := siteData(s)
-		if err != nil {
-			return nil, err
-		}
-		files[siteDataPath(s.ID)] = data
-		page := sitePage{Root: "../", Title: labels[i], Nav: "history"}
-		ov := overview(s, labels[i], i == pub)
-		ov.underRoot(page.Root)
-		if i+1 < len(snaps) {
-			ov.PreviousLabel = labels[i+1]
-			ov.CompareHref = siteIndex + "?" + url.Values{"a": {snaps[i+1].ID}, "b": {s.ID}}.Encode()
-		}
-		if err := execPage(files, SiteSnapshotPath(s.ID), "snapshot", page, ov); err != nil {
-			return nil, err
-		}
-	}
-	cfg, err := siteConfig(snaps, labels)
+	err := SiteTo(sliceSource(snaps), func(path string, data []byte) error {
+		files[path] = data
+		return nil
+	}, skipped...)
 	if err != nil {
 		return nil, err
 	}
-	latest := overview(snaps[pub], labels[pub], true)
-	latest.Newer, latest.NoRelease = newerSnapshots(snaps, labels, pub), snaps[pub].Summary.Label != runresult.LabelRelease
-	idx := indexView{Overview: latest, Config: cfg, Options: pickerOptions(snaps, labels)}
-	if err := execPage(files, siteIndex, "index", sitePage{Title: "Overview", Nav: "overview", Skipped: skipped}, idx); err != nil {
-		return nil, err
+	return files, nil
+}
+
+// SiteSource gives the site's snapshots one at a time, newest first (the
+// index's order): Len of them, Head(i) the i-th's head (SiteHead: no
+// points), Snapshot(i) the i-th whole (its points and what-ifs). SiteTo
+// asks for each head and then each snapshot once, and keeps no snapshot
+// but the headlined one, so that what it holds does not grow with their
+// number.
+type SiteSource interface {
+	Len() int
+	Head(i int) SiteSnapshot
+	Snapshot(i int) (SiteSnapshot, error)
+}
+
+// sliceSource is a SiteSource over snapshots in memory.
+type sliceSource []SiteSnapshot
+
+func (s sliceSource) Len() int                             { return len(s) }
+func (s sliceSource) Head(i int) SiteSnapshot              { return SiteHead(s[i]) }
+func (s sliceSource) Snapshot(i int) (SiteSnapshot, error) { return s[i], nil }
+
+// SiteTo renders the site Site renders, streaming: each file is handed to
+// emit (its slash path and bytes) as soon as it is drawn, and the
+// snapshots are read from src one at a time: of each it keeps only its
+// head (SiteHead: the summary's label, provenance, coverage and headline
+// figures), which the History, the pickers and the labels need; it draws
+// each snapshot's page and data script and lets its points go, but for
+// the headlined snapshot's, whose Overview and sweep pages are drawn
+// last. So its memory is one snapshot's points and a head per
+// snapshot, however many there are (BenchmarkBuildNightlies in
+// internal/site).
+func SiteTo(src SiteSource, emit func(path string, data []byte) error, skipped ...SkippedSnapshot) error {
+	n := src.Len()
+	if n == 0 {
+		return fmt.Errorf("site: no snapshot to show")
 	}
-	if err := execPage(files, siteHistory, "history", sitePage{Title: "History", Nav: "history", Skipped: skipped}, history(snaps, labels)); err != nil {
-		return nil, err
-	}
-	for _, sw := range sweeps(snaps[pub], labels[pub]) {
-		if err := execPage(files, SiteSweepPath(sw.Unit), "sweep", sitePage{Root: "../", Title: sw.Unit, Nav: "sweeps"}, sw); err != nil {
-			return nil, err
+	for _, name := range []string{"site.css", "site.js"} {
+		b, err := siteAssets.ReadFile("siteassets/" + name)
+		if err != nil {
+			return err
+		}
+		if err := emit("assets/"+name, b); err != nil {
+			return err
 		}
 	}
-	return files, nil
+	heads := make([]SiteSnapshot, n)
+	for i := range n {
+		heads[i] = src.Head(i)
+	}
+	labels := uniqueLabels(heads)
+	pub := publishedIndex(heads)
+	var published SiteSnapshot
+	for i := range n {
+		s, err := src.Snapshot(i)
+		if err != nil {
+			return err
+		}
+		if i == pub {
+			published = s
+		}
+		data, err := siteData(s)
+		if err != nil {
+			return err
+		}
+		if err := emit(siteDataPath(s.ID), data); err != nil {
+			return err
+		}
+		page := sitePage{Root: "../", Title: labels[i], Nav: "history"}
+		ov := overview(s, labels[i], i == pub)
+		ov.underRoot(page.Root)
+		if i+1 < n {
+			ov.PreviousLabel = labels[i+1]
+			ov.CompareHref = siteIndex + "?" + url.Values{"a": {heads[i+1].ID}, "b": {s.ID}}.Encode()
+		}
+		if err := execPage(emit, SiteSnapshotPath(s.ID), "snapshot", page, ov); err != nil {
+			return err
+		}
+	}
+	cfg, err := siteConfig(heads, labels)
+	if err != nil {
+		return err
+	}
+	latest := overview(published, labels[pub], true)
+	latest.Newer, latest.NoRelease = newerSnapshots(heads, labels, pub), published.Summary.Label != runresult.LabelRelease
+	idx := indexView{Overview: latest, Config: cfg, Options: pickerOptions(heads, labels)}
+	if err := execPage(emit, siteIndex, "index", sitePage{Title: "Overview", Nav: "overview", Skipped: skipped}, idx); err != nil {
+		return err
+	}
+	if err := execPage(emit, siteHistory, "history", sitePage{Title: "History", Nav: "history", Skipped: skipped}, history(heads, labels)); err != nil {
+		return err
+	}
+	for _, sw := range sweeps(published, labels[pub]) {
+		if err := execPage(emit, SiteSweepPath(sw.Unit), "sweep", sitePage{Root: "../", Title: sw.Unit, Nav: "sweeps"}, sw); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// SiteHead is what the site keeps of a snapshot it is not drawing: its id,
+// dates and the parts of its summary the History, the pickers, the labels
+// and the comparison's configuration read (label, provenance, coverage,
+// tiers); no points, groups, sources or warnings.
+func SiteHead(s SiteSnapshot) SiteSnapshot {
+	sum := s.Summary
+	return SiteSnapshot{ID: s.ID, PublishedAt: s.PublishedAt, BackfilledAt: s.BackfilledAt,
+		Result: runresult.Result{Summary: runresult.Summary{SchemaVersion: sum.SchemaVersion, Label: sum.Label,
+			Provenance: sum.Provenance, Coverage: sum.Coverage, Tiers: sum.Tiers}}}
 }
 
 // publishedIndex is the position of the snapshot the site headlines among
@@ -203,7 +271,7 @@ type SkippedSnapshot struct {
 // Date is the day the snapshot was published.
 func (s SkippedSnapshot) Date() string { return dateOf(s.PublishedAt) }
 
-func execPage(files map[string][]byte, path, name string, page sitePage, body any) error {
+func execPage(emit func(path string, data []byte) error, path, name string, page sitePage, body any) error {
 	var b bytes.Buffer
 	if err := siteTemplates.ExecuteTemplate(&b, name, struct {
 		Page sitePage
@@ -219,8 +287,7 @@ func execPage(files map[string][]byte, path, name string, page sitePage, body an
 		return fmt.Errorf("site: %s: no %q to put the Content-Security-Policy after", path, strings.TrimSpace(charset))
 	}
 	i += len(charset)
-	files[path] = []byte(html[:i] + `<meta http-equiv="Content-Security-Policy" content="` + siteCSP(html) + "\">\n" + html[i:])
-	return nil
+	return emit(path, []byte(html[:i]+`<meta http-equiv="Content-Security-Policy" content="`+siteCSP(html)+"\">\n"+html[i:]))
 }
 
 // metricRow is one metric of a tier as the Overview's tables show it.
@@ -632,10 +699,31 @@ type siteChart struct {
 
 // historyView is the History page.
 type historyView struct {
-	Charts []siteChart
+	// Ranges are the charts over the last 30, the last 90 and all
+	// snapshots (historyRanges), one shown at a time; one range, all,
+	// while there are at most 30.
+	Ranges []historyRange
 	Rows   []historyRow
 	Series []legendItem
 }
+
+// historyRange is the History's two charts over the newest snapshots of
+// one range; Checked: the range shown first.
+type historyRange struct {
+	Key, Label string
+	Checked    bool
+	Charts     []siteChart
+}
+
+// historyRanges are the History's ranges, as many newest snapshots as each
+// shows (0: all): a year of nightlies in one chart is a smear, so the
+// last 30 show first and the others are a click away (radio buttons and
+// CSS: the site is static and its Content-Security-Policy runs no script
+// of a page's).
+var historyRanges = []struct {
+	key, label string
+	last       int
+}{{"30", "Last 30", 30}, {"90", "Last 90", 90}, {"all", "All", 0}}
 
 type historyRow struct {
 	Label, Href string
@@ -657,29 +745,59 @@ type legendItem struct {
 func history(snaps []SiteSnapshot, labels []string) historyView {
 	var v historyView
 	n := len(snaps)
+	classes := []string{"s1", "s2", "s3", "s4"}
+	for k, d := range metric.Headline() {
+		v.Series = append(v.Series, legendItem{d.Short, classes[k%4], false})
+	}
+	for i := range snaps {
+		s := snaps[i]
+		tier, scores, _ := runresult.Headline(s.Summary.Tiers)
+		row := historyRow{Label: labels[i], Href: SiteSnapshotPath(s.ID), Release: s.Summary.Label == runresult.LabelRelease, Backfilled: s.backfilled(), Tier: tierName(tier),
+			Scored: s.Summary.Coverage.Scored, N: s.Summary.Coverage.CorpusPoints}
+		for _, d := range metric.Headline() {
+			m, _ := scores.Of(d)
+			row.Cells = append(row.Cells, Pct(m.MAPE), Pct(m.Shape))
+		}
+		v.Rows = append(v.Rows, row)
+	}
+	for _, r := range historyRanges {
+		if r.last > 0 && n <= r.last {
+			continue
+		}
+		suffix, last := "", n
+		if r.last > 0 {
+			suffix, last = "-"+r.key, r.last
+		}
+		v.Ranges = append(v.Ranges, historyRange{Key: r.key, Label: r.label, Charts: historyCharts(snaps[:last], labels[:last], suffix)})
+	}
+	v.Ranges[0].Checked = true
+	return v
+}
+
+// historyCharts are the History's two charts (headline MAPE, headline
+// shape error) over snaps, newest first, oldest drawn to the left; suffix
+// ends their ids.
+func historyCharts(snaps []SiteSnapshot, labels []string, suffix string) []siteChart {
+	n := len(snaps)
 	var ticks []chartTick
-	mape := chart{ID: "history-mape", XLabel: "snapshot (oldest left)", YLabel: "percent"}
-	shape := chart{ID: "history-shape", XLabel: "snapshot (oldest left)", YLabel: "percent"}
+	mape := chart{ID: "history-mape" + suffix, XLabel: "snapshot (oldest left)", YLabel: "percent"}
+	shape := chart{ID: "history-shape" + suffix, XLabel: "snapshot (oldest left)", YLabel: "percent"}
 	classes := []string{"s1", "s2", "s3", "s4"}
 	for k, d := range metric.Headline() {
 		mape.Series = append(mape.Series, chartSeries{Name: d.Short + " MAPE", Class: classes[k%4]})
 		// Solid in both charts, as the one legend above them shows them.
 		shape.Series = append(shape.Series, chartSeries{Name: d.Short + " shape", Class: classes[k%4]})
-		v.Series = append(v.Series, legendItem{d.Short, classes[k%4], false})
 	}
 	for i := n - 1; i >= 0; i-- {
 		s := snaps[i]
 		x := float64(n - 1 - i)
 		ticks = append(ticks, chartTick{X: x, Label: labels[i]})
-		tier, scores, _ := runresult.Headline(s.Summary.Tiers)
-		row := historyRow{Label: labels[i], Href: SiteSnapshotPath(s.ID), Release: s.Summary.Label == runresult.LabelRelease, Backfilled: s.backfilled(), Tier: tierName(tier),
-			Scored: s.Summary.Coverage.Scored, N: s.Summary.Coverage.CorpusPoints}
+		_, scores, _ := runresult.Headline(s.Summary.Tiers)
 		var mt, st []string
 		for k, d := range metric.Headline() {
 			m, _ := scores.Of(d)
 			mape.Series[k].Points = append(mape.Series[k].Points, chartPoint{X: x, Y: m.MAPE, Title: fmt.Sprintf("%s MAPE %s", d.Short, Pct(m.MAPE))})
 			shape.Series[k].Points = append(shape.Series[k].Points, chartPoint{X: x, Y: m.Shape, Title: fmt.Sprintf("%s shape %s", d.Short, Pct(m.Shape))})
-			row.Cells = append(row.Cells, Pct(m.MAPE), Pct(m.Shape))
 			mt = append(mt, fmt.Sprintf("%s MAPE %s", d.Short, Pct(m.MAPE)))
 			st = append(st, fmt.Sprintf("%s shape %s", d.Short, Pct(m.Shape)))
 		}
@@ -689,13 +807,14 @@ func history(snaps []SiteSnapshot, labels []string) historyView {
 		}
 		mape.Groups = append(mape.Groups, chartGroup{X: x, Href: SiteSnapshotPath(s.ID), Data: s.ID, Title: label + ": " + strings.Join(mt, ", "), Experimental: exp})
 		shape.Groups = append(shape.Groups, chartGroup{X: x, Href: SiteSnapshotPath(s.ID), Data: s.ID, Title: label + ": " + strings.Join(st, ", "), Experimental: exp})
-		v.Rows = append(v.Rows, row)
 	}
-	slices.Reverse(v.Rows) // the table lists the newest first
 	mape.XTicks, shape.XTicks = ticks, ticks
 	mape.Title = "Headline MAPE of every snapshot"
+	if suffix != "" {
+		mape.Title = fmt.Sprintf("Headline MAPE of the last %d snapshots", n)
+	}
 	mape.Desc = fmt.Sprintf("%d snapshots, oldest to the left; each mark links to its snapshot. The table below holds the same figures.", n)
-	shape.Title = "Headline shape error of every snapshot"
+	shape.Title = strings.Replace(mape.Title, "Headline MAPE", "Headline shape error", 1)
 	shape.Desc = mape.Desc
 	var notes [2]string
 	for k, c := range []*chart{&mape, &shape} {
@@ -704,8 +823,7 @@ func history(snaps []SiteSnapshot, labels []string) historyView {
 			notes[k] = clippedNote
 		}
 	}
-	v.Charts = []siteChart{{Title: mape.Title, Note: notes[0], SVG: mape.svg()}, {Title: shape.Title, Note: notes[1], SVG: shape.svg()}}
-	return v
+	return []siteChart{{Title: mape.Title, Note: notes[0], SVG: mape.svg()}, {Title: shape.Title, Note: notes[1], SVG: shape.svg()}}
 }
 
 // clippedNote is the caption's note on a chart whose axis outlierClip cut.

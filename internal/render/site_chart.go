@@ -217,6 +217,16 @@ func (c chart) svg() template.HTML {
 		}
 		flush()
 	}
+	// Marks closer than their size (a year of nightlies) shrink to fit,
+	// and each x position's link takes its whole column, so that every
+	// snapshot stays reachable from the chart.
+	r, dense := markRadius, false
+	if c.Groups != nil && len(c.Groups) > 1 {
+		if gap := plotW / (maxX - minX); gap < 2*markRadius+2 {
+			r, dense = math.Max(1.5, gap*0.4), true
+		}
+	}
+	markRadius := r
 	mark := func(s chartSeries, p chartPoint) {
 		if p.Y == nil {
 			return
@@ -248,6 +258,10 @@ func (c chart) svg() template.HTML {
 			class += " experimental"
 		}
 		fmt.Fprintf(&b, `<a class="%s" href="%s" data-snapshot="%s"><title>%s</title>`, class, e(g.Href), e(g.Data), e(g.Title))
+		if dense {
+			w := plotW / (maxX - minX)
+			fmt.Fprintf(&b, `<rect class="hit" x="%s" y="%s" width="%s" height="%s"/>`, f(sx(g.X)-w/2), f(padTop), f(w), f(plotH))
+		}
 		for _, s := range c.Series {
 			for _, p := range s.Points {
 				if p.X == g.X {

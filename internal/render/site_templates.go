@@ -161,6 +161,9 @@ var siteTemplates = template.Must(template.Must(template.New("site").Funcs(templ
 <p>{{if .Body.CompareHref}}<a href="{{.Page.Root}}{{.Body.CompareHref}}">Compare with the previous snapshot ({{.Body.PreviousLabel}})</a> · {{end}}<a href="{{.Page.Root}}index.html#compare">compare with another</a> · <a href="{{.Page.Root}}history.html">all snapshots</a></p>
 {{template "foot" .}}{{end}}
 
+{{define "historychart"}}<figure class="chart"><figcaption><strong>{{.Title}}.</strong> {{with .Note}}{{.}} {{end}}The table below holds the same figures.</figcaption>{{.SVG}}</figure>
+{{end}}
+
 {{define "history"}}{{template "head" .}}
 <h1>History</h1>
 {{template "skipped" .}}<p class="sub">The headline MAPE and shape error of every snapshot (tier measured + resolved, or all where a snapshot has no measured or resolved point). Each mark links to its snapshot.</p>
@@ -168,7 +171,12 @@ var siteTemplates = template.Must(template.Must(template.New("site").Funcs(templ
 {{range .Body.Series}}<li><span class="key {{.Class}}"></span>{{.Name}}</li>
 {{end}}<li><span class="hollow"></span>an experimental snapshot (not a release)</li>
 </ul>
-{{range .Body.Charts}}<figure class="chart"><figcaption><strong>{{.Title}}.</strong> {{with .Note}}{{.}} {{end}}The table below holds the same figures.</figcaption>{{.SVG}}</figure>
+{{if eq (len .Body.Ranges) 1}}{{range (index .Body.Ranges 0).Charts}}{{template "historychart" .}}{{end}}{{else}}<div class="ranges">
+{{range .Body.Ranges}}<input type="radio" name="range" class="range-input" id="range-{{.Key}}"{{if .Checked}} checked{{end}}>
+{{end}}<p class="range-pick">Show {{range .Body.Ranges}}<label for="range-{{.Key}}">{{.Label}}</label> {{end}}snapshots</p>
+{{range .Body.Ranges}}<div class="range range-{{.Key}}">
+{{range .Charts}}{{template "historychart" .}}{{end}}</div>
+{{end}}</div>
 {{end}}
 <div class="scroll"><table id="history-table" class="sortable">
 <caption>Every snapshot, newest first</caption>

@@ -496,16 +496,16 @@ func TestHistoryClipsFarOffSnapshot(t *testing.T) {
 	far.Result = siteRun(t, strings.Repeat("c", 40), "", 60)
 	far.ID, far.PublishedAt = "cccccccccccc_far", "2026-11-03T00:00:00Z"
 	v := history(append([]SiteSnapshot{far}, snaps...), []string{"far", "b", "a"})
-	mape := string(v.Charts[0].SVG)
-	if v.Charts[0].Note != clippedNote || !strings.Contains(mape, `class="s1 clipped"`) || !strings.Contains(mape, `class="clip-label"`) {
-		t.Errorf("the far-off snapshot is not drawn clipped (note %q):\n%s", v.Charts[0].Note, mape)
+	mape := string(v.Ranges[0].Charts[0].SVG)
+	if v.Ranges[0].Charts[0].Note != clippedNote || !strings.Contains(mape, `class="s1 clipped"`) || !strings.Contains(mape, `class="clip-label"`) {
+		t.Errorf("the far-off snapshot is not drawn clipped (note %q):\n%s", v.Ranges[0].Charts[0].Note, mape)
 	}
 	// Every other mark is on the scale, its figure in its title; the axis
 	// does not run to the far-off figure.
 	if n := strings.Count(mape, "<circle"); n != 4 {
 		t.Errorf("%d marks on the scale, want 4 (2 snapshots × 2 metrics)", n)
 	}
-	if v := history(snaps, []string{"b", "a"}); v.Charts[0].Note != "" || strings.Contains(string(v.Charts[0].SVG), "clipped") {
+	if v := history(snaps, []string{"b", "a"}); v.Ranges[0].Charts[0].Note != "" || strings.Contains(string(v.Ranges[0].Charts[0].SVG), "clipped") {
 		t.Error("a History without a far-off snapshot is clipped")
 	}
 }

@@ -24,26 +24,86 @@ import (
 // points; dashboard.Load leaves out a snapshot with a what-if of a point it
 // lacks). skipped are the snapshots the index lists that could not be read,
 // left out of the site, which its Overview and History name with why.
+// Build holds every file in memory; BuildDir writes them as they come.
 func Build(dash fs.FS) (files map[string][]byte, skipped []dashboard.Skipped, err error) {
-	snaps, skipped, err := dashboard.Load(dash)
+	files = map[string][]byte{}
+	skipped, err = build(dash, func(path string, data []byte) error {
+		files[path] = data
+		return nil
+	})
 	if err != nil {
 		return nil, nil, err
 	}
-	pages := make([]render.SiteSnapshot, len(snaps))
-	for i, s := range snaps {
-		pages[i] = render.SiteSnapshot{ID: s.ID, PublishedAt: s.PublishedAt, BackfilledAt: s.BackfilledAt, Result: s.Result}
-		for _, w := range s.WhatIfs {
-			a, err := whatif.Attribute(s.Result.Points, w) // checked by dashboard.Load
-			if err != nil {
-				return nil, nil, fmt.Errorf("%s/%s/%s/%s: %w", dashboard.SnapshotsDir, s.ID, whatif.Dir, w.Summary.Provenance.WhatIf.Name, err)
-			}
-			pages[i].WhatIfs = append(pages[i].WhatIfs, a)
+	return files, skipped, nil
+}
+
+// build renders dash's site as Build does, handing each file to emit as it
+// is drawn (render.SiteTo) and reading one snapshot at a time: a first
+// pass finds those that read (dashboard.Readable) and keeps their heads
+// (render.SiteHead), then the renderer reads each again when it draws it
+// (snapshotSource).
+func build(dash fs.FS, emit func(path string, data []byte) error) ([]dashboard.Skipped, error) {
+	entries, err := dashboard.Entries(dash)
+	if err != nil {
+		return nil, err
+	}
+	src := snapshotSource{dash: dash}
+	byID := map[string]dashboard.IndexEntry{}
+	for _, e := range entries {
+		byID[e.ID] = e
+	}
+	var attrErr error
+	skipped, err := dashboard.Readable(dash, entries, func(s dashboard.Snapshot) {
+		page, err := sitePage(s)
+		if err != nil && attrErr == nil {
+			attrErr = err
 		}
+		src.entries, src.heads = append(src.entries, byID[s.ID]), append(src.heads, render.SiteHead(page))
+	})
+	if err != nil {
+		return nil, err
+	}
+	if attrErr != nil {
+		return nil, attrErr
 	}
 	notes := make([]render.SkippedSnapshot, len(skipped))
 	for i, s := range skipped {
 		notes[i] = render.SkippedSnapshot{ID: s.ID, PublishedAt: s.PublishedAt, Reason: s.Reason}
 	}
-	files, err = render.Site(pages, notes...)
-	return files, skipped, err
+	return skipped, render.SiteTo(src, emit, notes...)
+}
+
+// snapshotSource is render's SiteSource over the readable snapshots of a
+// dashboard: their heads kept, each whole read from disk when asked
+// (dashboard.LoadEntry), with its what-ifs attributed (sitePage).
+type snapshotSource struct {
+	dash    fs.FS
+	entries []dashboard.IndexEntry
+	heads   []render.SiteSnapshot
+}
+
+func (s snapshotSource) Len() int                       { return len(s.entries) }
+func (s snapshotSource) Head(i int) render.SiteSnapshot { return s.heads[i] }
+
+func (s snapshotSource) Snapshot(i int) (render.SiteSnapshot, error) {
+	snap, err := dashboard.LoadEntry(s.dash, s.entries[i])
+	if err != nil {
+		return render.SiteSnapshot{}, err
+	}
+	return sitePage(snap)
+}
+
+// sitePage is a snapshot as the site draws it: with its what-ifs
+// attributed against its points (whatif.Attribute; a what-if with a point
+// the snapshot lacks is an error naming it).
+func sitePage(snap dashboard.Snapshot) (render.SiteSnapshot, error) {
+	page := render.SiteSnapshot{ID: snap.ID, PublishedAt: snap.PublishedAt, BackfilledAt: snap.BackfilledAt, Result: snap.Result}
+	for _, w := range snap.WhatIfs {
+		a, err := whatif.Attribute(snap.Result.Points, w)
+		if err != nil {
+			return render.SiteSnapshot{}, fmt.Errorf("%s/%s/%s/%s: %w", dashboard.SnapshotsDir, snap.ID, whatif.Dir, w.Summary.Provenance.WhatIf.Name, err)
+		}
+		page.WhatIfs = append(page.WhatIfs, a)
+	}
+	return page, nil
 }
