@@ -187,10 +187,16 @@ type groupFigures struct {
 	fewLoads int
 }
 
-func figuresOf(t runresult.TierScores, maxLoads int) groupFigures {
+func figuresOf(g groupRow, tier string) groupFigures {
 	var f groupFigures
+	t, maxLoads := g.tiers.Of(tier), g.maxLoads
 	for _, d := range metric.Headline() {
 		m, _ := t.Of(d)
+		if m.N == 0 {
+			na := notScoredWhy(g.tiers, tier, d)
+			f.cells = append(f.cells, na, na, na)
+			continue
+		}
 		shape := Pct(m.Shape)
 		if m.Shape == nil && m.N > 0 && maxLoads > 0 && maxLoads < runresult.ShapeMinLoads {
 			shape, f.fewLoads = shapeNoLoads, maxLoads
@@ -201,6 +207,22 @@ func figuresOf(t runresult.TierScores, maxLoads int) groupFigures {
 	first, _ := t.Of(metric.Headline()[0])
 	f.n = first.N
 	return f
+}
+
+// notScoredWhy is the cell of a metric a row's tier has no point of,
+// saying why where it stands: the row's points all have an assumed
+// setting (tier measured + resolved, with points in tier all: a GPU of the
+// hardware registry, as H200 and B200), none of its points was scored, or
+// none of its scored points has the metric.
+func notScoredWhy(t runresult.Tiers, tier string, d metric.Def) string {
+	all, _ := t.All.Of(d)
+	switch {
+	case tier == runresult.TierMeasuredResolved && all.N > 0:
+		return "n/a: assumed"
+	case !t.All.Scored():
+		return "n/a: none scored"
+	}
+	return "n/a: no " + d.Short
 }
 
 // shapeNote explains shapeNoLoads (without its †): no sweep has more than
@@ -217,7 +239,7 @@ func writeGroupTable(b *strings.Builder, first []Column, rows []groupRow, tierNa
 		[]Column{{Name: "Points", Figures: true}, {Name: "Saturated", Figures: true}})))
 	fewLoads := 0
 	for _, g := range rows {
-		f := figuresOf(g.tiers.Of(tierName), g.maxLoads)
+		f := figuresOf(g, tierName)
 		fewLoads = max(fewLoads, f.fewLoads)
 		b.WriteString("|")
 		for _, c := range slices.Concat(g.cells, f.cells) {

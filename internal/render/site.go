@@ -346,7 +346,7 @@ func siteGroupRows(rows []groupRow, tier, why string) ([]siteGroupRow, string) {
 	var out []siteGroupRow
 	fewLoads := 0
 	for _, g := range rows {
-		f := figuresOf(g.tiers.Of(tier), g.maxLoads)
+		f := figuresOf(g, tier)
 		fewLoads = max(fewLoads, f.fewLoads)
 		r := siteGroupRow{Model: g.cells[0], Cells: f.cells, N: f.n, Saturated: f.saturated}
 		if len(g.cells) > 1 {
