@@ -49,13 +49,17 @@ func (s *Server) journalPath(id string) string {
 	return filepath.Join(s.opts.JournalDir, journalPrefix+id+".json")
 }
 
-// record writes q's journal entry (nothing without a journal).
-func (s *Server) record(q queued, recovered int) error {
+// record writes q's journal entry, accepted at acceptedAt (the zero time:
+// now) and recovered that many times (nothing without a journal).
+func (s *Server) record(q queued, acceptedAt time.Time, recovered int) error {
 	if s.opts.JournalDir == "" {
 		return nil
 	}
+	if acceptedAt.IsZero() {
+		acceptedAt = s.opts.Clock.Now().UTC()
+	}
 	b, err := json.Marshal(journalEntry{ID: q.d.ID, Event: q.d.Event, Body: q.d.Body,
-		AcceptedAt: s.opts.Clock.Now().UTC(), Recovered: recovered})
+		AcceptedAt: acceptedAt, Recovered: recovered})
 	if err != nil {
 		return fmt.Errorf("journal %s: %w", q.d.ID, err)
 	}
@@ -161,7 +165,7 @@ func (s *Server) recoverOne(e journalEntry) bool {
 	}
 	sum := sha256Hex(e.Body)
 	q := queued{d: d, job: job, digest: sum, deadline: s.opts.Clock.Now().Add(s.opts.HandleTimeout)}
-	if err := s.record(q, e.Recovered+1); err != nil {
+	if err := s.record(q, e.AcceptedAt, e.Recovered+1); err != nil {
 		return fail("its journal entry cannot be updated", err)
 	}
 	s.mu.Lock()

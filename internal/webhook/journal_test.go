@@ -90,12 +90,24 @@ func TestRecoverQueuesWhatAKilledProcessLeft(t *testing.T) {
 	testkit.WriteFile(t, filepath.Join(dir, "delivery-torn.json"), `{"id": "torn", "ev`)
 	testkit.WriteFile(t, filepath.Join(dir, ".delivery-x.json.tmp-12345"), `{"id":`)
 
+	left, err := readJournalEntry(filepath.Join(dir, "delivery-left.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
 	next := newHarness(t, func(o *Options) { o.JournalDir = dir })
 	next.rec.allow = true
+	release := next.holdBumps(t)
 	n, err := next.srv.Recover()
 	if err != nil || n != 1 {
 		t.Fatalf("Recover: %d, %v; want 1 delivery queued", n, err)
 	}
+	// While it runs again, its entry counts the recovery and keeps the
+	// time it was first accepted.
+	if e, err := readJournalEntry(filepath.Join(dir, "delivery-left.json")); err != nil || e.Recovered != 1 || !e.AcceptedAt.Equal(left.AcceptedAt) {
+		t.Errorf("the recovered entry: %+v, %v; want recovered 1, accepted at %v", e, err, left.AcceptedAt)
+	}
+	release()
 	got := map[string]error{}
 	for range 2 {
 		r := next.wait(t)

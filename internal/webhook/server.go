@@ -687,7 +687,7 @@ func (s *Server) enqueue(q queued) enqueueResult {
 	}
 	s.recording++
 	s.mu.Unlock()
-	err := s.record(q, 0)
+	err := s.record(q, time.Time{}, 0)
 	s.mu.Lock()
 	s.recording--
 	if err != nil {
