@@ -41,6 +41,8 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/github"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
+	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbpublish"
+	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbview"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 	"github.com/inference-sim/accuracy-dashboard/internal/publish"
 	"github.com/inference-sim/accuracy-dashboard/internal/webhook"
@@ -150,6 +152,9 @@ func configFlags(fs *flag.FlagSet, f *botconfig.Flags) {
 type services struct {
 	bumper    *bump.Bumper
 	publisher *publish.Publisher
+	// leaderboard publishes the leaderboard workflow's runs through
+	// publisher (nil: leaderboard publishing is off).
+	leaderboard *lbpublish.Publisher
 }
 
 func loadConfig(f botconfig.Flags, mode botconfig.Mode, e env) (botconfig.Config, error) {
@@ -218,8 +223,9 @@ func wire(cfg botconfig.Config, e env, dryRun bool, log *slog.Logger) (*services
 			if err != nil {
 				return nil, err
 			}
-			s.publisher.Cfg.Leaderboard = &publish.LeaderboardConfig{WorkflowRepo: lbRepo, WorkflowPath: cfg.LeaderboardWorkflow,
-				Artifact: cfg.LeaderboardArtifact, Runs: cfg.LeaderboardRuns, PinFile: cfg.PinFile, Dir: cfg.LeaderboardDir}
+			s.leaderboard = &lbpublish.Publisher{Cfg: lbpublish.Config{WorkflowRepo: lbRepo, WorkflowPath: cfg.LeaderboardWorkflow,
+				Artifact: cfg.LeaderboardArtifact, Runs: cfg.LeaderboardRuns, PinFile: cfg.PinFile, Dir: cfg.LeaderboardDir}}
+			s.publisher.Cfg.Leaderboard = s.leaderboard
 		}
 	}
 	return s, nil
@@ -553,7 +559,7 @@ func runPublishLeaderboard(ctx context.Context, o publishLeaderboardOptions, e e
 	if err != nil {
 		return err
 	}
-	res, err := s.publisher.PublishLeaderboard(ctx, publish.LeaderboardInput{Runs: runs, RunsName: runsPath, Pin: pinRaw, PinName: pinPath,
+	res, err := s.leaderboard.PublishLocal(ctx, s.publisher, lbview.CheckInput{Runs: runs, RunsName: runsPath, Pin: pinRaw, PinName: pinPath,
 		Traces: os.DirFS(filepath.Dir(runsPath)), Results: os.DirFS(o.results)}, e.now())
 	if err != nil {
 		return err

@@ -41,7 +41,7 @@ const (
 // directory. The uncompressed sizes the archive declares are summed before
 // anything is inflated, and what is inflated is counted again while reading
 // (diskio.ReadAllMax), as a declared size may lie.
-func readArchive(zipped []byte) (memFS, error) {
+func readArchive(zipped []byte) (MemFS, error) {
 	if len(zipped) > MaxArtifactBytes {
 		return nil, fmt.Errorf("archive is larger than %d bytes", MaxArtifactBytes)
 	}
@@ -61,7 +61,7 @@ func readArchive(zipped []byte) (memFS, error) {
 			return nil, fmt.Errorf("its files hold more than %d bytes (as the archive declares them)", MaxArtifactBytes)
 		}
 	}
-	out := memFS{}
+	out := MemFS{}
 	total := 0
 	for _, f := range zr.File {
 		mode := f.Mode()
@@ -222,3 +222,9 @@ func dir64End(zipped []byte, end int) int {
 func le16(b []byte) uint16 { return binary.LittleEndian.Uint16(b) }
 func le32(b []byte) uint32 { return binary.LittleEndian.Uint32(b) }
 func le64(b []byte) uint64 { return binary.LittleEndian.Uint64(b) }
+
+// ResultsFromArtifact reads an artifact's zip archive as a results
+// directory, in memory, within the limits of every artifact (readArchive).
+func ResultsFromArtifact(zipped []byte) (fs.FS, error) {
+	return readArchive(zipped)
+}

@@ -4,12 +4,16 @@ import (
 	"archive/zip"
 	"bytes"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
 )
 
 // entryBomb is a zip archive of n empty stored entries named e/000000, …:
@@ -173,4 +177,28 @@ func TestArchiveRSSChild(t *testing.T) {
 		}
 	}
 	t.Log(err)
+}
+
+func TestResultsFromArtifact(t *testing.T) {
+	t.Parallel()
+	for name, files := range map[string]map[string][]byte{
+		"an entry outside the directory": {"../x.json": []byte("{}")},
+		"an absolute entry":              {"/x.json": []byte("{}")},
+		"an unclean entry":               {"a/./x.json": []byte("{}")},
+		"a file over the cap":            {"a/x.json": bytes.Repeat([]byte(" "), MaxFileBytes+1)},
+	} {
+		if _, err := ResultsFromArtifact(testkit.Zip(t, files)); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	if _, err := ResultsFromArtifact([]byte("not a zip")); err == nil {
+		t.Error("not a zip: accepted")
+	}
+	fsys, err := ResultsFromArtifact(testkit.Zip(t, map[string][]byte{"g/r.json": []byte("{}"), "traces/x/header.yaml": []byte("h")}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if raw, err := fs.ReadFile(fsys, path.Join("g", "r.json")); err != nil || string(raw) != "{}" {
+		t.Errorf("g/r.json: %q, %v", raw, err)
+	}
 }

@@ -74,7 +74,7 @@ func PublishCheckout(c Checkout) (PublishResult, error) {
 		return PublishResult{}, err
 	}
 	if len(reasons) > 0 {
-		return refused(reasons...), nil
+		return Refused(reasons...), nil
 	}
 	snap.BackfilledAt = c.BackfilledAt
 	res := PublishResult{ID: SnapshotID(snap.Summary, rep.RunID)}

@@ -10,19 +10,19 @@ import (
 	"time"
 )
 
-// memFS is a read-only file system in memory: clean slash-separated path →
+// MemFS is a read-only file system in memory: clean slash-separated path →
 // content. Directories are implied by the paths of their files. It is what
 // an artifact's results read into (ResultsFromArtifact) and how one file
 // read from a repository is opened (repoFS.Open).
-type memFS map[string][]byte
+type MemFS map[string][]byte
 
 var (
-	_ fs.ReadFileFS = memFS(nil)
-	_ fs.ReadDirFS  = memFS(nil)
+	_ fs.ReadFileFS = MemFS(nil)
+	_ fs.ReadDirFS  = MemFS(nil)
 )
 
 // ReadFile returns a copy of name's content.
-func (m memFS) ReadFile(name string) ([]byte, error) {
+func (m MemFS) ReadFile(name string) ([]byte, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: fs.ErrInvalid}
 	}
@@ -34,7 +34,7 @@ func (m memFS) ReadFile(name string) ([]byte, error) {
 }
 
 // Open opens a file or a directory (one that holds a file, or ".").
-func (m memFS) Open(name string) (fs.File, error) {
+func (m MemFS) Open(name string) (fs.File, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 	}
@@ -49,7 +49,7 @@ func (m memFS) Open(name string) (fs.File, error) {
 }
 
 // ReadDir lists a directory, sorted by name.
-func (m memFS) ReadDir(name string) ([]fs.DirEntry, error) {
+func (m MemFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrInvalid}
 	}
@@ -62,7 +62,7 @@ func (m memFS) ReadDir(name string) ([]fs.DirEntry, error) {
 
 // dir lists the entries directly in directory name, sorted; false when no
 // file lies under it.
-func (m memFS) dir(name string) ([]fs.DirEntry, bool) {
+func (m MemFS) dir(name string) ([]fs.DirEntry, bool) {
 	prefix := name + "/"
 	if name == "." {
 		prefix = ""

@@ -7,11 +7,11 @@ import (
 	"testing/fstest"
 )
 
-// memFS passes the standard library's file-system conformance test (Open,
+// MemFS passes the standard library's file-system conformance test (Open,
 // ReadFile, ReadDir, Stat and directory listings agree).
 func TestMemFSConformance(t *testing.T) {
 	t.Parallel()
-	m := memFS{"g/r.json": []byte("{}"), "g/s.json": []byte("[]"), "traces/ab/header.yaml": []byte("h"), "top": nil}
+	m := MemFS{"g/r.json": []byte("{}"), "g/s.json": []byte("[]"), "traces/ab/header.yaml": []byte("h"), "top": nil}
 	if err := fstest.TestFS(m, "g/r.json", "g/s.json", "traces/ab/header.yaml", "top"); err != nil {
 		t.Fatal(err)
 	}

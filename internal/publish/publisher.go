@@ -49,9 +49,26 @@ type PublishConfig struct {
 	Deadline time.Duration
 	// DryRun plans without writing anything.
 	DryRun bool
-	// Leaderboard, when set, publishes the leaderboard workflow's results
-	// too (see LeaderboardConfig).
-	Leaderboard *LeaderboardConfig
+	// Leaderboard, when set, publishes the leaderboard workflow's runs
+	// too (internal/leaderboard/lbpublish, which cmd/bot wires in).
+	Leaderboard RunPublisher
+}
+
+// RunPublisher publishes the runs of a second workflow besides the
+// snapshots' (the leaderboard's: internal/leaderboard/lbpublish), through
+// the Publisher that received the run.
+type RunPublisher interface {
+	// SkipRun says why run is not its workflow's to publish ("" when it
+	// is), without calling GitHub.
+	SkipRun(run WorkflowRun) string
+	// Kind is what it publishes and Artifact the name of its runs'
+	// artifact, as a refusal comment names them.
+	Kind() PublishKind
+	Artifact() string
+	// PublishRun publishes run through p (its GitHub interfaces,
+	// DownloadArtifact, CommitDashboard); a refused artifact is a
+	// PublishRefused result (Refused) with a nil error.
+	PublishRun(ctx context.Context, p *Publisher, run WorkflowRun, log *slog.Logger) (PublishResult, error)
 }
 
 // DefaultPublishDeadline is how long a publish keeps rebuilding its commit
@@ -156,13 +173,14 @@ func (p *Publisher) SkipRun(run WorkflowRun) string {
 	if reason == "" || p.Cfg.Leaderboard == nil {
 		return reason
 	}
-	if lb := p.skipLeaderboardRun(run); lb != "" {
+	if lb := p.Cfg.Leaderboard.SkipRun(run); lb != "" {
 		return reason + "; " + lb
 	}
 	return ""
 }
 
-func (p *Publisher) logger() *slog.Logger {
+// Logger is where the publisher logs (Log, or slog's default).
+func (p *Publisher) Logger() *slog.Logger {
 	if p.Log == nil {
 		return slog.Default()
 	}
@@ -177,7 +195,7 @@ func (p *Publisher) logger() *slog.Logger {
 // the outcome; a webhook handler passes its delivery's logger.
 func (p *Publisher) PublishRun(ctx context.Context, run WorkflowRun, log *slog.Logger) (PublishResult, error) {
 	if log == nil {
-		log = p.logger()
+		log = p.Logger()
 	}
 	log = log.With("run", run.ID, "workflow", run.WorkflowPath)
 	kind, artifact, publish := KindSnapshot, p.Cfg.Artifact, p.publishRun
@@ -186,7 +204,11 @@ func (p *Publisher) PublishRun(ctx context.Context, run WorkflowRun, log *slog.L
 		return PublishResult{Outcome: PublishIgnored, Reasons: []string{reason}}, nil
 	}
 	if RunDecision(run, p.Cfg.WorkflowRepo, p.Cfg.WorkflowPath) != "" {
-		kind, artifact, publish = KindLeaderboard, p.Cfg.Leaderboard.Artifact, p.publishLeaderboard
+		lb := p.Cfg.Leaderboard
+		kind, artifact = lb.Kind(), lb.Artifact()
+		publish = func(ctx context.Context, run WorkflowRun, log *slog.Logger) (PublishResult, error) {
+			return lb.PublishRun(ctx, p, run, log)
+		}
 	}
 	res, err := publishSafely(ctx, run, log, publish)
 	if err != nil {
@@ -221,10 +243,10 @@ func publishSafely(ctx context.Context, run WorkflowRun, log *slog.Logger, publi
 	return publish(ctx, run, log)
 }
 
-// downloadArtifact downloads the run's artifact called name. An oversized
+// DownloadArtifact downloads the run's artifact called name. An oversized
 // artifact is a refusal reason, not an error; a missing or expired one is
 // an error wrapping ghmodel.ErrNotFound, whose meaning each caller decides.
-func (p *Publisher) downloadArtifact(ctx context.Context, run WorkflowRun, name string) (zipped []byte, reason string, err error) {
+func (p *Publisher) DownloadArtifact(ctx context.Context, run WorkflowRun, name string) (zipped []byte, reason string, err error) {
 	zipped, err = p.GH.RunArtifact(ctx, run.Repo, run.ID, name)
 	switch {
 	case errors.Is(err, ghmodel.ErrTooLarge):
@@ -236,7 +258,7 @@ func (p *Publisher) downloadArtifact(ctx context.Context, run WorkflowRun, name 
 }
 
 func (p *Publisher) publishRun(ctx context.Context, run WorkflowRun, log *slog.Logger) (PublishResult, error) {
-	zipped, reason, err := p.downloadArtifact(ctx, run, p.Cfg.Artifact)
+	zipped, reason, err := p.DownloadArtifact(ctx, run, p.Cfg.Artifact)
 	if errors.Is(err, ghmodel.ErrNotFound) {
 		// The shipped nightly ends a run whose plan found nothing changed
 		// successfully and without a report: most nights. That is nothing
@@ -245,11 +267,11 @@ func (p *Publisher) publishRun(ctx context.Context, run WorkflowRun, log *slog.L
 			"run %d uploaded no artifact named %q (or it expired): nothing to publish; a nightly whose plan found nothing changed uploads none", run.ID, p.Cfg.Artifact)}}, nil
 	}
 	if reason != "" || err != nil {
-		return refused(reason), err
+		return Refused(reason), err
 	}
 	rep, err := ReportFromArtifact(zipped)
 	if err != nil {
-		return refused(fmt.Sprintf("artifact %q: %v", p.Cfg.Artifact, err)), nil
+		return Refused(fmt.Sprintf("artifact %q: %v", p.Cfg.Artifact, err)), nil
 	}
 	rep.RunID = run.ID
 	when := run.UpdatedAt
@@ -266,7 +288,8 @@ func (p *Publisher) now() time.Time {
 	return p.Now()
 }
 
-func refused(reasons ...string) PublishResult {
+// Refused is the result of a refused publish, with its reasons.
+func Refused(reasons ...string) PublishResult {
 	return PublishResult{Outcome: PublishRefused, Reasons: reasons}
 }
 
@@ -343,7 +366,7 @@ func ReportFromArtifact(zipped []byte) (Report, error) {
 // deadline (Cfg.Deadline or the context's) or Cfg.MaxAttempts. A refused
 // summary is PublishRefused with its reasons and a nil error.
 func (p *Publisher) Publish(ctx context.Context, rep Report, publishedAt time.Time, source string) (PublishResult, error) {
-	return p.publish(ctx, rep, publishedAt, source, p.logger())
+	return p.publish(ctx, rep, publishedAt, source, p.Logger())
 }
 
 func (p *Publisher) publish(ctx context.Context, rep Report, publishedAt time.Time, source string, log *slog.Logger) (PublishResult, error) {
@@ -354,11 +377,11 @@ func (p *Publisher) publish(ctx context.Context, rep Report, publishedAt time.Ti
 		return PublishResult{}, err
 	}
 	if len(reasons) > 0 {
-		return refused(reasons...), nil
+		return Refused(reasons...), nil
 	}
 	id := SnapshotID(snap.Summary, rep.RunID)
 	res := PublishResult{ID: id, Message: snapshotMessage(snap.Summary, id, source)}
-	err = p.commitDashboard(ctx, &res, log, func(head string) (map[string][]byte, error) {
+	err = p.CommitDashboard(ctx, &res, log, func(head string) (map[string][]byte, error) {
 		dash, err := LoadDashboard(func(path string) ([]byte, error) {
 			return p.GH.ReadFile(ctx, p.Cfg.Dashboard, head, path)
 		}, snap, id)
@@ -370,7 +393,7 @@ func (p *Publisher) publish(ctx context.Context, rep Report, publishedAt time.Ti
 	return res, err
 }
 
-// commitDashboard writes one commit to the dashboard repository's default
+// CommitDashboard writes one commit to the dashboard repository's default
 // branch, with the files plan returns for the branch's head (a nil content
 // deletes the path). plan's ErrUnchanged and ErrStale make it a no-op
 // (PublishUnchanged), its ErrImmutable a refusal. When the branch moves
@@ -378,7 +401,7 @@ func (p *Publisher) publish(ctx context.Context, rep Report, publishedAt time.Ti
 // rebuilt on the new head and retried after a random backoff, until the
 // deadline (Cfg.Deadline or the context's) or Cfg.MaxAttempts. res gets
 // the outcome, the files, the commit and the attempts.
-func (p *Publisher) commitDashboard(ctx context.Context, res *PublishResult, log *slog.Logger, plan func(head string) (map[string][]byte, error)) error {
+func (p *Publisher) CommitDashboard(ctx context.Context, res *PublishResult, log *slog.Logger, plan func(head string) (map[string][]byte, error)) error {
 	branch, err := p.GH.DefaultBranch(ctx, p.Cfg.Dashboard)
 	if err != nil {
 		return fmt.Errorf("dashboard %s: %w", p.Cfg.Dashboard, err)
@@ -539,11 +562,9 @@ func snapshotMessage(s runresult.Summary, id, source string) string {
 // it: "<Title> not published. The <Artifact> artifact … was refused".
 type PublishKind struct{ Title, Artifact string }
 
-// The two kinds of publish.
-var (
-	KindSnapshot    = PublishKind{Title: "Accuracy snapshot", Artifact: "report"}
-	KindLeaderboard = PublishKind{Title: "Leaderboard", Artifact: "results"}
-)
+// KindSnapshot is the snapshots' kind of publish (a RunPublisher has its
+// own).
+var KindSnapshot = PublishKind{Title: "Accuracy snapshot", Artifact: "report"}
 
 // MarshalPlan renders a planned commit for --dry-run output: message, then
 // each file path with its size, sorted.

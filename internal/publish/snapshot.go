@@ -79,6 +79,11 @@ type PreviousSnapshot struct {
 // content: publishing is a no-op.
 var ErrUnchanged = errors.New("simulator release, harness and data versions already published")
 
+// ErrStale is returned by a RunPublisher's plan (the leaderboard's) when a
+// newer run's files are already published: an older run delivered late
+// never moves them back. CommitDashboard makes it a no-op.
+var ErrStale = errors.New("a newer run's leaderboard is already published")
+
 // ErrImmutable is returned by PlanSnapshot when a snapshot with the same id
 // and different content is already published.
 var ErrImmutable = errors.New("snapshot already published with different content")

@@ -1,4 +1,4 @@
-package publish
+package lbpublish
 
 import (
 	"archive/zip"
@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -17,11 +16,13 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/inference-sim/accuracy-dashboard/internal/bump/bumpfake"
 	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbview"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/leaderboardtest"
+	"github.com/inference-sim/accuracy-dashboard/internal/publish"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 	"github.com/inference-sim/accuracy-dashboard/internal/testkit"
@@ -37,7 +38,7 @@ const (
 	lbRuns      = "leaderboard/runs.yaml"
 	lbSimTag    = "v0.7.15"
 	lbRunID     = 5151
-	lbExample   = "../../docs/examples/leaderboard"
+	lbExample   = "../../../docs/examples/leaderboard"
 	lbDashboard = "leaderboard"
 )
 
@@ -70,27 +71,44 @@ func lbExampleRuns(t *testing.T) string {
 	return string(raw)
 }
 
+// t0 is the fixture's run time.
+var t0 = time.Date(2026, 8, 22, 6, 0, 0, 0, time.UTC)
+
+// lbWorld is a fake GitHub holding the harness, the dashboard and the
+// leaderboard repository, and a publisher of the harness's snapshots that
+// publishes the leaderboard workflow's runs through lb.
 type lbWorld struct {
-	*publishWorld
-	lbRepo ident.Repo
-	run    WorkflowRun
+	gh        *bumpfake.GitHub
+	dashboard ident.Repo
+	lbRepo    ident.Repo
+	pub       *publish.Publisher
+	lb        *Publisher
+	run       publish.WorkflowRun
 }
 
 func newLBWorld(t *testing.T) *lbWorld {
-	w := &lbWorld{publishWorld: newPublishWorld(t)}
+	gh := bumpfake.New(t)
+	w := &lbWorld{gh: gh}
+	harness := gh.AddRepo("inference-sim/accuracy-dashboard", map[string]string{"go.mod": "module x\n"}, false)
+	w.dashboard = gh.AddRepo("inference-sim/accuracy-data", map[string]string{"README.md": "# Data\n"}, false)
+	w.pub = &publish.Publisher{GH: gh, Cfg: publish.PublishConfig{
+		Dashboard: w.dashboard, Harness: harness, WorkflowRepo: harness,
+		WorkflowPath: ".github/workflows/publish.yml", Artifact: "accuracy-report",
+	}, Now: func() time.Time { return t0 }}
 	w.lbRepo = w.gh.AddRepo(lbRepoName, map[string]string{
 		lbRuns:                          lbExampleRuns(t),
 		".github/accuracy-harness.yaml": lbPin(lbSimTag, lbSimCommit),
 	}, false)
-	w.pub.Cfg.Leaderboard = &LeaderboardConfig{WorkflowRepo: w.lbRepo, WorkflowPath: lbWorkflow, Artifact: lbArtifact,
-		Runs: lbRuns, PinFile: ".github/accuracy-harness.yaml", Dir: lbDashboard}
-	w.run = WorkflowRun{Repo: w.lbRepo, ID: lbRunID, WorkflowPath: lbWorkflow, Event: "push", Status: "completed",
+	w.lb = &Publisher{Cfg: Config{WorkflowRepo: w.lbRepo, WorkflowPath: lbWorkflow, Artifact: lbArtifact,
+		Runs: lbRuns, PinFile: ".github/accuracy-harness.yaml", Dir: lbDashboard}}
+	w.pub.Cfg.Leaderboard = w.lb
+	w.run = publish.WorkflowRun{Repo: w.lbRepo, ID: lbRunID, WorkflowPath: lbWorkflow, Event: "push", Status: "completed",
 		Conclusion: "success", HeadSHA: w.gh.TipSHA(w.lbRepo, "main"), HeadBranch: "main", DefaultBranch: "main", HeadRepo: w.lbRepo,
 		URL: "https://github.com/" + lbRepoName + "/actions/runs/5151", UpdatedAt: t0}
 	return w
 }
 
-func (w *lbWorld) artifact(t *testing.T, run WorkflowRun, results map[string][]byte) {
+func (w *lbWorld) artifact(t *testing.T, run publish.WorkflowRun, results map[string][]byte) {
 	w.gh.Mu.Lock()
 	defer w.gh.Mu.Unlock()
 	w.gh.Artifacts[lbRepoName+"#"+strconv.FormatInt(run.ID, 10)+"/"+lbArtifact] = testkit.Zip(t, results)
@@ -102,7 +120,7 @@ func TestLeaderboardPublishOneCommit(t *testing.T) {
 	results := lbResults(t, nil)
 	w.artifact(t, w.run, results)
 	res, err := w.pub.PublishRun(context.Background(), w.run, nil)
-	if err != nil || res.Outcome != PublishPublished {
+	if err != nil || res.Outcome != publish.PublishPublished {
 		t.Fatalf("publish: %+v, %v", res, err)
 	}
 	if n := w.gh.CountWrites("CreateCommit"); n != 1 {
@@ -159,7 +177,7 @@ func TestLeaderboardPublishOneCommit(t *testing.T) {
 		run.ID, run.UpdatedAt = id, t0.Add(time.Duration(id-lbRunID)*time.Hour)
 		w.artifact(t, run, results)
 		res, err := w.pub.PublishRun(context.Background(), run, nil)
-		if err != nil || res.Outcome != PublishUnchanged {
+		if err != nil || res.Outcome != publish.PublishUnchanged {
 			t.Fatalf("run %d again: %+v, %v", id, res, err)
 		}
 	}
@@ -172,7 +190,7 @@ func TestLeaderboardPublishDeletesRemovedAndKeepsNewer(t *testing.T) {
 	t.Parallel()
 	w := newLBWorld(t)
 	w.artifact(t, w.run, lbResults(t, nil))
-	if res, err := w.pub.PublishRun(context.Background(), w.run, nil); err != nil || res.Outcome != PublishPublished {
+	if res, err := w.pub.PublishRun(context.Background(), w.run, nil); err != nil || res.Outcome != publish.PublishPublished {
 		t.Fatalf("publish: %+v, %v", res, err)
 	}
 	// A maintainer removes the candidate h200-tp1; the next run's results
@@ -188,7 +206,7 @@ func TestLeaderboardPublishDeletesRemovedAndKeepsNewer(t *testing.T) {
 	delete(results, "qwen3-14b-chat-8rps/h200-tp1.json")
 	w.artifact(t, next, results)
 	res, err := w.pub.PublishRun(context.Background(), next, nil)
-	if err != nil || res.Outcome != PublishPublished {
+	if err != nil || res.Outcome != publish.PublishPublished {
 		t.Fatalf("publish after the removal: %+v, %v", res, err)
 	}
 	removed := lbDashboard + "/results/qwen3-14b-chat-8rps/h200-tp1.json"
@@ -210,7 +228,7 @@ func TestLeaderboardPublishDeletesRemovedAndKeepsNewer(t *testing.T) {
 	// The older run, delivered late, does not move the leaderboard back.
 	w.artifact(t, w.run, lbResults(t, nil))
 	res, err = w.pub.PublishRun(context.Background(), w.run, nil)
-	if err != nil || res.Outcome != PublishUnchanged || len(res.Reasons) != 1 || !strings.Contains(res.Reasons[0], "newer run") {
+	if err != nil || res.Outcome != publish.PublishUnchanged || len(res.Reasons) != 1 || !strings.Contains(res.Reasons[0], "newer run") {
 		t.Fatalf("late older run: %+v, %v", res, err)
 	}
 	if _, ok := w.gh.Tip(w.dashboard, "main")[removed]; ok {
@@ -309,7 +327,7 @@ func TestLeaderboardRefusals(t *testing.T) {
 				w.artifact(t, w.run, tc.results(t))
 			}
 			res, err := w.pub.PublishRun(context.Background(), w.run, nil)
-			if err != nil || res.Outcome != PublishRefused {
+			if err != nil || res.Outcome != publish.PublishRefused {
 				t.Fatalf("got %+v, %v; want refused", res, err)
 			}
 			if !slices.ContainsFunc(res.Reasons, func(r string) bool { return strings.Contains(r, tc.want) }) {
@@ -341,30 +359,6 @@ func zipWithSymlink(t *testing.T) []byte {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
-}
-
-func TestResultsFromArtifact(t *testing.T) {
-	t.Parallel()
-	for name, files := range map[string]map[string][]byte{
-		"an entry outside the directory": {"../x.json": []byte("{}")},
-		"an absolute entry":              {"/x.json": []byte("{}")},
-		"an unclean entry":               {"a/./x.json": []byte("{}")},
-		"a file over the cap":            {"a/x.json": bytes.Repeat([]byte(" "), MaxFileBytes+1)},
-	} {
-		if _, err := ResultsFromArtifact(testkit.Zip(t, files)); err == nil {
-			t.Errorf("%s: accepted", name)
-		}
-	}
-	if _, err := ResultsFromArtifact([]byte("not a zip")); err == nil {
-		t.Error("not a zip: accepted")
-	}
-	fsys, err := ResultsFromArtifact(testkit.Zip(t, map[string][]byte{"g/r.json": []byte("{}"), "traces/x/header.yaml": []byte("h")}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if raw, err := fs.ReadFile(fsys, path.Join("g", "r.json")); err != nil || string(raw) != "{}" {
-		t.Errorf("g/r.json: %q, %v", raw, err)
-	}
 }
 
 // TestLeaderboardPublishTrace: a declaration that replays a recorded trace
@@ -424,14 +418,14 @@ func TestLeaderboardPublishTrace(t *testing.T) {
 		}
 		if !withTrace {
 			// The reason names runs.yaml's line once, as validate does.
-			if got.Outcome != PublishRefused || !slices.ContainsFunc(got.Reasons, func(r string) bool {
+			if got.Outcome != publish.PublishRefused || !slices.ContainsFunc(got.Reasons, func(r string) bool {
 				return strings.Contains(r, "traces/chat.yaml") && strings.HasPrefix(r, lbRuns+":4: ") && strings.Count(r, lbRuns) == 1
 			}) {
 				t.Errorf("trace missing from the commit: %+v", got)
 			}
 			continue
 		}
-		if got.Outcome != PublishPublished {
+		if got.Outcome != publish.PublishPublished {
 			t.Fatalf("publish: %+v", got)
 		}
 		tip := w.gh.Tip(w.dashboard, "main")
