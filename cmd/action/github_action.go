@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/cli"
 	"github.com/inference-sim/accuracy-dashboard/internal/ghaction"
+	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbpr"
 )
 
 const githubActionUsage = `Usage: action github-action
@@ -52,6 +54,19 @@ var githubActionCommand = cli.Spec[struct{}]{
 	Summary: "run inside GitHub Actions (reads the action's inputs from the environment)",
 	Usage:   githubActionUsage,
 	Run: func(ctx context.Context, _ struct{}, env cli.Env) error {
-		return ghaction.Run(ctx, env.Getenv, env.Stdout, env.Stderr)
+		return ghaction.Run(ctx, env.Getenv, env.Stdout, env.Stderr, runLeaderboardFlow)
 	},
+}
+
+// runLeaderboardFlow is the Action's mode leaderboard: lbpr's flow over
+// what the runtime prepared (ghaction.LeaderboardFlow).
+func runLeaderboardFlow(ctx context.Context, m ghaction.LeaderboardRun) ([][2]string, error) {
+	f := &lbpr.Flow{Checkout: m.Checkout, PinRel: m.PinRel, Pin: m.Pin, Runs: m.Runs, OutDir: m.OutDir, CacheDir: m.CacheDir, Jobs: m.Jobs,
+		SimRepo: m.SimRepo, Git: m.Git, Report: m.Report, Comments: m.Comments, DetailsURL: m.DetailsURL,
+		PrepareHarness: func(ctx context.Context) (lbpr.Harness, error) { return m.PrepareHarness(ctx) }}
+	out, err := f.Run(ctx, lbpr.PR{Number: m.PR.Number, BaseSHA: m.PR.BaseSHA, HeadSHA: m.PR.HeadSHA}, m.IsPR)
+	if err != nil && !errors.Is(err, lbpr.ErrRefused) {
+		return nil, err
+	}
+	return out.Outputs(), err
 }

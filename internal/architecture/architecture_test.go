@@ -126,6 +126,10 @@ func not(names ...string) func(string) bool {
 	return func(pkg string) bool { return !slices.Contains(names, pkg) }
 }
 
+// leaderboardPackages are the import names of internal/leaderboard and
+// its sub-packages.
+var leaderboardPackages = []string{"leaderboard", "lbrun", "lbpr", "lbserve", "lbview", "lbpublish", "leaderboardtest"}
+
 // rules are the layering rules of docs/ARCHITECTURE.md.
 var rules = []rule{
 	forbid("only internal/github talks to GitHub (go-github, ghinstallation)", not("internal/github"), "go-github", "ghinstallation"),
@@ -149,6 +153,10 @@ var rules = []rule{
 	forbidReach("rendering and the pull-request core never depend on the simulator harness, not even through another package", is("internal/render", "internal/prcheck"), "harness", "lbrun"),
 	forbidReach("the leaderboard's model is pure: the runner (lbrun) alone drives the simulator", is("internal/leaderboard"), "harness", "lbrun"),
 	forbidReach("the simulator's command line and the bot's publishing never depend on the simulator harness", is("internal/simcli", "internal/publish"), "harness", "lbrun"),
+	forbid("the leaderboard lives in its own subtree: only internal/leaderboard/... and the programs (cmd/*) import a leaderboard package",
+		func(p string) bool {
+			return !strings.HasPrefix(p, "cmd/") && p != "internal/leaderboard" && !strings.HasPrefix(p, "internal/leaderboard/")
+		}, leaderboardPackages...),
 	forbid("the model packages do not import the harness, the flows or the edges", is("internal/runresult", "internal/metric", "internal/accuracy", "internal/ledger", "internal/pin", "internal/ident", "internal/jsoncodec", "internal/ghmodel"),
 		"harness", "prcheck", "bump", "webhook", "render", "importer", "github"),
 }
@@ -325,17 +333,19 @@ func orNone(deps []string) string {
 func TestRulesCatchForbiddenImports(t *testing.T) {
 	t.Parallel()
 	clean := graph{
-		"internal/github":      {"ghinstallation", "go-github", "jwt"},
-		"internal/runresult":   {"diskio", "jsoncodec", "metric", "schemas", "accuracy"},
-		"internal/prcheck":     {"cachedir", "diskio", "pin", "render", "runresult", "accuracy"},
-		"internal/botconfig":   {"ident", "yaml"},
-		"internal/render":      {"leaderboard", "metric", "runresult"},
-		"internal/leaderboard": {"diskio", "runresult", "schemas"},
-		"internal/harness":     {"pool", "runresult"},
-		"internal/lbrun":       {"harness", "leaderboard", "pool"},
-		"internal/ghaction":    {"github", "go-githubactions", "pinned", "prcheck"},
-		"cmd/bot":              {"bump", "github"},
-		"cmd/action":           {"ghaction", "harness", "lbrun", "leaderboard", "render"},
+		"internal/github":             {"ghinstallation", "go-github", "jwt"},
+		"internal/runresult":          {"diskio", "jsoncodec", "metric", "schemas", "accuracy"},
+		"internal/prcheck":            {"cachedir", "diskio", "pin", "render", "runresult", "accuracy"},
+		"internal/botconfig":          {"ident", "yaml"},
+		"internal/render":             {"metric", "runresult"},
+		"internal/leaderboard":        {"diskio", "runresult", "schemas"},
+		"internal/harness":            {"pool", "runresult"},
+		"internal/leaderboard/lbrun":  {"harness", "leaderboard", "lbview", "pool"},
+		"internal/leaderboard/lbview": {"leaderboard", "render"},
+		"internal/ghaction":           {"github", "go-githubactions", "pinned", "prcheck"},
+		"internal/publish":            {"render", "runresult"},
+		"cmd/bot":                     {"bump", "github", "lbpublish", "publish"},
+		"cmd/action":                  {"ghaction", "harness", "lbpr", "lbrun", "leaderboard", "render"},
 	}
 	if v := check(clean); len(v) != 0 {
 		t.Fatalf("a clean graph breaks rules: %v", v)
@@ -357,6 +367,12 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 		{"internal/leaderboard", "harness"},
 		{"internal/leaderboard", "lbrun"},
 		{"internal/render", "lbrun"},
+		{"internal/render", "leaderboard"},
+		{"internal/render", "lbview"},
+		{"internal/publish", "lbview"},
+		{"internal/publish", "leaderboard"},
+		{"internal/ghaction", "lbpr"},
+		{"internal/prcheck", "lbview"},
 		{"internal/prcheck", "lbrun"},
 		{"internal/runresult", "testkit"},
 		{"cmd/bot", "golden"},
@@ -377,18 +393,18 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 func TestRulesCatchIndirectDependencies(t *testing.T) {
 	t.Parallel()
 	clean := graph{
-		"internal/render":       {"leaderboard", "metric", "runresult"},
-		"internal/prcheck":      {"render", "runresult"},
-		"internal/leaderboard":  {"diskio", "runresult"},
-		"internal/runresult":    {"diskio", "metric"},
-		"internal/diskio":       {},
-		"internal/metric":       {},
-		"internal/harness":      {"importreport", "pool", "runresult"},
-		"internal/lbrun":        {"harness", "leaderboard", "pool"},
-		"internal/importer":     {"diskio", "importreport", "inferencexdb"},
-		"internal/inferencexdb": {"pgx"},
-		"internal/importreport": {"runresult"},
-		"cmd/action":            {"harness", "importer", "lbrun", "leaderboard", "render"},
+		"internal/render":            {"metric", "runresult"},
+		"internal/prcheck":           {"render", "runresult"},
+		"internal/leaderboard":       {"diskio", "runresult"},
+		"internal/runresult":         {"diskio", "metric"},
+		"internal/diskio":            {},
+		"internal/metric":            {},
+		"internal/harness":           {"importreport", "pool", "runresult"},
+		"internal/leaderboard/lbrun": {"harness", "leaderboard", "pool"},
+		"internal/importer":          {"diskio", "importreport", "inferencexdb"},
+		"internal/inferencexdb":      {"pgx"},
+		"internal/importreport":      {"runresult"},
+		"cmd/action":                 {"harness", "importer", "lbrun", "leaderboard", "render"},
 	}
 	if v := check(clean); len(v) != 0 {
 		t.Fatalf("a clean graph breaks rules: %v", v)
@@ -400,7 +416,7 @@ func TestRulesCatchIndirectDependencies(t *testing.T) {
 		{"internal/diskio", "harness", []string{
 			"internal/leaderboard imports diskio → harness",
 			"internal/prcheck imports runresult → diskio → harness",
-			"internal/render imports leaderboard → diskio → harness",
+			"internal/render imports runresult → diskio → harness",
 		}},
 		{"internal/metric", "lbrun", []string{
 			"internal/prcheck imports render → metric → lbrun",

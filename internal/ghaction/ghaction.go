@@ -9,7 +9,8 @@
 // merge, comment, nightly-plan, nightly, leaderboard) is one entry naming
 // the inputs only it takes and the plain function that reads them into its
 // typed options (readPRMode, ...), whose methods beside it give the events
-// it runs on and its run, which builds its flow once (prcheck.NewFlow, lbpr.Flow) over the pinned
+// it runs on and its run, which builds its flow once (prcheck.NewFlow; mode leaderboard's is the
+// LeaderboardFlow the program gives Run, lbpr.Flow) over the pinned
 // harness (harness/pinned) and the GitHub client (internal/github). The
 // inputs every mode shares are read in inputs.go, the event in event.go; the
 // flows of the modes are in pr.go (pr, merge, comment), nightly.go and
@@ -46,12 +47,13 @@ import (
 // so the caller may print it as it is. An invalid input is an error naming
 // the input; an event the mode does not run on is refused before anything
 // is read or built; accuracy past the fail-threshold input is an error too,
-// each metric annotated already.
-func Run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writer) error {
+// each metric annotated already. leaderboard is mode leaderboard's flow
+// (cmd/action wires internal/leaderboard/lbpr's in).
+func Run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writer, leaderboard LeaderboardFlow) error {
 	logs := newLogStreams(stdout, stderr)
 	defer logs.Flush()
 	gha := newRunner(getenv, logs.Commands)
-	err := action(ctx, gha, logs.Stdout, logs.Stderr)
+	err := action(ctx, gha, logs.Stdout, logs.Stderr, leaderboard)
 	// A failed step shows its error as an annotation too; a fail-threshold
 	// failure was annotated metric by metric already.
 	if err != nil && !errors.Is(err, errPastFailThreshold) {
@@ -66,7 +68,7 @@ var errPastFailThreshold = errors.New("accuracy fell past fail-threshold")
 
 // action reads the inputs and the event, runs the mode and writes the
 // outputs.
-func action(ctx context.Context, gha runner, stdout, stderr io.Writer) error {
+func action(ctx context.Context, gha runner, stdout, stderr io.Writer, leaderboard LeaderboardFlow) error {
 	in, err := readInputs(gha)
 	if err != nil {
 		return err
@@ -99,7 +101,7 @@ func action(ctx context.Context, gha runner, stdout, stderr io.Writer) error {
 		}
 		flow.Comments = gh
 	}
-	out, err := m.run(ctx, modeEnv{ev: ev, flow: flow, gh: gh, gha: gha, stdout: stdout, stderr: stderr})
+	out, err := m.run(ctx, modeEnv{ev: ev, flow: flow, gh: gh, gha: gha, stdout: stdout, stderr: stderr, leaderboard: leaderboard})
 	if err != nil || out == nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/pinned"
 	"github.com/inference-sim/accuracy-dashboard/internal/metric"
@@ -62,7 +63,7 @@ func newActionEnv(t *testing.T, fake *githubfake.Server, sim, cache string, even
 func (e actionEnv) run(t *testing.T) (stdout string, err error) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	err = Run(context.Background(), fakeEnv(e.vars), &out, &errb)
+	err = Run(context.Background(), fakeEnv(e.vars), &out, &errb, leaderboardFlow)
 	t.Logf("stderr:\n%s", errb.String())
 	return out.String(), err
 }
@@ -422,7 +423,7 @@ func TestGitHubActionEventsPerMode(t *testing.T) {
 				vars[k] = v
 			}
 			var stdout, stderr bytes.Buffer
-			err := Run(context.Background(), fakeEnv(vars), &stdout, &stderr)
+			err := Run(context.Background(), fakeEnv(vars), &stdout, &stderr, leaderboardFlow)
 			refusal := "mode " + c.mode + " refuses the " + name + " event"
 			refused := err != nil && strings.Contains(err.Error(), refusal)
 			if want := !slices.Contains(c.accept, name); refused != want {

@@ -7,6 +7,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/nightly"
 	"github.com/inference-sim/accuracy-dashboard/internal/prcheck"
+	"github.com/inference-sim/accuracy-dashboard/internal/sticky"
 )
 
 // newGitHub builds the API client of the Action, bound to the workflow's
@@ -18,7 +19,7 @@ func newGitHub(in actionInputs) (*github.PullComments, error) {
 	if err != nil {
 		return nil, fmt.Errorf("GITHUB_REPOSITORY: %w", err)
 	}
-	c, err := github.New(github.Options{Token: in.token, BaseURL: in.apiURL, Login: prcheck.DefaultBotLogin})
+	c, err := github.New(github.Options{Token: in.token, BaseURL: in.apiURL, Login: sticky.DefaultBotLogin})
 	if err != nil {
 		return nil, err
 	}
@@ -27,7 +28,7 @@ func newGitHub(in actionInputs) (*github.PullComments, error) {
 
 // The GitHub client is the pull-request flow's and the nightly plan's GitHub.
 var (
-	_ prcheck.Commenter    = (*github.PullComments)(nil)
+	_ sticky.Commenter     = (*github.PullComments)(nil)
 	_ prcheck.PullRequests = (*github.PullComments)(nil)
 	_ nightly.Tags         = github.Tags{}
 )

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,11 +15,25 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/harnesstest"
 	"github.com/inference-sim/accuracy-dashboard/internal/harness/pinned"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard"
+	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbpr"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbview"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/leaderboardtest"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 )
+
+// leaderboardFlow is mode leaderboard's flow as cmd/action wires it into
+// Run (its runLeaderboardFlow): lbpr's Flow over what the runtime prepared.
+func leaderboardFlow(ctx context.Context, m LeaderboardRun) ([][2]string, error) {
+	f := &lbpr.Flow{Checkout: m.Checkout, PinRel: m.PinRel, Pin: m.Pin, Runs: m.Runs, OutDir: m.OutDir, CacheDir: m.CacheDir, Jobs: m.Jobs,
+		SimRepo: m.SimRepo, Git: m.Git, Report: m.Report, Comments: m.Comments, DetailsURL: m.DetailsURL,
+		PrepareHarness: func(ctx context.Context) (lbpr.Harness, error) { return m.PrepareHarness(ctx) }}
+	out, err := f.Run(ctx, lbpr.PR{Number: m.PR.Number, BaseSHA: m.PR.BaseSHA, HeadSHA: m.PR.HeadSHA}, m.IsPR)
+	if err != nil && !errors.Is(err, lbpr.ErrRefused) {
+		return nil, err
+	}
+	return out.Outputs(), err
+}
 
 // lbRepo is a repository that publishes a leaderboard: the pin file with
 // the harness and the leaderboard pair (the stand-in simulator at v0.2.0,

@@ -70,7 +70,7 @@ func TestGitHubActionNeutralisesCommandsInInputs(t *testing.T) {
 			vars[k] = v
 		}
 		var stdout, stderr bytes.Buffer
-		err := Run(context.Background(), fakeEnv(vars), &stdout, &stderr)
+		err := Run(context.Background(), fakeEnv(vars), &stdout, &stderr, leaderboardFlow)
 		if err == nil {
 			t.Fatalf("%s: the run succeeded", name)
 		}

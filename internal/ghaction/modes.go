@@ -58,6 +58,8 @@ type modeEnv struct {
 	gh             *github.PullComments // nil with comment: false
 	gha            runner
 	stdout, stderr io.Writer
+	// leaderboard is mode leaderboard's flow, as the program wired it.
+	leaderboard LeaderboardFlow
 }
 
 // actionModes is the Action's mode table (input mode): each mode's read

@@ -20,6 +20,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/prcheck"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
+	"github.com/inference-sim/accuracy-dashboard/internal/sticky"
 	"github.com/inference-sim/accuracy-dashboard/internal/whatif"
 )
 
@@ -30,7 +31,7 @@ import (
 // and last-snapshot (the last run's snapshot id, "" for none).
 func runNightlyPlanMode(ctx context.Context, in nightlyPlanModeOptions, env modeEnv) error {
 	gha := env.gha
-	gh, err := github.New(github.Options{Token: in.token, BaseURL: in.apiURL, Login: prcheck.DefaultBotLogin})
+	gh, err := github.New(github.Options{Token: in.token, BaseURL: in.apiURL, Login: sticky.DefaultBotLogin})
 	if err != nil {
 		return err
 	}

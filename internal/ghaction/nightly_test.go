@@ -48,7 +48,7 @@ func runNightlyAction(t *testing.T, fake *githubfake.Server, dash, cache string,
 	}
 	e := newActionEnv(t, fake, dash, cache, []byte(`{"schedule": "17 3 * * *"}`), vars)
 	var log bytes.Buffer
-	err := Run(context.Background(), fakeEnv(e.vars), &log, &log)
+	err := Run(context.Background(), fakeEnv(e.vars), &log, &log, leaderboardFlow)
 	return out, log.String(), err
 }
 

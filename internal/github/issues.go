@@ -140,7 +140,7 @@ func (c *Client) CreateCommitComment(ctx context.Context, repo ident.Repo, sha, 
 
 // PullComments is a Client bound to one repository: the comments and head
 // commits of its pull requests, as the pull-request flow reads and writes
-// them (it implements prcheck.Commenter and prcheck.PullRequests). A token
+// them (it implements sticky.Commenter and prcheck.PullRequests). A token
 // that may not write (a fork pull request's) fails with
 // ghmodel.ErrForbidden.
 type PullComments struct {

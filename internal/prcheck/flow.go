@@ -7,11 +7,11 @@ import (
 	"path/filepath"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/diskio"
-	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
 	"github.com/inference-sim/accuracy-dashboard/internal/jsoncodec"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
+	"github.com/inference-sim/accuracy-dashboard/internal/sticky"
 	"github.com/inference-sim/accuracy-dashboard/internal/textcut"
 )
 
@@ -24,21 +24,6 @@ type Scorer interface {
 	// Merge combines the result directories of the shards of one run into
 	// dir, as if the run had not been sharded.
 	Merge(ctx context.Context, dir string, shards []string) error
-}
-
-// Commenter reaches the comments of pull requests of the repository at hand
-// (a pull request's comments are its issue comments). Implementations
-// wrap errors of a token that may not write (HTTP 403 "Resource not
-// accessible by integration", as on a pull request from a fork) so that
-// errors.Is(err, ghmodel.ErrForbidden) holds, and retry transient errors themselves.
-type Commenter interface {
-	// Self is the login the token acts as.
-	Self(ctx context.Context) (string, error)
-	// ListComments returns every comment of pull request number (all pages).
-	ListComments(ctx context.Context, number int) ([]ghmodel.Comment, error)
-	CreateComment(ctx context.Context, number int, body string) (ghmodel.Comment, error)
-	UpdateComment(ctx context.Context, id int64, body string) (ghmodel.Comment, error)
-	DeleteComment(ctx context.Context, id int64) error
 }
 
 // PullRequests reads pull requests of the repository at hand.
@@ -58,17 +43,12 @@ type Log interface {
 	Error(msg string)
 }
 
-// DefaultBotLogin is the identity assumed for a token that cannot read its
-// own user: the GITHUB_TOKEN of a workflow run, whose comments are authored
-// by github-actions[bot].
-const DefaultBotLogin = "github-actions[bot]"
-
 // FlowConfig is everything a Flow works with; each mode of the Action
 // completes one and builds its Flow from it once (NewFlow).
 type FlowConfig struct {
 	Scorer Scorer
 	// Comments is nil when the run must not comment.
-	Comments Commenter
+	Comments sticky.Commenter
 	// Cache is nil when results are not cached.
 	Cache *Cache
 	// Key holds the harness commit and data versions; Flow fills in the
@@ -320,11 +300,11 @@ func (f *Flow) readChecked(dir, sim string) (runresult.Result, error) {
 // Sticky is the pull request's sticky comment of marker, posted through
 // f's Commenter and log with a cut note pointing at f's job summary; nil
 // when f must not comment.
-func (f *Flow) Sticky(marker string) *Sticky {
+func (f *Flow) Sticky(marker string) *sticky.Comment {
 	if f.c.Comments == nil {
 		return nil
 	}
-	return &Sticky{Comments: f.c.Comments, Log: f.c.Log, Marker: marker, DetailsURL: f.c.DetailsURL}
+	return &sticky.Comment{Comments: f.c.Comments, Log: f.c.Log, Marker: marker, DetailsURL: f.c.DetailsURL}
 }
 
 // score produces a result in dir, from the cache when it holds one, and

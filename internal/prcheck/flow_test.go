@@ -13,9 +13,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
-	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbview"
 	"github.com/inference-sim/accuracy-dashboard/internal/render"
 	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
+	"github.com/inference-sim/accuracy-dashboard/internal/sticky"
 	"github.com/inference-sim/accuracy-dashboard/internal/textcut"
 )
 
@@ -175,7 +175,7 @@ func (l *recordLog) Error(msg string)   { l.WriteString("error: " + msg + "\n") 
 
 // newFlow builds a flow over sc and cm (nil: no comment), its
 // configuration edited by edits before NewFlow.
-func newFlow(t *testing.T, sc Scorer, cm Commenter, edits ...func(*FlowConfig)) (*Flow, *recordLog, *strings.Builder) {
+func newFlow(t *testing.T, sc Scorer, cm sticky.Commenter, edits ...func(*FlowConfig)) (*Flow, *recordLog, *strings.Builder) {
 	log := &recordLog{}
 	summary := &strings.Builder{}
 	c := FlowConfig{
@@ -489,6 +489,10 @@ func TestRunCommentRefusesTamperedArtifact(t *testing.T) {
 	}
 }
 
+// boardMarker is the leaderboard's comment marker (lbview.Marker): another
+// kind of sticky comment on the same pull request.
+const boardMarker = "<!-- accuracy-dashboard:leaderboard -->"
+
 // Each kind of report keeps its own sticky comment: with the accuracy
 // comment and the leaderboard comment both on a pull request, posting one
 // kind edits only the comment with its marker.
@@ -498,14 +502,14 @@ func TestRefreshCreatesNoComment(t *testing.T) {
 	cm := expectComments(t, "self", "list", "self", "list", "update")
 	f, _, _ := newFlow(t, &fakeScorer{t: t}, cm)
 	ctx := context.Background()
-	if url, _, err := f.Sticky(lbview.Marker).Refresh(ctx, 7, lbview.Marker+"\nnothing"); err != nil || url != "" || len(cm.comments) != 0 {
+	if url, _, err := f.Sticky(boardMarker).Refresh(ctx, 7, boardMarker+"\nnothing"); err != nil || url != "" || len(cm.comments) != 0 {
 		t.Fatalf("refresh without a comment: url %q, err %v, comments %+v", url, err, cm.comments)
 	}
-	cm.comments, cm.nextID = []ghmodel.Comment{{ID: 1, Author: "github-actions[bot]", Body: lbview.Marker + "\ntables"}}, 1
-	if _, _, err := f.Sticky(lbview.Marker).Refresh(ctx, 7, lbview.Marker+"\nnothing"); err != nil {
+	cm.comments, cm.nextID = []ghmodel.Comment{{ID: 1, Author: "github-actions[bot]", Body: boardMarker + "\ntables"}}, 1
+	if _, _, err := f.Sticky(boardMarker).Refresh(ctx, 7, boardMarker+"\nnothing"); err != nil {
 		t.Fatal(err)
 	}
-	if len(cm.comments) != 1 || cm.comments[0].Body != lbview.Marker+"\nnothing" {
+	if len(cm.comments) != 1 || cm.comments[0].Body != boardMarker+"\nnothing" {
 		t.Errorf("refresh: %+v", cm.comments)
 	}
 }
@@ -514,32 +518,32 @@ func TestPostEditsOnlyItsOwnMarker(t *testing.T) {
 	t.Parallel()
 	cm := expectComments(t, "self", "list", "update")
 	accuracy := ghmodel.Comment{ID: 1, Author: "github-actions[bot]", Body: render.PRMarker + "\naccuracy v1"}
-	board := ghmodel.Comment{ID: 2, Author: "github-actions[bot]", Body: lbview.Marker + "\ntables v1"}
+	board := ghmodel.Comment{ID: 2, Author: "github-actions[bot]", Body: boardMarker + "\ntables v1"}
 	cm.comments, cm.nextID = []ghmodel.Comment{accuracy, board}, 2
 	f, _, _ := newFlow(t, &fakeScorer{t: t}, cm)
 	ctx := context.Background()
 
-	if _, _, err := f.Sticky(lbview.Marker).Post(ctx, 7, lbview.Marker+"\ntables v2"); err != nil {
+	if _, _, err := f.Sticky(boardMarker).Post(ctx, 7, boardMarker+"\ntables v2"); err != nil {
 		t.Fatal(err)
 	}
-	if cm.comments[0] != accuracy || cm.comments[1].Body != lbview.Marker+"\ntables v2" {
+	if cm.comments[0] != accuracy || cm.comments[1].Body != boardMarker+"\ntables v2" {
 		t.Errorf("leaderboard post: %+v", cm.comments)
 	}
 	if _, _, err := f.Sticky(render.PRMarker).Post(ctx, 7, render.PRMarker+"\naccuracy v2"); err != nil {
 		t.Fatal(err)
 	}
-	if cm.comments[0].Body != render.PRMarker+"\naccuracy v2" || cm.comments[1].Body != lbview.Marker+"\ntables v2" {
+	if cm.comments[0].Body != render.PRMarker+"\naccuracy v2" || cm.comments[1].Body != boardMarker+"\ntables v2" {
 		t.Errorf("accuracy post: %+v", cm.comments)
 	}
 	// A report past a comment's limit is cut, its marker kept.
-	long := lbview.Marker + "\n" + strings.Repeat("| a | b |\n", textcut.MaxGitHubBody/8)
-	if _, _, err := f.Sticky(lbview.Marker).Post(ctx, 7, long); err != nil {
+	long := boardMarker + "\n" + strings.Repeat("| a | b |\n", textcut.MaxGitHubBody/8)
+	if _, _, err := f.Sticky(boardMarker).Post(ctx, 7, long); err != nil {
 		t.Fatal(err)
 	}
-	if b := cm.comments[1].Body; len(b) > textcut.MaxGitHubBody || !strings.HasPrefix(b, lbview.Marker+"\n") || !strings.Contains(b, "**Truncated:**") || cm.comments[0].Body != render.PRMarker+"\naccuracy v2" {
-		t.Errorf("long leaderboard report: %d bytes, marker kept %v", len(b), strings.HasPrefix(b, lbview.Marker))
+	if b := cm.comments[1].Body; len(b) > textcut.MaxGitHubBody || !strings.HasPrefix(b, boardMarker+"\n") || !strings.Contains(b, "**Truncated:**") || cm.comments[0].Body != render.PRMarker+"\naccuracy v2" {
+		t.Errorf("long leaderboard report: %d bytes, marker kept %v", len(b), strings.HasPrefix(b, boardMarker))
 	}
-	if strings.Contains(render.PRMarker, lbview.Marker) || strings.Contains(lbview.Marker, render.PRMarker) {
+	if strings.Contains(render.PRMarker, boardMarker) || strings.Contains(boardMarker, render.PRMarker) {
 		t.Error("one marker contains the other: a comment would be taken for the other kind")
 	}
 	if want := "self list 7 update 2 self list 7 update 1 self list 7 update 2"; strings.Join(cm.calls, " ") != want {

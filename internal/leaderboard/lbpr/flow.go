@@ -4,8 +4,8 @@
 // pinned harness's `leaderboard run` on the pin file's simulator/catalog
 // pair reusing the committed results, checked as `validate --pin` does,
 // rendered, and reported in the job summary, a file and one sticky comment
-// of its own. The git work, the pinned harness and the reporting are small
-// interfaces the wiring implements (cmd/action).
+// of its own (internal/sticky). The git work, the pinned harness and the
+// reporting are small interfaces the wiring implements (cmd/action).
 package lbpr
 
 import (
@@ -25,6 +25,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbrun"
 	"github.com/inference-sim/accuracy-dashboard/internal/leaderboard/lbview"
 	"github.com/inference-sim/accuracy-dashboard/internal/pin"
+	"github.com/inference-sim/accuracy-dashboard/internal/sticky"
 )
 
 // MarkdownFile is the file of the output directory holding the whole
@@ -60,22 +61,17 @@ type Harness interface {
 	RunCommand(ctx context.Context, args []string) error
 }
 
-// Reporter is where the flow reports: the runner's log (notices, groups,
-// error annotations by file and line), the job summary and the pull
-// request's sticky comment.
+// Reporter is where the flow reports: the runner's log (notices, warnings,
+// groups, error annotations by file and line) and the job summary.
 type Reporter interface {
 	Notice(msg string)
+	Warning(msg string)
 	Group(title string)
 	EndGroup()
 	ErrorAt(file string, line int, msg string)
 	// WriteSummary writes md to the job summary (cut to GitHub's limit,
 	// pointing at file of the output directory).
 	WriteSummary(md, file string) error
-	// Post creates or edits the pull request's comment of marker; Refresh
-	// edits it and never opens one. Both return its URL ("" when there is
-	// none, or when the token cannot comment).
-	Post(ctx context.Context, number int, marker, md string) (string, error)
-	Refresh(ctx context.Context, number int, marker, md string) (string, error)
 }
 
 // PR is the pull request a run is for.
@@ -103,6 +99,11 @@ type Flow struct {
 	SimRepo string
 	Git     Git
 	Report  Reporter
+	// Comments reaches the pull request's comments, where the report is
+	// one sticky comment of its own (lbview.Marker); nil: no comment.
+	// DetailsURL is where a cut comment's note points ("": none).
+	Comments   sticky.Commenter
+	DetailsURL string
 	// PrepareHarness readies the pinned harness; it is called once, when
 	// a declaration decodes.
 	PrepareHarness func(ctx context.Context) (Harness, error)
@@ -137,7 +138,7 @@ func (f *Flow) Run(ctx context.Context, pr PR, isPR bool) (Outcome, error) {
 		// comment says there is nothing to run now; none is opened.
 		url := ""
 		if isPR {
-			if url, err = f.Report.Refresh(ctx, pr.Number, lbview.Marker, lbview.NothingToRunComment(why)); err != nil {
+			if url, err = f.comment(ctx, pr.Number, lbview.NothingToRunComment(why), false); err != nil {
 				return Outcome{}, err
 			}
 		}
@@ -215,7 +216,7 @@ func (f *Flow) Run(ctx context.Context, pr PR, isPR bool) (Outcome, error) {
 		return Outcome{}, err
 	}
 	if isPR {
-		if out.CommentURL, err = f.Report.Post(ctx, pr.Number, lbview.Marker, md); err != nil {
+		if out.CommentURL, err = f.comment(ctx, pr.Number, md, true); err != nil {
 			return Outcome{}, err
 		}
 	}
@@ -423,4 +424,21 @@ func (o Outcome) Outputs() [][2]string {
 		{"markdown-path", o.MarkdownPath},
 		{"comment-url", o.CommentURL},
 	}
+}
+
+// comment posts md as the pull request's leaderboard comment (create
+// false: edits an existing one only, sticky.Comment.Refresh) and returns
+// its URL: "" when there is none, or when the flow or its token may not
+// comment.
+func (f *Flow) comment(ctx context.Context, number int, md string, create bool) (string, error) {
+	if f.Comments == nil {
+		return "", nil
+	}
+	c := &sticky.Comment{Comments: f.Comments, Log: f.Report, Marker: lbview.Marker, DetailsURL: f.DetailsURL}
+	post := c.Refresh
+	if create {
+		post = c.Post
+	}
+	url, _, err := post(ctx, number, md)
+	return url, err
 }

@@ -112,6 +112,9 @@ func TestLeaderboardCommentGolden(t *testing.T) {
 	if !strings.HasPrefix(md, Marker+"\n") || strings.Contains(md, render.PRMarker) {
 		t.Error("the comment does not start with its own marker alone")
 	}
+	if strings.Contains(render.PRMarker, Marker) || strings.Contains(Marker, render.PRMarker) {
+		t.Error("one marker contains the other: a comment would be taken for the other kind")
+	}
 	for _, want := range []string{
 		"6 results in 2 groups: 4 ranked, 1 disqualified, 1 failed. 4 as committed, 2 new or changed.",
 		"##### Chat, 4 req/s (`chat-4rps`)", "###### Capacity", "**Disqualified**", "[#", "† Computed by this project",

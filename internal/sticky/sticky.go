@@ -1,4 +1,12 @@
-package prcheck
+// Package sticky is a pull request's sticky comment: one comment of one
+// kind, found by its marker and the token's login, created once and edited
+// in place after (Decide picks create, update or keep), cut to GitHub's
+// limit with a note, degrading to no comment on a read-only (fork) token.
+// Both pull-request flows post through it, prcheck's accuracy report
+// (render.PRMarker) and the leaderboard's (internal/leaderboard/lbpr,
+// lbview.Marker), each finding and editing only the comment of its own
+// marker; GitHub is reached through the small Commenter declared here.
+package sticky
 
 import (
 	"context"
@@ -12,12 +20,37 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/textcut"
 )
 
-// Sticky is one pull request's comment of one kind, found by its marker
+// Commenter reaches the comments of pull requests of the repository at hand
+// (a pull request's comments are its issue comments). Implementations
+// wrap errors of a token that may not write (HTTP 403 "Resource not
+// accessible by integration", as on a pull request from a fork) so that
+// errors.Is(err, ghmodel.ErrForbidden) holds, and retry transient errors themselves.
+type Commenter interface {
+	// Self is the login the token acts as.
+	Self(ctx context.Context) (string, error)
+	// ListComments returns every comment of pull request number (all pages).
+	ListComments(ctx context.Context, number int) ([]ghmodel.Comment, error)
+	CreateComment(ctx context.Context, number int, body string) (ghmodel.Comment, error)
+	UpdateComment(ctx context.Context, id int64, body string) (ghmodel.Comment, error)
+	DeleteComment(ctx context.Context, id int64) error
+}
+
+// Log receives the notice of a read-only token and the warnings.
+type Log interface {
+	Notice(msg string)
+	Warning(msg string)
+}
+
+// DefaultBotLogin is the identity assumed for a token that cannot read its
+// own user: the GITHUB_TOKEN of a workflow run, whose comments are authored
+// by github-actions[bot].
+const DefaultBotLogin = "github-actions[bot]"
+
+// Comment is one pull request's comment of one kind, found by its marker
 // and the token's login, created once and edited in place after: one per
-// kind of report (render.PRMarker for the accuracy report,
-// lbview.Marker for the leaderboard's tables), each edited by
-// its own mode only.
-type Sticky struct {
+// kind of report (render.PRMarker for the accuracy report, lbview.Marker
+// for the leaderboard's tables), each edited by its own mode only.
+type Comment struct {
 	Comments Commenter
 	// Log receives the notice of a read-only token and the warnings.
 	Log    Log
@@ -40,7 +73,7 @@ const (
 	OpKeep
 )
 
-// Decision is the sticky-comment decision.
+// Decision is what to do with the sticky comment (Decide).
 type Decision struct {
 	Op Op
 	// ID is the comment to update or keep (0 for OpCreate).
@@ -52,11 +85,11 @@ type Decision struct {
 	Duplicates []int64
 }
 
-// DecideComment picks the comment to create or update. A comment is ours
+// Decide picks the comment to create or update. A comment is ours
 // when its author is self (case-insensitive) AND its body contains marker: a
 // marker alone could be pasted by anyone. The oldest of ours (lowest ID) is
 // kept and updated; when its body already equals body it is kept as is.
-func DecideComment(existing []ghmodel.Comment, self, marker, body string) Decision {
+func Decide(existing []ghmodel.Comment, self, marker, body string) Decision {
 	var ours []ghmodel.Comment
 	for _, c := range existing {
 		if strings.EqualFold(c.Author, self) && strings.Contains(c.Body, marker) {
@@ -89,7 +122,7 @@ func DecideComment(existing []ghmodel.Comment, self, marker, body string) Decisi
 // markdown, cut to a comment's limit with a note pointing at the job
 // summary. A read-only token is not an error: the report stays in the job
 // summary and a notice says why.
-func (s *Sticky) Post(ctx context.Context, number int, markdown string) (url string, readOnly bool, err error) {
+func (s *Comment) Post(ctx context.Context, number int, markdown string) (url string, readOnly bool, err error) {
 	return s.post(ctx, number, markdown, true)
 }
 
@@ -98,11 +131,11 @@ func (s *Sticky) Post(ctx context.Context, number int, markdown string) (url str
 // no longer changes what the comment was about) must not leave an earlier,
 // stale comment standing, nor open a new one. url is "" when there was no
 // comment.
-func (s *Sticky) Refresh(ctx context.Context, number int, markdown string) (url string, readOnly bool, err error) {
+func (s *Comment) Refresh(ctx context.Context, number int, markdown string) (url string, readOnly bool, err error) {
 	return s.post(ctx, number, markdown, false)
 }
 
-func (s *Sticky) post(ctx context.Context, number int, markdown string, create bool) (url string, readOnly bool, err error) {
+func (s *Comment) post(ctx context.Context, number int, markdown string, create bool) (url string, readOnly bool, err error) {
 	body := render.Truncate(markdown, textcut.MaxGitHubBody, render.CommentCutNote(s.DetailsURL))
 	degrade := func(err error) (string, bool, error) {
 		if errors.Is(err, ghmodel.ErrForbidden) {
@@ -122,7 +155,7 @@ func (s *Sticky) post(ctx context.Context, number int, markdown string, create b
 	if err != nil {
 		return degrade(err)
 	}
-	d := DecideComment(list, self, s.Marker, body)
+	d := Decide(list, self, s.Marker, body)
 	if d.Op == OpCreate && !create {
 		return "", false, nil
 	}
