@@ -180,7 +180,7 @@ func RankOf(v float64, others []float64, higherBetter bool) int {
 	return r
 }
 
-func capacity(g *Group, runs []Run, results map[string]*Result) []CapacityRow {
+func capacity(g *Group, runs []DeclaredRun, results map[string]*Result) []CapacityRow {
 	points := slices.Clone(g.Load.Points())
 	slices.SortStableFunc(points, func(a, b LoadPoint) int {
 		if a.Less(b) {
@@ -195,7 +195,7 @@ func capacity(g *Group, runs []Run, results map[string]*Result) []CapacityRow {
 	for _, c := range g.Candidates {
 		row := CapacityRow{}
 		for _, p := range points {
-			var run Run
+			var run DeclaredRun
 			for _, r := range runs {
 				if r.Candidate.ID == c.ID && r.Load == p {
 					run = r

@@ -12,7 +12,7 @@ import (
 const simCommit = "f90a1e3a6787da17c2cd463dab6fb2660b1b1760"
 
 // okResult is a sealed ok result of run r with figures f.
-func okResult(t testing.TB, r Run, f Figures) *Result {
+func okResult(t testing.TB, r DeclaredRun, f Figures) *Result {
 	t.Helper()
 	res := &Result{Group: r.Group, Run: r.ID, Declaration: r, Command: []string{"blis", "run", "--model", r.Candidate.Model},
 		Provenance: Provenance{Simulator: Simulator{Commit: simCommit}, Harness: runresult.Harness{Commit: strings.Repeat("a", 40), Source: "checkout", Version: "dev"}},
@@ -25,7 +25,7 @@ func okResult(t testing.TB, r Run, f Figures) *Result {
 	return res
 }
 
-func failedResult(t testing.TB, r Run, reason, msg string) *Result {
+func failedResult(t testing.TB, r DeclaredRun, reason, msg string) *Result {
 	t.Helper()
 	res := &Result{Group: r.Group, Run: r.ID, Declaration: r, Command: []string{"blis", "run"},
 		Provenance: Provenance{Simulator: Simulator{Commit: simCommit}, Harness: runresult.Harness{Commit: strings.Repeat("a", 40), Source: "checkout", Version: "dev"}},

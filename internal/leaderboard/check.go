@@ -119,7 +119,7 @@ func trimName(msg, name string) string { return strings.TrimPrefix(msg, name+": 
 // result ran on it (drift). Problems are sorted by file.
 func Validate(d *Declaration, results map[string]*Result, pinned string) []Problem {
 	var probs []Problem
-	declared := map[string]Run{}
+	declared := map[string]DeclaredRun{}
 	for _, r := range d.Runs() {
 		declared[r.Group+"/"+r.ID] = r
 	}

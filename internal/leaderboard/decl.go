@@ -608,9 +608,9 @@ func checkLoad(l *Load, w *Workload, name, path string, idx *nodeIndex) Errors {
 	return errs
 }
 
-// Run is one simulation a declaration asks for: a candidate at one load
+// DeclaredRun is one simulation a declaration asks for: a candidate at one load
 // point of its group.
-type Run struct {
+type DeclaredRun struct {
 	Group     string    `json:"group"`
 	ID        string    `json:"run"`
 	Candidate Candidate `json:"candidate"`
@@ -621,21 +621,21 @@ type Run struct {
 }
 
 // Key is the run's comparability key (see OfferedKey).
-func (r Run) Key() string { return OfferedKey(r.Workload, r.Load) }
+func (r DeclaredRun) Key() string { return OfferedKey(r.Workload, r.Load) }
 
 // Runs expands a declaration into its runs, in declaration order: groups,
 // then candidates, then load points. A run's id is its candidate's id, or
 // "<candidate>--rate-2" / "<candidate>--conc-16" in a load sweep.
-func (d *Declaration) Runs() []Run {
-	var out []Run
+func (d *Declaration) Runs() []DeclaredRun {
+	var out []DeclaredRun
 	for gi := range d.Groups {
 		out = append(out, expandGroup(&d.Groups[gi])...)
 	}
 	return out
 }
 
-func expandGroup(g *Group) []Run {
-	var out []Run
+func expandGroup(g *Group) []DeclaredRun {
+	var out []DeclaredRun
 	points := g.Load.Points()
 	var sweep []LoadPoint
 	if g.Load.Sweep() {
@@ -649,7 +649,7 @@ func expandGroup(g *Group) []Run {
 			if sweep != nil {
 				id += "--" + p.idSuffix()
 			}
-			out = append(out, Run{Group: g.ID, ID: id, Candidate: c, Workload: *g.Workload, Load: p, Sweep: sweep})
+			out = append(out, DeclaredRun{Group: g.ID, ID: id, Candidate: c, Workload: *g.Workload, Load: p, Sweep: sweep})
 		}
 	}
 	return out
@@ -684,17 +684,17 @@ var ErrNoSuchRun = errors.New("no such run")
 
 // Select keeps the runs named by selectors "GROUP" or "GROUP/RUN"; no
 // selector keeps all.
-func Select(runs []Run, selectors []string) ([]Run, error) {
+func Select(runs []DeclaredRun, selectors []string) ([]DeclaredRun, error) {
 	if len(selectors) == 0 {
 		return runs, nil
 	}
-	var out []Run
+	var out []DeclaredRun
 	for _, s := range selectors {
 		g, r, _ := strings.Cut(s, "/")
 		n := 0
 		for _, run := range runs {
 			if run.Group == g && (r == "" || run.ID == r) {
-				if !slices.ContainsFunc(out, func(o Run) bool { return o.Group == run.Group && o.ID == run.ID }) {
+				if !slices.ContainsFunc(out, func(o DeclaredRun) bool { return o.Group == run.Group && o.ID == run.ID }) {
 					out = append(out, run)
 				}
 				n++

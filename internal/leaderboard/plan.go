@@ -80,7 +80,7 @@ var (
 // the catalog or of the build's source tree. What the build cannot do, or a
 // model with no config in either place, is a *PlanError (a failed result,
 // never a number).
-func (s *Planner) Plan(r Run) (Invocation, error) {
+func (s *Planner) Plan(r DeclaredRun) (Invocation, error) {
 	command, flags, needs := "run", s.RunFlags, RunNeeds
 	if t := r.Workload.Trace; t != nil {
 		command, flags, needs = "replay", s.ReplayFlags, ReplayNeeds
@@ -142,7 +142,7 @@ func hasFlags(command string, flags simcli.Flags, needs []string) error {
 // (the checks of Plan that depend on the offered work, not on the
 // candidate): nil, or the *PlanError every run of it would fail with. A
 // server asks it when a trace is uploaded.
-func (s *Planner) Replays(r Run) error {
+func (s *Planner) Replays(r DeclaredRun) error {
 	if r.Workload.Trace == nil {
 		return nil
 	}
@@ -157,7 +157,7 @@ func (s *Planner) Replays(r Run) error {
 // build's model_configs/ or the user-model store) and returns the
 // deployment's flags, with the config of a user model, which the run
 // gets as an input file ("" for another).
-func (s *Planner) deploymentArgs(r Run, flags simcli.Flags) ([]string, string, error) {
+func (s *Planner) deploymentArgs(r DeclaredRun, flags simcli.Flags) ([]string, string, error) {
 	args, user, err := s.deployment(r, flags)
 	if err != nil || user == "" {
 		return args, "", err
@@ -168,7 +168,7 @@ func (s *Planner) deploymentArgs(r Run, flags simcli.Flags) ([]string, string, e
 	return append(args, "--model-config-folder", RunDirPlaceholder), user, nil
 }
 
-func (s *Planner) deployment(r Run, flags simcli.Flags) ([]string, string, error) {
+func (s *Planner) deployment(r DeclaredRun, flags simcli.Flags) ([]string, string, error) {
 	c := r.Candidate.Normalized()
 	short := simcli.ModelShortName(c.Model)
 	inCatalog, known := false, true
@@ -226,7 +226,7 @@ func (s *Planner) deployment(r Run, flags simcli.Flags) ([]string, string, error
 }
 
 // planRun completes a `blis run` command for a distribution workload.
-func planRun(r Run, flags simcli.Flags, args []string) (Invocation, error) {
+func planRun(r DeclaredRun, flags simcli.Flags, args []string) (Invocation, error) {
 	w := r.Workload
 	inv := Invocation{}
 	switch r.Load.Arrival {
@@ -300,7 +300,7 @@ func poissonSpec(w Workload, rate float64) (string, error) {
 
 // Bare is the invocation a run that fails before the simulator starts
 // records: the bare `blis run` or `blis replay`.
-func Bare(r Run) Invocation {
+func Bare(r DeclaredRun) Invocation {
 	if r.Workload.Trace != nil {
 		return Invocation{Args: []string{"replay"}}
 	}
@@ -451,7 +451,7 @@ var convertNeeds = []string{"input", "trace-output"}
 // pool of N concurrent sessions where the build can
 // (--concurrent-sessions). A build that cannot, and a trace whose source
 // spanned more than one node, are failed results with the reason.
-func (s *Planner) planTrace(r Run, flags simcli.Flags, args []string) (Invocation, error) {
+func (s *Planner) planTrace(r DeclaredRun, flags simcli.Flags, args []string) (Invocation, error) {
 	t := r.Workload.Trace
 	stored := TracesDirPlaceholder + "/" + t.SHA256 + "/"
 	var inv Invocation

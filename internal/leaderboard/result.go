@@ -42,7 +42,7 @@ type Result struct {
 	Run   string `json:"run"`
 	// Declaration is the run as declared (candidate with defaults filled,
 	// workload, load point, the group's sweep).
-	Declaration Run `json:"declaration"`
+	Declaration DeclaredRun `json:"declaration"`
 	// ComparabilityKey is OfferedKey of the declaration: equal keys mean
 	// the same offered work.
 	ComparabilityKey string `json:"comparability_key"`
@@ -220,7 +220,7 @@ func ParseMetrics(raw []byte) (Figures, error) {
 
 // Offered is the number of requests the run was offered: the declared
 // request count, or for a trace what the simulator injected.
-func (r Run) Offered(f Figures) int {
+func (r DeclaredRun) Offered(f Figures) int {
 	if r.Workload.Trace == nil && r.Workload.Requests > 0 {
 		return r.Workload.Requests
 	}
@@ -228,7 +228,7 @@ func (r Run) Offered(f Figures) int {
 }
 
 // Compute derives the computed values of run r from BLIS's figures.
-func Compute(r Run, f Figures) Computed {
+func Compute(r DeclaredRun, f Figures) Computed {
 	c := r.Candidate.Normalized()
 	offered := r.Offered(f)
 	served := 0.0

@@ -61,7 +61,7 @@ func BenchmarkLeaderboardRun(b *testing.B) {
 
 // benchSim builds the simulator (real with BLIS_SOURCE, else the stand-in)
 // and returns it probed, with the runs of the matching declaration.
-func benchSim(b *testing.B) (*Sim, []leaderboard.Run) {
+func benchSim(b *testing.B) (*Sim, []leaderboard.DeclaredRun) {
 	b.Helper()
 	ctx := context.Background()
 	repo, ref, declPath := "", "", "../testdata/runs.yaml"
@@ -97,7 +97,7 @@ func benchSim(b *testing.B) (*Sim, []leaderboard.Run) {
 // runDirect runs the planned command of every run straight through the
 // binary (its input files written beforehand, outside the timing), on jobs
 // workers in declaration order, and returns the wall time.
-func runDirect(b *testing.B, s *Sim, runs []leaderboard.Run, jobs int) time.Duration {
+func runDirect(b *testing.B, s *Sim, runs []leaderboard.DeclaredRun, jobs int) time.Duration {
 	b.Helper()
 	var cmds [][]string
 	for _, r := range runs {

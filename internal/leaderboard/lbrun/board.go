@@ -43,13 +43,13 @@ type Summary struct {
 	Reused, Ran int
 }
 
-// Run runs every run on s, the most expensive first on Options.Jobs
+// SimulateAll runs every run on s, the most expensive first on Options.Jobs
 // workers, and files each result in Options.Out when its run ends; with
 // Options.Reuse, a result that stands for running again (Reuse) is copied
 // into Out byte for byte instead. When ctx ends, the runs it cut short are
 // not filed (their results would say "cancelled", not what the simulator
 // gives) and Run returns ctx's error after the runs under way have stopped.
-func Run(ctx context.Context, s *Sim, runs []leaderboard.Run, o Options) (Summary, error) {
+func SimulateAll(ctx context.Context, s *Sim, runs []leaderboard.DeclaredRun, o Options) (Summary, error) {
 	log := o.Log
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -78,14 +78,14 @@ func Run(ctx context.Context, s *Sim, runs []leaderboard.Run, o Options) (Summar
 			todo = append(todo, i)
 		}
 	}
-	pending := make([]leaderboard.Run, len(todo))
+	pending := make([]leaderboard.DeclaredRun, len(todo))
 	for j, i := range todo {
 		pending[j] = runs[i]
 	}
 	var mu sync.Mutex
 	var fileErr error
 	pool.Run(ctx, max(o.Jobs, 1), Costs(pending), func(ctx context.Context, j int) {
-		r := s.Run(ctx, pending[j])
+		r := s.Simulate(ctx, pending[j])
 		if ctx.Err() != nil {
 			return
 		}
@@ -145,7 +145,7 @@ func sameFile(a, b string) (bool, error) {
 // dir holds nothing to reuse; a file of dir that is not a valid result
 // (edited, misfiled, another format) is not reused, and log says so, as it
 // says why each filed result is run again.
-func Reuse(s *Sim, dir string, runs []leaderboard.Run, log *slog.Logger) (map[int]Kept, error) {
+func Reuse(s *Sim, dir string, runs []leaderboard.DeclaredRun, log *slog.Logger) (map[int]Kept, error) {
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 		log.Info("nothing to reuse: no results directory", "dir", dir)
 		return nil, nil

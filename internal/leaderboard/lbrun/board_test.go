@@ -36,7 +36,7 @@ groups:
 
 // standinSim is the stand-in simulator at v0.2.0, built and probed, with
 // the runs of decl.
-func standinSim(t *testing.T, decl, results string) (*Sim, []leaderboard.Run) {
+func standinSim(t *testing.T, decl, results string) (*Sim, []leaderboard.DeclaredRun) {
 	t.Helper()
 	repo := harnesstest.StandinRepo(t)
 	s, err := Prepare(context.Background(), &harness.Builder{CacheDir: t.TempDir()}, repo.Dir, repo.V020,
@@ -61,7 +61,7 @@ func TestRunInterruptedResumes(t *testing.T) {
 	s, runs := standinSim(t, resumeRuns, out)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	sum, err := Run(ctx, s, runs, Options{Out: out, Jobs: 3, Progress: func(done, _ int, _ *leaderboard.Result) {
+	sum, err := SimulateAll(ctx, s, runs, Options{Out: out, Jobs: 3, Progress: func(done, _ int, _ *leaderboard.Result) {
 		if done == 2 { // both fast runs are filed; the hanging one is still running
 			cancel()
 		}
@@ -82,7 +82,7 @@ func TestRunInterruptedResumes(t *testing.T) {
 
 	// Resume: the hanging run times out this time (a result, filed).
 	s.Timeout = time.Second
-	sum, err = Run(context.Background(), s, runs, Options{Out: out, Reuse: out, Jobs: 3})
+	sum, err = SimulateAll(context.Background(), s, runs, Options{Out: out, Reuse: out, Jobs: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestUndeclaredAndPrune(t *testing.T) {
 	s.Harness = runresult.Harness{Commit: strings.Repeat("a", 40), Source: "checkout"}
 	runs := testRuns(t)
 	for _, r := range runs {
-		if err := FileResult(dir, s.Run(context.Background(), r)); err != nil {
+		if err := FileResult(dir, s.Simulate(context.Background(), r)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -159,7 +159,7 @@ func TestWritesStayBelowTheResultsDirectory(t *testing.T) {
 	s.Harness = runresult.Harness{Commit: strings.Repeat("a", 40), Source: "checkout"}
 	r := testRuns(t)[0]
 	r.Group = "chat"
-	if err := FileResult(dir, s.Run(context.Background(), r)); err == nil || !strings.Contains(err.Error(), "path escapes from parent") {
+	if err := FileResult(dir, s.Simulate(context.Background(), r)); err == nil || !strings.Contains(err.Error(), "path escapes from parent") {
 		t.Errorf("FileResult through a link out: %v", err)
 	}
 	if entries, _ := os.ReadDir(outside); len(entries) > 0 {
@@ -170,7 +170,7 @@ func TestWritesStayBelowTheResultsDirectory(t *testing.T) {
 	if err := StoreTraces(filepath.Join(clean, "traces"), map[string]leaderboard.TraceFiles{sum: tf}); err != nil {
 		t.Fatal(err)
 	}
-	if err := FileResult(clean, s.Run(context.Background(), r)); err != nil {
+	if err := FileResult(clean, s.Simulate(context.Background(), r)); err != nil {
 		t.Fatal(err)
 	}
 	files := slices.Sorted(maps.Keys(testkit.ReadTree(t, clean)))

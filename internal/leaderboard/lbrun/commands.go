@@ -99,7 +99,7 @@ func RunDeclaration(ctx context.Context, c RunConfig) (RunReport, error) {
 			return RunReport{}, fmt.Errorf("store traces: %w", err)
 		}
 	}
-	sum, err := Run(ctx, s, runs, Options{Out: dir, Reuse: c.Reuse, Jobs: c.Jobs, Log: c.Builds.Log, Progress: c.Progress})
+	sum, err := SimulateAll(ctx, s, runs, Options{Out: dir, Reuse: c.Reuse, Jobs: c.Jobs, Log: c.Builds.Log, Progress: c.Progress})
 	if err != nil {
 		return RunReport{}, err
 	}

@@ -13,14 +13,14 @@ import (
 // planning, on the flags s probed, the model configs of its catalog,
 // source tree and user-model store, and the node check of its stored traces). What the build
 // cannot do is a *leaderboard.PlanError (a failed result, never a number).
-func (s *Sim) Plan(r leaderboard.Run) (leaderboard.Invocation, error) {
+func (s *Sim) Plan(r leaderboard.DeclaredRun) (leaderboard.Invocation, error) {
 	return s.planner().Plan(r)
 }
 
 // Replays says whether s's build can replay r's trace workload at r's
 // load (leaderboard.Planner.Replays): nil, or why every run of it would
 // fail.
-func (s *Sim) Replays(r leaderboard.Run) error {
+func (s *Sim) Replays(r leaderboard.DeclaredRun) error {
 	return s.planner().Replays(r)
 }
 

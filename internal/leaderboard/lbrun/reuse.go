@@ -11,7 +11,7 @@ import (
 // load and the timeout decide it, not the declaration) and a run that
 // cannot be planned on s (it fails without simulating, so nothing is
 // saved) are never reused. The reason says why not ("" when reused).
-func (s *Sim) Reuse(prev *leaderboard.Result, r leaderboard.Run) (reuse bool, reason string) {
+func (s *Sim) Reuse(prev *leaderboard.Result, r leaderboard.DeclaredRun) (reuse bool, reason string) {
 	if prev.Status == leaderboard.StatusFailed && prev.Failure != nil && prev.Failure.Reason == harness.ReasonTimeout {
 		return false, "it timed out (" + harness.ReasonTimeout + ")"
 	}

@@ -38,7 +38,7 @@ func TestReuse(t *testing.T) {
 	}
 	// prev is what running a100 on s would file (failed or ok alike:
 	// reuse looks at what ran, not at the figures).
-	filed := func(s *Sim, r leaderboard.Run) *leaderboard.Result {
+	filed := func(s *Sim, r leaderboard.DeclaredRun) *leaderboard.Result {
 		inv, err := s.Plan(r)
 		if err != nil {
 			t.Fatal(err)
@@ -60,7 +60,7 @@ func TestReuse(t *testing.T) {
 	for name, tt := range map[string]struct {
 		s    *Sim
 		prev *leaderboard.Result
-		run  leaderboard.Run
+		run  leaderboard.DeclaredRun
 		want string
 	}{
 		"declaration": {s, prev, changedDecl, "the declaration changed (candidate.engine.max_num_seqs: 64 → 32)"},
@@ -79,7 +79,7 @@ func TestReuse(t *testing.T) {
 	}
 }
 
-func testRuns(t *testing.T) []leaderboard.Run {
+func testRuns(t *testing.T) []leaderboard.DeclaredRun {
 	t.Helper()
 	src, err := os.ReadFile("../testdata/runs.yaml")
 	if err != nil {

@@ -56,10 +56,10 @@ type Sim struct {
 	nodeChecks sync.Map
 }
 
-// Run simulates run r and returns its sealed result: BLIS's figures and the
+// Simulate simulates run r and returns its sealed result: BLIS's figures and the
 // computed values, or a failed result with the reason and the simulator's
 // message. It never returns a number it could not read from BLIS.
-func (s *Sim) Run(ctx context.Context, r leaderboard.Run) *leaderboard.Result {
+func (s *Sim) Simulate(ctx context.Context, r leaderboard.DeclaredRun) *leaderboard.Result {
 	inv, err := s.Plan(r)
 	if err != nil {
 		return s.failed(r, leaderboard.Bare(r), err)
@@ -68,7 +68,7 @@ func (s *Sim) Run(ctx context.Context, r leaderboard.Run) *leaderboard.Result {
 }
 
 // Execute runs inv (planned, or recorded in a result) for run r.
-func (s *Sim) Execute(ctx context.Context, r leaderboard.Run, inv leaderboard.Invocation) *leaderboard.Result {
+func (s *Sim) Execute(ctx context.Context, r leaderboard.DeclaredRun, inv leaderboard.Invocation) *leaderboard.Result {
 	dir, err := os.MkdirTemp(s.WorkDir, "run-")
 	if err != nil {
 		return s.failed(r, inv, &leaderboard.PlanError{Reason: harness.ReasonRunError, Msg: "leaderboard: " + err.Error()})
@@ -145,7 +145,7 @@ func convertFailure(err error) error {
 	return fmt.Errorf("`blis convert` failed: %w", err)
 }
 
-func (s *Sim) result(r leaderboard.Run, inv leaderboard.Invocation) *leaderboard.Result {
+func (s *Sim) result(r leaderboard.DeclaredRun, inv leaderboard.Invocation) *leaderboard.Result {
 	prov := leaderboard.Provenance{Simulator: leaderboard.Simulator{Commit: s.Build.Commit, Tag: s.Build.Tag}, Catalog: s.CatalogVersion, Harness: s.Harness}
 	res := &leaderboard.Result{Group: r.Group, Run: r.ID, Declaration: r, Command: append([]string{"blis"}, inv.Args...), Inputs: inv.Inputs, Provenance: prov}
 	if len(inv.Convert) > 0 {
@@ -154,7 +154,7 @@ func (s *Sim) result(r leaderboard.Run, inv leaderboard.Invocation) *leaderboard
 	return res
 }
 
-func (s *Sim) failed(r leaderboard.Run, inv leaderboard.Invocation, err error) *leaderboard.Result {
+func (s *Sim) failed(r leaderboard.DeclaredRun, inv leaderboard.Invocation, err error) *leaderboard.Result {
 	res := s.result(r, inv)
 	res.Status = leaderboard.StatusFailed
 	var f *leaderboard.PlanError
@@ -181,11 +181,11 @@ func seal(r *leaderboard.Result) *leaderboard.Result {
 // RunAll simulates every run on at most jobs workers (the most expensive
 // first) and returns the results in the order of runs. done (if not nil)
 // is called once per finished run, never concurrently.
-func (s *Sim) RunAll(ctx context.Context, runs []leaderboard.Run, jobs int, done func(*leaderboard.Result)) []*leaderboard.Result {
+func (s *Sim) RunAll(ctx context.Context, runs []leaderboard.DeclaredRun, jobs int, done func(*leaderboard.Result)) []*leaderboard.Result {
 	out := make([]*leaderboard.Result, len(runs))
 	var mu sync.Mutex
 	pool.Run(ctx, jobs, Costs(runs), func(ctx context.Context, i int) {
-		out[i] = s.Run(ctx, runs[i])
+		out[i] = s.Simulate(ctx, runs[i])
 		if done != nil {
 			mu.Lock()
 			done(out[i])
@@ -197,7 +197,7 @@ func (s *Sim) RunAll(ctx context.Context, runs []leaderboard.Run, jobs int, done
 
 // Costs estimates each run's simulation cost for longest-first ordering:
 // output tokens to decode (requests × mean output length).
-func Costs(runs []leaderboard.Run) []float64 {
+func Costs(runs []leaderboard.DeclaredRun) []float64 {
 	c := make([]float64, len(runs))
 	for i, r := range runs {
 		out := 1

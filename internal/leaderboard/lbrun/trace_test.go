@@ -41,8 +41,8 @@ func traceSim(t *testing.T, converters map[string]simcli.Flags) (*Sim, map[strin
 	return &Sim{Build: &harness.Build{DataDir: data}, ReplayFlags: simcli.ParseFlags(string(help)), Converters: converters, TracesDir: dir}, sums
 }
 
-func traceRun(format, sum string) leaderboard.Run {
-	return leaderboard.Run{Group: "g", ID: "h100", Candidate: leaderboard.Candidate{ID: "h100", Model: "org/test-model-7b", Hardware: "H100", TP: 1, DP: 1, Replicas: 1},
+func traceRun(format, sum string) leaderboard.DeclaredRun {
+	return leaderboard.DeclaredRun{Group: "g", ID: "h100", Candidate: leaderboard.Candidate{ID: "h100", Model: "org/test-model-7b", Hardware: "H100", TP: 1, DP: 1, Replicas: 1},
 		Workload: leaderboard.Workload{Trace: &leaderboard.Trace{Format: format, SHA256: sum}}, Load: leaderboard.LoadPoint{Arrival: leaderboard.ArrivalRecorded}}
 }
 

@@ -11,7 +11,7 @@ import (
 
 // Recorded is a declared run with the result filed for it.
 type Recorded struct {
-	Run    leaderboard.Run
+	Run    leaderboard.DeclaredRun
 	Result *leaderboard.Result
 }
 
@@ -73,7 +73,7 @@ func Verify(ctx context.Context, recs []Recorded, sim func(commit string, harnes
 		queued = append(queued, job{i, s, inv})
 	}
 	costs := make([]float64, len(queued))
-	runs := make([]leaderboard.Run, len(queued))
+	runs := make([]leaderboard.DeclaredRun, len(queued))
 	for k, j := range queued {
 		runs[k] = recs[j.i].Run
 	}

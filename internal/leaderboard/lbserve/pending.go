@@ -20,7 +20,7 @@ import (
 // unrun lists the runs of the declaration that need running: those without
 // a result, and those whose result ran another declaration (runs.yaml
 // changed since: validate's declaration-changed). s.mu is held.
-func (s *Server) unrun() ([]leaderboard.Run, error) {
+func (s *Server) unrun() ([]leaderboard.DeclaredRun, error) {
 	all := s.decl.Runs()
 	if _, err := os.Stat(s.cfg.Results); errors.Is(err, fs.ErrNotExist) {
 		return all, nil
@@ -35,7 +35,7 @@ func (s *Server) unrun() ([]leaderboard.Run, error) {
 			need[p.File] = true
 		}
 	}
-	var out []leaderboard.Run
+	var out []leaderboard.DeclaredRun
 	for _, r := range all {
 		if need[r.Group+"/"+r.ID+".json"] {
 			out = append(out, r)

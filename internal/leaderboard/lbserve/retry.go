@@ -69,8 +69,8 @@ func (s *Server) redeclarable(group, id string) (int, string) {
 }
 
 // runsOf lists the runs of candidate id of group in d.
-func runsOf(d *leaderboard.Declaration, group, id string) []leaderboard.Run {
-	var out []leaderboard.Run
+func runsOf(d *leaderboard.Declaration, group, id string) []leaderboard.DeclaredRun {
+	var out []leaderboard.DeclaredRun
 	for _, r := range d.Runs() {
 		if r.Group == group && r.Candidate.ID == id {
 			out = append(out, r)

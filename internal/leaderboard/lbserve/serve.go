@@ -110,7 +110,7 @@ type Job struct {
 	Results []string `json:"results,omitempty"`
 	Reason  string   `json:"reason,omitempty"`
 
-	runs []leaderboard.Run
+	runs []leaderboard.DeclaredRun
 }
 
 // Server is the leaderboard server. Handler serves it; Run runs its jobs.
@@ -148,7 +148,7 @@ func New(cfg Config) (*Server, error) {
 
 // Run runs the queued jobs on cfg.Workers workers until ctx ends. Then it
 // takes no more jobs, stops the simulations under way (a run cut short is
-// not filed: lbrun.Run), fails every job not done, and returns once the
+// not filed: lbrun.SimulateAll), fails every job not done, and returns once the
 // workers have stopped. Every result is filed atomically, so nothing is
 // left half-written.
 func (s *Server) Run(ctx context.Context) {
@@ -204,7 +204,7 @@ func (s *Server) runJob(ctx context.Context, j *Job) {
 		return
 	}
 	s.setStatus(j, JobRunning)
-	sum, err := lbrun.Run(ctx, s.cfg.Sim, j.runs, lbrun.Options{Out: s.cfg.Results, Jobs: 1, Log: s.cfg.Log})
+	sum, err := lbrun.SimulateAll(ctx, s.cfg.Sim, j.runs, lbrun.Options{Out: s.cfg.Results, Jobs: 1, Log: s.cfg.Log})
 	var files []string
 	for _, r := range sum.Results {
 		if r != nil {
@@ -403,7 +403,7 @@ func (s *Server) declare(w http.ResponseWriter, r *http.Request) {
 // the checks and messages are the same) and returns it with its runs, or
 // the HTTP status and message refusing it, with the declaration it makes.
 // s.mu is held.
-func (s *Server) plan(req declareRequest) (cand leaderboard.Candidate, merged *leaderboard.Declaration, runs []leaderboard.Run, status int, msg string) {
+func (s *Server) plan(req declareRequest) (cand leaderboard.Candidate, merged *leaderboard.Declaration, runs []leaderboard.DeclaredRun, status int, msg string) {
 	gp := s.offered(req.Group)
 	if gp == nil {
 		return leaderboard.Candidate{}, nil, nil, http.StatusBadRequest, fmt.Sprintf("group: %q is not a group of runs.yaml or a saved workload", req.Group)

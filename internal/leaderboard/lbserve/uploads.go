@@ -132,7 +132,7 @@ func (s *Server) addWorkload(w http.ResponseWriter, r *http.Request) {
 	resolved.SHA256 = sum
 	g.Workload = &leaderboard.Workload{Trace: &resolved}
 	for _, p := range g.Load.Points() {
-		run := leaderboard.Run{Group: g.ID, ID: "upload", Workload: *g.Workload, Load: p}
+		run := leaderboard.DeclaredRun{Group: g.ID, ID: "upload", Workload: *g.Workload, Load: p}
 		if err := s.cfg.Sim.Replays(run); err != nil {
 			var pe *leaderboard.PlanError
 			if errors.As(err, &pe) {

@@ -29,7 +29,7 @@ func sampleBoard(t testing.TB) leaderboard.Board {
 	prov := leaderboard.Provenance{Simulator: leaderboard.Simulator{Commit: strings.Repeat("f", 40), Tag: "v0.7.15"},
 		Harness: runresult.Harness{Commit: strings.Repeat("a", 40), Source: "checkout", Version: "dev"}}
 	res := map[string]*leaderboard.Result{}
-	ok := func(r leaderboard.Run, ttft, tps float64, completed, timedOut int) {
+	ok := func(r leaderboard.DeclaredRun, ttft, tps float64, completed, timedOut int) {
 		f := leaderboard.Figures{TTFTMeanMs: ttft, TTFTP99Ms: 2 * ttft, ITLMeanMs: 10.25, ITLP99Ms: 12.5, E2EMeanMs: 1000 + ttft, E2EP99Ms: 2500,
 			OutputTokensPerS: tps, ResponsesPerS: tps / 256, Injected: r.Workload.Requests, Completed: completed, TimedOut: timedOut,
 			Preemptions: int(ttft) % 3, TotalOutputTokens: 250 * completed}
