@@ -115,7 +115,7 @@ func BuildBoard(d *Declaration, results map[string]*Result) Board {
 		gb := GroupBoard{ID: g.ID, Title: g.Title, Workload: *g.Workload, Sweep: g.Load.Sweep(), KeepUp: g.KeepUp}
 		runs := expandGroup(g)
 		for _, p := range g.Load.Points() {
-			t := Table{Load: p, Key: OfferedKey(*g.Workload, p)}
+			t := Table{Load: p, Key: offeredKey(*g.Workload, p)}
 			for _, r := range runs {
 				if r.Load != p {
 					continue
@@ -162,15 +162,15 @@ func rank(t *Table) {
 					rows[i].Cells = make([]Cell, len(Metrics))
 				}
 				v := m.Value(rows[i].Result.BLIS)
-				rows[i].Cells[mi] = Cell{Value: v, Rank: RankOf(v, vals, m.HigherBetter)}
+				rows[i].Cells[mi] = Cell{Value: v, Rank: rankOf(v, vals, m.HigherBetter)}
 			}
 		}
 	}
 }
 
-// RankOf is the competition rank value v takes among others: 1 + the
+// rankOf is the competition rank value v takes among others: 1 + the
 // number of others strictly better. v may itself be among others.
-func RankOf(v float64, others []float64, higherBetter bool) int {
+func rankOf(v float64, others []float64, higherBetter bool) int {
 	r := 1
 	for _, o := range others {
 		if (higherBetter && o > v) || (!higherBetter && o < v) {

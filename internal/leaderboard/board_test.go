@@ -135,7 +135,7 @@ func TestValidate(t *testing.T) {
 	if err != nil || len(probs) > 0 {
 		t.Fatalf("clean results: %v %v", probs, err)
 	}
-	if p := Validate(d, got, simCommit); len(p) > 0 {
+	if p := validateResults(d, got, simCommit); len(p) > 0 {
 		t.Fatalf("clean results have problems: %v", p)
 	}
 
@@ -203,7 +203,7 @@ func TestValidate(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			probs = append(probs, Validate(d, got, c.pinned)...)
+			probs = append(probs, validateResults(d, got, c.pinned)...)
 			var lines []string
 			for _, p := range probs {
 				lines = append(lines, p.String())

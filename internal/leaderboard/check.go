@@ -12,25 +12,26 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
-// Problem kinds named by Validate.
+// Problem kinds named by Check and ReadResults (unexported: those no
+// other package names).
 const (
-	ProblemInvalid    = "invalid"             // not a result file (schema, JSON)
-	ProblemTampered   = "tampered"            // content does not match its digest
-	ProblemMisfiled   = "misfiled"            // path does not match the ids inside
+	problemInvalid    = "invalid"             // not a result file (schema, JSON)
+	problemTampered   = "tampered"            // content does not match its digest
+	problemMisfiled   = "misfiled"            // path does not match the ids inside
 	ProblemMissing    = "missing-result"      // a declared run has no result
-	ProblemUndeclared = "undeclared-result"   // a result no declaration asks for
+	problemUndeclared = "undeclared-result"   // a result no declaration asks for
 	ProblemChanged    = "declaration-changed" // the result ran another declaration
-	ProblemMixedWork  = "mixed-offered-work"  // a group's results were offered different work
-	ProblemDrift      = "simulator-drift"     // ran on another simulator commit than the pinned one
-	ProblemMixedBuild = "mixed-builds"        // a group's results ran on different simulator builds or catalogs
-	ProblemUnexpected = "unexpected-file"     // a file that is not a result
-	ProblemTrace      = "trace"               // a result's trace is not stored (or not as hashed)
+	problemMixedWork  = "mixed-offered-work"  // a group's results were offered different work
+	problemDrift      = "simulator-drift"     // ran on another simulator commit than the pinned one
+	problemMixedBuild = "mixed-builds"        // a group's results ran on different simulator builds or catalogs
+	problemUnexpected = "unexpected-file"     // a file that is not a result
+	problemTrace      = "trace"               // a result's trace is not stored (or not as hashed)
 	// ProblemUnplanned: the recorded command, conversion or input files
 	// are not what the result's declaration plans (leaderboard.CheckPlans).
 	ProblemUnplanned = "unplanned-command"
 )
 
-// Problem is one violation Validate found.
+// Problem is one violation Check found.
 type Problem struct {
 	Kind string
 	// File is the result's path relative to the results directory ("" for
@@ -79,29 +80,29 @@ func ReadResults(fsys fs.FS) (map[string]*Result, []Problem, error) {
 			return nil
 		}
 		if dir == "" || strings.Contains(dir, "/") || path.Ext(file) != ".json" {
-			probs = append(probs, Problem{ProblemUnexpected, p, "not <group>/<run>.json"})
+			probs = append(probs, Problem{problemUnexpected, p, "not <group>/<run>.json"})
 			return nil
 		}
 		if !d.Type().IsRegular() {
-			probs = append(probs, Problem{ProblemUnexpected, p, "not a regular file (" + d.Type().String() + "); a result is one"})
+			probs = append(probs, Problem{problemUnexpected, p, "not a regular file (" + d.Type().String() + "); a result is one"})
 			return nil
 		}
 		raw, err := diskio.ReadFileMax(fsys, p, MaxResultBytes)
 		if err != nil {
-			probs = append(probs, Problem{ProblemInvalid, p, trimName(err.Error(), p)})
+			probs = append(probs, Problem{problemInvalid, p, trimName(err.Error(), p)})
 			return nil
 		}
 		r, err := ParseResult(raw, p)
 		if err != nil {
-			kind := ProblemInvalid
-			if errors.Is(err, ErrTampered) {
-				kind = ProblemTampered
+			kind := problemInvalid
+			if errors.Is(err, errTampered) {
+				kind = problemTampered
 			}
 			probs = append(probs, Problem{kind, p, trimName(err.Error(), p)})
 			return nil
 		}
 		if want := r.Group + "/" + r.Run + ".json"; want != p {
-			probs = append(probs, Problem{ProblemMisfiled, p, fmt.Sprintf("holds the result of %s/%s, so it belongs at %s", r.Group, r.Run, want)})
+			probs = append(probs, Problem{problemMisfiled, p, fmt.Sprintf("holds the result of %s/%s, so it belongs at %s", r.Group, r.Run, want)})
 			return nil
 		}
 		out[r.Group+"/"+r.Run] = r
@@ -112,12 +113,12 @@ func ReadResults(fsys fs.FS) (map[string]*Result, []Problem, error) {
 
 func trimName(msg, name string) string { return strings.TrimPrefix(msg, name+": ") }
 
-// Validate checks results against their declaration: every declared run
+// validateResults checks results against their declaration: every declared run
 // has exactly one result and every result a declaration; each result ran
 // the declaration as it is now; within a group every result was offered
 // the same work at a declared load; and, when pinned is a commit, every
 // result ran on it (drift). Problems are sorted by file.
-func Validate(d *Declaration, results map[string]*Result, pinned string) []Problem {
+func validateResults(d *Declaration, results map[string]*Result, pinned string) []Problem {
 	var probs []Problem
 	declared := map[string]DeclaredRun{}
 	for _, r := range d.Runs() {
@@ -134,22 +135,22 @@ func Validate(d *Declaration, results map[string]*Result, pinned string) []Probl
 		file := key + ".json"
 		want, ok := declared[key]
 		if !ok {
-			probs = append(probs, Problem{ProblemUndeclared, file, "no declaration asks for this run (removed or renamed?)"})
+			probs = append(probs, Problem{problemUndeclared, file, "no declaration asks for this run (removed or renamed?)"})
 			continue
 		}
 		if res.Declaration.Load != want.Load {
-			probs = append(probs, Problem{ProblemMixedWork, file, fmt.Sprintf("was offered %s; group %s offers %s", res.Declaration.Load.Short(), want.Group, describeLoads(d.Group(want.Group).Load.Points()))})
+			probs = append(probs, Problem{problemMixedWork, file, fmt.Sprintf("was offered %s; group %s offers %s", res.Declaration.Load.Short(), want.Group, describeLoads(d.Group(want.Group).Load.Points()))})
 		} else if diffs := runresult.DiffJSON(want, res.Declaration); len(diffs) > 0 {
 			probs = append(probs, Problem{ProblemChanged, file, "ran another declaration than runs.yaml's; re-run it (" + diffs[0].String() + ")"})
 		}
-		addFile(groupKeys, res.Group, WorkloadKey(res.Declaration.Workload)[:19], file) // sha256: and 12 hex digits
+		addFile(groupKeys, res.Group, workloadKey(res.Declaration.Workload)[:19], file) // sha256: and 12 hex digits
 		addFile(groupBuilds, res.Group, BuildName(res.Provenance), file)
 		if pinned != "" && res.Provenance.Simulator.Commit != pinned {
-			probs = append(probs, Problem{ProblemDrift, file, fmt.Sprintf("ran on simulator commit %s, the pinned one is %s", res.Provenance.Simulator.Commit, pinned)})
+			probs = append(probs, Problem{problemDrift, file, fmt.Sprintf("ran on simulator commit %s, the pinned one is %s", res.Provenance.Simulator.Commit, pinned)})
 		}
 	}
-	probs = append(probs, mixed(groupKeys, ProblemMixedWork, "results of one group were offered different workloads (comparability keys ")...)
-	probs = append(probs, mixed(groupBuilds, ProblemMixedBuild, "results of one group ran on different simulator builds or catalogs; a table ranks one build's results only (builds ")...)
+	probs = append(probs, mixed(groupKeys, problemMixedWork, "results of one group were offered different workloads (comparability keys ")...)
+	probs = append(probs, mixed(groupBuilds, problemMixedBuild, "results of one group ran on different simulator builds or catalogs; a table ranks one build's results only (builds ")...)
 	sort.SliceStable(probs, func(i, j int) bool {
 		if probs[i].File != probs[j].File {
 			return probs[i].File < probs[j].File
@@ -159,18 +160,18 @@ func Validate(d *Declaration, results map[string]*Result, pinned string) []Probl
 	return probs
 }
 
-// VerifyIgnored are the fields verify does not compare: the tool's own
+// verifyIgnored are the fields verify does not compare: the tool's own
 // commit (a later tool re-runs older results) and the digest (which
 // follows from the rest).
-var VerifyIgnored = []string{"provenance.harness", "digest"}
+var verifyIgnored = []string{"provenance.harness", "digest"}
 
 // Diff compares a recorded result with a re-run of it, field by field,
-// except VerifyIgnored. Any difference is a bug: BLIS is deterministic.
+// except verifyIgnored. Any difference is a bug: BLIS is deterministic.
 func Diff(recorded, rerun *Result) []runresult.FieldDiff {
 	var out []runresult.FieldDiff
 	for _, d := range runresult.DiffJSON(recorded, rerun) {
 		skip := false
-		for _, ig := range VerifyIgnored {
+		for _, ig := range verifyIgnored {
 			if d.Field == ig || strings.HasPrefix(d.Field, ig+".") {
 				skip = true
 			}
@@ -183,14 +184,14 @@ func Diff(recorded, rerun *Result) []runresult.FieldDiff {
 }
 
 // Check reads a results directory and validates it against d: every
-// problem of ReadResults and Validate, sorted by file. pinned is the
+// problem of ReadResults and validateResults, sorted by file. pinned is the
 // simulator commit results must have run on ("" checks no drift).
 func Check(d *Declaration, results fs.FS, pinned string) (map[string]*Result, []Problem, error) {
 	res, probs, err := ReadResults(results)
 	if err != nil {
 		return nil, nil, err
 	}
-	probs = append(probs, Validate(d, res, pinned)...)
+	probs = append(probs, validateResults(d, res, pinned)...)
 	probs = append(probs, checkTraces(results, res)...)
 	sort.SliceStable(probs, func(i, j int) bool { return probs[i].File < probs[j].File })
 	return res, probs, nil
@@ -219,7 +220,7 @@ func checkTraces(fsys fs.FS, res map[string]*Result) []Problem {
 			checked[t.SHA256] = msg
 		}
 		if msg != "" {
-			probs = append(probs, Problem{ProblemTrace, key + ".json", msg})
+			probs = append(probs, Problem{problemTrace, key + ".json", msg})
 		}
 	}
 	return probs

@@ -9,7 +9,7 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/runresult"
 )
 
-// RankOf is a competition rank: 1 + the number strictly better; ties share
+// rankOf is a competition rank: 1 + the number strictly better; ties share
 // a rank and the next rank skips.
 func TestRankOf(t *testing.T) {
 	t.Parallel()
@@ -31,8 +31,8 @@ func TestRankOf(t *testing.T) {
 		{"a disqualified run worse than all", 50, []float64{10, 20}, false, 3},
 		{"a disqualified run between", 15, []float64{10, 20}, true, 2},
 	} {
-		if got := RankOf(tt.v, tt.others, tt.higher); got != tt.want {
-			t.Errorf("%s: RankOf(%v, %v, higher %v) = %d, want %d", tt.name, tt.v, tt.others, tt.higher, got, tt.want)
+		if got := rankOf(tt.v, tt.others, tt.higher); got != tt.want {
+			t.Errorf("%s: rankOf(%v, %v, higher %v) = %d, want %d", tt.name, tt.v, tt.others, tt.higher, got, tt.want)
 		}
 	}
 }
@@ -115,7 +115,7 @@ func TestCapacityPatterns(t *testing.T) {
 	}
 }
 
-// Check names what ReadResults and Validate cannot see alone: a result's
+// Check names what ReadResults and validateResults cannot see alone: a result's
 // computed values that do not follow from its figures (resealed), and a
 // trace that is not stored as hashed.
 func TestCheckProblems(t *testing.T) {
@@ -207,8 +207,8 @@ func TestMerge(t *testing.T) {
 func TestBlocking(t *testing.T) {
 	t.Parallel()
 	missing := Problem{Kind: ProblemMissing, File: "chat/a.json", Msg: "no result"}
-	tampered := Problem{Kind: ProblemTampered, File: "chat/b.json", Msg: "digest"}
-	drift := Problem{Kind: ProblemDrift, File: "chat/c.json", Msg: "ran on another"}
+	tampered := Problem{Kind: problemTampered, File: "chat/b.json", Msg: "digest"}
+	drift := Problem{Kind: problemDrift, File: "chat/c.json", Msg: "ran on another"}
 	unplanned := Problem{Kind: ProblemUnplanned, File: "chat/d.json", Msg: "command[5]"}
 	for _, tt := range []struct {
 		name  string
@@ -242,7 +242,7 @@ func TestGroups(t *testing.T) {
 func TestProblemsError(t *testing.T) {
 	t.Parallel()
 	err := &ProblemsError{Dir: "leaderboard/results", Problems: []Problem{
-		{Kind: ProblemTampered, File: "chat/h100.json", Msg: "digest sha256:aa does not match its content"},
+		{Kind: problemTampered, File: "chat/h100.json", Msg: "digest sha256:aa does not match its content"},
 		{Kind: ProblemHalfMoved, Msg: "catalog moved without the pin"},
 	}}
 	want := "2 problem(s) in leaderboard/results:\n  tampered: chat/h100.json: digest sha256:aa does not match its content\n  " + ProblemHalfMoved + ": catalog moved without the pin"

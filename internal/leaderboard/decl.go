@@ -208,12 +208,12 @@ type Load struct {
 
 // Arrival processes.
 const (
-	ArrivalPoisson  = "poisson"
-	ArrivalConstant = "constant"
+	arrivalPoisson  = "poisson"
+	arrivalConstant = "constant"
 	ArrivalRecorded = "recorded"
-	// ArrivalClosedLoop is what a concurrency load is: C users, each
+	// arrivalClosedLoop is what a concurrency load is: C users, each
 	// sending its next request when the previous one completes.
-	ArrivalClosedLoop = "closed-loop"
+	arrivalClosedLoop = "closed-loop"
 )
 
 // LoadPoint is one offered load of a group: a rate (requests/s) with its
@@ -227,11 +227,11 @@ type LoadPoint struct {
 // String is the load in words, e.g. "Poisson arrivals at 2 req/s".
 func (l LoadPoint) String() string {
 	switch l.Arrival {
-	case ArrivalPoisson:
+	case arrivalPoisson:
 		return "Poisson arrivals at " + FormatNumber(l.Rate) + " req/s"
-	case ArrivalConstant:
+	case arrivalConstant:
 		return "constant arrivals at " + FormatNumber(l.Rate) + " req/s (one every " + FormatNumber(1000/l.Rate) + " ms)"
-	case ArrivalClosedLoop:
+	case arrivalClosedLoop:
 		users := " concurrent users"
 		if l.Concurrency == 1 {
 			users = " user at a time"
@@ -246,7 +246,7 @@ func (l LoadPoint) String() string {
 // Short is the load as a column or id label: "2 req/s", "C=16", "recorded".
 func (l LoadPoint) Short() string {
 	switch {
-	case l.Arrival == ArrivalClosedLoop:
+	case l.Arrival == arrivalClosedLoop:
 		return "C=" + strconv.Itoa(l.Concurrency)
 	case l.Arrival == ArrivalRecorded:
 		return "recorded"
@@ -264,7 +264,7 @@ func (l LoadPoint) Less(o LoadPoint) bool {
 
 // idSuffix is the load's part of a sweep run's id: "rate-2", "conc-16".
 func (l LoadPoint) idSuffix() string {
-	if l.Arrival == ArrivalClosedLoop {
+	if l.Arrival == arrivalClosedLoop {
 		return "conc-" + strconv.Itoa(l.Concurrency)
 	}
 	return "rate-" + FormatNumber(l.Rate)
@@ -283,7 +283,7 @@ func (l *Load) Points() []LoadPoint {
 	switch {
 	case l.Rate != nil || len(l.Rates) > 0:
 		if arrival == "" {
-			arrival = ArrivalPoisson
+			arrival = arrivalPoisson
 		}
 		rates := l.Rates
 		if l.Rate != nil {
@@ -298,7 +298,7 @@ func (l *Load) Points() []LoadPoint {
 			cs = []int{*l.Concurrency}
 		}
 		for _, c := range cs {
-			out = append(out, LoadPoint{Arrival: ArrivalClosedLoop, Concurrency: c})
+			out = append(out, LoadPoint{Arrival: arrivalClosedLoop, Concurrency: c})
 		}
 	case arrival == ArrivalRecorded:
 		out = append(out, LoadPoint{Arrival: ArrivalRecorded})
@@ -343,10 +343,10 @@ func (es Errors) Error() string {
 	return strings.Join(lines, "\n")
 }
 
-// IDPattern is what a group, candidate or run id looks like: lowercase
+// idPattern is what a group, candidate or run id looks like: lowercase
 // letters, digits, '.', '_' and '-', starting with a letter or digit, at
 // most 64 characters (ids name files and URL fragments).
-var IDPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
+var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
 
 var (
 	modelRe    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$`)
@@ -438,7 +438,7 @@ func (d *Declaration) check(name string, idx *nodeIndex) Errors {
 	for gi := range d.Groups {
 		g := &d.Groups[gi]
 		gp := fmt.Sprintf("groups[%d]", gi)
-		if !IDPattern.MatchString(g.ID) {
+		if !idPattern.MatchString(g.ID) {
 			add(gp+".id", "%q is not a valid id (lowercase letters, digits, '.', '_', '-'; at most 64)", g.ID)
 		} else if prev, ok := groupIDs[g.ID]; ok {
 			add(gp+".id", "group id %q is declared twice (first at %s)", g.ID, prev)
@@ -465,7 +465,7 @@ func (d *Declaration) check(name string, idx *nodeIndex) Errors {
 		for ci := range g.Candidates {
 			c := &g.Candidates[ci]
 			cp := fmt.Sprintf("%s.candidates[%d]", gp, ci)
-			if !IDPattern.MatchString(c.ID) {
+			if !idPattern.MatchString(c.ID) {
 				add(cp+".id", "%q is not a valid id (lowercase letters, digits, '.', '_', '-'; at most 64)", c.ID)
 			} else if prev, ok := candIDs[c.ID]; ok {
 				add(cp+".id", "candidate id %q is declared twice in group %q (first at %s)", c.ID, g.ID, prev)
@@ -489,7 +489,7 @@ func (d *Declaration) check(name string, idx *nodeIndex) Errors {
 			// A candidate that declares its own offered work must declare
 			// the group's: two runs are comparable only when they were
 			// offered the same work.
-			if c.Workload != nil && g.Workload != nil && WorkloadKey(*c.Workload) != WorkloadKey(*g.Workload) {
+			if c.Workload != nil && g.Workload != nil && workloadKey(*c.Workload) != workloadKey(*g.Workload) {
 				add(cp+".workload", "differs from the group's workload; runs in one group must be offered the same work (declare another group)")
 			}
 			if c.Load != nil && g.Load != nil && !slices.Equal(c.Load.Points(), g.Load.Points()) {
@@ -501,7 +501,7 @@ func (d *Declaration) check(name string, idx *nodeIndex) Errors {
 		}
 		if len(errs) == 0 {
 			for _, r := range expandGroup(g) {
-				if !IDPattern.MatchString(r.ID) {
+				if !idPattern.MatchString(r.ID) {
 					add(gp, "run id %q (candidate and load) is longer than 64 characters or malformed; shorten the candidate id", r.ID)
 				}
 			}
@@ -594,10 +594,10 @@ func checkLoad(l *Load, w *Workload, name, path string, idx *nodeIndex) Errors {
 	}
 	seen := map[LoadPoint]bool{}
 	for _, p := range l.Points() {
-		if p.Arrival != ArrivalRecorded && p.Arrival != ArrivalClosedLoop && (p.Rate <= 0 || math.IsInf(p.Rate, 0) || math.IsNaN(p.Rate)) {
+		if p.Arrival != ArrivalRecorded && p.Arrival != arrivalClosedLoop && (p.Rate <= 0 || math.IsInf(p.Rate, 0) || math.IsNaN(p.Rate)) {
 			add(path, "rate %v: must be a positive finite number of requests per second", p.Rate)
 		}
-		if p.Arrival == ArrivalClosedLoop && p.Concurrency < 1 {
+		if p.Arrival == arrivalClosedLoop && p.Concurrency < 1 {
 			add(path, "concurrency %d: must be at least 1", p.Concurrency)
 		}
 		if seen[p] {
@@ -620,8 +620,8 @@ type DeclaredRun struct {
 	Sweep []LoadPoint `json:"sweep,omitempty"`
 }
 
-// Key is the run's comparability key (see OfferedKey).
-func (r DeclaredRun) Key() string { return OfferedKey(r.Workload, r.Load) }
+// Key is the run's comparability key (see offeredKey).
+func (r DeclaredRun) Key() string { return offeredKey(r.Workload, r.Load) }
 
 // Runs expands a declaration into its runs, in declaration order: groups,
 // then candidates, then load points. A run's id is its candidate's id, or
@@ -679,8 +679,8 @@ func (d *Declaration) Group(id string) *Group {
 	return nil
 }
 
-// ErrNoSuchRun is returned by Select for a selector that matches no run.
-var ErrNoSuchRun = errors.New("no such run")
+// errNoSuchRun is returned by Select for a selector that matches no run.
+var errNoSuchRun = errors.New("no such run")
 
 // Select keeps the runs named by selectors "GROUP" or "GROUP/RUN"; no
 // selector keeps all.
@@ -701,7 +701,7 @@ func Select(runs []DeclaredRun, selectors []string) ([]DeclaredRun, error) {
 			}
 		}
 		if n == 0 {
-			return nil, fmt.Errorf("%q: %w in the declaration", s, ErrNoSuchRun)
+			return nil, fmt.Errorf("%q: %w in the declaration", s, errNoSuchRun)
 		}
 	}
 	return out, nil

@@ -143,7 +143,7 @@ func FuzzDecode(f *testing.F) {
 			return
 		}
 		for _, r := range d.Runs() {
-			if !IDPattern.MatchString(r.ID) || !IDPattern.MatchString(r.Group) {
+			if !idPattern.MatchString(r.ID) || !idPattern.MatchString(r.Group) {
 				t.Fatalf("accepted an ill-formed run id %q/%q", r.Group, r.ID)
 			}
 		}

@@ -21,7 +21,7 @@ type PinnedPair struct {
 
 // CheckPair lists the results that did not run on the pinned pair, sorted
 // by file (as Check returns them, keyed <group>/<run>): a result that differs in both members ran on an older (or newer)
-// pair and is drift (ProblemDrift, re-run it), as is one that differs in
+// pair and is drift (problemDrift, re-run it), as is one that differs in
 // the simulator when neither side has a catalog; one that differs in
 // exactly one member otherwise is ProblemHalfMoved.
 func CheckPair(results map[string]*Result, pinned PinnedPair) []Problem {
@@ -37,7 +37,7 @@ func CheckPair(results map[string]*Result, pinned PinnedPair) []Problem {
 		switch {
 		case simDiffers && (catDiffers || cat == ""):
 			// With no catalog on either side the simulator moves alone.
-			probs = append(probs, Problem{ProblemDrift, file, ran + " (re-run it on the pinned pair)"})
+			probs = append(probs, Problem{problemDrift, file, ran + " (re-run it on the pinned pair)"})
 		case simDiffers:
 			probs = append(probs, Problem{ProblemHalfMoved, file, ran + ": only the simulator differs; the simulator and catalog are pinned and moved as a pair, never one at a time"})
 		case catDiffers:

@@ -64,7 +64,7 @@ func TestCheckPair(t *testing.T) {
 	// No catalog on either side: the simulator moves alone, which is drift.
 	plain := map[string]*Result{"g/a": okResult(t, runs[0], figures(100, 30, 1000))}
 	probs = CheckPair(plain, PinnedPair{SimulatorCommit: otherSim})
-	if len(probs) != 1 || probs[0].Kind != ProblemDrift || !strings.Contains(probs[0].Msg, "with catalog none") {
+	if len(probs) != 1 || probs[0].Kind != problemDrift || !strings.Contains(probs[0].Msg, "with catalog none") {
 		t.Errorf("CheckPair without catalogs = %v, want one simulator-drift", probs)
 	}
 	if probs := CheckPair(plain, PinnedPair{SimulatorCommit: simCommit}); len(probs) != 0 {

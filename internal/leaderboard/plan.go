@@ -67,12 +67,12 @@ type Planner struct {
 }
 
 // RunNeeds are the `blis run` flags every distribution run uses;
-// ReplayNeeds the `blis replay` flags every trace run uses.
+// replayNeeds the `blis replay` flags every trace run uses.
 var (
 	RunNeeds = []string{"model", "hardware", "tp", "num-requests", "seed", "metrics-path",
 		"prompt-tokens", "prompt-tokens-stdev", "prompt-tokens-min", "prompt-tokens-max",
 		"output-tokens", "output-tokens-stdev", "output-tokens-min", "output-tokens-max"}
-	ReplayNeeds = []string{"model", "hardware", "tp", "trace-header", "trace-data", "horizon", "metrics-path"}
+	replayNeeds = []string{"model", "hardware", "tp", "trace-header", "trace-data", "horizon", "metrics-path"}
 )
 
 // Plan writes the simulator command for run r on s's build: `blis run` for
@@ -83,7 +83,7 @@ var (
 func (s *Planner) Plan(r DeclaredRun) (Invocation, error) {
 	command, flags, needs := "run", s.RunFlags, RunNeeds
 	if t := r.Workload.Trace; t != nil {
-		command, flags, needs = "replay", s.ReplayFlags, ReplayNeeds
+		command, flags, needs = "replay", s.ReplayFlags, replayNeeds
 		if t.SHA256 == "" {
 			return Invocation{}, &PlanError{ReasonTraceRefused, "the trace was not resolved to its content hash"}
 		}
@@ -146,7 +146,7 @@ func (s *Planner) Replays(r DeclaredRun) error {
 	if r.Workload.Trace == nil {
 		return nil
 	}
-	if err := hasFlags("replay", s.ReplayFlags, ReplayNeeds); err != nil {
+	if err := hasFlags("replay", s.ReplayFlags, replayNeeds); err != nil {
 		return err
 	}
 	_, err := s.planTrace(r, s.ReplayFlags, nil)
@@ -230,17 +230,17 @@ func planRun(r DeclaredRun, flags simcli.Flags, args []string) (Invocation, erro
 	w := r.Workload
 	inv := Invocation{}
 	switch r.Load.Arrival {
-	case ArrivalClosedLoop:
+	case arrivalClosedLoop:
 		if !flags.Has("concurrency") {
 			return Invocation{}, &PlanError{simcli.ReasonUnsupportedBuild, "a concurrency load: this build's `blis run` has no --concurrency"}
 		}
 		args = append(args, "--concurrency", strconv.Itoa(r.Load.Concurrency))
-	case ArrivalConstant:
+	case arrivalConstant:
 		if !flags.Has("rate") {
 			return Invocation{}, &PlanError{simcli.ReasonUnsupportedBuild, "a rate load: this build's `blis run` has no --rate"}
 		}
 		args = append(args, "--rate", FormatNumber(r.Load.Rate))
-	case ArrivalPoisson:
+	case arrivalPoisson:
 		// `blis run --rate` draws constant arrivals; Poisson arrivals
 		// need a workload specification with the same distributions.
 		if !flags.Has("workload-spec") {
@@ -369,14 +369,14 @@ func argAt(args []string, i int) string {
 	return strconv.Quote(args[i])
 }
 
-// Recorded is a Planner that plans as the build a result records would,
+// recordedPlanner is a Planner that plans as the build a result records would,
 // as far as the result itself tells: its `blis run` or `blis replay` has
 // the flags the recorded command uses, its converter those of the
 // recorded conversion, and the model's config is in the catalog when the
 // command names the catalog, and a user-added model's config is the one
 // the result records (`--model-config-folder {run}`). No build is at
 // hand, so a trace's nodes are not read again.
-func Recorded(res *Result) *Planner {
+func recordedPlanner(res *Result) *Planner {
 	catalog := false
 	s := &Planner{ModelConfig: func(string) (bool, bool) { return catalog, true }}
 	flagsOf := func(args []string) simcli.Flags {
@@ -418,7 +418,7 @@ func Recorded(res *Result) *Planner {
 
 // CheckPlans plans every result again from the declaration it records
 // (the planning `run` does, on the flags its recorded command uses:
-// Recorded) and names each whose recorded command, conversion or
+// recordedPlanner) and names each whose recorded command, conversion or
 // input files are not that plan (ProblemUnplanned): a result
 // copied from another candidate with its ids and TP edited, or a command
 // pointing --metrics-path elsewhere, is caught here without a build.
@@ -427,7 +427,7 @@ func Recorded(res *Result) *Planner {
 func CheckPlans(results map[string]*Result) []Problem {
 	var probs []Problem
 	for key, res := range results {
-		s := Recorded(res)
+		s := recordedPlanner(res)
 		inv, err := s.Plan(res.Declaration)
 		if why := Unplanned(res, inv, err); why != "" {
 			probs = append(probs, Problem{Kind: ProblemUnplanned, File: key + ".json", Msg: why})
@@ -437,9 +437,9 @@ func CheckPlans(results map[string]*Result) []Problem {
 	return probs
 }
 
-// ConvertedTrace is the prefix, in the run directory, of the TraceV2 pair
+// convertedTrace is the prefix, in the run directory, of the TraceV2 pair
 // `blis convert otel|weka --trace-output` writes (.yaml and .csv).
-const ConvertedTrace = "converted"
+const convertedTrace = "converted"
 
 // convertNeeds are the `blis convert <format>` flags a conversion uses.
 var convertNeeds = []string{"input", "trace-output"}
@@ -455,7 +455,7 @@ func (s *Planner) planTrace(r DeclaredRun, flags simcli.Flags, args []string) (I
 	t := r.Workload.Trace
 	stored := TracesDirPlaceholder + "/" + t.SHA256 + "/"
 	var inv Invocation
-	header, data := stored+TraceHeaderFile, stored+TraceDataFile
+	header, data := stored+traceHeaderFile, stored+traceDataFile
 	switch t.Format {
 	case TraceFormatV2:
 	case TraceFormatOTel, TraceFormatWeka:
@@ -464,14 +464,14 @@ func (s *Planner) planTrace(r DeclaredRun, flags simcli.Flags, args []string) (I
 			return Invocation{}, err
 		}
 		inv.Convert = conv
-		out := RunDirPlaceholder + "/" + ConvertedTrace
+		out := RunDirPlaceholder + "/" + convertedTrace
 		header, data = out+".yaml", out+".csv"
 	default:
 		return Invocation{}, &PlanError{ReasonTraceRefused, fmt.Sprintf("trace format %q is not one the leaderboard replays", t.Format)}
 	}
 	switch r.Load.Arrival {
 	case ArrivalRecorded:
-	case ArrivalClosedLoop:
+	case arrivalClosedLoop:
 		if !flags.Has("concurrent-sessions") {
 			return Invocation{}, &PlanError{simcli.ReasonUnsupportedBuild, fmt.Sprintf("a pool of %d concurrent sessions: this build's `blis replay` has no --concurrent-sessions", r.Load.Concurrency)}
 		}
@@ -510,7 +510,7 @@ func (s *Planner) planConvert(t *Trace) ([]string, error) {
 	}
 	source := TraceSourceFile(t.Format)
 	conv := []string{"convert", t.Format, "--input", TracesDirPlaceholder + "/" + t.SHA256 + "/" + source,
-		"--trace-output", RunDirPlaceholder + "/" + ConvertedTrace}
+		"--trace-output", RunDirPlaceholder + "/" + convertedTrace}
 	// The converters store each round's new input tokens; the accumulate
 	// mode rebuilds every round's recorded total from them.
 	if flags.Has("context-growth") {

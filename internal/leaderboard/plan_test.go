@@ -124,7 +124,7 @@ func TestPlanUserModel(t *testing.T) {
 	t.Parallel()
 	r := exampleResults(t)["qwen3-14b-chat-8rps/h100-tp1"].Declaration
 	r.Candidate.Model = "acme/tiny-7b"
-	flags := Recorded(exampleResults(t)["qwen3-14b-chat-8rps/h100-tp1"]).RunFlags
+	flags := recordedPlanner(exampleResults(t)["qwen3-14b-chat-8rps/h100-tp1"]).RunFlags
 	flags["model-config-folder"] = true
 	p := Planner{RunFlags: flags, ModelConfig: func(string) (bool, bool) { return false, false },
 		UserModel: func(short string) (string, bool) { return `{"short": "` + short + `"}`, short == "tiny-7b" }}

@@ -15,8 +15,8 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/schemas"
 )
 
-// ResultVersion is the result file format (schemas/leaderboard-result.v1.json).
-const ResultVersion = 1
+// resultVersion is the result file format (schemas/leaderboard-result.v1.json).
+const resultVersion = 1
 
 // Result statuses.
 const (
@@ -43,7 +43,7 @@ type Result struct {
 	// Declaration is the run as declared (candidate with defaults filled,
 	// workload, load point, the group's sweep).
 	Declaration DeclaredRun `json:"declaration"`
-	// ComparabilityKey is OfferedKey of the declaration: equal keys mean
+	// ComparabilityKey is offeredKey of the declaration: equal keys mean
 	// the same offered work.
 	ComparabilityKey string `json:"comparability_key"`
 	// Command is the exact simulator command line, argv[0] "blis", run in
@@ -276,7 +276,7 @@ func (r *Result) Disqualification() string {
 
 // Seal fills SchemaVersion, ComparabilityKey and Digest.
 func (r *Result) Seal() error {
-	r.SchemaVersion = ResultVersion
+	r.SchemaVersion = resultVersion
 	r.ComparabilityKey = r.Declaration.Key()
 	d, err := r.computeDigest()
 	if err != nil {
@@ -310,8 +310,8 @@ func (r *Result) Encode() ([]byte, error) {
 	return raw, nil
 }
 
-// ErrTampered marks a result whose content no longer matches its digest.
-var ErrTampered = errors.New("content does not match its digest (edited after it was written?)")
+// errTampered marks a result whose content no longer matches its digest.
+var errTampered = errors.New("content does not match its digest (edited after it was written?)")
 
 // ParseResult reads a result file strictly: its schema, then its digest,
 // then the consistency of its parts. name is for messages.
@@ -330,7 +330,7 @@ func ParseResult(raw []byte, name string) (*Result, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if d != r.Digest {
-		return nil, fmt.Errorf("%s: digest: %w", name, ErrTampered)
+		return nil, fmt.Errorf("%s: digest: %w", name, errTampered)
 	}
 	if r.Declaration.Group != r.Group || r.Declaration.ID != r.Run {
 		return nil, fmt.Errorf("%s: declaration: names run %s/%s, the file says %s/%s", name, r.Declaration.Group, r.Declaration.ID, r.Group, r.Run)
@@ -351,8 +351,8 @@ func ParseResult(raw []byte, name string) (*Result, error) {
 	return &r, nil
 }
 
-// WorkloadKey is the comparability key of a workload alone.
-func WorkloadKey(w Workload) string {
+// workloadKey is the comparability key of a workload alone.
+func workloadKey(w Workload) string {
 	if w.Trace != nil && w.Trace.SHA256 != "" {
 		t := *w.Trace
 		t.Header, t.Data, t.File = "", "", ""
@@ -363,14 +363,14 @@ func WorkloadKey(w Workload) string {
 	return ident.Digest(sum[:])
 }
 
-// OfferedKey is the comparability key of a run: a digest of its offered
+// offeredKey is the comparability key of a run: a digest of its offered
 // work (workload and load point). Model, hardware and engine settings are
 // what is compared, never part of the key.
-func OfferedKey(w Workload, l LoadPoint) string {
+func offeredKey(w Workload, l LoadPoint) string {
 	raw, _ := json.Marshal(struct {
 		Workload string    `json:"workload"`
 		Load     LoadPoint `json:"load"`
-	}{WorkloadKey(w), l})
+	}{workloadKey(w), l})
 	sum := sha256.Sum256(raw)
 	return ident.Digest(sum[:])
 }

@@ -109,7 +109,7 @@ func SavedTracePaths(results, format, sum string) Trace {
 	if name := TraceSourceFile(format); name != "" {
 		return Trace{Format: format, File: dir + name}
 	}
-	return Trace{Format: format, Header: dir + TraceHeaderFile, Data: dir + TraceDataFile}
+	return Trace{Format: format, Header: dir + traceHeaderFile, Data: dir + traceDataFile}
 }
 
 // MaxTraceV2Columns bounds the columns of a TraceV2 data file's rows.

@@ -24,8 +24,8 @@ const (
 // OpenTelemetry agentic JSON as otel.json, a Weka agentic JSONL as
 // weka.jsonl (converted by the build's `blis convert` at run time).
 const (
-	TraceHeaderFile = "header.yaml"
-	TraceDataFile   = "data.csv"
+	traceHeaderFile = "header.yaml"
+	traceDataFile   = "data.csv"
 	// MaxTraceBytes caps one trace file, read from a declaration's
 	// directory or from a results directory's traces/.
 	MaxTraceBytes = 256 << 20
@@ -73,7 +73,7 @@ func (t TraceFiles) Files() map[string][]byte {
 	if name := TraceSourceFile(t.Format); name != "" {
 		return map[string][]byte{name: t.Source}
 	}
-	return map[string][]byte{TraceHeaderFile: t.Header, TraceDataFile: t.Data}
+	return map[string][]byte{traceHeaderFile: t.Header, traceDataFile: t.Data}
 }
 
 // readStoredTrace reads the trace of format stored under dir (a
@@ -85,11 +85,11 @@ func readStoredTrace(fsys fs.FS, dir, format string) (TraceFiles, error) {
 		tf.Source = raw
 		return tf, err
 	}
-	h, err := readTraceFile(fsys, dir+TraceHeaderFile)
+	h, err := readTraceFile(fsys, dir+traceHeaderFile)
 	if err != nil {
 		return tf, err
 	}
-	d, err := readTraceFile(fsys, dir+TraceDataFile)
+	d, err := readTraceFile(fsys, dir+traceDataFile)
 	tf.Header, tf.Data = h, d
 	return tf, err
 }

@@ -13,13 +13,13 @@ import (
 	"strings"
 )
 
-// NodeFields are the OpenTelemetry attributes that name the machine a
+// nodeFields are the OpenTelemetry attributes that name the machine a
 // span was recorded on (resource semantic conventions: host.name, host.id,
 // k8s.node.name, k8s.node.uid). They are looked for in each span's resource
 // attributes and in its own attributes.
-var NodeFields = []string{"host.name", "host.id", "k8s.node.name", "k8s.node.uid"}
+var nodeFields = []string{"host.name", "host.id", "k8s.node.name", "k8s.node.uid"}
 
-// TraceNodes reads the source of an otel or weka trace and returns, for
+// traceNodes reads the source of an otel or weka trace and returns, for
 // each node field it carries, the distinct values (sorted). A file that is
 // not a trace of that format is an error naming where it goes wrong.
 //
@@ -32,7 +32,7 @@ var NodeFields = []string{"host.name", "host.id", "k8s.node.name", "k8s.node.uid
 // weka: JSONL, one trace object per line with "id" and "requests" (the
 // WekaTrace schema: id, models, block_size, tool_tokens, system_tokens,
 // requests[]). The schema names no node, so no field is returned.
-func TraceNodes(format string, raw []byte) (map[string][]string, error) {
+func traceNodes(format string, raw []byte) (map[string][]string, error) {
 	switch format {
 	case TraceFormatOTel:
 		return otelNodes(raw)
@@ -45,12 +45,12 @@ func TraceNodes(format string, raw []byte) (map[string][]string, error) {
 // CheckSingleNode refuses a trace whose source spanned more than one node:
 // the error names the field and its values.
 func CheckSingleNode(format string, raw []byte) error {
-	nodes, err := TraceNodes(format, raw)
+	nodes, err := traceNodes(format, raw)
 	if err != nil {
 		return err
 	}
 	var many []string
-	for _, f := range NodeFields {
+	for _, f := range nodeFields {
 		if v := nodes[f]; len(v) > 1 {
 			shown := v
 			if len(shown) > 5 {
@@ -72,7 +72,7 @@ const maxNodeValues = 1000
 type nodeSet map[string]map[string]bool
 
 func (n nodeSet) add(key string, v any) {
-	if !slices.Contains(NodeFields, key) {
+	if !slices.Contains(nodeFields, key) {
 		return
 	}
 	s, ok := attrString(v)

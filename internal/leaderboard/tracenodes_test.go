@@ -29,7 +29,7 @@ func TestTraceNodes(t *testing.T) {
 		{TraceFormatWeka, "weka.jsonl", nil, ""},
 	} {
 		raw := readTestTrace(t, tt.file)
-		got, err := TraceNodes(tt.format, raw)
+		got, err := traceNodes(tt.format, raw)
 		if err != nil {
 			t.Errorf("%s: %v", tt.file, err)
 			continue
@@ -70,8 +70,8 @@ func TestTraceNodesRefusesWhatIsNotATrace(t *testing.T) {
 		{TraceFormatWeka, "{not json", "line 1"},
 		{TraceFormatV2, "x", "no node check"},
 	} {
-		if _, err := TraceNodes(tt.format, []byte(tt.raw)); err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("TraceNodes(%s, %q) = %v, want an error containing %q", tt.format, tt.raw, err, tt.want)
+		if _, err := traceNodes(tt.format, []byte(tt.raw)); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("traceNodes(%s, %q) = %v, want an error containing %q", tt.format, tt.raw, err, tt.want)
 		}
 	}
 }
@@ -89,14 +89,14 @@ func FuzzTraceNodes(f *testing.F) {
 		if weka {
 			format = TraceFormatWeka
 		}
-		nodes, err := TraceNodes(format, raw)
+		nodes, err := traceNodes(format, raw)
 		if err != nil {
 			return
 		}
 		multi := false
 		for k, vs := range nodes {
 			found := false
-			for _, f := range NodeFields {
+			for _, f := range nodeFields {
 				found = found || f == k
 			}
 			if !found {
