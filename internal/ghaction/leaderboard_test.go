@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,11 +27,7 @@ func leaderboardFlow(ctx context.Context, m LeaderboardRun) ([][2]string, error)
 	f := &lbpr.Flow{Checkout: m.Checkout, PinRel: m.PinRel, Pin: m.Pin, Runs: m.Runs, OutDir: m.OutDir, CacheDir: m.CacheDir, Jobs: m.Jobs,
 		SimRepo: m.SimRepo, Git: m.Git, Report: m.Report, Comments: m.Comments, DetailsURL: m.DetailsURL,
 		PrepareHarness: func(ctx context.Context) (lbpr.Harness, error) { return m.PrepareHarness(ctx) }}
-	out, err := f.Run(ctx, lbpr.PR{Number: m.PR.Number, BaseSHA: m.PR.BaseSHA, HeadSHA: m.PR.HeadSHA}, m.IsPR)
-	if err != nil && !errors.Is(err, lbpr.ErrRefused) {
-		return nil, err
-	}
-	return out.Outputs(), err
+	return f.Step(ctx, lbpr.PR{Number: m.PR.Number, BaseSHA: m.PR.BaseSHA, HeadSHA: m.PR.HeadSHA}, m.IsPR)
 }
 
 // lbRepo is a repository that publishes a leaderboard: the pin file with

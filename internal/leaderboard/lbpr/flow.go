@@ -426,6 +426,17 @@ func (o Outcome) Outputs() [][2]string {
 	}
 }
 
+// Step runs the flow as one step of the Action (ghaction.LeaderboardFlow):
+// the step's outputs, also with ErrRefused (the step fails after writing
+// them), and nil outputs with any other error.
+func (f *Flow) Step(ctx context.Context, pr PR, isPR bool) ([][2]string, error) {
+	out, err := f.Run(ctx, pr, isPR)
+	if err != nil && !errors.Is(err, ErrRefused) {
+		return nil, err
+	}
+	return out.Outputs(), err
+}
+
 // comment posts md as the pull request's leaderboard comment (create
 // false: edits an existing one only, sticky.Comment.Refresh) and returns
 // its URL: "" when there is none, or when the flow or its token may not
