@@ -57,11 +57,9 @@ var githubActionCommand = cli.Spec[struct{}]{
 	},
 }
 
-// runLeaderboardFlow is the Action's mode leaderboard: lbpr's flow over
-// what the runtime prepared (ghaction.LeaderboardFlow).
+// runLeaderboardFlow is mode leaderboard's flow (ghaction.LeaderboardFlow): lbpr's, over what the runtime prepared.
 func runLeaderboardFlow(ctx context.Context, m ghaction.LeaderboardRun) ([][2]string, error) {
-	f := &lbpr.Flow{Checkout: m.Checkout, PinRel: m.PinRel, Pin: m.Pin, Runs: m.Runs, OutDir: m.OutDir, CacheDir: m.CacheDir, Jobs: m.Jobs,
-		SimRepo: m.SimRepo, Git: m.Git, Report: m.Report, Comments: m.Comments, DetailsURL: m.DetailsURL,
-		PrepareHarness: func(ctx context.Context) (lbpr.Harness, error) { return m.PrepareHarness(ctx) }}
+	f := &lbpr.Flow{Checkout: m.Checkout, PinRel: m.PinRel, Pin: m.Pin, Runs: m.Runs, OutDir: m.OutDir, CacheDir: m.CacheDir, Jobs: m.Jobs, SimRepo: m.SimRepo,
+		Git: m.Git, Report: m.Report, Comments: m.Comments, DetailsURL: m.DetailsURL, PrepareHarness: func(ctx context.Context) (lbpr.Harness, error) { return m.PrepareHarness(ctx) }}
 	return f.Step(ctx, lbpr.PR{Number: m.PR.Number, BaseSHA: m.PR.BaseSHA, HeadSHA: m.PR.HeadSHA}, m.IsPR)
 }
