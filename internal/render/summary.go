@@ -1,12 +1,3 @@
-// Package render builds every Markdown the project writes but the
-// leaderboard's (internal/leaderboard/lbview draws those with its
-// helpers: Cell, TableHead): a run's summary, the pull-request comparison,
-// the dashboard README's snapshot table, the bump pull request, the
-// refusal comment and the job summaries; and the bot's markers. It is pure:
-// the same plain values give the same bytes, tested against golden files
-// (go test ./internal/render -update rewrites them). Untrusted text (model
-// names, unit ids, simulator messages, file content) goes through Cell, or
-// codeSpan outside tables.
 package render
 
 import (
@@ -416,22 +407,6 @@ func labelText(l string) string {
 		return "WHAT-IF " + Cell(strings.TrimPrefix(l, runresult.LabelWhatIfPrefix))
 	}
 	return "EXPERIMENTAL"
-}
-
-// Pct formats a percentage with one decimal, "n/a" when absent.
-func Pct(x *float64) string {
-	if x == nil {
-		return "n/a"
-	}
-	return fmt.Sprintf("%.1f%%", *x)
-}
-
-// SignedPct formats a signed percentage with its sign, "n/a" when absent.
-func SignedPct(x *float64) string {
-	if x == nil {
-		return "n/a"
-	}
-	return fmt.Sprintf("%+.1f%%", *x)
 }
 
 func worst(w *runresult.Worst) string {
