@@ -99,9 +99,16 @@ func recvType(e ast.Expr) string {
 	return ""
 }
 
+// leaderboardPath is the leaderboard's subtree, which the walkthrough (one
+// measured point's way to the pull-request comment and the dashboard)
+// never opens.
+const leaderboardPath = "internal/leaderboard"
+
 // TestWalkthroughNamesExist keeps docs/WALKTHROUGH.md true as code moves:
 // every Go name it writes in a code span is declared in the module's code,
-// and every path under cmd/, internal/ or corpus/ it names exists.
+// and every path under cmd/, internal/ or corpus/ it names exists. It
+// names no path under internal/leaderboard/ and no name only the
+// leaderboard's packages declare: the leaderboard is its own product.
 func TestWalkthroughNamesExist(t *testing.T) {
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
@@ -112,27 +119,74 @@ func TestWalkthroughNamesExist(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, files := goList(t, root)
-	names := declaredNames(t, files)
-	var missing []string
-	for i, line := range strings.Split(string(doc), "\n") {
+	outside := map[string][]string{}
+	for pkg, fs := range files {
+		if pkg != leaderboardPath && !strings.HasPrefix(pkg, leaderboardPath+"/") {
+			outside[pkg] = fs
+		}
+	}
+	exists := func(p string) bool {
+		_, err := os.Stat(filepath.Join(root, p))
+		return err == nil
+	}
+	problems := walkthroughProblems(string(doc), declaredNames(t, files), declaredNames(t, outside), exists)
+	if len(problems) > 0 {
+		t.Errorf("docs/WALKTHROUGH.md names what the code does not have (moved or renamed? "+
+			"update the page), or opens the leaderboard:\n  %s", strings.Join(problems, "\n  "))
+	}
+}
+
+// walkthroughProblems checks the walkthrough's text: each Go name in a
+// code span is in names and, unless only the leaderboard declares it, in
+// outside (names declared outside internal/leaderboard/); each repository
+// path exists and is not under internal/leaderboard/.
+func walkthroughProblems(doc string, names, outside map[string]bool, exists func(path string) bool) []string {
+	var problems []string
+	for i, line := range strings.Split(doc, "\n") {
 		for _, m := range codeSpan.FindAllStringSubmatch(line, -1) {
 			span := m[1]
 			if !goName.MatchString(span) || fileSuffix.MatchString(span) || placeholder[span] {
 				continue
 			}
-			if !names[span] {
-				missing = append(missing, filepathLine(i, "name "+span))
+			switch {
+			case !names[span]:
+				problems = append(problems, filepathLine(i, "name "+span))
+			case !outside[span]:
+				problems = append(problems, filepathLine(i, "name "+span+" is the leaderboard's"))
 			}
 		}
 		for _, p := range repoPath.FindAllString(line, -1) {
-			if _, err := os.Stat(filepath.Join(root, p)); err != nil {
-				missing = append(missing, filepathLine(i, "path "+p))
+			switch {
+			case p == leaderboardPath || strings.HasPrefix(p, leaderboardPath+"/"):
+				problems = append(problems, filepathLine(i, "path "+p+" is the leaderboard's"))
+			case !exists(p):
+				problems = append(problems, filepathLine(i, "path "+p))
 			}
 		}
 	}
-	if len(missing) > 0 {
-		t.Errorf("docs/WALKTHROUGH.md names what the code does not have (moved or renamed? "+
-			"update the page):\n  %s", strings.Join(missing, "\n  "))
+	return problems
+}
+
+// TestWalkthroughProblems: the check fails on a name the code lacks, a
+// path that does not exist, and a path or name of the leaderboard's.
+func TestWalkthroughProblems(t *testing.T) {
+	t.Parallel()
+	names := map[string]bool{"prcheck.Flow": true, "Flow.RunPR": true, "lbpr.Flow": true, "Flow": true}
+	outside := map[string]bool{"prcheck.Flow": true, "Flow.RunPR": true, "Flow": true}
+	exists := func(p string) bool { return p != "internal/gone/x.go" }
+	doc := "`prcheck.Flow` and `Flow.RunPR` in internal/prcheck/flow.go; `Flow` again.\n" +
+		"`lbpr.Flow` in internal/leaderboard/lbpr/flow.go.\n" +
+		"`prcheck.Gone` in internal/gone/x.go; internal/leaderboard is a folder; `pr` is a mode.\n"
+	got := walkthroughProblems(doc, names, outside, exists)
+	want := []string{
+		"docs/WALKTHROUGH.md:2: name lbpr.Flow is the leaderboard's",
+		"docs/WALKTHROUGH.md:2: path internal/leaderboard/lbpr/flow.go is the leaderboard's",
+		"docs/WALKTHROUGH.md:3: name prcheck.Gone",
+		"docs/WALKTHROUGH.md:3: path internal/gone/x.go",
+		"docs/WALKTHROUGH.md:3: path internal/leaderboard is the leaderboard's",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("problems:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
 	}
 }
 
