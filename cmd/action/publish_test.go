@@ -72,7 +72,7 @@ func TestPublishCommand(t *testing.T) {
 	if err != nil || cmpOut != string(md) {
 		t.Errorf("the comparison page differs from action compare of the two snapshots (%v):\n%s\n---\n%s", err, md, cmpOut)
 	}
-	if !strings.Contains(string(md), "predictions +20 % (median)") {
+	if !strings.Contains(string(md), "| TTFT | 5.3% → 15.2% | **+9.89 pp** | +20 % |") || !strings.Contains(string(md), "| +20 % | 0 / 5 / 0 of 5 |") {
 		t.Errorf("a uniform 20 %% slowdown does not read +20 %%:\n%s", md)
 	}
 	last, _ := os.ReadFile(filepath.Join(dash, filepath.FromSlash(dashboard.LastRunPath)))

@@ -57,6 +57,9 @@ func declaredChild() int {
 		return fail(err)
 	}
 	results := os.Getenv(envResults)
+	if err := os.MkdirAll(results, 0o755); err != nil { // as Start does
+		return fail(err)
+	}
 	sim, err := lbrun.Prepare(context.Background(), &harness.Builder{CacheDir: os.Getenv(envCache)}, os.Getenv(envRepo), os.Getenv(envRef),
 		lbrun.Setup{Harness: runresult.Harness{Commit: strings.Repeat("a", 40), Source: "checkout"}, Timeout: timeout, ResultsDir: results})
 	if err != nil {

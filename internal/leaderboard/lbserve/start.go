@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"os"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -64,6 +65,12 @@ func Prepare(ctx context.Context, o Options) (*Prepared, error) {
 	base, traces, err := lbrun.ReadRuns(o.Runs)
 	if err != nil {
 		return nil, err
+	}
+	// The results directory is the server's own: made on a fresh volume,
+	// so that validate and a reader of the volume find it before the first
+	// result is filed.
+	if err := os.MkdirAll(o.Results, 0o755); err != nil {
+		return nil, fmt.Errorf("results directory: %w", err)
 	}
 	d, err := lbrun.MergeDeclared(base, o.Results)
 	if err != nil {
