@@ -80,6 +80,12 @@ func TestBackfillStandin(t *testing.T) {
 		if e.PublishedAt != released.UTC().Format(time.RFC3339) || err != nil || scored.Before(before) {
 			t.Errorf("%s: published_at %s (release %s), backfilled_at %s (after %s)", e.ID, e.PublishedAt, date, e.BackfilledAt, before)
 		}
+		if e.Simulator == "v0.2.0" { // resumed: scored when the interrupted backfill wrote its run
+			fi, err := os.Stat(filepath.Join(work, "v0.2.0", "summary.json"))
+			if err != nil || !scored.Equal(fi.ModTime().UTC().Truncate(time.Second)) {
+				t.Errorf("resumed v0.2.0: backfilled_at %s, want when its run was written (%v, %v)", e.BackfilledAt, fi.ModTime(), err)
+			}
+		}
 	}
 
 	if out := backfill("v0.1.0", "v0.2.0"); strings.Count(out, "already published") != 2 {

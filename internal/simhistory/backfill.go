@@ -123,10 +123,16 @@ func backfillOne(ctx context.Context, cfg BackfillConfig, rel harness.SimRelease
 		return step, nil
 	}
 	dir := filepath.Join(cfg.Work, rel.Tag)
+	var scoredAt time.Time
 	run, err := runresult.Read(dir)
 	switch {
 	case err == nil && run.Summary.Provenance.Simulator.Commit == rel.Commit.Hash && run.Summary.Provenance.Selection.Whole():
 		step.Resumed = true
+		// Scored when its summary was written, not now: the mark says
+		// when the release was scored.
+		if fi, err := os.Stat(filepath.Join(dir, runresult.SummaryFile)); err == nil {
+			scoredAt = fi.ModTime()
+		}
 	case err == nil || errors.Is(err, fs.ErrNotExist):
 		o := cfg.Options
 		o.SimRef, o.Points = rel.Tag, nil
@@ -138,11 +144,15 @@ func backfillOne(ctx context.Context, cfg BackfillConfig, rel harness.SimRelease
 		if err := runresult.Write(dir, runresult.Output{Result: run, Markdown: render.Summary(run.Summary)}); err != nil {
 			return step, fmt.Errorf("write %s: %w", dir, err)
 		}
+		scoredAt = now()
 	default:
 		return step, fmt.Errorf("the run kept in %s: %w (remove it to score the release again)", dir, err)
 	}
+	if scoredAt.IsZero() {
+		scoredAt = now()
+	}
 	step.Scored, step.Corpus = run.Summary.Coverage.Scored, run.Summary.Coverage.CorpusPoints
-	res, err := publish.PublishCheckout(publish.Checkout{Dashboard: cfg.Dashboard, Result: dir, PublishedAt: rel.Commit.Date, BackfilledAt: now()})
+	res, err := publish.PublishCheckout(publish.Checkout{Dashboard: cfg.Dashboard, Result: dir, PublishedAt: rel.Commit.Date, BackfilledAt: scoredAt.UTC().Truncate(time.Second)})
 	if err != nil {
 		return step, err
 	}

@@ -4,9 +4,9 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"os"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"time"
 
