@@ -111,8 +111,19 @@ func runScore(ctx context.Context, o scoreOptions, env cli.Env) error {
 	if err != nil {
 		return err
 	}
+	if o.out != "" && o.whatIf != "" {
+		// The run without the what-ifs first: a what-if that fails or is
+		// interrupted loses none of it (its predictions are reused by a
+		// second try with --reuse).
+		if err := runresult.Write(o.out, runresult.Output{Result: res.Result, Markdown: render.Summary(res.Summary)}); err != nil {
+			return fmt.Errorf("score: write %s: %w", o.out, err)
+		}
+	}
 	whatIfs, err := harness.ScoreWhatIfs(ctx, opts, res.Result, o.whatIf)
 	if err != nil {
+		if o.out != "" {
+			return fmt.Errorf("%w (the run without the what-ifs is written to %s: score them again with --reuse %s)", err, o.out, o.out)
+		}
 		return err
 	}
 	md := render.SummaryWhy(res.Summary, whatIfs.Attributions())

@@ -149,3 +149,38 @@ func TestScoreCommandWhatIf(t *testing.T) {
 		t.Error("--what-if with --shard was accepted")
 	}
 }
+
+// TestScoreCommandKeepsThePlainRunWhenAWhatIfFails: a what-if that cannot
+// be applied (the gpt-oss one patches the catalog, and --catalog none hands
+// none) fails the command, naming it, after the run without the what-ifs
+// was written to --out whole, equal to a plain run's.
+func TestScoreCommandKeepsThePlainRunWhenAWhatIfFails(t *testing.T) {
+	repo := harnesstest.StandinRepo(t)
+	hdir, _ := harnesstest.HarnessCheckout(t)
+	out := t.TempDir()
+	args := []string{"--harness-dir", hdir, "--sim-repo", repo.Dir, "--sim", "v0.2.0", "--units", harnesstest.GPTOSSSweep,
+		"--cache-dir", t.TempDir(), "--jobs", "2", "--quiet", "--catalog", "none"}
+	_, _, err := runScoreCmd(t, append(args, "--what-if", "gpt-oss-120b-mxfp4", "--out", out)...)
+	if err == nil || !strings.Contains(err.Error(), "what-if gpt-oss-120b-mxfp4") || !strings.Contains(err.Error(), "--reuse "+out) {
+		t.Fatalf("a what-if that cannot be applied: %v; want an error naming it and the run kept", err)
+	}
+	kept, err := runresult.Read(out)
+	if err != nil {
+		t.Fatalf("the run without the what-ifs: %v", err)
+	}
+	if kept.Summary.Coverage.CorpusPoints != 5 || kept.Summary.Provenance.WhatIf != nil {
+		t.Errorf("kept run: %d points, what-if %+v; want the sweep's 5, plain", kept.Summary.Coverage.CorpusPoints, kept.Summary.Provenance.WhatIf)
+	}
+	if runs, err := whatif.ReadRuns(out); err != nil || len(runs) != 0 {
+		t.Errorf("what-if runs written: %d (%v), want none", len(runs), err)
+	}
+	plainOut := t.TempDir()
+	if _, _, err := runScoreCmd(t, append(args, "--out", plainOut)...); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := os.ReadFile(filepath.Join(plainOut, runresult.PointsFile))
+	got, _ := os.ReadFile(filepath.Join(out, runresult.PointsFile))
+	if string(got) != string(want) {
+		t.Error("the kept run's points.json differs from a plain run's")
+	}
+}
