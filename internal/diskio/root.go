@@ -159,3 +159,83 @@ func (t *Tree) WriteFiles(files map[string][]byte) error {
 	}
 	return nil
 }
+
+// Files lists every regular file under the directory dir of the tree, at
+// any depth, as slash paths from the tree's root, sorted; a missing dir
+// is an error wrapping fs.ErrNotExist. A symbolic link on the way to dir
+// or below it, or anything but a regular file or a directory below it, is
+// an error naming it.
+func (t *Tree) Files(dir string) ([]string, error) {
+	st, err := t.noLinks(dir)
+	if err != nil {
+		return nil, err
+	}
+	if st == nil {
+		return nil, &fs.PathError{Op: "open", Path: t.name(dir), Err: fs.ErrNotExist}
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("%s is not a directory", t.name(dir))
+	}
+	var files []string
+	err = fs.WalkDir(t.root.FS(), dir, func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir():
+			return nil
+		case d.Type().IsRegular():
+			files = append(files, p)
+			return nil
+		case d.Type()&fs.ModeSymlink != 0:
+			return fmt.Errorf("%s is a symbolic link: no link is followed under %s", t.name(p), t.dir)
+		}
+		return fmt.Errorf("%s is not a regular file", t.name(p))
+	})
+	if err != nil {
+		return nil, err
+	}
+	return files, nil
+}
+
+// ApplyFiles is WriteFiles, but a nil content removes its path, as in a
+// commit the bot makes: every other file is written (WriteFiles, all or
+// nothing), then each removed file goes, and with it each directory it
+// leaves empty up to the tree's root. A removed path with a link in it is
+// refused before anything is written; a removed path that is already
+// absent is no error; a removed path that is a directory is an error (it
+// is removed file by file). A process killed between the writes and the
+// removals leaves the files to remove in place.
+func (t *Tree) ApplyFiles(files map[string][]byte) error {
+	writes := map[string][]byte{}
+	var removes []string
+	for p, data := range files {
+		if data != nil {
+			writes[p] = data
+			continue
+		}
+		st, err := t.noLinks(p)
+		if err != nil {
+			return fmt.Errorf("remove %w", err)
+		}
+		if st != nil && !st.Mode().IsRegular() {
+			return fmt.Errorf("remove %s: not a regular file", t.name(p))
+		}
+		removes = append(removes, p)
+	}
+	if err := t.WriteFiles(writes); err != nil {
+		return err
+	}
+	slices.Sort(removes)
+	for _, p := range removes {
+		if err := t.root.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("remove %s: %w", t.name(p), err)
+		}
+		// The directories it leaves empty: Remove fails on one that is not.
+		for dir := path.Dir(p); dir != "."; dir = path.Dir(dir) {
+			if t.root.Remove(dir) != nil {
+				break
+			}
+		}
+	}
+	return nil
+}
