@@ -266,6 +266,39 @@ func (a *AppClient) ListDir(ctx context.Context, repo ident.Repo, ref, dir strin
 	return names, nil
 }
 
+// ListFiles lists every file under dir at ref, at any depth, as paths
+// from the repository's root, sorted: one contents call per directory. A
+// missing dir → ErrNotFound.
+func (a *AppClient) ListFiles(ctx context.Context, repo ident.Repo, ref, dir string) ([]string, error) {
+	var files []string
+	err := a.do(ctx, repo, func(c *Client) error {
+		files = nil
+		todo := []string{dir}
+		for len(todo) > 0 {
+			d := todo[len(todo)-1]
+			todo = todo[:len(todo)-1]
+			entries, err := c.ListDir(ctx, repo, d, ref)
+			if err != nil {
+				return err
+			}
+			for _, e := range entries {
+				switch e.Type {
+				case "file":
+					files = append(files, e.Path)
+				case "dir":
+					todo = append(todo, e.Path)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(files)
+	return files, nil
+}
+
 func (a *AppClient) CreateCommit(ctx context.Context, repo ident.Repo, base string, parents []string, files map[string][]byte, message string) (string, error) {
 	paths := slices.Sorted(maps.Keys(files))
 	entries := make([]TreeEntry, 0, len(paths))

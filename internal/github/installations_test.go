@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/inference-sim/accuracy-dashboard/internal/ghmodel"
 	"github.com/inference-sim/accuracy-dashboard/internal/githubfake"
 	"github.com/inference-sim/accuracy-dashboard/internal/ident"
@@ -148,5 +150,26 @@ func TestAppClientConcurrentUse(t *testing.T) {
 	repos, err := a.InstalledRepos(ctx)
 	if err != nil || len(repos) != 3 || repos[0].String() != "inference-sim/dashboard" {
 		t.Errorf("InstalledRepos = %v, %v", repos, err)
+	}
+}
+
+// ListFiles lists every file under a directory, at any depth, with its
+// path; a missing directory is ErrNotFound.
+func TestAppClientListFiles(t *testing.T) {
+	a, s := newAppClient(t)
+	dash := ident.Repo{Owner: "inference-sim", Name: "dashboard"}
+	s.Commit("inference-sim/dashboard", "main", "dev", "snapshot", map[string]string{
+		"data/snapshots/a/summary.json": "{}", "data/snapshots/a/whatif/w4/points.json": "[]", "data/snapshots/a/whatif/w4/summary.json": "{}",
+		"data/snapshots/b/summary.json": "{}"})
+	got, err := a.ListFiles(ctx, dash, "main", "data/snapshots/a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"data/snapshots/a/summary.json", "data/snapshots/a/whatif/w4/points.json", "data/snapshots/a/whatif/w4/summary.json"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ListFiles (-want +got):\n%s", diff)
+	}
+	if _, err := a.ListFiles(ctx, dash, "main", "data/snapshots/c"); !errors.Is(err, ghmodel.ErrNotFound) {
+		t.Errorf("a missing directory: %v, want ErrNotFound", err)
 	}
 }

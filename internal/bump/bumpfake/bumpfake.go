@@ -311,6 +311,28 @@ func (f *GitHub) ListDir(_ context.Context, repo ident.Repo, ref, dir string) ([
 	return names, nil
 }
 
+// ListFiles lists every file under dir at ref, at any depth, with its
+// path, sorted; none is ghmodel.ErrNotFound.
+func (f *GitHub) ListFiles(_ context.Context, repo ident.Repo, ref, dir string) ([]string, error) {
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
+	r, err := f.repo(repo)
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for p := range r.commits[ref].files {
+		if strings.HasPrefix(p, dir+"/") {
+			files = append(files, p)
+		}
+	}
+	if files == nil {
+		return nil, fmt.Errorf("%s: %w", dir, ghmodel.ErrNotFound)
+	}
+	sort.Strings(files)
+	return files, nil
+}
+
 func (f *GitHub) CreateCommit(_ context.Context, repo ident.Repo, base string, parents []string, files map[string][]byte, message string) (string, error) {
 	time.Sleep(f.Latency)
 	f.Mu.Lock()
