@@ -5,8 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 	"time"
 
@@ -32,7 +30,10 @@ status 3, and nothing is written. --experimental waives the release
 requirement alone, for examples and previews: the snapshot is labelled
 experimental wherever it is shown. A run already published (same inputs,
 or the same snapshot) changes nothing. Every file is written atomically
-after all of them were planned.
+after all of them were planned. With a retention in the dashboard's
+.github/accuracy-dashboard.yaml (retention: keep_experimental: N), the
+experimental snapshots beyond the newest N are removed in the same
+publish, listed as removed; every release is kept (docs/NIGHTLY.md).
 
 Examples:
   action publish --dashboard . out/
@@ -113,17 +114,17 @@ func runPublish(_ context.Context, o publishOptions, env cli.Env) error {
 		}
 		return fmt.Errorf("publish %s: %w: %s", o.result, errPublishRefused, strings.Join(res.Reasons, "; "))
 	case publish.PublishUnchanged:
-		_, err := fmt.Fprintf(env.Stdout, "unchanged: snapshot %s; its inputs or the same snapshot are already published in %s\n", res.ID, o.dashboard)
+		why := "its inputs or the same snapshot are already published in " + o.dashboard
+		if len(res.Reasons) > 0 {
+			why = strings.Join(res.Reasons, "; ")
+		}
+		_, err := fmt.Fprintf(env.Stdout, "unchanged: snapshot %s; %s\n", res.ID, why)
 		return err
 	case publish.PublishPlanned:
 		fmt.Fprintf(env.Stdout, "would publish snapshot %s into %s:\n", res.ID, o.dashboard)
 	default:
 		fmt.Fprintf(env.Stdout, "published snapshot %s into %s:\n", res.ID, o.dashboard)
 	}
-	for _, p := range slices.Sorted(maps.Keys(res.Files)) {
-		if _, err := fmt.Fprintf(env.Stdout, "  %s (%d bytes)\n", p, len(res.Files[p])); err != nil {
-			return err
-		}
-	}
-	return nil
+	_, err = fmt.Fprint(env.Stdout, publish.FileList(res.Files))
+	return err
 }

@@ -101,6 +101,9 @@ type IndexEntry struct {
 type Index struct {
 	Version   int          `json:"version"`
 	Snapshots []IndexEntry `json:"snapshots"`
+	// Pruned is what the dashboard's retention (ConfigPath) removed, nil
+	// while it has removed nothing.
+	Pruned *Pruned `json:"pruned,omitempty"`
 }
 
 // LastRun is state/last-run.json: the inputs of the newest published

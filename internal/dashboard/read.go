@@ -62,31 +62,37 @@ func Load(dash fs.FS) ([]Snapshot, []Skipped, error) {
 	return out, skipped, nil
 }
 
-// Entries reads dash's index (ReadIndex) and checks it: some snapshot
+// Entries are the snapshots of dash's index (CheckedIndex).
+func Entries(dash fs.FS) ([]IndexEntry, error) {
+	idx, err := CheckedIndex(dash)
+	return idx.Snapshots, err
+}
+
+// CheckedIndex reads dash's index (ReadIndex) and checks it: some snapshot
 // listed, each id a directory name within MaxSnapshotIDBytes and listed
 // once; an error names the index and what is wrong.
-func Entries(dash fs.FS) ([]IndexEntry, error) {
+func CheckedIndex(dash fs.FS) (Index, error) {
 	idx, err := ReadIndex(dash)
 	if err != nil {
-		return nil, err
+		return Index{}, err
 	}
 	if len(idx.Snapshots) == 0 {
-		return nil, fmt.Errorf("%s: no snapshot is published", IndexPath)
+		return Index{}, fmt.Errorf("%s: no snapshot is published", IndexPath)
 	}
 	seen := map[string]bool{}
 	for _, e := range idx.Snapshots {
 		if e.ID == "" || e.ID != path.Base(e.ID) || e.ID == "." || e.ID == ".." {
-			return nil, fmt.Errorf("%s: snapshot id %q is not a directory name", IndexPath, e.ID)
+			return Index{}, fmt.Errorf("%s: snapshot id %q is not a directory name", IndexPath, e.ID)
 		}
 		if len(e.ID) > MaxSnapshotIDBytes {
-			return nil, fmt.Errorf("%s: snapshot id %q is %d bytes, over %d (dashboard.MaxSnapshotIDBytes): its pages' file names would be too long", IndexPath, e.ID, len(e.ID), MaxSnapshotIDBytes)
+			return Index{}, fmt.Errorf("%s: snapshot id %q is %d bytes, over %d (dashboard.MaxSnapshotIDBytes): its pages' file names would be too long", IndexPath, e.ID, len(e.ID), MaxSnapshotIDBytes)
 		}
 		if seen[e.ID] {
-			return nil, fmt.Errorf("%s: snapshot %s is listed twice", IndexPath, e.ID)
+			return Index{}, fmt.Errorf("%s: snapshot %s is listed twice", IndexPath, e.ID)
 		}
 		seen[e.ID] = true
 	}
-	return idx.Snapshots, nil
+	return idx, nil
 }
 
 // Readable reads the snapshot of each of entries in turn (LoadEntry),

@@ -113,13 +113,23 @@ func pointsOverCap(points []runresult.Point, given int) ([]byte, string) {
 // published onto; a missing file is an error wrapping ghmodel.ErrNotFound.
 type ReadDashboardFile func(path string) ([]byte, error)
 
+// ListDashboardFiles lists every file under a directory of the dashboard
+// at the revision being published onto, at any depth, as paths from its
+// root; a missing directory is an error wrapping ghmodel.ErrNotFound.
+type ListDashboardFiles func(dir string) ([]string, error)
+
 // LoadDashboard reads what PlanSnapshot needs of the dashboard to publish
-// snap under id: the index, the last run, the README, this id's summary
-// (when published already) and the summary and points of the snapshot just
-// older than it (for its comparison page; a snapshot without points.json,
-// published before snapshots kept them, gives no comparison).
-func LoadDashboard(read ReadDashboardFile, snap Snapshot, id string) (Dashboard, error) {
+// snap under id: the index, the last run, the README, the dashboard's
+// settings (dashboard.ConfigPath, parsed: an error names it), this id's
+// summary (when published already), the summary and points of the
+// snapshot just older than it among those the retention keeps (for its
+// comparison page; a snapshot without points.json, published before
+// snapshots kept them, gives no comparison) and, when the retention
+// prunes some snapshot with this one published, the files under each
+// pruned one's directory and those of data/compare/ (list).
+func LoadDashboard(read ReadDashboardFile, list ListDashboardFiles, snap Snapshot, id string) (Dashboard, error) {
 	var d Dashboard
+	var config []byte
 	for _, f := range []struct {
 		path string
 		dst  *[]byte
@@ -127,6 +137,7 @@ func LoadDashboard(read ReadDashboardFile, snap Snapshot, id string) (Dashboard,
 		{dashboard.IndexPath, &d.Index},
 		{dashboard.LastRunPath, &d.LastRun},
 		{dashboard.ReadmePath, &d.Readme},
+		{dashboard.ConfigPath, &config},
 		{dashboard.SnapshotsDir + "/" + id + "/" + runresult.SummaryFile, &d.Existing},
 	} {
 		data, err := read(f.path)
@@ -138,7 +149,14 @@ func LoadDashboard(read ReadDashboardFile, snap Snapshot, id string) (Dashboard,
 		}
 		*f.dst = data
 	}
-	prev := PreviousID(snap, id, d.Index)
+	var err error
+	if d.Config, err = dashboard.ParseConfig(config); err != nil {
+		return d, err
+	}
+	if err := d.listPruned(list, snap, id); err != nil {
+		return d, err
+	}
+	prev := PreviousID(snap, id, d.Index, d.Config.Retention)
 	if prev == "" || snap.Points == nil {
 		return d, nil
 	}
@@ -158,4 +176,40 @@ func LoadDashboard(read ReadDashboardFile, snap Snapshot, id string) (Dashboard,
 	}
 	d.Previous = p
 	return d, nil
+}
+
+// listPruned lists, when the retention prunes snapshots with snap
+// published under id, the files of each (PrunedFiles) and of
+// data/compare/ (ComparePages). A malformed index is PlanSnapshot's to
+// report.
+func (d *Dashboard) listPruned(list ListDashboardFiles, snap Snapshot, id string) error {
+	p, err := place(d.Index, snap.entry(id), d.Config.Retention)
+	if err != nil || len(p.pruned) == 0 {
+		return nil
+	}
+	listed := func(dir string) ([]string, error) {
+		files, err := list(dir)
+		if errors.Is(err, ghmodel.ErrNotFound) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("list %s: %w", dir, err)
+		}
+		return files, nil
+	}
+	d.PrunedFiles = map[string][]string{}
+	for _, e := range p.pruned {
+		if d.PrunedFiles[e.ID], err = listed(dashboard.SnapshotsDir + "/" + e.ID); err != nil {
+			return err
+		}
+	}
+	pages, err := listed(dashboard.CompareDir)
+	if err != nil {
+		return err
+	}
+	d.ComparePages = map[string]bool{}
+	for _, f := range pages {
+		d.ComparePages[f] = true
+	}
+	return nil
 }

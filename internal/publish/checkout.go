@@ -42,7 +42,8 @@ type Checkout struct {
 // checked and is refused with the gate's reasons), plans the snapshot's
 // files over the checkout (LoadDashboard, PlanSnapshot) and, unless
 // c.DryRun, writes them all or nothing. Every read and write of the
-// checkout goes through one diskio.Tree of it: nothing outside it is read
+// checkout goes through one diskio.Tree of it (the files the retention
+// prunes are removed after the others are written, ApplyFiles): nothing outside it is read
 // or written, and a symbolic link at any depth below it (a committed
 // state, data, data/latest or data/snapshots, or a file) is refused,
 // naming it.
@@ -83,7 +84,7 @@ func PublishCheckout(c Checkout) (PublishResult, error) {
 		return res, fmt.Errorf("dashboard %s: %w", c.Dashboard, err)
 	}
 	defer tree.Close()
-	dash, err := LoadDashboard(DirReader(tree), snap, res.ID)
+	dash, err := LoadDashboard(DirReader(tree), DirLister(tree), snap, res.ID)
 	if err != nil {
 		return res, fmt.Errorf("dashboard %s: %w", c.Dashboard, err)
 	}
@@ -91,6 +92,9 @@ func PublishCheckout(c Checkout) (PublishResult, error) {
 	switch {
 	case errors.Is(err, ErrUnchanged):
 		res.Outcome = PublishUnchanged
+		return res, nil
+	case errors.Is(err, ErrPruned):
+		res.Outcome, res.Reasons = PublishUnchanged, []string{err.Error()}
 		return res, nil
 	case errors.Is(err, ErrImmutable):
 		res.Outcome, res.Reasons = PublishRefused, []string{err.Error()}
@@ -103,7 +107,7 @@ func PublishCheckout(c Checkout) (PublishResult, error) {
 		res.Outcome = PublishPlanned
 		return res, nil
 	}
-	if err := tree.WriteFiles(files); err != nil {
+	if err := tree.ApplyFiles(files); err != nil {
 		return res, err
 	}
 	res.Outcome = PublishPublished
@@ -154,5 +158,18 @@ func DirReader(tree *diskio.Tree) ReadDashboardFile {
 			return nil, fmt.Errorf("%s: %w", path, ghmodel.ErrNotFound)
 		}
 		return data, err
+	}
+}
+
+// DirLister lists a dashboard checkout's files under a directory for
+// LoadDashboard (diskio.Tree.Files): a missing directory is
+// ghmodel.ErrNotFound, a link below it an error naming it.
+func DirLister(tree *diskio.Tree) ListDashboardFiles {
+	return func(dir string) ([]string, error) {
+		files, err := tree.Files(dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s: %w", dir, ghmodel.ErrNotFound)
+		}
+		return files, err
 	}
 }

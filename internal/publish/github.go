@@ -40,6 +40,10 @@ type RepoReader interface {
 	BranchHead(ctx context.Context, repo ident.Repo, branch string) (string, error)
 	// ReadFile returns a file's content at a commit.
 	ReadFile(ctx context.Context, repo ident.Repo, ref, path string) ([]byte, error)
+	// ListFiles lists every file under a directory at a commit, at any
+	// depth, as paths from the repository's root, sorted; a missing
+	// directory is ghmodel.ErrNotFound.
+	ListFiles(ctx context.Context, repo ident.Repo, ref, dir string) ([]string, error)
 }
 
 // Committer writes commits through the git data API.

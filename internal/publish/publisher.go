@@ -384,6 +384,8 @@ func (p *Publisher) publish(ctx context.Context, rep Report, publishedAt time.Ti
 	err = p.CommitDashboard(ctx, &res, log, func(head string) (map[string][]byte, error) {
 		dash, err := LoadDashboard(func(path string) ([]byte, error) {
 			return p.GH.ReadFile(ctx, p.Cfg.Dashboard, head, path)
+		}, func(dir string) ([]string, error) {
+			return p.GH.ListFiles(ctx, p.Cfg.Dashboard, head, dir)
 		}, snap, id)
 		if err != nil {
 			return nil, err
@@ -395,8 +397,8 @@ func (p *Publisher) publish(ctx context.Context, rep Report, publishedAt time.Ti
 
 // CommitDashboard writes one commit to the dashboard repository's default
 // branch, with the files plan returns for the branch's head (a nil content
-// deletes the path). plan's ErrUnchanged and ErrStale make it a no-op
-// (PublishUnchanged), its ErrImmutable a refusal. When the branch moves
+// deletes the path). plan's ErrUnchanged, ErrStale and ErrPruned make it a
+// no-op (PublishUnchanged, the last two with the reason), its ErrImmutable a refusal. When the branch moves
 // meanwhile (ghmodel.ErrConflict on the fast-forward ref update) the commit is
 // rebuilt on the new head and retried after a random backoff, until the
 // deadline (Cfg.Deadline or the context's) or Cfg.MaxAttempts. res gets
@@ -420,7 +422,7 @@ func (p *Publisher) CommitDashboard(ctx context.Context, res *PublishResult, log
 		case errors.Is(err, ErrUnchanged):
 			res.Outcome = PublishUnchanged
 			return nil
-		case errors.Is(err, ErrStale):
+		case errors.Is(err, ErrStale), errors.Is(err, ErrPruned):
 			res.Outcome, res.Reasons = PublishUnchanged, []string{err.Error()}
 			return nil
 		case errors.Is(err, ErrImmutable):
@@ -567,15 +569,18 @@ type PublishKind struct{ Title, Artifact string }
 var KindSnapshot = PublishKind{Title: "Accuracy snapshot", Artifact: "report"}
 
 // MarshalPlan renders a planned commit for --dry-run output: message, then
-// each file path with its size, sorted.
+// each file path with its size, sorted (FileList).
 func MarshalPlan(files map[string][]byte, message string) string {
+	return message + "\n" + FileList(files)
+}
+
+// FileList lists files one a line, sorted, each path with its size or
+// "(removed)" for a nil content, which a commit removes.
+func FileList(files map[string][]byte) string {
 	var b strings.Builder
-	b.WriteString(message)
-	b.WriteString("\n")
-	paths := slices.Sorted(maps.Keys(files))
-	for _, p := range paths {
+	for _, p := range slices.Sorted(maps.Keys(files)) {
 		if files[p] == nil {
-			fmt.Fprintf(&b, "  %s (deleted)\n", p)
+			fmt.Fprintf(&b, "  %s (removed)\n", p)
 			continue
 		}
 		fmt.Fprintf(&b, "  %s (%d bytes)\n", p, len(files[p]))

@@ -62,9 +62,21 @@ type Dashboard struct {
 	Readme  []byte
 	// Existing is data/snapshots/<id>/summary.json of this snapshot's id.
 	Existing []byte
-	// Previous is the snapshot just older than this one, when its files
-	// could be read (PreviousID names it).
+	// Previous is the snapshot just older than this one among those the
+	// retention keeps, when its files could be read (PreviousID names it).
 	Previous *PreviousSnapshot
+	// Config is the dashboard's settings (dashboard.ConfigPath; the zero
+	// Config when absent): its retention decides which snapshots the
+	// publish removes.
+	Config dashboard.Config
+	// PrunedFiles are, for each snapshot the retention prunes with this
+	// one published, the files under its directory (none when it has
+	// none): the publish removes exactly these. ComparePages are the
+	// files of data/compare/ when some snapshot is pruned (nil otherwise):
+	// a comparison page naming a pruned snapshot is removed when it is
+	// there.
+	PrunedFiles  map[string][]string
+	ComparePages map[string]bool
 }
 
 // PreviousSnapshot is a published snapshot's summary.json and points.json.
@@ -83,6 +95,11 @@ var ErrUnchanged = errors.New("simulator release, harness and data versions alre
 // newer run's files are already published: an older run delivered late
 // never moves them back. CommitDashboard makes it a no-op.
 var ErrStale = errors.New("a newer run's leaderboard is already published")
+
+// ErrPruned is returned by PlanSnapshot when the dashboard's retention
+// would remove the snapshot itself (an experimental snapshot older than
+// the newest ones it keeps): publishing is a no-op.
+var ErrPruned = errors.New("the dashboard's retention keeps newer experimental snapshots only (retention.keep_experimental in " + dashboard.ConfigPath + ")")
 
 // ErrImmutable is returned by PlanSnapshot when a snapshot with the same id
 // and different content is already published.
@@ -184,19 +201,31 @@ func InputsOf(s runresult.Summary) nightly.Plan {
 	return p.Normalize()
 }
 
-// PlanSnapshot returns the files one publish writes (path → content):
-// data/snapshots/<id>/summary.json, points.json and summary.md,
-// data/index.json, state/last-run.json, README.md, the comparison with the
-// previous snapshot (data/compare/<previous>..<id>.md, when both have
-// points; each id shortened when the name would be over 255 bytes) and, when the snapshot is the index's Published entry (the
-// newest release, or the newest of all while none is a release), data/latest/
-// (the same three files). state/last-run.json always describes the newest
-// index entry and data/latest/ the Published one, so a late publish of an
-// older run does not move them back, and an experimental snapshot never
-// replaces a release in data/latest/. It returns ErrUnchanged when the inputs are those of
-// the newest published snapshot or the id exists with the same content,
-// ErrImmutable when the id exists with other content, and an error naming
-// the file when a dashboard file is malformed.
+// PlanSnapshot returns the files one publish writes (path → content, a
+// nil content removing the path): data/snapshots/<id>/summary.json,
+// points.json and summary.md, data/index.json, state/last-run.json,
+// README.md, the comparison with the previous snapshot
+// (data/compare/<previous>..<id>.md, when both have points; each id
+// shortened when the name would be over 255 bytes) and, when the snapshot
+// is the index's Published entry (the newest release, or the newest of all
+// while none is a release), data/latest/ (the same three files).
+// state/last-run.json always describes the newest index entry and
+// data/latest/ the Published one, so a late publish of an older run does
+// not move them back, and an experimental snapshot never replaces a
+// release in data/latest/.
+//
+// With the dashboard's retention set (dash.Config), the experimental
+// snapshots beyond the newest it keeps are pruned in the same files:
+// their entries leave the index, which records them (Index.Pruned: how
+// many, the oldest and the newest), their files (dash.PrunedFiles) are
+// removed, and so is every comparison page naming one (the newer
+// snapshot's entry then links none). A release is never pruned.
+//
+// It returns ErrUnchanged when the inputs are those of the newest
+// published snapshot or the id exists with the same content, ErrPruned
+// when the retention would prune the snapshot itself, ErrImmutable when
+// the id exists with other content, and an error naming the file when a
+// dashboard file is malformed.
 func PlanSnapshot(snap Snapshot, dash Dashboard) (map[string][]byte, error) {
 	s := snap.Summary
 	id := SnapshotID(s, snap.RunID)
@@ -219,10 +248,14 @@ func PlanSnapshot(snap Snapshot, dash Dashboard) (map[string][]byte, error) {
 		}
 		return nil, ErrUnchanged
 	}
-	kept, at, err := placeEntry(dash.Index, snap.entry(id))
+	pl, err := place(dash.Index, snap.entry(id), dash.Config.Retention)
 	if err != nil {
 		return nil, err
 	}
+	if pl.at < 0 {
+		return nil, ErrPruned
+	}
+	kept, at := pl.kept, pl.at
 	files := map[string][]byte{
 		dashboard.SnapshotsDir + "/" + id + "/summary.json": summaryJSON,
 		dashboard.SnapshotsDir + "/" + id + "/summary.md":   snap.Markdown,
@@ -241,6 +274,9 @@ func PlanSnapshot(snap Snapshot, dash Dashboard) (map[string][]byte, error) {
 		return nil, err
 	}
 	maps.Copy(files, wf)
+	if err := pruneFiles(files, kept, pl.pruned, dash); err != nil {
+		return nil, err
+	}
 	if prev := dash.Previous; prev != nil && at+1 < len(kept) && prev.ID == kept[at+1].ID && snap.Points != nil {
 		if md, ok := comparePage(*prev, kept[at+1].PublishedAt, runresult.Result{Summary: s, Points: snap.Points}, kept[at]); ok {
 			path := comparePath(prev.ID, id)
@@ -248,7 +284,7 @@ func PlanSnapshot(snap Snapshot, dash Dashboard) (map[string][]byte, error) {
 			kept[at].Compare = path
 		}
 	}
-	idx := dashboard.Index{Version: dashboard.IndexVersion, Snapshots: kept}
+	idx := dashboard.Index{Version: dashboard.IndexVersion, Snapshots: kept, Pruned: pl.record}
 	indexJSON, err := jsoncodec.Encode(idx)
 	if err != nil {
 		return nil, err
@@ -274,6 +310,45 @@ func PlanSnapshot(snap Snapshot, dash Dashboard) (map[string][]byte, error) {
 		}
 	}
 	return files, nil
+}
+
+// pruneFiles adds to files the removal of each pruned snapshot's files
+// (dash.PrunedFiles, an error when one was not listed) and comparison
+// page, and of every kept entry's comparison page that compares it with a
+// pruned one (comparePath of the two), whose link it clears; a page is
+// removed only when dash.ComparePages has it, as a commit may remove only
+// a file that is there.
+func pruneFiles(files map[string][]byte, kept, pruned []dashboard.IndexEntry, dash Dashboard) error {
+	gone := map[string]bool{}
+	for _, e := range pruned {
+		list, ok := dash.PrunedFiles[e.ID]
+		if !ok {
+			return fmt.Errorf("snapshot %s is pruned by the retention but its files were not listed", e.ID)
+		}
+		for _, f := range list {
+			files[f] = nil
+		}
+		if e.Compare != "" {
+			gone[e.Compare] = true
+		}
+	}
+	for i, e := range kept {
+		if e.Compare == "" {
+			continue
+		}
+		for _, x := range pruned {
+			if e.Compare == comparePath(x.ID, e.ID) {
+				gone[e.Compare], kept[i].Compare = true, ""
+				break
+			}
+		}
+	}
+	for p := range gone {
+		if dash.ComparePages[p] {
+			files[p] = nil
+		}
+	}
+	return nil
 }
 
 // Published is the entry a dashboard headlines among entries (newest
@@ -306,45 +381,66 @@ func (snap Snapshot) entry(id string) dashboard.IndexEntry {
 	return e
 }
 
-// placeEntry decodes the index and returns its entries with entry added
-// (replacing one of the same id), newest first, and entry's position.
-func placeEntry(index []byte, entry dashboard.IndexEntry) ([]dashboard.IndexEntry, int, error) {
+// placed is an index with an entry placed in it and the retention
+// applied (place).
+type placed struct {
+	// kept are the entries kept, newest first; at is the placed entry's
+	// position among them, -1 when the retention prunes it.
+	kept []dashboard.IndexEntry
+	at   int
+	// pruned are the entries the retention prunes now, record the index's
+	// record of what it pruned with them added.
+	pruned []dashboard.IndexEntry
+	record *dashboard.Pruned
+}
+
+// place decodes the index and returns its entries with entry added
+// (replacing one of the same id), newest first, split by the retention r
+// (dashboard.Retention.Apply).
+func place(index []byte, entry dashboard.IndexEntry, r dashboard.Retention) (placed, error) {
 	idx := dashboard.Index{Version: dashboard.IndexVersion}
 	if index != nil {
 		var err error
 		if idx, err = dashboard.DecodeIndex(index); err != nil {
-			return nil, 0, fmt.Errorf("%s: %w", dashboard.IndexPath, err)
+			return placed{}, fmt.Errorf("%s: %w", dashboard.IndexPath, err)
 		}
 	}
-	kept := []dashboard.IndexEntry{entry}
+	all := []dashboard.IndexEntry{entry}
 	for _, e := range idx.Snapshots {
 		if e.ID != entry.ID {
-			kept = append(kept, e)
+			all = append(all, e)
 		}
 	}
-	sort.SliceStable(kept, func(i, j int) bool {
-		if kept[i].PublishedAt != kept[j].PublishedAt {
-			return kept[i].PublishedAt > kept[j].PublishedAt
+	sort.SliceStable(all, func(i, j int) bool {
+		if all[i].PublishedAt != all[j].PublishedAt {
+			return all[i].PublishedAt > all[j].PublishedAt
 		}
 		// Runs finished in the same second: the later run is newer.
-		if kept[i].Run != kept[j].Run {
-			return kept[i].Run > kept[j].Run
+		if all[i].Run != all[j].Run {
+			return all[i].Run > all[j].Run
 		}
-		return kept[i].ID > kept[j].ID
+		return all[i].ID > all[j].ID
 	})
-	return kept, slices.IndexFunc(kept, func(e dashboard.IndexEntry) bool { return e.ID == entry.ID }), nil
+	p := placed{record: idx.Pruned}
+	p.kept, p.pruned = r.Apply(all)
+	if len(p.pruned) > 0 {
+		p.record = idx.Pruned.Add(p.pruned, *r.KeepExperimental)
+	}
+	p.at = slices.IndexFunc(p.kept, func(e dashboard.IndexEntry) bool { return e.ID == entry.ID })
+	return p, nil
 }
 
 // PreviousID names the published snapshot just older than snap, published
-// under id (SnapshotID), the one its comparison page compares with ("" for
-// none): the entry PlanSnapshot puts after it. A malformed index is
-// PlanSnapshot's to report: here it means no previous snapshot.
-func PreviousID(snap Snapshot, id string, index []byte) string {
-	kept, at, err := placeEntry(index, snap.entry(id))
-	if err != nil || at+1 >= len(kept) {
+// under id (SnapshotID), among those the retention r keeps: the one its
+// comparison page compares with ("" for none), the entry PlanSnapshot puts
+// after it. A malformed index is PlanSnapshot's to report: here it means
+// no previous snapshot.
+func PreviousID(snap Snapshot, id string, index []byte, r dashboard.Retention) string {
+	p, err := place(index, snap.entry(id), r)
+	if err != nil || p.at < 0 || p.at+1 >= len(p.kept) {
 		return ""
 	}
-	return kept[at+1].ID
+	return p.kept[p.at+1].ID
 }
 
 // comparePage renders the comparison of the previous snapshot (published

@@ -85,14 +85,13 @@ func siteDataPath(id string) string {
 // file:// and under any path. Untrusted text is escaped by html/template;
 // the output depends only on snaps.
 //
-// skipped are the snapshots the index lists that could not be read: the
-// Overview and the History say each was left out, and why.
-func Site(snaps []SiteSnapshot, skipped ...SkippedSnapshot) (map[string][]byte, error) {
+// SiteTo draws the same with notes on the snapshots it does not show.
+func Site(snaps []SiteSnapshot) (map[string][]byte, error) {
 	files := map[string][]byte{}
 	err := SiteTo(sliceSource(snaps), func(path string, data []byte) error {
 		files[path] = data
 		return nil
-	}, skipped...)
+	}, SiteNotes{})
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +127,7 @@ func (s sliceSource) Snapshot(i int) (SiteSnapshot, error) { return s[i], nil }
 // last. So its memory is one snapshot's points and a head per
 // snapshot, however many there are (BenchmarkBuildNightlies in
 // internal/site).
-func SiteTo(src SiteSource, emit func(path string, data []byte) error, skipped ...SkippedSnapshot) error {
+func SiteTo(src SiteSource, emit func(path string, data []byte) error, notes SiteNotes) error {
 	n := src.Len()
 	if n == 0 {
 		return fmt.Errorf("site: no snapshot to show")
@@ -182,10 +181,10 @@ func SiteTo(src SiteSource, emit func(path string, data []byte) error, skipped .
 	latest := overview(published, labels[pub], true)
 	latest.Newer, latest.NoRelease = newerSnapshots(heads, labels, pub), published.Summary.Label != runresult.LabelRelease
 	idx := indexView{Overview: latest, Config: cfg, Options: pickerOptions(heads, labels)}
-	if err := execPage(emit, siteIndex, "index", sitePage{Title: "Overview", Nav: "overview", Skipped: skipped}, idx); err != nil {
+	if err := execPage(emit, siteIndex, "index", sitePage{Title: "Overview", Nav: "overview", Skipped: notes.Skipped, Pruned: notes.Pruned}, idx); err != nil {
 		return err
 	}
-	if err := execPage(emit, siteHistory, "history", sitePage{Title: "History", Nav: "history", Skipped: skipped}, history(heads, labels)); err != nil {
+	if err := execPage(emit, siteHistory, "history", sitePage{Title: "History", Nav: "history", Skipped: notes.Skipped, Pruned: notes.Pruned}, history(heads, labels)); err != nil {
 		return err
 	}
 	for _, sw := range sweeps(published, labels[pub]) {
@@ -256,8 +255,39 @@ type sitePage struct {
 	// Root is the way back to the site's root ("" or "../").
 	Root, Title, Nav string
 	// Skipped are the snapshots left out of the site, which the Overview
-	// and the History say (SkippedSnapshot).
+	// and the History say (SkippedSnapshot), and Pruned those the
+	// dashboard's retention removed.
 	Skipped []SkippedSnapshot
+	Pruned  *PrunedSnapshots
+}
+
+// SiteNotes are the snapshots of a dashboard its site does not show: the
+// Overview and the History say so at the top.
+type SiteNotes struct {
+	// Skipped are those the index lists that could not be read, each
+	// named with why.
+	Skipped []SkippedSnapshot
+	// Pruned, when set, are those the dashboard's retention removed.
+	Pruned *PrunedSnapshots
+}
+
+// PrunedSnapshots is what the dashboard's retention removed (the index's
+// record, dashboard.Pruned): how many experimental snapshots, the first
+// and last of them (Simulator its release or short commit, PublishedAt
+// RFC 3339), and the setting that removed them.
+type PrunedSnapshots struct {
+	Count, KeepExperimental            int
+	OldestSimulator, OldestPublishedAt string
+	NewestSimulator, NewestPublishedAt string
+}
+
+// Oldest and Newest name the first and last pruned snapshot as the site
+// names a snapshot ("f90a1e3a6787 · 2026-11-01").
+func (p PrunedSnapshots) Oldest() string {
+	return p.OldestSimulator + " · " + dateOf(p.OldestPublishedAt)
+}
+func (p PrunedSnapshots) Newest() string {
+	return p.NewestSimulator + " · " + dateOf(p.NewestPublishedAt)
 }
 
 // SkippedSnapshot is a snapshot the dashboard's index lists that could not

@@ -137,8 +137,11 @@ var siteTemplates = template.Must(template.Must(template.New("site").Funcs(templ
 {{end}}</ul></div>
 {{end}}{{end}}
 
+{{define "pruned"}}{{with .Page.Pruned}}<div class="banner info" id="pruned"><p><strong>{{.Count}} experimental {{if eq .Count 1}}snapshot was{{else}}snapshots were{{end}} pruned</strong> from this dashboard{{if eq .Count 1}}: {{.Oldest}}{{else}}, from {{.Oldest}} to {{.Newest}}{{end}}. It keeps every release and {{if eq .KeepExperimental 0}}no experimental snapshot{{else if eq .KeepExperimental 1}}the newest experimental snapshot{{else}}the newest {{.KeepExperimental}} experimental snapshots{{end}} (<code>retention.keep_experimental</code> in <code>.github/accuracy-dashboard.yaml</code>); a pruned snapshot's data, pages and comparisons are gone.</p></div>
+{{end}}{{end}}
+
 {{define "index"}}{{template "head" .}}
-{{template "skipped" .}}{{template "overview" .Body.Overview}}
+{{template "skipped" .}}{{template "pruned" .}}{{template "overview" .Body.Overview}}
 <section id="compare" aria-labelledby="compare-h">
 <h2 id="compare-h">Compare two snapshots</h2>
 <p>Δ = B − A per metric over the points both snapshots scored, the points each scored alone, the points whose error moved most, and the change in the predictions themselves (the median of B's prediction over A's). A link to a comparison is <code>index.html?a=&lt;snapshot id&gt;&amp;b=&lt;snapshot id&gt;</code>.</p>
@@ -166,7 +169,7 @@ var siteTemplates = template.Must(template.Must(template.New("site").Funcs(templ
 
 {{define "history"}}{{template "head" .}}
 <h1>History</h1>
-{{template "skipped" .}}<p class="sub">The headline MAPE and shape error of every snapshot (tier measured + resolved, or all where a snapshot has no measured or resolved point). Each mark links to its snapshot.</p>
+{{template "skipped" .}}{{template "pruned" .}}<p class="sub">The headline MAPE and shape error of every snapshot (tier measured + resolved, or all where a snapshot has no measured or resolved point). Each mark links to its snapshot.</p>
 <ul class="legend" aria-hidden="true">
 {{range .Body.Series}}<li><span class="key {{.Class}}"></span>{{.Name}}</li>
 {{end}}<li><span class="hollow"></span>an experimental snapshot (not a release)</li>

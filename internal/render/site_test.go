@@ -594,3 +594,39 @@ func TestSiteWhy(t *testing.T) {
 		t.Error("the Overview of a snapshot without what-ifs has a Why section")
 	}
 }
+
+// The Overview and the History say what the dashboard's retention pruned
+// (how many, the first and last, the setting), the same note on both;
+// nothing while it pruned nothing.
+func TestSitePrunedNote(t *testing.T) {
+	t.Parallel()
+	note := func(notes SiteNotes) map[string]string {
+		t.Helper()
+		files := map[string][]byte{}
+		if err := SiteTo(sliceSource(siteFixture(t)), func(p string, b []byte) error { files[p] = b; return nil }, notes); err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for _, p := range []string{"index.html", "history.html"} {
+			page := string(files[p])
+			if i := strings.Index(page, `<div class="banner info" id="pruned">`); i >= 0 {
+				out[p] = page[i : i+strings.Index(page[i:], "</div>")+len("</div>\n")]
+			}
+		}
+		return out
+	}
+	if got := note(SiteNotes{}); len(got) != 0 {
+		t.Errorf("nothing pruned, yet a note: %v", got)
+	}
+	many := note(SiteNotes{Pruned: &PrunedSnapshots{Count: 335, KeepExperimental: 30,
+		OldestSimulator: "00000001aaaa", OldestPublishedAt: "2025-12-02T21:00:00Z", NewestSimulator: "0000014fbbbb", NewestPublishedAt: "2026-11-01T21:00:00Z"}})
+	if len(many) != 2 || many["index.html"] != many["history.html"] {
+		t.Fatalf("the Overview's and the History's notes differ or are missing: %v", many)
+	}
+	golden.Assert(t, filepath.Join("testdata", "site", "pruned-note.golden"), []byte(many["index.html"]))
+	one := note(SiteNotes{Pruned: &PrunedSnapshots{Count: 1, KeepExperimental: 0, OldestSimulator: "f90a1e3a6787", OldestPublishedAt: "2026-12-01T21:30:00Z",
+		NewestSimulator: "f90a1e3a6787", NewestPublishedAt: "2026-12-01T21:30:00Z"}})["index.html"]
+	if !strings.Contains(one, "<strong>1 experimental snapshot was pruned</strong> from this dashboard: f90a1e3a6787 · 2026-12-01. It keeps every release and no experimental snapshot") {
+		t.Errorf("one pruned under keep_experimental 0:\n%s", one)
+	}
+}

@@ -43,10 +43,11 @@ func Build(dash fs.FS) (files map[string][]byte, skipped []dashboard.Skipped, er
 // (render.SiteHead), then the renderer reads each again when it draws it
 // (snapshotSource).
 func build(dash fs.FS, emit func(path string, data []byte) error) ([]dashboard.Skipped, error) {
-	entries, err := dashboard.Entries(dash)
+	idx, err := dashboard.CheckedIndex(dash)
 	if err != nil {
 		return nil, err
 	}
+	entries := idx.Snapshots
 	src := snapshotSource{dash: dash}
 	byID := map[string]dashboard.IndexEntry{}
 	for _, e := range entries {
@@ -70,7 +71,18 @@ func build(dash fs.FS, emit func(path string, data []byte) error) ([]dashboard.S
 	for i, s := range skipped {
 		notes[i] = render.SkippedSnapshot{ID: s.ID, PublishedAt: s.PublishedAt, Reason: s.Reason}
 	}
-	return skipped, render.SiteTo(src, emit, notes...)
+	return skipped, render.SiteTo(src, emit, render.SiteNotes{Skipped: notes, Pruned: prunedNote(idx.Pruned)})
+}
+
+// prunedNote is what the site says of the snapshots the dashboard's
+// retention removed (nil: none).
+func prunedNote(p *dashboard.Pruned) *render.PrunedSnapshots {
+	if p == nil {
+		return nil
+	}
+	return &render.PrunedSnapshots{Count: p.Count, KeepExperimental: p.KeepExperimental,
+		OldestSimulator: p.Oldest.Simulator, OldestPublishedAt: p.Oldest.PublishedAt,
+		NewestSimulator: p.Newest.Simulator, NewestPublishedAt: p.Newest.PublishedAt}
 }
 
 // snapshotSource is render's SiteSource over the readable snapshots of a
