@@ -30,10 +30,8 @@ status 3, and nothing is written. --experimental waives the release
 requirement alone, for examples and previews: the snapshot is labelled
 experimental wherever it is shown. A run already published (same inputs,
 or the same snapshot) changes nothing. Every file is written atomically
-after all of them were planned. With a retention in the dashboard's
-.github/accuracy-dashboard.yaml (retention: keep_experimental: N), the
-experimental snapshots beyond the newest N are removed in the same
-publish, listed as removed; every release is kept (docs/NIGHTLY.md).
+after all were planned; retention.keep_experimental in the dashboard's
+.github/accuracy-dashboard.yaml removes older experimental snapshots.
 
 Examples:
   action publish --dashboard . out/
@@ -114,11 +112,7 @@ func runPublish(_ context.Context, o publishOptions, env cli.Env) error {
 		}
 		return fmt.Errorf("publish %s: %w: %s", o.result, errPublishRefused, strings.Join(res.Reasons, "; "))
 	case publish.PublishUnchanged:
-		why := "its inputs or the same snapshot are already published in " + o.dashboard
-		if len(res.Reasons) > 0 {
-			why = strings.Join(res.Reasons, "; ")
-		}
-		_, err := fmt.Fprintf(env.Stdout, "unchanged: snapshot %s; %s\n", res.ID, why)
+		_, err := fmt.Fprintf(env.Stdout, "unchanged: snapshot %s; %s\n", res.ID, strings.Join(res.Reasons, "; "))
 		return err
 	case publish.PublishPlanned:
 		fmt.Fprintf(env.Stdout, "would publish snapshot %s into %s:\n", res.ID, o.dashboard)

@@ -49,8 +49,9 @@ type Checkout struct {
 // naming it.
 //
 // The outcome is PublishRefused with the reasons (the gate's, or
-// PlanSnapshot's ErrImmutable), PublishUnchanged (the run's inputs or the
-// same snapshot are published already), PublishPlanned (a dry run) or
+// PlanSnapshot's ErrImmutable), PublishUnchanged with the reason (the
+// run's inputs or the same snapshot are published already, or the
+// dashboard's retention would prune it), PublishPlanned (a dry run) or
 // PublishPublished, the last two with the files. An error is the result
 // directory's, the checkout's (prefixed "dashboard <dir>: ") or a write's;
 // ID is set once the run is admitted.
@@ -91,7 +92,7 @@ func PublishCheckout(c Checkout) (PublishResult, error) {
 	files, err := PlanSnapshot(snap, dash)
 	switch {
 	case errors.Is(err, ErrUnchanged):
-		res.Outcome = PublishUnchanged
+		res.Outcome, res.Reasons = PublishUnchanged, []string{"its inputs or the same snapshot are already published in " + c.Dashboard}
 		return res, nil
 	case errors.Is(err, ErrPruned):
 		res.Outcome, res.Reasons = PublishUnchanged, []string{err.Error()}
