@@ -2,6 +2,7 @@ package main
 
 import (
 	"io/fs"
+	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -10,6 +11,9 @@ import (
 
 	"github.com/inference-sim/accuracy-dashboard/internal/browsertest"
 	"github.com/inference-sim/accuracy-dashboard/internal/dashboard"
+	"github.com/inference-sim/accuracy-dashboard/internal/dashboard/dashboardtest"
+	"github.com/inference-sim/accuracy-dashboard/internal/render"
+	"github.com/inference-sim/accuracy-dashboard/internal/site"
 )
 
 // overflowJS lists what is wider than the page shows: the page itself
@@ -50,7 +54,7 @@ func TestExampleSiteFitsTheViewport(t *testing.T) {
 	var pages []string
 	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && strings.HasSuffix(p, ".html") {
-			pages = append(pages, "file://"+p)
+			pages = append(pages, strings.TrimPrefix(p, root+"/"))
 		}
 		return err
 	})
@@ -61,27 +65,72 @@ func TestExampleSiteFitsTheViewport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	compare := "file://" + filepath.Join(root, "index.html") + "?" + url.Values{"a": {snaps[1].ID}, "b": {snaps[0].ID}}.Encode()
-	pages = append(pages, compare)
+	pages = append(pages, "index.html?"+url.Values{"a": {snaps[1].ID}, "b": {snaps[0].ID}}.Encode())
+	checkFits(t, bin, root, pages)
+}
+
+// A year of nightlies (dashboardtest.Nightlies: 365 daily snapshots of
+// 171 points, a release every 30th) makes a site whose every kind of page
+// is whole at 390 and 1 280 px: the Overview, the comparison of the
+// oldest and the newest snapshot, the History in each of its ranges (last
+// 30, last 90, all), the newest and the oldest snapshot's pages and every
+// sweep page.
+func TestYearOfNightliesSiteFitsTheViewport(t *testing.T) {
+	t.Parallel()
+	bin := browsertest.Chromium(t)
+	dash, root := t.TempDir(), filepath.Join(t.TempDir(), "site")
+	ids := dashboardtest.Nightlies(t, dash, 365, 171)
+	if _, err := site.BuildDir(dash, root, slog.New(slog.DiscardHandler)); err != nil {
+		t.Fatal(err)
+	}
+	pages := []string{"index.html", "history.html", "history.html#range-90", "history.html#range-all",
+		render.SiteSnapshotPath(ids[0]), render.SiteSnapshotPath(ids[len(ids)-1]),
+		"index.html?" + url.Values{"a": {ids[len(ids)-1]}, "b": {ids[0]}}.Encode()}
+	sweeps, err := filepath.Glob(filepath.Join(root, "sweeps", "*.html"))
+	if err != nil || len(sweeps) == 0 {
+		t.Fatalf("no sweep page (%v)", err)
+	}
+	for _, p := range sweeps {
+		pages = append(pages, "sweeps/"+filepath.Base(p))
+	}
+	checkFits(t, bin, root, pages)
+}
+
+// checkFits loads each page (a path under the site's root, with its query;
+// "#range-…" on the History checks that range's radio button first) at
+// 390 and 1 280 px and fails naming whatever overflowJS finds, and any
+// console error. The comparison (a query of a and b) is checked once the
+// page has drawn it.
+func checkFits(t *testing.T, bin, root string, pages []string) {
+	t.Helper()
 	for _, width := range []int{390, 1280} {
 		tab := browsertest.Open(t, bin, 1280, 900)
 		if err := tab.Viewport(width, 900); err != nil {
 			t.Fatal(err)
 		}
 		for _, page := range pages {
+			path, rangeID, _ := strings.Cut(page, "#")
 			ready := "main"
-			if page == compare {
+			if strings.Contains(path, "?a=") {
 				ready = "#comparison[data-ready]"
 			}
-			if err := tab.Load(page, ready); err != nil {
+			if err := tab.Load("file://"+filepath.Join(root, path), ready); err != nil {
 				t.Fatal(err)
+			}
+			if rangeID != "" {
+				// Its charts show, the others' are hidden.
+				shown, err := browsertest.Eval[bool](tab, `(() => { document.getElementById("`+rangeID+`").checked = true;
+  return document.querySelector(".`+rangeID+` svg").getBoundingClientRect().width > 0; })()`)
+				if err != nil || !shown {
+					t.Fatalf("%s at %d px: the range's chart is not shown (%v)", page, width, err)
+				}
 			}
 			bad, err := browsertest.Eval[[]string](tab, overflowJS)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, b := range bad {
-				t.Errorf("%s at %d px: %s", strings.TrimPrefix(page, "file://"+root+"/"), width, b)
+				t.Errorf("%s at %d px: %s", page, width, b)
 			}
 		}
 		if errs := tab.Errors(); len(errs) > 0 {
