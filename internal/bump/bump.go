@@ -1,6 +1,7 @@
 // Package bump is the bot's pin bumping: it decides, from plain data, what a
-// harness release changes in each consumer repository (PlanBump), and
-// Bumper carries it out through the narrow GitHub interfaces declared here
+// harness release changes in each consumer repository (PlanBump) and what a
+// simulator release changes in their leaderboard pairs
+// (PlanLeaderboardBump), and Bumper carries it out through the narrow GitHub interfaces declared here
 // over the plain types of ident and ghmodel, which internal/github's
 // AppClient implements and tests fake (internal/bump/bumpfake). Publishing
 // snapshots and the leaderboard is internal/publish's. Nothing here imports
@@ -28,6 +29,10 @@ type RepoReader interface {
 	// ListDir returns the names (not paths) of the files directly in dir at
 	// a commit, sorted.
 	ListDir(ctx context.Context, repo ident.Repo, ref, dir string) ([]string, error)
+	// ListFiles returns the paths, from the repository's root, of every
+	// file under dir at a commit, at any depth, sorted;
+	// ghmodel.ErrNotFound when dir is not there.
+	ListFiles(ctx context.Context, repo ident.Repo, ref, dir string) ([]string, error)
 }
 
 // Committer writes commits through the git data API.

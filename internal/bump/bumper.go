@@ -38,8 +38,16 @@ type BumpConfig struct {
 	PinFile string
 	// Branch is the stable bump branch, one per consumer repository.
 	Branch string
-	// AllowPrereleases makes prereleases bump too.
+	// AllowPrereleases makes prereleases of the harness bump too (never the
+	// simulator's: the leaderboard publishes release builds only).
 	AllowPrereleases bool
+	// Simulator is the simulator repository whose releases move the
+	// leaderboard pair of every pin file with a leaderboard: section naming
+	// it (the zero Repo: the bot moves no leaderboard pair).
+	Simulator ident.Repo
+	// LeaderboardBranch is the stable branch of the leaderboard-pair bump,
+	// one per consumer repository.
+	LeaderboardBranch string
 	// Repositories limits the repositories served; empty means every
 	// repository the App is installed on.
 	Repositories []ident.Repo
@@ -49,8 +57,9 @@ type BumpConfig struct {
 	DryRun bool
 }
 
-// Bumper moves consumer repositories' harness pins to a release. Bumps run
-// one at a time, so two releases delivered together cannot race on a branch.
+// Bumper moves consumer repositories' harness pins to a harness release,
+// and their leaderboard pairs to a simulator release. Bumps run one at a
+// time, so two releases delivered together cannot race on a branch.
 type Bumper struct {
 	GH  BumpGitHub
 	Cfg BumpConfig
@@ -83,9 +92,32 @@ type RepoOutcome struct {
 
 // ReleaseDecision says whether a release should bump pins ("" when it should).
 func ReleaseDecision(rel ghmodel.Release, harness ident.Repo, allowPrereleases bool) string {
-	switch {
-	case !rel.Repo.Same(harness):
+	if !rel.Repo.Same(harness) {
 		return fmt.Sprintf("release of %s, not of the harness %s", rel.Repo, harness)
+	}
+	return releaseDecision(rel, allowPrereleases)
+}
+
+// SimulatorReleaseDecision says whether a release of the simulator should
+// move leaderboard pairs ("" when it should): a published release of
+// simulator whose tag is a stable release, vMAJOR.MINOR.PATCH (the bot
+// publishes leaderboard results of release builds only, so a pre-release
+// is never pinned).
+func SimulatorReleaseDecision(rel ghmodel.Release, simulator ident.Repo) string {
+	if !rel.Repo.Same(simulator) {
+		return fmt.Sprintf("release of %s, not of the simulator %s", rel.Repo, simulator)
+	}
+	if reason := releaseDecision(rel, false); reason != "" {
+		return reason + " of the simulator"
+	}
+	if !ident.IsStableRelease(rel.Tag) {
+		return fmt.Sprintf("tag %q is a pre-release; the leaderboard pins release builds only", textcut.Prefix(rel.Tag, 64))
+	}
+	return ""
+}
+
+func releaseDecision(rel ghmodel.Release, allowPrereleases bool) string {
+	switch {
 	case rel.Draft:
 		return "draft release"
 	case rel.Prerelease && !allowPrereleases:
@@ -100,29 +132,61 @@ func ReleaseDecision(rel ghmodel.Release, harness ident.Repo, allowPrereleases b
 }
 
 // SkipRelease says why rel bumps nothing under b's configuration ("" when
-// it bumps): ReleaseDecision, without calling GitHub. The webhook server
-// asks it before queueing a release.
+// it bumps): a release of the harness by ReleaseDecision, one of the
+// simulator (when configured) by SimulatorReleaseDecision, without calling
+// GitHub. The webhook server asks it before queueing a release.
 func (b *Bumper) SkipRelease(rel ghmodel.Release) string {
+	if b.simulatorRelease(rel) {
+		return SimulatorReleaseDecision(rel, b.Cfg.Simulator)
+	}
 	return ReleaseDecision(rel, b.Cfg.Harness, b.Cfg.AllowPrereleases)
 }
 
+// simulatorRelease reports whether rel is the simulator's (and not the
+// harness's) under b's configuration.
+func (b *Bumper) simulatorRelease(rel ghmodel.Release) bool {
+	return b.Cfg.Simulator != (ident.Repo{}) && rel.Repo.Same(b.Cfg.Simulator) && !rel.Repo.Same(b.Cfg.Harness)
+}
+
 // OwnedByBot reports whether a branch head commit is the bot's own: the
-// bot authored it and its message carries BumpTrailer. Anything else means
-// a human pushed to the branch.
-func OwnedByBot(c ghmodel.Commit, id ghmodel.Identity) bool {
-	return strings.Contains(c.Message, BumpTrailer) && id.Login != "" && strings.EqualFold(c.AuthorLogin, id.Login)
+// bot authored it and its message carries trailer (BumpTrailer or
+// LeaderboardTrailer, the branch's). Anything else means a human pushed to
+// the branch.
+func OwnedByBot(c ghmodel.Commit, id ghmodel.Identity, trailer string) bool {
+	return strings.Contains(c.Message, trailer) && id.Login != "" && strings.EqualFold(c.AuthorLogin, id.Login)
 }
 
 // Superseded returns the open pull requests the bot opened for an earlier
-// bump on another branch: authored by the bot and carrying render.BumpMarker.
-func Superseded(pulls []ghmodel.Pull, id ghmodel.Identity, branch string) []ghmodel.Pull {
+// bump of the same kind on another branch: authored by the bot and
+// starting with marker (render.BumpMarker or render.LeaderboardBumpMarker).
+func Superseded(pulls []ghmodel.Pull, id ghmodel.Identity, branch, marker string) []ghmodel.Pull {
 	var out []ghmodel.Pull
 	for _, p := range pulls {
-		if p.Head != branch && strings.EqualFold(p.Author, id.Login) && strings.HasPrefix(p.Body, render.BumpMarker) {
+		if p.Head != branch && strings.EqualFold(p.Author, id.Login) && strings.HasPrefix(p.Body, marker) {
 			out = append(out, p)
 		}
 	}
 	return out
+}
+
+// kind is one sort of bump: what it reads of a consumer repository at a
+// commit, what it plans from that, the branch it keeps and the marks by
+// which the bot knows its commits and pull requests.
+type kind struct {
+	branch  string
+	trailer string // ends every commit message (OwnedByBot)
+	marker  string // starts every pull request body (Superseded)
+	read    func(ctx context.Context, repo ident.Repo, ref string) (ConsumerFiles, error)
+	plan    func(ConsumerFiles) (BumpPlan, error)
+	// superseded is the comment closing an older pull request of the kind.
+	superseded func(pull int) string
+}
+
+// harnessKind is the harness bump to t.
+func (b *Bumper) harnessKind(t Target) kind {
+	return kind{branch: b.Cfg.Branch, trailer: BumpTrailer, marker: render.BumpMarker, read: b.readConsumer,
+		plan:       func(f ConsumerFiles) (BumpPlan, error) { return PlanBump(f, t) },
+		superseded: func(pull int) string { return render.SupersededComment(pull, t.Tag) }}
 }
 
 // BumpTag bumps to the published release of tag (the one-shot CLI's path).
@@ -151,15 +215,22 @@ func (b *Bumper) BumpRelease(ctx context.Context, rel ghmodel.Release, log *slog
 	log = log.With("release", rel.Tag)
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if reason := ReleaseDecision(rel, b.Cfg.Harness, b.Cfg.AllowPrereleases); reason != "" {
+	if reason := b.SkipRelease(rel); reason != "" {
 		log.Info("release ignored", "reason", reason)
 		return nil, nil
 	}
-	commit, err := b.GH.ResolveTag(ctx, b.Cfg.Harness, rel.Tag)
-	if err != nil {
-		return nil, fmt.Errorf("resolve tag %s of %s: %w", rel.Tag, b.Cfg.Harness, err)
+	from := b.Cfg.Harness
+	if b.simulatorRelease(rel) {
+		from = b.Cfg.Simulator
 	}
-	t := Target{Harness: b.Cfg.Harness, Tag: rel.Tag, Commit: commit, Release: rel, WebURL: b.Cfg.WebURL}
+	commit, err := b.GH.ResolveTag(ctx, from, rel.Tag)
+	if err != nil {
+		return nil, fmt.Errorf("resolve tag %s of %s: %w", rel.Tag, from, err)
+	}
+	k := b.harnessKind(Target{Harness: b.Cfg.Harness, Tag: rel.Tag, Commit: commit, Release: rel, WebURL: b.Cfg.WebURL})
+	if b.simulatorRelease(rel) {
+		k = b.leaderboardKind(SimulatorTarget{Simulator: b.Cfg.Simulator, Tag: rel.Tag, Commit: commit, Release: rel, WebURL: b.Cfg.WebURL, PinFile: b.Cfg.PinFile})
+	}
 	id, err := b.GH.Identity(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("app identity: %w", err)
@@ -173,7 +244,7 @@ func (b *Bumper) BumpRelease(ctx context.Context, rel ghmodel.Release, log *slog
 	var outcomes []RepoOutcome
 	var errs []error
 	for i, repo := range repos {
-		o, err := b.bumpRepoSafely(ctx, repo, t, id)
+		o, err := b.bumpRepoSafely(ctx, repo, k, id)
 		rlog := log.With("consumer", repo.String())
 		if errors.Is(err, ghmodel.ErrRateLimited) || ctx.Err() != nil {
 			// Every further call would be refused too (or is out of
@@ -220,13 +291,13 @@ func errOr(err, other error) error {
 
 // bumpRepoSafely is bumpRepo with a panic turned into that repository's
 // error, so that no input stops the bumps of the other repositories.
-func (b *Bumper) bumpRepoSafely(ctx context.Context, repo ident.Repo, t Target, id ghmodel.Identity) (o RepoOutcome, err error) {
+func (b *Bumper) bumpRepoSafely(ctx context.Context, repo ident.Repo, k kind, id ghmodel.Identity) (o RepoOutcome, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			o, err = RepoOutcome{Repo: repo}, fmt.Errorf("panic: %v\n%s", p, debug.Stack())
 		}
 	}()
-	return b.bumpRepo(ctx, repo, t, id)
+	return b.bumpRepo(ctx, repo, k, id)
 }
 
 func (b *Bumper) logger() *slog.Logger {
@@ -263,7 +334,7 @@ func (b *Bumper) readConsumer(ctx context.Context, repo ident.Repo, ref string) 
 	return files, nil
 }
 
-func (b *Bumper) bumpRepo(ctx context.Context, repo ident.Repo, t Target, id ghmodel.Identity) (RepoOutcome, error) {
+func (b *Bumper) bumpRepo(ctx context.Context, repo ident.Repo, k kind, id ghmodel.Identity) (RepoOutcome, error) {
 	out := RepoOutcome{Repo: repo}
 	base, err := b.GH.DefaultBranch(ctx, repo)
 	if err != nil {
@@ -273,11 +344,11 @@ func (b *Bumper) bumpRepo(ctx context.Context, repo ident.Repo, t Target, id ghm
 	if err != nil {
 		return out, fmt.Errorf("branch %s: %w", base, err)
 	}
-	files, err := b.readConsumer(ctx, repo, baseSHA)
+	files, err := k.read(ctx, repo, baseSHA)
 	if err != nil {
 		return out, err
 	}
-	plan, err := PlanBump(files, t)
+	plan, err := k.plan(files)
 	var skip SkipReason
 	if errors.As(err, &skip) {
 		out.Outcome, out.Reason = OutcomeSkipped, string(skip)
@@ -289,46 +360,46 @@ func (b *Bumper) bumpRepo(ctx context.Context, repo ident.Repo, t Target, id ghm
 		return out, nil
 	}
 	out.Plan = &plan
-	branchSHA, err := b.GH.BranchHead(ctx, repo, b.Cfg.Branch)
+	branchSHA, err := b.GH.BranchHead(ctx, repo, k.branch)
 	exists := err == nil
 	if err != nil && !errors.Is(err, ghmodel.ErrNotFound) {
-		return out, fmt.Errorf("branch %s: %w", b.Cfg.Branch, err)
+		return out, fmt.Errorf("branch %s: %w", k.branch, err)
 	}
 	upToDate := false
 	if exists {
 		head, err := b.GH.GetCommit(ctx, repo, branchSHA)
 		if err != nil {
-			return out, fmt.Errorf("branch %s head: %w", b.Cfg.Branch, err)
+			return out, fmt.Errorf("branch %s head: %w", k.branch, err)
 		}
-		if !OwnedByBot(head, id) {
+		if !OwnedByBot(head, id, k.trailer) {
 			out.Outcome = OutcomeSkipped
-			out.Reason = fmt.Sprintf("branch %s has commits not made by the bot (head %s); left alone", b.Cfg.Branch, ident.Short(branchSHA))
+			out.Reason = fmt.Sprintf("branch %s has commits not made by the bot (head %s); left alone", k.branch, ident.Short(branchSHA))
 			return out, nil
 		}
 		// A release delivered late must not move the branch back.
-		onBranch, err := b.readConsumer(ctx, repo, branchSHA)
+		onBranch, err := k.read(ctx, repo, branchSHA)
 		if err != nil {
-			return out, fmt.Errorf("branch %s: %w", b.Cfg.Branch, err)
+			return out, fmt.Errorf("branch %s: %w", k.branch, err)
 		}
-		if _, err := PlanBump(onBranch, t); errors.Is(err, SkipNewer) {
+		if _, err := k.plan(onBranch); errors.Is(err, SkipNewer) {
 			out.Outcome = OutcomeSkipped
-			out.Reason = fmt.Sprintf("branch %s already bumps to a newer version", b.Cfg.Branch)
+			out.Reason = fmt.Sprintf("branch %s already bumps to a newer version", k.branch)
 			return out, nil
 		}
 		upToDate = onBranch.Has(plan.Files)
 	}
-	pulls, err := b.GH.OpenPulls(ctx, repo, b.Cfg.Branch)
+	pulls, err := b.GH.OpenPulls(ctx, repo, k.branch)
 	if err != nil {
 		return out, fmt.Errorf("list pull requests: %w", err)
 	}
 	var current *ghmodel.Pull
 	for i := range pulls {
-		if pulls[i].Head == b.Cfg.Branch {
+		if pulls[i].Head == k.branch {
 			current = &pulls[i]
 		}
 	}
 	if current == nil {
-		closed, err := b.closedBump(ctx, repo, t, id)
+		closed, err := b.closedBump(ctx, repo, k, id)
 		if err != nil {
 			return out, err
 		}
@@ -356,21 +427,21 @@ func (b *Bumper) bumpRepo(ctx context.Context, repo ident.Repo, t Target, id ghm
 			return out, fmt.Errorf("create commit: %w", err)
 		}
 		if exists {
-			err = b.GH.UpdateBranch(ctx, repo, b.Cfg.Branch, sha)
+			err = b.GH.UpdateBranch(ctx, repo, k.branch, sha)
 		} else {
-			err = b.GH.CreateBranch(ctx, repo, b.Cfg.Branch, sha)
+			err = b.GH.CreateBranch(ctx, repo, k.branch, sha)
 		}
 		if err != nil {
-			return out, fmt.Errorf("branch %s: %w", b.Cfg.Branch, err)
+			return out, fmt.Errorf("branch %s: %w", k.branch, err)
 		}
 	}
 	switch {
 	case current == nil:
-		pr, err := b.GH.CreatePull(ctx, repo, b.Cfg.Branch, base, plan.Title, plan.Body)
+		pr, err := b.GH.CreatePull(ctx, repo, k.branch, base, plan.Title, plan.Body)
 		if err != nil && !errors.Is(err, ghmodel.ErrRateLimited) {
 			// GitHub may have opened it and the answer been lost: look
 			// before failing, never create twice.
-			if open, ok := b.openBump(ctx, repo); ok {
+			if open, ok := b.openBump(ctx, repo, k.branch); ok {
 				pr, err = open, nil
 			}
 		}
@@ -388,8 +459,8 @@ func (b *Bumper) bumpRepo(ctx context.Context, repo ident.Repo, t Target, id ghm
 	default:
 		out.Outcome, out.Pull = OutcomeUnchanged, current.Number
 	}
-	for _, old := range Superseded(pulls, id, b.Cfg.Branch) {
-		if err := b.GH.ClosePull(ctx, repo, old.Number, render.SupersededComment(out.Pull, t.Tag)); err != nil {
+	for _, old := range Superseded(pulls, id, k.branch, k.marker) {
+		if err := b.GH.ClosePull(ctx, repo, old.Number, k.superseded(out.Pull)); err != nil {
 			return out, fmt.Errorf("close superseded pull request #%d: %w", old.Number, err)
 		}
 		out.Closed = append(out.Closed, old.Number)
@@ -401,24 +472,24 @@ func (b *Bumper) bumpRepo(ctx context.Context, repo ident.Repo, t Target, id ghm
 // on the branch that was closed without merging and moved the pin to t's
 // version or a newer one (0 when there is none): a maintainer declined it,
 // and only a newer release may propose a bump again.
-func (b *Bumper) closedBump(ctx context.Context, repo ident.Repo, t Target, id ghmodel.Identity) (int, error) {
-	closed, err := b.GH.ClosedPulls(ctx, repo, b.Cfg.Branch)
+func (b *Bumper) closedBump(ctx context.Context, repo ident.Repo, k kind, id ghmodel.Identity) (int, error) {
+	closed, err := b.GH.ClosedPulls(ctx, repo, k.branch)
 	if err != nil {
 		return 0, fmt.Errorf("list closed pull requests: %w", err)
 	}
 	for _, p := range closed {
-		if p.Merged || !strings.EqualFold(p.Author, id.Login) || !strings.HasPrefix(p.Body, render.BumpMarker) || p.HeadSHA == "" {
+		if p.Merged || !strings.EqualFold(p.Author, id.Login) || !strings.HasPrefix(p.Body, k.marker) || p.HeadSHA == "" {
 			continue
 		}
 		// The newest closed bump decides: what did it propose?
-		proposed, err := b.readConsumer(ctx, repo, p.HeadSHA)
+		proposed, err := k.read(ctx, repo, p.HeadSHA)
 		if errors.Is(err, ghmodel.ErrNotFound) {
 			return 0, nil
 		}
 		if err != nil {
 			return 0, fmt.Errorf("closed pull request #%d: %w", p.Number, err)
 		}
-		if _, err := PlanBump(proposed, t); errors.Is(err, SkipUpToDate) || errors.Is(err, SkipNewer) {
+		if _, err := k.plan(proposed); errors.Is(err, SkipUpToDate) || errors.Is(err, SkipNewer) {
 			return p.Number, nil
 		}
 		return 0, nil
@@ -427,13 +498,13 @@ func (b *Bumper) closedBump(ctx context.Context, repo ident.Repo, t Target, id g
 }
 
 // openBump returns the open pull request on the bump branch, if any.
-func (b *Bumper) openBump(ctx context.Context, repo ident.Repo) (ghmodel.Pull, bool) {
-	pulls, err := b.GH.OpenPulls(ctx, repo, b.Cfg.Branch)
+func (b *Bumper) openBump(ctx context.Context, repo ident.Repo, branch string) (ghmodel.Pull, bool) {
+	pulls, err := b.GH.OpenPulls(ctx, repo, branch)
 	if err != nil {
 		return ghmodel.Pull{}, false
 	}
 	for _, p := range pulls {
-		if p.Head == b.Cfg.Branch {
+		if p.Head == branch {
 			return p, true
 		}
 	}

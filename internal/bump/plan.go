@@ -30,6 +30,10 @@ type ConsumerFiles struct {
 	Pin     []byte
 	// Workflows maps a workflow file's path to its content.
 	Workflows map[string][]byte
+	// CatalogDigest is, for a leaderboard-pair bump whose pin names a
+	// catalog path, that directory's content digest at the commit read
+	// ("" otherwise, or when it is not a directory there).
+	CatalogDigest string
 }
 
 // Has reports whether every file of files (path → content, e.g. a plan's)

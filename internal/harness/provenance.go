@@ -3,10 +3,8 @@ package harness
 import (
 	"bufio"
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -189,7 +187,7 @@ func DigestFS(fsys fs.FS) (string, error) {
 		return "", err
 	}
 	sort.Strings(paths)
-	h := sha256.New()
+	d := ident.NewDirHash()
 	for _, p := range paths {
 		f, err := fsys.Open(p)
 		if err != nil {
@@ -200,14 +198,13 @@ func DigestFS(fsys fs.FS) (string, error) {
 			f.Close()
 			return "", err
 		}
-		fmt.Fprintf(h, "%s\x00%d\x00", p, st.Size())
-		_, err = io.Copy(h, f)
+		err = d.Add(p, st.Size(), f)
 		f.Close()
 		if err != nil {
 			return "", err
 		}
 	}
-	return ident.Digest(h.Sum(nil)), nil
+	return d.Sum(), nil
 }
 
 // DirVersion identifies a data directory handed in by path. It is a release

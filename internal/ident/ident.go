@@ -6,9 +6,14 @@
 package ident
 
 import (
+	"bytes"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
+	"io"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -167,4 +172,35 @@ func DumpTagDate(tag string) (date string, ok bool) {
 		return "", false
 	}
 	return m[1], true
+}
+
+// DirHash is the content digest of a data directory (a catalog, a ledger)
+// as the project records it: SHA-256 over each regular file, in path order,
+// of its slash path relative to the directory, a NUL, its size in decimal,
+// a NUL and its bytes. harness.DigestFS hashes a directory on disk with it
+// and the bot a directory it read through the GitHub API, so that both give
+// the digest results record.
+type DirHash struct{ h hash.Hash }
+
+// NewDirHash starts a directory digest.
+func NewDirHash() *DirHash { return &DirHash{h: sha256.New()} }
+
+// Add hashes one file; files must be added in path order (sort.Strings).
+func (d *DirHash) Add(path string, size int64, r io.Reader) error {
+	fmt.Fprintf(d.h, "%s\x00%d\x00", path, size)
+	_, err := io.Copy(d.h, r)
+	return err
+}
+
+// Sum is the digest of the files added: "sha256:" and the sum's hex digits.
+func (d *DirHash) Sum() string { return Digest(d.h.Sum(nil)) }
+
+// FilesDigest is DirHash over files (slash path relative to the directory →
+// content), taken in path order.
+func FilesDigest(files map[string][]byte) string {
+	d := NewDirHash()
+	for _, p := range slices.Sorted(maps.Keys(files)) {
+		_ = d.Add(p, int64(len(files[p])), bytes.NewReader(files[p])) // a bytes.Reader and a hash never fail
+	}
+	return d.Sum()
 }

@@ -3,6 +3,7 @@ package ident
 import (
 	"cmp"
 	"crypto/sha256"
+	"encoding/hex"
 	"strings"
 	"testing"
 )
@@ -113,5 +114,22 @@ func TestDigest(t *testing.T) {
 		if got := ShortDigest(in); got != want {
 			t.Errorf("ShortDigest(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+func TestFilesDigestIsTheDirectoryDigest(t *testing.T) {
+	t.Parallel()
+	// Two files, given out of order: hashed in path order as
+	// path NUL size NUL bytes.
+	files := map[string][]byte{"models/b/config.json": []byte("{}"), "models/a/config.json": []byte(`{"x":1}`)}
+	h := sha256.New()
+	h.Write([]byte("models/a/config.json\x007\x00{\"x\":1}"))
+	h.Write([]byte("models/b/config.json\x002\x00{}"))
+	if got, want := FilesDigest(files), "sha256:"+hex.EncodeToString(h.Sum(nil)); got != want {
+		t.Errorf("FilesDigest = %s, want %s", got, want)
+	}
+	files["models/b/config.json"] = []byte("{ }")
+	if FilesDigest(files) == "sha256:"+hex.EncodeToString(h.Sum(nil)) {
+		t.Error("a changed file keeps the digest")
 	}
 }

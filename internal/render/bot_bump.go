@@ -31,6 +31,65 @@ type Bump struct {
 	ReleaseNotes string
 }
 
+// LeaderboardBumpMarker starts every leaderboard-pair bump pull request
+// body, as BumpMarker does a harness bump's; the two never supersede each
+// other.
+const LeaderboardBumpMarker = "<!-- accuracy-bot:leaderboard-bump -->"
+
+// LeaderboardBump is what a leaderboard-pair bump pull request says: the
+// pin file's leaderboard simulator moved to a release, with its catalog.
+// FromTag, Catalog* and ReleaseNotes are untrusted (the consumer's pin file
+// and the release).
+type LeaderboardBump struct {
+	// Simulator is the simulator repository, "owner/name"; WebURL the
+	// GitHub web root.
+	Simulator, WebURL string
+	// PinFile is the pin file's path.
+	PinFile string
+	// FromTag and FromCommit are the simulator pinned before; Tag and
+	// Commit what it moves to.
+	FromTag, FromCommit, Tag, Commit string
+	// CatalogSource is the catalog's source ("none" or a path);
+	// CatalogFrom and CatalogTo its digests before and after ("" for none).
+	CatalogSource, CatalogFrom, CatalogTo string
+	// ReleaseNotes are the simulator release's notes, quoted.
+	ReleaseNotes string
+}
+
+// LeaderboardBumpBody is the leaderboard-pair bump pull request body:
+// LeaderboardBumpMarker, what moves (the simulator, and the catalog with
+// it or why it has no version of its own), that the leaderboard's results
+// are re-run on the new pair, the compare link and the release notes, as
+// BumpBody. It is at most textcut.MaxGitHubBody bytes.
+func LeaderboardBumpBody(l LeaderboardBump) string {
+	repoURL := strings.TrimSuffix(l.WebURL, "/") + "/" + l.Simulator
+	fromTag := textcut.Cut(l.FromTag, bumpTagBytes)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n", LeaderboardBumpMarker)
+	fmt.Fprintf(&b, "Moves the leaderboard's simulator/catalog pair in %s together, in one commit:\n\n", codeSpan(textcut.Cut(l.PinFile, bumpPathBytes)))
+	fmt.Fprintf(&b, "- simulator [%s](%s): %s (commit %s) → %s (commit %s)\n", l.Simulator, repoURL,
+		codeSpan(fromTag), codeSpan(l.FromCommit), codeSpan(l.Tag), codeSpan(l.Commit))
+	if l.CatalogSource == "none" {
+		b.WriteString("- catalog: `none`, the simulator's own `model_configs/`, which moves with the simulator\n\n")
+	} else {
+		fmt.Fprintf(&b, "- catalog %s: %s → %s (its content on the default branch)\n\n",
+			codeSpan(textcut.Cut(l.CatalogSource, bumpPathBytes)), codeSpan(l.CatalogFrom), codeSpan(l.CatalogTo))
+	}
+	b.WriteString("Every leaderboard result ran on the old pair, so none is reused: once this is merged the leaderboard workflow re-runs every declared run on the new pair on the default branch, and the accuracy bot publishes the new results when that run succeeds. On this pull request the same workflow runs them all and comments the new tables.\n\n")
+	if fromTag != "" && ident.CheckTag(fromTag) == nil {
+		fmt.Fprintf(&b, "Compare: %s/compare/%s...%s\n\n", repoURL, fromTag, l.Tag)
+	} else {
+		fmt.Fprintf(&b, "Release: %s/releases/tag/%s\n\n", repoURL, l.Tag)
+	}
+	return withReleaseNotes(b.String(), repoURL, l.Tag, l.ReleaseNotes)
+}
+
+// LeaderboardSupersededComment is the comment that closes an older
+// leaderboard-pair bump pull request.
+func LeaderboardSupersededComment(pull int, tag string) string {
+	return fmt.Sprintf("Superseded by #%d, which moves the leaderboard's simulator/catalog pair to %s.", pull, codeSpan(tag))
+}
+
 // Caps on what a bump pull request body quotes from the consumer's files
 // (paths, notes about files left alone, the old tag): each line, and each
 // list, so that the release notes always keep room.
@@ -72,18 +131,25 @@ func BumpBody(bump Bump) string {
 		lines = append(lines, fmt.Sprintf("> [!NOTE]\n> %s\n\n", textcut.Cut(Cell(n), bumpNoteBytes)))
 	}
 	writeCapped(&b, lines, bumpListBytes, "> [!NOTE]\n> … and %d more files left alone (the bot's log lists them)\n\n")
-	head := b.String()
+	return withReleaseNotes(b.String(), repoURL, bump.Tag, bump.ReleaseNotes)
+}
+
+// withReleaseNotes ends a bump pull request body that begins with head: the
+// release notes of tag (a release of repoURL), quoted with mentions,
+// references and HTML defused and cut to what textcut.MaxGitHubBody leaves,
+// then the bot's footer.
+func withReleaseNotes(head, repoURL, tag, releaseNotes string) string {
 	const tail = "\n</details>\n\n---\nThis pull request is kept up to date by the accuracy bot. Pushing to its branch stops the bot from touching it.\n"
-	notes := quote(defuseNotes(bump.ReleaseNotes))
+	notes := quote(defuseNotes(releaseNotes))
 	if notes == "" {
 		notes = "> (no release notes)\n"
 	}
-	open := fmt.Sprintf("<details>\n<summary>Release notes of %s</summary>\n\n", Cell(bump.Tag))
+	open := fmt.Sprintf("<details>\n<summary>Release notes of %s</summary>\n\n", Cell(tag))
 	// head is at most a few KB plus two capped lists, so the budget is
 	// positive; it is clamped all the same.
 	budget := max(0, textcut.MaxGitHubBody-len(head)-len(open)-len(tail)-200)
 	if len(notes) > budget {
-		notes = textcut.Prefix(notes, budget) + fmt.Sprintf("\n\n> … release notes truncated; see %s/releases/tag/%s\n", repoURL, bump.Tag)
+		notes = textcut.Prefix(notes, budget) + fmt.Sprintf("\n\n> … release notes truncated; see %s/releases/tag/%s\n", repoURL, tag)
 	}
 	return head + open + notes + tail
 }

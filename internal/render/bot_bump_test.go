@@ -113,3 +113,53 @@ func TestSupersededComment(t *testing.T) {
 		t.Errorf("a backtick in the tag ended the code span: %q", got)
 	}
 }
+
+func sampleLeaderboardBump() LeaderboardBump {
+	return LeaderboardBump{Simulator: "inference-sim/inference-sim", WebURL: "https://github.com", PinFile: ".github/accuracy-harness.yaml",
+		FromTag: "v0.7.15", FromCommit: "3260837d16048bdfe7cd45d0dc3d3c6a688c645b", Tag: "v0.7.16", Commit: "89abcdef0123456789abcdef0123456789abcdef",
+		CatalogSource: "leaderboard/catalog", CatalogFrom: "sha256:" + strings.Repeat("1", 64), CatalogTo: "sha256:" + strings.Repeat("2", 64),
+		ReleaseNotes: "- qwen3 configs (@bob, #7)"}
+}
+
+func TestLeaderboardBumpBodyGolden(t *testing.T) {
+	t.Parallel()
+	golden.Assert(t, filepath.Join("testdata", "leaderboard-bump-body.golden"), []byte(LeaderboardBumpBody(sampleLeaderboardBump())))
+
+	// A catalog of source none has no digest: the body says it moves with
+	// the simulator, and names no digest.
+	l := sampleLeaderboardBump()
+	l.CatalogSource, l.CatalogFrom, l.CatalogTo = "none", "", ""
+	body := LeaderboardBumpBody(l)
+	if !strings.Contains(body, "- catalog: `none`, the simulator's own `model_configs/`, which moves with the simulator\n") || strings.Contains(body, "sha256:") {
+		t.Errorf("catalog none:\n%s", body)
+	}
+	if !strings.HasPrefix(body, LeaderboardBumpMarker+"\n") || strings.Contains(body, BumpMarker) {
+		t.Errorf("the body is not marked as a leaderboard bump only:\n%s", body)
+	}
+}
+
+// What the consumer's pin file and the release say cannot ping, link,
+// inject HTML or end a code span, and a body is within GitHub's limit.
+func TestLeaderboardBumpBodyRendersUntrustedTextInert(t *testing.T) {
+	t.Parallel()
+	l := sampleLeaderboardBump()
+	l.FromTag, l.CatalogSource, l.CatalogFrom, l.PinFile = evilText, evilText, evilText, evilText
+	l.ReleaseNotes = "@mallory fixes #12 </details><b>x</b>" + strings.Repeat("x", 2*textcut.MaxGitHubBody)
+	body := LeaderboardBumpBody(l)
+	var outside strings.Builder
+	for _, line := range strings.Split(body, "\n") {
+		parts := strings.Split(line, "`")
+		if len(parts)%2 == 0 {
+			t.Errorf("unbalanced code span: %q", line)
+		}
+		for i := 0; i < len(parts); i += 2 {
+			outside.WriteString(parts[i] + "\n")
+		}
+	}
+	if found := activeIn(outside.String()); len(found) > 0 {
+		t.Errorf("body holds %q outside code spans:\n%s", found, body)
+	}
+	if len(body) > textcut.MaxGitHubBody || !strings.Contains(body, "release notes truncated") {
+		t.Errorf("body of %d bytes, truncation said: %v", len(body), strings.Contains(body, "release notes truncated"))
+	}
+}
