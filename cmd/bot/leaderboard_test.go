@@ -32,16 +32,9 @@ import (
 // f90a1e3a (which no release names).
 const lbExample = "../../docs/examples/leaderboard"
 
-var lbSimCommit = strings.Repeat("5", 40)
+var lbSimCommit = simPinned
 
-const lbPinFile = pinFile + `leaderboard:
-  simulator:
-    repository: inference-sim/inference-sim
-    tag: v0.7.15
-    commit: 5555555555555555555555555555555555555555
-  catalog:
-    source: none
-`
+var lbPinFile = pairPin("    source: none\n")
 
 // lbArtifact is the example's results directory re-sealed as if release
 // v0.7.15 (at lbSimCommit) had produced it; tamper edits one file's bytes.

@@ -1,11 +1,12 @@
 // Command bot is the accuracy bot, a GitHub App. It moves consumer
-// repositories' harness pins when the harness publishes a release, and
+// repositories' harness pins when the harness publishes a release, their
+// leaderboard simulator/catalog pairs when the simulator does, and
 // publishes gated accuracy snapshots to the dashboard repository when the
 // publishing workflow succeeds, and the checked leaderboard when the
 // leaderboard workflow succeeds on the default branch. Subcommands:
 //
 //	serve                        receive GitHub webhooks (POST /webhook, GET /healthz)
-//	bump --release TAG           bump every pinning repository to a release, once
+//	bump --release TAG [--simulator]  bump every pinning repository to a release, once
 //	publish --summary PATH       publish one summary.json to the dashboard, once
 //	publish-leaderboard --results DIR  check and publish a leaderboard's results, once
 //	version                      print the version
@@ -66,7 +67,7 @@ var errRefused = &cli.ExitError{Code: 3, Err: errors.New("refused")}
 
 // configurationHelp follows the command list in the bot's usage.
 const configurationHelp = `Configuration: BOT_APP_ID, BOT_PRIVATE_KEY_FILE, BOT_WEBHOOK_SECRET (serve),
-BOT_LISTEN_ADDR, BOT_GITHUB_URL, BOT_HARNESS_REPO, BOT_DASHBOARD_REPO,
+BOT_LISTEN_ADDR, BOT_GITHUB_URL, BOT_HARNESS_REPO, BOT_SIMULATOR_REPO, BOT_DASHBOARD_REPO,
 BOT_PUBLISH_REPO, BOT_PUBLISH_WORKFLOW, BOT_LEADERBOARD_REPO, BOT_LEADERBOARD_WORKFLOW,
 BOT_ALLOW_PRERELEASES, BOT_REPOSITORIES, BOT_METRICS_ADDR, BOT_TRUSTED_PROXIES,
 BOT_HOOK_RANGES, BOT_STATE_DIR, and an optional YAML file (--config or BOT_CONFIG). See docs/BOT.md.
@@ -205,6 +206,12 @@ func wire(cfg botconfig.Config, e env, dryRun bool, log *slog.Logger) (*services
 		Harness: harness, PinFile: cfg.PinFile, Branch: cfg.BumpBranch, AllowPrereleases: cfg.AllowPrereleases,
 		Repositories: served, WebURL: webURL(cfg.GitHubURL), DryRun: dryRun,
 	}}
+	if cfg.BumpingLeaderboard() {
+		if s.bumper.Cfg.Simulator, err = ident.ParseRepo(cfg.SimulatorRepo); err != nil {
+			return nil, err
+		}
+		s.bumper.Cfg.LeaderboardBranch = cfg.LeaderboardBumpBranch
+	}
 	if cfg.Publishing() {
 		dash, err := ident.ParseRepo(cfg.DashboardRepo)
 		if err != nil {
@@ -370,12 +377,16 @@ func journalDir(stateDir string) string {
 	return filepath.Join(stateDir, "journal")
 }
 
-const bumpHelp = `Usage: bot bump --release TAG [--dry-run] [flags]
+const bumpHelp = `Usage: bot bump --release TAG [--simulator] [--dry-run] [flags]
 
 Bumps every repository that pins the harness (BOT_HARNESS_REPO) to the
 published release TAG, as the release webhook would: one pull request per
-repository on a stable branch. --dry-run prints the planned commits and pull
-requests without writing anything.
+repository on a stable branch. With --simulator, TAG is a release of the
+simulator (BOT_SIMULATOR_REPO) instead: every pin file whose leaderboard:
+section names it gets one pull request moving the simulator and catalog
+pair together (a tag the simulator pushed without a GitHub release is taken
+as it is; a pre-release never). --dry-run prints the planned commits and
+pull requests without writing anything.
 
 Example:
   BOT_APP_ID=12345 BOT_PRIVATE_KEY_FILE=key.pem bot bump --release v1.4.0 --dry-run
@@ -385,14 +396,16 @@ Flags:
 
 // bumpOptions are the flags of `bot bump`.
 type bumpOptions struct {
-	config  botconfig.Flags
-	release string
-	dryRun  bool
+	config    botconfig.Flags
+	release   string
+	simulator bool
+	dryRun    bool
 }
 
 func bumpFlags(fs *flag.FlagSet, o *bumpOptions, _ func(string) string) {
 	configFlags(fs, &o.config)
 	fs.StringVar(&o.release, "release", "", "the harness release tag to bump to (required)")
+	fs.BoolVar(&o.simulator, "simulator", false, "--release names a simulator release: move the leaderboard pairs to it")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "print the planned commits and pull requests; write nothing")
 }
 
@@ -405,9 +418,16 @@ func runBump(ctx context.Context, o bumpOptions, e env) error {
 	if err != nil {
 		return err
 	}
-	outcomes, err := s.bumper.BumpTag(ctx, o.release)
+	bumpTag, branch := s.bumper.BumpTag, cfg.BumpBranch
+	if o.simulator {
+		if !cfg.BumpingLeaderboard() {
+			return fmt.Errorf("configuration: leaderboard pair bumps are off (%s=%s)", botconfig.EnvSimulatorRepo, cfg.SimulatorRepo)
+		}
+		bumpTag, branch = s.bumper.BumpSimulatorTag, cfg.LeaderboardBumpBranch
+	}
+	outcomes, err := bumpTag(ctx, o.release)
 	for _, o := range outcomes {
-		printOutcome(e.stdout, o, cfg.BumpBranch)
+		printOutcome(e.stdout, o, branch)
 	}
 	return err
 }

@@ -49,8 +49,13 @@ const (
 	// leaderboard_repo, the leaderboard's only.
 	PublishingOff     = "none"
 	DefaultBumpBranch = "accuracy-bot/harness"
-	DefaultQueueSize  = 64
-	DefaultWorkers    = 2
+	// DefaultSimulatorRepo is the simulator whose releases move the
+	// leaderboard pair of the pin files naming it (PublishingOff: none);
+	// DefaultLeaderboardBumpBranch the stable branch of that bump.
+	DefaultSimulatorRepo         = "inference-sim/inference-sim"
+	DefaultLeaderboardBumpBranch = "accuracy-bot/leaderboard"
+	DefaultQueueSize             = 64
+	DefaultWorkers               = 2
 	// DefaultMaxBodyBytes caps a webhook body. GitHub allows 25 MB, but
 	// the events the bot acts on are far smaller (real release and
 	// workflow_run payloads are 8–20 KB; release notes are capped at
@@ -80,6 +85,7 @@ const (
 	EnvListenAddr      = "BOT_LISTEN_ADDR"
 	EnvGitHubURL       = "BOT_GITHUB_URL"
 	EnvHarnessRepo     = "BOT_HARNESS_REPO"
+	EnvSimulatorRepo   = "BOT_SIMULATOR_REPO"
 	EnvDashboardRepo   = "BOT_DASHBOARD_REPO"
 	EnvPublishRepo     = "BOT_PUBLISH_REPO"
 	EnvPublishWorkflow = "BOT_PUBLISH_WORKFLOW"
@@ -114,6 +120,14 @@ type Config struct {
 	PinFile string `yaml:"pin_file"`
 	// BumpBranch is the stable branch the bot pushes pin bumps to.
 	BumpBranch string `yaml:"bump_branch"`
+	// SimulatorRepo is the simulator repository (owner/name) whose
+	// releases move the leaderboard pair (simulator and catalog) of every
+	// pin file whose leaderboard: section names it; PublishingOff ("none")
+	// turns these bumps off.
+	SimulatorRepo string `yaml:"simulator_repo"`
+	// LeaderboardBumpBranch is the stable branch of the leaderboard-pair
+	// bumps.
+	LeaderboardBumpBranch string `yaml:"leaderboard_bump_branch"`
 	// DashboardRepo (owner/name) receives published snapshots;
 	// PublishingOff ("none") disables publishing.
 	DashboardRepo string `yaml:"dashboard_repo"`
@@ -184,24 +198,26 @@ type Config struct {
 // Default returns the configuration before any source is applied.
 func Default() Config {
 	return Config{
-		ListenAddr:          DefaultListenAddr,
-		HarnessRepo:         DefaultHarnessRepo,
-		PinFile:             DefaultPinFile,
-		BumpBranch:          DefaultBumpBranch,
-		DashboardRepo:       DefaultDashboardRepo,
-		PublishWorkflow:     DefaultPublishWorkflow,
-		ArtifactName:        DefaultArtifactName,
-		LeaderboardWorkflow: DefaultLeaderboardWorkflow,
-		LeaderboardArtifact: DefaultLeaderboardArtifact,
-		LeaderboardRuns:     DefaultLeaderboardRuns,
-		LeaderboardDir:      DefaultLeaderboardDir,
-		QueueSize:           DefaultQueueSize,
-		Workers:             DefaultWorkers,
-		MaxBodyBytes:        DefaultMaxBodyBytes,
-		MaxConcurrentReads:  DefaultMaxConcurrentReads,
-		MaxConns:            DefaultMaxConns,
-		MaxConnsPerAddr:     DefaultMaxConnsPerAddr,
-		MaxReadsPerAddr:     DefaultMaxReadsPerAddr,
+		ListenAddr:            DefaultListenAddr,
+		HarnessRepo:           DefaultHarnessRepo,
+		PinFile:               DefaultPinFile,
+		BumpBranch:            DefaultBumpBranch,
+		SimulatorRepo:         DefaultSimulatorRepo,
+		LeaderboardBumpBranch: DefaultLeaderboardBumpBranch,
+		DashboardRepo:         DefaultDashboardRepo,
+		PublishWorkflow:       DefaultPublishWorkflow,
+		ArtifactName:          DefaultArtifactName,
+		LeaderboardWorkflow:   DefaultLeaderboardWorkflow,
+		LeaderboardArtifact:   DefaultLeaderboardArtifact,
+		LeaderboardRuns:       DefaultLeaderboardRuns,
+		LeaderboardDir:        DefaultLeaderboardDir,
+		QueueSize:             DefaultQueueSize,
+		Workers:               DefaultWorkers,
+		MaxBodyBytes:          DefaultMaxBodyBytes,
+		MaxConcurrentReads:    DefaultMaxConcurrentReads,
+		MaxConns:              DefaultMaxConns,
+		MaxConnsPerAddr:       DefaultMaxConnsPerAddr,
+		MaxReadsPerAddr:       DefaultMaxReadsPerAddr,
 	}
 }
 
@@ -261,6 +277,12 @@ func Load(getenv func(string) string, flags Flags, readFile func(string) ([]byte
 // not "none").
 func (c Config) Publishing() bool { return c.DashboardRepo != PublishingOff && c.DashboardRepo != "" }
 
+// BumpingLeaderboard reports whether simulator releases move leaderboard
+// pairs (simulator_repo is not "none").
+func (c Config) BumpingLeaderboard() bool {
+	return c.SimulatorRepo != PublishingOff && c.SimulatorRepo != ""
+}
+
 // PublishingLeaderboard reports whether the leaderboard is published too
 // (publishing is on and leaderboard_repo is not "none").
 func (c Config) PublishingLeaderboard() bool {
@@ -305,6 +327,7 @@ func applyEnv(getenv func(string) string, cfg *Config) error {
 	set(&cfg.StateDir, getenv(EnvStateDir))
 	set(&cfg.GitHubURL, getenv(EnvGitHubURL))
 	set(&cfg.HarnessRepo, getenv(EnvHarnessRepo))
+	set(&cfg.SimulatorRepo, getenv(EnvSimulatorRepo))
 	set(&cfg.DashboardRepo, getenv(EnvDashboardRepo))
 	set(&cfg.PublishRepo, getenv(EnvPublishRepo))
 	set(&cfg.PublishWorkflow, getenv(EnvPublishWorkflow))
@@ -474,6 +497,18 @@ func (c Config) Validate(mode Mode) error {
 	}
 	if c.BumpBranch == "" {
 		errs = append(errs, errors.New("bump branch is empty"))
+	}
+	if c.BumpingLeaderboard() {
+		check("simulator repo", c.SimulatorRepo, true)
+		if strings.EqualFold(c.SimulatorRepo, c.HarnessRepo) {
+			errs = append(errs, fmt.Errorf("simulator repo %s is the harness repo: a release bumps either the harness pins or the leaderboard pairs", c.SimulatorRepo))
+		}
+		switch c.LeaderboardBumpBranch {
+		case "":
+			errs = append(errs, errors.New("leaderboard bump branch is empty"))
+		case c.BumpBranch:
+			errs = append(errs, fmt.Errorf("leaderboard bump branch %s is the bump branch: the harness and the leaderboard pair are bumped on branches of their own", c.BumpBranch))
+		}
 	}
 	for _, l := range []struct {
 		name string

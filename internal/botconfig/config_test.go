@@ -254,3 +254,41 @@ func TestServerBoundsProxiesAndMetrics(t *testing.T) {
 		}
 	}
 }
+
+// Simulator releases move leaderboard pairs out of the box (the simulator
+// this repository's pin file names), on a branch of their own; none turns
+// it off, and a simulator that is the harness or a shared branch is refused.
+func TestSimulatorBumpConfig(t *testing.T) {
+	t.Parallel()
+	cfg, err := Load(env(map[string]string{EnvAppID: "1", EnvPrivateKeyFile: "k.pem"}), Flags{}, files(nil))
+	if err != nil || !cfg.BumpingLeaderboard() || cfg.SimulatorRepo != "inference-sim/inference-sim" || cfg.LeaderboardBumpBranch != "accuracy-bot/leaderboard" {
+		t.Fatalf("defaults: %q %q %v %v", cfg.SimulatorRepo, cfg.LeaderboardBumpBranch, cfg.BumpingLeaderboard(), err)
+	}
+	if err := cfg.Validate(ModeCLI); err != nil {
+		t.Errorf("defaults: %v", err)
+	}
+	off, err := Load(env(map[string]string{EnvSimulatorRepo: PublishingOff}), Flags{}, files(nil))
+	if err != nil || off.BumpingLeaderboard() {
+		t.Errorf("simulator_repo none: bumping %v, %v", off.BumpingLeaderboard(), err)
+	}
+	file, err := Load(env(map[string]string{EnvConfigFile: "c.yaml"}), Flags{},
+		files(map[string]string{"c.yaml": "simulator_repo: me/sim\nleaderboard_bump_branch: bot/lb\n"}))
+	if err != nil || file.SimulatorRepo != "me/sim" || file.LeaderboardBumpBranch != "bot/lb" {
+		t.Errorf("from the file: %q %q %v", file.SimulatorRepo, file.LeaderboardBumpBranch, err)
+	}
+	for _, tc := range []struct {
+		set  func(*Config)
+		want string
+	}{
+		{func(c *Config) { c.SimulatorRepo = "not a repo" }, "simulator repo"},
+		{func(c *Config) { c.SimulatorRepo = strings.ToUpper(c.HarnessRepo) }, "is the harness repo"},
+		{func(c *Config) { c.LeaderboardBumpBranch = "" }, "leaderboard bump branch is empty"},
+		{func(c *Config) { c.LeaderboardBumpBranch = c.BumpBranch }, "is the bump branch"},
+	} {
+		c := cfg
+		tc.set(&c)
+		if err := c.Validate(ModeCLI); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Validate = %v, want %q", err, tc.want)
+		}
+	}
+}

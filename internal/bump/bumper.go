@@ -202,7 +202,29 @@ func (b *Bumper) BumpTag(ctx context.Context, tag string) ([]RepoOutcome, error)
 	return b.BumpRelease(ctx, rel, nil)
 }
 
-// BumpRelease bumps every served repository that pins the harness to rel.
+// BumpSimulatorTag moves the leaderboard pairs to the simulator's release
+// tag (the one-shot CLI's path). The simulator may push release tags
+// without a GitHub release: a tag with none is taken as a release without
+// notes. A pre-release, or a tag that is not a release tag, is refused.
+func (b *Bumper) BumpSimulatorTag(ctx context.Context, tag string) ([]RepoOutcome, error) {
+	sim := b.Cfg.Simulator
+	rel, err := b.GH.GetRelease(ctx, sim, tag)
+	switch {
+	case errors.Is(err, ghmodel.ErrNotFound):
+		rel = ghmodel.Release{Tag: tag}
+	case err != nil:
+		return nil, fmt.Errorf("release %s of %s: %w", tag, sim, err)
+	}
+	rel.Repo = sim
+	if reason := SimulatorReleaseDecision(rel, sim); reason != "" {
+		return nil, fmt.Errorf("release %s: %s", tag, reason)
+	}
+	return b.BumpRelease(ctx, rel, nil)
+}
+
+// BumpRelease bumps every served repository that pins the harness to rel,
+// or, for a release of the simulator, every one whose leaderboard pair
+// names it.
 // A release that should not bump (ReleaseDecision) does nothing. Every
 // repository is tried; the errors of those that failed are joined.
 // Running it again for the same release changes nothing. log (nil: Log)

@@ -14,8 +14,9 @@ import (
 	"github.com/inference-sim/accuracy-dashboard/internal/textcut"
 )
 
-// Bumper moves pins to a release (bump.Bumper implements it) and logs each
-// repository's outcome to log. SkipRelease says why a release bumps nothing
+// Bumper moves pins to a release (bump.Bumper implements it: the harness
+// pins to a harness release, the leaderboard pairs to a simulator release)
+// and logs each repository's outcome to log. SkipRelease says why a release bumps nothing
 // ("" when it bumps), from the release alone, without calling GitHub.
 type Bumper interface {
 	SkipRelease(rel ghmodel.Release) string
@@ -37,7 +38,8 @@ const BumpSerial = "bump"
 
 // Events returns one handler per event the bot subscribes to: release,
 // workflow_run, installation and ping. Each decides on the request which
-// deliveries are work (a published release of the harness; a completed
+// deliveries are work (a published release of the harness or of the
+// simulator, as Bumper.SkipRelease decides; a completed
 // success of the publishing workflow) and acknowledges the others without
 // queueing them; installation and ping deliveries are logged. A nil
 // publisher ignores every workflow_run.
@@ -83,7 +85,8 @@ type releasePayload struct {
 	Repository *repository `json:"repository"`
 }
 
-// Accept queues a bump for a published release of the harness.
+// Accept queues a bump for a published release the bumper takes (of the
+// harness, or of the simulator).
 func (h releaseHandler) Accept(d Delivery) (*Job, string, error) {
 	var p releasePayload
 	if err := decode(d, &p); err != nil {
