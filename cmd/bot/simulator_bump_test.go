@@ -181,6 +181,30 @@ func TestServeSimulatorReleaseMovesTheLeaderboardPair(t *testing.T) {
 			t.Errorf("%s: %d leaderboard pull requests after the redelivery, want 1", repo, n)
 		}
 	}
+
+	// The simulator pushes v0.7.17 without a GitHub release: GitHub's
+	// create event moves the same pull request; the harness's tags are
+	// left to its releases.
+	pushed := w.fake.Commit(simulatorRepo, "main", "maintainer", "v0.7.17", map[string]string{"VERSION": "v0.7.17\n"})
+	w.fake.Tag(simulatorRepo, "v0.7.17", pushed, false)
+	tagEvent := func(repo, tag string) []byte {
+		return payload(t, "create", "", nil, func(m map[string]any) {
+			m["repository"].(map[string]any)["full_name"], m["ref"], m["ref_type"] = repo, tag, "tag"
+		})
+	}
+	if code := post(t, addr, "create", "harness-tag", tagEvent(harnessRepo, "v1.1.0")); code != http.StatusOK {
+		t.Errorf("a harness tag: %d, want 200 ignored", code)
+	}
+	if code := post(t, addr, "create", "sim-tag", tagEvent(simulatorRepo, "v0.7.17")); code != http.StatusAccepted {
+		t.Fatalf("a simulator tag: %d", code)
+	}
+	waitDelivery(t, done)
+	if got := file(t, w.fake, "org/app", lbBranch, lbPinPath); !strings.Contains(got, "tag: v0.7.17\n    commit: "+pushed) {
+		t.Errorf("org/app pin after the tag:\n%s", got)
+	}
+	if p := lbPulls(w.fake, "org/app"); len(p) != 1 || p[0].Number != app[0].Number || p[0].Title != "Bump leaderboard simulator to v0.7.17" {
+		t.Errorf("org/app leaderboard pull requests after the tag %+v, want #%d updated", p, app[0].Number)
+	}
 }
 
 // bot bump --simulator moves the pairs to a tag the simulator pushed

@@ -142,6 +142,18 @@ func (b *Bumper) SkipRelease(rel ghmodel.Release) string {
 	return ReleaseDecision(rel, b.Cfg.Harness, b.Cfg.AllowPrereleases)
 }
 
+// SkipTag says why a tag pushed to repo, without a release, bumps nothing
+// ("" when it bumps): only a release tag of the simulator does, as a
+// published release of it would (SimulatorReleaseDecision); the harness's
+// pins move with its releases only.
+func (b *Bumper) SkipTag(repo ident.Repo, tag string) string {
+	rel := ghmodel.Release{Repo: repo, Tag: tag}
+	if !b.simulatorRelease(rel) {
+		return fmt.Sprintf("tag of %s: only the simulator's tags move pins (the harness's releases do)", repo)
+	}
+	return SimulatorReleaseDecision(rel, b.Cfg.Simulator)
+}
+
 // simulatorRelease reports whether rel is the simulator's (and not the
 // harness's) under b's configuration.
 func (b *Bumper) simulatorRelease(rel ghmodel.Release) bool {

@@ -18,8 +18,14 @@ import (
 // pins to a harness release, the leaderboard pairs to a simulator release)
 // and logs each repository's outcome to log. SkipRelease says why a release bumps nothing
 // ("" when it bumps), from the release alone, without calling GitHub.
+//
+// SkipTag says the same of a tag pushed without a release ("" when it
+// bumps): the simulator pushes its release tags and may publish no GitHub
+// release for them, so its tags move the leaderboard pairs (the harness's
+// releases alone move its pins).
 type Bumper interface {
 	SkipRelease(rel ghmodel.Release) string
+	SkipTag(repo ident.Repo, tag string) string
 	BumpRelease(ctx context.Context, rel ghmodel.Release, log *slog.Logger) ([]bump.RepoOutcome, error)
 }
 
@@ -37,15 +43,17 @@ type Publisher interface {
 const BumpSerial = "bump"
 
 // Events returns one handler per event the bot subscribes to: release,
-// workflow_run, installation and ping. Each decides on the request which
-// deliveries are work (a published release of the harness or of the
-// simulator, as Bumper.SkipRelease decides; a completed
+// create, workflow_run, installation and ping. Each decides on the request
+// which deliveries are work (a published release of the harness or of the
+// simulator, as Bumper.SkipRelease decides; a release tag the simulator
+// pushed, as Bumper.SkipTag decides; a completed
 // success of the publishing workflow) and acknowledges the others without
 // queueing them; installation and ping deliveries are logged. A nil
 // publisher ignores every workflow_run.
 func Events(bumper Bumper, publisher Publisher) map[string]Handler {
 	return map[string]Handler{
 		"release":      releaseHandler{bumper},
+		"create":       createHandler{bumper},
 		"workflow_run": workflowRunHandler{publisher},
 		"installation": installationHandler{},
 		"ping":         pingHandler{},
@@ -112,6 +120,40 @@ func (h releaseHandler) Accept(d Delivery) (*Job, string, error) {
 	if err := ident.CheckTag(r.TagName); err != nil {
 		return nil, fmt.Sprintf("tag %q is not a release tag", textcut.Prefix(r.TagName, 64)), nil
 	}
+	return &Job{Serial: BumpSerial, Run: func(ctx context.Context) error {
+		_, err := h.bumper.BumpRelease(ctx, rel, d.Log)
+		return err
+	}}, "", nil
+}
+
+type createHandler struct{ bumper Bumper }
+
+type createPayload struct {
+	Ref        string      `json:"ref"`
+	RefType    string      `json:"ref_type"`
+	Repository *repository `json:"repository"`
+}
+
+// Accept queues a bump for a tag the bumper takes (a release tag of the
+// simulator, which the simulator may push without a GitHub release); a
+// branch, and any other tag, is ignored. A tag that also gets a release
+// is bumped twice, the second time changing nothing.
+func (h createHandler) Accept(d Delivery) (*Job, string, error) {
+	var p createPayload
+	if err := decode(d, &p); err != nil {
+		return nil, "", err
+	}
+	if p.RefType != "tag" {
+		return nil, "create of a " + textcut.Prefix(p.RefType, 32), nil
+	}
+	repo, err := p.Repository.repo()
+	if err != nil {
+		return nil, "", fmt.Errorf("create payload: %w", err)
+	}
+	if reason := h.bumper.SkipTag(repo, p.Ref); reason != "" {
+		return nil, reason, nil
+	}
+	rel := ghmodel.Release{Repo: repo, Tag: p.Ref}
 	return &Job{Serial: BumpSerial, Run: func(ctx context.Context) error {
 		_, err := h.bumper.BumpRelease(ctx, rel, d.Log)
 		return err

@@ -59,3 +59,38 @@ func TestWorkflowRunWithoutHeadRepositoryIsIgnored(t *testing.T) {
 	}
 	h.noneHandled(t, "a run without a head repository")
 }
+
+// TestSimulatorTagIsQueuedAsARelease: GitHub's create payload of a tag the
+// simulator pushed (which publishes no GitHub release for it) is queued as
+// a bump of that tag when it is a stable release tag; a branch, a tag that
+// is no release tag and a pre-release tag are ignored unqueued.
+func TestSimulatorTagIsQueuedAsARelease(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, nil)
+	h.rec.allow = true
+	tagged := func(refType, ref string) []byte {
+		return edited(t, example(t, "create", "", nil), func(m map[string]any) { m["ref_type"], m["ref"] = refType, ref })
+	}
+	for i, tc := range []struct{ refType, ref, reason string }{
+		{"tag", "simple-tag", "is not a release tag"},
+		{"tag", "v0.8.0-rc.1", "is a pre-release"},
+		{"branch", "v0.7.16", "create of a branch"},
+	} {
+		w := h.post("create", "ignored-"+string(rune('a'+i)), tagged(tc.refType, tc.ref))
+		if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), tc.reason) {
+			t.Errorf("%s %s: %d %q, want 200 ignored: %s", tc.refType, tc.ref, w.Code, w.Body, tc.reason)
+		}
+	}
+	h.noneHandled(t, "an ignored create")
+	if w := h.post("create", "tag", tagged("tag", "v0.7.16")); w.Code != http.StatusAccepted {
+		t.Fatalf("release tag: %d %q", w.Code, w.Body)
+	}
+	if r := h.wait(t); r.err != nil {
+		t.Fatal(r.err)
+	}
+	h.rec.mu.Lock()
+	defer h.rec.mu.Unlock()
+	if len(h.rec.releases) != 1 || h.rec.releases[0].Tag != "v0.7.16" || h.rec.releases[0].Repo != testHarness {
+		t.Errorf("bumped %+v, want the tag v0.7.16 of %s", h.rec.releases, testHarness)
+	}
+}

@@ -14,7 +14,7 @@ import (
 // events the bot subscribes to, with its event name.
 func fuzzSeeds(f *testing.F, add func(event string, body []byte)) {
 	for _, p := range []struct{ event, action string }{
-		{"release", "published"}, {"release", "created"}, {"release", "prereleased"},
+		{"release", "published"}, {"release", "created"}, {"release", "prereleased"}, {"create", ""},
 		{"workflow_run", "completed"}, {"workflow_run", "requested"},
 		{"installation", "created"}, {"installation", "deleted"}, {"ping", ""},
 	} {
@@ -30,6 +30,8 @@ func fuzzSeeds(f *testing.F, add func(event string, body []byte)) {
 	add("workflow_run", []byte(`{"action":"completed","workflow_run":null,"repository":{"full_name":"a/b"}}`))
 	add("release", []byte(`{"action":"published","release":7}`))
 	add("ping", []byte(`[`))
+	add("create", []byte(`{"ref":"v0.7.16","ref_type":"tag","repository":{"full_name":"Codertocat/Hello-World"}}`))
+	add("create", []byte(`{"ref":"v0.7.16","ref_type":"tag","repository":null}`))
 }
 
 // FuzzWebhook sends arbitrary deliveries through the real handler: any
@@ -79,7 +81,7 @@ func FuzzWebhook(f *testing.F) {
 			if len(delivery) > MaxDeliveryIDBytes || !deliveryIDRe.MatchString(delivery) {
 				t.Errorf("queued under delivery id %q", delivery)
 			}
-			if event != "release" && event != "workflow_run" {
+			if event != "release" && event != "create" && event != "workflow_run" {
 				t.Errorf("queued a %q delivery", event)
 			}
 		case http.StatusOK, http.StatusNoContent, http.StatusBadRequest, http.StatusRequestEntityTooLarge:
@@ -107,7 +109,7 @@ func FuzzAccept(f *testing.F) {
 				t.Errorf("%s: error %v with job %v, reason %q", name, err, job != nil, reason)
 			case err == nil && (job == nil) == (reason == ""):
 				t.Errorf("%s: job %v with reason %q", name, job != nil, reason)
-			case job != nil && name != "release" && name != "workflow_run":
+			case job != nil && name != "release" && name != "create" && name != "workflow_run":
 				t.Errorf("%s queued a job", name)
 			}
 		}

@@ -83,6 +83,12 @@ func (r *recorder) SkipRelease(rel ghmodel.Release) string {
 	return bump.ReleaseDecision(rel, testHarness, false)
 }
 
+// SkipTag takes the release tags of testHarness's repository as the
+// simulator's (the real create payloads are of that repository).
+func (r *recorder) SkipTag(repo ident.Repo, tag string) string {
+	return bump.SimulatorReleaseDecision(ghmodel.Release{Repo: repo, Tag: tag}, testHarness)
+}
+
 func (r *recorder) SkipRun(run publish.WorkflowRun) string {
 	return publish.RunDecision(run, testPublishRepo, testPublishWorkflow)
 }
