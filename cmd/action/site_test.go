@@ -272,8 +272,8 @@ func checkComparison(t *testing.T, tab *browsertest.Tab, url string, a, b runres
 			continue
 		}
 		want = append(want, comparisonRow{Tier: r.Tier, Metric: r.Metric, Cells: map[string]string{
-			"a-mape": render.Pct(r.BaseMAPE), "b-mape": render.Pct(r.HeadMAPE), "delta": ppText(r.Delta),
-			"a-shape": render.Pct(r.BaseShape), "b-shape": render.Pct(r.HeadShape), "shape-delta": ppText(r.ShapeDelta),
+			"a-mape": render.Pct(r.BaseMAPE), "b-mape": render.Pct(r.HeadMAPE), "delta": render.SignedPP(r.Delta),
+			"a-shape": render.Pct(r.BaseShape), "b-shape": render.Pct(r.HeadShape), "shape-delta": render.SignedPP(r.ShapeDelta),
 			"a-bias": render.SignedPct(r.BaseBias), "b-bias": render.SignedPct(r.HeadBias), "ratio": render.Ratio(r.PredictionRatio),
 			"counts": fmt.Sprintf("%d / %d / %d", r.Better, r.Worse, r.Unchanged), "common": fmt.Sprint(r.Common)}})
 	}
@@ -312,13 +312,6 @@ func checkComparison(t *testing.T, tab *browsertest.Tab, url string, a, b runres
 		t.Errorf("the saturated notes read %q, action compare's %q", notes, wantNotes)
 	}
 	return verdict
-}
-
-func ppText(v *float64) string {
-	if v == nil {
-		return "n/a"
-	}
-	return fmt.Sprintf("%+.2f pp", *v)
 }
 
 func mapsEqual(a, b map[string]string) bool {

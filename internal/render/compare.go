@@ -375,7 +375,7 @@ func Verdict(c runresult.Comparison) []string {
 			continue
 		}
 		s := fmt.Sprintf("%s MAPE %s → %s (%s) over %s", name, spacedPct(*r.BaseMAPE), spacedPct(*r.HeadMAPE),
-			fmt.Sprintf("%+.1f pp", *r.Delta), Count(r.Common, "common point"))
+			signed(*r.Delta, 1)+" pp", Count(r.Common, "common point"))
 		if tier == runresult.TierAll {
 			s += " (tier all: the runs share no measured or resolved point)"
 		}

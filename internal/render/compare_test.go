@@ -314,8 +314,25 @@ func TestRatioAndCount(t *testing.T) {
 			t.Errorf("Ratio(%v) = %q, want %q", r, got, want)
 		}
 	}
+	if r := 0.99999; Ratio(&r) != "+0.00 %" {
+		t.Errorf("Ratio(0.99999) = %q, want +0.00 %% (no minus sign on a change that rounds to zero)", Ratio(&r))
+	}
 	if Ratio(nil) != "n/a" {
 		t.Error("Ratio(nil) is not n/a")
+	}
+	// A Δ or a bias that rounds to zero has no minus sign: "-0.00 pp" read
+	// as a small improvement.
+	for _, c := range []struct {
+		x    float64
+		prec int
+		want string
+	}{{-0.001, 2, "+0.00"}, {-0.004, 1, "+0.0"}, {0, 2, "+0.00"}, {-0.006, 2, "-0.01"}, {0.004, 2, "+0.00"}, {-3.25, 1, "-3.2"}, {12.5, 0, "+12"}} {
+		if got := signed(c.x, c.prec); got != c.want {
+			t.Errorf("signed(%v, %d) = %q, want %q", c.x, c.prec, got, c.want)
+		}
+	}
+	if x := -0.04; SignedPct(&x) != "+0.0%" {
+		t.Errorf("SignedPct(-0.04) = %q, want +0.0%%", SignedPct(&x))
 	}
 	for n, want := range map[int]string{0: "0 points", 1: "1 point", 2: "2 points"} {
 		if got := Count(n, "point"); got != want {

@@ -71,10 +71,7 @@ func VerdictLine(c Comparison) string {
 // delta is a Δ in percentage points as the comparison writes it, bold
 // when it is worse by more than c.Threshold.
 func (c Comparison) delta(v *float64) string {
-	if v == nil {
-		return "n/a"
-	}
-	s := fmt.Sprintf("%+.2f pp", *v)
+	s := SignedPP(v)
 	if runresult.MoveOf(v, c.Threshold) == runresult.Worse {
 		return "**" + s + "**"
 	}

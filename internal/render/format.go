@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
 // Pct formats a percentage with one decimal, "n/a" when absent.
@@ -18,7 +19,28 @@ func SignedPct(x *float64) string {
 	if x == nil {
 		return "n/a"
 	}
-	return fmt.Sprintf("%+.1f%%", *x)
+	return signed(*x, 1) + "%"
+}
+
+// SignedPP formats a Δ in percentage points with its sign and two
+// decimals ("+0.03 pp"; one that rounds to zero "+0.00 pp"), "n/a" when
+// absent: the comparison's Δ, on the site and in Markdown.
+func SignedPP(x *float64) string {
+	if x == nil {
+		return "n/a"
+	}
+	return signed(*x, 2) + " pp"
+}
+
+// signed formats x with its sign and prec decimals; a value that rounds
+// to zero is "+0.0…", never "-0.00": a Δ too small to show is no move, and
+// a reader takes "-0.00 pp" for a small improvement.
+func signed(x float64, prec int) string {
+	s := fmt.Sprintf("%+.*f", prec, x)
+	if strings.Trim(s, "-0.") == "" {
+		return "+" + s[1:]
+	}
+	return s
 }
 
 // spacedPct is a percentage as a sentence writes it: "35.9 %".
@@ -36,7 +58,7 @@ func Ratio(r *float64) string {
 	case v == 0:
 		return "±0 %"
 	case math.Abs(v) < 0.05:
-		return fmt.Sprintf("%+.2f %%", v)
+		return signed(v, 2) + " %"
 	case math.Abs(v) < 0.95:
 		return fmt.Sprintf("%+.1f %%", v)
 	}

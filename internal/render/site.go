@@ -982,7 +982,7 @@ func sweeps(s SiteSnapshot, label string) []sweepView {
 					r.Cells = append(r.Cells, numCell(pr, true, "%.1f"))
 					if okM && m > 0 {
 						ape := (pr/m - 1) * 100
-						r.Cells = append(r.Cells, sweepCell{Text: fmt.Sprintf("%+.1f%%", ape), Sort: fmt.Sprintf("%g", ape)})
+						r.Cells = append(r.Cells, sweepCell{Text: signed(ape, 1) + "%", Sort: fmt.Sprintf("%g", ape)})
 					} else {
 						r.Cells = append(r.Cells, sweepCell{Text: "n/a"})
 					}

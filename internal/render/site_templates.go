@@ -205,6 +205,7 @@ var siteTemplates = template.Must(template.Must(template.New("site").Funcs(templ
 {{range .Body.Rows}}<tr><td class="num" data-sort="{{.LoadSort}}">{{.Load}}</td><td>{{.Tier}}</td>{{range .Cells}}<td class="num"{{if .Sort}} data-sort="{{.Sort}}"{{end}}>{{.Text}}</td>{{end}}<td class="reason">{{.Reason}}</td></tr>
 {{end}}</tbody>
 </table></div>
+<p class="note">Error: the prediction's error over the measurement, (predicted − measured) / measured; above 0 the simulator over-predicts the latency. Tier: how the point's settings are known (measured, resolved from documented defaults, or assumed).</p>
 {{if .Body.Saturated}}<p>A saturated point is scored, but the simulator completed its requests more slowly than they were offered: its prediction describes an overloaded server.</p>{{end}}
 {{if .Body.NotScored}}<h2 id="not-scored">Not scored</h2>
 <p>Each not-scored point with its reason and the harness's detail.</p>

@@ -69,6 +69,6 @@ func unsaturatedDelta(r runresult.DeltaRow) string {
 	if r.UnsatDelta == nil {
 		return " Unsaturated points only: none in common."
 	}
-	return fmt.Sprintf(" Unsaturated points only: MAPE %s → %s (%+.1f pp) over %s.", spacedPct(*r.BaseUnsatMAPE), spacedPct(*r.HeadUnsatMAPE),
-		*r.UnsatDelta, Count(r.UnsatCommon, "common point"))
+	return fmt.Sprintf(" Unsaturated points only: MAPE %s → %s (%s pp) over %s.", spacedPct(*r.BaseUnsatMAPE), spacedPct(*r.HeadUnsatMAPE),
+		signed(*r.UnsatDelta, 1), Count(r.UnsatCommon, "common point"))
 }
