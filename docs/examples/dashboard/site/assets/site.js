@@ -52,6 +52,15 @@
       Array.prototype.forEach.call(body.rows, function (r) {
         Array.prototype.forEach.call(r.cells, function (c, i) {
           if (names[i] && !c.hasAttribute("data-label")) { c.setAttribute("data-label", names[i]); }
+          // A cell of several parts (links and text, a figure and why it
+          // is n/a) keeps them together beside its name, not one flex
+          // item each spread over the card's width.
+          if (c.childNodes.length > 1) {
+            var s = document.createElement("span");
+            s.className = "cell";
+            while (c.firstChild) { s.appendChild(c.firstChild); }
+            c.appendChild(s);
+          }
         });
       });
     });
@@ -71,14 +80,17 @@
     return e;
   }
   function pct(x) { return x === null ? "n/a" : x.toFixed(1) + "%"; }
-  function signedPct(x) { return x === null ? "n/a" : (x >= 0 ? "+" : "") + x.toFixed(1) + "%"; }
-  function pp(x) { return x === null ? "n/a" : (x >= 0 ? "+" : "") + x.toFixed(2) + " pp"; }
+  // signed is s, x written with its decimals, with its sign; a value that
+  // rounds to zero is "+0.0…", never "-0.00" (render.signed).
+  function signed(x, s) { return /^-?[0.]+$/.test(s) ? "+" + s.replace("-", "") : (x >= 0 ? "+" : "") + s; }
+  function signedPct(x) { return x === null ? "n/a" : signed(x, x.toFixed(1)) + "%"; }
+  function pp(x) { return x === null ? "n/a" : signed(x, x.toFixed(2)) + " pp"; }
   function ratio(r) { // render.Ratio
     if (r === null) { return "n/a"; }
     var v = (r - 1) * 100, a = Math.abs(v);
     if (v === 0) { return "±0 %"; }
     var s = a < 0.05 ? v.toFixed(2) : a < 0.95 ? v.toFixed(1) : v.toFixed(0);
-    return (v > 0 ? "+" : "") + s + " %";
+    return signed(v, s) + " %";
   }
   function count(n, noun) { return n === 1 ? "1 " + noun : n + " " + noun + "s"; }
   function tierName(t) { return t === "measured_resolved" ? "measured + resolved" : "all"; }
@@ -264,7 +276,7 @@
     if (r.unsatCommon === r.common) { return ""; }
     if (r.unsatDelta === null) { return " Unsaturated points only: none in common."; }
     return " Unsaturated points only: MAPE " + fixed1(r.baseUnsatMAPE) + " % → " + fixed1(r.headUnsatMAPE) + " % (" +
-      (r.unsatDelta >= 0 ? "+" : "") + fixed1(r.unsatDelta) + " pp) over " + count(r.unsatCommon, "common point") + ".";
+      signed(r.unsatDelta, fixed1(r.unsatDelta)) + " pp) over " + count(r.unsatCommon, "common point") + ".";
   }
   // fixed1 is x with one decimal as Go's %.1f writes it: an exact tie
   // (61.25) rounds to even (61.2), where toFixed rounds it up.
@@ -281,7 +293,7 @@
     var tier = headlineTier(c.rows);
     var items = c.rows.filter(function (r) { return r.metric.headline && r.tier === tier; }).map(function (r) {
       if (r.delta === null) { return el("li", {}, [el("strong", {}, [r.metric.short]), ": no point scored by both runs."]); }
-      var s = " MAPE " + r.baseMAPE.toFixed(1) + " % → " + r.headMAPE.toFixed(1) + " % (" + (r.delta >= 0 ? "+" : "") + r.delta.toFixed(1) +
+      var s = " MAPE " + r.baseMAPE.toFixed(1) + " % → " + r.headMAPE.toFixed(1) + " % (" + signed(r.delta, r.delta.toFixed(1)) +
         " pp) over " + count(r.common, "common point");
       if (tier === "all") { s += " (tier all: the runs share no measured or resolved point)"; }
       s += "; predictions " + ratio(r.ratio) + " (median); " + count(r.better, "point") + " better, " + r.worse + " worse, " + r.same + " unchanged.";
