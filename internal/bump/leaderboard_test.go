@@ -3,6 +3,7 @@ package bump
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 
@@ -276,5 +277,30 @@ func TestBumpSimulatorReleaseMovesEachLeaderboardPair(t *testing.T) {
 	}
 	if p := string(w.gh.Tip(w.app, lbBranch)[pinPath]); !strings.Contains(p, "tag: v0.7.17") || !strings.Contains(p, sha2) {
 		t.Errorf("org/app not moved to v0.7.17:\n%s", p)
+	}
+}
+
+// This repository's own pin file (catalog none) moves to a simulator
+// release in place: only the leaderboard's tag and commit change, every
+// comment kept.
+func TestPlanLeaderboardBumpOfThisRepositorysPin(t *testing.T) {
+	t.Parallel()
+	src, err := os.ReadFile("../../" + pinPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	own, err := pin.Parse(src, pinPath)
+	if err != nil || own.Leaderboard == nil || own.Leaderboard.Catalog.Source != pin.None {
+		t.Fatalf("this repository's pin: %+v, %v (the test assumes a leaderboard pair with catalog none)", own.Leaderboard, err)
+	}
+	const next = "89abcdef0123456789abcdef0123456789abcdef"
+	sim, _ := ident.ParseRepo(own.Leaderboard.Simulator.Repository)
+	plan, err := PlanLeaderboardBump(ConsumerFiles{PinPath: pinPath, Pin: src}, SimulatorTarget{Simulator: sim, Tag: "v99.0.0", Commit: next, PinFile: pinPath})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Replace(strings.Replace(string(src), "tag: "+own.Leaderboard.Simulator.Tag, "tag: v99.0.0", 1), own.Leaderboard.Simulator.Commit, next, 1)
+	if d := cmp.Diff(want, string(plan.Files[pinPath])); d != "" {
+		t.Errorf("this repository's pin moved (-want +got):\n%s", d)
 	}
 }
