@@ -18,7 +18,7 @@ var inlineElement = regexp.MustCompile(`(?s)<(script|style)>(.*?)</(?:script|sty
 // 'none'); anything injected into the page, an element or an attribute,
 // does not run.
 func PageCSP(page string) string {
-	scripts, styles := inlineHashes(page)
+	scripts, styles := inlineHashes([]byte(page))
 	return "default-src 'none'; script-src " + orNone(scripts) + "; style-src " + orNone(styles) +
 		"; connect-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 }
@@ -28,7 +28,7 @@ func PageCSP(page string) string {
 // also allows the site's own files (its stylesheet, script and data
 // scripts, 'self'), and leaves out frame-ancestors, which browsers ignore
 // in a <meta> element (saying so in the console).
-func siteCSP(page string) string {
+func siteCSP(page []byte) string {
 	scripts, styles := inlineHashes(page)
 	return "default-src 'none'; script-src " + strings.Join(append([]string{"'self'"}, scripts...), " ") +
 		"; style-src " + strings.Join(append([]string{"'self'"}, styles...), " ") +
@@ -36,11 +36,11 @@ func siteCSP(page string) string {
 }
 
 // inlineHashes are the CSP sources of page's inline scripts and styles.
-func inlineHashes(page string) (scripts, styles []string) {
-	for _, m := range inlineElement.FindAllStringSubmatch(page, -1) {
-		sum := sha256.Sum256([]byte(m[2]))
+func inlineHashes(page []byte) (scripts, styles []string) {
+	for _, m := range inlineElement.FindAllSubmatch(page, -1) {
+		sum := sha256.Sum256(m[2])
 		src := "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
-		if m[1] == "script" {
+		if string(m[1]) == "script" {
 			scripts = append(scripts, src)
 		} else {
 			styles = append(styles, src)

@@ -197,13 +197,28 @@ func SiteTo(src SiteSource, emit func(path string, data []byte) error, notes Sit
 
 // SiteHead is what the site keeps of a snapshot it is not drawing: its id,
 // dates and the parts of its summary the History, the pickers, the labels
-// and the comparison's configuration read (label, provenance, coverage,
-// tiers); no points, groups, sources or warnings.
+// and the comparison's configuration read: the label, the simulator (of
+// the provenance), the scored and corpus counts (of the coverage) and the
+// headline metrics' figures of each tier; no points, groups, sources,
+// warnings, other provenance or secondary metrics, so that the heads of a
+// year of snapshots stay small.
 func SiteHead(s SiteSnapshot) SiteSnapshot {
 	sum := s.Summary
+	headline := func(t runresult.TierScores) runresult.TierScores {
+		out := runresult.TierScores{}
+		for _, d := range metric.Headline() {
+			if m, ok := t.Of(d); ok {
+				m.Worst = nil
+				out[d.Key] = m
+			}
+		}
+		return out
+	}
 	return SiteSnapshot{ID: s.ID, PublishedAt: s.PublishedAt, BackfilledAt: s.BackfilledAt,
 		Result: runresult.Result{Summary: runresult.Summary{SchemaVersion: sum.SchemaVersion, Label: sum.Label,
-			Provenance: sum.Provenance, Coverage: sum.Coverage, Tiers: sum.Tiers}}}
+			Provenance: runresult.Provenance{Simulator: sum.Provenance.Simulator},
+			Coverage:   runresult.Coverage{Scored: sum.Coverage.Scored, CorpusPoints: sum.Coverage.CorpusPoints},
+			Tiers:      runresult.Tiers{All: headline(sum.Tiers.All), MeasuredResolved: headline(sum.Tiers.MeasuredResolved)}}}}
 }
 
 // publishedIndex is the position of the snapshot the site headlines among
@@ -309,15 +324,20 @@ func execPage(emit func(path string, data []byte) error, path, name string, page
 	}{page, body}); err != nil {
 		return fmt.Errorf("site: %s: %w", path, err)
 	}
-	// The page's Content-Security-Policy (siteCSP), after its charset.
+	// The page's Content-Security-Policy (siteCSP), after its charset: the
+	// page is copied once, into the bytes emitted (a year's History is
+	// some 650 KB).
 	const charset = "<meta charset=\"utf-8\">\n"
-	html := b.String()
-	i := strings.Index(html, charset)
+	html := b.Bytes()
+	i := bytes.Index(html, []byte(charset))
 	if i < 0 {
 		return fmt.Errorf("site: %s: no %q to put the Content-Security-Policy after", path, strings.TrimSpace(charset))
 	}
 	i += len(charset)
-	return emit(path, []byte(html[:i]+`<meta http-equiv="Content-Security-Policy" content="`+siteCSP(html)+"\">\n"+html[i:]))
+	meta := `<meta http-equiv="Content-Security-Policy" content="` + siteCSP(html) + "\">\n"
+	out := make([]byte, 0, len(html)+len(meta))
+	out = append(append(append(out, html[:i]...), meta...), html[i:]...)
+	return emit(path, out)
 }
 
 // metricRow is one metric of a tier as the Overview's tables show it.

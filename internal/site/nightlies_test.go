@@ -31,12 +31,13 @@ func BenchmarkBuildNightlies(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
-				peak := peakHeap(func() {
+				peak, live := peakHeap(func() {
 					if _, err := BuildDir(dash, out, slog.New(slog.DiscardHandler)); err != nil {
 						b.Fatal(err)
 					}
 				})
 				b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+				b.ReportMetric(float64(live)/(1<<20), "peak-live-MiB")
 			}
 		})
 	}
@@ -44,16 +45,20 @@ func BenchmarkBuildNightlies(b *testing.B) {
 
 // peakHeap runs fn and returns the most heap its objects held meanwhile
 // above what they held before, sampled every millisecond (after a
-// collection, so that what the run before left does not count).
-func peakHeap(fn func()) uint64 {
+// collection, so that what the run before left does not count), garbage
+// not yet collected included; and the most heap that was live (reachable)
+// at the end of a collection meanwhile (/gc/heap/live:bytes), above
+// what was live before: what the build keeps, not what it has made and
+// not yet freed.
+func peakHeap(fn func()) (peak, live uint64) {
 	runtime.GC()
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	read := func() uint64 {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/live:bytes"}}
+	read := func() (uint64, uint64) {
 		metrics.Read(sample)
-		return sample[0].Value.Uint64()
+		return sample[0].Value.Uint64(), sample[1].Value.Uint64()
 	}
-	base := read()
-	var peak atomic.Uint64
+	base, baseLive := read()
+	var peakObj, peakLive atomic.Uint64
 	done := make(chan struct{})
 	stopped := make(chan struct{})
 	go func() {
@@ -61,8 +66,12 @@ func peakHeap(fn func()) uint64 {
 		t := time.NewTicker(time.Millisecond)
 		defer t.Stop()
 		for {
-			if h := read(); h > peak.Load() {
-				peak.Store(h)
+			h, l := read()
+			if h > peakObj.Load() {
+				peakObj.Store(h)
+			}
+			if l > peakLive.Load() {
+				peakLive.Store(l)
 			}
 			select {
 			case <-done:
@@ -74,10 +83,13 @@ func peakHeap(fn func()) uint64 {
 	fn()
 	close(done)
 	<-stopped
-	if p := peak.Load(); p > base {
-		return p - base
+	if p := peakObj.Load(); p > base {
+		peak = p - base
 	}
-	return 0
+	if l := peakLive.Load(); l > baseLive {
+		live = l - baseLive
+	}
+	return peak, live
 }
 
 // A year of nightlies: the History shows the last 30 first, the last 90
