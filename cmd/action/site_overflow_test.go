@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -94,6 +96,28 @@ func TestYearOfNightliesSiteFitsTheViewport(t *testing.T) {
 		pages = append(pages, "sweeps/"+filepath.Base(p))
 	}
 	checkFits(t, bin, root, pages)
+
+	// The History's table follows the range shown: 30 rows, 90, then all
+	// 365 (a phone showed a year as 365 cards under the last 30's charts).
+	tab := browsertest.Open(t, bin, 390, 900)
+	if err := tab.Load("file://"+filepath.Join(root, "history.html"), "main"); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []struct {
+		id      string
+		rows    int
+		caption string
+	}{{"range-30", 30, "The last 30 snapshots, newest first"}, {"range-90", 90, "The last 90 snapshots, newest first"}, {"range-all", 365, "Every snapshot, newest first"}} {
+		got, err := browsertest.Eval[[]string](tab, `(() => { document.getElementById("`+r.id+`").checked = true;
+  const rows = Array.from(document.querySelectorAll("#history-table tbody tr")).filter(tr => tr.getBoundingClientRect().height > 0);
+  return [String(rows.length), document.querySelector("#history-table caption").innerText.trim()]; })()`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := []string{strconv.Itoa(r.rows), r.caption}; !slices.Equal(got, want) {
+			t.Errorf("History with %s: rows shown and caption %q, want %q", r.id, got, want)
+		}
+	}
 }
 
 // checkFits loads each page (a path under the site's root, with its query;

@@ -776,6 +776,9 @@ var historyRanges = []struct {
 }{{"30", "Last 30", 30}, {"90", "Last 90", 90}, {"all", "All", 0}}
 
 type historyRow struct {
+	// Class is "past-30" and "past-90" on a row older than the last 30
+	// and 90 snapshots, hidden while that range is shown.
+	Class       string
 	Label, Href string
 	Release     bool
 	// Backfilled is the date a backfilled snapshot was scored ("" for none).
@@ -819,6 +822,12 @@ func history(snaps []SiteSnapshot, labels []string) historyView {
 			suffix, last = "-"+r.key, r.last
 		}
 		v.Ranges = append(v.Ranges, historyRange{Key: r.key, Label: r.label, Charts: historyCharts(snaps[:last], labels[:last], suffix)})
+		// The table follows the range shown: a row past its last is
+		// hidden while it is (site.css), so that a phone does not show a
+		// year of snapshots as 365 cards.
+		for i := last; r.last > 0 && i < n; i++ {
+			v.Rows[i].Class = strings.TrimSpace(v.Rows[i].Class + " past-" + r.key)
+		}
 	}
 	v.Ranges[0].Checked = true
 	return v

@@ -174,21 +174,23 @@ var siteTemplates = template.Must(template.Must(template.New("site").Funcs(templ
 {{range .Body.Series}}<li><span class="key {{.Class}}"></span>{{.Name}}</li>
 {{end}}<li><span class="hollow"></span>an experimental snapshot (not a release)</li>
 </ul>
-{{if eq (len .Body.Ranges) 1}}{{range (index .Body.Ranges 0).Charts}}{{template "historychart" .}}{{end}}{{else}}<div class="ranges">
+{{if eq (len .Body.Ranges) 1}}{{range (index .Body.Ranges 0).Charts}}{{template "historychart" .}}{{end}}{{template "historytable" .}}{{else}}<div class="ranges">
 {{range .Body.Ranges}}<input type="radio" name="range" class="range-input" id="range-{{.Key}}"{{if .Checked}} checked{{end}}>
 {{end}}<p class="range-pick">Show {{range .Body.Ranges}}<label for="range-{{.Key}}">{{.Label}}</label> {{end}}snapshots</p>
 {{range .Body.Ranges}}<div class="range range-{{.Key}}">
 {{range .Charts}}{{template "historychart" .}}{{end}}</div>
-{{end}}</div>
+{{end}}{{template "historytable" .}}</div>
 {{end}}
-<div class="scroll"><table id="history-table" class="sortable">
-<caption>Every snapshot, newest first</caption>
+{{template "foot" .}}{{end}}
+
+{{define "historytable"}}<div class="scroll"><table id="history-table" class="sortable">
+<caption>{{if eq (len .Body.Ranges) 1}}Every snapshot, newest first{{else}}{{range .Body.Ranges}}<span class="cap cap-{{.Key}}">{{if eq .Key "all"}}Every snapshot{{else}}The last {{.Key}} snapshots{{end}}, newest first</span>{{end}}{{end}}</caption>
 <thead><tr><th scope="col"><button type="button">Snapshot</button></th><th scope="col"><button type="button">Label</button></th><th scope="col"><button type="button">Tier</button></th>{{range .Body.Series}}<th scope="col" class="num"><button type="button">{{.Name}} MAPE</button></th><th scope="col" class="num"><button type="button">{{.Name}} shape</button></th>{{end}}<th scope="col" class="num"><button type="button">Scored</button></th></tr></thead>
 <tbody>
-{{range .Body.Rows}}<tr><th scope="row"><a href="{{.Href}}">{{.Label}}</a></th><td>{{if .Release}}release{{else}}experimental{{end}}{{with .Backfilled}}, backfilled: scored {{.}}{{end}}</td><td>{{.Tier}}</td>{{range .Cells}}<td class="num">{{.}}</td>{{end}}<td class="num">{{.Scored}} of {{.N}}</td></tr>
+{{range .Body.Rows}}<tr{{with .Class}} class="{{.}}"{{end}}><th scope="row"><a href="{{.Href}}">{{.Label}}</a></th><td>{{if .Release}}release{{else}}experimental{{end}}{{with .Backfilled}}, backfilled: scored {{.}}{{end}}</td><td>{{.Tier}}</td>{{range .Cells}}<td class="num">{{.}}</td>{{end}}<td class="num">{{.Scored}} of {{.N}}</td></tr>
 {{end}}</tbody>
 </table></div>
-{{template "foot" .}}{{end}}
+{{end}}
 
 {{define "sweep"}}{{template "head" .}}
 <h1>{{.Body.Unit}}</h1>
