@@ -410,7 +410,9 @@ func TestSiteSweepFiguresAndSaturated(t *testing.T) {
 	want := metricRows(runresult.TiersOf(unit).All, metric.Headline())
 	var rows [][]string
 	for _, r := range want {
-		rows = append(rows, []string{r.Name, r.MAPE, r.Shape, r.Bias, r.Median, r.Worst, fmt.Sprintf("%d (%d)", r.N, r.ShapeN)})
+		// The worst point by its load alone: the page is its sweep's.
+		worst := strings.Replace(r.Worst, "ix/<m>/h100@", "at ", 1)
+		rows = append(rows, []string{r.Name, r.MAPE, r.Shape, r.Bias, r.Median, worst, fmt.Sprintf("%d (%d)", r.N, r.ShapeN)})
 	}
 	if got := siteTable(t, page, "sweep-table"); !slices.EqualFunc(got[1:], rows, slices.Equal) {
 		t.Errorf("the sweep's figures are %q, want %q", got[1:], rows)
