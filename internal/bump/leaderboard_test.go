@@ -304,3 +304,51 @@ func TestPlanLeaderboardBumpOfThisRepositorysPin(t *testing.T) {
 		t.Errorf("this repository's pin moved (-want +got):\n%s", d)
 	}
 }
+
+// A leaderboard bump a maintainer closed without merging is final until a
+// newer simulator release, as a harness bump's is; a human's push to the
+// leaderboard branch stops the bot touching it.
+func TestLeaderboardBumpClosedOrPushedToIsLeftAlone(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newLBWorld(t)
+	if _, err := w.bumper.BumpRelease(ctx, w.rel, nil); err != nil {
+		t.Fatal(err)
+	}
+	var closed int
+	for _, p := range w.gh.OpenPullsOf(w.app) {
+		if p.Head == lbBranch {
+			closed = p.Number
+		}
+	}
+	w.gh.MarkClosed(w.app, closed)
+	humanSHA := w.gh.Push(w.cat, lbBranch, map[string]string{"tweak": "1"}, "tweak", ghmodel.Identity{Login: "human"})
+	before := len(w.gh.Writes)
+	got, err := w.bumper.BumpRelease(ctx, w.rel, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if extra := w.gh.Writes[before:]; len(extra) != 0 {
+		t.Errorf("wrote %v, want nothing", extra)
+	}
+	for _, o := range got {
+		switch {
+		case o.Repo == w.app && (o.Outcome != OutcomeSkipped || !strings.Contains(o.Reason, "closed without merging")):
+			t.Errorf("org/app after its bump was closed: %+v", o)
+		case o.Repo == w.cat && (o.Outcome != OutcomeSkipped || !strings.Contains(o.Reason, "not made by the bot")):
+			t.Errorf("org/cat after a human's push: %+v", o)
+		}
+	}
+	if head, _ := w.gh.BranchHead(ctx, w.cat, lbBranch); head != humanSHA {
+		t.Error("org/cat's leaderboard branch moved from the human's commit")
+	}
+	// A newer release proposes a bump again where it was closed.
+	rel2, _ := w.gh.AddRelease(w.sim, "v0.7.17", "")
+	got, err = w.bumper.BumpRelease(ctx, rel2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := outcomes(got); o["org/app"] != OutcomeUpdated && o["org/app"] != OutcomeCreated {
+		t.Errorf("org/app at a newer release: %v", o)
+	}
+}
