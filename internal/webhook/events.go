@@ -120,10 +120,15 @@ func (h releaseHandler) Accept(d Delivery) (*Job, string, error) {
 	if err := ident.CheckTag(r.TagName); err != nil {
 		return nil, fmt.Sprintf("tag %q is not a release tag", textcut.Prefix(r.TagName, 64)), nil
 	}
+	return bumpJob(h.bumper, rel, d), "", nil
+}
+
+// bumpJob is the job bumping to rel, serialized with the other bumps.
+func bumpJob(b Bumper, rel ghmodel.Release, d Delivery) *Job {
 	return &Job{Serial: BumpSerial, Run: func(ctx context.Context) error {
-		_, err := h.bumper.BumpRelease(ctx, rel, d.Log)
+		_, err := b.BumpRelease(ctx, rel, d.Log)
 		return err
-	}}, "", nil
+	}}
 }
 
 type createHandler struct{ bumper Bumper }
@@ -154,10 +159,7 @@ func (h createHandler) Accept(d Delivery) (*Job, string, error) {
 		return nil, reason, nil
 	}
 	rel := ghmodel.Release{Repo: repo, Tag: p.Ref}
-	return &Job{Serial: BumpSerial, Run: func(ctx context.Context) error {
-		_, err := h.bumper.BumpRelease(ctx, rel, d.Log)
-		return err
-	}}, "", nil
+	return bumpJob(h.bumper, rel, d), "", nil
 }
 
 type workflowRunHandler struct{ publisher Publisher }
