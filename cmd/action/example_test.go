@@ -40,8 +40,8 @@ func TestDashboardExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(snaps) != 2 {
-		t.Fatalf("the example holds %d snapshots, want the two runs", len(snaps))
+	if len(snaps) < 2 {
+		t.Fatalf("the example holds %d snapshots, want at least the two runs it compares", len(snaps))
 	}
 	bin := browsertest.Chromium(t)
 	tab := browsertest.Open(t, bin, 1280, 900)

@@ -70,16 +70,19 @@ type chartGroup struct {
 const (
 	chartW, chartH              = 800.0, 330.0
 	padRight, padTop, padBottom = 24.0, 16.0, 72.0
-	plotH                       = chartH - padTop - padBottom
-	markRadius                  = 4.5
-	maxXTickLabels              = 8
-	yTicks                      = 5
-	phoneFont                   = 22.0
-	charWidth                   = phoneFont * 0.6
-	yTitleX                     = phoneFont / 2
-	tickLabelGap                = 8.0
-	xTickOffset, xTitleOffset   = phoneFont + 4, 2*phoneFont + 16
-	minPadLeft                  = yTitleX + phoneFont/2 + tickLabelGap
+	// clipLabelRoom is the width an off-scale mark's figure needs on its
+	// right ("160639.7" at the clip label's size).
+	clipLabelRoom             = 64.0
+	plotH                     = chartH - padTop - padBottom
+	markRadius                = 4.5
+	maxXTickLabels            = 8
+	yTicks                    = 5
+	phoneFont                 = 22.0
+	charWidth                 = phoneFont * 0.6
+	yTitleX                   = phoneFont / 2
+	tickLabelGap              = 8.0
+	xTickOffset, xTitleOffset = phoneFont + 4, 2*phoneFont + 16
+	minPadLeft                = yTitleX + phoneFont/2 + tickLabelGap
 )
 
 // textWidth is how wide text is drawn at phoneFont, at most.
@@ -237,7 +240,13 @@ func (c chart) svg() template.HTML {
 			// the figure beside it.
 			fmt.Fprintf(&b, `<polygon class="%s clipped" points="%s,%s %s,%s %s,%s"><title>%s</title></polygon>`, s.Class,
 				f(x-markRadius-1), f(y+markRadius), f(x+markRadius+1), f(y+markRadius), f(x), f(y-markRadius-1), e(p.Title+" (off the scale)"))
-			fmt.Fprintf(&b, `<text class="clip-label" x="%s" y="%s" text-anchor="start">%s</text>`, f(x+markRadius+4), f(y+markRadius), e(tickText(math.Round(*p.Y*10)/10)))
+			// The figure on the mark's right, or on its left near the
+			// chart's right edge, where it would be cut off.
+			lx, anchor := x+markRadius+4, "start"
+			if x > padLeft+plotW-clipLabelRoom {
+				lx, anchor = x-markRadius-4, "end"
+			}
+			fmt.Fprintf(&b, `<text class="clip-label" x="%s" y="%s" text-anchor="%s">%s</text>`, f(lx), f(y+markRadius), anchor, e(tickText(math.Round(*p.Y*10)/10)))
 			return
 		}
 		if p.Saturated {

@@ -502,6 +502,12 @@ func TestHistoryClipsFarOffSnapshot(t *testing.T) {
 	if v.Ranges[0].Charts[0].Note != clippedNote || !strings.Contains(mape, `class="s1 clipped"`) || !strings.Contains(mape, `class="clip-label"`) {
 		t.Errorf("the far-off snapshot is not drawn clipped (note %q):\n%s", v.Ranges[0].Charts[0].Note, mape)
 	}
+	// The far-off snapshot is the newest, at the right edge: its figure
+	// stands on the mark's left, inside the chart.
+	label, _, _ := strings.Cut(mape[strings.Index(mape, `class="clip-label"`):], ">")
+	if !strings.Contains(label, `text-anchor="end"`) {
+		t.Errorf("the right-most far-off mark's figure is not on its left:\n%s", mape)
+	}
 	// Every other mark is on the scale, its figure in its title; the axis
 	// does not run to the far-off figure.
 	if n := strings.Count(mape, "<circle"); n != 4 {
