@@ -879,14 +879,30 @@ func historyCharts(snaps []SiteSnapshot, labels []string, suffix string) []siteC
 	for k, c := range []*chart{&mape, &shape} {
 		c.ClipY = outlierClip(c.Series)
 		if c.ClipY > 0 {
-			notes[k] = clippedNote
+			notes[k] = clippedNote(c.Series, c.ClipY)
 		}
 	}
 	return []siteChart{{Title: mape.Title, Note: notes[0], SVG: mape.svg()}, {Title: shape.Title, Note: notes[1], SVG: shape.svg()}}
 }
 
-// clippedNote is the caption's note on a chart whose axis outlierClip cut.
-const clippedNote = "One snapshot is far off the others: the axis stops above the rest, and a mark off the scale is a triangle at the top edge with its figure beside it."
+// clippedNote is the caption's note on a chart whose axis outlierClip cut
+// at clip, counting the snapshots off the scale (the example's History
+// said "One snapshot" of four).
+func clippedNote(series []chartSeries, clip float64) string {
+	off := map[float64]bool{}
+	for _, s := range series {
+		for _, p := range s.Points {
+			if p.Y != nil && *p.Y > clip {
+				off[p.X] = true
+			}
+		}
+	}
+	lead := "One snapshot is"
+	if len(off) != 1 {
+		lead = fmt.Sprintf("%d snapshots are", len(off))
+	}
+	return lead + " far off the others: the axis stops above the rest, and a mark off the scale is a triangle at the top edge with its figure beside it (where the figures would overlap, the newest is shown; the table holds every one)."
+}
 
 // outlierClip is where a History chart's y axis stops so that one far-off
 // snapshot does not flatten every other line: 3 × the median of the

@@ -1,10 +1,12 @@
 package render
 
 import (
+	"cmp"
 	"fmt"
 	"html"
 	"html/template"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -230,6 +232,12 @@ func (c chart) svg() template.HTML {
 		}
 	}
 	markRadius := r
+	// The figures of the marks off the scale, drawn after the marks.
+	type clipLabel struct {
+		x, at, y, lo, hi float64
+		anchor, text     string
+	}
+	var clipLabels []clipLabel
 	mark := func(s chartSeries, p chartPoint) {
 		if p.Y == nil {
 			return
@@ -246,7 +254,12 @@ func (c chart) svg() template.HTML {
 			if x > padLeft+plotW-clipLabelRoom {
 				lx, anchor = x-markRadius-4, "end"
 			}
-			fmt.Fprintf(&b, `<text class="clip-label" x="%s" y="%s" text-anchor="%s">%s</text>`, f(lx), f(y+markRadius), anchor, e(tickText(math.Round(*p.Y*10)/10)))
+			text := tickText(math.Round(*p.Y*10) / 10)
+			lo, hi := lx, lx+textWidth(text)
+			if anchor == "end" {
+				lo, hi = lx-textWidth(text), lx
+			}
+			clipLabels = append(clipLabels, clipLabel{x: x, at: lx, y: y + markRadius, lo: lo, hi: hi, anchor: anchor, text: text})
 			return
 		}
 		if p.Saturated {
@@ -279,6 +292,18 @@ func (c chart) svg() template.HTML {
 			}
 		}
 		b.WriteString(`</a>`)
+	}
+	// Newest (rightmost) first, each figure left out where it would
+	// overlap one drawn already (at a phone's text size): its triangle's
+	// title and the table under the chart hold it.
+	slices.SortStableFunc(clipLabels, func(a, b clipLabel) int { return cmp.Compare(b.x, a.x) })
+	var drawn []clipLabel
+	for _, l := range clipLabels {
+		if slices.ContainsFunc(drawn, func(d clipLabel) bool { return l.lo < d.hi+tickLabelGap && d.lo < l.hi+tickLabelGap }) {
+			continue
+		}
+		drawn = append(drawn, l)
+		fmt.Fprintf(&b, `<text class="clip-label" x="%s" y="%s" text-anchor="%s">%s</text>`, f(l.at), f(l.y), l.anchor, e(l.text))
 	}
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())

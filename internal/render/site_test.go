@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -499,7 +500,7 @@ func TestHistoryClipsFarOffSnapshot(t *testing.T) {
 	far.ID, far.PublishedAt = "cccccccccccc_far", "2026-11-03T00:00:00Z"
 	v := history(append([]SiteSnapshot{far}, snaps...), []string{"far", "b", "a"})
 	mape := string(v.Ranges[0].Charts[0].SVG)
-	if v.Ranges[0].Charts[0].Note != clippedNote || !strings.Contains(mape, `class="s1 clipped"`) || !strings.Contains(mape, `class="clip-label"`) {
+	if !strings.HasPrefix(v.Ranges[0].Charts[0].Note, "One snapshot is far off the others") || !strings.Contains(mape, `class="s1 clipped"`) || !strings.Contains(mape, `class="clip-label"`) {
 		t.Errorf("the far-off snapshot is not drawn clipped (note %q):\n%s", v.Ranges[0].Charts[0].Note, mape)
 	}
 	// The far-off snapshot is the newest, at the right edge: its figure
@@ -512,6 +513,45 @@ func TestHistoryClipsFarOffSnapshot(t *testing.T) {
 	// does not run to the far-off figure.
 	if n := strings.Count(mape, "<circle"); n != 4 {
 		t.Errorf("%d marks on the scale, want 4 (2 snapshots × 2 metrics)", n)
+	}
+
+	// Four snapshots off the scale, a phone's width apart (the example's
+	// History: v0.7.13 to f90a1e3a): the caption counts them, and a figure
+	// that would overlap a newer one's is left out, the newest drawn.
+	off := []chartSeries{{Class: "s1"}}
+	for i, y := range []float64{78.6, 78.6, 3465.5, 3463.5, 3463.5, 3463.5} {
+		off[0].Points = append(off[0].Points, chartPoint{X: float64(i), Y: fp(y), Title: "x"})
+	}
+	for i, y := range []float64{45, 45, 57, 160, 160, 160} {
+		if i == 0 {
+			off = append(off, chartSeries{Class: "s2"})
+		}
+		off[1].Points = append(off[1].Points, chartPoint{X: float64(i), Y: fp(y), Title: "y"})
+	}
+	c := chart{ID: "off", Series: off, ClipY: outlierClip(off)}
+	if note := clippedNote(off, c.ClipY); !strings.HasPrefix(note, "4 snapshots are far off the others") {
+		t.Errorf("the note on four snapshots off the scale: %q", note)
+	}
+	svg := string(c.svg())
+	labels := regexp.MustCompile(`<text class="clip-label" x="([0-9.]+)"[^>]*text-anchor="(start|end)">([0-9.]+)</text>`).FindAllStringSubmatch(svg, -1)
+	if len(labels) == 0 || len(labels) == 4 || labels[0][2] != "end" {
+		t.Fatalf("off-scale figures drawn: %v, want the newest (on its mark's left) and not all four (they overlap at a phone's text size)", labels)
+	}
+	span := func(l []string) (lo, hi float64) {
+		x, _ := strconv.ParseFloat(l[1], 64)
+		if l[2] == "end" {
+			return x - textWidth(l[3]), x
+		}
+		return x, x + textWidth(l[3])
+	}
+	for i := range labels {
+		for j := range i {
+			alo, ahi := span(labels[i])
+			blo, bhi := span(labels[j])
+			if alo < bhi && blo < ahi {
+				t.Errorf("figures %v and %v overlap", labels[i], labels[j])
+			}
+		}
 	}
 	if v := history(snaps, []string{"b", "a"}); v.Ranges[0].Charts[0].Note != "" || strings.Contains(string(v.Ranges[0].Charts[0].SVG), "clipped") {
 		t.Error("a History without a far-off snapshot is clipped")
