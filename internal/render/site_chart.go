@@ -72,19 +72,16 @@ type chartGroup struct {
 const (
 	chartW, chartH              = 800.0, 330.0
 	padRight, padTop, padBottom = 24.0, 16.0, 72.0
-	// clipLabelRoom is the width an off-scale mark's figure needs on its
-	// right ("160639.7" at the clip label's size).
-	clipLabelRoom             = 64.0
-	plotH                     = chartH - padTop - padBottom
-	markRadius                = 4.5
-	maxXTickLabels            = 8
-	yTicks                    = 5
-	phoneFont                 = 22.0
-	charWidth                 = phoneFont * 0.6
-	yTitleX                   = phoneFont / 2
-	tickLabelGap              = 8.0
-	xTickOffset, xTitleOffset = phoneFont + 4, 2*phoneFont + 16
-	minPadLeft                = yTitleX + phoneFont/2 + tickLabelGap
+	plotH                       = chartH - padTop - padBottom
+	markRadius                  = 4.5
+	maxXTickLabels              = 8
+	yTicks                      = 5
+	phoneFont                   = 22.0
+	charWidth                   = phoneFont * 0.6
+	yTitleX                     = phoneFont / 2
+	tickLabelGap                = 8.0
+	xTickOffset, xTitleOffset   = phoneFont + 4, 2*phoneFont + 16
+	minPadLeft                  = yTitleX + phoneFont/2 + tickLabelGap
 )
 
 // textWidth is how wide text is drawn at phoneFont, at most.
@@ -248,18 +245,17 @@ func (c chart) svg() template.HTML {
 			// the figure beside it.
 			fmt.Fprintf(&b, `<polygon class="%s clipped" points="%s,%s %s,%s %s,%s"><title>%s</title></polygon>`, s.Class,
 				f(x-markRadius-1), f(y+markRadius), f(x+markRadius+1), f(y+markRadius), f(x), f(y-markRadius-1), e(p.Title+" (off the scale)"))
-			// The figure on the mark's right, or on its left near the
-			// chart's right edge, where it would be cut off.
-			lx, anchor := x+markRadius+4, "start"
-			if x > padLeft+plotW-clipLabelRoom {
-				lx, anchor = x-markRadius-4, "end"
-			}
+			// The figure on the mark's right, or on its left where it
+			// would run past the chart's right edge.
 			text := tickText(math.Round(*p.Y*10) / 10)
-			lo, hi := lx, lx+textWidth(text)
-			if anchor == "end" {
-				lo, hi = lx-textWidth(text), lx
+			w := textWidth(text)
+			l := clipLabel{x: x, at: x + markRadius + 4, y: y + markRadius, anchor: "start", text: text}
+			l.lo, l.hi = l.at, l.at+w
+			if l.hi > chartW {
+				l.at, l.anchor = x-markRadius-4, "end"
+				l.lo, l.hi = l.at-w, l.at
 			}
-			clipLabels = append(clipLabels, clipLabel{x: x, at: lx, y: y + markRadius, lo: lo, hi: hi, anchor: anchor, text: text})
+			clipLabels = append(clipLabels, l)
 			return
 		}
 		if p.Saturated {
