@@ -186,3 +186,73 @@ func writeSite(t *testing.T, files map[string][]byte) string {
 	}
 	return dir
 }
+
+// An experimental snapshot's mark off the scale is drawn hollow, as its
+// marks on the scale are (the legend says hollow is experimental), and a
+// release's is filled.
+func TestHistoryClippedExperimentalMarkHollowInChromium(t *testing.T) {
+	bin := browsertest.Chromium(t)
+	snaps := siteFixture(t)
+	far := snaps[0]
+	far.Result = siteRun(t, strings.Repeat("c", 40), "", 60)
+	far.ID, far.PublishedAt, far.WhatIfs = "cccccccccccc_far", "2026-11-03T00:00:00Z", nil
+	farRelease := snaps[1]
+	farRelease.Result = siteRun(t, strings.Repeat("d", 40), "v0.7.10", 60)
+	farRelease.ID, farRelease.PublishedAt, farRelease.WhatIfs = "v0.7.10_far", "2026-10-01T00:00:00Z", nil
+	// Enough snapshots on the scale that two far off are outliers.
+	var all []SiteSnapshot
+	all = append(all, far)
+	for i, s := range snaps {
+		for j := range 3 {
+			s.ID, s.PublishedAt = s.ID+"_"+tickText(float64(j)), "2026-10-"+tickText(float64(10+3*i+j))+"T00:00:00Z"
+			all = append(all, s)
+		}
+	}
+	all = append(all, farRelease)
+	files, err := Site(all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := writeSite(t, files)
+	tab := browsertest.Open(t, bin, 1280, 900)
+	if err := tab.Load("file://"+filepath.Join(dir, siteHistory), "#history-table"); err != nil {
+		t.Fatal(err)
+	}
+	// Each mark as [experimental, kind, fill, stroke width].
+	marks, err := browsertest.Eval[[][]string](tab, `Array.from(document.querySelectorAll("figure.chart a.mark polygon, figure.chart a.mark circle:not(.saturated)")).map(m => {
+		const s = getComputedStyle(m);
+		return [String(m.closest("a").classList.contains("experimental")), m.tagName, s.fill, s.strokeWidth]; })`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fills := map[string]map[string]bool{}
+	for _, m := range marks {
+		key := m[0] + " " + m[1]
+		if fills[key] == nil {
+			fills[key] = map[string]bool{}
+		}
+		fills[key][m[2]+" "+m[3]] = true
+	}
+	for _, key := range []string{"true polygon", "false polygon", "true circle", "false circle"} {
+		if len(fills[key]) == 0 {
+			t.Fatalf("no %s mark in the History (marks %v)", key, marks)
+		}
+	}
+	hollow := fills["true circle"]
+	if len(hollow) != 1 {
+		t.Fatalf("experimental marks on the scale are drawn %v, want one hollow style", hollow)
+	}
+	for style := range fills["true polygon"] {
+		if !hollow[style] {
+			t.Errorf("an experimental mark off the scale is drawn %q, want hollow as on the scale (%v)", style, hollow)
+		}
+	}
+	for style := range fills["false polygon"] {
+		if hollow[style] {
+			t.Errorf("a release's mark off the scale is drawn hollow (%q)", style)
+		}
+	}
+	if errs := tab.Errors(); len(errs) > 0 {
+		t.Errorf("console errors: %v", errs)
+	}
+}
