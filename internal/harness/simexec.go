@@ -7,6 +7,7 @@ import (
 	"io"
 	"os/exec"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -61,14 +62,28 @@ func (b *Build) exec(ctx context.Context, args []string, timeout time.Duration, 
 	cmd := exec.Command(b.Binary, args...)
 	cmd.Dir, cmd.Env = b.DataDir, simulatorEnv()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Killed with the harness: a harness killed outright (SIGKILL, the
+	// OOM killer) cannot kill the group, and the simulator, in a group of
+	// its own, would run on to its timeout. The signal is tied to the
+	// thread that starts the child, so that goroutine keeps its thread
+	// until the child has exited (the thread ends with it).
+	dieWithParent(cmd.SysProcAttr)
 	stderr := tailBuffer{max: 64 << 10}
 	cmd.Stdout = io.Discard
 	cmd.Stderr = io.MultiWriter(&stderr, warnings)
-	if err := cmd.Start(); err != nil {
+	started, done := make(chan error, 1), make(chan error, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with this goroutine
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		done <- cmd.Wait()
+	}()
+	if err := <-started; err != nil {
 		return &SimError{ReasonRunError, fmt.Sprintf("start simulator: %v", err)}
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	select {
