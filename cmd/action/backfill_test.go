@@ -99,7 +99,7 @@ func TestBackfillStandin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(string(hist), "backfilled: scored "+before.Format("2006-01-02")); n != 2 {
+	if n := strings.Count(string(hist), `backfilled: scored <span class="nowrap">`+before.Format("2006-01-02")); n != 2 {
 		t.Errorf("the History marks %d snapshots as backfilled, want 2", n)
 	}
 }

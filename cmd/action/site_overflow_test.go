@@ -42,10 +42,29 @@ const overflowJS = `(() => {
   return out;
 })()`
 
+// cardsJS lists, on a phone (tables shown as cards), the cells whose value
+// dropped under their column's name instead of standing beside it: its
+// box starts at the cell's left edge. One line each.
+const cardsJS = `(() => {
+  const out = [];
+  document.querySelectorAll("main table.cards tbody td[data-label]").forEach(td => {
+    const r = document.createRange();
+    r.selectNodeContents(td); // the value, not the name (a ::before)
+    const lines = Array.from(r.getClientRects()).filter(b => b.width > 0);
+    if (lines.length === 0) { return; } // empty, or not shown
+    const left = td.getBoundingClientRect().left;
+    if (lines.some(b => b.left - left < 8)) {
+      out.push((td.closest("table").id || "a table") + ": " + td.dataset.label + " " + JSON.stringify(td.textContent.trim().slice(0, 60)) + " dropped under its name");
+    }
+  });
+  return out;
+})()`
+
 // Every page of the example site is whole at a phone's width (390 px) and
 // a laptop's (1 280 px): no table, scroll box or chart is wider than the
-// viewport or hides content behind a scroll bar, including the comparison
-// of the two snapshots the page draws.
+// viewport or hides content behind a scroll bar, no card's value drops
+// under its name (cardsJS), including the comparison of the two snapshots
+// the page draws.
 func TestExampleSiteFitsTheViewport(t *testing.T) {
 	t.Parallel()
 	bin := browsertest.Chromium(t)
@@ -152,6 +171,13 @@ func checkFits(t *testing.T, bin, root string, pages []string) {
 			bad, err := browsertest.Eval[[]string](tab, overflowJS)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if width < 600 {
+				dropped, err := browsertest.Eval[[]string](tab, cardsJS)
+				if err != nil {
+					t.Fatal(err)
+				}
+				bad = append(bad, dropped...)
 			}
 			for _, b := range bad {
 				t.Errorf("%s at %d px: %s", page, width, b)

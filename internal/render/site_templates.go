@@ -187,7 +187,7 @@ var siteTemplates = template.Must(template.Must(template.New("site").Funcs(templ
 <caption>{{if eq (len .Body.Ranges) 1}}Every snapshot, newest first{{else}}{{range .Body.Ranges}}<span class="cap cap-{{.Key}}">{{if eq .Key "all"}}Every snapshot{{else}}The last {{.Key}} snapshots{{end}}, newest first</span>{{end}}{{end}}</caption>
 <thead><tr><th scope="col"><button type="button">Snapshot</button></th><th scope="col"><button type="button">Label</button></th><th scope="col"><button type="button">Tier</button></th>{{range .Body.Series}}<th scope="col" class="num"><button type="button">{{.Name}} MAPE</button></th><th scope="col" class="num"><button type="button">{{.Name}} shape</button></th>{{end}}<th scope="col" class="num"><button type="button">Scored</button></th></tr></thead>
 <tbody>
-{{range .Body.Rows}}<tr{{with .Class}} class="{{.}}"{{end}}><th scope="row"><a href="{{.Href}}">{{.Label}}</a></th><td>{{if .Release}}release{{else}}experimental{{end}}{{with .Backfilled}}, backfilled: scored {{.}}{{end}}</td><td>{{.Tier}}</td>{{range .Cells}}<td class="num">{{.}}</td>{{end}}<td class="num">{{.Scored}} of {{.N}}</td></tr>
+{{range .Body.Rows}}<tr{{with .Class}} class="{{.}}"{{end}}><th scope="row"><a href="{{.Href}}">{{.Label}}</a></th><td>{{if .Release}}release{{else}}experimental{{end}}{{with .Backfilled}}, backfilled: scored <span class="nowrap">{{.}}</span>{{end}}</td><td>{{.Tier}}</td>{{range .Cells}}<td class="num">{{.}}</td>{{end}}<td class="num">{{.Scored}} of {{.N}}</td></tr>
 {{end}}</tbody>
 </table></div>
 {{end}}

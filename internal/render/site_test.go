@@ -575,7 +575,7 @@ func TestSiteBackfilledSnapshot(t *testing.T) {
 	if got := string(files[SiteSnapshotPath("new")]); !strings.Contains(got, "published 2026-12-01.") || strings.Contains(got, "backfilled") {
 		t.Errorf("the published snapshot's page is not as before")
 	}
-	if got := string(files[siteHistory]); strings.Count(got, ", backfilled: scored 2026-12-04</td>") != 1 {
+	if got := string(files[siteHistory]); strings.Count(got, ", backfilled: scored <span class=\"nowrap\">2026-12-04</span></td>") != 1 {
 		t.Errorf("the History does not mark the one backfilled snapshot")
 	}
 }

@@ -52,10 +52,11 @@
       Array.prototype.forEach.call(body.rows, function (r) {
         Array.prototype.forEach.call(r.cells, function (c, i) {
           if (names[i] && !c.hasAttribute("data-label")) { c.setAttribute("data-label", names[i]); }
-          // A cell of several parts (links and text, a figure and why it
-          // is n/a) keeps them together beside its name, not one flex
-          // item each spread over the card's width.
-          if (c.childNodes.length > 1) {
+          // A cell's content is one part beside its name, right-aligned
+          // however it wraps: several parts (links and text, a figure and
+          // why it is n/a) are not one flex item each spread over the
+          // card's width, and a long text does not drop under the name.
+          if (c.childNodes.length > 0) {
             var s = document.createElement("span");
             s.className = "cell";
             while (c.firstChild) { s.appendChild(c.firstChild); }
