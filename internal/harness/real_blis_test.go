@@ -105,9 +105,15 @@ func TestRealBLIS(t *testing.T) {
 					if p.Tier != string(ledger.Assumed) {
 						t.Errorf("%s: tier %q, want assumed (its GPU came from the hardware registry)", p.ID, p.Tier)
 					}
-					if !p.Scored && p.Reason != ReasonDoesNotFit && p.Reason != ReasonTimeout {
+					// Not scored only as the 16-bit weights explain: they do
+					// not fit, or leave so little KV cache that the heaviest
+					// load does not complete (H200 TP2 at concurrency 64).
+					if !p.Scored && p.Reason != ReasonDoesNotFit && p.Reason != ReasonTimeout && p.Reason != ReasonIncomplete {
 						t.Errorf("%s: not scored: %s: %s", p.ID, p.Reason, p.Detail)
 					}
+				case !closedLoop && p.Reason != "" && p.Detail == "marked excluded in the ledger":
+					// A measurement the ledger excludes (its requests
+					// failed): in the corpus, never run.
 				case !closedLoop:
 					if !p.Scored {
 						t.Errorf("%s (rate point, bundled model) not scored: %s: %s", p.ID, p.Reason, p.Detail)
