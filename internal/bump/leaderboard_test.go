@@ -331,6 +331,9 @@ func TestLeaderboardBumpClosedOrPushedToIsLeftAlone(t *testing.T) {
 	if extra := w.gh.Writes[before:]; len(extra) != 0 {
 		t.Errorf("wrote %v, want nothing", extra)
 	}
+	if o := outcomes(got); o[w.app.String()] != OutcomeSkipped || o[w.cat.String()] != OutcomeSkipped {
+		t.Errorf("outcomes after the close and the push: %v, want both skipped", o)
+	}
 	for _, o := range got {
 		switch {
 		case o.Repo == w.app && (o.Outcome != OutcomeSkipped || !strings.Contains(o.Reason, "closed without merging")):

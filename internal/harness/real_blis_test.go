@@ -111,7 +111,7 @@ func TestRealBLIS(t *testing.T) {
 					if !p.Scored && p.Reason != ReasonDoesNotFit && p.Reason != ReasonTimeout && p.Reason != ReasonIncomplete {
 						t.Errorf("%s: not scored: %s: %s", p.ID, p.Reason, p.Detail)
 					}
-				case !closedLoop && p.Reason != "" && p.Detail == "marked excluded in the ledger":
+				case !closedLoop && p.Detail == DetailExcluded:
 					// A measurement the ledger excludes (its requests
 					// failed): in the corpus, never run.
 				case !closedLoop:

@@ -34,6 +34,10 @@ const (
 	ReasonPromptMismatch  = "simulator-prompt-mismatch"
 )
 
+// DetailExcluded is the detail of a point the ledger marks excluded: it is
+// in the corpus, never run, its reason the ledger's.
+const DetailExcluded = "marked excluded in the ledger"
+
 // Runner runs one point at a time through a simulator build. It is safe for
 // concurrent use: every run gets its own directory.
 type Runner struct {
@@ -118,7 +122,7 @@ func (r *Runner) RunPoint(ctx context.Context, u *ledger.Unit, i int) Outcome {
 func (r *Runner) runPoint(ctx context.Context, u *ledger.Unit, i int) Outcome {
 	p := u.Points[i]
 	if p.Excluded != "" {
-		return Outcome{Reason: p.Excluded, Detail: "marked excluded in the ledger"}
+		return Outcome{Reason: p.Excluded, Detail: DetailExcluded}
 	}
 	trace, err := Generate(u, i)
 	if err != nil {

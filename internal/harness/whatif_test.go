@@ -73,7 +73,7 @@ func TestScoreWhatIfModelConfig(t *testing.T) {
 	}
 	for _, p := range res.Points {
 		b := plain[p.ID]
-		if p.Detail == "marked excluded in the ledger" {
+		if p.Detail == DetailExcluded {
 			continue
 		}
 		if p.Unit != "test/ix/test-model-7b/h100" || !p.Scored || !b.Scored {
@@ -118,7 +118,7 @@ func TestScoreWhatIfModelConfig(t *testing.T) {
 		t.Errorf("%d points reused from another patch", res8.Summary.Coverage.Reused)
 	}
 	for _, p := range res8.Points {
-		if p.Detail == "marked excluded in the ledger" {
+		if p.Detail == DetailExcluded {
 			continue
 		}
 		if got, want := p.Predicted["tpot_ms"], plain[p.ID].Predicted["tpot_ms"]/2; math.Abs(got-want) > 1e-9 {
@@ -172,7 +172,7 @@ func TestScoreWhatIfHardwareAndFlag(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range res.Points {
-		if p.Detail == "marked excluded in the ledger" {
+		if p.Detail == DetailExcluded {
 			continue
 		}
 		if p.Scored || p.Reason != "simulator-build-unsupported" || !strings.Contains(p.Detail, "--no-such-flag") {
@@ -184,7 +184,7 @@ func TestScoreWhatIfHardwareAndFlag(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range res.Points {
-		if p.Detail == "marked excluded in the ledger" {
+		if p.Detail == DetailExcluded {
 			continue
 		}
 		if p.Scored || !strings.Contains(p.Detail, "already passes") {

@@ -204,8 +204,9 @@ func TestHistoryClippedExperimentalMarkHollowInChromium(t *testing.T) {
 	all = append(all, far)
 	for i, s := range snaps {
 		for j := range 3 {
-			s.ID, s.PublishedAt = s.ID+"_"+tickText(float64(j)), "2026-10-"+tickText(float64(10+3*i+j))+"T00:00:00Z"
-			all = append(all, s)
+			c := s
+			c.ID, c.PublishedAt = s.ID+"_"+tickText(float64(j)), "2026-10-"+tickText(float64(10+3*i+j))+"T00:00:00Z"
+			all = append(all, c)
 		}
 	}
 	all = append(all, farRelease)

@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -58,7 +57,9 @@ func peakHeap(fn func()) (peak, live uint64) {
 		return sample[0].Value.Uint64(), sample[1].Value.Uint64()
 	}
 	base, baseLive := read()
-	var peakObj, peakLive atomic.Uint64
+	// The sampler's alone until it stops (stopped orders its writes
+	// before the reads below).
+	var peakObj, peakLive uint64
 	done := make(chan struct{})
 	stopped := make(chan struct{})
 	go func() {
@@ -67,12 +68,7 @@ func peakHeap(fn func()) (peak, live uint64) {
 		defer t.Stop()
 		for {
 			h, l := read()
-			if h > peakObj.Load() {
-				peakObj.Store(h)
-			}
-			if l > peakLive.Load() {
-				peakLive.Store(l)
-			}
+			peakObj, peakLive = max(peakObj, h), max(peakLive, l)
 			select {
 			case <-done:
 				return
@@ -83,11 +79,11 @@ func peakHeap(fn func()) (peak, live uint64) {
 	fn()
 	close(done)
 	<-stopped
-	if p := peakObj.Load(); p > base {
-		peak = p - base
+	if peakObj > base {
+		peak = peakObj - base
 	}
-	if l := peakLive.Load(); l > baseLive {
-		live = l - baseLive
+	if peakLive > baseLive {
+		live = peakLive - baseLive
 	}
 	return peak, live
 }
