@@ -1,8 +1,11 @@
 package render
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -255,5 +258,45 @@ func TestHistoryClippedExperimentalMarkHollowInChromium(t *testing.T) {
 	}
 	if errs := tab.Errors(); len(errs) > 0 {
 		t.Errorf("console errors: %v", errs)
+	}
+}
+
+// The script's fixed1 writes a figure with one decimal as Go's %.1f does
+// (render.Pct, the comparison's Markdown): exact ties (61.25, an odd number
+// of quarters) to even, and values whose × 10 only rounds to a half (0.05,
+// 2.45: no tie) as their exact value says; run in chromium on tricky and
+// pseudo-random values.
+func TestScriptFixed1IsGoPercentPoint1fInChromium(t *testing.T) {
+	bin := browsertest.Chromium(t)
+	js, err := siteAssets.ReadFile("siteassets/site.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fn := regexp.MustCompile(`(?s)\n  function fixed1\(x\) \{.*?\n  \}\n`).Find(js)
+	if fn == nil {
+		t.Fatal("no function fixed1 in site.js")
+	}
+	xs := []float64{61.25, 61.75, -61.25, 0.25, 0.75, 0.05, -0.05, 0.15, 2.45, 3463.45, 1278.35, 0, 12.34, -0.04}
+	for i := 1; i <= 400; i++ {
+		// Figures of the size of MAPEs and Δs, with many near-ties.
+		xs = append(xs, float64(i*i%9973)/float64(i%7+1)/8, -float64(i)*0.05, float64(i)*0.25+0.05)
+	}
+	var want []string
+	for _, x := range xs {
+		want = append(want, fmt.Sprintf("%.1f", x))
+	}
+	arg, _ := json.Marshal(xs)
+	tab := browsertest.Open(t, bin, 800, 600)
+	got, err := browsertest.Eval[[]string](tab, "(() => {"+string(fn)+"return "+string(arg)+".map(fixed1); })()")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(xs) {
+		t.Fatalf("fixed1 gave %d figures for %d values", len(got), len(xs))
+	}
+	for i := range xs {
+		if got[i] != want[i] {
+			t.Errorf("fixed1(%v) = %q, want %q (Go's %%.1f)", xs[i], got[i], want[i])
+		}
 	}
 }

@@ -80,11 +80,11 @@
     (kids || []).forEach(function (k) { e.appendChild(typeof k === "string" ? document.createTextNode(k) : k); });
     return e;
   }
-  function pct(x) { return x === null ? "n/a" : x.toFixed(1) + "%"; }
+  function pct(x) { return x === null ? "n/a" : fixed1(x) + "%"; } // render.Pct
   // signed is s, x written with its decimals, with its sign; a value that
   // rounds to zero is "+0.0…", never "-0.00" (render.signed).
   function signed(x, s) { return /^-?[0.]+$/.test(s) ? "+" + s.replace("-", "") : (x >= 0 ? "+" : "") + s; }
-  function signedPct(x) { return x === null ? "n/a" : signed(x, x.toFixed(1)) + "%"; }
+  function signedPct(x) { return x === null ? "n/a" : signed(x, fixed1(x)) + "%"; }
   function pp(x) { return x === null ? "n/a" : signed(x, x.toFixed(2)) + " pp"; }
   function ratio(r) { // render.Ratio
     if (r === null) { return "n/a"; }
@@ -280,11 +280,14 @@
       signed(r.unsatDelta, fixed1(r.unsatDelta)) + " pp) over " + count(r.unsatCommon, "common point") + ".";
   }
   // fixed1 is x with one decimal as Go's %.1f writes it: an exact tie
-  // (61.25) rounds to even (61.2), where toFixed rounds it up.
+  // (61.25) rounds to even (61.2), where toFixed rounds it away from zero.
+  // Exact ties are an odd number of quarters (x × 4 is exact); a value
+  // whose x × 10 only rounds to a half (0.05, 2.45) is no tie, and toFixed
+  // rounds it as Go does.
   function fixed1(x) {
-    var y = Math.abs(x) * 10;
-    if (y % 1 === 0.5) {
-      var n = Math.floor(y);
+    var q = Math.abs(x) * 4;
+    if (Number.isInteger(q) && q % 2 === 1) {
+      var n = Math.floor(Math.abs(x) * 10);
       if (n % 2 === 1) { n++; }
       return (x < 0 ? "-" : "") + (n / 10).toFixed(1);
     }
@@ -294,7 +297,7 @@
     var tier = headlineTier(c.rows);
     var items = c.rows.filter(function (r) { return r.metric.headline && r.tier === tier; }).map(function (r) {
       if (r.delta === null) { return el("li", {}, [el("strong", {}, [r.metric.short]), ": no point scored by both runs."]); }
-      var s = " MAPE " + r.baseMAPE.toFixed(1) + " % → " + r.headMAPE.toFixed(1) + " % (" + signed(r.delta, r.delta.toFixed(1)) +
+      var s = " MAPE " + fixed1(r.baseMAPE) + " % → " + fixed1(r.headMAPE) + " % (" + signed(r.delta, fixed1(r.delta)) +
         " pp) over " + count(r.common, "common point");
       if (tier === "all") { s += " (tier all: the runs share no measured or resolved point)"; }
       s += "; predictions " + ratio(r.ratio) + " (median); " + count(r.better, "point") + " better, " + r.worse + " worse, " + r.same + " unchanged.";
