@@ -94,7 +94,7 @@ func writeBisectMoves(b *strings.Builder, r *bisect.Result, moves []bisect.Move)
 			after, okA := bisectValue(m.After, d)
 			delta := "—"
 			if okB && okA && before != 0 {
-				delta = fmt.Sprintf("%+.2f%%", (after/before-1)*100)
+				delta = signed((after/before-1)*100, 2) + "%"
 			}
 			fmt.Fprintf(b, " %s | %s | %s |", bisectState(m.Before, before, okB), bisectState(m.After, after, okA), delta)
 		}
